@@ -1,0 +1,65 @@
+/* ompadapt.h — C interface of the ompadapt runtime (libompadapt_rt).
+ *
+ * Programs compiled with `clang-19 -fplugin=libompadapt.so` never need to include this header:
+ * the plugin injects it and lowers the adaptation directives into calls of this API. It is
+ * public so that the API can be called by hand and so that programs can link -lompadapt_rt.
+ *
+ * Contract between the lowering and the runtime (version OMPADAPT_API_VERSION):
+ *   - every execution of an adaptive region owns one ompadapt_ctx, on the caller's stack;
+ *     nothing about "the current execution" is kept in the runtime, so one region may run
+ *     concurrently on many threads;
+ *   - ompadapt_begin() finds or creates the region (cached in *slot), copies the features,
+ *     selects a variant (exploration or model) and starts the clock;
+ *   - ompadapt_end() stops the clock and records the sample.
+ */
+#ifndef OMPADAPT_H
+#define OMPADAPT_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define OMPADAPT_API_VERSION 1
+#define OMPADAPT_MAX_FEATURES 16
+
+/* One execution of an adaptive region. Fields are read by generated code (variant, value);
+ * the rest is private to the runtime. */
+typedef struct ompadapt_ctx {
+  void *region;               /* runtime region; NULL when the runtime is unavailable */
+  unsigned long long t0;      /* start of the execution, runtime clock units */
+  int variant;                /* index of the selected variant, in declaration order */
+  int nfeatures;              /* number of valid entries in features */
+  double value;               /* numeric value of the variant; its index if categorical */
+  double features[OMPADAPT_MAX_FEATURES];
+} ompadapt_ctx;
+
+/* Region descriptor ("spec"), produced by the plugin, one line of ';'-separated fields:
+ *   ompadapt1;model=NAME;loc=FILE:LINE;features=F1,F2;variants=V1,V2;values=X1,X2;
+ *   numeric=0|1;model_type=dtree|rfc
+ * `features` holds the source text of each feature (commas inside replaced by spaces),
+ * `values` the numeric value of each variant (indices for categorical variants).
+ * min_train, param1 and param2 come from min_train_data(...) and model_type(kind, p1, p2);
+ * -1 means "not given, use the default". */
+void ompadapt_begin(void **slot, const char *spec, long min_train, long param1, long param2,
+                    const double *features, int nfeatures, ompadapt_ctx *ctx);
+void ompadapt_end(ompadapt_ctx *ctx);
+
+/* Called only when the ompadapt pass did not run over a region marked for CPU/offload
+ * dispatch: warns once that the `cpu` variant of MODEL runs the offload. */
+void ompadapt_unlowered_offload_site(const char *model);
+
+/* The same entry points as a table: generated code reaches the runtime through it, whether
+ * the runtime was linked (-lompadapt_rt) or loaded on first use beside the plugin. */
+struct ompadapt_api {
+  unsigned int version; /* OMPADAPT_API_VERSION */
+  void (*begin)(void **slot, const char *spec, long min_train, long param1, long param2,
+                const double *features, int nfeatures, ompadapt_ctx *ctx);
+  void (*end)(ompadapt_ctx *ctx);
+  void (*unlowered_offload_site)(const char *model);
+};
+extern const struct ompadapt_api ompadapt_rt_api;
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OMPADAPT_H */
