@@ -1,0 +1,159 @@
+//! The C ABI (`include/ompadapt.h`). Every entry point catches panics: a bug in the runtime
+//! degrades the region to its first variant instead of unwinding into C (undefined behaviour)
+//! or aborting the host program.
+
+use std::ffi::CStr;
+use std::os::raw::{c_char, c_int, c_long, c_uint, c_void};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicPtr, Ordering};
+
+use crate::ctx::{Ctx, API_VERSION, MAX_FEATURES};
+use crate::diag;
+use crate::region::Region;
+use crate::registry;
+
+/// `ompadapt_begin`: finds or creates the region (cached in `*slot`), copies the features,
+/// selects a variant and starts the clock.
+///
+/// # Safety
+/// `slot` is null or points to a `void*` initialised to NULL and only written by the runtime;
+/// `spec` is null or a NUL-terminated string; `features` is null or points to `nfeatures`
+/// doubles; `ctx` is null or points to writable memory for an `ompadapt_ctx`.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_begin(
+    slot: *mut *mut c_void,
+    spec: *const c_char,
+    min_train: c_long,
+    param1: c_long,
+    param2: c_long,
+    features: *const f64,
+    nfeatures: c_int,
+    ctx: *mut Ctx,
+) {
+    if ctx.is_null() {
+        return;
+    }
+    let ok = catch_unwind(AssertUnwindSafe(|| {
+        begin(slot, spec, min_train as i64, param1 as i64, param2 as i64, features, nfeatures, &mut *ctx)
+    }));
+    if ok.is_err() {
+        // Variant 0, not recorded (region NULL makes `end` a no-op).
+        let c = &mut *ctx;
+        c.region = std::ptr::null_mut();
+        c.variant = 0;
+        c.value = region_in_slot(slot).map_or(0.0, |r| r.spec.values.first().copied().unwrap_or(0.0));
+        c.t0 = 0;
+    }
+}
+
+unsafe fn region_in_slot(slot: *mut *mut c_void) -> Option<&'static Region> {
+    if slot.is_null() {
+        return None;
+    }
+    // SAFETY: the slot is pointer-aligned, and only ever written through atomics by the runtime.
+    let p = AtomicPtr::from_ptr(slot).load(Ordering::Acquire);
+    (p as *const Region).as_ref()
+}
+
+#[inline]
+#[allow(clippy::too_many_arguments)]
+unsafe fn begin(
+    slot: *mut *mut c_void,
+    spec: *const c_char,
+    min_train: i64,
+    p1: i64,
+    p2: i64,
+    features: *const f64,
+    nfeatures: c_int,
+    ctx: &mut Ctx,
+) {
+    let region = match region_in_slot(slot) {
+        Some(r) => r,
+        None => {
+            // Slow path, once per call site: parse, find or create, publish in the slot.
+            let text = if spec.is_null() { None } else { Some(CStr::from_ptr(spec).to_string_lossy()) };
+            let r = registry::global().lookup(text.as_deref(), min_train, p1, p2);
+            if !slot.is_null() {
+                AtomicPtr::from_ptr(slot).store(r as *const Region as *mut c_void, Ordering::Release);
+            }
+            r
+        }
+    };
+    let n = if features.is_null() || nfeatures <= 0 { 0 } else { nfeatures as usize };
+    if n > MAX_FEATURES {
+        diag::warn_once(
+            &format!("nfeatures:{}", region.spec.model),
+            &format!(
+                "region '{}': {n} features given, only the first {MAX_FEATURES} are used",
+                region.spec.model
+            ),
+        );
+    }
+    let feats = if n == 0 { &[][..] } else { std::slice::from_raw_parts(features, n.min(MAX_FEATURES)) };
+    region.begin(feats, ctx);
+}
+
+/// `ompadapt_end`: stops the clock and records the execution started on `ctx`.
+///
+/// # Safety
+/// `ctx` is null or the context a previous `ompadapt_begin` filled.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_end(ctx: *mut Ctx) {
+    if ctx.is_null() {
+        return;
+    }
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let c = &*ctx;
+        if let Some(r) = (c.region as *const Region).as_ref() {
+            r.end(c);
+        }
+    }));
+}
+
+/// The warning `ompadapt_unlowered_offload_site` prints (once per model).
+pub fn unlowered_message(model: &str) -> String {
+    format!(
+        "region '{model}': the ompadapt pass did not run over its offload site; its 'cpu' variant \
+         runs the offload too (compile with -fplugin=libompadapt.so, not just -Xclang -load)"
+    )
+}
+
+/// `ompadapt_unlowered_offload_site`: warns once per model that the pass did not run.
+///
+/// # Safety
+/// `model` is null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_unlowered_offload_site(model: *const c_char) {
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let m = if model.is_null() { "?".into() } else { CStr::from_ptr(model).to_string_lossy() };
+        diag::warn_once(&format!("unlowered:{m}"), &unlowered_message(&m));
+    }));
+}
+
+/// `struct ompadapt_api`.
+#[repr(C)]
+pub struct Api {
+    pub version: c_uint,
+    pub begin: unsafe extern "C" fn(*mut *mut c_void, *const c_char, c_long, c_long, c_long, *const f64, c_int, *mut Ctx),
+    pub end: unsafe extern "C" fn(*mut Ctx),
+    pub unlowered_offload_site: unsafe extern "C" fn(*const c_char),
+}
+
+/// `ompadapt_rt_api`: the entry points as a table (version [`API_VERSION`]).
+#[no_mangle]
+#[allow(non_upper_case_globals)]
+pub static ompadapt_rt_api: Api = Api {
+    version: API_VERSION,
+    begin: ompadapt_begin,
+    end: ompadapt_end,
+    unlowered_offload_site: ompadapt_unlowered_offload_site,
+};
+
+const _: () = {
+    use std::mem::{offset_of, size_of};
+    assert!(offset_of!(Api, version) == 0);
+    assert!(offset_of!(Api, begin) == 8);
+    assert!(offset_of!(Api, end) == 16);
+    assert!(offset_of!(Api, unlowered_offload_site) == 24);
+    assert!(size_of::<Api>() == 32);
+};
