@@ -117,7 +117,9 @@ fn when_clause<'a>(
         diags.push(Diagnostic::error(at, args.end + 1, "expected ':' between the context selector and the directive variant"));
         return None;
     };
-    let mut cond: Vec<CondPiece> = Vec::new();
+    // One conjunct per selector; wrapped in parentheses only when there are several, so that
+    // `if (v == 0)` never draws -Wparentheses-equality.
+    let mut parts: Vec<Vec<CondPiece>> = Vec::new();
     for set in split_top_level(toks, args.start..colon) {
         // set := NAME '=' '{' selectors '}'
         let ok_shape = set.len() >= 4
@@ -151,9 +153,6 @@ fn when_clause<'a>(
                 return None;
             }
             let inner = sel.start + 2..sel.end - 1;
-            if !cond.is_empty() {
-                cond.push(CondPiece::Text(" && ".into()));
-            }
             match toks[sel.start].text.as_str() {
                 "adaptation" => {
                     let mut p = ExprParser { toks, pos: inner.start, end: inner.end, lookup, diags: &mut *diags };
@@ -163,16 +162,14 @@ fn when_clause<'a>(
                         diags.push(Diagnostic::error(pos, pos + 1, "unexpected token in adaptation selector"));
                         return None;
                     }
-                    cond.push(CondPiece::Text(text));
+                    parts.push(vec![CondPiece::Text(text)]);
                 }
                 "condition" => {
                     if inner.is_empty() {
                         diags.push(Diagnostic::error(sel.start, sel.end, "'condition' needs an expression"));
                         return None;
                     }
-                    cond.push(CondPiece::Text("(".into()));
-                    cond.push(CondPiece::User(inner));
-                    cond.push(CondPiece::Text(")".into()));
+                    parts.push(vec![CondPiece::User(inner)]);
                 }
                 other => {
                     diags.push(Diagnostic::error(
@@ -185,6 +182,17 @@ fn when_clause<'a>(
             }
         }
     }
+    let cond = if parts.len() == 1 {
+        parts.pop().expect("one part")
+    } else {
+        let mut c = Vec::new();
+        for (i, part) in parts.into_iter().enumerate() {
+            c.push(CondPiece::Text(if i == 0 { "(" } else { " && (" }.into()));
+            c.extend(part);
+            c.push(CondPiece::Text(")".into()));
+        }
+        c
+    };
     Some(Arm { cond: Some(cond), directive: colon + 1..args.end })
 }
 
@@ -207,7 +215,7 @@ impl ExprParser<'_, '_, '_> {
         let mut s = self.and()?;
         while self.peek("||") {
             self.pos += 1;
-            s = format!("{s} || {}", self.and()?);
+            s = format!("({s}) || ({})", self.and()?);
         }
         Some(s)
     }
@@ -215,14 +223,14 @@ impl ExprParser<'_, '_, '_> {
         let mut s = self.unary()?;
         while self.peek("&&") {
             self.pos += 1;
-            s = format!("{s} && {}", self.unary()?);
+            s = format!("({s}) && ({})", self.unary()?);
         }
         Some(s)
     }
     fn unary(&mut self) -> Option<String> {
         if self.peek("!") {
             self.pos += 1;
-            return Some(format!("!{}", self.unary()?));
+            return Some(format!("!({})", self.unary()?));
         }
         if self.peek("(") {
             self.pos += 1;
@@ -284,7 +292,7 @@ impl ExprParser<'_, '_, '_> {
             return None;
         };
         self.pos = v + 1;
-        Some(format!("({} {op} {idx})", m.variant_expr))
+        Some(format!("{} {op} {idx}", m.variant_expr))
     }
 }
 
@@ -323,8 +331,8 @@ mod tests {
         assert!(d.is_empty(), "{d:?}");
         let arms = arms.unwrap();
         assert_eq!(arms.len(), 2);
-        assert_eq!(arms[0].cond, Some(vec![CondPiece::Text("(V == 0)".into())]));
-        assert_eq!(arms[1].cond, Some(vec![CondPiece::Text("(V == 1)".into())]));
+        assert_eq!(arms[0].cond, Some(vec![CondPiece::Text("V == 0".into())]));
+        assert_eq!(arms[1].cond, Some(vec![CondPiece::Text("V == 1".into())]));
         assert_eq!(arms[1].directive.len(), 16);
     }
 
@@ -336,8 +344,8 @@ mod tests {
         );
         assert!(d.is_empty(), "{d:?}");
         let arms = arms.unwrap();
-        assert_eq!(arms[0].cond, Some(vec![CondPiece::Text("!((V >= 1)) && (V != 1)".into())]));
-        assert!(matches!(arms[1].cond.as_ref().unwrap()[1], CondPiece::User(_)));
+        assert_eq!(arms[0].cond, Some(vec![CondPiece::Text("(!((V >= 1))) && (V != 1)".into())]));
+        assert!(matches!(arms[1].cond.as_ref().unwrap()[0], CondPiece::User(_)));
         assert!(arms[2].cond.is_none());
     }
 

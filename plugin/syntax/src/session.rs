@@ -348,7 +348,7 @@ mod tests {
         assert!(d.is_empty(), "{d:?}");
         assert_eq!(o, Outcome::NeedStatement);
         let t = texts(&s.on_statement(&lex("for(;;);")));
-        assert_eq!(t, "if ( (__ompadapt_c1.variant == 0) ) { #omp[ <14..16> ] STMT } else if ( (__ompadapt_c1.variant == 1) ) { #omp[ <30..35> ] STMT } else { STMT }");
+        assert_eq!(t, "if ( __ompadapt_c1.variant == 0 ) { #omp[ <14..16> ] STMT } else if ( __ompadapt_c1.variant == 1 ) { #omp[ <30..35> ] STMT } else { STMT }");
         let (o, d) = s.on_pragma(&lex("end adaptation model_name(by_len)"), &ctx());
         assert!(d.is_empty());
         assert_eq!(o, Outcome::Emit(vec![Piece::Text("__ompadapt_api()->end(&__ompadapt_c1);".into())]));

@@ -1,0 +1,113 @@
+/* ompadapt_lowering.h — injected by libompadapt.so ahead of every translation unit, after
+ * ompadapt.h. It holds what the lowered directives call:
+ *
+ *   __ompadapt_api()          the runtime's entry points. If the program links the runtime
+ *                             (-lompadapt_rt), its `ompadapt_rt_api` is used directly;
+ *                             otherwise the runtime is loaded on first use from
+ *                             $OMPADAPT_RUNTIME, or else from the directory the plugin was
+ *                             loaded from (__OMPADAPT_DEFAULT_RUNTIME, defined by the plugin).
+ *                             If that fails, one line on stderr says so and every region runs
+ *                             its first variant: the program never stops because of ompadapt.
+ *   __ompadapt_offload_site() marker that the ompadapt pass replaces by a CPU/offload dispatch.
+ *
+ * Everything is static inline: a translation unit without adaptive regions emits nothing.
+ * libc functions are reached through asm labels so that these declarations never clash with
+ * the program's own <dlfcn.h> or <stdlib.h>. */
+#ifndef OMPADAPT_LOWERING_H
+#define OMPADAPT_LOWERING_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#pragma weak ompadapt_rt_api
+
+extern void *__ompadapt_libc_dlopen(const char *, int) __asm__("dlopen");
+extern void *__ompadapt_libc_dlsym(void *, const char *) __asm__("dlsym");
+extern char *__ompadapt_libc_dlerror(void) __asm__("dlerror");
+extern char *__ompadapt_libc_getenv(const char *) __asm__("getenv");
+extern double __ompadapt_libc_strtod(const char *, char **) __asm__("strtod");
+extern long __ompadapt_libc_write(int, const void *, unsigned long) __asm__("write");
+
+static inline __attribute__((unused)) void __ompadapt_say(const char *s) {
+  unsigned long n = 0;
+  while (s[n]) ++n;
+  (void)__ompadapt_libc_write(2, s, n);
+}
+
+/* Without a runtime: variant 0, with its value read from the descriptor's `values=`. */
+static inline __attribute__((unused)) void
+__ompadapt_fallback_begin(void **slot, const char *spec, long min_train, long p1, long p2,
+                          const double *features, int nfeatures, ompadapt_ctx *ctx) {
+  const char *v = spec;
+  (void)slot; (void)min_train; (void)p1; (void)p2; (void)features; (void)nfeatures;
+  ctx->region = 0;
+  ctx->t0 = 0;
+  ctx->variant = 0;
+  ctx->nfeatures = 0;
+  ctx->value = 0.0;
+  for (; *v; ++v)
+    if (v[0] == ';' && v[1] == 'v' && v[2] == 'a' && v[3] == 'l' && v[4] == 'u' && v[5] == 'e' &&
+        v[6] == 's' && v[7] == '=') {
+      ctx->value = __ompadapt_libc_strtod(v + 8, 0);
+      break;
+    }
+}
+static inline __attribute__((unused)) void __ompadapt_fallback_end(ompadapt_ctx *ctx) { (void)ctx; }
+static inline __attribute__((unused)) void __ompadapt_fallback_unlowered(const char *m) { (void)m; }
+
+static inline __attribute__((unused)) const struct ompadapt_api *__ompadapt_api_load(void) {
+  static const struct ompadapt_api fallback = {OMPADAPT_API_VERSION, __ompadapt_fallback_begin,
+                                               __ompadapt_fallback_end,
+                                               __ompadapt_fallback_unlowered};
+  const char *path;
+  void *lib;
+  const struct ompadapt_api *api;
+  if (&ompadapt_rt_api != 0)
+    return &ompadapt_rt_api;
+  path = __ompadapt_libc_getenv("OMPADAPT_RUNTIME");
+#ifdef __OMPADAPT_DEFAULT_RUNTIME
+  if (!path || !*path)
+    path = __OMPADAPT_DEFAULT_RUNTIME;
+#endif
+  if (!path || !*path) {
+    __ompadapt_say("ompadapt: no runtime library: set OMPADAPT_RUNTIME or link -lompadapt_rt; "
+                   "adaptive regions run their first variant\n");
+    return &fallback;
+  }
+  lib = __ompadapt_libc_dlopen(path, 2 /* RTLD_NOW */);
+  api = lib ? (const struct ompadapt_api *)__ompadapt_libc_dlsym(lib, "ompadapt_rt_api") : 0;
+  if (!api || api->version != OMPADAPT_API_VERSION) {
+    const char *why = lib ? (api ? "incompatible API version" : "no ompadapt_rt_api symbol")
+                          : __ompadapt_libc_dlerror();
+    __ompadapt_say("ompadapt: cannot use the runtime library ");
+    __ompadapt_say(path);
+    __ompadapt_say(": ");
+    __ompadapt_say(why ? why : "unknown error");
+    __ompadapt_say("; adaptive regions run their first variant (set OMPADAPT_RUNTIME to "
+                   "libompadapt_rt.so, or link -lompadapt_rt)\n");
+    return &fallback;
+  }
+  return api;
+}
+
+static inline __attribute__((unused, always_inline)) const struct ompadapt_api *__ompadapt_api(void) {
+  static const struct ompadapt_api *cached;
+  const struct ompadapt_api *a = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(a == 0, 0)) {
+    a = __ompadapt_api_load();
+    __atomic_store_n(&cached, a, __ATOMIC_RELEASE);
+  }
+  return a;
+}
+
+/* Replaced by the ompadapt pass; if the pass did not run, the runtime warns once. */
+static inline __attribute__((unused, noinline)) void __ompadapt_offload_site(int use_host, const char *model) {
+  if (use_host)
+    __ompadapt_api()->unlowered_offload_site(model);
+}
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* OMPADAPT_LOWERING_H */
