@@ -1,0 +1,155 @@
+//! The rewrite: a kernel launch becomes a dispatch between the host version of the region and
+//! the original offload.
+//!
+//! ```llvm
+//! ; before                                  ; after
+//! bb:                                       bb:
+//!   ...                                       ...
+//!   %r = call i32 @__tgt_target_kernel(..)    br label %ompadapt.dispatch
+//!   %f = icmp ne i32 %r, 0                  ompadapt.dispatch:
+//!   br i1 %f, label %failed, label %cont      %ompadapt.use_host = icmp ne i32 %use_host, 0
+//!                                             br i1 %ompadapt.use_host, label %ompadapt.host,
+//!                                                label %ompadapt.offload, !ompadapt.dispatch !N
+//!                                           ompadapt.offload:
+//!                                             %r = call i32 @__tgt_target_kernel(..)
+//!                                             br label %ompadapt.join
+//!                                           ompadapt.host:
+//!                                             br label %ompadapt.join
+//!                                           ompadapt.join:
+//!                                             %ompadapt.launch = phi i32 [ %r, %ompadapt.offload ],
+//!                                                                        [ -1, %ompadapt.host ]
+//!                                             %f = icmp ne i32 %ompadapt.launch, 0
+//!                                             br i1 %f, label %failed, label %cont
+//! ```
+//!
+//! On the host path the launch "fails" with libomptarget's `OFFLOAD_FAIL`, so clang's own
+//! failure path calls the host fallback: no data is mapped and no kernel is launched.
+
+use inkwell::basic_block::BasicBlock;
+use inkwell::builder::Builder;
+use inkwell::context::ContextRef;
+use inkwell::debug_info::DILocation;
+use inkwell::values::{BasicValue, BasicValueEnum, InstructionValue, IntValue};
+use inkwell::IntPredicate;
+
+use crate::cfg;
+use crate::metadata;
+use crate::omp_calls::OFFLOAD_FAIL;
+
+/// Names of the blocks and values the rewrite creates (LLVM appends a number when a function
+/// has several sites).
+pub const DISPATCH_BLOCK: &str = "ompadapt.dispatch";
+pub const HOST_BLOCK: &str = "ompadapt.host";
+pub const OFFLOAD_BLOCK: &str = "ompadapt.offload";
+pub const JOIN_BLOCK: &str = "ompadapt.join";
+pub const USE_HOST_VALUE: &str = "ompadapt.use_host";
+pub const LAUNCH_RESULT_VALUE: &str = "ompadapt.launch";
+
+/// The blocks and branch one rewrite created.
+#[derive(Clone, Copy, Debug)]
+pub struct Dispatch<'ctx> {
+    pub dispatch_block: BasicBlock<'ctx>,
+    pub host_block: BasicBlock<'ctx>,
+    pub offload_block: BasicBlock<'ctx>,
+    pub join_block: BasicBlock<'ctx>,
+    /// `br i1 %ompadapt.use_host, label %ompadapt.host, label %ompadapt.offload`
+    pub branch: InstructionValue<'ctx>,
+}
+
+/// Rewrites `launch` (a `__tgt_target_kernel` call whose result is used) into a dispatch on
+/// `use_host` (an integer that dominates the launch; non-zero selects the host). The new
+/// instructions get the launch's debug location, or `fallback_location` (the marker's: clang
+/// emits the launch without one).
+pub fn build_dispatch<'ctx>(
+    context: &ContextRef<'ctx>,
+    launch: InstructionValue<'ctx>,
+    use_host: IntValue<'ctx>,
+    model: &str,
+    fallback_location: Option<DILocation<'ctx>>,
+) -> Dispatch<'ctx> {
+    let block = launch.get_parent().expect("the launch is in a block");
+    let debug_location = launch.get_debug_location().or(fallback_location);
+    let builder = context.create_builder();
+
+    // bb -> dispatch -> {offload, host} -> join, laid out in that order after bb.
+    let dispatch_block = context.insert_basic_block_after(block, DISPATCH_BLOCK);
+    let offload_block = context.insert_basic_block_after(dispatch_block, OFFLOAD_BLOCK);
+    let host_block = context.insert_basic_block_after(offload_block, HOST_BLOCK);
+    let join_block = context.insert_basic_block_after(host_block, JOIN_BLOCK);
+
+    // Everything after the launch (up to and including the terminator) moves to the join block;
+    // the launch itself moves to the offload block.
+    let mut tail = Vec::new();
+    let mut cursor = launch.get_next_instruction();
+    while let Some(inst) = cursor {
+        cursor = inst.get_next_instruction();
+        tail.push(inst);
+    }
+    move_to_end(&builder, launch, offload_block);
+    for inst in tail {
+        move_to_end(&builder, inst, join_block);
+    }
+    // The successors' phis now see the join block as predecessor.
+    for succ in cfg::successors(join_block) {
+        cfg::retarget_phi_incoming(succ, block, join_block);
+    }
+
+    builder.position_at_end(block);
+    let br = builder.build_unconditional_branch(dispatch_block).expect("positioned");
+    br.set_debug_location(debug_location);
+
+    builder.position_at_end(dispatch_block);
+    let condition = if use_host.get_type().get_bit_width() == 1 {
+        use_host
+    } else {
+        let zero = use_host.get_type().const_zero();
+        let cmp = builder
+            .build_int_compare(IntPredicate::NE, use_host, zero, USE_HOST_VALUE)
+            .expect("positioned");
+        if let Some(inst) = cmp.as_instruction() {
+            inst.set_debug_location(debug_location);
+        }
+        cmp
+    };
+    let branch = builder
+        .build_conditional_branch(condition, host_block, offload_block)
+        .expect("positioned");
+    branch.set_debug_location(debug_location);
+    metadata::tag_dispatch_branch(context, branch, model);
+
+    builder.position_at_end(offload_block);
+    builder.build_unconditional_branch(join_block).expect("positioned").set_debug_location(debug_location);
+    builder.position_at_end(host_block);
+    builder.build_unconditional_branch(join_block).expect("positioned").set_debug_location(debug_location);
+
+    // The launch's users now read the phi: the launch's result, or OFFLOAD_FAIL from the host.
+    let result_type = launch.get_type().into_int_type();
+    match join_block.get_first_instruction() {
+        Some(first) => builder.position_before(&first),
+        None => builder.position_at_end(join_block),
+    }
+    let phi = builder.build_phi(result_type, LAUNCH_RESULT_VALUE).expect("positioned");
+    phi.as_instruction().set_debug_location(debug_location);
+    launch.replace_all_uses_with(&phi.as_instruction());
+    let launch_value: BasicValueEnum<'ctx> = launch_result(launch);
+    let failed = result_type.const_int(OFFLOAD_FAIL as u64, true);
+    phi.add_incoming(&[
+        (&launch_value as &dyn BasicValue<'ctx>, offload_block),
+        (&failed as &dyn BasicValue<'ctx>, host_block),
+    ]);
+
+    Dispatch { dispatch_block, host_block, offload_block, join_block, branch }
+}
+
+/// Moves `inst` to the end of `block`, keeping its name (the builder never carries a debug
+/// location, so the instruction keeps its own).
+fn move_to_end<'ctx>(builder: &Builder<'ctx>, inst: InstructionValue<'ctx>, block: BasicBlock<'ctx>) {
+    let name = inst.get_name().map(|n| n.to_string_lossy().into_owned());
+    inst.remove_from_basic_block();
+    builder.position_at_end(block);
+    builder.insert_instruction(&inst, name.as_deref().filter(|n| !n.is_empty()));
+}
+
+fn launch_result<'ctx>(launch: InstructionValue<'ctx>) -> BasicValueEnum<'ctx> {
+    IntValue::try_from(launch).expect("a launch returns an integer").as_basic_value_enum()
+}

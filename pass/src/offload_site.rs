@@ -1,0 +1,220 @@
+//! Discovery and removal of the plugin's offload-site markers.
+//!
+//! The Clang plugin lowers `#pragma omp adaptation ... variants(cpu, gpu)` into a call of
+//! [`MARKER_FUNCTION`] placed immediately before the target construct:
+//!
+//! ```c
+//! static inline void __ompadapt_offload_site(int use_host, const char *model) {
+//!   if (use_host) ompadapt_unlowered_offload_site(model); /* runtime warns once */
+//! }
+//! __ompadapt_offload_site(ctx.variant == 0, "model");
+//! #pragma omp target teams distribute parallel for ...
+//! ```
+//!
+//! The function's body only matters when this pass did not run; the pass reads the call's
+//! operands and deletes the call.
+
+use inkwell::module::Module;
+use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue};
+use llvm_sys::core::{
+    LLVMGetAsString, LLVMGetConstOpcode, LLVMGetFirstUse, LLVMGetInitializer, LLVMGetNumOperands, LLVMGetOperand,
+    LLVMIsAConstantDataSequential, LLVMIsAConstantExpr, LLVMIsAGlobalVariable,
+};
+use llvm_sys::prelude::LLVMValueRef;
+use llvm_sys::LLVMOpcode;
+
+use crate::cfg;
+use crate::omp_calls::{called_function, num_call_args};
+
+/// Name of the marker function the plugin defines (`static inline`, so any linkage).
+pub const MARKER_FUNCTION: &str = "__ompadapt_offload_site";
+
+/// Itanium-mangled prefixes of the marker in C++: clang mangles a `static` function even inside
+/// `extern "C"` (`_ZL23__ompadapt_offload_siteiPKc`); `_Z` if it is not static.
+const MANGLED_MARKER_PREFIXES: &[&str] = &["_ZL23__ompadapt_offload_site", "_Z23__ompadapt_offload_site"];
+
+/// Whether `name` names the marker function (C name or C++ mangled name).
+pub fn is_marker_name(name: &[u8]) -> bool {
+    name == MARKER_FUNCTION.as_bytes()
+        || MANGLED_MARKER_PREFIXES.iter().any(|p| {
+            name.strip_prefix(p.as_bytes())
+                .is_some_and(|rest| !rest.is_empty() && rest.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_'))
+        })
+}
+
+/// Whether `inst` calls (or invokes) the marker.
+pub fn is_marker_call(inst: InstructionValue<'_>) -> bool {
+    called_function(inst).is_some_and(|f| is_marker_name(f.get_name().to_bytes()))
+}
+
+/// One marker call: the point before a target construct whose launch becomes a dispatch.
+#[derive(Clone, Copy, Debug)]
+pub struct OffloadSite<'ctx> {
+    /// The `call` (or `invoke`, in C++ with cleanups) of [`MARKER_FUNCTION`].
+    pub marker: InstructionValue<'ctx>,
+    /// The function containing the marker.
+    pub function: FunctionValue<'ctx>,
+    /// First operand: non-zero when the `cpu` (host) variant is selected. An integer (`i32`
+    /// from C's `int`, possibly `i1`).
+    pub use_host: BasicValueEnum<'ctx>,
+}
+
+impl<'ctx> OffloadSite<'ctx> {
+    /// The model name, read from the marker's second operand (a constant C string), or an empty
+    /// string when it is not a constant.
+    pub fn model(&self) -> String {
+        match self.marker.get_operand(1).and_then(|op| op.value()) {
+            Some(v) => constant_c_string(v.as_value_ref()).unwrap_or_default(),
+            None => String::new(),
+        }
+    }
+
+    /// Name of the function containing the marker.
+    pub fn function_name(&self) -> String {
+        self.function.get_name().to_string_lossy().into_owned()
+    }
+}
+
+/// A marker call the pass cannot use (wrong operands).
+#[derive(Debug)]
+pub struct MalformedMarker {
+    pub function: String,
+    pub reason: &'static str,
+}
+
+/// The marker functions of `module` (normally at most one).
+pub fn marker_functions<'ctx>(module: &Module<'ctx>) -> Vec<FunctionValue<'ctx>> {
+    module.get_functions().filter(|f| is_marker_name(f.get_name().to_bytes())).collect()
+}
+
+/// All marker calls of `module`, in module order (functions, blocks, instructions), and the
+/// calls of the marker function that cannot be markers.
+pub fn find_offload_sites<'ctx>(
+    module: &Module<'ctx>,
+) -> (Vec<OffloadSite<'ctx>>, Vec<MalformedMarker>) {
+    let mut sites = Vec::new();
+    let mut malformed = Vec::new();
+    if marker_functions(module).is_empty() {
+        return (sites, malformed);
+    }
+    for function in module.get_functions() {
+        for block in function.get_basic_blocks() {
+            for inst in block.get_instructions() {
+                if !is_marker_call(inst) {
+                    continue;
+                }
+                match as_site(inst, function) {
+                    Ok(site) => sites.push(site),
+                    Err(reason) => malformed.push(MalformedMarker {
+                        function: function.get_name().to_string_lossy().into_owned(),
+                        reason,
+                    }),
+                }
+            }
+        }
+    }
+    (sites, malformed)
+}
+
+fn as_site<'ctx>(
+    inst: InstructionValue<'ctx>,
+    function: FunctionValue<'ctx>,
+) -> Result<OffloadSite<'ctx>, &'static str> {
+    if num_call_args(inst) < 2 {
+        return Err("the marker call has fewer than two arguments (use_host, model)");
+    }
+    if !inst.get_type().is_void_type() && inst.get_first_use().is_some() {
+        return Err("the marker call's result is used");
+    }
+    let use_host = inst
+        .get_operand(0)
+        .and_then(|op| op.value())
+        .ok_or("the marker's first argument is not a value")?;
+    if !use_host.is_int_value() {
+        return Err("the marker's first argument (use_host) is not an integer");
+    }
+    Ok(OffloadSite { marker: inst, function, use_host })
+}
+
+/// Where the code after the marker starts: the next instruction for a `call`, the first
+/// instruction of the normal destination for an `invoke`.
+pub fn first_instruction_after<'ctx>(marker: InstructionValue<'ctx>) -> Option<InstructionValue<'ctx>> {
+    if marker.get_opcode() == InstructionOpcode::Invoke {
+        cfg::successors(marker.get_parent()?).first()?.get_first_instruction()
+    } else {
+        marker.get_next_instruction()
+    }
+}
+
+/// Deletes a marker call. An `invoke` becomes a branch to its normal destination, and its block
+/// leaves the phis of the unwind destination.
+pub fn remove_marker(site: &OffloadSite<'_>) {
+    let marker = site.marker;
+    if marker.get_opcode() == InstructionOpcode::Invoke {
+        let Some(block) = marker.get_parent() else { return };
+        let succs = cfg::successors(block);
+        let (normal, unwind) = (succs[0], succs[1]);
+        let builder = site.function.get_type().get_context().create_builder();
+        builder.position_before(&marker);
+        let br = builder
+            .build_unconditional_branch(normal)
+            .expect("builder is positioned");
+        br.set_debug_location(marker.get_debug_location());
+        if unwind != normal {
+            cfg::remove_phi_incoming(unwind, block);
+        }
+    }
+    marker.erase_from_basic_block();
+}
+
+/// Deletes the marker functions nothing uses any more; returns how many.
+pub fn remove_unused_marker_functions(module: &Module<'_>) -> usize {
+    let mut removed = 0;
+    for f in marker_functions(module) {
+        if unsafe { LLVMGetFirstUse(f.as_value_ref()) }.is_null() {
+            unsafe { f.delete() };
+            removed += 1;
+        }
+    }
+    removed
+}
+
+/// The bytes of a constant C string behind `value` (a global constant, possibly behind a
+/// constant GEP to its first character, as older IR has it), without the trailing NUL.
+fn constant_c_string(value: LLVMValueRef) -> Option<String> {
+    unsafe {
+        let mut v = value;
+        // Strip constant GEPs / casts to the global.
+        for _ in 0..8 {
+            if LLVMIsAConstantExpr(v).is_null() {
+                break;
+            }
+            match LLVMGetConstOpcode(v) {
+                LLVMOpcode::LLVMGetElementPtr
+                | LLVMOpcode::LLVMBitCast
+                | LLVMOpcode::LLVMAddrSpaceCast
+                    if LLVMGetNumOperands(v) > 0 =>
+                {
+                    v = LLVMGetOperand(v, 0)
+                }
+                _ => return None,
+            }
+        }
+        if LLVMIsAGlobalVariable(v).is_null() {
+            return None;
+        }
+        let init = LLVMGetInitializer(v);
+        if init.is_null() || LLVMIsAConstantDataSequential(init).is_null() {
+            return None;
+        }
+        let mut len = 0usize;
+        let ptr = LLVMGetAsString(init, &mut len);
+        if ptr.is_null() {
+            return None;
+        }
+        let bytes = std::slice::from_raw_parts(ptr as *const u8, len);
+        let bytes = bytes.split(|&b| b == 0).next().unwrap_or(&[]);
+        Some(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
