@@ -34,7 +34,7 @@ pub unsafe extern "C" fn ompadapt_begin(
         return;
     }
     let ok = catch_unwind(AssertUnwindSafe(|| {
-        begin(slot, spec, min_train as i64, param1 as i64, param2 as i64, features, nfeatures, &mut *ctx)
+        begin(slot, spec, min_train, param1, param2, features, nfeatures, &mut *ctx)
     }));
     if ok.is_err() {
         // Variant 0, not recorded (region NULL makes `end` a no-op).

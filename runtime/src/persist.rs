@@ -251,7 +251,7 @@ mod tests {
         let text = fs::read_to_string(&path).unwrap();
         assert!(text.contains("\"format\": \"ompadapt-samples\""));
         assert!(text.contains("\"version\": 1"));
-        assert_eq!(fs::read_dir(&path.parent().unwrap()).unwrap().count(), 1, "no temp file left");
+        assert_eq!(fs::read_dir(path.parent().unwrap()).unwrap().count(), 1, "no temp file left");
 
         let r2 = region(4);
         let Loaded::Samples(s) = load(&path, &r2) else { panic!("not loaded") };

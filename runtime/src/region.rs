@@ -74,7 +74,7 @@ impl Entry {
         let mut best: Option<(usize, f64)> = None;
         for (v, s) in self.per_variant.iter().enumerate() {
             let m = s.median()?;
-            if best.map_or(true, |(_, bm)| m < bm) {
+            if best.is_none_or(|(_, bm)| m < bm) {
                 best = Some((v, m));
             }
         }

@@ -14,9 +14,7 @@ pub fn fmt_ns(ns: f64) -> String {
     } else {
         (ns / 1e9, "s")
     };
-    if unit == "ns" {
-        format!("{v:.0} {unit}")
-    } else if v >= 100.0 {
+    if unit == "ns" || v >= 100.0 {
         format!("{v:.0} {unit}")
     } else if v >= 10.0 {
         format!("{v:.1} {unit}")
