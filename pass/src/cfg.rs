@@ -5,12 +5,16 @@
 use std::collections::{HashSet, VecDeque};
 
 use inkwell::basic_block::BasicBlock;
-use inkwell::values::{AsValueRef, BasicValue, BasicValueEnum, FunctionValue, InstructionOpcode, PhiValue};
+use inkwell::values::{
+    AsValueRef, BasicValue, BasicValueEnum, FunctionValue, InstructionOpcode, PhiValue,
+};
 use llvm_sys::core::{LLVMGetNumSuccessors, LLVMGetSuccessor};
 
 /// Successors of `block` in terminator order (empty when it has no terminator yet).
 pub fn successors<'ctx>(block: BasicBlock<'ctx>) -> Vec<BasicBlock<'ctx>> {
-    let Some(term) = block.get_terminator() else { return Vec::new() };
+    let Some(term) = block.get_terminator() else {
+        return Vec::new();
+    };
     let raw = term.as_value_ref();
     unsafe {
         (0..LLVMGetNumSuccessors(raw))
@@ -26,7 +30,9 @@ pub fn dominates(function: FunctionValue<'_>, dom: BasicBlock<'_>, target: Basic
     if dom == target {
         return true;
     }
-    let Some(entry) = function.get_first_basic_block() else { return true };
+    let Some(entry) = function.get_first_basic_block() else {
+        return true;
+    };
     if entry == dom {
         return true;
     }
@@ -56,7 +62,11 @@ pub fn phis<'ctx>(block: BasicBlock<'ctx>) -> Vec<PhiValue<'ctx>> {
 }
 
 /// In the phis of `block`, incoming edges from `from` now come from `to`.
-pub fn retarget_phi_incoming<'ctx>(block: BasicBlock<'ctx>, from: BasicBlock<'ctx>, to: BasicBlock<'ctx>) {
+pub fn retarget_phi_incoming<'ctx>(
+    block: BasicBlock<'ctx>,
+    from: BasicBlock<'ctx>,
+    to: BasicBlock<'ctx>,
+) {
     for phi in phis(block) {
         if phi.get_incomings().any(|(_, bb)| bb == from) {
             rebuild_phi(phi, |v, bb| Some((v, if bb == from { to } else { bb })));
@@ -77,20 +87,29 @@ pub fn remove_phi_incoming<'ctx>(block: BasicBlock<'ctx>, pred: BasicBlock<'ctx>
 /// (`None` drops a pair); the new phi takes over the name, debug location and uses.
 fn rebuild_phi<'ctx>(
     phi: PhiValue<'ctx>,
-    edit: impl Fn(BasicValueEnum<'ctx>, BasicBlock<'ctx>) -> Option<(BasicValueEnum<'ctx>, BasicBlock<'ctx>)>,
+    edit: impl Fn(
+        BasicValueEnum<'ctx>,
+        BasicBlock<'ctx>,
+    ) -> Option<(BasicValueEnum<'ctx>, BasicBlock<'ctx>)>,
 ) {
     let old = phi.as_instruction();
     let name = phi.get_name().to_string_lossy().into_owned();
-    let incoming: Vec<_> = phi.get_incomings().filter_map(|(v, bb)| edit(v, bb)).collect();
+    let incoming: Vec<_> = phi
+        .get_incomings()
+        .filter_map(|(v, bb)| edit(v, bb))
+        .collect();
     let ty = phi.as_basic_value().get_type();
     let context = old.get_parent().expect("a phi is in a block").get_context();
     let builder = context.create_builder();
     builder.position_before(&old);
     let new = builder.build_phi(ty, "").expect("builder is positioned");
-    let pairs: Vec<(&dyn BasicValue<'ctx>, BasicBlock<'ctx>)> =
-        incoming.iter().map(|(v, bb)| (v as &dyn BasicValue<'ctx>, *bb)).collect();
+    let pairs: Vec<(&dyn BasicValue<'ctx>, BasicBlock<'ctx>)> = incoming
+        .iter()
+        .map(|(v, bb)| (v as &dyn BasicValue<'ctx>, *bb))
+        .collect();
     new.add_incoming(&pairs);
-    new.as_instruction().set_debug_location(old.get_debug_location());
+    new.as_instruction()
+        .set_debug_location(old.get_debug_location());
     old.replace_all_uses_with(&new.as_instruction());
     old.erase_from_basic_block();
     if !name.is_empty() {

@@ -95,7 +95,9 @@ pub fn build_dispatch<'ctx>(
     }
 
     builder.position_at_end(block);
-    let br = builder.build_unconditional_branch(dispatch_block).expect("positioned");
+    let br = builder
+        .build_unconditional_branch(dispatch_block)
+        .expect("positioned");
     br.set_debug_location(debug_location);
 
     builder.position_at_end(dispatch_block);
@@ -118,9 +120,15 @@ pub fn build_dispatch<'ctx>(
     metadata::tag_dispatch_branch(context, branch, model);
 
     builder.position_at_end(offload_block);
-    builder.build_unconditional_branch(join_block).expect("positioned").set_debug_location(debug_location);
+    builder
+        .build_unconditional_branch(join_block)
+        .expect("positioned")
+        .set_debug_location(debug_location);
     builder.position_at_end(host_block);
-    builder.build_unconditional_branch(join_block).expect("positioned").set_debug_location(debug_location);
+    builder
+        .build_unconditional_branch(join_block)
+        .expect("positioned")
+        .set_debug_location(debug_location);
 
     // The launch's users now read the phi: the launch's result, or OFFLOAD_FAIL from the host.
     let result_type = launch.get_type().into_int_type();
@@ -128,7 +136,9 @@ pub fn build_dispatch<'ctx>(
         Some(first) => builder.position_before(&first),
         None => builder.position_at_end(join_block),
     }
-    let phi = builder.build_phi(result_type, LAUNCH_RESULT_VALUE).expect("positioned");
+    let phi = builder
+        .build_phi(result_type, LAUNCH_RESULT_VALUE)
+        .expect("positioned");
     phi.as_instruction().set_debug_location(debug_location);
     launch.replace_all_uses_with(&phi.as_instruction());
     let launch_value: BasicValueEnum<'ctx> = launch_result(launch);
@@ -138,12 +148,22 @@ pub fn build_dispatch<'ctx>(
         (&failed as &dyn BasicValue<'ctx>, host_block),
     ]);
 
-    Dispatch { dispatch_block, host_block, offload_block, join_block, branch }
+    Dispatch {
+        dispatch_block,
+        host_block,
+        offload_block,
+        join_block,
+        branch,
+    }
 }
 
 /// Moves `inst` to the end of `block`, keeping its name (the builder never carries a debug
 /// location, so the instruction keeps its own).
-fn move_to_end<'ctx>(builder: &Builder<'ctx>, inst: InstructionValue<'ctx>, block: BasicBlock<'ctx>) {
+fn move_to_end<'ctx>(
+    builder: &Builder<'ctx>,
+    inst: InstructionValue<'ctx>,
+    block: BasicBlock<'ctx>,
+) {
     let name = inst.get_name().map(|n| n.to_string_lossy().into_owned());
     inst.remove_from_basic_block();
     builder.position_at_end(block);
@@ -151,5 +171,7 @@ fn move_to_end<'ctx>(builder: &Builder<'ctx>, inst: InstructionValue<'ctx>, bloc
 }
 
 fn launch_result<'ctx>(launch: InstructionValue<'ctx>) -> BasicValueEnum<'ctx> {
-    IntValue::try_from(launch).expect("a launch returns an integer").as_basic_value_enum()
+    IntValue::try_from(launch)
+        .expect("a launch returns an integer")
+        .as_basic_value_enum()
 }

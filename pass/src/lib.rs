@@ -17,9 +17,11 @@
 //! - [`cfg`]: successors, dominance, phi edits;
 //! - [`dispatch`]: the rewrite;
 //! - [`metadata`]: `!ompadapt.regions` and `!ompadapt.dispatch`;
-//! - [`module_kind`]: host vs device modules.
+//! - [`module_kind`]: host vs device modules;
+//! - [`diagnostics`]: the warnings.
 
 pub mod cfg;
+pub mod diagnostics;
 pub mod dispatch;
 pub mod launch_search;
 pub mod metadata;
@@ -33,17 +35,18 @@ use std::mem::ManuallyDrop;
 use inkwell::module::Module;
 use inkwell::values::AsValueRef;
 
+pub use diagnostics::{Unlowered, WARNING_PREFIX};
 pub use metadata::{recorded_regions, RegionRecord, DISPATCH_METADATA, REGIONS_METADATA};
 pub use offload_site::MARKER_FUNCTION;
 
 use launch_search::{find_launch_after, LaunchSearch};
-use offload_site::{find_offload_sites, remove_marker, remove_unused_marker_functions};
+use llvm_sys::prelude::LLVMValueRef;
+use offload_site::{
+    find_offload_sites, remove_marker, remove_unused_marker_functions, OffloadSite,
+};
 
 /// Name under which the pass is registered (`opt -passes=ompadapt`).
 pub const PASS_NAME: &str = "ompadapt";
-
-/// Prefix of every message the pass prints.
-pub const WARNING_PREFIX: &str = "ompadapt: warning: ";
 
 /// What one run of the pass did.
 #[derive(Debug, Default, Clone)]
@@ -89,60 +92,38 @@ pub unsafe fn run_on_llvm_module(m: llvm_sys::prelude::LLVMModuleRef) -> bool {
 }
 
 /// Runs the pass on `module` and reports what it did, without printing.
-pub fn transform_module<'ctx>(module: &Module<'ctx>) -> PassOutcome {
+pub fn transform_module(module: &Module<'_>) -> PassOutcome {
     let mut outcome = PassOutcome::default();
     if module_kind::is_device_module(module) {
         return outcome;
     }
     let (sites, malformed) = find_offload_sites(module);
     for m in malformed {
-        outcome.warnings.push(format!(
-            "{WARNING_PREFIX}in function '{}': ignoring a call of {MARKER_FUNCTION}: {}",
-            m.function, m.reason
+        outcome.warnings.push(diagnostics::malformed_marker_warning(
+            &m.function,
+            MARKER_FUNCTION,
+            m.reason,
         ));
     }
-    if sites.is_empty() {
-        return outcome;
-    }
-
-    let context = module.get_context();
     let mut claimed = HashSet::new();
     let mut reported = BTreeSet::new();
     for site in &sites {
-        let model = site.model();
-        let function = site.function_name();
-        let launch = match find_launch_after(site, &claimed) {
-            LaunchSearch::Found(launch) if launch.get_first_use().is_some() => launch,
-            LaunchSearch::Found(_) => {
-                warn_once(&mut outcome, &mut reported, &function, &model,
-                    "the offload launch after its marker has an unused result (no failure path to the host fallback)");
-                continue;
+        match lower_site(module, site, &claimed) {
+            Ok((launch, rewritten)) => {
+                claimed.insert(launch);
+                outcome.rewritten.push(rewritten);
+                outcome.changed = true;
             }
-            LaunchSearch::NotFound => {
-                warn_once(&mut outcome, &mut reported, &function, &model,
-                    "no offload launch (__tgt_target_kernel) follows its marker");
-                continue;
+            Err(why) => {
+                let (function, model) = (site.function_name(), site.model());
+                // Once per function and region.
+                if reported.insert((function.clone(), model.clone())) {
+                    outcome
+                        .warnings
+                        .push(diagnostics::unlowered_warning(&function, &model, why));
+                }
             }
-            LaunchSearch::NotDominated(_) => {
-                warn_once(&mut outcome, &mut reported, &function, &model,
-                    "the offload launch after its marker can also be reached without passing the marker");
-                continue;
-            }
-        };
-        let record = RegionRecord {
-            model: model.clone(),
-            region_id: omp_calls::region_id_name(launch),
-            host_fallback: omp_calls::host_fallback(launch)
-                .map(|f| f.get_name().to_string_lossy().into_owned())
-                .unwrap_or_default(),
-        };
-        let use_host = site.use_host.into_int_value();
-        dispatch::build_dispatch(&context, launch, use_host, &model, site.marker.get_debug_location());
-        claimed.insert(launch.as_value_ref());
-        remove_marker(site);
-        metadata::record_region(module, &record);
-        outcome.rewritten.push(RewrittenSite { function, record });
-        outcome.changed = true;
+        }
     }
     if outcome.changed {
         remove_unused_marker_functions(module);
@@ -150,17 +131,52 @@ pub fn transform_module<'ctx>(module: &Module<'ctx>) -> PassOutcome {
     outcome
 }
 
-fn warn_once(
-    outcome: &mut PassOutcome,
-    reported: &mut BTreeSet<(String, String)>,
-    function: &str,
-    model: &str,
-    what: &str,
-) {
-    if reported.insert((function.to_owned(), model.to_owned())) {
-        outcome.warnings.push(format!(
-            "{WARNING_PREFIX}in function '{function}': adaptive region '{model}': {what}; left \
-             unlowered, so its 'cpu' variant will run the offload"
-        ));
-    }
+/// Turns the launch after `site` into a dispatch, deletes the marker and records the region;
+/// returns the launch (now claimed) and what was done, or why the site stays as it is.
+fn lower_site(
+    module: &Module<'_>,
+    site: &OffloadSite<'_>,
+    claimed: &HashSet<LLVMValueRef>,
+) -> Result<(LLVMValueRef, RewrittenSite), Unlowered> {
+    let launch = match find_launch_after(site, claimed) {
+        LaunchSearch::Found(launch) if launch.get_first_use().is_some() => launch,
+        LaunchSearch::Found(_) => return Err(Unlowered::UnusedLaunchResult),
+        LaunchSearch::NotDominated(_) => return Err(Unlowered::NotDominated),
+        LaunchSearch::NotFound { deferred: true } => return Err(Unlowered::DeferredTarget),
+        LaunchSearch::NotFound { deferred: false } => {
+            return Err(
+                if module.get_function(omp_calls::TGT_TARGET_KERNEL).is_none() {
+                    Unlowered::NoOffloadInModule
+                } else {
+                    Unlowered::NoLaunch
+                },
+            )
+        }
+    };
+    let model = site.model();
+    let record = RegionRecord {
+        model: model.clone(),
+        region_id: omp_calls::region_id_name(launch),
+        host_fallback: omp_calls::host_fallback(launch)
+            .map(|f| f.get_name().to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    };
+    let context = module.get_context();
+    let use_host = site.use_host.into_int_value();
+    dispatch::build_dispatch(
+        &context,
+        launch,
+        use_host,
+        &model,
+        site.marker.get_debug_location(),
+    );
+    remove_marker(site);
+    metadata::record_region(module, &record);
+    Ok((
+        launch.as_value_ref(),
+        RewrittenSite {
+            function: site.function_name(),
+            record,
+        },
+    ))
 }

@@ -67,7 +67,11 @@ pub fn recorded_regions(module: &Module<'_>) -> Vec<RegionRecord> {
                     _ => String::new(),
                 }
             };
-            RegionRecord { model: field(0), region_id: field(1), host_fallback: field(2) }
+            RegionRecord {
+                model: field(0),
+                region_id: field(1),
+                host_fallback: field(2),
+            }
         })
         .collect()
 }

@@ -15,10 +15,12 @@
 //! operands and deletes the call.
 
 use inkwell::module::Module;
-use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue};
+use inkwell::values::{
+    AsValueRef, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue,
+};
 use llvm_sys::core::{
-    LLVMGetAsString, LLVMGetConstOpcode, LLVMGetFirstUse, LLVMGetInitializer, LLVMGetNumOperands, LLVMGetOperand,
-    LLVMIsAConstantDataSequential, LLVMIsAConstantExpr, LLVMIsAGlobalVariable,
+    LLVMGetAsString, LLVMGetConstOpcode, LLVMGetFirstUse, LLVMGetInitializer, LLVMGetNumOperands,
+    LLVMGetOperand, LLVMIsAConstantDataSequential, LLVMIsAConstantExpr, LLVMIsAGlobalVariable,
 };
 use llvm_sys::prelude::LLVMValueRef;
 use llvm_sys::LLVMOpcode;
@@ -31,14 +33,18 @@ pub const MARKER_FUNCTION: &str = "__ompadapt_offload_site";
 
 /// Itanium-mangled prefixes of the marker in C++: clang mangles a `static` function even inside
 /// `extern "C"` (`_ZL23__ompadapt_offload_siteiPKc`); `_Z` if it is not static.
-const MANGLED_MARKER_PREFIXES: &[&str] = &["_ZL23__ompadapt_offload_site", "_Z23__ompadapt_offload_site"];
+const MANGLED_MARKER_PREFIXES: &[&str] = &[
+    "_ZL23__ompadapt_offload_site",
+    "_Z23__ompadapt_offload_site",
+];
 
 /// Whether `name` names the marker function (C name or C++ mangled name).
 pub fn is_marker_name(name: &[u8]) -> bool {
     name == MARKER_FUNCTION.as_bytes()
         || MANGLED_MARKER_PREFIXES.iter().any(|p| {
-            name.strip_prefix(p.as_bytes())
-                .is_some_and(|rest| !rest.is_empty() && rest.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_'))
+            name.strip_prefix(p.as_bytes()).is_some_and(|rest| {
+                !rest.is_empty() && rest.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
+            })
         })
 }
 
@@ -84,7 +90,10 @@ pub struct MalformedMarker {
 
 /// The marker functions of `module` (normally at most one).
 pub fn marker_functions<'ctx>(module: &Module<'ctx>) -> Vec<FunctionValue<'ctx>> {
-    module.get_functions().filter(|f| is_marker_name(f.get_name().to_bytes())).collect()
+    module
+        .get_functions()
+        .filter(|f| is_marker_name(f.get_name().to_bytes()))
+        .collect()
 }
 
 /// All marker calls of `module`, in module order (functions, blocks, instructions), and the
@@ -133,14 +142,22 @@ fn as_site<'ctx>(
     if !use_host.is_int_value() {
         return Err("the marker's first argument (use_host) is not an integer");
     }
-    Ok(OffloadSite { marker: inst, function, use_host })
+    Ok(OffloadSite {
+        marker: inst,
+        function,
+        use_host,
+    })
 }
 
 /// Where the code after the marker starts: the next instruction for a `call`, the first
 /// instruction of the normal destination for an `invoke`.
-pub fn first_instruction_after<'ctx>(marker: InstructionValue<'ctx>) -> Option<InstructionValue<'ctx>> {
+pub fn first_instruction_after<'ctx>(
+    marker: InstructionValue<'ctx>,
+) -> Option<InstructionValue<'ctx>> {
     if marker.get_opcode() == InstructionOpcode::Invoke {
-        cfg::successors(marker.get_parent()?).first()?.get_first_instruction()
+        cfg::successors(marker.get_parent()?)
+            .first()?
+            .get_first_instruction()
     } else {
         marker.get_next_instruction()
     }
@@ -151,7 +168,9 @@ pub fn first_instruction_after<'ctx>(marker: InstructionValue<'ctx>) -> Option<I
 pub fn remove_marker(site: &OffloadSite<'_>) {
     let marker = site.marker;
     if marker.get_opcode() == InstructionOpcode::Invoke {
-        let Some(block) = marker.get_parent() else { return };
+        let Some(block) = marker.get_parent() else {
+            return;
+        };
         let succs = cfg::successors(block);
         let (normal, unwind) = (succs[0], succs[1]);
         let builder = site.function.get_type().get_context().create_builder();
@@ -217,4 +236,3 @@ fn constant_c_string(value: LLVMValueRef) -> Option<String> {
         Some(String::from_utf8_lossy(bytes).into_owned())
     }
 }
-

@@ -27,6 +27,10 @@ use llvm_sys::core::{
 /// the kernel of one target construct.
 pub const TGT_TARGET_KERNEL: &str = "__tgt_target_kernel";
 
+/// `kmp_task_t *__kmpc_omp_target_task_alloc(...)`: a deferred target construct (`nowait` or
+/// `depend`) becomes a task whose entry launches the kernel, outside the marker's function.
+pub const KMPC_OMP_TARGET_TASK_ALLOC: &str = "__kmpc_omp_target_task_alloc";
+
 /// Index of the `host_ptr` (region id) argument of [`TGT_TARGET_KERNEL`].
 pub const TGT_TARGET_KERNEL_REGION_ID_ARG: u32 = 4;
 

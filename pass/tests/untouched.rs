@@ -5,10 +5,13 @@ mod common;
 
 use std::process::Command;
 
-use common::{have_clang, host_ir, input, ir_text, parse, run_ok, scratch, verify, Opt, CLANG, OFFLOAD_TRIPLE};
+use common::{
+    have_clang, host_ir, input, ir_text, parse, run_ok, scratch, verify, Opt, CLANG, OFFLOAD_TRIPLE,
+};
 use inkwell::context::Context;
 use inkwell::targets::TargetTriple;
-use ompadapt_pass::{run_on_module, transform_module, MARKER_FUNCTION, WARNING_PREFIX};
+use ompadapt_pass::diagnostics::unlowered_warning;
+use ompadapt_pass::{run_on_module, transform_module, Unlowered, MARKER_FUNCTION, WARNING_PREFIX};
 
 #[test]
 fn marker_without_launch_warns_and_changes_nothing() {
@@ -36,6 +39,88 @@ fn marker_without_launch_warns_and_changes_nothing() {
     }
 }
 
+/// Markers whose launch cannot be dispatched stay, each with a warning saying why; the
+/// marker function stays with them.
+#[test]
+fn odd_markers_are_left_with_a_reason() {
+    if !have_clang("odd_markers_are_left_with_a_reason") {
+        return;
+    }
+    let dir = scratch("odd_markers");
+    for opt in [Opt::O0, Opt::O2] {
+        let ll = host_ir(&input("odd_markers.c"), opt, &[], &dir);
+        let context = Context::create();
+        let module = parse(&context, &ll);
+        let outcome = transform_module(&module);
+        verify(&module, "odd_markers.c");
+        assert_eq!(outcome.rewritten.len(), 1);
+        assert_eq!(outcome.rewritten[0].function, "two_markers_one_launch");
+        assert_eq!(outcome.rewritten[0].record.model, "second");
+        let expect = [
+            ("conditional_marker", "conditional", Unlowered::NotDominated),
+            ("two_markers_one_launch", "first", Unlowered::NoLaunch),
+            ("deferred", "deferred", Unlowered::DeferredTarget),
+        ];
+        assert_eq!(
+            outcome.warnings.len(),
+            expect.len(),
+            "{:?}",
+            outcome.warnings
+        );
+        for ((function, model, why), warning) in expect.iter().zip(&outcome.warnings) {
+            assert_eq!(warning, &unlowered_warning(function, model, *why));
+        }
+        assert!(
+            module.get_function(MARKER_FUNCTION).is_some(),
+            "still called by the markers left"
+        );
+        assert_eq!(
+            ir_text(&module)
+                .matches(&format!("call void @{MARKER_FUNCTION}("))
+                .count(),
+            3
+        );
+    }
+}
+
+/// Without -fopenmp-targets there is no launch at all: the marker stays, and the warning says
+/// that both variants run on the host.
+#[test]
+fn module_without_offload_targets() {
+    if !have_clang("module_without_offload_targets") {
+        return;
+    }
+    let dir = scratch("no_offload_targets");
+    let ll = dir.join("vecadd.nooffload.ll");
+    run_ok(
+        Command::new(CLANG)
+            .args([
+                "-fopenmp",
+                "-S",
+                "-emit-llvm",
+                "-Xclang",
+                "-disable-llvm-passes",
+            ])
+            .arg(input("vecadd.c"))
+            .arg("-o")
+            .arg(&ll),
+    );
+    let context = Context::create();
+    let module = parse(&context, &ll);
+    let before = ir_text(&module);
+    let outcome = transform_module(&module);
+    assert!(!outcome.changed);
+    assert_eq!(before, ir_text(&module));
+    assert_eq!(
+        outcome.warnings,
+        vec![unlowered_warning(
+            "vecadd",
+            "vecadd",
+            Unlowered::NoOffloadInModule
+        )]
+    );
+}
+
 /// `run_on_module` prints the warning on stderr, once. Checked in a child process (this test
 /// binary re-run with only this test) so that stderr can be read.
 #[test]
@@ -53,15 +138,31 @@ fn warning_is_printed_once_on_stderr() {
     let dir = scratch("warning_on_stderr");
     let ll = host_ir(&input("no_launch.c"), Opt::O0, &[], &dir);
     let out = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "warning_is_printed_once_on_stderr", "--nocapture", "--test-threads=1"])
+        .args([
+            "--exact",
+            "warning_is_printed_once_on_stderr",
+            "--nocapture",
+            "--test-threads=1",
+        ])
         .env(CHILD, &ll)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let warnings: Vec<_> = stderr.lines().filter(|l| l.starts_with(WARNING_PREFIX)).collect();
+    let warnings: Vec<_> = stderr
+        .lines()
+        .filter(|l| l.starts_with(WARNING_PREFIX))
+        .collect();
     assert_eq!(warnings.len(), 1, "stderr:\n{stderr}");
-    assert!(warnings[0].contains("in function 'lonely'"), "{}", warnings[0]);
+    assert!(
+        warnings[0].contains("in function 'lonely'"),
+        "{}",
+        warnings[0]
+    );
 }
 
 #[test]
@@ -75,7 +176,13 @@ fn device_modules_are_untouched() {
     run_ok(
         Command::new(CLANG)
             .args(["-fopenmp", &format!("-fopenmp-targets={OFFLOAD_TRIPLE}")])
-            .args(["--offload-device-only", "-S", "-emit-llvm", "-Xclang", "-disable-llvm-passes"])
+            .args([
+                "--offload-device-only",
+                "-S",
+                "-emit-llvm",
+                "-Xclang",
+                "-disable-llvm-passes",
+            ])
             .arg(input("vecadd.c"))
             .arg("-o")
             .arg(&device_ll),

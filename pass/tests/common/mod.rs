@@ -2,9 +2,9 @@
 //! FileCheck. Tests skip (with a printed reason) when clang-19 or FileCheck is missing.
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::io::Write;
 
 use inkwell::context::Context;
 use inkwell::memory_buffer::MemoryBuffer;
@@ -12,7 +12,11 @@ use inkwell::module::Module;
 
 pub const CLANG: &str = "clang-19";
 pub const OFFLOAD_TRIPLE: &str = "x86_64-pc-linux-gnu";
-const FILECHECK_CANDIDATES: &[&str] = &["/usr/lib/llvm-19/bin/FileCheck", "FileCheck-19", "FileCheck"];
+const FILECHECK_CANDIDATES: &[&str] = &[
+    "/usr/lib/llvm-19/bin/FileCheck",
+    "FileCheck-19",
+    "FileCheck",
+];
 
 /// Optimisation settings the IR is generated at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,7 +52,9 @@ pub fn input(name: &str) -> PathBuf {
 
 /// A fresh scratch directory for one test.
 pub fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ompadapt-pass").join(test);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
+        .join("ompadapt-pass")
+        .join(test);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
@@ -73,7 +79,10 @@ pub fn have_clang(test: &str) -> bool {
 }
 
 pub fn filecheck() -> Option<&'static str> {
-    FILECHECK_CANDIDATES.iter().copied().find(|p| runs(p, "--version"))
+    FILECHECK_CANDIDATES
+        .iter()
+        .copied()
+        .find(|p| runs(p, "--version"))
 }
 
 /// Host IR of `source` as clang-19 emits it before any LLVM pass
@@ -86,7 +95,13 @@ pub fn host_ir(source: &Path, opt: Opt, extra: &[&str], dir: &Path) -> PathBuf {
     cmd.args(opt.flags())
         .arg("-fopenmp")
         .arg(format!("-fopenmp-targets={OFFLOAD_TRIPLE}"))
-        .args(["--offload-host-only", "-S", "-emit-llvm", "-Xclang", "-disable-llvm-passes"])
+        .args([
+            "--offload-host-only",
+            "-S",
+            "-emit-llvm",
+            "-Xclang",
+            "-disable-llvm-passes",
+        ])
         .args(extra)
         .arg(source)
         .arg("-o")
@@ -97,7 +112,9 @@ pub fn host_ir(source: &Path, opt: Opt, extra: &[&str], dir: &Path) -> PathBuf {
 
 /// Runs a command, panicking with its output when it fails; returns its stdout.
 pub fn run_ok(cmd: &mut Command) -> String {
-    let output = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let output = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     if !output.status.success() {
         panic!(
             "{cmd:?} failed ({}):\n{}\n{}",
@@ -118,7 +135,11 @@ pub fn parse<'ctx>(context: &'ctx Context, path: &Path) -> Module<'ctx> {
 
 pub fn verify(module: &Module<'_>, what: &str) {
     if let Err(e) = module.verify() {
-        panic!("{what}: module does not verify:\n{}\n{}", e.to_string(), module.print_to_string().to_string());
+        panic!(
+            "{what}: module does not verify:\n{}\n{}",
+            e.to_string(),
+            module.print_to_string().to_string()
+        );
     }
 }
 
@@ -146,7 +167,12 @@ pub fn file_check(ir: &str, checks: &str, prefix: &str, dir: &Path, name: &str) 
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child.stdin.take().unwrap().write_all(ir.as_bytes()).unwrap();
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(ir.as_bytes())
+        .unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),
