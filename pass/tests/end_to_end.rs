@@ -12,7 +12,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use common::{
-    have_clang, host_ir, input, ir_text, parse, run_ok, scratch, verify, Opt, CLANG, OFFLOAD_TRIPLE,
+    have_clang, host_ir, input, ir_text, parse, run_ok, scratch, verify, Opt, CLANG, CLANGXX,
+    OFFLOAD_TRIPLE,
 };
 use inkwell::context::Context;
 use ompadapt_pass::transform_module;
@@ -41,14 +42,24 @@ fn offload_flags() -> [String; 2] {
     ]
 }
 
-/// Builds `e2e_vecadd.c` at `opt`, with or without the pass over its host IR.
-fn build(opt: Opt, packager: &Path, transform: bool, dir: &Path) -> PathBuf {
-    let src = input("e2e_vecadd.c");
-    let tag = format!("{}{}", opt.tag(), if transform { "" } else { ".plain" });
+/// Builds the program `source` (an input) at `opt`, with or without the pass over its host IR.
+fn build(source: &str, opt: Opt, packager: &Path, transform: bool, dir: &Path) -> PathBuf {
+    let src = input(source);
+    let driver = if source.ends_with(".cpp") {
+        CLANGXX
+    } else {
+        CLANG
+    };
+    let stem = src.file_stem().unwrap().to_string_lossy().into_owned();
+    let tag = format!(
+        "{stem}.{}{}",
+        opt.tag(),
+        if transform { "" } else { ".plain" }
+    );
     // Device image, packaged as the driver does.
     let device_obj = dir.join(format!("device.{tag}.o"));
     run_ok(
-        Command::new(CLANG)
+        Command::new(driver)
             .args(opt.flags())
             .args(offload_flags())
             .args(["--offload-device-only", "-c"])
@@ -70,7 +81,7 @@ fn build(opt: Opt, packager: &Path, transform: bool, dir: &Path) -> PathBuf {
         if transform {
             let outcome = transform_module(&module);
             assert_eq!(outcome.rewritten.len(), 1, "{outcome:?}");
-            verify(&module, "e2e_vecadd.c");
+            verify(&module, source);
         }
         std::fs::write(&host_out, ir_text(&module)).unwrap();
     }
@@ -88,9 +99,9 @@ fn build(opt: Opt, packager: &Path, transform: bool, dir: &Path) -> PathBuf {
             .arg("-o")
             .arg(&host_obj),
     );
-    let exe = dir.join(format!("e2e_vecadd.{tag}"));
+    let exe = dir.join(tag);
     run_ok(
-        Command::new(CLANG)
+        Command::new(driver)
             .args(offload_flags())
             .arg(&host_obj)
             .arg(format!("-Wl,-rpath,{LLVM_LIB}"))
@@ -119,8 +130,8 @@ fn run(exe: &Path, mode: &str, offload_env: Option<&str>) -> (String, String) {
     (stdout, stderr)
 }
 
-fn end_to_end(opt: Opt) {
-    let test = format!("end_to_end_{}", opt.tag());
+fn end_to_end(source: &str, opt: Opt) {
+    let test = format!("end_to_end_{source}_{}", opt.tag());
     if !have_clang(&test) {
         return;
     }
@@ -129,7 +140,7 @@ fn end_to_end(opt: Opt) {
         return;
     };
     let dir = scratch(&test);
-    let exe = build(opt, &packager, true, &dir);
+    let exe = build(source, opt, &packager, true, &dir);
     for env in [None, Some("MANDATORY")] {
         // cpu: the host version runs (no offload), even when offload is mandatory.
         let (out, err) = run(&exe, "0", env);
@@ -156,18 +167,29 @@ fn end_to_end(opt: Opt) {
     assert_eq!(out, "HHHH OK");
 
     // Control: without the pass, the cpu variant offloads and the marker's warning runs.
-    let plain = build(opt, &packager, false, &dir);
+    let plain = build(source, opt, &packager, false, &dir);
     let (out, err) = run(&plain, "0", None);
     assert_eq!(out, "DDDD OK");
-    assert!(err.contains("UNLOWERED vecadd"), "{err}");
+    assert!(err.contains("UNLOWERED"), "{err}");
 }
 
 #[test]
-fn end_to_end_at_o0() {
-    end_to_end(Opt::O0);
+fn end_to_end_c_at_o0() {
+    end_to_end("e2e_vecadd.c", Opt::O0);
 }
 
 #[test]
-fn end_to_end_at_o2() {
-    end_to_end(Opt::O2);
+fn end_to_end_c_at_o2() {
+    end_to_end("e2e_vecadd.c", Opt::O2);
+}
+
+/// C++ with a destructor alive across the region: the marker is an invoke.
+#[test]
+fn end_to_end_cxx_at_o0() {
+    end_to_end("e2e_guard.cpp", Opt::O0);
+}
+
+#[test]
+fn end_to_end_cxx_at_o2() {
+    end_to_end("e2e_guard.cpp", Opt::O2);
 }

@@ -11,6 +11,7 @@ use inkwell::memory_buffer::MemoryBuffer;
 use inkwell::module::Module;
 
 pub const CLANG: &str = "clang-19";
+pub const CLANGXX: &str = "clang++-19";
 pub const OFFLOAD_TRIPLE: &str = "x86_64-pc-linux-gnu";
 const FILECHECK_CANDIDATES: &[&str] = &[
     "/usr/lib/llvm-19/bin/FileCheck",
