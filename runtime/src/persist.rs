@@ -127,7 +127,7 @@ pub fn load(path: &Path, region: &Region) -> Loaded {
     for s in file.samples {
         // Variants are matched by name, so adding or reordering variants keeps the others' data.
         let Some(v) = region.spec.variants.iter().position(|n| *n == s.variant) else { continue };
-        if s.count == 0 || s.features.len() > crate::ctx::MAX_FEATURES {
+        if s.count == 0 || s.recent_ns.is_empty() || s.features.len() > crate::ctx::MAX_FEATURES {
             continue;
         }
         let stats = VariantStats::from_parts(s.count, s.sum_ns, s.min_ns, s.max_ns, s.recent_ns);

@@ -20,7 +20,7 @@ use crate::ctx::{Ctx, MAX_FEATURES, T0_NO_RECORD};
 use crate::diag;
 use crate::model::{self, Compiled, FlatTree, ModelChoice};
 use crate::spec::Spec;
-use crate::stats::{FKey, VariantStats};
+use crate::stats::{FKey, FxBuild, VariantStats};
 
 /// Bit of `Ctx::t0` marking an execution whose variant the model chose (for the report).
 pub(crate) const T0_MODEL: u64 = 1 << 62;
@@ -84,7 +84,7 @@ impl Entry {
 
 #[derive(Debug, Default)]
 struct State {
-    index: HashMap<FKey, usize>,
+    index: HashMap<FKey, usize, FxBuild>,
     entries: Vec<Entry>,
     /// Distinct (feature vector, variant) pairs with ≥ 1 measurement.
     training_samples: usize,
@@ -317,6 +317,12 @@ impl Region {
         {
             let labels: Vec<(FKey, usize)> =
                 st.entries.iter().filter_map(|e| e.best_by_median().map(|b| (e.key, b))).collect();
+            if labels.is_empty() {
+                // Cannot happen with recorded data (a measured pair always has a median); keep
+                // exploring rather than train on nothing.
+                self.training.store(false, Ordering::Release);
+                return None;
+            }
             let executions = st.recorded_explore + st.recorded_model + self.unrecorded.load(Ordering::Relaxed);
             Some(TrainJob { labels, training_samples: st.training_samples, executions })
         } else {
@@ -328,7 +334,11 @@ impl Region {
         let t0 = clock::now();
         let rows: Vec<Vec<f64>> = job.labels.iter().map(|(k, _)| k.values()).collect();
         let ys: Vec<usize> = job.labels.iter().map(|&(_, y)| y).collect();
-        let (compiled, fallback) = match model::train(self.choice, &rows, &ys, model::fnv1a(&self.spec.model)) {
+        // A panic inside linfa must not leave the region exploring forever with the training
+        // flag taken: it becomes an error, handled like one.
+        let fitted = std::panic::catch_unwind(|| model::train(self.choice, &rows, &ys, model::fnv1a(&self.spec.model)))
+            .unwrap_or_else(|_| Err("the tree learner panicked".to_owned()));
+        let (compiled, fallback) = match fitted {
             Ok(c) => (c, None),
             Err(e) => {
                 // Most frequent label (ties: lower index) as a constant model.

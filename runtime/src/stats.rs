@@ -72,10 +72,48 @@ impl PartialEq for FKey {
 impl Eq for FKey {}
 impl Hash for FKey {
     fn hash<H: Hasher>(&self, h: &mut H) {
-        self.len.hash(h);
-        self.bits[..self.len()].hash(h);
+        h.write_u8(self.len);
+        for &b in &self.bits[..self.len()] {
+            h.write_u64(b);
+        }
     }
 }
+
+/// A small, fast, non-cryptographic hasher for [`FKey`] maps (the Firefox/rustc "Fx" mix).
+/// Keys are feature vectors chosen by the program, not by an adversary, so SipHash's DoS
+/// resistance buys nothing on the recording path.
+#[derive(Default, Clone, Copy)]
+pub struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut b = [0u8; 8];
+            b[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(b));
+        }
+    }
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.write_u64(i as u64);
+    }
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.write_u64(i as u64);
+    }
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.0 = (self.0.rotate_left(5) ^ i).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+/// `BuildHasher` of [`FxHasher`].
+pub type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
 
 /// How many recent timings are kept per (feature vector, variant) for the median. Count, sum,
 /// min and max cover every measurement; the median covers the most recent `KEEP` (a bounded
