@@ -4,12 +4,14 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "llvm-c/Types.h"
+
 extern "C" {
 
 enum OaTokKind : uint32_t { OA_IDENT, OA_NUMBER, OA_LITERAL, OA_PUNCT, OA_OMP_BEGIN, OA_OMP_END, OA_OTHER_ANNOT };
 enum OaSeverity : uint32_t { OA_ERROR, OA_WARNING, OA_NOTE };
 enum OaOutcome : uint32_t { OA_NOT_OURS, OA_EMIT, OA_NEED_STATEMENT };
-enum OaPieceKind : uint32_t { OA_TEXT, OA_USER, OA_PIECE_OMP_BEGIN, OA_PIECE_OMP_END, OA_STATEMENT };
+enum OaPieceKind : uint32_t { OA_TEXT, OA_USER, OA_PIECE_OMP_BEGIN, OA_PIECE_OMP_END, OA_STATEMENT, OA_TEXT_AT };
 
 struct OaTok {
   const char *text;
@@ -24,8 +26,8 @@ struct OaDiag {
 };
 struct OaPiece {
   uint32_t kind;
-  uint32_t a, b;           // OA_USER: token range
-  const char *text;        // OA_TEXT
+  uint32_t a, b;           // OA_USER: token range; OA_TEXT_AT: a = token giving the location
+  const char *text;        // OA_TEXT, OA_TEXT_AT
   size_t len;
 };
 struct OaResult {
@@ -36,10 +38,11 @@ struct OaResult {
   size_t npieces;
 };
 
-void *ompadapt_session_new(void);
+// offload_targets: the compilation has -fopenmp-targets (target constructs can be dispatched).
+void *ompadapt_session_new(bool offload_targets);
 void ompadapt_session_free(void *session);
 OaResult *ompadapt_on_pragma(void *session, const OaTok *toks, size_t ntoks, const char *location,
-                             uint64_t function, uint64_t loc_cookie);
+                             uint64_t block, uint64_t loc_cookie);
 OaResult *ompadapt_on_statement(void *session, const OaTok *toks, size_t ntoks);
 void ompadapt_result_free(OaResult *result);
 // The i-th region opened by 'begin adaptation' and never closed; NULL past the last one.
@@ -47,6 +50,9 @@ const char *ompadapt_unclosed(void *session, size_t i, uint64_t *loc_cookie);
 // Text appended to the predefines of every translation unit (freed by ompadapt_string_free).
 char *ompadapt_prelude(const char *runtime_path);
 void ompadapt_string_free(char *s);
+
+// The pass (pass/), exported by the Rust side: returns whether the module changed.
+bool ompadapt_pass_run_module(LLVMModuleRef module);
 
 // C++ side, referenced from Rust so that the linker keeps the plugin's registrations.
 int ompadapt_frontend_plugin_anchor(void);

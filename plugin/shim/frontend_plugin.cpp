@@ -6,7 +6,6 @@
 #include "ffi.h"
 
 #include "clang/AST/ASTConsumer.h"
-#include "clang/AST/Decl.h"
 #include "clang/Basic/CodeGenOptions.h"
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Frontend/CompilerInstance.h"
@@ -16,6 +15,9 @@
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Sema/Sema.h"
 #include "clang/Sema/SemaConsumer.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassInstrumentation.h"
+#include "llvm/Passes/PassBuilder.h"
 
 #include <dlfcn.h>
 #include <memory>
@@ -24,6 +26,8 @@
 #include <vector>
 
 using namespace clang;
+
+extern template struct llvm::Any::TypeId<const llvm::Module *>;
 
 namespace {
 
@@ -181,12 +185,29 @@ public:
   }
 };
 
-class OmpPragmaHandler : public PragmaHandler {
-  void *Session;
-  Sema &S;
+// Which block a directive is in, tracked lexically from the token stream: Sema's idea of the
+// current function lags one token behind the preprocessor (a directive right after a
+// function's closing brace is lexed before Sema leaves the function). A region's `begin` and
+// `end` must be in the same block, since the lowering declares the region's context there.
+class BlockTracker {
+  std::vector<uint64_t> Open; // ids of the enclosing `{` blocks, innermost last
+  uint64_t Next = 1;
 
 public:
-  OmpPragmaHandler(void *Session, Sema &S) : PragmaHandler("omp"), Session(Session), S(S) {}
+  void onToken(const Token &T) {
+    if (T.is(tok::l_brace)) Open.push_back(Next++);
+    else if (T.is(tok::r_brace) && !Open.empty()) Open.pop_back();
+  }
+  // 0 at file scope.
+  uint64_t current() const { return Open.empty() ? 0 : Open.back(); }
+};
+
+class OmpPragmaHandler : public PragmaHandler {
+  void *Session;
+  BlockTracker &Blocks;
+
+public:
+  OmpPragmaHandler(void *Session, BlockTracker &Blocks) : PragmaHandler("omp"), Session(Session), Blocks(Blocks) {}
 
   void HandlePragma(Preprocessor &PP, PragmaIntroducer Introducer, Token &FirstTok) override {
     SmallVector<Token, 32> Toks;
@@ -202,13 +223,8 @@ public:
     SourceManager &SM = PP.getSourceManager();
     PresumedLoc P = SM.getPresumedLoc(Introducer.Loc);
     std::string Where = P.isValid() ? std::string(P.getFilename()) + ":" + std::to_string(P.getLine()) : "?";
-    const FunctionDecl *FD = S.getCurFunctionDecl(/*AllowLambda=*/true);
-    uint64_t Fn = FD ? reinterpret_cast<uintptr_t>(FD->getCanonicalDecl()) : 0;
-    if (!Fn && S.CurContext && S.CurContext->isFunctionOrMethod())
-      Fn = reinterpret_cast<uintptr_t>(S.CurContext);
-
-    Result R(ompadapt_on_pragma(Session, Descs.descs.data(), Descs.descs.size(), Where.c_str(), Fn,
-                                Introducer.Loc.getRawEncoding()));
+    Result R(ompadapt_on_pragma(Session, Descs.descs.data(), Descs.descs.size(), Where.c_str(), Blocks.current(),
+                                (Toks.empty() ? Introducer.Loc : Toks[0].getLocation()).getRawEncoding()));
     if (!R) return reinjectUnchanged(PP, Introducer, Toks, EodLoc);
     report(PP, *R, Toks, EodLoc);
 
@@ -306,6 +322,9 @@ private:
       case OA_TEXT:
         lexText(PP, StringRef(P.text, P.len), Loc, Out);
         break;
+      case OA_TEXT_AT: // generated code that belongs to a clause: located at its token
+        lexText(PP, StringRef(P.text, P.len), P.a < Toks.size() ? Toks[P.a].getLocation() : Loc, Out);
+        break;
       case OA_USER:
         Out.append(Toks.begin() + P.a, Toks.begin() + P.b);
         break;
@@ -337,17 +356,19 @@ private:
 
 class OmpAdaptConsumer : public SemaConsumer {
   void *Session;
+  BlockTracker Blocks;
   std::unique_ptr<OmpPragmaHandler> Handler;
   Sema *S = nullptr;
 
 public:
-  OmpAdaptConsumer() : Session(ompadapt_session_new()) {}
+  explicit OmpAdaptConsumer(bool OffloadTargets) : Session(ompadapt_session_new(OffloadTargets)) {}
   ~OmpAdaptConsumer() override { ompadapt_session_free(Session); }
 
   void InitializeSema(Sema &Sem) override {
     S = &Sem;
     Preprocessor &PP = Sem.getPreprocessor();
-    Handler = std::make_unique<OmpPragmaHandler>(Session, Sem);
+    Handler = std::make_unique<OmpPragmaHandler>(Session, Blocks);
+    PP.setTokenWatcher([this](const Token &T) { Blocks.onToken(T); });
     // Removal goes by name: this releases the parser's `omp` handler (the parser keeps
     // ownership and removes "omp" — then ours — when it is destroyed).
     PP.RemovePragmaHandler(Handler.get());
@@ -366,15 +387,45 @@ public:
   }
 };
 
+// With -fopenmp-targets the driver compiles the host twice: first to bitcode with LLVM passes
+// disabled (this plugin runs there), then that bitcode to an object (`-x ir`: no frontend, so
+// no plugin action and no pass registration). The dispatch rewrite must therefore happen in
+// the first job, on the module just before it is written: a before-pass instrumentation
+// callback sees it. Clang calls CodeGenOpts.PassBuilderCallbacks even under
+// -disable-llvm-passes.
+//
+// llvm::any_cast compares the address of Any::TypeId<T>::Id. A Rust cdylib hides every C++
+// symbol it defines, so a copy instantiated here would never equal libLLVM's: the explicit
+// instantiation declaration below (outside the anonymous namespace) makes this file use the
+// one libLLVM exports.
+void rewriteBeforeBitcodeIsWritten(llvm::PassBuilder &PB) {
+  llvm::PassInstrumentationCallbacks *PIC = PB.getPassInstrumentationCallbacks();
+  if (!PIC) return;
+  auto Done = std::make_shared<bool>(false);
+  PIC->registerBeforeNonSkippedPassCallback([Done](llvm::StringRef, llvm::Any IR) {
+    if (*Done) return;
+    if (const auto *M = llvm::any_cast<const llvm::Module *>(&IR)) {
+      *Done = true;
+      ompadapt_pass_run_module(llvm::wrap(const_cast<llvm::Module *>(*M)));
+    }
+  });
+}
+
 class OmpAdaptAction : public PluginASTAction {
+  bool RunPass = true;
+
 protected:
   std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &CI, StringRef) override {
-    if (!CI.getLangOpts().OpenMP) return std::make_unique<ASTConsumer>();
+    const LangOptions &LO = CI.getLangOpts();
+    if (!LO.OpenMP) return std::make_unique<ASTConsumer>();
     std::string Self = thisLibraryPath();
-    if (!Self.empty()) {
-      auto &Plugins = CI.getCodeGenOpts().PassPlugins;
-      if (std::find(Plugins.begin(), Plugins.end(), Self) == Plugins.end()) Plugins.push_back(Self);
-    }
+    CodeGenOptions &CG = CI.getCodeGenOpts();
+    if (RunPass && !Self.empty() &&
+        std::find(CG.PassPlugins.begin(), CG.PassPlugins.end(), Self) == CG.PassPlugins.end())
+      CG.PassPlugins.push_back(Self);
+    bool OffloadTargets = !LO.OMPTargetTriples.empty();
+    if (RunPass && CG.DisableLLVMPasses && OffloadTargets && !LO.OpenMPIsTargetDevice)
+      CG.PassBuilderCallbacks.push_back(rewriteBeforeBitcodeIsWritten);
     std::string Runtime;
     if (const char *Env = getenv("OMPADAPT_RUNTIME_DEFAULT"); Env && *Env) Runtime = Env;
     else if (!Self.empty()) Runtime = Self.substr(0, Self.rfind('/') + 1) + "libompadapt_rt.so";
@@ -382,10 +433,22 @@ protected:
     char *Prelude = ompadapt_prelude(Runtime.c_str());
     PP.setPredefines(PP.getPredefines() + Prelude);
     ompadapt_string_free(Prelude);
-    return std::make_unique<OmpAdaptConsumer>();
+    return std::make_unique<OmpAdaptConsumer>(OffloadTargets);
   }
 
-  bool ParseArgs(const CompilerInstance &, const std::vector<std::string> &) override { return true; }
+  // -fplugin-arg-ompadapt-no-pass: lower the directives but leave the IR to `opt -passes=ompadapt`.
+  bool ParseArgs(const CompilerInstance &CI, const std::vector<std::string> &Args) override {
+    for (const std::string &A : Args) {
+      if (A == "no-pass") {
+        RunPass = false;
+      } else {
+        DiagnosticsEngine &D = CI.getDiagnostics();
+        D.Report(D.getCustomDiagID(DiagnosticsEngine::Error, "unknown ompadapt plugin argument '%0' (known: no-pass)")) << A;
+        return false;
+      }
+    }
+    return true;
+  }
   ActionType getActionType() override { return AddBeforeMainAction; }
 };
 

@@ -113,6 +113,7 @@ fn build(outcome: u32, diags: &[Diagnostic], pieces: &[Piece]) -> *mut OaResult 
             Piece::OmpBegin => (2, 0, 0, None),
             Piece::OmpEnd => (3, 0, 0, None),
             Piece::Statement => (4, 0, 0, None),
+            Piece::TextAt(t, at) => (5, *at as u32, 0, Some(cstring(t))),
         };
         let (ptr, len) = text.as_ref().map_or((std::ptr::null(), 0), |t| (t.as_ptr(), t.as_bytes().len()));
         r.pieces.push(OaPiece { kind, a, b, text: ptr, len });
@@ -126,8 +127,8 @@ fn build(outcome: u32, diags: &[Diagnostic], pieces: &[Piece]) -> *mut OaResult 
 }
 
 #[no_mangle]
-pub extern "C" fn ompadapt_session_new() -> *mut Session {
-    Box::into_raw(Box::new(Session::new()))
+pub extern "C" fn ompadapt_session_new(offload_targets: bool) -> *mut Session {
+    Box::into_raw(Box::new(Session::new(offload_targets)))
 }
 
 /// # Safety
@@ -147,13 +148,13 @@ pub unsafe extern "C" fn ompadapt_on_pragma(
     toks: *const OaTok,
     n: usize,
     location: *const c_char,
-    function: u64,
+    block: u64,
     loc_cookie: u64,
 ) -> *mut OaResult {
     let run = AssertUnwindSafe(|| {
         let toks = tokens(toks, n);
         let location = CStr::from_ptr(location).to_string_lossy().into_owned();
-        let ctx = PragmaContext { location, function, loc_cookie };
+        let ctx = PragmaContext { location, block, loc_cookie };
         let (outcome, diags) = (*session).on_pragma(&toks, &ctx);
         match outcome {
             Outcome::NotOurs => build(OUTCOME_NOT_OURS, &diags, &[]),

@@ -1,0 +1,106 @@
+//! Helpers for the end-to-end tests: where the built libraries are, how to compile an OpenMP
+//! program with clang-19 + libompadapt.so, run it, and check what it printed.
+//!
+//! The libraries are built by `cargo build --release` before the tests run (scripts/test.sh
+//! does that); a test that finds them missing fails with that instruction.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+pub const CLANG: &str = "clang-19";
+pub const OPT: &str = "opt-19";
+pub const FILECHECK: &str = "/usr/lib/llvm-19/bin/FileCheck";
+/// Host offload: a real offload image run by libomptarget's host plugin, no GPU needed.
+pub const HOST_OFFLOAD: &str = "-fopenmp-targets=x86_64-pc-linux-gnu";
+
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().expect("workspace").to_path_buf()
+}
+
+/// Directory holding libompadapt.so and libompadapt_rt.so.
+pub fn lib_dir() -> PathBuf {
+    if let Ok(d) = std::env::var("OMPADAPT_LIB_DIR") {
+        return PathBuf::from(d);
+    }
+    let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| workspace_root().join("target"));
+    target.join("release")
+}
+
+pub fn plugin() -> PathBuf {
+    let p = lib_dir().join("libompadapt.so");
+    assert!(p.exists(), "{} is missing: run `cargo build --release` first (scripts/test.sh does)", p.display());
+    let rt = lib_dir().join("libompadapt_rt.so");
+    assert!(rt.exists(), "{} is missing: run `cargo build --release` first", rt.display());
+    p
+}
+
+pub fn source(rel: &str) -> PathBuf {
+    workspace_root().join("tests").join(rel)
+}
+
+/// Output of a command, with stdout and stderr as text.
+pub struct Run {
+    pub status: std::process::ExitStatus,
+    pub stdout: String,
+    pub stderr: String,
+}
+
+impl Run {
+    fn from(o: Output) -> Run {
+        Run {
+            status: o.status,
+            stdout: String::from_utf8_lossy(&o.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&o.stderr).into_owned(),
+        }
+    }
+    pub fn ok(&self) -> bool {
+        self.status.success()
+    }
+    #[track_caller]
+    pub fn expect_ok(&self, what: &str) -> &Run {
+        assert!(self.ok(), "{what} failed ({}):\n--- stdout\n{}\n--- stderr\n{}", self.status, self.stdout, self.stderr);
+        self
+    }
+}
+
+pub fn run(cmd: &mut Command) -> Run {
+    Run::from(cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}")))
+}
+
+/// A scratch directory per test, kept on failure for inspection when OMPADAPT_KEEP_TMP is set.
+pub fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new().prefix("ompadapt-test-").tempdir().expect("tempdir")
+}
+
+/// Compiles `src` with clang-19, -fopenmp, host offload and the plugin, plus `extra` flags.
+pub fn compile(src: &Path, exe: &Path, extra: &[&str]) -> Run {
+    let plugin = plugin();
+    let mut c = Command::new(CLANG);
+    c.arg("-fopenmp").arg(HOST_OFFLOAD).arg(format!("-fplugin={}", plugin.display()));
+    c.args(extra).arg(src).arg("-o").arg(exe);
+    run(&mut c)
+}
+
+/// Runs a compiled program in `dir` (so that its learned data stays in the scratch dir).
+pub fn run_program(exe: &Path, dir: &Path, env: &[(&str, &str)]) -> Run {
+    let mut c = Command::new(exe);
+    c.current_dir(dir).env_remove("OMPADAPT_REPORT").env("OMPADAPT_DIR", dir.join(".ompadapt"));
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    run(&mut c)
+}
+
+/// Lines `KEY a=1 b=2` printed by a test program, as maps.
+pub fn records(stdout: &str, key: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+    stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix(key).filter(|r| r.starts_with(' ')))
+        .map(|rest| {
+            rest.split_whitespace()
+                .filter_map(|kv| kv.split_once('='))
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}

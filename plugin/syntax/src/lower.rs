@@ -68,18 +68,18 @@ pub fn begin_region(id: u32, toks: &[Tok], c: &Clauses, variants: &VariantSet, l
         if i > 0 {
             p.push(Piece::Text(",".into()));
         }
-        p.push(Piece::Text("(double)(".into()));
+        p.push(Piece::TextAt("(double)(".into(), r.start));
         p.push(Piece::User(r.clone()));
-        p.push(Piece::Text(")".into()));
+        p.push(Piece::TextAt(")".into(), r.start));
     }
     p.push(Piece::Text(format!("}}; __ompadapt_api()->begin(&{h}, {}, ", c_string(&spec))));
     let params = c.model_type.as_ref().map(|m| m.params.clone()).unwrap_or_default();
     for arg in [c.min_train.clone(), params.first().cloned(), params.get(1).cloned()] {
         match arg {
             Some(r) => {
-                p.push(Piece::Text("(long)(".into()));
-                p.push(Piece::User(r));
-                p.push(Piece::Text("), ".into()));
+                p.push(Piece::TextAt("(long)(".into(), r.start));
+                p.push(Piece::User(r.clone()));
+                p.push(Piece::TextAt("), ".into(), r.start));
             }
             None => p.push(Piece::Text("-1L, ".into())),
         }
@@ -87,7 +87,7 @@ pub fn begin_region(id: u32, toks: &[Tok], c: &Clauses, variants: &VariantSet, l
     p.push(Piece::Text(format!("{f}, {}, &{cv}); }}", c.features.len())));
     if let Some(out) = c.model_output {
         p.push(Piece::User(out..out + 1));
-        p.push(Piece::Text(format!(" = {cv}.value;")));
+        p.push(Piece::TextAt(format!(" = {cv}.value;"), out));
     }
     p
 }

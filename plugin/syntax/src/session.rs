@@ -14,6 +14,9 @@ use std::ops::Range;
 pub enum Piece {
     /// C source text, lexed by the plugin; its tokens get the directive's location.
     Text(String),
+    /// C source text whose tokens get the location of directive token `.1` (the clause it
+    /// implements), so that Clang's errors on it point at that clause.
+    TextAt(String, usize),
     /// Tokens of the directive itself (user expressions keep their source locations).
     User(Range<usize>),
     /// `annot_pragma_openmp`: starts an OpenMP directive handed to Clang's parser.
@@ -39,8 +42,8 @@ pub enum Outcome {
 pub struct PragmaContext {
     /// `file:line` of the directive, recorded in the region descriptor.
     pub location: String,
-    /// Identifies the enclosing function (0 = not in a function body).
-    pub function: u64,
+    /// Identifies the innermost enclosing `{...}` block (0 = file scope).
+    pub block: u64,
     /// Opaque source location of the directive, returned in `unclosed_regions`.
     pub loc_cookie: u64,
 }
@@ -53,7 +56,7 @@ struct OpenRegion {
     variants: Option<VariantSet>,
     /// Opened by `begin adaptation` (closed by `end`), not by a single `adaptation`.
     begin_end: bool,
-    function: u64,
+    block: u64,
     location: String,
     loc_cookie: u64,
 }
@@ -71,6 +74,9 @@ pub struct Session {
     open: Vec<OpenRegion>,
     pending: Vec<Pending>,
     next_id: u32,
+    /// The compilation offloads (-fopenmp-targets): target constructs have a launch the pass can
+    /// dispatch. Without it there is nothing to dispatch, so no marker is emitted.
+    offload: bool,
 }
 
 /// Names for the directive in messages.
@@ -79,8 +85,8 @@ const END: &str = "end adaptation";
 const SINGLE: &str = "adaptation";
 
 impl Session {
-    pub fn new() -> Session {
-        Session::default()
+    pub fn new(offload: bool) -> Session {
+        Session { offload, ..Session::default() }
     }
 
     /// Handles the tokens of one `#pragma omp` line (everything after `omp`).
@@ -139,7 +145,7 @@ impl Session {
         if c.variants.is_none() && !toks[start..].iter().any(|t| t.is_ident("variants")) {
             diags.push(Diagnostic::error(0, start, format!("'{directive}' requires a 'variants' clause")));
         }
-        if ctx.function == 0 {
+        if ctx.block == 0 {
             diags.push(Diagnostic::error(0, start, format!("'{directive}' must appear inside a function body")));
         }
         c
@@ -153,7 +159,7 @@ impl Session {
             id,
             variants: if ok { c.variants.clone() } else { None },
             begin_end,
-            function: ctx.function,
+            block: ctx.block,
             location: ctx.location.clone(),
             loc_cookie: ctx.loc_cookie,
         });
@@ -199,9 +205,9 @@ impl Session {
                 return Outcome::Emit(vec![]);
             }
         }
-        if top.function != ctx.function {
+        if top.block != ctx.block {
             diags.push(Diagnostic::error(0, 2, format!(
-                "'end adaptation' must be in the same function as the 'begin adaptation' of '{}' ({})",
+                "'end adaptation' must be in the same block as the 'begin adaptation' of '{}' ({})",
                 top.model, top.location
             )));
             self.open.pop();
@@ -225,7 +231,7 @@ impl Session {
             return Outcome::NeedStatement;
         }
         let variants = c.variants.as_ref().expect("checked");
-        let cpu_index = (!variants.numeric).then(|| variants.index_of_name("cpu")).flatten();
+        let cpu_index = (!variants.numeric && self.offload).then(|| variants.index_of_name("cpu")).flatten();
         let mut pieces = vec![Piece::Text("{".into())];
         pieces.extend(lower::begin_region(id, toks, &c, variants, &ctx.location));
         let model = c.model_name.expect("checked").0;
@@ -308,13 +314,13 @@ mod tests {
     use crate::token::lex;
 
     fn ctx() -> PragmaContext {
-        PragmaContext { location: "t.c:1".into(), function: 7, loc_cookie: 1 }
+        PragmaContext { location: "t.c:1".into(), block: 7, loc_cookie: 1 }
     }
 
     fn texts(p: &[Piece]) -> String {
         p.iter()
             .map(|p| match p {
-                Piece::Text(t) => t.clone(),
+                Piece::Text(t) | Piece::TextAt(t, _) => t.clone(),
                 Piece::User(r) => format!("<{}..{}>", r.start, r.end),
                 Piece::OmpBegin => "#omp[".into(),
                 Piece::OmpEnd => "]".into(),
@@ -326,7 +332,7 @@ mod tests {
 
     #[test]
     fn not_ours() {
-        let mut s = Session::new();
+        let mut s = Session::new(true);
         for src in ["parallel for", "target teams", "metadirective when(user={condition(1)}: parallel)"] {
             assert_eq!(s.on_pragma(&lex(src), &ctx()).0, Outcome::NotOurs);
         }
@@ -334,7 +340,7 @@ mod tests {
 
     #[test]
     fn begin_metadirective_end() {
-        let mut s = Session::new();
+        let mut s = Session::new(true);
         let (o, d) = s.on_pragma(&lex("begin adaptation model_name(by_len) features(N) variants(cpu, gpu)"), &ctx());
         assert!(d.is_empty());
         let Outcome::Emit(p) = o else { panic!() };
@@ -357,7 +363,7 @@ mod tests {
 
     #[test]
     fn single_form_before_target_gets_offload_site() {
-        let mut s = Session::new();
+        let mut s = Session::new(true);
         let (o, _) = s.on_pragma(&lex("adaptation model_name(m) features(N) variants(cpu, gpu)"), &ctx());
         assert_eq!(o, Outcome::NeedStatement);
         let stmt = vec![Tok::new(TokKind::OmpBegin, ""), Tok::new(TokKind::Ident, "target")];
@@ -370,7 +376,7 @@ mod tests {
 
     #[test]
     fn structural_errors() {
-        let mut s = Session::new();
+        let mut s = Session::new(true);
         let (_, d) = s.on_pragma(&lex("end adaptation"), &ctx());
         assert_eq!(d[0].message, "'end adaptation' without a matching 'begin adaptation'");
         let (_, d) = s.on_pragma(&lex("begin adaptation features(N) variants(a)"), &ctx());
@@ -383,8 +389,8 @@ mod tests {
         assert_eq!(d[0].message, "'end adaptation' names 'b' but the innermost open adaptation region is 'a'");
         assert_eq!(d[0].tok, 4);
         assert_eq!(s.unclosed_regions(), vec![("a".to_string(), 1)]);
-        let outside = PragmaContext { function: 0, ..ctx() };
-        let (_, d) = Session::new().on_pragma(&lex("begin adaptation model_name(a) variants(x)"), &outside);
+        let outside = PragmaContext { block: 0, ..ctx() };
+        let (_, d) = Session::new(true).on_pragma(&lex("begin adaptation model_name(a) variants(x)"), &outside);
         assert_eq!(d[0].message, "'begin adaptation' must appear inside a function body");
     }
 }

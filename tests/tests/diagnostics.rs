@@ -1,0 +1,89 @@
+//! Every diagnostic of the adaptation directives, checked on its text, severity and
+//! line:column. Each file under tests/diagnostics/ lists what it expects in comments:
+//! `// EXPECT: LINE:COL: error|warning|note: MESSAGE` (`{{FILE}}` stands for the file's path).
+//! Errors and warnings must match exactly (nothing missing, nothing extra); listed notes
+//! must be present.
+
+use ompadapt_tests::*;
+use std::collections::BTreeSet;
+use std::process::Command;
+
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Diag {
+    line: u32,
+    col: u32,
+    severity: String,
+    message: String,
+}
+
+fn parse_line(line: &str, file: &str) -> Option<Diag> {
+    let rest = line.strip_prefix(file)?.strip_prefix(':')?;
+    let mut it = rest.splitn(4, ':');
+    let line_no = it.next()?.parse().ok()?;
+    let col = it.next()?.parse().ok()?;
+    let severity = it.next()?.trim().to_string();
+    let message = it.next()?.trim().to_string();
+    Some(Diag { line: line_no, col, severity, message })
+}
+
+fn check_file(name: &str) {
+    let path = source(&format!("diagnostics/{name}"));
+    let file = path.to_str().unwrap();
+    let text = std::fs::read_to_string(&path).unwrap();
+    let expected: BTreeSet<Diag> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("// EXPECT: "))
+        .map(|e| parse_line(&format!("{file}:{}", e.replace("{{FILE}}", file)), file).expect("well-formed EXPECT"))
+        .collect();
+    assert!(!expected.is_empty(), "{name} expects nothing");
+    let mut c = Command::new(CLANG);
+    c.args(["-fsyntax-only", "-fopenmp", "-fno-color-diagnostics", "-fno-caret-diagnostics"])
+        .arg(format!("-fplugin={}", plugin().display()))
+        .arg(&path);
+    let out = run(&mut c);
+    assert!(!out.ok() || expected.iter().all(|d| d.severity != "error"), "{name} must fail to compile");
+    assert!(!out.stderr.contains("PLEASE submit a bug report"), "clang crashed:\n{}", out.stderr);
+    let got: BTreeSet<Diag> = out.stderr.lines().filter_map(|l| parse_line(l, file)).collect();
+    let major = |s: &BTreeSet<Diag>| s.iter().filter(|d| d.severity != "note").cloned().collect::<BTreeSet<_>>();
+    let (want, have) = (major(&expected), major(&got));
+    assert_eq!(
+        want.difference(&have).collect::<Vec<_>>(),
+        Vec::<&Diag>::new(),
+        "missing diagnostics in {name}; clang said:\n{}",
+        out.stderr
+    );
+    assert_eq!(
+        have.difference(&want).collect::<Vec<_>>(),
+        Vec::<&Diag>::new(),
+        "unexpected diagnostics in {name}; clang said:\n{}",
+        out.stderr
+    );
+    for note in expected.iter().filter(|d| d.severity == "note") {
+        assert!(got.contains(note), "missing note {note:?} in {name}; clang said:\n{}", out.stderr);
+    }
+}
+
+#[test]
+fn clause_diagnostics() {
+    check_file("clauses.c");
+}
+
+#[test]
+fn range_diagnostics() {
+    check_file("ranges.c");
+}
+
+#[test]
+fn nesting_diagnostics() {
+    check_file("nesting.c");
+}
+
+#[test]
+fn model_type_and_output_diagnostics() {
+    check_file("model_type.c");
+}
+
+#[test]
+fn selector_diagnostics() {
+    check_file("selectors.c");
+}

@@ -1,0 +1,40 @@
+//! IR tests in the style of LLVM's lit: each file under tests/filecheck/ carries `// RUN:`
+//! lines, run by bash with `set -o pipefail` after substituting %clang, %opt, %plugin,
+//! %FileCheck, %s (the file) and %t (a scratch path). CHECK lines are FileCheck's.
+
+use ompadapt_tests::*;
+use std::process::Command;
+
+fn run_file(name: &str) {
+    let path = source(&format!("filecheck/{name}"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let dir = scratch();
+    let runs: Vec<String> = text.lines().filter_map(|l| l.trim_start().strip_prefix("// RUN:")).map(str::trim).map(String::from).collect();
+    assert!(!runs.is_empty(), "{name} has no RUN line");
+    for cmd in runs {
+        let cmd = cmd
+            .replace("%clang", &format!("{CLANG} -fopenmp {HOST_OFFLOAD}"))
+            .replace("%opt", OPT)
+            .replace("%plugin", plugin().to_str().unwrap())
+            .replace("%FileCheck", FILECHECK)
+            .replace("%s", path.to_str().unwrap())
+            .replace("%t", dir.path().join("t").to_str().unwrap());
+        let out = run(Command::new("bash").args(["-c", &format!("set -euo pipefail; {cmd}")]));
+        assert!(out.ok(), "{name}: `{cmd}` failed:\n{}\n{}", out.stdout, out.stderr);
+    }
+}
+
+#[test]
+fn offload_dispatch_ir() {
+    run_file("offload_dispatch.c");
+}
+
+#[test]
+fn pass_is_idempotent() {
+    run_file("idempotent.c");
+}
+
+#[test]
+fn lowering_ir() {
+    run_file("lowering.c");
+}
