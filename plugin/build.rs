@@ -1,4 +1,4 @@
-//! Builds the thin C++ shims (Clang frontend plugin, LLVM pass registration) against the
+//! Builds the thin C++ shim of the Clang frontend plugin against the
 //! distribution's LLVM 19 and links libompadapt.so with the shared libclang-cpp and libLLVM
 //! that clang-19 and opt-19 themselves load (a static LLVM copy would register every command
 //! line option twice and crash).
@@ -28,13 +28,13 @@ fn main() {
     if Command::new("clang++-19").arg("--version").output().is_ok() {
         build.compiler("clang++-19");
     }
-    build.file("shim/frontend_plugin.cpp").file("shim/pass_plugin.cpp");
+    build.file("shim/frontend_plugin.cpp");
     build.compile("ompadapt_shims");
     println!("cargo:rustc-link-search=native={libdir}");
     println!("cargo:rustc-link-lib=dylib=clang-cpp");
     println!("cargo:rustc-link-lib=dylib=LLVM");
     println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,{libdir}");
-    for f in ["shim/frontend_plugin.cpp", "shim/pass_plugin.cpp", "shim/ffi.h", "include/ompadapt_lowering.h", "../runtime/include/ompadapt.h"] {
+    for f in ["shim/frontend_plugin.cpp", "shim/ffi.h", "include/ompadapt_lowering.h", "../runtime/include/ompadapt.h"] {
         println!("cargo:rerun-if-changed={f}");
     }
     println!("cargo:rerun-if-env-changed=LLVM_CONFIG");

@@ -28,6 +28,7 @@ pub mod metadata;
 pub mod module_kind;
 pub mod offload_site;
 pub mod omp_calls;
+pub mod plugin_entry;
 
 use std::collections::{BTreeSet, HashSet};
 use std::mem::ManuallyDrop;

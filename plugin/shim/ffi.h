@@ -4,8 +4,6 @@
 #include <cstddef>
 #include <cstdint>
 
-#include "llvm-c/Types.h"
-
 extern "C" {
 
 enum OaTokKind : uint32_t { OA_IDENT, OA_NUMBER, OA_LITERAL, OA_PUNCT, OA_OMP_BEGIN, OA_OMP_END, OA_OTHER_ANNOT };
@@ -50,9 +48,6 @@ const char *ompadapt_unclosed(void *session, size_t i, uint64_t *loc_cookie);
 // Text appended to the predefines of every translation unit (freed by ompadapt_string_free).
 char *ompadapt_prelude(const char *runtime_path);
 void ompadapt_string_free(char *s);
-
-// The pass (pass/), exported by the Rust side: returns whether the module changed.
-bool ompadapt_pass_run_module(LLVMModuleRef module);
 
 // C++ side, referenced from Rust so that the linker keeps the plugin's registrations.
 int ompadapt_frontend_plugin_anchor(void);

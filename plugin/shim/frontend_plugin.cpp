@@ -1,8 +1,9 @@
 // The Clang side of libompadapt.so: a plugin action that takes over `#pragma omp`, hands each
 // directive's tokens to the Rust lowering (plugin/syntax), reports its diagnostics through
 // Clang, and injects the lowered tokens. Directives that are not adaptation directives are
-// re-emitted exactly as Clang's own OpenMP pragma handler does. It also registers this same
-// library as an LLVM pass plugin for the compilation, so -fplugin alone enables the pass.
+// re-emitted exactly as Clang's own OpenMP pragma handler does. It also registers the ompadapt
+// pass (libompadapt_pass.so, beside this library) with the compilation, so -fplugin alone
+// enables the pass.
 #include "ffi.h"
 
 #include "clang/AST/ASTConsumer.h"
@@ -15,11 +16,14 @@
 #include "clang/Lex/Preprocessor.h"
 #include "clang/Sema/Sema.h"
 #include "clang/Sema/SemaConsumer.h"
+#include "llvm-c/Types.h"
 #include "llvm/IR/Module.h"
+#include "llvm/Support/raw_ostream.h"
 #include "llvm/IR/PassInstrumentation.h"
 #include "llvm/Passes/PassBuilder.h"
 
 #include <dlfcn.h>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -398,17 +402,27 @@ public:
 // symbol it defines, so a copy instantiated here would never equal libLLVM's: the explicit
 // instantiation declaration below (outside the anonymous namespace) makes this file use the
 // one libLLVM exports.
-void rewriteBeforeBitcodeIsWritten(llvm::PassBuilder &PB) {
-  llvm::PassInstrumentationCallbacks *PIC = PB.getPassInstrumentationCallbacks();
-  if (!PIC) return;
-  auto Done = std::make_shared<bool>(false);
-  PIC->registerBeforeNonSkippedPassCallback([Done](llvm::StringRef, llvm::Any IR) {
-    if (*Done) return;
-    if (const auto *M = llvm::any_cast<const llvm::Module *>(&IR)) {
-      *Done = true;
-      ompadapt_pass_run_module(llvm::wrap(const_cast<llvm::Module *>(*M)));
+std::function<void(llvm::PassBuilder &)> rewriteBeforeBitcodeIsWritten(const std::string &PassLibrary) {
+  return [PassLibrary](llvm::PassBuilder &PB) {
+    llvm::PassInstrumentationCallbacks *PIC = PB.getPassInstrumentationCallbacks();
+    void *Lib = dlopen(PassLibrary.c_str(), RTLD_NOW | RTLD_GLOBAL);
+    using RunFn = bool (*)(LLVMModuleRef);
+    auto Run = Lib ? reinterpret_cast<RunFn>(dlsym(Lib, "ompadapt_pass_run_module")) : nullptr;
+    if (!PIC || !Run) {
+      llvm::errs() << "ompadapt: warning: cannot load the pass from " << PassLibrary << " ("
+                   << (Lib ? "no ompadapt_pass_run_module" : dlerror())
+                   << "): CPU/offload dispatch is off in this compilation\n";
+      return;
     }
-  });
+    auto Done = std::make_shared<bool>(false);
+    PIC->registerBeforeNonSkippedPassCallback([Done, Run](llvm::StringRef, llvm::Any IR) {
+      if (*Done) return;
+      if (const auto *M = llvm::any_cast<const llvm::Module *>(&IR)) {
+        *Done = true;
+        Run(llvm::wrap(const_cast<llvm::Module *>(*M)));
+      }
+    });
+  };
 }
 
 class OmpAdaptAction : public PluginASTAction {
@@ -419,16 +433,18 @@ protected:
     const LangOptions &LO = CI.getLangOpts();
     if (!LO.OpenMP) return std::make_unique<ASTConsumer>();
     std::string Self = thisLibraryPath();
+    std::string Dir = Self.empty() ? std::string() : Self.substr(0, Self.rfind('/') + 1);
     CodeGenOptions &CG = CI.getCodeGenOpts();
-    if (RunPass && !Self.empty() &&
-        std::find(CG.PassPlugins.begin(), CG.PassPlugins.end(), Self) == CG.PassPlugins.end())
-      CG.PassPlugins.push_back(Self);
+    std::string PassLibrary = Dir + "libompadapt_pass.so";
+    if (RunPass && !Dir.empty() &&
+        std::find(CG.PassPlugins.begin(), CG.PassPlugins.end(), PassLibrary) == CG.PassPlugins.end())
+      CG.PassPlugins.push_back(PassLibrary);
     bool OffloadTargets = !LO.OMPTargetTriples.empty();
-    if (RunPass && CG.DisableLLVMPasses && OffloadTargets && !LO.OpenMPIsTargetDevice)
-      CG.PassBuilderCallbacks.push_back(rewriteBeforeBitcodeIsWritten);
+    if (RunPass && !Dir.empty() && CG.DisableLLVMPasses && OffloadTargets && !LO.OpenMPIsTargetDevice)
+      CG.PassBuilderCallbacks.push_back(rewriteBeforeBitcodeIsWritten(PassLibrary));
     std::string Runtime;
     if (const char *Env = getenv("OMPADAPT_RUNTIME_DEFAULT"); Env && *Env) Runtime = Env;
-    else if (!Self.empty()) Runtime = Self.substr(0, Self.rfind('/') + 1) + "libompadapt_rt.so";
+    else if (!Dir.empty()) Runtime = Dir + "libompadapt_rt.so";
     Preprocessor &PP = CI.getPreprocessor();
     char *Prelude = ompadapt_prelude(Runtime.c_str());
     PP.setPredefines(PP.getPredefines() + Prelude);

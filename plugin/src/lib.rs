@@ -1,12 +1,16 @@
-//! libompadapt.so: one shared library that is both
-//! - a Clang frontend plugin (`-fplugin=libompadapt.so`): it takes over `#pragma omp`, lowers the
-//!   adaptation directives (logic in the `ompadapt-syntax` crate, Clang glue in shim/*.cpp), and
-//!   adds itself to the compilation's LLVM pass plugins;
-//! - an LLVM pass plugin (`opt-19 -load-pass-plugin=libompadapt.so -passes=ompadapt`) running
-//!   the `ompadapt-pass` crate.
+//! libompadapt.so, the Clang frontend plugin (`-fplugin=libompadapt.so`): it takes over
+//! `#pragma omp`, lowers the adaptation directives (logic in the `ompadapt-syntax` crate, Clang
+//! glue in shim/frontend_plugin.cpp), and registers libompadapt_pass.so (pass/), found beside
+//! it, with the compilation's LLVM pipeline.
 
 mod ffi;
-mod pass_plugin;
 
 pub use ffi::*;
-pub use pass_plugin::*;
+
+extern "C" {
+    fn ompadapt_frontend_plugin_anchor() -> i32;
+}
+
+/// Keeps the object with the Clang plugin registration (a static initializer) in the link.
+#[used]
+static KEEP_FRONTEND_PLUGIN: unsafe extern "C" fn() -> i32 = ompadapt_frontend_plugin_anchor;

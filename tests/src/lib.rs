@@ -29,8 +29,17 @@ pub fn lib_dir() -> PathBuf {
 pub fn plugin() -> PathBuf {
     let p = lib_dir().join("libompadapt.so");
     assert!(p.exists(), "{} is missing: run `cargo build --release` first (scripts/test.sh does)", p.display());
-    let rt = lib_dir().join("libompadapt_rt.so");
-    assert!(rt.exists(), "{} is missing: run `cargo build --release` first", rt.display());
+    for lib in ["libompadapt_rt.so", "libompadapt_pass.so"] {
+        let l = lib_dir().join(lib);
+        assert!(l.exists(), "{} is missing: run `cargo build --release` first", l.display());
+    }
+    p
+}
+
+/// libompadapt_pass.so: the pass alone, for `opt-19 -load-pass-plugin`.
+pub fn pass_plugin() -> PathBuf {
+    let p = lib_dir().join("libompadapt_pass.so");
+    assert!(p.exists(), "{} is missing: run `cargo build --release` first", p.display());
     p
 }
 

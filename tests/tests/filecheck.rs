@@ -1,5 +1,6 @@
 //! IR tests in the style of LLVM's lit: each file under tests/filecheck/ carries `// RUN:`
 //! lines, run by bash with `set -o pipefail` after substituting %clang, %opt, %plugin,
+//! %passplugin (libompadapt_pass.so, what `opt -load-pass-plugin` takes),
 //! %FileCheck, %s (the file) and %t (a scratch path). CHECK lines are FileCheck's.
 
 use ompadapt_tests::*;
@@ -15,6 +16,7 @@ fn run_file(name: &str) {
         let cmd = cmd
             .replace("%clang", &format!("{CLANG} -fopenmp {HOST_OFFLOAD}"))
             .replace("%opt", OPT)
+            .replace("%passplugin", pass_plugin().to_str().unwrap())
             .replace("%plugin", plugin().to_str().unwrap())
             .replace("%FileCheck", FILECHECK)
             .replace("%s", path.to_str().unwrap())

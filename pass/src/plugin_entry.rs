@@ -1,11 +1,11 @@
-//! The pass plugin entry point. A Rust cdylib does not export symbols of the C++ objects it
-//! links, so `llvmGetPassPluginInfo` is defined here and points at the C++ registration.
+//! The pass plugin entry points of libompadapt_pass.so. A Rust cdylib does not export symbols of
+//! the C++ objects it links, so `llvmGetPassPluginInfo` is defined here and points at the C++
+//! registration (shim/pass_plugin.cpp).
 
 use std::ffi::{c_char, c_void};
 
 extern "C" {
     fn ompadapt_register_pass_callbacks(pass_builder: *mut c_void);
-    fn ompadapt_frontend_plugin_anchor() -> i32;
 }
 
 /// Mirrors `llvm::PassPluginLibraryInfo`.
@@ -20,10 +20,6 @@ pub struct PassPluginLibraryInfo {
 /// `LLVM_PLUGIN_API_VERSION` of LLVM 19.
 const LLVM_PLUGIN_API_VERSION: u32 = 1;
 
-/// Keeps the object with the Clang plugin registration (a static initializer) in the link.
-#[used]
-static KEEP_FRONTEND_PLUGIN: unsafe extern "C" fn() -> i32 = ompadapt_frontend_plugin_anchor;
-
 #[no_mangle]
 pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
     PassPluginLibraryInfo {
@@ -34,7 +30,8 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
     }
 }
 
-/// Called by the C++ pass wrapper for each module; returns whether the module changed.
+/// Called by the C++ pass wrapper for each module, and by libompadapt.so in the driver's first
+/// host job (see plugin/shim/frontend_plugin.cpp); returns whether the module changed.
 ///
 /// # Safety
 /// `module` must be a valid module owned by the caller for the duration of the call.
@@ -42,7 +39,7 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
 pub unsafe extern "C" fn ompadapt_pass_run_module(module: llvm_sys::prelude::LLVMModuleRef) -> bool {
     // A bug in the pass must not take the compiler down: report it and leave the module as is
     // would be ideal, but a panic may leave it half-rewritten, so stop loudly instead.
-    match std::panic::catch_unwind(|| ompadapt_pass::run_on_llvm_module(module)) {
+    match std::panic::catch_unwind(|| crate::run_on_llvm_module(module)) {
         Ok(changed) => changed,
         Err(_) => {
             eprintln!("ompadapt: internal error in the pass; please report it with the input file");

@@ -1,10 +1,13 @@
 // Registers the ompadapt pass (written in Rust, pass/) with LLVM's new pass manager:
 // `-passes=ompadapt` in opt, and at the start of every clang optimisation pipeline (also -O0)
-// when libompadapt.so is loaded as a pass plugin, which the frontend plugin arranges.
-#include "ffi.h"
+// when libompadapt_pass.so is loaded as a pass plugin, which the frontend plugin arranges.
+#include "llvm-c/Types.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
+
+// Rust (src/plugin_entry.rs): runs the pass, returns whether the module changed.
+extern "C" bool ompadapt_pass_run_module(LLVMModuleRef M);
 
 namespace {
 struct OmpAdaptPass : llvm::PassInfoMixin<OmpAdaptPass> {
