@@ -113,3 +113,30 @@ pub fn records(stdout: &str, key: &str) -> Vec<std::collections::BTreeMap<String
         })
         .collect()
 }
+
+/// Tests whose assertions depend on measured times take this lock, so that on a small machine
+/// they do not compete with each other for the cores (a preempted measurement can flip a label).
+pub fn timing_lock() -> std::sync::MutexGuard<'static, ()> {
+    static LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    LOCK.lock().unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+/// Runs `attempt` up to `tries` times until it returns Ok; panics with every failure otherwise.
+/// For learning tests on shared machines: a broken learner fails every attempt, while one
+/// measurement disturbed by another process fails only one.
+#[track_caller]
+pub fn with_retries(tries: usize, mut attempt: impl FnMut() -> Result<(), String>) {
+    let mut failures = Vec::new();
+    for i in 0..tries {
+        match attempt() {
+            Ok(()) => {
+                if i > 0 {
+                    eprintln!("passed on attempt {} after: {failures:?}", i + 1);
+                }
+                return;
+            }
+            Err(e) => failures.push(e),
+        }
+    }
+    panic!("failed {tries} times: {failures:#?}");
+}
