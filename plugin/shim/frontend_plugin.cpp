@@ -65,6 +65,14 @@ struct TokDescs {
   }
 };
 
+Token annotation(tok::TokenKind Kind, SourceLocation Loc) {
+  Token T;
+  T.startToken();
+  T.setKind(Kind);
+  T.setLocation(Loc);
+  return T;
+}
+
 struct ResultDeleter {
   void operator()(OaResult *r) const { ompadapt_result_free(r); }
 };
@@ -258,17 +266,9 @@ private:
   static void reinjectUnchanged(Preprocessor &PP, PragmaIntroducer Introducer, ArrayRef<Token> Toks,
                                 SourceLocation EodLoc) {
     SmallVector<Token, 32> Out;
-    Token A;
-    A.startToken();
-    A.setKind(tok::annot_pragma_openmp);
-    A.setLocation(Introducer.Loc);
-    Out.push_back(A);
+    Out.push_back(annotation(tok::annot_pragma_openmp, Introducer.Loc));
     Out.append(Toks.begin(), Toks.end());
-    Token E;
-    E.startToken();
-    E.setKind(tok::annot_pragma_openmp_end);
-    E.setLocation(EodLoc);
-    Out.push_back(E);
+    Out.push_back(annotation(tok::annot_pragma_openmp_end, EodLoc));
     enter(PP, Out, /*DisableMacroExpansion=*/false);
   }
 
@@ -332,22 +332,12 @@ private:
       case OA_USER:
         Out.append(Toks.begin() + P.a, Toks.begin() + P.b);
         break;
-      case OA_PIECE_OMP_BEGIN: {
-        Token A;
-        A.startToken();
-        A.setKind(tok::annot_pragma_openmp);
-        A.setLocation(Loc);
-        Out.push_back(A);
+      case OA_PIECE_OMP_BEGIN:
+        Out.push_back(annotation(tok::annot_pragma_openmp, Loc));
         break;
-      }
-      case OA_PIECE_OMP_END: {
-        Token E;
-        E.startToken();
-        E.setKind(tok::annot_pragma_openmp_end);
-        E.setLocation(EodLoc);
-        Out.push_back(E);
+      case OA_PIECE_OMP_END:
+        Out.push_back(annotation(tok::annot_pragma_openmp_end, EodLoc));
         break;
-      }
       case OA_STATEMENT:
         Out.append(Stmt.begin(), Stmt.end());
         break;

@@ -68,6 +68,20 @@ pub fn matching_paren(toks: &[Tok], open: usize) -> Option<usize> {
     None
 }
 
+/// Expects `name(` at `at` and returns the index of the matching `)`, or reports why not.
+pub fn parenthesised_args(toks: &[Tok], at: usize, name: &str, diags: &mut Diags) -> Option<usize> {
+    if !toks.get(at + 1).is_some_and(|t| t.is_punct("(")) {
+        diags.push(Diagnostic::error(at + 1, at + 1, format!("expected '(' after '{name}'")));
+        return None;
+    }
+    let close = matching_paren(toks, at + 1);
+    if close.is_none() {
+        diags.push(Diagnostic::error(toks.len(), toks.len(), "expected ')'"));
+        diags.push(Diagnostic::note(at + 1, at + 2, "to match this '('"));
+    }
+    close
+}
+
 /// Parses `clause(args) [,] clause(args) ...` from `toks[start..]`. `directive` names the
 /// directive in messages; `allowed` lists the clauses it takes.
 pub fn parse_clauses(
@@ -111,15 +125,7 @@ pub fn parse_clauses(
             return c;
         }
         seen.push((canonical, i));
-        if !toks.get(i + 1).is_some_and(|t| t.is_punct("(")) {
-            diags.push(Diagnostic::error(i + 1, i + 1, format!("expected '(' after '{canonical}'")));
-            return c;
-        }
-        let Some(close) = matching_paren(toks, i + 1) else {
-            diags.push(Diagnostic::error(toks.len(), toks.len(), "expected ')'"));
-            diags.push(Diagnostic::note(i + 1, i + 2, "to match this '('"));
-            return c;
-        };
+        let Some(close) = parenthesised_args(toks, i, canonical, diags) else { return c };
         let args = i + 2..close;
         clause(&mut c, toks, canonical, i, args, diags);
         i = close + 1;

@@ -6,7 +6,7 @@
 //! own copy of the associated statement. `user={condition(expr)}` in the same metadirective is
 //! honoured at run time too.
 
-use crate::clauses::matching_paren;
+use crate::clauses::parenthesised_args;
 use crate::diag::{Diagnostic, Diags};
 use crate::token::{Tok, TokKind};
 use crate::variants::{parse_number, split_top_level, VariantSet};
@@ -63,15 +63,7 @@ pub fn parse_metadirective<'a>(
             diags.push(Diagnostic::error(i, i + 1, "expected 'when', 'default' or 'otherwise' clause in 'metadirective'"));
             return None;
         }
-        if !toks.get(i + 1).is_some_and(|t| t.is_punct("(")) {
-            diags.push(Diagnostic::error(i + 1, i + 1, format!("expected '(' after '{name}'")));
-            return None;
-        }
-        let Some(close) = matching_paren(toks, i + 1) else {
-            diags.push(Diagnostic::error(toks.len(), toks.len(), "expected ')'"));
-            diags.push(Diagnostic::note(i + 1, i + 2, "to match this '('"));
-            return None;
-        };
+        let close = parenthesised_args(toks, i, &name, diags)?;
         if name == "when" {
             if let Some(arm) = when_clause(toks, i, i + 2..close, lookup, diags) {
                 arms.push(arm);
