@@ -1,0 +1,47 @@
+# find_package(OmpAdapt) — ompadapt's CMake package, installed by scripts/install.sh into
+# <prefix>/lib/cmake/OmpAdapt. Provides:
+#   OmpAdapt::adaptive        INTERFACE target: compiles with -fplugin=libompadapt.so (this is
+#                             all an OpenMP program needs to become adaptive)
+#   OmpAdapt::runtime         libompadapt_rt.so + ompadapt.h, for programs that link the
+#                             runtime explicitly or call its C API by hand
+#   OmpAdapt::runtime_static  libompadapt_rt.a (with its system libraries)
+#   OMPADAPT_PLUGIN, OMPADAPT_PASS_PLUGIN   paths of the Clang plugin and the LLVM pass plugin
+# The plugin only loads into the clang it was built for: Debian's clang-19.
+
+get_filename_component(_ompadapt_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
+set(OMPADAPT_PLUGIN "${_ompadapt_prefix}/lib/libompadapt.so")
+set(OMPADAPT_PASS_PLUGIN "${_ompadapt_prefix}/lib/libompadapt_pass.so")
+set(OMPADAPT_INCLUDE_DIR "${_ompadapt_prefix}/include")
+
+foreach(_f "${OMPADAPT_PLUGIN}" "${OMPADAPT_PASS_PLUGIN}" "${_ompadapt_prefix}/lib/libompadapt_rt.so" "${OMPADAPT_INCLUDE_DIR}/ompadapt.h")
+  if(NOT EXISTS "${_f}")
+    set(OmpAdapt_FOUND FALSE)
+    set(OmpAdapt_NOT_FOUND_MESSAGE "ompadapt installation under ${_ompadapt_prefix} is incomplete: ${_f} is missing")
+    return()
+  endif()
+endforeach()
+
+foreach(_lang C CXX)
+  if(CMAKE_${_lang}_COMPILER_ID AND NOT (CMAKE_${_lang}_COMPILER_ID MATCHES "Clang" AND CMAKE_${_lang}_COMPILER_VERSION VERSION_GREATER_EQUAL 19 AND CMAKE_${_lang}_COMPILER_VERSION VERSION_LESS 20))
+    message(WARNING "ompadapt: libompadapt.so is a plugin for clang 19; the ${_lang} compiler is ${CMAKE_${_lang}_COMPILER_ID} ${CMAKE_${_lang}_COMPILER_VERSION} (use -DCMAKE_${_lang}_COMPILER=clang-19)")
+  endif()
+endforeach()
+
+if(NOT TARGET OmpAdapt::adaptive)
+  add_library(OmpAdapt::adaptive INTERFACE IMPORTED)
+  set_target_properties(OmpAdapt::adaptive PROPERTIES
+    INTERFACE_COMPILE_OPTIONS "-fplugin=${OMPADAPT_PLUGIN}")
+
+  add_library(OmpAdapt::runtime SHARED IMPORTED)
+  set_target_properties(OmpAdapt::runtime PROPERTIES
+    IMPORTED_LOCATION "${_ompadapt_prefix}/lib/libompadapt_rt.so"
+    INTERFACE_INCLUDE_DIRECTORIES "${OMPADAPT_INCLUDE_DIR}")
+
+  add_library(OmpAdapt::runtime_static STATIC IMPORTED)
+  set_target_properties(OmpAdapt::runtime_static PROPERTIES
+    IMPORTED_LOCATION "${_ompadapt_prefix}/lib/libompadapt_rt.a"
+    INTERFACE_INCLUDE_DIRECTORIES "${OMPADAPT_INCLUDE_DIR}"
+    INTERFACE_LINK_LIBRARIES "pthread;dl;m")
+endif()
+
+set(OmpAdapt_FOUND TRUE)

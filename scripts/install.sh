@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Installs the built ompadapt (cargo build --release) into PREFIX (default /usr/local):
+#   PREFIX/lib/{libompadapt.so,libompadapt_pass.so,libompadapt_rt.so,libompadapt_rt.a}
+#   PREFIX/include/ompadapt.h
+#   PREFIX/lib/cmake/OmpAdapt/OmpAdaptConfig{,Version}.cmake    (find_package(OmpAdapt))
+#   PREFIX/lib/pkgconfig/ompadapt.pc                              (pkg-config ompadapt)
+# The plugin finds the runtime beside itself, so the three libraries stay together.
+set -euo pipefail
+root="$(cd "$(dirname "$0")/.." && pwd)"
+prefix="${1:-/usr/local}"
+lib="${OMPADAPT_LIB_DIR:-${CARGO_TARGET_DIR:-$root/target}/release}"
+version="$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)"
+for f in libompadapt.so libompadapt_pass.so libompadapt_rt.so libompadapt_rt.a; do
+  [ -f "$lib/$f" ] || { echo "install.sh: $lib/$f is missing: run cargo build --release first" >&2; exit 1; }
+done
+install -d "$prefix/lib" "$prefix/include" "$prefix/lib/cmake/OmpAdapt" "$prefix/lib/pkgconfig"
+install -m 755 "$lib/libompadapt.so" "$lib/libompadapt_pass.so" "$lib/libompadapt_rt.so" "$prefix/lib/"
+install -m 644 "$lib/libompadapt_rt.a" "$prefix/lib/"
+install -m 644 "$root/runtime/include/ompadapt.h" "$prefix/include/"
+install -m 644 "$root/cmake/OmpAdaptConfig.cmake" "$prefix/lib/cmake/OmpAdapt/"
+cat > "$prefix/lib/cmake/OmpAdapt/OmpAdaptConfigVersion.cmake" <<CMAKE
+set(PACKAGE_VERSION "$version")
+if(PACKAGE_FIND_VERSION VERSION_GREATER PACKAGE_VERSION)
+  set(PACKAGE_VERSION_COMPATIBLE FALSE)
+else()
+  set(PACKAGE_VERSION_COMPATIBLE TRUE)
+  if(PACKAGE_FIND_VERSION STREQUAL PACKAGE_VERSION)
+    set(PACKAGE_VERSION_EXACT TRUE)
+  endif()
+endif()
+CMAKE
+sed -e "s|@PREFIX@|$prefix|" -e "s|@VERSION@|$version|" "$root/cmake/ompadapt.pc.in" > "$prefix/lib/pkgconfig/ompadapt.pc"
+echo "ompadapt $version installed in $prefix"
