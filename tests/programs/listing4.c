@@ -1,6 +1,8 @@
 /* Seed 000, Listing 4 (left): the number of threads per team is learned from 16 numeric
  * variants [64:1024:64], delivered to the program through model_output. Written as in the
- * paper, including its `model(dtree)` spelling of model_type (accepted with a warning). */
+ * paper, including its `model(dtree)` spelling of model_type (accepted with a warning); the
+ * target directive is written in valid OpenMP order (directive name before clauses; the printed
+ * listing has them the other way round, with stray quotes). */
 #include "common.h"
 
 void vecAdd(double *A, double *B, double *C, size_t N) {
@@ -10,9 +12,8 @@ void vecAdd(double *A, double *B, double *C, size_t N) {
     variants([64:1024:64]) \
     model(dtree) min_train_data(16 /* variants */ * 10) \
     model_output(GPU_THREADS)
-#pragma omp target \
+#pragma omp target teams distribute parallel for \
     map(to: A[0:N], B[0:N]) map(from: C[0:N]) \
-    teams distribute parallel for \
     thread_limit(GPU_THREADS)
   for (size_t i = 0; i < N; ++i)
     C[i] = A[i] + B[i];

@@ -1,6 +1,7 @@
 //! IR tests in the style of LLVM's lit: each file under tests/filecheck/ carries `// RUN:`
 //! lines, run by bash with `set -o pipefail` after substituting %clang, %opt, %plugin,
-//! %passplugin (libompadapt_pass.so, what `opt -load-pass-plugin` takes),
+//! %passplugin (libompadapt_pass.so, what `opt -load-pass-plugin` takes), %clang_nvptx,
+//! %S (the file's directory),
 //! %FileCheck, %s (the file) and %t (a scratch path). CHECK lines are FileCheck's.
 
 use ompadapt_tests::*;
@@ -14,7 +15,9 @@ fn run_file(name: &str) {
     assert!(!runs.is_empty(), "{name} has no RUN line");
     for cmd in runs {
         let cmd = cmd
+            .replace("%clang_nvptx", &format!("{CLANG} -fopenmp -fopenmp-targets=nvptx64"))
             .replace("%clang", &format!("{CLANG} -fopenmp {HOST_OFFLOAD}"))
+            .replace("%S", path.parent().unwrap().to_str().unwrap())
             .replace("%opt", OPT)
             .replace("%passplugin", pass_plugin().to_str().unwrap())
             .replace("%plugin", plugin().to_str().unwrap())
@@ -39,4 +42,9 @@ fn pass_is_idempotent() {
 #[test]
 fn lowering_ir() {
     run_file("lowering.c");
+}
+
+#[test]
+fn nvptx_device_compilation() {
+    run_file("device_nvptx.c");
 }

@@ -7,7 +7,10 @@ use std::collections::BTreeSet;
 fn build(name: &str, dir: &std::path::Path, extra: &[&str]) -> std::path::PathBuf {
     let exe = dir.join(name);
     let src = source(&format!("programs/{name}.c"));
-    compile(&src, &exe, extra).expect_ok(&format!("compiling {name}.c"));
+    let out = compile(&src, &exe, extra);
+    out.expect_ok(&format!("compiling {name}.c"));
+    // Clang must see every directive the plugin re-emits as intended.
+    assert!(!out.stderr.contains("extra tokens at the end"), "{name}.c: {}", out.stderr);
     exe
 }
 

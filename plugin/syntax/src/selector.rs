@@ -24,8 +24,9 @@ pub enum CondPiece {
 pub struct Arm {
     /// None for `default(...)` / `otherwise(...)`.
     pub cond: Option<Vec<CondPiece>>,
-    /// Tokens of the directive variant (may be empty: the statement runs as is).
-    pub directive: Range<usize>,
+    /// Tokens of the directive variant, in the order to emit them (empty: the statement runs
+    /// as is).
+    pub directive: Vec<Range<usize>>,
 }
 
 /// What the selector needs to know about an open adaptation region.
@@ -73,7 +74,7 @@ pub fn parse_metadirective<'a>(
                 diags.push(Diagnostic::error(i, i + 1, "'metadirective' takes one 'default'/'otherwise' clause"));
                 return None;
             }
-            default = Some(Arm { cond: None, directive: i + 2..close });
+            default = Some(Arm { cond: None, directive: directive_variant(toks, i + 2..close, diags) });
         }
         i = close + 1;
     }
@@ -185,7 +186,54 @@ fn when_clause<'a>(
         }
         c
     };
-    Some(Arm { cond: Some(cond), directive: colon + 1..args.end })
+    Some(Arm { cond: Some(cond), directive: directive_variant(toks, colon + 1..args.end, diags) })
+}
+
+/// Words that make up OpenMP directive names of the variants a metadirective selects between.
+const DIRECTIVE_WORDS: [&str; 12] =
+    ["target", "teams", "distribute", "parallel", "for", "simd", "loop", "taskloop", "masked", "master", "sections", "single"];
+
+/// The directive variant's tokens with its directive-name words first. The paper's Listing 3
+/// writes `target map(...) map(...) teams distribute parallel for`; Clang would read a `target`
+/// with clauses and ignore the rest, losing the parallel loop, so the words are moved in front of
+/// the clauses, with a warning.
+fn directive_variant(toks: &[Tok], range: Range<usize>, diags: &mut Diags) -> Vec<Range<usize>> {
+    let mut words: Vec<Range<usize>> = Vec::new();
+    let mut clauses: Vec<Range<usize>> = Vec::new();
+    let mut i = range.start;
+    while i < range.end {
+        let t = &toks[i];
+        let next_is_paren = i + 1 < range.end && toks[i + 1].is_punct("(");
+        if t.kind == TokKind::Ident && next_is_paren {
+            let close = crate::clauses::matching_paren(toks, i + 1).map_or(range.end, |c| (c + 1).min(range.end));
+            clauses.push(i..close);
+            i = close;
+            continue;
+        }
+        if t.kind == TokKind::Ident && DIRECTIVE_WORDS.contains(&t.text.as_str()) {
+            if !clauses.is_empty() {
+                let mut end = i + 1;
+                while end < range.end && toks[end].kind == TokKind::Ident && DIRECTIVE_WORDS.contains(&toks[end].text.as_str()) {
+                    end += 1;
+                }
+                let moved: Vec<&str> = toks[i..end].iter().map(|t| t.text.as_str()).collect();
+                diags.push(Diagnostic::warning(
+                    i,
+                    end,
+                    format!("'{}' follows the clauses of this directive variant; read as part of its name", moved.join(" ")),
+                ));
+                words.push(i..end);
+                i = end;
+                continue;
+            }
+            words.push(i..i + 1);
+        } else {
+            clauses.push(i..i + 1); // a clause without arguments, e.g. nowait, or punctuation
+        }
+        i += 1;
+    }
+    words.extend(clauses);
+    words
 }
 
 /// `or := and ('||' and)*; and := unary ('&&' unary)*; unary := '!' unary | '(' or ')' | cmp;
@@ -325,7 +373,8 @@ mod tests {
         assert_eq!(arms.len(), 2);
         assert_eq!(arms[0].cond, Some(vec![CondPiece::Text("V == 0".into())]));
         assert_eq!(arms[1].cond, Some(vec![CondPiece::Text("V == 1".into())]));
-        assert_eq!(arms[1].directive.len(), 16);
+        let n: usize = arms[1].directive.iter().map(|r| r.len()).sum();
+        assert_eq!(n, 16);
     }
 
     #[test]
@@ -339,6 +388,19 @@ mod tests {
         assert_eq!(arms[0].cond, Some(vec![CondPiece::Text("(!((V >= 1))) && (V != 1)".into())]));
         assert!(matches!(arms[1].cond.as_ref().unwrap()[0], CondPiece::User(_)));
         assert!(arms[2].cond.is_none());
+    }
+
+    #[test]
+    fn directive_words_after_clauses_move_in_front() {
+        let src = "when(user={adaptation(by_len==gpu)} : target map(to: A[0:N]) map(from: C[0:N]) teams distribute parallel for)";
+        let toks = lex(src);
+        let (arms, d) = parse(src);
+        assert_eq!(d.len(), 1);
+        assert_eq!(d[0].severity, crate::diag::Severity::Warning);
+        assert_eq!(d[0].message, "'teams distribute parallel for' follows the clauses of this directive variant; read as part of its name");
+        let arm = &arms.unwrap()[0];
+        let text: Vec<String> = arm.directive.iter().map(|r| crate::token::spell(&toks[r.clone()])).collect();
+        assert_eq!(text, vec!["target", "teams distribute parallel for", "map(to:A[0:N] )", "map(from:C[0:N] )"]);
     }
 
     #[test]

@@ -286,7 +286,7 @@ fn metadirective_chain(arms: &[Arm]) -> Vec<Piece> {
         }
         if !arm.directive.is_empty() {
             p.push(Piece::OmpBegin);
-            p.push(Piece::User(arm.directive.clone()));
+            p.extend(arm.directive.iter().map(|r| Piece::User(r.clone())));
             p.push(Piece::OmpEnd);
         }
         p.push(Piece::Statement);
@@ -354,7 +354,7 @@ mod tests {
         assert!(d.is_empty(), "{d:?}");
         assert_eq!(o, Outcome::NeedStatement);
         let t = texts(&s.on_statement(&lex("for(;;);")));
-        assert_eq!(t, "if ( __ompadapt_c1.variant == 0 ) { #omp[ <14..16> ] STMT } else if ( __ompadapt_c1.variant == 1 ) { #omp[ <30..35> ] STMT } else { STMT }");
+        assert_eq!(t, "if ( __ompadapt_c1.variant == 0 ) { #omp[ <14..15> <15..16> ] STMT } else if ( __ompadapt_c1.variant == 1 ) { #omp[ <30..31> <31..32> <32..33> <33..34> <34..35> ] STMT } else { STMT }");
         let (o, d) = s.on_pragma(&lex("end adaptation model_name(by_len)"), &ctx());
         assert!(d.is_empty());
         assert_eq!(o, Outcome::Emit(vec![Piece::Text("__ompadapt_api()->end(&__ompadapt_c1);".into())]));
