@@ -5,7 +5,8 @@
 # Idempotent: when everything is present it only checks, in well under a second.
 set -euo pipefail
 
-pkgs=(clang-19 clang-tools-19 llvm-19-dev libclang-19-dev libclang-cpp19-dev libomp-19-dev llvm-19-tools pkg-config cmake)
+pkgs=(clang-19 clang-tools-19 llvm-19-dev libclang-19-dev libclang-cpp19-dev libomp-19-dev llvm-19-tools pkg-config cmake
+      libopenmpi-dev openmpi-bin)  # Open MPI: the runtime's `mpi` feature and its mpirun test
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

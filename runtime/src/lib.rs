@@ -26,6 +26,7 @@ pub mod ctx;
 pub mod diag;
 pub mod ffi;
 pub mod model;
+#[cfg(feature = "mpi")] pub mod mpi;
 pub mod persist;
 pub mod region;
 pub mod registry;
