@@ -93,7 +93,8 @@
 //! let local: Vec<(String, Vec<mpi::Row>)> =
 //!     registry.regions().iter().map(|r| (r.spec.model.clone(), r.rows())).collect();
 //! for (model, rows) in mpi::pool_all(local) {       // identity without MPI
-//!     if let Some(r) = registry.find(&model) { r.train_from_rows(&rows) }
+//!     // group_rows: distinct (features, variant) with their times, in pooled order
+//!     if let Some(r) = registry.find(&model) { r.train_from_groups(mpi::group_rows(&rows)) }
 //! }
 //! // file naming (persist::path_for):
 //! let stem = match mpi::persist_rank() { Some((r, _)) => format!("{model}.rank{r}"), None => model };
@@ -268,6 +269,27 @@ pub fn pool_all_in<C: Communicator>(comm: &C, local: Vec<(String, Vec<Row>)>) ->
     STATS_BYTES.store(total, Ordering::Relaxed);
     STATS_ROWS.store(out.iter().map(|(_, r)| r.len() as u64).sum(), Ordering::Relaxed);
     STATS_NS.store(t0.elapsed().as_nanos() as u64, Ordering::Relaxed);
+    out
+}
+
+/// Groups rows by (feature vector, variant), in order of first appearance, each with its times
+/// in the order given. Feature vectors are compared bit for bit. On pooled rows the result is
+/// identical on every rank, so training on it gives every rank the same model: the core can
+/// feed each group's times to its statistics (median per group, then the fastest variant per
+/// feature vector) without any rank-dependent ordering creeping in.
+pub fn group_rows(rows: &[Row]) -> Vec<(Vec<f64>, u32, Vec<f64>)> {
+    let mut out: Vec<(Vec<f64>, u32, Vec<f64>)> = Vec::new();
+    let mut index: std::collections::HashMap<(Vec<u64>, u32), usize> = std::collections::HashMap::new();
+    for r in rows {
+        let key = (r.features.iter().map(|f| f.to_bits()).collect::<Vec<u64>>(), r.variant);
+        match index.get(&key) {
+            Some(&i) => out[i].2.push(r.ns),
+            None => {
+                index.insert(key, out.len());
+                out.push((r.features.clone(), r.variant, vec![r.ns]));
+            }
+        }
+    }
     out
 }
 
@@ -478,6 +500,17 @@ mod tests {
         let m = merge(vec![r0, r1]);
         assert_eq!(m.iter().map(|(k, _)| k.as_str()).collect::<Vec<_>>(), ["x", "y"]);
         assert_eq!(m[0].1.iter().map(|r| r.ns).collect::<Vec<_>>(), [1.0, 2.0]);
+    }
+
+    #[test]
+    fn grouping_is_by_first_appearance() {
+        let rows = vec![row(&[2.0], 1, 5.0), row(&[1.0], 0, 3.0), row(&[2.0], 1, 6.0), row(&[2.0], 0, 1.0), row(&[1.0], 0, 4.0)];
+        let g = group_rows(&rows);
+        assert_eq!(
+            g,
+            vec![(vec![2.0], 1, vec![5.0, 6.0]), (vec![1.0], 0, vec![3.0, 4.0]), (vec![2.0], 0, vec![1.0])]
+        );
+        assert!(group_rows(&[]).is_empty());
     }
 
     #[test]

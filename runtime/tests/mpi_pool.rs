@@ -187,18 +187,16 @@ fn rows_of(r: &Region) -> Vec<Row> {
 /// Trains a fresh region on `rows` (grouped by (features, variant) in the order given, which
 /// is the same on every rank for pooled rows) and returns its decisions for f = 1..=8.
 fn decisions_from_rows(rows: &[Row]) -> String {
-    let mut order: Vec<(FKey, usize)> = Vec::new();
-    let mut stats: HashMap<(FKey, usize), VariantStats> = HashMap::new();
-    for r in rows {
-        let k = (FKey::new(&r.features), r.variant as usize);
-        stats.entry(k).or_insert_with(|| {
-            order.push(k);
-            VariantStats::default()
-        });
-        stats.get_mut(&k).unwrap().record(r.ns as u64);
-    }
-    let samples: Vec<(FKey, usize, VariantStats)> =
-        order.into_iter().map(|k| (k.0, k.1, stats.remove(&k).unwrap())).collect();
+    let samples = mpi::group_rows(rows)
+        .into_iter()
+        .map(|(features, v, times)| {
+            let mut s = VariantStats::default();
+            for t in times {
+                s.record(t as u64);
+            }
+            (FKey::new(&features), v as usize, s)
+        })
+        .collect();
     decisions_from_samples(samples)
 }
 
