@@ -22,8 +22,8 @@
 //! the first one forever, so the runtime must only call them where the *application* guarantees
 //! that every rank arrives:
 //!
-//! * **the explicit training call** (`ompadapt_train()` in the C API, Apollo's train call),
-//!   documented as collective over `MPI_COMM_WORLD`, like `MPI_Barrier`: "call it on every
+//! * **the explicit training call** (`ompadapt_train()` in the C API and Apollo's train call,
+//!   both the core's, in `ffi.rs`/`ompadapt.h`), documented as collective over `MPI_COMM_WORLD`, like `MPI_Barrier`: "call it on every
 //!   rank, from one thread, at the same point of every step". This is exactly Artemis's design
 //!   (the user invokes the optimisation API at the end of a step; every process then issues an
 //!   allgather). The core calls [`pool_all`] **once** per training call with every region it
@@ -83,8 +83,17 @@
 //! of the next run starts from the same data. [`persist_rank`] also works before `MPI_Init` and
 //! after `MPI_Finalize` (the runtime's exit handler runs after `MPI_Finalize`): it remembers
 //! the rank once MPI has told it, and before that reads it from the launcher's environment
-//! (`OMPI_COMM_WORLD_RANK`, `PMIX_RANK`, `PMI_RANK`, `MV2_COMM_WORLD_RANK`, `SLURM_PROCID`,
-//! with the matching sizes).
+//! (`OMPI_COMM_WORLD_RANK`, `PMI_RANK`, `MV2_COMM_WORLD_RANK`, `PMIX_RANK`, `SLURM_PROCID`,
+//! in that order, with the matching sizes).
+//!
+//! # Limits
+//!
+//! * Pooling is over `MPI_COMM_WORLD` ([`pool_all_in`] takes another communicator from Rust).
+//!   A program that uses only MPI-4 sessions (no `MPI_Init`) counts as not an MPI program.
+//! * With the feature, `libompadapt_rt.so` depends on the MPI library it was built against
+//!   (once the core calls into this module) and `libompadapt_rt.a` needs `-lmpi` (link with
+//!   `mpicc`). Tested with Debian 12's Open MPI 4.1.4; MPICH is supported by rsmpi but untested
+//!   here (the two packages conflict on Debian).
 //!
 //! # Integration (what the core does)
 //!
