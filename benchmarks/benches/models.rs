@@ -1,0 +1,94 @@
+//! Model costs (issue 3, item 9): inference of each compiled model on the runtime's padded
+//! `[f64; 16]` features, and training (fit + compile + the check on every training vector).
+//!
+//! Targets and Apollo's figures (its own `apollo-overhead` test, measured on this project's
+//! machine): inference of a depth-2 tree ≤ 5 ns (Apollo 8.4 ns), of a 10-tree × depth-2 forest
+//! ≤ 40 ns (paper: 7–20 ns); training a depth-2 tree on 10 samples × 2 features ≤ 5 µs (Apollo
+//! 5.5 µs), a 10-tree forest ≤ 100 µs (paper: 60–280 µs).
+//!
+//! * `infer_*`: one prediction; the input alternates between two vectors on either side of the
+//!   model's boundaries so the walk cannot be predicted perfectly.
+//! * `train_*_10x2`: 10 feature vectors × 2 features, labels split on the first feature (the
+//!   usual shape); `_4class` variants: 4 labels in a pattern greedy splitting cannot fit at
+//!   depth 2 (the exhaustive depth-2 search runs).
+//!
+//! `cargo bench -p ompadapt-benchmarks --bench models`.
+
+use std::hint::black_box;
+use std::time::Duration;
+
+use criterion::{criterion_group, criterion_main, Criterion};
+use ompadapt_rt::ctx::MAX_FEATURES;
+use ompadapt_rt::model::{self, Compiled, ModelChoice};
+
+fn rows_10x2() -> Vec<Vec<f64>> {
+    (0..10).map(|i| vec![(1 + i) as f64 * 10_000.0, (i % 3) as f64]).collect()
+}
+
+fn split_labels() -> Vec<usize> {
+    (0..10).map(|i| (i >= 4) as usize).collect()
+}
+
+/// 0 0 0 0 0 1 2 2 3 3: greedy Gini splits the big class off first and then cannot finish in
+/// two levels; the exhaustive depth-2 search finds 0 1 | 2 3.
+fn hard_labels() -> Vec<usize> {
+    vec![0, 0, 0, 0, 0, 1, 2, 2, 3, 3]
+}
+
+fn pad(r: &[f64]) -> [f64; MAX_FEATURES] {
+    let mut x = [0.0; MAX_FEATURES];
+    x[..r.len()].copy_from_slice(r);
+    x
+}
+
+fn bench_inference(c: &mut Criterion, name: &str, m: &Compiled) {
+    let xs = [pad(&[25_000.0, 1.0]), pad(&[85_000.0, 2.0])];
+    let mut i = 0usize;
+    c.bench_function(name, |b| {
+        b.iter(|| {
+            i += 1;
+            m.predict(black_box(&xs[i & 1]))
+        })
+    });
+}
+
+fn inference(c: &mut Criterion) {
+    let rows = rows_10x2();
+    let hard = hard_labels();
+    let tree = model::train(ModelChoice::Tree { max_depth: 2 }, &rows, &hard, 1).unwrap();
+    let forest = model::fit(ModelChoice::Forest { trees: 10, max_depth: 2 }, &rows, &hard, 1).unwrap();
+    let logistic = model::fit(ModelChoice::LogisticRegression, &rows, &hard, 1).unwrap();
+    let patched = model::train(ModelChoice::Tree { max_depth: 1 }, &rows, &hard, 1).unwrap();
+    assert!(matches!(tree, Compiled::Tree(_)));
+    assert!(matches!(patched, Compiled::Patched(_)));
+    bench_inference(c, "infer_dtree_depth2", &tree);
+    bench_inference(c, "infer_rfc_10x_depth2", &forest);
+    bench_inference(c, "infer_logistic_2f_4classes", &logistic);
+    bench_inference(c, "infer_dtree_depth1_with_exceptions", &patched);
+}
+
+fn training(c: &mut Criterion) {
+    let rows = rows_10x2();
+    let (split, hard) = (split_labels(), hard_labels());
+    for (name, choice, labels) in [
+        ("train_dtree_10x2", ModelChoice::Tree { max_depth: 2 }, &split),
+        ("train_dtree_10x2_4class", ModelChoice::Tree { max_depth: 2 }, &hard),
+        ("train_rfc10_10x2", ModelChoice::Forest { trees: 10, max_depth: 2 }, &split),
+        ("train_rfc10_10x2_4class", ModelChoice::Forest { trees: 10, max_depth: 2 }, &hard),
+        ("train_logistic_10x2", ModelChoice::LogisticRegression, &split),
+        ("train_logistic_10x2_4class", ModelChoice::LogisticRegression, &hard),
+    ] {
+        c.bench_function(name, |b| b.iter(|| model::train(choice, black_box(&rows), black_box(labels), 1).unwrap()));
+    }
+}
+
+fn config() -> Criterion {
+    Criterion::default().warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(1))
+}
+
+criterion_group! {
+    name = benches;
+    config = config();
+    targets = inference, training
+}
+criterion_main!(benches);

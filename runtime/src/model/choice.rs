@@ -1,0 +1,162 @@
+//! Which model a region trains: from the directive's `model_type(...)`, or overridden by the
+//! environment (`OMPADAPT_MODEL` for every region, `OMPADAPT_MODEL_<model name>` for one).
+
+use crate::spec::ModelType;
+
+/// Default max depth of a decision tree (`model_type(dtree)` without a parameter).
+pub const DEFAULT_TREE_DEPTH: usize = 2;
+/// Default number of trees of a forest.
+pub const DEFAULT_FOREST_TREES: usize = 10;
+/// Default max depth of a forest's trees.
+pub const DEFAULT_FOREST_DEPTH: usize = 2;
+/// Largest accepted max depth (larger requests are clamped).
+pub const MAX_DEPTH: usize = 32;
+/// Largest accepted forest (larger requests are clamped).
+pub const MAX_TREES: usize = 1000;
+
+/// Which model to train, with its hyper-parameters resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModelChoice {
+    /// One decision tree.
+    Tree { max_depth: usize },
+    /// A random forest: bagged trees on random feature subsets, majority vote.
+    Forest { trees: usize, max_depth: usize },
+    /// Multinomial logistic regression on standardised (and, for size-like features,
+    /// log-scaled) features (seed 002, hpxML).
+    LogisticRegression,
+}
+
+impl ModelChoice {
+    /// Resolves `model_type(kind, p1, p2)`; a parameter ≤ 0 (the plugin passes -1 when it is
+    /// absent) takes the default.
+    pub fn resolve(kind: ModelType, p1: i64, p2: i64) -> ModelChoice {
+        let pick = |p: i64, default: usize, max: usize| {
+            if p > 0 {
+                (p as usize).min(max)
+            } else {
+                default
+            }
+        };
+        match kind {
+            ModelType::DecisionTree => ModelChoice::Tree { max_depth: pick(p1, DEFAULT_TREE_DEPTH, MAX_DEPTH) },
+            ModelType::RandomForest => ModelChoice::Forest {
+                trees: pick(p1, DEFAULT_FOREST_TREES, MAX_TREES),
+                max_depth: pick(p2, DEFAULT_FOREST_DEPTH, MAX_DEPTH),
+            },
+        }
+    }
+
+    /// Parses an override (`OMPADAPT_MODEL`, `OMPADAPT_MODEL_<name>`):
+    /// `dtree[,depth]`, `rfc[,trees[,depth]]` or `logistic`. Apollo's spellings
+    /// `DecisionTree`, `RandomForest` and `LogisticRegression` (any case) are accepted too.
+    pub fn parse_override(s: &str) -> Result<ModelChoice, String> {
+        let parts: Vec<&str> = s.split(',').map(str::trim).collect();
+        let num = |i: usize| -> Result<i64, String> {
+            match parts.get(i) {
+                None => Ok(-1),
+                Some(p) => match p.parse::<i64>() {
+                    Ok(v) if v > 0 => Ok(v),
+                    _ => Err(format!("'{p}' is not a positive integer")),
+                },
+            }
+        };
+        let too_many = |max: usize| if parts.len() > max { Err("too many parameters".to_owned()) } else { Ok(()) };
+        match parts[0].to_ascii_lowercase().as_str() {
+            "dtree" | "decisiontree" => {
+                too_many(2)?;
+                Ok(ModelChoice::resolve(ModelType::DecisionTree, num(1)?, -1))
+            }
+            "rfc" | "randomforest" => {
+                too_many(3)?;
+                Ok(ModelChoice::resolve(ModelType::RandomForest, num(1)?, num(2)?))
+            }
+            "logistic" | "logisticregression" => {
+                too_many(1)?;
+                Ok(ModelChoice::LogisticRegression)
+            }
+            k => Err(format!(
+                "unknown model '{k}' (expected dtree[,depth], rfc[,trees[,depth]] or logistic)"
+            )),
+        }
+    }
+
+    /// Human-readable description, e.g. `decision tree (max depth 2)`.
+    pub fn describe(&self) -> String {
+        match self {
+            ModelChoice::Tree { max_depth } => format!("decision tree (max depth {max_depth})"),
+            ModelChoice::Forest { trees, max_depth } => {
+                format!("random forest ({trees} trees, max depth {max_depth})")
+            }
+            ModelChoice::LogisticRegression => "multinomial logistic regression".to_owned(),
+        }
+    }
+}
+
+/// Name of the environment variable that overrides the model of region `model`:
+/// `OMPADAPT_MODEL_` followed by the model name with every character that is not an ASCII
+/// letter, digit or `_` replaced by `_` (case is kept: `model_name(vecAdd)` →
+/// `OMPADAPT_MODEL_vecAdd`).
+pub fn env_var_for(model: &str) -> String {
+    let name: String = model.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    format!("OMPADAPT_MODEL_{name}")
+}
+
+/// The per-region override of `model`, read through `get` (the environment, or a map in tests):
+/// `OMPADAPT_MODEL_<name>` as spelled by [`env_var_for`], else the same name upper-cased.
+/// `None` when neither is set (or set to an empty string); `Some(Err(..))` when it does not
+/// parse (the caller warns once and keeps the directive's model).
+pub fn override_for(model: &str, get: impl Fn(&str) -> Option<String>) -> Option<Result<ModelChoice, String>> {
+    let exact = env_var_for(model);
+    let upper = exact.to_ascii_uppercase();
+    let value = get(&exact).or_else(|| if upper != exact { get(&upper) } else { None })?;
+    if value.trim().is_empty() {
+        return None;
+    }
+    Some(ModelChoice::parse_override(&value).map_err(|e| format!("{exact}='{value}' ignored: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    #[test]
+    fn resolve_defaults() {
+        assert_eq!(ModelChoice::resolve(ModelType::DecisionTree, -1, -1), ModelChoice::Tree { max_depth: 2 });
+        assert_eq!(ModelChoice::resolve(ModelType::DecisionTree, 4, -1), ModelChoice::Tree { max_depth: 4 });
+        assert_eq!(ModelChoice::resolve(ModelType::DecisionTree, 400, -1), ModelChoice::Tree { max_depth: MAX_DEPTH });
+        assert_eq!(
+            ModelChoice::resolve(ModelType::RandomForest, -1, -1),
+            ModelChoice::Forest { trees: 10, max_depth: 2 }
+        );
+    }
+
+    #[test]
+    fn overrides_parse() {
+        assert_eq!(ModelChoice::parse_override("rfc,3").unwrap(), ModelChoice::Forest { trees: 3, max_depth: 2 });
+        assert_eq!(ModelChoice::parse_override("dtree").unwrap(), ModelChoice::Tree { max_depth: 2 });
+        assert_eq!(ModelChoice::parse_override(" logistic ").unwrap(), ModelChoice::LogisticRegression);
+        assert_eq!(ModelChoice::parse_override("LogisticRegression").unwrap(), ModelChoice::LogisticRegression);
+        assert_eq!(
+            ModelChoice::parse_override("RandomForest,20,3").unwrap(),
+            ModelChoice::Forest { trees: 20, max_depth: 3 }
+        );
+        assert!(ModelChoice::parse_override("dtree,1,2").is_err());
+        assert!(ModelChoice::parse_override("dtree,0").is_err());
+        assert!(ModelChoice::parse_override("logistic,1").is_err());
+        assert!(ModelChoice::parse_override("svm").unwrap_err().contains("logistic"));
+    }
+
+    #[test]
+    fn per_region_variable() {
+        assert_eq!(env_var_for("vecAdd"), "OMPADAPT_MODEL_vecAdd");
+        assert_eq!(env_var_for("a.b-c"), "OMPADAPT_MODEL_a_b_c");
+        let env: HashMap<&str, &str> =
+            [("OMPADAPT_MODEL_vecAdd", "logistic"), ("OMPADAPT_MODEL_MM", "rfc,5"), ("OMPADAPT_MODEL_bad", "svm")].into();
+        let get = |k: &str| env.get(k).map(|v| v.to_string());
+        assert_eq!(override_for("vecAdd", get), Some(Ok(ModelChoice::LogisticRegression)));
+        assert_eq!(override_for("mm", get), Some(Ok(ModelChoice::Forest { trees: 5, max_depth: 2 })));
+        assert!(override_for("bad", get).unwrap().unwrap_err().contains("OMPADAPT_MODEL_bad"));
+        assert_eq!(override_for("other", get), None);
+    }
+}

@@ -1,0 +1,168 @@
+//! Models: training, and compilation into flat, allocation-free forms for inference.
+//!
+//! | model | `model_type` / override | learner | compiled form |
+//! |---|---|---|---|
+//! | decision tree | `dtree[,depth]` | [`cart`]: CART, exact on small sets | [`FlatTree`]: node array, fixed-step walk |
+//! | random forest | `rfc[,trees[,depth]]` | [`forest`]: bootstrap + feature subsets over `cart` | [`FlatForest`]: one node array, vote |
+//! | logistic regression | `logistic` (environment only) | linfa-logistic on [`scaling`]-ed features | [`Linear`]: weight matrix |
+//!
+//! [`train`] fits the chosen model ([`fit`]) and then checks it on every distinct training
+//! vector: the ones it mispredicts become [`patch`] exceptions, so a trained model always
+//! reproduces the fastest variant of every feature vector it was trained on (up to
+//! [`patch::MAX_EXCEPTIONS`] corrections). What each learner guarantees on its own is in its
+//! module and tested in `tests/models_exact.rs`.
+//!
+//! [`Compiled::predict`] takes the context's zero-padded `[f64; 16]` features and allocates
+//! nothing; it is the trained path's only model cost.
+
+pub mod cart;
+mod choice;
+pub mod data;
+pub mod forest;
+pub mod logistic;
+pub mod patch;
+pub mod rng;
+pub mod scaling;
+pub mod tree;
+
+pub use choice::{
+    env_var_for, override_for, ModelChoice, DEFAULT_FOREST_DEPTH, DEFAULT_FOREST_TREES, DEFAULT_TREE_DEPTH, MAX_DEPTH,
+    MAX_TREES,
+};
+pub use data::Table;
+pub use forest::FlatForest;
+pub use logistic::Linear;
+pub use patch::{Exception, Patched, MAX_EXCEPTIONS};
+pub use rng::fnv1a;
+pub use tree::{FlatTree, Node};
+
+use crate::ctx::MAX_FEATURES;
+
+/// A trained model, ready for allocation-free inference.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Compiled {
+    /// One decision tree (also the constant fallback: a single leaf).
+    Tree(FlatTree),
+    /// A random forest.
+    Forest(FlatForest),
+    /// A multinomial logistic regression.
+    Logistic(Linear),
+    /// A model plus the training vectors it mispredicts.
+    Patched(Box<Patched>),
+}
+
+impl Compiled {
+    /// Predicted variant for `x` (features zero-padded to [`MAX_FEATURES`]).
+    #[inline]
+    pub fn predict(&self, x: &[f64; MAX_FEATURES]) -> usize {
+        match self {
+            Compiled::Tree(t) => t.predict(x),
+            Compiled::Forest(f) => f.predict(x),
+            Compiled::Logistic(l) => l.predict(x),
+            Compiled::Patched(p) => p.predict(x),
+        }
+    }
+
+    /// Indented text of the model.
+    pub fn render(&self, feature: &dyn Fn(usize) -> String, class: &dyn Fn(usize) -> String, indent: usize) -> String {
+        match self {
+            Compiled::Tree(t) => t.render(feature, class, indent),
+            Compiled::Forest(f) => f.render(feature, class, indent),
+            Compiled::Logistic(l) => l.render(feature, class, indent),
+            Compiled::Patched(p) => p.render(feature, class, indent),
+        }
+    }
+
+    /// The exceptions, if the model has any.
+    pub fn exceptions(&self) -> &[Exception] {
+        match self {
+            Compiled::Patched(p) => &p.exceptions,
+            _ => &[],
+        }
+    }
+}
+
+/// Fits `choice` on `rows` → `labels` without checking it on the training vectors (the learner
+/// alone; [`train`] is what the runtime uses). `seed` makes forests reproducible.
+pub fn fit(choice: ModelChoice, rows: &[Vec<f64>], labels: &[usize], seed: u64) -> Result<Compiled, String> {
+    let t = Table::new(rows, labels)?;
+    Ok(match choice {
+        ModelChoice::Tree { max_depth } => Compiled::Tree(FlatTree::from_grown(&cart::grow_all(&t, max_depth))),
+        ModelChoice::Forest { trees, max_depth } => Compiled::Forest(forest::fit(&t, trees, max_depth, seed)),
+        ModelChoice::LogisticRegression => Compiled::Logistic(logistic::fit(&t, true)?),
+    })
+}
+
+/// Trains `choice` on feature rows and their labels (the best variant of each row): [`fit`],
+/// then exceptions for the distinct training vectors the model mispredicts (a row's label is the
+/// majority label of its duplicates). `seed` makes forests reproducible.
+pub fn train(choice: ModelChoice, rows: &[Vec<f64>], labels: &[usize], seed: u64) -> Result<Compiled, String> {
+    let model = fit(choice, rows, labels, seed)?;
+    let t = Table::new(rows, labels)?;
+    let mut exceptions = Vec::new();
+    let mut unpatched = 0;
+    for (i, label) in t.distinct() {
+        let x = t.padded(i);
+        if model.predict(&x) != label as usize {
+            if exceptions.len() < MAX_EXCEPTIONS {
+                exceptions.push(Exception { x, len: t.p, class: label as u32 });
+            } else {
+                unpatched += 1;
+            }
+        }
+    }
+    Ok(if exceptions.is_empty() {
+        model
+    } else {
+        Compiled::Patched(Box::new(Patched { model, exceptions: exceptions.into(), unpatched }))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pad(r: &[f64]) -> [f64; MAX_FEATURES] {
+        let mut x = [0.0; MAX_FEATURES];
+        x[..r.len()].copy_from_slice(r);
+        x
+    }
+
+    #[test]
+    fn render_tree() {
+        let rows = vec![vec![1000.0], vec![20000.0], vec![40000.0], vec![90000.0]];
+        let c = train(ModelChoice::Tree { max_depth: 2 }, &rows, &[0, 0, 1, 1], 1).unwrap();
+        let names = ["cpu", "gpu"];
+        let text = c.render(&|_| "N".to_owned(), &|i| names[i].to_owned(), 0);
+        assert_eq!(text, "if N < 30000\n  -> cpu\nelse\n  -> gpu\n");
+        let rows = vec![vec![1.0], vec![2.0]];
+        let c = train(ModelChoice::Tree { max_depth: 2 }, &rows, &[1, 1], 1).unwrap();
+        assert_eq!(c, Compiled::Tree(FlatTree::constant(1)));
+    }
+
+    #[test]
+    fn exceptions_fix_what_the_model_cannot_fit() {
+        // three classes on one feature, depth 1: two leaves, so one vector is wrong
+        let rows = vec![vec![1.0], vec![2.0], vec![3.0]];
+        let raw = fit(ModelChoice::Tree { max_depth: 1 }, &rows, &[0, 1, 2], 1).unwrap();
+        let wrong = rows.iter().zip([0, 1, 2]).filter(|(r, l)| raw.predict(&pad(r)) != *l).count();
+        assert_eq!(wrong, 1);
+        let c = train(ModelChoice::Tree { max_depth: 1 }, &rows, &[0, 1, 2], 1).unwrap();
+        assert_eq!(c.exceptions().len(), 1);
+        for (r, l) in rows.iter().zip([0, 1, 2]) {
+            assert_eq!(c.predict(&pad(r)), l);
+        }
+        // an unseen vector goes to the tree
+        assert_eq!(c.predict(&pad(&[100.0])), raw.predict(&pad(&[100.0])));
+        let text = c.render(&|_| "n".to_owned(), &|i| format!("v{i}"), 0);
+        assert!(text.contains("exceptions") && text.contains("n=") && text.contains("-> v"), "{text}");
+    }
+
+    #[test]
+    fn logistic_renders_scaling() {
+        let rows: Vec<Vec<f64>> = [1e2, 1e3, 1e5, 1e7].iter().map(|&n| vec![n]).collect();
+        let c = train(ModelChoice::LogisticRegression, &rows, &[0, 0, 1, 1], 1).unwrap();
+        let text = c.render(&|_| "N".to_owned(), &|i| format!("v{i}"), 1);
+        assert!(text.contains("ln(N)") && text.contains("score(v1)"), "{text}");
+    }
+}
