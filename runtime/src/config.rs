@@ -1,47 +1,164 @@
-//! Runtime configuration, read once from the environment.
+//! Runtime configuration, read once from the environment. Every variable starts with
+//! `OMPADAPT_`; the README copies this table.
 //!
-//! | Variable           | Default       | Meaning |
-//! |--------------------|---------------|---------|
-//! | `OMPADAPT_REPORT`  | `0`           | `1`: at exit, print a per-region report on stderr (executions, training samples, mean/median time per feature vector and variant, the trained model, the current decision per feature vector). |
-//! | `OMPADAPT_DIR`     | `./.ompadapt` | Directory of persisted samples; each program gets `<dir>/<program-name>/<model>.json`. |
-//! | `OMPADAPT_PERSIST` | `1`           | `0`: neither load samples at region creation nor save them at exit. |
-//! | `OMPADAPT_WARMUP`  | `1`           | `0`: record the first execution of each variant too (by default it runs but is not recorded, because the first offload initialises the device). |
-//! | `OMPADAPT_MODEL`   | (unset)       | Override the model of every region: `dtree[,max_depth]` or `rfc[,trees[,max_depth]]`, e.g. `dtree,3` or `rfc,10,2`. |
+//! | Variable | Default | Meaning |
+//! |---|---|---|
+//! | `OMPADAPT_REPORT` | `0` | `1`: at exit, a per-region report on stderr (executions, training samples, timings per feature vector and variant, the model, the decisions, drift events). `json:<file>`: the same as a JSON document written (atomically) to `<file>`. |
+//! | `OMPADAPT_DIR` | `./.ompadapt` | Where learned data goes: `<dir>/<program>/<region>/` (see `persist`). |
+//! | `OMPADAPT_PERSIST` | `1` | `0`: neither load nor save. |
+//! | `OMPADAPT_WARMUP` | `1` | `0`: also record the first execution of each variant (by default it runs but is not recorded: the first offload initialises the device). |
+//! | `OMPADAPT_MODEL` | unset | Model of every region, or per region: `dtree[,depth]`, `rfc[,trees[,depth]]` (and whatever `model` adds); per region with `;`: `dtree,3;mm:rfc,10,2` (region `mm` gets a forest, the others a depth-3 tree). |
+//! | `OMPADAPT_EXPLORE` | `roundrobin` | Exploration strategy: `roundrobin` (Apollo's), `random` (Apollo's), `elimination` (successive elimination per feature vector: stops measuring variants that are clearly slower). Per region like `OMPADAPT_MODEL`: `random;mm:elimination`. |
+//! | `OMPADAPT_REPEATS` | `1` | Measurements a (feature vector, variant) pair needs before it counts as a training sample; labels take the median (or vote) over them. `3` survives one preempted measurement per pair; `1` keeps `min_train_data` meaning what it means in Apollo and the paper (distinct measured pairs). Per region: `3;mm:5`. |
+//! | `OMPADAPT_LABEL` | `median` | How repeated measurements make a label: `median` (fastest median time) or `vote` (fastest variant in each batch of measurements, majority over batches; seed 001). |
+//! | `OMPADAPT_MIN_TRAIN` | unset | Overrides `min_train_data` (training samples needed), globally or per region (`20;mm:8`). |
+//! | `OMPADAPT_ELIMINATION_MARGIN` | `0.05` | Successive elimination drops variant u when even its fastest measurement is this fraction slower than the best variant's (robust) slowest one. |
+//! | `OMPADAPT_SEED` | `0` | Seed of the `random` strategy (mixed with the region name). |
+//! | `OMPADAPT_COARSE` | `0` | `1`: seed 001's coarse-grained mode: one variant per feature vector for a whole program run, learned across runs from the region's total time (needs persistence). Per region: `0;mm:1`. |
+//! | `OMPADAPT_EXPLORE_ONLY` | `0` | `1`: never train automatically, keep exploring (data-collection runs). |
+//! | `OMPADAPT_FROZEN` | `0` | `1`: production: use the stored model as it is; never explore, retrain or check for drift (a region without a stored model runs its first variant). |
+//! | `OMPADAPT_DRIFT` | `1` | `0`: no drift detection after training. |
+//! | `OMPADAPT_DRIFT_FACTOR` | `2.0` | An execution drifts when it takes more than this many times the time model's prediction (Artemis uses 2×)… |
+//! | `OMPADAPT_DRIFT_MIN_NS` | `1000` | …and at least this many ns more (regions of a few hundred ns jitter by 2× on their own). |
+//! | `OMPADAPT_DRIFT_WINDOW` | `32` | Executions per thread over which drift is judged. |
+//! | `OMPADAPT_DRIFT_FRACTION` | `0.5` | A window with more than this fraction of drifting executions makes the region re-explore and retrain. |
+//! | `OMPADAPT_DRIFT_MAX` | `8` | Re-explorations per region and run; past it the region keeps its model and stops checking (a region whose times never settle). |
+//! | `OMPADAPT_COMPACT_AFTER` | `16` | Per-process data files of a region that trigger merging them into one (under a file lock). |
+//! | `OMPADAPT_CLOCK` | `auto` | `monotonic`: time with CLOCK_MONOTONIC even where the invariant TSC is available. |
+//! | `OMPADAPT_RUNTIME` | unset | Read by generated code, not by this library: path of the runtime library to load. |
 //!
-//! Booleans accept `1/0`, `true/false`, `yes/no`, `on/off`; anything else keeps the default and
-//! prints one warning line.
+//! Booleans accept `1/0`, `true/false`, `yes/no`, `on/off`. A value that cannot be used keeps
+//! the default and prints one warning line naming the variable.
 
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+use crate::clock;
 use crate::diag;
+use crate::explore::{Labeling, Strategy};
 use crate::model::ModelChoice;
+
+/// A setting with a process-wide default and per-region values (`value;region:value;...`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PerRegion<T> {
+    /// The value for regions not listed (None: the built-in default).
+    pub default: Option<T>,
+    /// `(region, value)` pairs.
+    pub regions: Vec<(String, T)>,
+}
+
+impl<T> Default for PerRegion<T> {
+    fn default() -> Self {
+        PerRegion { default: None, regions: Vec::new() }
+    }
+}
+
+impl<T: Clone> PerRegion<T> {
+    /// A process-wide value.
+    pub fn all(v: T) -> Self {
+        PerRegion { default: Some(v), regions: Vec::new() }
+    }
+
+    /// The value for region `model`.
+    pub fn get(&self, model: &str) -> Option<T> {
+        self.regions.iter().rev().find(|(m, _)| m == model).map(|(_, v)| v.clone()).or_else(|| self.default.clone())
+    }
+
+    /// Parses `value;region:value;...` with `parse` for each value.
+    pub fn parse(text: &str, parse: impl Fn(&str) -> Result<T, String>) -> Result<Self, String> {
+        let mut out = PerRegion::default();
+        for item in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
+            // `region:value`; a region name is an identifier, a value never contains ':'.
+            match item.split_once(':') {
+                Some((region, value)) if is_ident(region.trim()) => {
+                    out.regions.push((region.trim().to_owned(), parse(value.trim())?));
+                }
+                _ => out.default = Some(parse(item)?),
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn is_ident(s: &str) -> bool {
+    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-')
+}
+
+/// Where the exit report goes.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Report {
+    /// No report.
+    Off,
+    /// Text on stderr.
+    Stderr,
+    /// JSON document in a file.
+    Json(PathBuf),
+}
+
+/// Drift detection settings (see `drift`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DriftConfig {
+    pub enabled: bool,
+    pub factor: f64,
+    pub min_ns: f64,
+    pub window: u32,
+    pub fraction: f64,
+    pub max_resets: u32,
+}
+
+impl Default for DriftConfig {
+    fn default() -> Self {
+        DriftConfig { enabled: true, factor: 2.0, min_ns: 1000.0, window: 32, fraction: 0.5, max_resets: 8 }
+    }
+}
 
 /// The runtime configuration. See the module documentation for the variables.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
-    /// `OMPADAPT_REPORT`.
-    pub report: bool,
-    /// `OMPADAPT_PERSIST`.
+    pub report: Report,
     pub persist: bool,
-    /// `OMPADAPT_DIR`.
     pub dir: PathBuf,
-    /// `OMPADAPT_WARMUP`.
     pub warmup: bool,
-    /// `OMPADAPT_MODEL`.
-    pub model_override: Option<ModelChoice>,
-    /// Name of the program, the sub-directory of `dir` its samples go to.
+    pub model_override: PerRegion<ModelChoice>,
+    pub explore: PerRegion<Strategy>,
+    pub repeats: PerRegion<u32>,
+    pub labeling: Labeling,
+    pub min_train: PerRegion<usize>,
+    pub elimination_margin: f64,
+    pub seed: u64,
+    pub coarse: PerRegion<bool>,
+    pub explore_only: bool,
+    pub frozen: bool,
+    pub drift: DriftConfig,
+    pub compact_after: usize,
+    pub clock: clock::Preference,
+    /// Name of the program, the sub-directory of `dir` its data goes to.
     pub program: String,
 }
+
+/// Default of `OMPADAPT_REPEATS`.
+pub const DEFAULT_REPEATS: u32 = 1;
 
 impl Default for Config {
     fn default() -> Self {
         Config {
-            report: false,
+            report: Report::Off,
             persist: true,
             dir: PathBuf::from(".ompadapt"),
             warmup: true,
-            model_override: None,
+            model_override: PerRegion::default(),
+            explore: PerRegion::default(),
+            repeats: PerRegion::default(),
+            labeling: Labeling::Median,
+            min_train: PerRegion::default(),
+            elimination_margin: 0.05,
+            seed: 0,
+            coarse: PerRegion::default(),
+            explore_only: false,
+            frozen: false,
+            drift: DriftConfig::default(),
+            compact_after: 16,
+            clock: clock::Preference::Auto,
             program: program_name(),
         }
     }
@@ -56,19 +173,116 @@ impl Config {
     /// Reads the configuration through `get` (the environment, or a map in tests).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Config {
         let mut c = Config::default();
-        c.report = bool_var(&get, "OMPADAPT_REPORT", c.report);
-        c.persist = bool_var(&get, "OMPADAPT_PERSIST", c.persist);
-        c.warmup = bool_var(&get, "OMPADAPT_WARMUP", c.warmup);
-        if let Some(d) = get("OMPADAPT_DIR").filter(|d| !d.is_empty()) {
+        let var = |name: &str| get(name).filter(|v| !v.trim().is_empty());
+        let bad = |name: &str, v: &str, e: &str| diag::warn(&format!("{name}='{v}' ignored: {e}"));
+
+        if let Some(v) = var("OMPADAPT_REPORT") {
+            c.report = match v.trim().strip_prefix("json:") {
+                Some(f) if !f.trim().is_empty() => Report::Json(PathBuf::from(f.trim())),
+                _ => match parse_bool(&v) {
+                    Ok(true) => Report::Stderr,
+                    Ok(false) => Report::Off,
+                    Err(_) => {
+                        bad("OMPADAPT_REPORT", &v, "expected 0, 1 or json:<file>");
+                        Report::Off
+                    }
+                },
+            };
+        }
+        c.persist = bool_var(&var, "OMPADAPT_PERSIST", c.persist);
+        c.warmup = bool_var(&var, "OMPADAPT_WARMUP", c.warmup);
+        c.explore_only = bool_var(&var, "OMPADAPT_EXPLORE_ONLY", c.explore_only);
+        c.frozen = bool_var(&var, "OMPADAPT_FROZEN", c.frozen);
+        c.drift.enabled = bool_var(&var, "OMPADAPT_DRIFT", c.drift.enabled);
+        if let Some(d) = var("OMPADAPT_DIR") {
             c.dir = PathBuf::from(d);
         }
-        if let Some(m) = get("OMPADAPT_MODEL").filter(|m| !m.trim().is_empty()) {
-            match ModelChoice::parse_override(&m) {
-                Ok(choice) => c.model_override = Some(choice),
-                Err(e) => diag::warn(&format!("OMPADAPT_MODEL='{m}' ignored: {e}")),
+        let per_region = |name: &str, parse: &dyn Fn(&str) -> Result<_, String>| {
+            var(name).and_then(|v| match PerRegion::parse(&v, parse) {
+                Ok(p) => Some(p),
+                Err(e) => {
+                    bad(name, &v, &e);
+                    None
+                }
+            })
+        };
+        if let Some(p) = per_region("OMPADAPT_MODEL", &|s| ModelChoice::parse_override(s)) {
+            c.model_override = p;
+        }
+        if let Some(v) = var("OMPADAPT_EXPLORE") {
+            match PerRegion::parse(&v, Strategy::parse) {
+                Ok(p) => c.explore = p,
+                Err(e) => bad("OMPADAPT_EXPLORE", &v, &e),
             }
         }
+        if let Some(v) = var("OMPADAPT_REPEATS") {
+            match PerRegion::parse(&v, |s| parse_num::<u32>(s).and_then(|n| positive(n as f64).map(|_| n.min(255)))) {
+                Ok(p) => c.repeats = p,
+                Err(e) => bad("OMPADAPT_REPEATS", &v, &e),
+            }
+        }
+        if let Some(v) = var("OMPADAPT_MIN_TRAIN") {
+            match PerRegion::parse(&v, |s| parse_num::<usize>(s).and_then(|n| positive(n as f64).map(|_| n))) {
+                Ok(p) => c.min_train = p,
+                Err(e) => bad("OMPADAPT_MIN_TRAIN", &v, &e),
+            }
+        }
+        if let Some(v) = var("OMPADAPT_COARSE") {
+            match PerRegion::parse(&v, parse_bool) {
+                Ok(p) => c.coarse = p,
+                Err(e) => bad("OMPADAPT_COARSE", &v, &e),
+            }
+        }
+        if let Some(v) = var("OMPADAPT_LABEL") {
+            match Labeling::parse(&v) {
+                Ok(l) => c.labeling = l,
+                Err(e) => bad("OMPADAPT_LABEL", &v, &e),
+            }
+        }
+        if let Some(v) = var("OMPADAPT_CLOCK") {
+            match v.trim() {
+                "auto" | "tsc" => c.clock = clock::Preference::Auto,
+                "monotonic" => c.clock = clock::Preference::Monotonic,
+                _ => bad("OMPADAPT_CLOCK", &v, "expected auto or monotonic"),
+            }
+        }
+        let num = |name: &str, slot: &mut f64, check: fn(f64) -> Result<f64, String>| {
+            if let Some(v) = var(name) {
+                match parse_num::<f64>(&v).and_then(check) {
+                    Ok(x) => *slot = x,
+                    Err(e) => bad(name, &v, &e),
+                }
+            }
+        };
+        num("OMPADAPT_ELIMINATION_MARGIN", &mut c.elimination_margin, non_negative);
+        num("OMPADAPT_DRIFT_FACTOR", &mut c.drift.factor, |x| if x > 1.0 { Ok(x) } else { Err("must be > 1".into()) });
+        num("OMPADAPT_DRIFT_MIN_NS", &mut c.drift.min_ns, non_negative);
+        num("OMPADAPT_DRIFT_FRACTION", &mut c.drift.fraction, |x| {
+            if (0.0..1.0).contains(&x) { Ok(x) } else { Err("must be in [0, 1)".into()) }
+        });
+        let mut window = c.drift.window as f64;
+        num("OMPADAPT_DRIFT_WINDOW", &mut window, positive);
+        c.drift.window = window.clamp(1.0, 1e6) as u32;
+        let mut max = c.drift.max_resets as f64;
+        num("OMPADAPT_DRIFT_MAX", &mut max, non_negative);
+        c.drift.max_resets = max.min(1e6) as u32;
+        let mut compact = c.compact_after as f64;
+        num("OMPADAPT_COMPACT_AFTER", &mut compact, positive);
+        c.compact_after = compact.min(1e6) as usize;
+        let mut seed = c.seed as f64;
+        num("OMPADAPT_SEED", &mut seed, non_negative);
+        c.seed = seed as u64;
         c
+    }
+
+    /// The exploration strategy of region `model`.
+    pub fn strategy_for(&self, model: &str) -> Strategy {
+        self.explore.get(model).unwrap_or(Strategy::RoundRobin)
+    }
+
+    /// `OMPADAPT_REPEATS` for region `model`.
+    pub fn repeats_for(&self, model: &str) -> u32 {
+        self.repeats.get(model).unwrap_or(DEFAULT_REPEATS).max(1)
     }
 }
 
@@ -78,17 +292,32 @@ pub fn config() -> &'static Config {
     CONFIG.get_or_init(Config::from_env)
 }
 
-fn bool_var(get: &impl Fn(&str) -> Option<String>, name: &str, default: bool) -> bool {
-    let Some(v) = get(name) else { return default };
+fn parse_bool(v: &str) -> Result<bool, String> {
     match v.trim().to_ascii_lowercase().as_str() {
-        "1" | "true" | "yes" | "on" => true,
-        "0" | "false" | "no" | "off" => false,
-        "" => default,
-        _ => {
-            diag::warn(&format!("{name}='{v}' is not a boolean (use 1 or 0); using {}", default as u8));
-            default
-        }
+        "1" | "true" | "yes" | "on" => Ok(true),
+        "0" | "false" | "no" | "off" => Ok(false),
+        _ => Err("not a boolean (use 1 or 0)".into()),
     }
+}
+
+fn parse_num<T: std::str::FromStr>(v: &str) -> Result<T, String> {
+    v.trim().parse::<T>().map_err(|_| "not a number".to_owned())
+}
+
+fn positive(x: f64) -> Result<f64, String> {
+    if x > 0.0 && x.is_finite() { Ok(x) } else { Err("must be positive".into()) }
+}
+
+fn non_negative(x: f64) -> Result<f64, String> {
+    if x >= 0.0 && x.is_finite() { Ok(x) } else { Err("must be ≥ 0".into()) }
+}
+
+fn bool_var(var: &impl Fn(&str) -> Option<String>, name: &str, default: bool) -> bool {
+    let Some(v) = var(name) else { return default };
+    parse_bool(&v).unwrap_or_else(|e| {
+        diag::warn(&format!("{name}='{v}' ignored: {e}; using {}", default as u8));
+        default
+    })
 }
 
 /// The executable's file name (`/proc/self/exe`), or `argv[0]`'s, or `unknown-program`.
@@ -105,39 +334,73 @@ pub fn program_name() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::ModelChoice;
     use std::collections::HashMap;
 
     fn cfg(vars: &[(&str, &str)]) -> Config {
-        let m: HashMap<String, String> =
-            vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let m: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         Config::from_lookup(|k| m.get(k).cloned())
     }
 
     #[test]
     fn defaults() {
         let c = cfg(&[]);
-        assert!(!c.report && c.persist && c.warmup);
+        assert!(c.report == Report::Off && c.persist && c.warmup && !c.frozen && !c.explore_only);
         assert_eq!(c.dir, PathBuf::from(".ompadapt"));
-        assert_eq!(c.model_override, None);
+        assert_eq!(c.model_override.get("x"), None);
+        assert_eq!(c.strategy_for("x"), Strategy::RoundRobin);
+        assert_eq!(c.repeats_for("x"), DEFAULT_REPEATS);
+        assert_eq!(c.drift, DriftConfig::default());
         assert!(!c.program.is_empty());
     }
 
     #[test]
     fn values() {
         let c = cfg(&[
-            ("OMPADAPT_REPORT", "1"),
+            ("OMPADAPT_REPORT", "json:/tmp/r.json"),
             ("OMPADAPT_PERSIST", "off"),
             ("OMPADAPT_WARMUP", "0"),
             ("OMPADAPT_DIR", "/tmp/x"),
             ("OMPADAPT_MODEL", "rfc,5,3"),
+            ("OMPADAPT_EXPLORE", "random;mm:elimination"),
+            ("OMPADAPT_REPEATS", "3;mm:5"),
+            ("OMPADAPT_COARSE", "0;big:1"),
+            ("OMPADAPT_FROZEN", "yes"),
+            ("OMPADAPT_DRIFT_FACTOR", "3"),
+            ("OMPADAPT_DRIFT_WINDOW", "8"),
+            ("OMPADAPT_LABEL", "vote"),
+            ("OMPADAPT_MIN_TRAIN", "mm:7"),
         ]);
-        assert!(c.report && !c.persist && !c.warmup);
+        assert_eq!(c.report, Report::Json(PathBuf::from("/tmp/r.json")));
+        assert!(!c.persist && !c.warmup && c.frozen);
         assert_eq!(c.dir, PathBuf::from("/tmp/x"));
-        assert_eq!(c.model_override, Some(ModelChoice::Forest { trees: 5, max_depth: 3 }));
-        let c = cfg(&[("OMPADAPT_MODEL", "dtree,3"), ("OMPADAPT_REPORT", "maybe")]);
-        assert_eq!(c.model_override, Some(ModelChoice::Tree { max_depth: 3 }));
-        assert!(!c.report);
-        assert_eq!(cfg(&[("OMPADAPT_MODEL", "svm")]).model_override, None);
+        assert_eq!(c.model_override.get("any"), Some(ModelChoice::Forest { trees: 5, max_depth: 3 }));
+        assert_eq!(c.strategy_for("other"), Strategy::Random);
+        assert_eq!(c.strategy_for("mm"), Strategy::Elimination);
+        assert_eq!((c.repeats_for("other"), c.repeats_for("mm")), (3, 5));
+        assert_eq!((c.coarse.get("big"), c.coarse.get("small")), (Some(true), Some(false)));
+        assert_eq!((c.drift.factor, c.drift.window), (3.0, 8));
+        assert_eq!(c.labeling, Labeling::Vote);
+        assert_eq!((c.min_train.get("mm"), c.min_train.get("x")), (Some(7), None));
+        let c = cfg(&[("OMPADAPT_MODEL", "dtree,3;mm:rfc,10,2"), ("OMPADAPT_REPORT", "1")]);
+        assert_eq!(c.model_override.get("x"), Some(ModelChoice::Tree { max_depth: 3 }));
+        assert_eq!(c.model_override.get("mm"), Some(ModelChoice::Forest { trees: 10, max_depth: 2 }));
+        assert_eq!(c.report, Report::Stderr);
+    }
+
+    #[test]
+    fn bad_values_keep_defaults() {
+        let c = cfg(&[
+            ("OMPADAPT_MODEL", "svm"),
+            ("OMPADAPT_REPORT", "maybe"),
+            ("OMPADAPT_EXPLORE", "greedy"),
+            ("OMPADAPT_REPEATS", "0"),
+            ("OMPADAPT_DRIFT_FACTOR", "0.5"),
+            ("OMPADAPT_DRIFT_FRACTION", "x"),
+        ]);
+        assert_eq!(c.model_override.get("x"), None);
+        assert_eq!(c.report, Report::Off);
+        assert_eq!(c.strategy_for("x"), Strategy::RoundRobin);
+        assert_eq!(c.repeats_for("x"), DEFAULT_REPEATS);
+        assert_eq!(c.drift, DriftConfig::default());
     }
 }

@@ -32,7 +32,8 @@ pub struct Ctx {
     pub nfeatures: c_int,
     /// Numeric value of the selected variant (its index if the variants are categorical).
     pub value: f64,
-    /// The features, copied at `begin`; entries past `nfeatures` are zeroed by the runtime.
+    /// The features, copied at `begin`. Entries past `nfeatures` are the runtime's scratch
+    /// space (it keeps where `end` records there): their contents are unspecified.
     pub features: [f64; MAX_FEATURES],
 }
 

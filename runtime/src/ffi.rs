@@ -130,6 +130,35 @@ pub unsafe extern "C" fn ompadapt_unlowered_offload_site(model: *const c_char) {
     }));
 }
 
+/// `ompadapt_train`: trains `model` (every region when NULL) now, on what has been measured,
+/// even before `min_train_data` is reached. Built with the `mpi` feature and run under MPI with
+/// more than one process, it first pools every rank's measurements: a collective, to be called
+/// by every rank from one thread. Returns the number of regions trained (0 when nothing could
+/// be trained, e.g. no feature vector has every variant measured yet).
+///
+/// # Safety
+/// `model` is null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_train(model: *const c_char) -> c_int {
+    catch_unwind(AssertUnwindSafe(|| {
+        let m = if model.is_null() { None } else { Some(CStr::from_ptr(model).to_string_lossy().into_owned()) };
+        registry::global().train(m.as_deref()) as c_int
+    }))
+    .unwrap_or(0)
+}
+
+/// `ompadapt_save`: writes what every region learned since the last save (the exit handler
+/// saves too; call this where exit handlers may not run, e.g. before `MPI_Finalize` in codes
+/// that abort afterwards). Returns the number of files written.
+#[no_mangle]
+pub extern "C" fn ompadapt_save() -> c_int {
+    catch_unwind(|| {
+        let g = registry::global();
+        if g.config().persist { g.save_all() as c_int } else { 0 }
+    })
+    .unwrap_or(0)
+}
+
 /// `struct ompadapt_api`.
 #[repr(C)]
 pub struct Api {

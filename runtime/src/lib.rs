@@ -3,27 +3,35 @@
 //! The Clang plugin lowers `#pragma omp begin adaptation ...` into calls of the C ABI declared
 //! in `include/ompadapt.h` ([`ffi`]): `ompadapt_begin` picks a variant for one execution of a
 //! region and starts its clock, `ompadapt_end` records its time. Each region explores its
-//! variants round-robin per feature vector, trains a decision tree (or a bagged forest) with
-//! linfa once it has enough training samples, and from then on lets the compiled model choose.
+//! variants per feature vector (round-robin, random or successive elimination), trains a model
+//! once it has enough training samples, lets the compiled model choose, keeps checking the
+//! times against a time model and explores again when they drift. What it learned is saved
+//! per program and region and loaded by the next run.
 //!
 //! Modules:
 //! * [`ffi`] — the exported C functions and the `ompadapt_rt_api` table;
 //! * [`ctx`] — `ompadapt_ctx`, layout-checked against the header;
 //! * [`spec`] — parsing the region descriptor;
 //! * [`registry`] — the process-wide table of regions (and the exit handler);
-//! * [`region`] — exploration, recording, training trigger, model-driven selection;
-//! * [`stats`] — feature-vector keys and timing statistics (mean, median);
-//! * [`model`] — training with linfa-trees and flat compiled trees for inference;
-//! * [`report`] — the `OMPADAPT_REPORT=1` exit report;
-//! * [`persist`] — samples saved across runs;
-//! * [`config`] — environment variables;
-//! * [`clock`] — the timer;
+//! * [`region`] — one region: selection, recording, training, drift reset, settings;
+//! * [`shard`] — per-thread decision cache and counters of trained executions (lock-free);
+//! * [`store`] — a region's exploration measurements and training-trigger counters;
+//! * [`explore`] — exploration strategies and labels from repeated measurements;
+//! * [`drift`] — the time model and drift detection;
+//! * [`stats`] — feature-vector keys, hashing, medians;
+//! * [`model`] — model training and compiled models for inference;
+//! * [`report`] — the exit report (text or JSON);
+//! * [`persist`] — data and models saved across runs, safe with many writers;
+//! * [`config`] — environment variables (the table of every `OMPADAPT_` variable);
+//! * [`clock`] — the timer (invariant TSC or CLOCK_MONOTONIC);
 //! * [`diag`] — one-line stderr diagnostics.
 
 pub mod clock;
 pub mod config;
 pub mod ctx;
 pub mod diag;
+pub mod drift;
+pub mod explore;
 pub mod ffi;
 pub mod model;
 #[cfg(feature = "mpi")] pub mod mpi;
@@ -31,8 +39,10 @@ pub mod persist;
 pub mod region;
 pub mod registry;
 pub mod report;
+pub mod shard;
 pub mod spec;
 pub mod stats;
+pub mod store;
 
 pub use ctx::Ctx;
-pub use ffi::{ompadapt_begin, ompadapt_end, ompadapt_rt_api, ompadapt_unlowered_offload_site, Api};
+pub use ffi::{ompadapt_begin, ompadapt_end, ompadapt_rt_api, ompadapt_save, ompadapt_train, ompadapt_unlowered_offload_site, Api};

@@ -1,197 +1,199 @@
-//! One adaptive region: exploration, recording, training trigger and model-driven selection.
+//! One adaptive region: exploration, recording, training, model-driven selection and drift.
 //!
-//! Concurrency model (issue 2):
-//! * nothing about "the current execution" lives here; everything an execution needs between
-//!   `begin` and `end` is in its [`Ctx`] (features, variant, start time and flags in `t0`);
-//! * exploration state and timings are behind one `Mutex` per region (`begin` takes it only
-//!   while exploring, `end` takes it to record);
-//! * the trained model is published once through an `AtomicPtr` (release store / acquire load),
-//!   so a trained `begin` takes no lock and allocates nothing;
-//! * exactly one thread trains: the one whose `end` wins the `training` flag.
+//! Concurrency model:
+//! * nothing about "the current execution" lives here: everything an execution needs between
+//!   `begin` and `end` is in its [`Ctx`] (features, variant, start time and flags in `t0`), so
+//!   one region can run on many threads at once, nested or from tasks;
+//! * `epoch` says what decides executions: even = exploring, odd = a published decision
+//!   function (a model, a constant, or coarse mode's per-run pins). It changes only under the
+//!   region's lock (training publishes, drift resets);
+//! * a **trained** execution reads `epoch`, finds its feature vector in the calling thread's
+//!   shard (see `shard`), uses the decision cached there for that epoch and, at `end`, adds
+//!   its time to that thread's counters and drift window: no lock, no atomic read-modify-write,
+//!   no allocation, no system call (the clock is `rdtsc`);
+//! * an **exploring** execution chooses its variant from a copy of its vector's exploration
+//!   state kept in the thread's shard (refreshed under the lock when the region's exploration
+//!   version changes) and, at `end`, takes the lock only if its measurement can change the
+//!   training counters (a pair's first `repeats` measurements, an undecided vector under
+//!   successive elimination); other measurements are buffered in the shard and handed to the
+//!   store in batches, or by whoever reads the data (report, training, persistence);
+//! * models are `Arc`s in an `ArcSwapOption`: replacing one (retraining after drift) frees the
+//!   old one when its last reader is done. Trained executions do not even touch the model on
+//!   the fast path: the decision is in the shard;
+//! * exactly one thread trains at a time: the one that wins the `training` flag.
 
-use std::collections::HashMap;
 use std::os::raw::{c_int, c_void};
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU64, Ordering};
-use std::sync::{Mutex, MutexGuard};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::*};
+use std::sync::{Arc, Mutex, MutexGuard};
+
+use arc_swap::ArcSwapOption;
 
 use crate::clock;
+use crate::config::{Config, DriftConfig};
 use crate::ctx::{Ctx, MAX_FEATURES, T0_NO_RECORD};
 use crate::diag;
-use crate::model::{self, Compiled, FlatTree, ModelChoice};
+use crate::drift::{self, TimeModel};
+use crate::explore::{all_mask, Labeling, Params, Strategy};
+use crate::model::ModelChoice;
+use crate::shard::{bump, Shard, Shards, Slot, BUF};
 use crate::spec::Spec;
-use crate::stats::{FKey, FxBuild, VariantStats};
+use crate::stats::{fnv1a, hash_features, FKey, XorShift};
+use crate::store::Store;
 
-/// Bit of `Ctx::t0` marking an execution whose variant the model chose (for the report).
+mod snapshot;
+mod training;
+
+pub use snapshot::{EntryView, PairView, Snapshot};
+pub use training::{Origin, Predictor, Trained};
+
+/// Bit of `Ctx::t0` marking an execution whose variant a published decision chose.
 pub(crate) const T0_MODEL: u64 = 1 << 62;
-const T0_FLAGS: u64 = T0_NO_RECORD | T0_MODEL;
+/// Bit of `Ctx::t0`: `ctx.features[STASH]` holds where `end` records (a shard slot when
+/// trained, generation and index of the feature vector when exploring), so `end` need not
+/// look the feature vector up again. Only when fewer than `MAX_FEATURES` features are given
+/// (entries past `nfeatures` are the runtime's scratch).
+const T0_STASH: u64 = 1 << 61;
+pub(crate) const T0_FLAGS: u64 = T0_NO_RECORD | T0_MODEL | T0_STASH;
+const STASH: usize = MAX_FEATURES - 1;
 
-/// A trained, published model and how it came to be.
-#[derive(Debug)]
-pub struct Trained {
-    /// The compiled model.
-    pub compiled: Compiled,
-    /// What was asked for.
-    pub choice: ModelChoice,
-    /// The training set: each complete feature vector and its label (fastest median variant).
-    pub labels: Vec<(FKey, usize)>,
-    /// Training samples (distinct measured (feature vector, variant) pairs) when trained.
-    pub training_samples: usize,
-    /// Executions of the region (recorded or not) when trained.
-    pub executions: u64,
-    /// Wall time of fitting + compiling, ns.
-    pub train_ns: u64,
-    /// Set when linfa failed and the model is a constant fallback; the reason.
-    pub fallback: Option<String>,
-}
-
-/// Timings of one feature vector.
-#[derive(Clone, Debug)]
-pub struct Entry {
-    /// The feature vector.
-    pub key: FKey,
-    /// Executions begun for it while exploring (the round-robin counter).
-    pub begun: u64,
-    /// Timings per variant.
-    pub per_variant: Vec<VariantStats>,
-}
-
-impl Entry {
-    fn new(key: FKey, nvariants: usize) -> Entry {
-        Entry { key, begun: 0, per_variant: vec![VariantStats::default(); nvariants] }
-    }
-
-    /// Whether every variant has at least one measurement.
-    pub fn complete(&self) -> bool {
-        self.per_variant.iter().all(|s| s.count > 0)
-    }
-
-    /// Fastest variant by median time (ties: lower index), when every variant is measured.
-    pub fn best_by_median(&self) -> Option<usize> {
-        if !self.complete() {
-            return None;
-        }
-        let mut best: Option<(usize, f64)> = None;
-        for (v, s) in self.per_variant.iter().enumerate() {
-            let m = s.median()?;
-            if best.is_none_or(|(_, bm)| m < bm) {
-                best = Some((v, m));
-            }
-        }
-        best.map(|(v, _)| v)
-    }
-}
-
-#[derive(Debug, Default)]
-struct State {
-    index: HashMap<FKey, usize, FxBuild>,
-    entries: Vec<Entry>,
-    /// Distinct (feature vector, variant) pairs with ≥ 1 measurement.
-    training_samples: usize,
-    /// Feature vectors with every variant measured.
-    complete: usize,
-    /// Recorded executions, split by who chose the variant.
-    recorded_explore: u64,
-    recorded_model: u64,
-}
-
-impl State {
-    fn entry(&mut self, key: FKey, nvariants: usize) -> &mut Entry {
-        let i = match self.index.get(&key) {
-            Some(&i) => i,
-            None => {
-                self.entries.push(Entry::new(key, nvariants));
-                self.index.insert(key, self.entries.len() - 1);
-                self.entries.len() - 1
-            }
-        };
-        &mut self.entries[i]
-    }
-
-    /// Merges `stats` into (key, v), keeping the training-sample counters right.
-    fn add(&mut self, key: FKey, v: usize, nvariants: usize, f: impl FnOnce(&mut VariantStats)) {
-        let e = self.entry(key, nvariants);
-        let was_new = e.per_variant[v].count == 0;
-        let was_complete = e.complete();
-        f(&mut e.per_variant[v]);
-        let now_measured = e.per_variant[v].count > 0;
-        let now_complete = e.complete();
-        if was_new && now_measured {
-            self.training_samples += 1;
-        }
-        if !was_complete && now_complete {
-            self.complete += 1;
-        }
-    }
-}
-
-/// A snapshot of a region's data, for the report, persistence and tests.
-#[derive(Clone, Debug)]
-pub struct Snapshot {
-    /// Per feature vector timings, in first-seen order.
-    pub entries: Vec<Entry>,
-    /// Distinct measured (feature vector, variant) pairs.
-    pub training_samples: usize,
-    /// Recorded executions chosen by exploration.
-    pub recorded_explore: u64,
-    /// Recorded executions chosen by the model.
-    pub recorded_model: u64,
-    /// Executions that ran but were not recorded (warm-up, invalid variant).
-    pub unrecorded: u64,
-}
-
-impl Snapshot {
-    /// All executions that reached `end`.
-    pub fn executions(&self) -> u64 {
-        self.recorded_explore + self.recorded_model + self.unrecorded
-    }
-}
-
-/// An adaptive region. Created by the [`crate::registry`], alive for the whole process.
-#[derive(Debug)]
-pub struct Region {
-    /// The descriptor (for a malformed one: a stand-in with the region's best-effort name).
-    pub spec: Spec,
-    /// Training samples needed before training (see [`Region::new`]).
+/// Settings a region can change at run time (API setters, Apollo's model_info).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Settings {
+    /// Training samples needed before training.
     pub min_train: usize,
     /// Model to train.
     pub choice: ModelChoice,
+    /// Never train automatically.
+    pub explore_only: bool,
+}
+
+/// Fixed properties of a region's mode, decided when it is created.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Mode {
+    /// Seed 001's coarse-grained mode: one variant per feature vector and run.
+    pub coarse: bool,
+    /// Production: stored model only, no exploration, retraining or drift checks.
+    pub frozen: bool,
+}
+
+/// A drift reset, for the report.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DriftEvent {
+    /// Executions of the region when it happened.
+    pub at_execution: u64,
+    /// Drifting executions in the window that triggered it, and the window's length.
+    pub slow: u32,
+    pub window: u32,
+}
+
+#[derive(Debug)]
+pub(crate) struct Inner {
+    store: Store,
+    settings: Settings,
+    /// Trained executions that did not fit in a thread's shard: ((vector, variant), (count, sum)).
+    overflow: std::collections::HashMap<(FKey, usize), (u64, u64), crate::stats::FxBuild>,
+    drifts: Vec<DriftEvent>,
+}
+
+/// An adaptive region. Created by the [`crate::registry`], alive for the whole process.
+pub struct Region {
+    /// The descriptor (for a malformed one: a stand-in with the region's best-effort name).
+    pub spec: Spec,
     /// `(min_train, param1, param2)` as passed by the first call site.
     pub args: (i64, i64, i64),
     /// Why the spec is unusable; such a region always runs variant 0 and records nothing.
     pub broken: Option<String>,
+    pub mode: Mode,
+    drift_cfg: DriftConfig,
+    /// Drift checks on the trained path (off when frozen, coarse, disabled or exhausted).
+    monitor: AtomicBool,
     warmup: bool,
     /// Per variant: has its warm-up execution been handed out in this process?
     warmed: Box<[AtomicBool]>,
-    model: AtomicPtr<Trained>,
+    epoch: AtomicU64,
+    model: ArcSwapOption<Trained>,
     training: AtomicBool,
     unrecorded: AtomicU64,
-    state: Mutex<State>,
-    /// Where the samples are saved at exit (`None`: not persisted).
-    pub persist_path: Mutex<Option<PathBuf>>,
+    resets: AtomicU32,
+    /// Exploration version: bumped (under the lock) whenever what a shard's exploration view
+    /// copies may have changed (eliminations, decisions, counted pairs, parameters, resets).
+    xver: AtomicU64,
+    /// The exploration strategy (a copy of the store's, for the lock-free choice).
+    strategy: std::sync::atomic::AtomicU8,
+    shards: Shards,
+    inner: Mutex<Inner>,
+    /// Persistence bookkeeping (None: not persisted).
+    pub persist: Mutex<Option<crate::persist::Binding>>,
+}
+
+impl std::fmt::Debug for Region {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Region").field("model", &self.spec.model).field("epoch", &self.epoch.load(Relaxed)).finish()
+    }
 }
 
 impl Region {
-    /// A region for `spec`.
+    /// A region for `spec` with the built-in defaults (no environment), `warmup` and an
+    /// optional model override.
     ///
     /// `min_train < 1` (the plugin passes -1 when `min_train_data` is absent) means "as many as
-    /// there are variants". Training additionally waits until at least one feature vector has
-    /// every variant measured, so a region never trains on labels it cannot compute.
+    /// there are variants".
     pub fn new(spec: Spec, min_train: i64, p1: i64, p2: i64, warmup: bool, model_override: Option<ModelChoice>) -> Region {
+        let mut c = Config { warmup, persist: false, ..Config::default() };
+        if let Some(m) = model_override {
+            c.model_override = crate::config::PerRegion::all(m);
+        }
+        Region::with_config(spec, min_train, p1, p2, &c, &RegionOptions::default())
+    }
+
+    /// A region for `spec` configured by `config` (and spec-level `options`).
+    pub fn with_config(spec: Spec, min_train: i64, p1: i64, p2: i64, config: &Config, options: &RegionOptions) -> Region {
+        clock::init();
         let nv = spec.variants.len();
-        let choice = model_override.unwrap_or_else(|| ModelChoice::resolve(spec.model_type, p1, p2));
+        let name = spec.model.clone();
+        let choice = config.model_override.get(&name).unwrap_or_else(|| ModelChoice::resolve(spec.model_type, p1, p2));
+        let min_train = config.min_train.get(&name).unwrap_or(if min_train >= 1 { min_train as usize } else { nv });
+        let strategy = config.explore.regions.iter().rev().find(|(m, _)| *m == name).map(|(_, s)| *s)
+            .or(options.explore)
+            .or(config.explore.default)
+            .unwrap_or(Strategy::RoundRobin);
+        let params = Params {
+            strategy,
+            repeats: config.repeats.get(&name).or(options.repeats).unwrap_or(crate::config::DEFAULT_REPEATS).max(1),
+            labeling: config.labeling,
+            margin: config.elimination_margin,
+        };
+        let coarse = config.coarse.regions.iter().rev().find(|(m, _)| *m == name).map(|(_, c)| *c)
+            .or(options.coarse)
+            .or(config.coarse.default)
+            .unwrap_or(false);
+        let mode = Mode { coarse, frozen: config.frozen };
+        let monitor = config.drift.enabled && !mode.frozen && !mode.coarse;
         Region {
-            min_train: if min_train >= 1 { min_train as usize } else { nv },
-            choice,
-            args: (min_train, p1, p2),
+            args: (min_train as i64, p1, p2),
             broken: None,
-            warmup,
+            mode,
+            drift_cfg: config.drift,
+            monitor: AtomicBool::new(monitor),
+            warmup: config.warmup,
             warmed: (0..nv).map(|_| AtomicBool::new(false)).collect(),
-            model: AtomicPtr::new(std::ptr::null_mut()),
+            // Coarse regions decide per run from the start (pins), never by exploring per
+            // execution: their epoch starts odd.
+            epoch: AtomicU64::new(coarse as u64),
+            model: ArcSwapOption::empty(),
             training: AtomicBool::new(false),
             unrecorded: AtomicU64::new(0),
-            state: Mutex::new(State::default()),
-            persist_path: Mutex::new(None),
+            resets: AtomicU32::new(0),
+            xver: AtomicU64::new(0),
+            strategy: std::sync::atomic::AtomicU8::new(strategy as u8),
+            shards: Shards::new(nv.max(1)),
+            inner: Mutex::new(Inner {
+                store: Store::new(nv, params, fnv1a(&name) ^ config.seed),
+                settings: Settings { min_train, choice, explore_only: config.explore_only },
+                overflow: Default::default(),
+                drifts: Vec::new(),
+            }),
+            persist: Mutex::new(None),
             spec,
         }
     }
@@ -217,27 +219,12 @@ impl Region {
         self.spec.variants.len()
     }
 
-    fn lock(&self) -> MutexGuard<'_, State> {
+    fn lock(&self) -> MutexGuard<'_, Inner> {
         // A panic while holding the lock (caught at the FFI boundary) must not disable the region.
-        self.state.lock().unwrap_or_else(|e| e.into_inner())
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    /// The published model, if trained.
-    pub fn trained(&self) -> Option<&Trained> {
-        let p = self.model.load(Ordering::Acquire);
-        // SAFETY: published models are never freed (see `publish`).
-        unsafe { p.as_ref() }
-    }
-
-    /// Whether a model decides the executions.
-    pub fn is_trained(&self) -> bool {
-        !self.model.load(Ordering::Acquire).is_null()
-    }
-
-    /// The model's decision for `features` (None while exploring).
-    pub fn decide(&self, features: &[f64]) -> Option<usize> {
-        self.trained().map(|t| t.compiled.predict(&FKey::new(features).padded()))
-    }
+    // ---- the execution path -------------------------------------------------------------
 
     /// Starts one execution: fills `ctx` (features, variant, value, start time).
     #[inline]
@@ -246,37 +233,164 @@ impl Region {
         ctx.region = self as *const Region as *mut c_void;
         ctx.nfeatures = n as c_int;
         ctx.features[..n].copy_from_slice(&features[..n]);
-        ctx.features[n..].fill(0.0);
+        let f = &ctx.features[..n];
 
-        let mut flags = 0;
-        let variant = if self.broken.is_some() {
-            flags = T0_NO_RECORD;
-            0
-        } else if let Some(t) = self.trained() {
-            flags = T0_MODEL;
-            t.compiled.predict(&ctx.features)
+        let (variant, mut flags, stash) = if self.broken.is_some() {
+            (0, T0_NO_RECORD, 0)
         } else {
-            // Round-robin per distinct feature vector: the k-th execution begun for a vector
-            // runs variant k mod V, so every vector sees every variant in V executions.
-            let nv = self.nvariants();
-            let mut st = self.lock();
-            let e = st.entry(FKey::new(&ctx.features[..n]), nv);
-            let v = (e.begun % nv as u64) as usize;
-            e.begun += 1;
-            v
+            let epoch = self.epoch.load(Acquire);
+            match if epoch & 1 == 1 { self.cached_decision(f, epoch) } else { None } {
+                Some((v, slot)) => (v, T0_MODEL, slot as u64),
+                None => {
+                    let (v, slot) = self.explore_begin(f);
+                    (v, 0, slot as u64)
+                }
+            }
         };
+        if stash != 0 && n < MAX_FEATURES {
+            ctx.features[STASH] = f64::from_bits(stash);
+            flags |= T0_STASH;
+        }
         let variant = variant.min(self.nvariants() - 1);
         // Warm-up: the first execution of each variant of each region in this process runs but
         // is not recorded. With offloading, the first target region initialises libomptarget
         // and the device and loads the kernel image, which would make `gpu` look slow on
-        // exactly the sample that labels it. Per region (not per process) because each region
-        // has its own kernel and first-touch costs. OMPADAPT_WARMUP=0 disables it.
-        if self.warmup && !self.warmed[variant].load(Ordering::Relaxed) && !self.warmed[variant].swap(true, Ordering::Relaxed) {
+        // exactly the sample that labels it. OMPADAPT_WARMUP=0 disables it.
+        if self.warmup && !self.warmed[variant].load(Relaxed) && !self.warmed[variant].swap(true, Relaxed) {
             flags |= T0_NO_RECORD;
         }
         ctx.variant = variant as c_int;
         ctx.value = self.spec.values[variant];
         ctx.t0 = clock::now() | flags;
+    }
+
+    /// The decision for `f` under `epoch` (odd), from this thread's cache when it has one,
+    /// with the slot `end` records into (null if the shard is full).
+    #[inline(always)]
+    fn cached_decision(&self, f: &[f64], epoch: u64) -> Option<(usize, *const Slot)> {
+        let shard = self.shards.local();
+        let h = hash_features(f);
+        if let Some(slot) = shard.find(h, f) {
+            if slot.epoch.load(Relaxed) == epoch {
+                return Some((slot.variant.load(Relaxed) as usize, slot));
+            }
+        }
+        self.decide_slow(shard, h, f, epoch)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn decide_slow(&self, shard: &Shard, h: u64, f: &[f64], epoch: u64) -> Option<(usize, *const Slot)> {
+        let key = FKey::new(f);
+        let (variant, bar) = match self.model.load_full() {
+            Some(t) => {
+                let v = t.predict(&key).min(self.nvariants() - 1);
+                let bar = if self.monitor.load(Relaxed) {
+                    match drift::bar_ns(t.time.predict(&key, v), &self.drift_cfg) {
+                        u64::MAX => u64::MAX,
+                        ns => (ns as f64 / clock::ns_per_tick()) as u64,
+                    }
+                } else {
+                    u64::MAX
+                };
+                (v, bar)
+            }
+            None if self.mode.coarse => (self.coarse_pin(&key), u64::MAX),
+            None => return None, // reset meanwhile: explore
+        };
+        if shard.window_epoch.load(Relaxed) != epoch {
+            // a new decision function: a new drift window
+            shard.window_epoch.store(epoch, Relaxed);
+            shard.window_n.store(0, Relaxed);
+            shard.window_slow.store(0, Relaxed);
+        }
+        let slot = shard.find(h, f).or_else(|| shard.insert(h, &key));
+        if let Some(s) = slot {
+            s.variant.store(variant as u32, Relaxed);
+            s.bar_ticks.store(bar, Relaxed);
+            s.epoch.store(epoch, Relaxed);
+        }
+        Some((variant, slot.map_or(std::ptr::null(), |s| s as *const Slot)))
+    }
+
+    /// Coarse mode without a model: the variant `key` runs for this whole run (the one with
+    /// the fewest recorded runs, lowest index on ties), fixed at its first execution.
+    fn coarse_pin(&self, key: &FKey) -> usize {
+        let mut g = self.lock();
+        if let Some(&v) = g.store.pins.get(key) {
+            return v;
+        }
+        let i = g.store.fv(key);
+        let pairs = &g.store.fvs[i].pairs;
+        let v = (0..pairs.len()).min_by_key(|&v| pairs[v].count).unwrap_or(0);
+        g.store.pins.insert(*key, v);
+        v
+    }
+
+    /// An exploring execution's variant, chosen from this thread's view of its vector, and the
+    /// slot `end` records through (null: record by key under the lock).
+    fn explore_begin(&self, f: &[f64]) -> (usize, *const Slot) {
+        if self.mode.frozen {
+            return (0, std::ptr::null()); // frozen and nothing published (not after creation)
+        }
+        let shard = self.shards.local();
+        let h = hash_features(f);
+        let Some(slot) = shard.find(h, f).or_else(|| shard.insert(h, &FKey::new(f))) else {
+            return (self.explore_locked(f), std::ptr::null());
+        };
+        if slot.xver.load(Relaxed) != self.xver.load(Acquire) {
+            self.refresh_view(slot);
+        }
+        let nv = self.nvariants();
+        let strategy = self.strategy.load(Relaxed);
+        let decided = slot.xdecided.load(Relaxed);
+        let v = if strategy == Strategy::Random as u8 {
+            let mut r = XorShift::from_state(shard.rng.load(Relaxed));
+            let v = r.below(nv);
+            shard.rng.store(r.state(), Relaxed);
+            v
+        } else if strategy == Strategy::Elimination as u8 && decided != u32::MAX {
+            decided as usize
+        } else {
+            // this thread's k-th execution of the vector runs the (k mod n)-th candidate: for
+            // round-robin exactly Apollo's order when one thread explores
+            let k = slot.xrr.load(Relaxed);
+            slot.xrr.store(k.wrapping_add(1), Relaxed);
+            let alive = if strategy == Strategy::Elimination as u8 { slot.xalive.load(Relaxed) } else { all_mask(nv) };
+            nth_set_bit(alive, k % alive.count_ones().max(1)).unwrap_or(0)
+        };
+        (v, slot)
+    }
+
+    /// Copies the store's exploration state of `slot`'s vector into the slot (under the lock).
+    #[cold]
+    #[inline(never)]
+    fn refresh_view(&self, slot: &Slot) {
+        let mut g = self.lock();
+        let ver = self.xver.load(Relaxed);
+        let st = &mut g.store;
+        let i = st.fv(slot.key());
+        let f = &st.fvs[i];
+        let r = st.params.repeats.max(1);
+        let nv = f.pairs.len();
+        let settled = if f.decided.is_some() {
+            all_mask(nv)
+        } else if st.params.strategy == Strategy::Elimination {
+            0 // every measurement of an undecided vector may eliminate
+        } else {
+            (0..nv).filter(|&v| f.pairs[v].count >= r).fold(0, |m, v| m | 1 << v)
+        };
+        slot.xat.store((st.generation as u64) << 32 | (i as u64 + 1), Relaxed);
+        slot.xalive.store(f.alive, Relaxed);
+        slot.xsettled.store(settled, Relaxed);
+        slot.xdecided.store(f.decided.map_or(u32::MAX, |d| d as u32), Relaxed);
+        slot.xver.store(ver, Relaxed);
+    }
+
+    /// Exploring choice without a shard slot (the thread's shard is full).
+    #[cold]
+    fn explore_locked(&self, f: &[f64]) -> usize {
+        self.lock().store.choose(&FKey::new(f)).0
     }
 
     /// Ends the execution started by `begin` on `ctx`: records its time; may train.
@@ -286,342 +400,351 @@ impl Region {
         let flags = ctx.t0 & T0_FLAGS;
         let v = ctx.variant;
         if flags & T0_NO_RECORD != 0 || v < 0 || v as usize >= self.nvariants() {
-            self.unrecorded.fetch_add(1, Ordering::Relaxed);
+            self.unrecorded.fetch_add(1, Relaxed);
             return;
         }
-        let ns = clock::to_ns(t1.saturating_sub(ctx.t0 & !T0_FLAGS));
-        let key = FKey::new(ctx.feature_slice());
-        let nv = self.nvariants();
-        let job = {
-            let mut st = self.lock();
-            st.add(key, v as usize, nv, |s| s.record(ns));
-            if flags & T0_MODEL != 0 {
-                st.recorded_model += 1;
-            } else {
-                st.recorded_explore += 1;
+        let ticks = t1.saturating_sub(ctx.t0 & !T0_FLAGS);
+        // SAFETY: with T0_STASH, `begin` stored a slot of this region's shards there, and
+        // shards live as long as the region.
+        let slot = (flags & T0_STASH != 0)
+            .then(|| unsafe { &*(ctx.features[STASH].to_bits() as *const Slot) })
+            .filter(|s| s.owned_here());
+        match (flags & T0_MODEL != 0, slot) {
+            (true, Some(slot)) => self.record_slot(slot, v as usize, ticks),
+            (true, None) => self.record_trained(ctx.feature_slice(), v as usize, ticks),
+            (false, Some(slot)) => self.record_explore_fast(slot, v as usize, clock::to_ns(ticks)),
+            (false, None) => self.record_explore(ctx.feature_slice(), v as usize, clock::to_ns(ticks), None),
+        }
+    }
+
+    /// Records a trained execution in this thread's slot: plain loads and stores.
+    #[inline(always)]
+    fn record_slot(&self, slot: &Slot, v: usize, ticks: u64) {
+        bump(slot.count(v), 1);
+        bump(slot.ticks(v), ticks);
+        if self.monitor.load(Relaxed) {
+            let shard = slot.shard();
+            let n = shard.window_n.load(Relaxed) + 1;
+            shard.window_n.store(n, Relaxed);
+            if ticks > slot.bar_ticks.load(Relaxed) && slot.variant.load(Relaxed) as usize == v {
+                shard.window_slow.store(shard.window_slow.load(Relaxed) + 1, Relaxed);
             }
-            self.claim_training(&st)
+            if n >= self.drift_cfg.window {
+                self.end_window(shard, slot.epoch.load(Relaxed));
+            }
+        }
+    }
+
+    /// Records a trained execution whose slot `begin` could not stash (another thread began
+    /// it, 16 features, or a full shard).
+    #[cold]
+    fn record_trained(&self, f: &[f64], v: usize, ticks: u64) {
+        let shard = self.shards.local();
+        let h = hash_features(f);
+        match shard.find(h, f).or_else(|| shard.insert(h, &FKey::new(f))) {
+            Some(slot) => self.record_slot(slot, v, ticks),
+            None => self.record_overflow(f, v, ticks),
+        }
+    }
+
+    #[cold]
+    fn record_overflow(&self, f: &[f64], v: usize, ticks: u64) {
+        let mut g = self.lock();
+        let e = g.overflow.entry((FKey::new(f), v)).or_insert((0, 0));
+        e.0 += 1;
+        e.1 += ticks;
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn end_window(&self, shard: &Shard, epoch: u64) {
+        let (slow, n) = (shard.window_slow.load(Relaxed), shard.window_n.load(Relaxed));
+        shard.window_n.store(0, Relaxed);
+        shard.window_slow.store(0, Relaxed);
+        if drift::window_drifted(slow, n, &self.drift_cfg) {
+            self.drifted(epoch, slow, n);
+        }
+    }
+
+    /// A window drifted under `epoch`: forget the measurements, explore again.
+    fn drifted(&self, epoch: u64, slow: u32, window: u32) {
+        let executions = self.executions();
+        let mut g = self.lock();
+        if self.epoch.load(Relaxed) != epoch || self.mode.frozen {
+            return; // another thread reset or retrained already
+        }
+        if self.resets.load(Relaxed) >= self.drift_cfg.max_resets {
+            self.monitor.store(false, Relaxed);
+            diag::warn_once(
+                &format!("drift-max:{}", self.spec.model),
+                &format!(
+                    "region '{}': execution times keep drifting after {} re-explorations; keeping the \
+                     current model and no longer checking (OMPADAPT_DRIFT_MAX raises the limit)",
+                    self.spec.model, self.drift_cfg.max_resets
+                ),
+            );
+            return;
+        }
+        self.resets.fetch_add(1, Relaxed);
+        self.epoch.store(epoch + 1, Release);
+        self.model.store(None);
+        self.adopt_pending(&mut g);
+        g.store.reset();
+        self.xver.fetch_add(1, Release);
+        g.drifts.push(DriftEvent { at_execution: executions, slow, window });
+    }
+
+    /// Records an exploring measurement through this thread's slot: buffered without a lock
+    /// when it cannot change the training counters, else under the lock.
+    #[inline(always)]
+    fn record_explore_fast(&self, slot: &Slot, v: usize, ns: u64) {
+        if slot.xsettled.load(Relaxed) >> v & 1 == 1 && slot.xver.load(Relaxed) == self.xver.load(Relaxed) {
+            let shard = slot.shard();
+            let len = shard.buf_len.load(Relaxed);
+            if len - shard.buf_taken.load(Acquire) >= BUF as u64 {
+                self.flush(shard);
+            }
+            let e = &shard.buf[len as usize % BUF];
+            e.at.store(slot.xat.load(Relaxed), Relaxed);
+            e.vns.store((v as u64) << 56 | ns.min((1 << 56) - 1), Relaxed);
+            shard.buf_len.store(len + 1, Release);
+            return;
+        }
+        self.record_explore(slot.key().values().as_slice(), v, ns, Some(slot.xat.load(Relaxed)));
+    }
+
+    /// Hands `shard`'s buffered measurements to the store.
+    #[cold]
+    #[inline(never)]
+    fn flush(&self, shard: &Shard) {
+        let mut g = self.lock();
+        take_pending(&mut g.store, shard);
+    }
+
+    /// Moves every thread's buffered measurements into the store (caller holds the lock).
+    pub(crate) fn adopt_pending(&self, g: &mut Inner) {
+        self.shards.for_each(|s| take_pending(&mut g.store, s));
+    }
+
+    /// Records an exploring measurement under the lock; `at` is where begin saw the vector.
+    fn record_explore(&self, f: &[f64], v: usize, ns: u64, at: Option<u64>) {
+        let job = {
+            let mut g = self.lock();
+            let st = &mut g.store;
+            let i = at
+                .filter(|&a| (a >> 32) as u32 == st.generation)
+                .map(|a| (a & 0xffff_ffff) as usize)
+                .filter(|&i| i >= 1 && i <= st.fvs.len() && st.fvs[i - 1].key.matches(f))
+                .map(|i| i - 1)
+                .unwrap_or_else(|| st.fv(&FKey::new(f)));
+            let before = (st.counted, st.decided, st.fvs[i].alive);
+            st.record_at(i, v, ns as f64);
+            if (st.counted, st.decided, st.fvs[i].alive) != before {
+                self.xver.fetch_add(1, Release);
+            }
+            self.claim(&mut g)
         };
         if let Some(job) = job {
             self.train_and_publish(job);
         }
     }
 
-    /// If the region is ready and no model exists or is being trained, claims the training
-    /// flag and returns the training set.
-    fn claim_training(&self, st: &State) -> Option<TrainJob> {
-        if self.model.load(Ordering::Relaxed).is_null()
-            && st.training_samples >= self.min_train
-            && st.complete >= 1
-            && !self.training.swap(true, Ordering::AcqRel)
-        {
-            let labels: Vec<(FKey, usize)> =
-                st.entries.iter().filter_map(|e| e.best_by_median().map(|b| (e.key, b))).collect();
-            if labels.is_empty() {
-                // Cannot happen with recorded data (a measured pair always has a median); keep
-                // exploring rather than train on nothing.
-                self.training.store(false, Ordering::Release);
-                return None;
-            }
-            let executions = st.recorded_explore + st.recorded_model + self.unrecorded.load(Ordering::Relaxed);
-            Some(TrainJob { labels, training_samples: st.training_samples, executions })
-        } else {
-            None
-        }
+    /// Adds measurements loaded from earlier runs (already saved).
+    pub fn absorb(&self, key: &FKey, v: usize, count: u32, times: &[f64]) {
+        self.lock().store.absorb(key, v, count, times);
+        self.xver.fetch_add(1, Release);
     }
 
-    fn train_and_publish(&self, job: TrainJob) {
-        let t0 = clock::now();
-        let rows: Vec<Vec<f64>> = job.labels.iter().map(|(k, _)| k.values()).collect();
-        let ys: Vec<usize> = job.labels.iter().map(|&(_, y)| y).collect();
-        // A panic inside linfa must not leave the region exploring forever with the training
-        // flag taken: it becomes an error, handled like one.
-        let fitted = std::panic::catch_unwind(|| model::train(self.choice, &rows, &ys, model::fnv1a(&self.spec.model)))
-            .unwrap_or_else(|_| Err("the tree learner panicked".to_owned()));
-        let (compiled, fallback) = match fitted {
-            Ok(c) => (c, None),
-            Err(e) => {
-                // Most frequent label (ties: lower index) as a constant model.
-                let mut counts = vec![0usize; self.nvariants()];
-                for &y in &ys {
-                    counts[y] += 1;
-                }
-                let best = (0..counts.len()).fold(0, |b, i| if counts[i] > counts[b] { i } else { b });
-                diag::warn(&format!(
-                    "region '{}': training the model failed ({e}); always running '{}'",
-                    self.spec.model, self.spec.variants[best]
-                ));
-                (Compiled::Tree(FlatTree::constant(best)), Some(e))
-            }
-        };
-        let trained = Trained {
-            compiled,
-            choice: self.choice,
-            labels: job.labels,
-            training_samples: job.training_samples,
-            executions: job.executions,
-            train_ns: clock::to_ns(clock::now() - t0),
-            fallback,
-        };
-        // Published models are never freed: a reader may hold the pointer at any time and there
-        // is no reclamation scheme yet (one model per region in this issue; the retraining issue
-        // needs epochs or hazard pointers here).
-        let p = Box::into_raw(Box::new(trained));
-        let old = self.model.swap(p, Ordering::AcqRel);
-        debug_assert!(old.is_null());
+    // ---- settings (API, Apollo's model_info) --------------------------------------------
+
+    /// Sets the exploration strategy (Apollo's `explore=` in model_info, `OMPADAPT_EXPLORE`).
+    pub fn set_explore(&self, s: Strategy) {
+        let mut g = self.lock();
+        let p = Params { strategy: s, ..g.store.params };
+        self.set_params(&mut g, p);
     }
 
-    /// Adds persisted samples (at creation, before the region is published) and trains if
-    /// they suffice.
-    pub fn absorb(&self, samples: Vec<(FKey, usize, VariantStats)>) {
-        let nv = self.nvariants();
-        let job = {
-            let mut st = self.lock();
-            for (key, v, s) in samples {
-                if v < nv && s.count > 0 {
-                    st.add(key, v, nv, |t| {
-                        if t.count == 0 {
-                            *t = s;
-                        } else {
-                            for &x in &s.recent {
-                                t.record(x);
-                            }
-                        }
-                    });
+    fn set_params(&self, g: &mut Inner, p: Params) {
+        self.adopt_pending(g);
+        g.store.set_params(p);
+        self.strategy.store(p.strategy as u8, Relaxed);
+        self.xver.fetch_add(1, Release);
+    }
+
+    /// Sets the measurements per pair before it counts (`OMPADAPT_REPEATS`).
+    pub fn set_repeats(&self, r: u32) {
+        let mut g = self.lock();
+        let p = Params { repeats: r.max(1), ..g.store.params };
+        self.set_params(&mut g, p);
+    }
+
+    /// Sets how labels are made from repeated measurements.
+    pub fn set_labeling(&self, l: Labeling) {
+        let mut g = self.lock();
+        let p = Params { labeling: l, ..g.store.params };
+        self.set_params(&mut g, p);
+    }
+
+    /// Sets the training samples needed before training (`min_train_data`).
+    pub fn set_min_train(&self, n: usize) {
+        self.lock().settings.min_train = n.max(1);
+    }
+
+    /// Sets the model the next training fits (Apollo's model_info, `OMPADAPT_MODEL`).
+    pub fn set_model(&self, choice: ModelChoice) {
+        self.lock().settings.choice = choice;
+    }
+
+    /// Never train automatically (exploration-only data collection; Apollo's `RoundRobin` /
+    /// `Random` model_info).
+    pub fn set_explore_only(&self, on: bool) {
+        self.lock().settings.explore_only = on;
+    }
+
+    /// Always run variant `v` (Apollo's `Static,policy=N`); `None` returns to learning.
+    pub fn set_fixed_variant(&self, v: Option<usize>) {
+        match v {
+            Some(v) => {
+                let v = v.min(self.nvariants() - 1);
+                let t = Trained {
+                    predictor: Predictor::Constant(v),
+                    choice: self.settings().choice,
+                    labels: Vec::new(),
+                    training_samples: 0,
+                    executions: self.executions(),
+                    train_ns: 0,
+                    fallback: None,
+                    time: TimeModel::default(),
+                    origin: Origin::Fixed,
+                    epoch: 0,
+                };
+                self.publish(t, None);
+            }
+            None => {
+                let _g = self.lock();
+                let e = self.epoch.load(Relaxed);
+                if e & 1 == 1 && !self.mode.coarse {
+                    self.epoch.store(e + 1, Release);
+                    self.model.store(None);
                 }
             }
-            self.claim_training(&st)
-        };
-        if let Some(job) = job {
-            self.train_and_publish(job);
         }
     }
 
-    /// A copy of the region's data.
-    pub fn snapshot(&self) -> Snapshot {
-        let st = self.lock();
-        Snapshot {
-            entries: st.entries.clone(),
-            training_samples: st.training_samples,
-            recorded_explore: st.recorded_explore,
-            recorded_model: st.recorded_model,
-            unrecorded: self.unrecorded.load(Ordering::Relaxed),
-        }
+    /// The current settings.
+    pub fn settings(&self) -> Settings {
+        self.lock().settings.clone()
     }
 
-    /// Distinct measured (feature vector, variant) pairs.
+    /// The current exploration parameters.
+    pub fn params(&self) -> Params {
+        self.lock().store.params
+    }
+
+    /// Training samples needed before training.
+    pub fn min_train(&self) -> usize {
+        self.lock().settings.min_train
+    }
+
+    /// Drift settings.
+    pub fn drift_config(&self) -> DriftConfig {
+        self.drift_cfg
+    }
+
+    // ---- state --------------------------------------------------------------------------
+
+    /// The published decision function, if any.
+    pub fn trained(&self) -> Option<Arc<Trained>> {
+        self.model.load_full()
+    }
+
+    /// Whether a published decision function decides the executions.
+    pub fn is_trained(&self) -> bool {
+        self.model.load().is_some()
+    }
+
+    /// The model's decision for `features` (None while exploring).
+    pub fn decide(&self, features: &[f64]) -> Option<usize> {
+        self.trained().map(|t| t.predict(&FKey::new(features)))
+    }
+
+    /// Current epoch (even: exploring; odd: decided).
+    pub fn epoch(&self) -> u64 {
+        self.epoch.load(Acquire)
+    }
+
+    /// Drift resets so far.
+    pub fn drift_events(&self) -> Vec<DriftEvent> {
+        self.lock().drifts.clone()
+    }
+
+    /// Whether trained executions are still checked for drift.
+    pub fn monitoring(&self) -> bool {
+        self.monitor.load(Relaxed)
+    }
+
+    /// Distinct (feature vector, variant) pairs counted as training samples.
     pub fn training_samples(&self) -> usize {
-        self.lock().training_samples
+        self.lock().store.counted
+    }
+
+    /// Runs `f` on the store (persistence), with every buffered measurement in it.
+    pub(crate) fn with_store<R>(&self, f: impl FnOnce(&mut Store) -> R) -> R {
+        let mut g = self.lock();
+        self.adopt_pending(&mut g);
+        let before = g.store.generation;
+        let r = f(&mut g.store);
+        if g.store.generation != before {
+            self.xver.fetch_add(1, Release);
+        }
+        r
     }
 }
 
-struct TrainJob {
-    labels: Vec<(FKey, usize)>,
-    training_samples: usize,
-    executions: u64,
+/// Spec-level options (fields of the descriptor the runtime reads besides `spec`'s).
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct RegionOptions {
+    /// `explore=`.
+    pub explore: Option<Strategy>,
+    /// `repeats=`.
+    pub repeats: Option<u32>,
+    /// `coarse=`.
+    pub coarse: Option<bool>,
+}
+
+/// Moves `shard`'s buffered measurements into `st` (caller holds the region's lock). Those of
+/// an earlier generation (before a drift reset) count as executions but are dropped.
+fn take_pending(st: &mut Store, shard: &Shard) {
+    let len = shard.buf_len.load(Acquire);
+    let mut i = shard.buf_taken.load(Relaxed);
+    while i < len {
+        let e = &shard.buf[i as usize % BUF];
+        let (at, vns) = (e.at.load(Relaxed), e.vns.load(Relaxed));
+        let idx = (at & 0xffff_ffff) as usize;
+        let (v, ns) = ((vns >> 56) as usize, vns & ((1 << 56) - 1));
+        if (at >> 32) as u32 == st.generation && idx >= 1 && idx <= st.fvs.len() && v < st.fvs[idx - 1].pairs.len() {
+            st.record_at(idx - 1, v, ns as f64);
+        } else {
+            st.recorded_explore += 1;
+        }
+        i += 1;
+    }
+    shard.buf_taken.store(len, Release);
+}
+
+/// The position of the `n`-th set bit of `m` (0-based).
+fn nth_set_bit(mut m: u64, n: u32) -> Option<usize> {
+    for _ in 0..n {
+        m &= m.wrapping_sub(1);
+    }
+    (m != 0).then(|| m.trailing_zeros() as usize)
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::spec;
+mod tests;
 
-    fn region(variants: &str, min_train: i64, warmup: bool) -> Region {
-        let s = spec::parse(&format!("ompadapt1;model=t;loc=t.c:1;features=n;variants={variants}")).unwrap().spec;
-        Region::new(s, min_train, -1, -1, warmup, None)
-    }
-
-    /// Runs one execution with a synthetic time of `ns` (by backdating t0).
-    fn exec(r: &Region, f: &[f64], mut ns: impl FnMut(usize) -> u64) -> usize {
-        let mut c = Ctx::zeroed();
-        r.begin(f, &mut c);
-        let v = c.variant as usize;
-        let flags = c.t0 & T0_FLAGS;
-        c.t0 = clock::now().saturating_sub(ns(v)) | flags;
-        r.end(&c);
-        v
-    }
-
-    #[test]
-    fn round_robin_per_feature_vector() {
-        let r = region("a,b,c", 1000, false);
-        let mut seen = Vec::new();
-        for i in 0..7 {
-            seen.push(exec(&r, &[1.0], |_| 10));
-            if i % 2 == 0 {
-                // interleaving another vector does not disturb the first one's order
-                exec(&r, &[2.0], |_| 10);
-            }
-        }
-        assert_eq!(seen, vec![0, 1, 2, 0, 1, 2, 0]);
-        let mut c = Ctx::zeroed();
-        r.begin(&[3.0], &mut c);
-        assert_eq!((c.variant, c.value), (0, 0.0));
-        r.begin(&[3.0], &mut c);
-        assert_eq!((c.variant, c.value), (1, 1.0));
-        assert_eq!(c.nfeatures, 1);
-        assert_eq!(c.features[0], 3.0);
-    }
-
-    #[test]
-    fn values_and_feature_clamp() {
-        let s = spec::parse("ompadapt1;model=t;variants=t1,t8;values=1,8;numeric=1").unwrap().spec;
-        let r = Region::new(s, -1, -1, -1, false, None);
-        let many: Vec<f64> = (0..20).map(|i| i as f64).collect();
-        let mut c = Ctx::zeroed();
-        c.features = [7.0; MAX_FEATURES];
-        r.begin(&many[..3], &mut c);
-        assert_eq!(c.value, 1.0);
-        assert_eq!(&c.features[..4], &[0.0, 1.0, 2.0, 0.0]);
-        r.begin(&many[..3], &mut c);
-        assert_eq!(c.value, 8.0, "second execution of that vector: second variant");
-        r.begin(&many, &mut c);
-        assert_eq!(c.value, 1.0, "a new (clamped) vector starts at the first variant");
-        assert_eq!(c.nfeatures, MAX_FEATURES as i32);
-        assert_eq!(c.features[15], 15.0);
-    }
-
-    /// Training samples are distinct measured (vector, variant) pairs; with 2 variants and
-    /// min_train 4, training happens exactly when the 4th distinct pair is measured.
-    #[test]
-    fn training_trigger_count() {
-        let r = region("a,b", 4, false);
-        let cost = |v: usize| 100 + v as u64;
-        exec(&r, &[1.0], cost); // (1,a)
-        exec(&r, &[1.0], cost); // (1,b)  -> vector 1 complete, but only 2 samples
-        assert_eq!(r.training_samples(), 2);
-        exec(&r, &[1.0], cost); // (1,a) again: not a new sample
-        exec(&r, &[1.0], cost);
-        assert_eq!(r.training_samples(), 2);
-        assert!(!r.is_trained());
-        exec(&r, &[2.0], cost); // (2,a)
-        assert_eq!(r.training_samples(), 3);
-        assert!(!r.is_trained());
-        exec(&r, &[2.0], cost); // (2,b): 4th
-        assert!(r.is_trained());
-        let t = r.trained().unwrap();
-        assert_eq!(t.training_samples, 4);
-        assert_eq!(t.executions, 6);
-        assert_eq!(t.labels.len(), 2);
-    }
-
-    #[test]
-    fn default_min_train_is_variant_count_and_needs_a_complete_vector() {
-        let r = region("a,b,c", -1, false);
-        assert_eq!(r.min_train, 3);
-        // three different vectors, one variant each: 3 samples but no complete vector
-        for f in [1.0, 2.0, 3.0] {
-            exec(&r, &[f], |_| 5);
-        }
-        assert_eq!(r.training_samples(), 3);
-        assert!(!r.is_trained());
-        exec(&r, &[1.0], |_| 5);
-        assert!(!r.is_trained());
-        exec(&r, &[1.0], |_| 5);
-        assert!(r.is_trained());
-    }
-
-    #[test]
-    fn warmup_skips_first_execution_of_each_variant() {
-        let r = region("a,b", -1, true);
-        exec(&r, &[1.0], |_| 10); // a, warm-up
-        exec(&r, &[1.0], |_| 10); // b, warm-up
-        assert_eq!(r.training_samples(), 0);
-        exec(&r, &[1.0], |_| 10); // a
-        assert_eq!(r.training_samples(), 1);
-        assert!(!r.is_trained());
-        exec(&r, &[1.0], |_| 10); // b
-        assert!(r.is_trained());
-        let s = r.snapshot();
-        assert_eq!((s.unrecorded, s.recorded_explore, s.executions()), (2, 2, 4));
-    }
-
-    /// Labels use the median, not the mean: one huge outlier does not flip the label.
-    #[test]
-    fn labels_by_median() {
-        let r = region("a,b", 100, false);
-        let mut i = 0u64;
-        // a: 10,10,10,10,1_000_000 (median 10, mean ~200k); b: 50 each
-        for _ in 0..10 {
-            exec(&r, &[1.0], |v| {
-                if v == 0 {
-                    i += 1;
-                    if i == 3 { 1_000_000 } else { 10 }
-                } else {
-                    50
-                }
-            });
-        }
-        let s = r.snapshot();
-        let e = &s.entries[0];
-        assert!(e.per_variant[0].mean().unwrap() > e.per_variant[1].mean().unwrap());
-        assert_eq!(e.best_by_median(), Some(0));
-        let r = region("a,b", 2, false);
-        exec(&r, &[1.0], |v| [500, 20][v]);
-        exec(&r, &[1.0], |v| [500, 20][v]);
-        assert_eq!(r.trained().unwrap().labels, vec![(FKey::new(&[1.0]), 1)]);
-        assert_eq!(r.decide(&[1.0]), Some(1));
-        assert_eq!(r.decide(&[99.0]), Some(1));
-    }
-
-    #[test]
-    fn trained_path_uses_model_and_keeps_recording() {
-        let r = region("cpu,gpu", 4, false);
-        let cost = |f: f64| move |v: usize| if (v == 0) == (f < 500.0) { 10 } else { 1000 };
-        for f in [100.0, 900.0] {
-            exec(&r, &[f], cost(f));
-            exec(&r, &[f], cost(f));
-        }
-        assert!(r.is_trained());
-        for _ in 0..5 {
-            assert_eq!(exec(&r, &[50.0], cost(50.0)), 0);
-            assert_eq!(exec(&r, &[950.0], cost(950.0)), 1);
-        }
-        let s = r.snapshot();
-        assert_eq!(s.recorded_model, 10);
-        assert_eq!(s.entries.len(), 4);
-    }
-
-    #[test]
-    fn broken_region_runs_variant_zero() {
-        let r = Region::broken("x".into(), "bad".into());
-        for _ in 0..3 {
-            let mut c = Ctx::zeroed();
-            r.begin(&[1.0], &mut c);
-            assert_eq!(c.variant, 0);
-            r.end(&c);
-        }
-        assert_eq!(r.training_samples(), 0);
-        assert_eq!(r.snapshot().unrecorded, 3);
-    }
-
-    /// 8 threads run the same region concurrently: every execution is accounted for.
-    #[test]
-    fn concurrent_executions_lose_nothing() {
-        let r = Box::leak(Box::new(region("a,b,c", 30, true)));
-        const THREADS: usize = 8;
-        const PER: usize = 2000;
-        std::thread::scope(|s| {
-            for t in 0..THREADS {
-                let r = &*r;
-                s.spawn(move || {
-                    for i in 0..PER {
-                        let f = [((t * PER + i) % 13) as f64, t as f64];
-                        let mut c = Ctx::zeroed();
-                        r.begin(&f, &mut c);
-                        assert_eq!(c.features[1], t as f64, "context is per execution");
-                        r.end(&c);
-                    }
-                });
-            }
-        });
-        let s = r.snapshot();
-        assert_eq!(s.executions(), (THREADS * PER) as u64);
-        assert_eq!(s.unrecorded, 3, "one warm-up per variant");
-        let recorded: u64 = s.entries.iter().flat_map(|e| &e.per_variant).map(|v| v.count).sum();
-        assert_eq!(recorded, (THREADS * PER) as u64 - 3);
-        assert!(r.is_trained());
-        let pairs = s.entries.iter().flat_map(|e| &e.per_variant).filter(|v| v.count > 0).count();
-        assert_eq!(s.training_samples, pairs);
-    }
+/// Clock ticks for `ns` nanoseconds (tests that backdate a context's start).
+#[cfg(test)]
+pub(crate) fn tests_ticks(ns: u64) -> u64 {
+    (ns as f64 / clock::ns_per_tick()).round() as u64
 }

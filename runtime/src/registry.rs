@@ -3,6 +3,10 @@
 //! The generated code caches the region pointer in a per-call-site `slot`, so this table is
 //! consulted once per call site (the slow path of `ompadapt_begin`). Regions are leaked: the
 //! pointer a slot holds stays valid until the process ends.
+//!
+//! Besides the fields `spec` parses, the registry reads three optional descriptor fields that
+//! select per-region behaviour (the environment's per-region values take precedence):
+//! `explore=roundrobin|random|elimination`, `repeats=N` and `coarse=0|1`.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, Once, OnceLock};
@@ -10,7 +14,8 @@ use std::sync::{Mutex, Once, OnceLock};
 use crate::config::{self, Config};
 use crate::diag;
 use crate::persist;
-use crate::region::Region;
+use crate::explore::Strategy;
+use crate::region::{Region, RegionOptions};
 use crate::spec;
 
 #[derive(Default)]
@@ -83,7 +88,7 @@ impl Registry {
                         r
                     }
                     None => {
-                        let r = self.create(parsed.spec, min_train, p1, p2);
+                        let r = self.create(parsed.spec, text, min_train, p1, p2);
                         inner.by_model.insert(r.spec.model.clone(), r);
                         inner.order.push(r);
                         r
@@ -95,21 +100,15 @@ impl Registry {
         region
     }
 
-    fn create(&self, spec: spec::Spec, min_train: i64, p1: i64, p2: i64) -> &'static Region {
+    fn create(&self, spec: spec::Spec, text: &str, min_train: i64, p1: i64, p2: i64) -> &'static Region {
         let c = &self.config;
+        let options = options_of(text);
         let region: &'static Region =
-            Box::leak(Box::new(Region::new(spec, min_train, p1, p2, c.warmup, c.model_override)));
+            Box::leak(Box::new(Region::with_config(spec, min_train, p1, p2, c, &options)));
         if c.persist {
-            let path = persist::path_for(&c.dir, &c.program, &region.spec.model);
-            match persist::load(&path, region) {
-                persist::Loaded::Foreign => {}
-                loaded => {
-                    if let persist::Loaded::Samples(s) = loaded {
-                        region.absorb(s);
-                    }
-                    *region.persist_path.lock().unwrap_or_else(|e| e.into_inner()) = Some(path);
-                }
-            }
+            persist::attach(region, &c.dir, &c.program, c.compact_after);
+        } else if c.frozen {
+            region.set_fixed_variant(Some(0));
         }
         region
     }
@@ -124,30 +123,94 @@ impl Registry {
         self.lock().order.clone()
     }
 
-    /// Saves every persisted region's samples (errors: one line each).
-    pub fn save_all(&self) {
+    /// Saves what every persisted region learned since its last save (errors: one line each).
+    /// Returns the number of files written.
+    pub fn save_all(&self) -> usize {
+        let mut n = 0;
         for r in self.regions() {
             if r.broken.is_some() {
                 continue;
             }
-            let path = r.persist_path.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            if let Some(path) = path {
-                if let Err(e) = persist::save(&path, r, &self.config.program) {
-                    diag::warn(&format!("region '{}': samples not saved: {e}", r.spec.model));
+            match persist::save(r) {
+                Ok(Some(_)) => n += 1,
+                Ok(None) => {}
+                Err(e) => {
+                    diag::warn_once(&format!("save:{}", r.spec.model), &format!("region '{}': data not saved: {e}", r.spec.model));
                 }
             }
         }
+        n
     }
 
-    /// What happens at process exit: the report (`OMPADAPT_REPORT=1`), then persistence.
-    pub fn at_exit(&self) {
-        if self.config.report {
-            crate::report::print(self);
+    /// Trains `model` (every region when `None`) on what has been measured, pooling the
+    /// measurements of every MPI rank first when built with the `mpi` feature (a collective:
+    /// every rank must call it). Returns the regions trained.
+    pub fn train(&self, model: Option<&str>) -> usize {
+        let regions: Vec<&'static Region> = match model {
+            Some(m) => self.find(m).into_iter().collect(),
+            None => self.regions(),
+        };
+        #[cfg(feature = "mpi")]
+        {
+            let local: Vec<(String, Vec<crate::mpi::Row>)> = regions
+                .iter()
+                .filter(|r| r.broken.is_none())
+                .map(|r| {
+                    let rows = r.rows().into_iter().map(|(features, v, ns)| crate::mpi::Row { features, variant: v as u32, ns }).collect();
+                    (r.spec.model.clone(), rows)
+                })
+                .collect();
+            if crate::mpi::rank().is_some_and(|(_, size)| size > 1) {
+                let mut n = 0;
+                for (name, rows) in crate::mpi::pool_all(local) {
+                    if let Some(r) = self.find(&name) {
+                        let rows: Vec<(Vec<f64>, usize, f64)> = rows.into_iter().map(|x| (x.features, x.variant as usize, x.ns)).collect();
+                        n += r.train_on_rows(&rows).is_ok() as usize;
+                    }
+                }
+                return n;
+            }
         }
+        regions.iter().filter(|r| r.train_now().is_ok()).count()
+    }
+
+    /// What happens at process exit: the report (`OMPADAPT_REPORT`), then persistence.
+    pub fn at_exit(&self) {
+        crate::report::emit(self);
         if self.config.persist {
             self.save_all();
         }
     }
+}
+
+/// The runtime's optional fields of a descriptor (`explore=`, `repeats=`, `coarse=`); bad
+/// values warn once and are ignored.
+pub fn options_of(text: &str) -> RegionOptions {
+    let mut o = RegionOptions::default();
+    for field in text.split(';').skip(1) {
+        let Some((k, v)) = field.split_once('=') else { continue };
+        let (k, v) = (k.trim(), v.trim());
+        let bad = |why: String| {
+            diag::warn_once(&format!("opt:{text}:{k}"), &format!("descriptor field '{k}={v}' ignored: {why}"));
+        };
+        match k {
+            "explore" => match Strategy::parse(v) {
+                Ok(s) => o.explore = Some(s),
+                Err(e) => bad(e),
+            },
+            "repeats" => match v.parse::<u32>() {
+                Ok(n) if n >= 1 => o.repeats = Some(n.min(255)),
+                _ => bad("not a positive integer".into()),
+            },
+            "coarse" => match v {
+                "1" => o.coarse = Some(true),
+                "0" => o.coarse = Some(false),
+                _ => bad("expected 0 or 1".into()),
+            },
+            _ => {}
+        }
+    }
+    o
 }
 
 /// The registry behind the C ABI, configured from the environment. Its creation registers the

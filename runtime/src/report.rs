@@ -1,7 +1,11 @@
-//! The exit report (`OMPADAPT_REPORT=1`): what each region measured, learned and decides.
+//! The exit report: what each region measured, learned and decides. `OMPADAPT_REPORT=1` prints
+//! text on stderr; `OMPADAPT_REPORT=json:<file>` writes the same content as JSON ([`RegionReport`]).
 
+use serde::Serialize;
+
+use crate::config::Report;
 use crate::registry::Registry;
-use crate::region::Region;
+use crate::region::{Origin, Region, Snapshot};
 
 /// Formats a duration given in ns: `812 ns`, `12.3 µs`, `4.56 ms`, `1.23 s`.
 pub fn fmt_ns(ns: f64) -> String {
@@ -47,7 +51,157 @@ fn table(rows: &[Vec<String>], indent: &str) -> String {
     out
 }
 
-/// The report section of one region.
+fn origin_text(o: &Origin) -> String {
+    match o {
+        Origin::Online => "trained in this run".into(),
+        Origin::Explicit => "trained by an explicit train call".into(),
+        Origin::Loaded => "trained at start-up from saved data".into(),
+        Origin::Frozen => "stored model (frozen)".into(),
+        Origin::Fixed => "fixed variant".into(),
+        Origin::Pooled(n) => format!("trained on {n} measurements pooled over MPI ranks"),
+    }
+}
+
+/// The JSON report of one region.
+#[derive(Serialize, Debug)]
+pub struct RegionReport {
+    pub region: String,
+    pub loc: String,
+    pub variants: Vec<String>,
+    pub features: Vec<String>,
+    pub malformed: Option<String>,
+    pub mode: String,
+    pub explore: String,
+    pub repeats: u32,
+    pub min_train: usize,
+    pub executions: u64,
+    pub exploring: u64,
+    pub chosen_by_model: u64,
+    pub unrecorded: u64,
+    pub training_samples: usize,
+    pub stored_samples: usize,
+    pub model: Option<ModelReport>,
+    pub drift: Vec<DriftReport>,
+    pub monitoring: bool,
+    pub loaded_samples: u64,
+    pub timings: Vec<TimingReport>,
+    pub decisions: Vec<DecisionReport>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct ModelReport {
+    pub kind: String,
+    pub origin: String,
+    pub trained_after_executions: u64,
+    pub feature_vectors: usize,
+    pub training_samples: usize,
+    pub train_ns: u64,
+    pub fallback: Option<String>,
+    pub text: String,
+}
+
+#[derive(Serialize, Debug)]
+pub struct DriftReport {
+    pub at_execution: u64,
+    pub slow: u32,
+    pub window: u32,
+}
+
+#[derive(Serialize, Debug)]
+pub struct TimingReport {
+    pub features: Vec<f64>,
+    pub variant: String,
+    pub exploring_runs: u64,
+    pub model_runs: u64,
+    pub median_ns: Option<f64>,
+    pub mean_ns: Option<f64>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct DecisionReport {
+    pub features: Vec<f64>,
+    /// Variant the model picks, or null while exploring.
+    pub decision: Option<String>,
+    /// Label exploration found for it (if decided).
+    pub explored_best: Option<String>,
+}
+
+/// The report data of one region.
+pub fn region_report(r: &Region) -> RegionReport {
+    let spec = &r.spec;
+    let snap: Option<Snapshot> = r.broken.is_none().then(|| r.snapshot());
+    let vname = |v: usize| spec.variants.get(v).cloned().unwrap_or_else(|| format!("#{v}"));
+    let trained = r.trained();
+    let fname = |i: usize| spec.feature_name(i);
+    let loaded = r.persist.lock().ok().and_then(|b| b.as_ref().map(|b| b.loaded_samples)).unwrap_or(0);
+    let mut rep = RegionReport {
+        region: spec.model.clone(),
+        loc: spec.loc.clone(),
+        variants: spec.variants.clone(),
+        features: spec.features.clone(),
+        malformed: r.broken.clone(),
+        mode: if r.mode.frozen {
+            "frozen".into()
+        } else if r.mode.coarse {
+            "coarse".into()
+        } else if r.settings().explore_only {
+            "explore-only".into()
+        } else {
+            "adaptive".into()
+        },
+        explore: r.params().strategy.name().into(),
+        repeats: r.params().repeats,
+        min_train: r.min_train(),
+        executions: 0,
+        exploring: 0,
+        chosen_by_model: 0,
+        unrecorded: 0,
+        training_samples: 0,
+        stored_samples: 0,
+        model: trained.as_ref().map(|t| ModelReport {
+            kind: t.choice.describe(),
+            origin: origin_text(&t.origin),
+            trained_after_executions: t.executions,
+            feature_vectors: t.labels.len(),
+            training_samples: t.training_samples,
+            train_ns: t.train_ns,
+            fallback: t.fallback.clone(),
+            text: t.predictor.render(&fname, &vname, 0),
+        }),
+        drift: r.drift_events().iter().map(|d| DriftReport { at_execution: d.at_execution, slow: d.slow, window: d.window }).collect(),
+        monitoring: r.monitoring(),
+        loaded_samples: loaded,
+        timings: Vec::new(),
+        decisions: Vec::new(),
+    };
+    let Some(snap) = snap else { return rep };
+    rep.executions = snap.executions();
+    rep.exploring = snap.recorded_explore;
+    rep.chosen_by_model = snap.recorded_model;
+    rep.unrecorded = snap.unrecorded;
+    rep.training_samples = snap.training_samples;
+    rep.stored_samples = snap.stored_samples;
+    for e in &snap.entries {
+        for (v, p) in e.per_variant.iter().enumerate() {
+            rep.timings.push(TimingReport {
+                features: e.key.values(),
+                variant: vname(v),
+                exploring_runs: p.count,
+                model_runs: p.model_count,
+                median_ns: p.median(),
+                mean_ns: p.mean(),
+            });
+        }
+        rep.decisions.push(DecisionReport {
+            features: e.key.values(),
+            decision: trained.as_ref().map(|t| vname(t.predict(&e.key))),
+            explored_best: e.decided.map(vname),
+        });
+    }
+    rep
+}
+
+/// The text report section of one region.
 pub fn render(r: &Region) -> String {
     let spec = &r.spec;
     let mut out = format!("region '{}' ({})\n", spec.model, spec.loc);
@@ -55,6 +209,7 @@ pub fn render(r: &Region) -> String {
         out.push_str(&format!("  malformed region descriptor ({why}): always ran its first variant\n"));
         return out;
     }
+    let rep = region_report(r);
     let snap = r.snapshot();
     let nf = snap.entries.iter().map(|e| e.key.len()).max().unwrap_or(spec.features.len());
     let fname = |i: usize| spec.feature_name(i);
@@ -68,37 +223,50 @@ pub fn render(r: &Region) -> String {
     let feats: Vec<String> = (0..nf).map(fname).collect();
     out.push_str(&format!("  features: {}\n", if feats.is_empty() { "(none)".to_owned() } else { feats.join(", ") }));
     out.push_str(&format!(
+        "  mode: {}; exploration: {}, {} measurement{} per pair\n",
+        rep.mode,
+        rep.explore,
+        rep.repeats,
+        if rep.repeats == 1 { "" } else { "s" }
+    ));
+    out.push_str(&format!(
         "  executions: {} ({} exploring, {} chosen by the model, {} warm-up not recorded)\n",
-        snap.executions(),
-        snap.recorded_explore,
-        snap.recorded_model,
-        snap.unrecorded
+        rep.executions, rep.exploring, rep.chosen_by_model, rep.unrecorded
     ));
     out.push_str(&format!(
         "  training samples: {} measured (feature vector, variant) pairs; training needs {}\n",
-        snap.training_samples, r.min_train
+        rep.training_samples, rep.min_train
     ));
-
-    match r.trained() {
-        Some(t) => {
+    if rep.loaded_samples > 0 {
+        out.push_str(&format!("  loaded from earlier runs: {} measurements\n", rep.loaded_samples));
+    }
+    match (&rep.model, r.trained()) {
+        (Some(m), Some(t)) => {
             out.push_str(&format!(
-                "  model: {}, trained after {} executions on {} feature vectors ({} training samples) in {}\n",
-                t.choice.describe(),
-                t.executions,
-                t.labels.len(),
-                t.training_samples,
-                fmt_ns(t.train_ns as f64)
+                "  model: {}, {} after {} executions on {} feature vectors ({} training samples) in {}\n",
+                m.kind,
+                m.origin,
+                m.trained_after_executions,
+                m.feature_vectors,
+                m.training_samples,
+                fmt_ns(m.train_ns as f64)
             ));
-            if let Some(e) = &t.fallback {
+            if let Some(e) = &m.fallback {
                 out.push_str(&format!("  (training failed: {e}; constant model)\n"));
             }
-            out.push_str(&t.compiled.render(&fname, &vname, 2));
+            out.push_str(&t.predictor.render(&fname, &vname, 2));
         }
-        None => out.push_str(&format!(
-            "  model: {}, not trained yet (needs {} training samples and one feature vector with every variant measured)\n",
-            r.choice.describe(),
-            r.min_train
+        _ => out.push_str(&format!(
+            "  model: {}, not trained yet (needs {} training samples and one decided feature vector)\n",
+            r.settings().choice.describe(),
+            rep.min_train
         )),
+    }
+    for d in &rep.drift {
+        out.push_str(&format!(
+            "  drift: re-explored after execution {} ({} of {} executions over the time model's bar)\n",
+            d.at_execution, d.slow, d.window
+        ));
     }
 
     if !snap.entries.is_empty() {
@@ -113,7 +281,7 @@ pub fn render(r: &Region) -> String {
                 let mut row: Vec<String> =
                     (0..nf).map(|i| if v == 0 && i < e.key.len() { fmt_value(e.key.get(i)) } else { String::new() }).collect();
                 row.push(vname(v));
-                row.push(s.count.to_string());
+                row.push(s.total().to_string());
                 row.push(s.mean().map_or("-".to_owned(), fmt_ns));
                 row.push(s.median().map_or("-".to_owned(), fmt_ns));
                 rows.push(row);
@@ -122,16 +290,17 @@ pub fn render(r: &Region) -> String {
         out.push_str(&table(&rows, "    "));
 
         out.push_str("  decisions:\n");
+        let trained = r.trained();
         let labels: std::collections::HashMap<_, _> =
-            r.trained().map(|t| t.labels.iter().copied().collect()).unwrap_or_default();
+            trained.as_ref().map(|t| t.labels.iter().copied().collect()).unwrap_or_default();
         let mut rows = Vec::new();
         for e in &snap.entries {
             let fv: Vec<String> = (0..e.key.len()).map(|i| format!("{}={}", fname(i), fmt_value(e.key.get(i)))).collect();
             let fv = if fv.is_empty() { "(no features)".to_owned() } else { fv.join(", ") };
-            let (decision, note) = match r.trained() {
+            let (decision, note) = match &trained {
                 Some(t) => {
-                    let d = t.compiled.predict(&e.key.padded());
-                    let note = match (labels.get(&e.key), e.best_by_median()) {
+                    let d = t.predict(&e.key);
+                    let note = match (labels.get(&e.key), e.decided) {
                         (Some(&l), _) if l == d => "(fastest when trained)".to_owned(),
                         (Some(&l), _) => format!("(fastest when trained: {})", vname(l)),
                         (None, Some(b)) if b == d => "(not in training set; fastest measured)".to_owned(),
@@ -140,7 +309,10 @@ pub fn render(r: &Region) -> String {
                     };
                     (format!("-> {}", vname(d)), note)
                 }
-                None => ("exploring".to_owned(), format!("(next: {})", vname((e.begun % r.nvariants() as u64) as usize))),
+                None => match e.decided {
+                    Some(b) => ("exploring".to_owned(), format!("(fastest measured: {})", vname(b))),
+                    None => ("exploring".to_owned(), String::new()),
+                },
             };
             rows.push(vec![fv, decision, note]);
         }
@@ -149,14 +321,15 @@ pub fn render(r: &Region) -> String {
     out
 }
 
-/// The whole report.
+/// The whole text report.
 pub fn render_all(reg: &Registry) -> String {
     let regions = reg.regions();
     let mut out = format!(
-        "ompadapt: report for '{}': {} adaptive region{}\n",
+        "ompadapt: report for '{}': {} adaptive region{} (clock: {})\n",
         reg.config().program,
         regions.len(),
-        if regions.len() == 1 { "" } else { "s" }
+        if regions.len() == 1 { "" } else { "s" },
+        crate::clock::source()
     );
     for r in regions {
         out.push('\n');
@@ -165,11 +338,44 @@ pub fn render_all(reg: &Registry) -> String {
     out
 }
 
-/// Prints the report on stderr.
+/// The whole JSON report.
+pub fn render_json(reg: &Registry) -> String {
+    #[derive(Serialize)]
+    struct Doc {
+        format: &'static str,
+        version: u32,
+        program: String,
+        clock: String,
+        regions: Vec<RegionReport>,
+    }
+    let doc = Doc {
+        format: "ompadapt-report",
+        version: 1,
+        program: reg.config().program.clone(),
+        clock: crate::clock::source().to_owned(),
+        regions: reg.regions().into_iter().map(region_report).collect(),
+    };
+    serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+}
+
+/// Prints the text report on stderr.
 pub fn print(reg: &Registry) {
     use std::io::Write;
     let text = render_all(reg);
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
+}
+
+/// Emits the report the configuration asks for.
+pub fn emit(reg: &Registry) {
+    match &reg.config().report {
+        Report::Off => {}
+        Report::Stderr => print(reg),
+        Report::Json(path) => {
+            if let Err(e) = crate::persist::write_atomic(path, render_json(reg).as_bytes()) {
+                crate::diag::warn(&format!("OMPADAPT_REPORT: {e}"));
+            }
+        }
+    }
 }
 
 #[cfg(test)]
@@ -190,11 +396,11 @@ mod tests {
     fn report_contents() {
         let reg = Registry::new(Config { persist: false, warmup: false, ..Config::default() });
         let r = reg.lookup(Some("ompadapt1;model=mm;loc=mm.c:42;features=N;variants=cpu,gpu"), 4, -1, -1);
-        for (f, cost) in [(1000.0, [10u64, 900]), (100000.0, [900, 10])] {
+        for (f, cost) in [(1000.0, [10_000u64, 900_000]), (100000.0, [900_000, 10_000])] {
             for _ in 0..2 {
                 let mut c = Ctx::zeroed();
                 r.begin(&[f], &mut c);
-                c.t0 = crate::clock::now() - cost[c.variant as usize];
+                c.t0 = crate::clock::now() - (cost[c.variant as usize] as f64 / crate::clock::ns_per_tick()) as u64;
                 r.end(&c);
             }
         }
@@ -208,6 +414,7 @@ mod tests {
             "-> cpu",
             "else",
             "-> gpu",
+            "exploration: roundrobin",
         ] {
             assert!(text.contains(needle), "missing '{needle}' in:\n{text}");
         }
@@ -216,5 +423,11 @@ mod tests {
         };
         assert!(decision("N=1000").contains("-> cpu"), "{text}");
         assert!(decision("N=100000").contains("-> gpu"), "{text}");
+        let json: serde_json::Value = serde_json::from_str(&render_json(&reg)).unwrap();
+        let r0 = &json["regions"][0];
+        assert_eq!(r0["region"], "mm");
+        assert_eq!(r0["executions"], 4);
+        assert_eq!(r0["decisions"][1]["decision"], "gpu");
+        assert!(r0["model"]["text"].as_str().unwrap().contains("if N < 50500"));
     }
 }

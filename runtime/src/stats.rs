@@ -1,4 +1,4 @@
-//! Feature-vector keys and per-(feature vector, variant) timing statistics.
+//! Feature-vector keys and their hashes, medians, and a small deterministic generator.
 
 use std::hash::{Hash, Hasher};
 
@@ -115,87 +115,112 @@ impl Hasher for FxHasher {
 /// `BuildHasher` of [`FxHasher`].
 pub type FxBuild = std::hash::BuildHasherDefault<FxHasher>;
 
-/// How many recent timings are kept per (feature vector, variant) for the median. Count, sum,
-/// min and max cover every measurement; the median covers the most recent `KEEP` (a bounded
-/// ring, so memory does not grow with the run length).
-pub const KEEP: usize = 255;
-
-/// Timings of one variant on one feature vector.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct VariantStats {
-    /// Recorded executions.
-    pub count: u64,
-    /// Sum of their times, ns.
-    pub sum_ns: u64,
-    /// Shortest time, ns (0 when `count == 0`).
-    pub min_ns: u64,
-    /// Longest time, ns.
-    pub max_ns: u64,
-    /// Ring of the most recent times (at most [`KEEP`]).
-    pub recent: Vec<u64>,
-    /// Next slot of `recent` to overwrite once it is full.
-    pub next: usize,
+/// FNV-1a of a string (seeds derived from region names: the same on every rank and run).
+pub fn fnv1a(s: &str) -> u64 {
+    s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
 }
 
-impl VariantStats {
-    /// Records one execution time.
-    pub fn record(&mut self, ns: u64) {
-        if self.count == 0 || ns < self.min_ns {
-            self.min_ns = ns;
+impl FKey {
+    /// A 64-bit hash of the key (never 0, so 0 can mark an empty hash-table slot); equal to
+    /// [`hash_features`] of the values the key was built from.
+    #[inline]
+    pub fn hash64(&self) -> u64 {
+        let mut h = FxHasher::default();
+        h.write_u64(self.len as u64);
+        for &b in &self.bits[..self.len()] {
+            h.write_u64(b);
         }
-        self.max_ns = self.max_ns.max(ns);
-        self.count += 1;
-        self.sum_ns = self.sum_ns.saturating_add(ns);
-        if self.recent.len() < KEEP {
-            self.recent.push(ns);
-        } else {
-            self.recent[self.next] = ns;
-            self.next = (self.next + 1) % KEEP;
-        }
+        avalanche(h.finish())
     }
 
-    /// Mean time over every recorded execution, ns.
-    pub fn mean(&self) -> Option<f64> {
-        (self.count > 0).then(|| self.sum_ns as f64 / self.count as f64)
+    /// Whether the key equals the feature slice `f` (as [`FKey::new`] would build it).
+    #[inline]
+    pub fn matches(&self, f: &[f64]) -> bool {
+        let n = f.len().min(MAX_FEATURES);
+        n == self.len() && f[..n].iter().zip(&self.bits).all(|(&x, &b)| norm_bits(x) == b)
     }
+}
 
-    /// Median of the retained recent times, ns (mean of the two middle ones for an even count).
-    pub fn median(&self) -> Option<f64> {
-        median(&self.recent)
+/// [`FKey::hash64`] of `FKey::new(f)`, without building the key.
+#[inline]
+pub fn hash_features(f: &[f64]) -> u64 {
+    let n = f.len().min(MAX_FEATURES);
+    let mut h = FxHasher::default();
+    h.write_u64(n as u64);
+    for &x in &f[..n] {
+        h.write_u64(norm_bits(x));
     }
+    avalanche(h.finish())
+}
 
-    /// Rebuilds statistics from persisted fields, trusting count/sum/min/max and keeping at most
-    /// [`KEEP`] recent values.
-    pub fn from_parts(count: u64, sum_ns: u64, min_ns: u64, max_ns: u64, mut recent: Vec<u64>) -> Self {
-        if recent.len() > KEEP {
-            recent.drain(..recent.len() - KEEP);
-        }
-        let count = count.max(recent.len() as u64);
-        VariantStats { count, sum_ns, min_ns, max_ns, next: 0, recent }
-    }
+#[inline]
+fn avalanche(mut x: u64) -> u64 {
+    // the Fx step leaves the low bits weak for power-of-two tables
+    x ^= x >> 33;
+    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
+    x ^= x >> 33;
+    x | 1
+}
 
-    /// The retained times, oldest first.
-    pub fn recent_in_order(&self) -> Vec<u64> {
-        let mut v = Vec::with_capacity(self.recent.len());
-        v.extend_from_slice(&self.recent[self.next..]);
-        v.extend_from_slice(&self.recent[..self.next]);
-        v
+#[inline]
+fn norm_bits(x: f64) -> u64 {
+    if x == 0.0 {
+        0
+    } else if x.is_nan() {
+        f64::NAN.to_bits()
+    } else {
+        x.to_bits()
     }
 }
 
 /// Median of `xs` (mean of the two middle values for an even length); `None` when empty.
 pub fn median(xs: &[u64]) -> Option<f64> {
+    let v: Vec<f64> = xs.iter().map(|&x| x as f64).collect();
+    median_f64(&v)
+}
+
+/// Median of `xs` (mean of the two middle values for an even length); `None` when empty.
+pub fn median_f64(xs: &[f64]) -> Option<f64> {
     if xs.is_empty() {
         return None;
     }
     let mut v = xs.to_vec();
     let mid = v.len() / 2;
-    let (_, &mut hi, _) = v.select_nth_unstable(mid);
+    let (_, &mut hi, _) = v.select_nth_unstable_by(mid, f64::total_cmp);
     if v.len() % 2 == 1 {
-        Some(hi as f64)
+        Some(hi)
     } else {
-        let lo = *v[..mid].iter().max().expect("mid > 0");
-        Some((lo as f64 + hi as f64) / 2.0)
+        let lo = v[..mid].iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        Some((lo + hi) / 2.0)
+    }
+}
+
+/// xorshift64*: a tiny deterministic generator (random exploration; no `rand` dependency).
+#[derive(Clone, Debug)]
+pub struct XorShift(u64);
+
+impl XorShift {
+    /// A generator seeded with `seed` (any value).
+    pub fn new(seed: u64) -> Self {
+        XorShift(seed ^ 0x9E37_79B9_7F4A_7C15 | 1)
+    }
+
+    /// A generator continuing from `state` (a value of [`XorShift::state`]).
+    pub fn from_state(state: u64) -> Self {
+        XorShift(state | 1)
+    }
+
+    /// The current state.
+    pub fn state(&self) -> u64 {
+        self.0
+    }
+
+    /// Uniform in `0..n` (`n > 0`).
+    pub fn below(&mut self, n: usize) -> usize {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        ((self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) * n as u64 >> 32) as usize
     }
 }
 
@@ -224,26 +249,23 @@ mod tests {
         assert_eq!(median(&[5]), Some(5.0));
         assert_eq!(median(&[9, 1, 5]), Some(5.0));
         assert_eq!(median(&[9, 1, 5, 3]), Some(4.0));
-        let mut s = VariantStats::default();
-        for x in [10, 1000, 20, 30, 25] {
-            s.record(x);
-        }
-        assert_eq!(s.count, 5);
-        assert_eq!(s.median(), Some(25.0));
-        assert_eq!(s.mean(), Some(217.0));
-        assert_eq!((s.min_ns, s.max_ns), (10, 1000));
+        assert_eq!(median_f64(&[2.0, 1000.0, 1.0]), Some(2.0));
     }
 
     #[test]
-    fn ring_is_bounded() {
-        let mut s = VariantStats::default();
-        for x in 0..(KEEP as u64 + 10) {
-            s.record(x);
+    fn hashes_and_matching() {
+        let a = FKey::new(&[1.0, -0.0]);
+        assert_eq!(a.hash64(), FKey::new(&[1.0, 0.0]).hash64());
+        assert_ne!(a.hash64(), FKey::new(&[1.0]).hash64());
+        assert_eq!(a.hash64(), hash_features(&[1.0, -0.0]));
+        assert!(a.matches(&[1.0, 0.0]) && a.matches(&[1.0, -0.0]));
+        assert!(!a.matches(&[1.0]) && !a.matches(&[1.0, 0.0, 0.0]) && !a.matches(&[2.0, 0.0]));
+        assert!(FKey::new(&[f64::NAN]).matches(&[-f64::NAN]));
+        let mut r = XorShift::new(7);
+        let mut seen = [0; 3];
+        for _ in 0..300 {
+            seen[r.below(3)] += 1;
         }
-        assert_eq!(s.recent.len(), KEEP);
-        assert_eq!(s.count, KEEP as u64 + 10);
-        let r = s.recent_in_order();
-        assert_eq!(r[0], 10);
-        assert_eq!(*r.last().unwrap(), KEEP as u64 + 9);
+        assert!(seen.iter().all(|&c| c > 60), "{seen:?}");
     }
 }

@@ -94,9 +94,16 @@ fn c_program_uses_the_header_and_library() {
         assert!(stderr.contains("region 'c_test' (abi_test.c:20)"), "{stderr}");
         assert!(stderr.contains("executions: 46 (4 exploring, 40 chosen by the model, 2 warm-up"), "{stderr}");
         assert!(stderr.contains("if n < 50000"), "{stderr}");
-        let file = dir.join(exe.file_name().unwrap()).join("c_test.json");
-        let saved = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}\n{stderr}", file.display()));
+        let rdir = dir.join(exe.file_name().unwrap()).join("c_test");
+        let parts: Vec<_> = std::fs::read_dir(&rdir)
+            .unwrap_or_else(|e| panic!("{}: {e}\n{stderr}", rdir.display()))
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with("part-"))
+            .collect();
+        assert_eq!(parts.len(), 1, "one file per process and save: {parts:?}");
+        let saved = std::fs::read_to_string(&parts[0]).unwrap();
         assert!(saved.contains("\"format\": \"ompadapt-samples\""));
+        assert!(saved.contains("\"version\": 2"));
 
         // Second run: starts from the saved samples, so the model decides from the first execution.
         let (code, _, stderr) = run(exe, "trained", &dir);

@@ -119,7 +119,7 @@ fn threads_share_a_call_site() {
     assert!(std::ptr::eq(SLOT.load(Ordering::Acquire) as *const _, r), "slot caches the region");
     let s = r.snapshot();
     assert_eq!(s.executions(), (THREADS * PER) as u64);
-    let recorded: u64 = s.entries.iter().flat_map(|e| &e.per_variant).map(|v| v.count).sum();
+    let recorded: u64 = s.entries.iter().flat_map(|e| &e.per_variant).map(|v| v.total()).sum();
     assert_eq!(recorded + s.unrecorded, (THREADS * PER) as u64);
     assert_eq!(s.unrecorded, 3, "one warm-up per variant");
     assert!(r.is_trained());

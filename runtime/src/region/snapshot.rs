@@ -1,0 +1,180 @@
+//! Read-only views of a region's data (report, persistence, tests).
+
+use std::sync::atomic::Ordering::*;
+
+use super::{Region, Settings};
+use crate::clock;
+use crate::explore::{all_mask, Params};
+use crate::stats::{FKey, FxBuild};
+
+impl Region {
+    /// Executions that reached `end` (recorded or not).
+    pub fn executions(&self) -> u64 {
+        let mut g = self.lock();
+        self.adopt_pending(&mut g);
+        let mut n = self.unrecorded.load(Relaxed) + g.store.recorded_explore + g.overflow.values().map(|x| x.0).sum::<u64>();
+        let nv = self.nvariants();
+        self.shards.for_each(|s| s.for_each(|slot| n += (0..nv).map(|v| slot.count(v).load(Relaxed)).sum::<u64>()));
+        n
+    }
+
+    /// Trained-execution counters per (feature vector, variant): `(count, sum_ns)`, summed over
+    /// threads (time is summed in ticks and converted here).
+    pub fn monitored(&self) -> Vec<(FKey, Vec<(u64, u64)>)> {
+        let nv = self.nvariants();
+        let mut index: std::collections::HashMap<FKey, usize, FxBuild> = Default::default();
+        let mut out: Vec<(FKey, Vec<(u64, u64)>)> = Vec::new();
+        let mut add = |k: &FKey, v: usize, c: u64, s: u64| {
+            if c == 0 {
+                return;
+            }
+            let i = *index.entry(*k).or_insert_with(|| {
+                out.push((*k, vec![(0, 0); nv]));
+                out.len() - 1
+            });
+            out[i].1[v].0 += c;
+            out[i].1[v].1 += s;
+        };
+        let ns = |ticks: u64| clock::to_ns(ticks);
+        self.shards.for_each(|s| {
+            s.for_each(|slot| {
+                for v in 0..nv {
+                    add(slot.key(), v, slot.count(v).load(Relaxed), ns(slot.ticks(v).load(Relaxed)));
+                }
+            })
+        });
+        for ((k, v), (c, s)) in self.lock().overflow.iter() {
+            add(k, *v, *c, ns(*s));
+        }
+        out
+    }
+
+    /// A copy of the region's data.
+    pub fn snapshot(&self) -> Snapshot {
+        let monitored = self.monitored();
+        let unrecorded = self.unrecorded.load(Relaxed);
+        let mut g = self.lock();
+        self.adopt_pending(&mut g);
+        let nv = self.nvariants();
+        let mut entries: Vec<EntryView> = g
+            .store
+            .fvs
+            .iter()
+            .map(|f| EntryView {
+                key: f.key,
+                begun: f.begun,
+                decided: f.decided.map(|d| d as usize),
+                alive: f.alive,
+                per_variant: f
+                    .pairs
+                    .iter()
+                    .map(|p| PairView { count: p.count as u64, times: p.times_in_order(), model_count: 0, model_sum_ns: 0 })
+                    .collect(),
+            })
+            .collect();
+        let mut recorded_model = 0;
+        for (k, per) in monitored {
+            let i = match entries.iter().position(|e| e.key == k) {
+                Some(i) => i,
+                None => {
+                    entries.push(EntryView {
+                        key: k,
+                        begun: 0,
+                        decided: None,
+                        alive: all_mask(nv),
+                        per_variant: vec![PairView::default(); nv],
+                    });
+                    entries.len() - 1
+                }
+            };
+            for (v, (c, s)) in per.into_iter().enumerate() {
+                entries[i].per_variant[v].model_count += c;
+                entries[i].per_variant[v].model_sum_ns += s;
+                recorded_model += c;
+            }
+        }
+        Snapshot {
+            entries,
+            training_samples: g.store.counted,
+            decided: g.store.decided,
+            recorded_explore: g.store.recorded_explore,
+            recorded_model,
+            unrecorded,
+            stored_samples: g.store.stored_samples(),
+            generation: g.store.generation,
+            params: g.store.params,
+            settings: g.settings.clone(),
+            threads: self.shards.threads(),
+        }
+    }
+}
+
+/// One variant's data on one feature vector.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct PairView {
+    /// Exploring executions recorded (this generation).
+    pub count: u64,
+    /// Their retained times, ns, oldest first.
+    pub times: Vec<f64>,
+    /// Executions the model chose, and the sum of their times.
+    pub model_count: u64,
+    pub model_sum_ns: u64,
+}
+
+impl PairView {
+    /// All recorded executions.
+    pub fn total(&self) -> u64 {
+        self.count + self.model_count
+    }
+
+    /// Median of the exploring times.
+    pub fn median(&self) -> Option<f64> {
+        crate::stats::median_f64(&self.times)
+    }
+
+    /// Mean over exploring (retained) and model-chosen executions.
+    pub fn mean(&self) -> Option<f64> {
+        let n = self.times.len() as u64 + self.model_count;
+        (n > 0).then(|| (self.times.iter().sum::<f64>() + self.model_sum_ns as f64) / n as f64)
+    }
+}
+
+/// One feature vector's data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct EntryView {
+    pub key: FKey,
+    /// Exploring executions begun.
+    pub begun: u64,
+    /// Label from exploration, once decided.
+    pub decided: Option<usize>,
+    /// Variants still candidates (successive elimination).
+    pub alive: u64,
+    pub per_variant: Vec<PairView>,
+}
+
+/// A snapshot of a region's data, for the report, persistence and tests.
+#[derive(Clone, Debug)]
+pub struct Snapshot {
+    pub entries: Vec<EntryView>,
+    pub training_samples: usize,
+    pub decided: usize,
+    pub recorded_explore: u64,
+    pub recorded_model: u64,
+    /// Executions that ran but were not recorded (warm-up, invalid variant).
+    pub unrecorded: u64,
+    /// Retained measurements (the unit of the memory-per-sample figure).
+    pub stored_samples: usize,
+    pub generation: u32,
+    pub params: Params,
+    pub settings: Settings,
+    /// Threads that ran trained executions.
+    pub threads: usize,
+}
+
+impl Snapshot {
+    /// All executions that reached `end`.
+    pub fn executions(&self) -> u64 {
+        self.recorded_explore + self.recorded_model + self.unrecorded
+    }
+}
+

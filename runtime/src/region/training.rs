@@ -1,0 +1,295 @@
+//! Training: when a region trains, on what, and how a model is published.
+
+use std::sync::atomic::Ordering::*;
+use std::sync::Arc;
+
+use super::{Inner, Region};
+use crate::clock;
+use crate::ctx::MAX_FEATURES;
+use crate::diag;
+use crate::drift::TimeModel;
+use crate::explore::{FvData, Params};
+use crate::model::{self, Compiled, ModelChoice};
+use crate::stats::{fnv1a, FKey};
+use crate::store::Store;
+
+/// What decides: a trained model or a constant variant.
+#[derive(Debug)]
+pub enum Predictor {
+    Model(Compiled),
+    Constant(usize),
+}
+
+impl Predictor {
+    /// The variant for `x` (zero-padded features).
+    #[inline]
+    pub fn predict(&self, x: &[f64; MAX_FEATURES]) -> usize {
+        match self {
+            Predictor::Model(m) => m.predict(x),
+            Predictor::Constant(v) => *v,
+        }
+    }
+
+    /// Indented text of the decision function.
+    pub fn render(&self, feature: &dyn Fn(usize) -> String, class: &dyn Fn(usize) -> String, indent: usize) -> String {
+        match self {
+            Predictor::Model(m) => m.render(feature, class, indent),
+            Predictor::Constant(v) => format!("{}-> {} (always)\n", "  ".repeat(indent), class(*v)),
+        }
+    }
+}
+
+/// How a published decision function came to be.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Origin {
+    /// Trained during this run once enough samples were measured.
+    Online,
+    /// Trained by an explicit train call.
+    Explicit,
+    /// Trained at start-up from data saved by earlier runs.
+    Loaded,
+    /// The stored model of a frozen (production) run.
+    Frozen,
+    /// A fixed variant set through the API (Apollo's `Static,policy=N`) or a frozen region
+    /// without a stored model.
+    Fixed,
+    /// Trained on samples pooled over MPI ranks (the number of rows).
+    Pooled(usize),
+}
+
+/// A published decision function and how it came to be.
+#[derive(Debug)]
+pub struct Trained {
+    pub predictor: Predictor,
+    /// The model that was asked for.
+    pub choice: ModelChoice,
+    /// The training set: each decided feature vector and its label.
+    pub labels: Vec<(FKey, usize)>,
+    /// Training samples (counted pairs) when trained.
+    pub training_samples: usize,
+    /// Executions of the region (in this process) when trained.
+    pub executions: u64,
+    /// Wall time of fitting + compiling, ns.
+    pub train_ns: u64,
+    /// Set when the learner failed and the model is the most frequent label; the reason.
+    pub fallback: Option<String>,
+    /// Predicted time per (feature vector, variant), for drift detection.
+    pub time: TimeModel,
+    pub origin: Origin,
+    /// Epoch under which it was published.
+    pub epoch: u64,
+}
+
+impl Trained {
+    /// The decision for `key`.
+    pub fn predict(&self, key: &FKey) -> usize {
+        self.predictor.predict(&key.padded())
+    }
+}
+
+pub(super) struct TrainJob {
+    pub(super) labels: Vec<(FKey, usize)>,
+    medians: Vec<(FKey, usize, f64)>,
+    choice: ModelChoice,
+    training_samples: usize,
+    executions: u64,
+    generation: u32,
+    origin: Origin,
+}
+
+impl Region {
+    /// If the region is ready and nothing decides yet, claims the training flag and returns
+    /// the training set.
+    pub(super) fn claim(&self, g: &mut Inner) -> Option<TrainJob> {
+        if self.epoch.load(Relaxed) & 1 == 0
+            && !g.settings.explore_only
+            && !self.mode.frozen
+            && g.store.ready(g.settings.min_train)
+            && !self.training.swap(true, AcqRel)
+        {
+            let labels = g.store.labels();
+            Some(self.job(g, labels, Origin::Online))
+        } else {
+            None
+        }
+    }
+
+    fn job(&self, g: &mut Inner, labels: Vec<(FKey, usize)>, origin: Origin) -> TrainJob {
+        self.adopt_pending(g);
+        TrainJob {
+            labels,
+            medians: g.store.medians(),
+            choice: g.settings.choice.clone(),
+            training_samples: g.store.counted,
+            executions: g.store.recorded_explore + self.unrecorded.load(Relaxed),
+            generation: g.store.generation,
+            origin,
+        }
+    }
+
+    /// Fits the job's model; never panics (a learner failure becomes a constant model).
+    fn fit(&self, job: TrainJob) -> Trained {
+        let t0 = clock::now();
+        let rows: Vec<Vec<f64>> = job.labels.iter().map(|(k, _)| k.values()).collect();
+        let ys: Vec<usize> = job.labels.iter().map(|&(_, y)| y).collect();
+        let seed = fnv1a(&self.spec.model);
+        let choice = job.choice.clone();
+        let fitted = if ys.is_empty() {
+            Err("no labelled feature vector".to_owned())
+        } else {
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| model::train(choice, &rows, &ys, seed)))
+                .unwrap_or_else(|_| Err("the learner panicked".to_owned()))
+        };
+        let (predictor, fallback) = match fitted {
+            Ok(c) => (Predictor::Model(c), None),
+            Err(e) => {
+                // Most frequent label (ties: lower index) as a constant model.
+                let mut counts = vec![0usize; self.nvariants()];
+                let last = counts.len() - 1;
+                for &y in &ys {
+                    counts[y.min(last)] += 1;
+                }
+                let best = (0..counts.len()).fold(0, |b, i| if counts[i] > counts[b] { i } else { b });
+                diag::warn(&format!(
+                    "region '{}': training the model failed ({e}); always running '{}'",
+                    self.spec.model, self.spec.variants[best]
+                ));
+                (Predictor::Constant(best), Some(e))
+            }
+        };
+        Trained {
+            predictor,
+            choice: job.choice,
+            time: TimeModel::fit(&job.medians, self.nvariants()),
+            labels: job.labels,
+            training_samples: job.training_samples,
+            executions: job.executions,
+            train_ns: clock::to_ns(clock::now() - t0),
+            fallback,
+            origin: job.origin,
+            epoch: 0,
+        }
+    }
+
+    pub(super) fn train_and_publish(&self, job: TrainJob) -> bool {
+        let generation = job.generation;
+        let t = self.fit(job);
+        let ok = self.publish(t, Some(generation));
+        self.training.store(false, Release);
+        ok
+    }
+
+    /// Makes `t` decide (unless the data it was trained on was reset meanwhile).
+    pub(super) fn publish(&self, mut t: Trained, generation: Option<u32>) -> bool {
+        let g = self.lock();
+        if generation.is_some_and(|gen| gen != g.store.generation) {
+            return false;
+        }
+        let e = self.epoch.load(Relaxed);
+        let next = if e & 1 == 1 { e + 2 } else { e + 1 };
+        t.epoch = next;
+        self.model.store(Some(Arc::new(t)));
+        self.epoch.store(next, Release);
+        drop(g);
+        true
+    }
+
+    /// Trains now on what has been measured (`ompadapt_train`, Apollo's train call), even
+    /// before `min_train` is reached. Uses the decided feature vectors, else every vector with
+    /// all variants measured. Returns the number of labelled vectors.
+    pub fn train_now(&self) -> Result<usize, String> {
+        if self.broken.is_some() {
+            return Err("malformed region".into());
+        }
+        if self.mode.frozen {
+            return Err("frozen (OMPADAPT_FROZEN=1): the stored model is kept".into());
+        }
+        let job = {
+            let mut g = self.lock();
+            self.adopt_pending(&mut g);
+            let labels = g.store.labels_for_explicit_training();
+            if labels.is_empty() {
+                return Err("no feature vector has every variant measured yet".into());
+            }
+            self.job(&mut g, labels, Origin::Explicit)
+        };
+        let n = job.labels.len();
+        self.train_and_publish(job);
+        Ok(n)
+    }
+
+    /// Trains on rows pooled from every MPI rank (`(features, variant, ns)`): per vector with
+    /// every variant measured, the lowest median wins. Every rank passes the same rows, so
+    /// every rank gets the same model.
+    pub fn train_on_rows(&self, rows: &[(Vec<f64>, usize, f64)]) -> Result<usize, String> {
+        if self.broken.is_some() || self.mode.frozen {
+            return Err("not trainable".into());
+        }
+        let nv = self.nvariants();
+        let mut pooled = Store::new(nv, Params { repeats: 1, ..Params::default() }, 0);
+        for (f, v, ns) in rows {
+            if *v < nv {
+                pooled.record(&FKey::new(f), *v, *ns);
+            }
+        }
+        let labels: Vec<(FKey, usize)> =
+            pooled.fvs.iter().filter_map(|f: &FvData| f.label_any().map(|l| (f.key, l))).collect();
+        if labels.is_empty() {
+            return Err("no feature vector has every variant measured on any rank".into());
+        }
+        let executions = self.executions();
+        let job = {
+            let g = self.lock();
+            TrainJob {
+                labels,
+                medians: pooled.medians(),
+                choice: g.settings.choice.clone(),
+                training_samples: pooled.counted,
+                executions,
+                generation: g.store.generation,
+                origin: Origin::Pooled(rows.len()),
+            }
+        };
+        let n = job.labels.len();
+        self.train_and_publish(job);
+        Ok(n)
+    }
+
+    /// This process's measurements as rows (for pooling over MPI ranks).
+    pub fn rows(&self) -> Vec<(Vec<f64>, usize, f64)> {
+        let mut g = self.lock();
+        self.adopt_pending(&mut g);
+        g.store.rows().into_iter().map(|(k, v, t)| (k.values(), v, t)).collect()
+    }
+
+    /// Installs a model trained from stored labels (frozen or loaded start-up).
+    pub fn install(&self, labels: Vec<(FKey, usize)>, origin: Origin) -> bool {
+        let job = {
+            let mut g = self.lock();
+            let labels = labels.into_iter().filter(|&(_, v)| v < self.nvariants()).collect::<Vec<_>>();
+            if labels.is_empty() {
+                return false;
+            }
+            self.job(&mut g, labels, origin)
+        };
+        let t = self.fit(job);
+        self.publish(t, None)
+    }
+
+    /// Trains at start-up if loaded data suffices (same rule as online training).
+    pub fn train_if_ready(&self) -> bool {
+        let job = {
+            let mut g = self.lock();
+            if self.mode.frozen || self.model.load().is_some() {
+                return false;
+            }
+            if g.settings.explore_only || !g.store.ready(g.settings.min_train) || self.training.swap(true, AcqRel) {
+                return false;
+            }
+            let labels = g.store.labels();
+            self.job(&mut g, labels, Origin::Loaded)
+        };
+        self.train_and_publish(job)
+    }
+
+}

@@ -1,0 +1,443 @@
+//! Per-thread recording and decision cache for trained executions: no lock, no atomic
+//! read-modify-write, no allocation once a thread has seen a feature vector.
+//!
+//! Each region owns one [`Shard`] per thread that executed it trained. A shard is a small
+//! open-addressing table from feature vector to a [`Slot`]: the decision for the current model
+//! epoch (so a forest is evaluated once per vector and thread, not per execution), the drift
+//! bar of that decision, and a count and time sum (in clock ticks) per variant.
+//!
+//! **Single writer.** Only the owning thread writes a shard, so counters are updated with a
+//! relaxed load and a relaxed store (plain `mov`s on x86-64) instead of `lock xadd`: exact
+//! without contention. Other threads (report, persistence, tests) only read, with relaxed
+//! loads; a slot becomes visible to them through a release store of its tag after its key is
+//! written. Shards live as long as their region (they are never freed while it is alive), so a
+//! reader can walk them at any time.
+//!
+//! Finding a thread's shard: a thread-local table indexed by the region's process-unique id.
+//! The table is freed by a thread-local destructor when the thread ends; the shards stay with
+//! the region, so an exited thread's counts are still reported and saved.
+//!
+//! Capacity: chunks of 16, 64, 256 and 1024 slots, allocated as needed (1360 feature vectors
+//! per thread and region). Past that, [`Shard::insert`] returns `None` and the caller records
+//! through the region's lock instead: still exact, only slower.
+
+use std::cell::{Cell, UnsafeCell};
+use std::ptr::null_mut;
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering::*};
+use std::sync::Mutex;
+
+use crate::stats::FKey;
+
+const CHUNK_SIZES: [usize; 4] = [16, 64, 256, 1024];
+/// Slots probed per chunk before moving on to the next chunk.
+const PROBE: usize = 8;
+
+/// One feature vector's cached decision and counters on one thread.
+pub struct Slot {
+    /// 0: empty; else the key's hash (never 0). Written last, with release.
+    tag: AtomicU64,
+    key: UnsafeCell<FKey>,
+    /// `[count, sum of ticks]` per variant, in the chunk's array (set before publication).
+    counts: Cell<*const AtomicU64>,
+    /// [`thread_id`] of the owning thread (set before publication).
+    owner: Cell<usize>,
+    /// The shard it belongs to (set before publication).
+    shard: Cell<*const Shard>,
+    /// Model epoch the cached decision belongs to.
+    pub epoch: AtomicU64,
+    /// Cached decision.
+    pub variant: AtomicU32,
+    /// Drift bar of the decision, clock ticks (`u64::MAX`: not checked).
+    pub bar_ticks: AtomicU64,
+    /// Exploration view (a copy of the region's store, refreshed under its lock when the
+    /// region's exploration version changes): the version it was copied at,
+    pub xver: AtomicU64,
+    /// where the vector's data is in the store (`generation << 32 | index + 1`),
+    pub xat: AtomicU64,
+    /// its candidate variants (successive elimination),
+    pub xalive: AtomicU64,
+    /// variants whose next measurement cannot change the training counters,
+    pub xsettled: AtomicU64,
+    /// its label once decided (`u32::MAX`: not yet),
+    pub xdecided: AtomicU32,
+    /// and this thread's round-robin position.
+    pub xrr: AtomicU32,
+}
+
+// SAFETY: `key`, `counts` and `owner` are written only by the owning thread before `tag` is
+// published (release) and never again; readers read them only after an acquire load of a
+// non-zero `tag`.
+unsafe impl Sync for Slot {}
+
+impl Slot {
+    fn empty() -> Slot {
+        Slot {
+            tag: AtomicU64::new(0),
+            key: UnsafeCell::new(FKey::new(&[])),
+            counts: Cell::new(std::ptr::null()),
+            owner: Cell::new(0),
+            shard: Cell::new(std::ptr::null()),
+            epoch: AtomicU64::new(0),
+            variant: AtomicU32::new(0),
+            bar_ticks: AtomicU64::new(u64::MAX),
+            xver: AtomicU64::new(u64::MAX),
+            xat: AtomicU64::new(0),
+            xalive: AtomicU64::new(0),
+            xsettled: AtomicU64::new(0),
+            xdecided: AtomicU32::new(u32::MAX),
+            xrr: AtomicU32::new(0),
+        }
+    }
+
+    /// The feature vector (valid once the slot is published).
+    pub fn key(&self) -> &FKey {
+        // SAFETY: see `unsafe impl Sync`; callers obtained the slot through a published tag.
+        unsafe { &*self.key.get() }
+    }
+
+    /// Executions of variant `v` counted here (`v` < the region's variant count).
+    #[inline(always)]
+    pub fn count(&self, v: usize) -> &AtomicU64 {
+        // SAFETY: `counts` points to 2·nv counters that live as long as the slot; v < nv.
+        unsafe { &*self.counts.get().add(2 * v) }
+    }
+
+    /// Sum of the ticks of variant `v`'s executions counted here.
+    #[inline(always)]
+    pub fn ticks(&self, v: usize) -> &AtomicU64 {
+        // SAFETY: as in `count`.
+        unsafe { &*self.counts.get().add(2 * v + 1) }
+    }
+
+    /// The shard the slot belongs to.
+    #[inline(always)]
+    pub fn shard(&self) -> &Shard {
+        // SAFETY: set before publication to the shard that owns the slot's chunk.
+        unsafe { &*self.shard.get() }
+    }
+
+    /// Whether the calling thread owns (may write) this slot.
+    #[inline(always)]
+    pub fn owned_here(&self) -> bool {
+        self.owner.get() == thread_id()
+    }
+}
+
+/// An id of the calling thread that costs one instruction: the thread pointer (x86-64 Linux:
+/// the TCB self-pointer at `%fs:0`), else the address of a thread-local. Unique among live
+/// threads.
+#[inline(always)]
+pub fn thread_id() -> usize {
+    #[cfg(all(target_arch = "x86_64", target_os = "linux"))]
+    {
+        let x: usize;
+        // SAFETY: on x86-64 Linux (glibc and musl) %fs:0 holds the thread control block's
+        // address; reading it has no side effect.
+        unsafe {
+            std::arch::asm!("mov {}, qword ptr fs:[0]", out(reg) x, options(nostack, readonly, preserves_flags, pure));
+        }
+        x
+    }
+    #[cfg(not(all(target_arch = "x86_64", target_os = "linux")))]
+    {
+        thread_local!(static ID: u8 = const { 0 });
+        ID.with(|x| x as *const u8 as usize)
+    }
+}
+
+struct Chunk {
+    slots: Box<[Slot]>,
+    /// `[count, sum_ns]` per (slot, variant).
+    counts: Box<[AtomicU64]>,
+}
+
+/// Adds `x` to an owner-only counter (no read-modify-write instruction needed).
+#[inline(always)]
+pub fn bump(c: &AtomicU64, x: u64) {
+    c.store(c.load(Relaxed).wrapping_add(x), Relaxed);
+}
+
+/// Exploring measurements a shard keeps before handing them to the region's store.
+pub const BUF: usize = 64;
+
+/// One buffered exploring measurement.
+#[derive(Default)]
+pub struct Pending {
+    /// `generation << 32 | index + 1` of the feature vector in the store.
+    pub at: AtomicU64,
+    /// `variant << 56 | ns`.
+    pub vns: AtomicU64,
+}
+
+/// A thread's part of a region's data. Written by its thread only, except `buf_taken`.
+pub struct Shard {
+    chunks: [AtomicPtr<Chunk>; CHUNK_SIZES.len()],
+    nv: usize,
+    /// Drift window: executions checked, executions over their bar, epoch they belong to.
+    pub window_n: AtomicU32,
+    pub window_slow: AtomicU32,
+    pub window_epoch: AtomicU64,
+    /// Exploring measurements that cannot change the store's training counters (see
+    /// `region`), buffered so that such executions take no lock. Entry `i` is at
+    /// `buf[i % BUF]`; the owner appends at `buf_len`; `buf_taken` (written only under the
+    /// region's lock, by whoever moves entries into the store) marks what the store has.
+    pub buf: [Pending; BUF],
+    pub buf_len: AtomicU64,
+    pub buf_taken: AtomicU64,
+    /// State of the `random` strategy (xorshift).
+    pub rng: AtomicU64,
+}
+
+impl Shard {
+    fn new(nv: usize) -> Shard {
+        Shard {
+            chunks: Default::default(),
+            nv,
+            window_n: AtomicU32::new(0),
+            window_slow: AtomicU32::new(0),
+            window_epoch: AtomicU64::new(0),
+            buf: std::array::from_fn(|_| Pending::default()),
+            buf_len: AtomicU64::new(0),
+            buf_taken: AtomicU64::new(0),
+            rng: AtomicU64::new(0x9E37_79B9_7F4A_7C15 ^ thread_id() as u64),
+        }
+    }
+
+    /// The slot of the feature vector `f` (hash `h`), if this thread has one.
+    #[inline]
+    pub fn find(&self, h: u64, f: &[f64]) -> Option<&Slot> {
+        for c in &self.chunks {
+            let p = c.load(Acquire);
+            if p.is_null() {
+                return None;
+            }
+            // SAFETY: chunks are published once (release) and freed only with the shard.
+            let chunk = unsafe { &*p };
+            let mask = chunk.slots.len() - 1;
+            let mut i = h as usize & mask;
+            for _ in 0..PROBE {
+                let s = &chunk.slots[i];
+                let t = s.tag.load(Acquire);
+                if t == 0 {
+                    // Insertion fills the first chunk with a free slot in the probe window, and
+                    // slots are never emptied: the key is in no later chunk either.
+                    return None;
+                }
+                if t == h && s.key().matches(f) {
+                    return Some(s);
+                }
+                i = (i + 1) & mask;
+            }
+        }
+        None
+    }
+
+    /// Adds a slot for `key` (hash `h`; the caller checked it is absent). Owner thread only.
+    /// `None` when every chunk is full around `h`.
+    #[cold]
+    pub fn insert(&self, h: u64, key: &FKey) -> Option<&Slot> {
+        for (ci, c) in self.chunks.iter().enumerate() {
+            let mut p = c.load(Acquire);
+            if p.is_null() {
+                let n = CHUNK_SIZES[ci];
+                let chunk = Box::new(Chunk {
+                    slots: (0..n).map(|_| Slot::empty()).collect(),
+                    counts: (0..n * 2 * self.nv).map(|_| AtomicU64::new(0)).collect(),
+                });
+                p = Box::into_raw(chunk);
+                c.store(p, Release);
+            }
+            // SAFETY: as in `find`.
+            let chunk = unsafe { &*p };
+            let mask = chunk.slots.len() - 1;
+            let mut i = h as usize & mask;
+            for _ in 0..PROBE {
+                let s = &chunk.slots[i];
+                if s.tag.load(Relaxed) == 0 {
+                    // SAFETY: the slot is unpublished and only this thread writes the shard.
+                    unsafe { *s.key.get() = *key };
+                    s.counts.set(chunk.counts[i * 2 * self.nv..].as_ptr());
+                    s.owner.set(thread_id());
+                    s.shard.set(self);
+                    s.tag.store(h, Release);
+                    return Some(s);
+                }
+                i = (i + 1) & mask;
+            }
+        }
+        None
+    }
+
+    /// Every published slot (any thread).
+    pub fn for_each(&self, mut f: impl FnMut(&Slot)) {
+        for c in &self.chunks {
+            let p = c.load(Acquire);
+            if p.is_null() {
+                break;
+            }
+            // SAFETY: as in `find`.
+            let chunk = unsafe { &*p };
+            for s in chunk.slots.iter() {
+                if s.tag.load(Acquire) != 0 {
+                    f(s);
+                }
+            }
+        }
+    }
+}
+
+impl Drop for Shard {
+    fn drop(&mut self) {
+        for c in &self.chunks {
+            let p = c.swap(null_mut(), Relaxed);
+            if !p.is_null() {
+                // SAFETY: allocated by `insert` with Box::into_raw, freed once here.
+                drop(unsafe { Box::from_raw(p) });
+            }
+        }
+    }
+}
+
+/// A region's shards, one per thread.
+pub struct Shards {
+    id: u32,
+    nv: usize,
+    all: Mutex<Vec<Box<Shard>>>,
+}
+
+impl std::fmt::Debug for Shards {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Shards {{ id: {}, threads: {} }}", self.id, self.all.lock().map(|a| a.len()).unwrap_or(0))
+    }
+}
+
+struct ThreadTable {
+    /// Shard of region id `i`, or null.
+    shards: Vec<*const Shard>,
+}
+
+thread_local! {
+    static TABLE: Cell<*mut ThreadTable> = const { Cell::new(null_mut()) };
+    static GUARD: TableGuard = const { TableGuard };
+}
+
+struct TableGuard;
+
+impl Drop for TableGuard {
+    fn drop(&mut self) {
+        if let Ok(p) = TABLE.try_with(|t| t.replace(null_mut())) {
+            if !p.is_null() {
+                // SAFETY: allocated by `register` with Box::into_raw; only this thread uses it.
+                drop(unsafe { Box::from_raw(p) });
+            }
+        }
+    }
+}
+
+impl Shards {
+    /// Shards for a region with `nv` variants, under a new process-unique id.
+    pub fn new(nv: usize) -> Shards {
+        static NEXT: AtomicU32 = AtomicU32::new(0);
+        Shards { id: NEXT.fetch_add(1, Relaxed), nv, all: Mutex::new(Vec::new()) }
+    }
+
+    /// This thread's shard (created on first use).
+    #[inline(always)]
+    pub fn local(&self) -> &Shard {
+        let p = TABLE.with(|t| {
+            let tab = t.get();
+            if tab.is_null() {
+                return std::ptr::null();
+            }
+            // SAFETY: the table belongs to this thread.
+            let tab = unsafe { &*tab };
+            tab.shards.get(self.id as usize).copied().unwrap_or(std::ptr::null())
+        });
+        if p.is_null() {
+            self.register()
+        } else {
+            // SAFETY: a shard is freed only with its `Shards`, which `self` borrows; ids are
+            // never reused, so the pointer is this region's.
+            unsafe { &*p }
+        }
+    }
+
+    #[cold]
+    fn register(&self) -> &Shard {
+        let shard = Box::new(Shard::new(self.nv));
+        let p: *const Shard = &*shard;
+        self.all.lock().unwrap_or_else(|e| e.into_inner()).push(shard);
+        let _ = GUARD.try_with(|_| ()); // arm the destructor that frees the table
+        let _ = TABLE.try_with(|t| {
+            let mut tab = t.get();
+            if tab.is_null() {
+                tab = Box::into_raw(Box::new(ThreadTable { shards: Vec::new() }));
+                t.set(tab);
+            }
+            // SAFETY: the table belongs to this thread.
+            let tab = unsafe { &mut *tab };
+            let i = self.id as usize;
+            if tab.shards.len() <= i {
+                tab.shards.resize(i + 1, std::ptr::null());
+            }
+            tab.shards[i] = p;
+        });
+        // SAFETY: the box was just moved into `all`, which keeps it until `self` drops.
+        unsafe { &*p }
+    }
+
+    /// Calls `f` on every thread's shard.
+    pub fn for_each(&self, mut f: impl FnMut(&Shard)) {
+        for s in self.all.lock().unwrap_or_else(|e| e.into_inner()).iter() {
+            f(s);
+        }
+    }
+
+    /// Threads that have a shard.
+    pub fn threads(&self) -> usize {
+        self.all.lock().unwrap_or_else(|e| e.into_inner()).len()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn find_insert_and_overflow() {
+        let shards = Shards::new(2);
+        let s = shards.local();
+        assert!(std::ptr::eq(s, shards.local()), "one shard per thread");
+        let mut inserted = 0;
+        for i in 0..2000 {
+            let f = [i as f64, 1.0];
+            let k = FKey::new(&f);
+            let h = k.hash64();
+            assert!(s.find(h, &f).is_none());
+            if let Some(slot) = s.insert(h, &k) {
+                bump(slot.count(1), 1);
+                bump(slot.ticks(1), 10 + i);
+                slot.variant.store(i as u32 % 2, Relaxed);
+                inserted += 1;
+                assert!(slot.owned_here());
+            }
+            if i < 100 {
+                let slot = s.find(h, &f).expect("just inserted");
+                assert_eq!((slot.count(1).load(Relaxed), slot.count(0).load(Relaxed), slot.key().get(0)), (1, 0, i as f64));
+            }
+        }
+        assert!(inserted >= 1000 && inserted <= 1360, "{inserted}");
+        let mut n = 0;
+        s.for_each(|slot| n += slot.count(1).load(Relaxed));
+        assert_eq!(n, inserted);
+        // another thread gets its own shard
+        std::thread::scope(|sc| {
+            sc.spawn(|| {
+                assert!(!std::ptr::eq(shards.local(), s));
+                let k = FKey::new(&[0.0, 1.0]);
+                assert!(!s.find(k.hash64(), &[0.0, 1.0]).unwrap().owned_here());
+            });
+        });
+        assert_eq!(shards.threads(), 2);
+    }
+}
