@@ -48,6 +48,22 @@ void ompadapt_end(ompadapt_ctx *ctx);
  * dispatch: warns once that the `cpu` variant of MODEL runs the offload. */
 void ompadapt_unlowered_offload_site(const char *model);
 
+/* ---- Explicit control (issue 3: training and persistence; added, not in the table) -------- */
+
+/* Trains region MODEL (every region when NULL) now, on what has been measured, even before
+ * min_train_data is reached: the decided feature vectors, else every vector with all variants
+ * measured. Returns the number of regions trained (0: nothing could be trained yet).
+ * With a runtime built with the `mpi` feature and a program running under MPI with more than
+ * one process, it first pools the measurements of every rank (one allgather for all regions),
+ * so every rank trains the same model: then it is a collective over MPI_COMM_WORLD, to be
+ * called by every rank, from one thread, at the same point. */
+int ompadapt_train(const char *model);
+
+/* Writes what every region learned since the previous save to $OMPADAPT_DIR (the exit
+ * handler does too; call it where exit handlers may not run, e.g. before MPI_Abort or in a
+ * program that ends with _exit). Returns the number of files written. */
+int ompadapt_save(void);
+
 /* The same entry points as a table: generated code reaches the runtime through it, whether
  * the runtime was linked (-lompadapt_rt) or loaded on first use beside the plugin. */
 struct ompadapt_api {

@@ -443,6 +443,19 @@ impl Merged {
 /// Damaged files are moved aside (and reported once); files recorded with other feature
 /// names than `features` (when given) are moved aside as stale. The caller holds a lock.
 pub fn read_dir(dir: &Path, region: &str, features: Option<&[String]>) -> Merged {
+    read_dir_with(dir, region, features, true)
+}
+
+/// [`read_dir`]; with `move_damaged == false` damaged files are skipped (and reported) but
+/// left where they are (the export tool reads without changing anything).
+pub fn read_dir_with(dir: &Path, region: &str, features: Option<&[String]>, move_damaged: bool) -> Merged {
+    let move_aside = |path: &Path, tag: &str, what: &str, todo: &str| {
+        if move_damaged {
+            move_aside(path, tag, what, todo);
+        } else {
+            diag::warn_once(&format!("skip:{}", path.display()), &format!("{} {what}; skipped", path.display()));
+        }
+    };
     let Ok(rd) = fs::read_dir(dir) else { return Merged::default() };
     let names: Vec<String> = rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
     let mut files: Vec<(String, DataFile)> = Vec::new();
@@ -512,6 +525,31 @@ pub fn load_dir(dir: &Path, region: &str, features: Option<&[String]>) -> Merged
     }
     let _lock = Lock::take(dir, false);
     read_dir(dir, region, features)
+}
+
+/// The merged view of every region of every program under `root` (the export tool): one
+/// [`DataFile`] per region, nothing moved or written.
+pub fn export(root: &Path, program: Option<&str>, region: Option<&str>) -> Vec<DataFile> {
+    let list = |d: &Path| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = fs::read_dir(d).map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect()).unwrap_or_default();
+        v.sort();
+        v
+    };
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut out = Vec::new();
+    for pdir in list(root).into_iter().filter(|p| program.is_none_or(|want| name(p) == sanitize(want))) {
+        for rdir in list(&pdir).into_iter().filter(|r| region.is_none_or(|want| name(r) == sanitize(want))) {
+            let _lock = Lock::take(&rdir, false);
+            let m = read_dir_with(&rdir, &name(&rdir), None, false);
+            if m.files.is_empty() {
+                continue;
+            }
+            let mut f = m.to_file(m.header.as_ref().map(|h| h.writer.clone()).unwrap_or_default(), m.files.clone());
+            f.written_unix_ns = m.header.as_ref().map_or(0, |h| h.written_unix_ns);
+            out.push(f);
+        }
+    }
+    out
 }
 
 // ---- writing --------------------------------------------------------------------------------

@@ -104,11 +104,17 @@ fn c_program_uses_the_header_and_library() {
         let saved = std::fs::read_to_string(&parts[0]).unwrap();
         assert!(saved.contains("\"format\": \"ompadapt-samples\""));
         assert!(saved.contains("\"version\": 2"));
+        // c_explicit: the explicit save, then the exit handler's (3 more executions)
+        let xdir = dir.join(exe.file_name().unwrap()).join("c_explicit");
+        let xparts = std::fs::read_dir(&xdir).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with("part-")).count();
+        assert_eq!(xparts, 2, "{stderr}");
+        assert!(stderr.contains("trained by an explicit train call"), "{stderr}");
 
         // Second run: starts from the saved samples, so the model decides from the first execution.
         let (code, _, stderr) = run(exe, "trained", &dir);
         assert_eq!(code, 0, "{} trained: exit {code}\nstderr:\n{stderr}", exe.display());
         assert!(stderr.contains("(0 exploring, 38 chosen by the model, 2 warm-up"), "{stderr}");
+        assert!(stderr.contains("trained at start-up from saved data"), "{stderr}");
     }
     let _ = std::fs::remove_dir_all(&work);
 }

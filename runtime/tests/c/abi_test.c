@@ -52,6 +52,7 @@ int main(int argc, char **argv) {
   if (ompadapt_rt_api.begin != ompadapt_begin || ompadapt_rt_api.end != ompadapt_end) return 11;
 
   static void *slot; /* one per call site, as the plugin emits */
+  ompadapt_ctx c0;
   if (!trained_mode) {
     /* round-robin per feature vector: cpu, gpu, cpu, gpu */
     for (int i = 0; i < 4; i++)
@@ -64,6 +65,29 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 20; i++) {
     if (run(&slot, 1000, 0) != 0) return 40;
     if (run(&slot, 99000, 1) != 1) return 41;
+  }
+
+  /* explicit training before min_train_data (1000) is reached; the second run starts from the
+   * stored model (its data alone would not reach min_train_data) */
+  static void *xslot;
+  const char *XSPEC = "ompadapt1;model=c_explicit;loc=abi_test.c:90;features=n;variants=slow,fast";
+  if (!trained_mode) {
+    for (int i = 0; i < 4; i++) { /* slow(warm-up), fast(warm-up), slow, fast */
+      double f[1] = {7};
+      ompadapt_begin(&xslot, XSPEC, 1000, -1, -1, f, 1, &c0);
+      work(c0.variant == 0 ? 200000 : 1000);
+      ompadapt_end(&c0);
+    }
+    if (ompadapt_train("nonexistent") != 0) return 60;
+    if (ompadapt_train("c_explicit") != 1) return 61;
+    if (ompadapt_save() < 2) return 62; /* c_test and c_explicit */
+    if (ompadapt_save() != 0) return 63; /* nothing new */
+  }
+  for (int i = 0; i < 3; i++) {
+    double f[1] = {7};
+    ompadapt_begin(&xslot, XSPEC, 1000, -1, -1, f, 1, &c0);
+    if (c0.variant != 1) return 64;
+    ompadapt_end(&c0);
   }
 
   /* a malformed spec: variant 0, never a crash */
