@@ -12,6 +12,10 @@
 //!   usual shape); `_4class` variants: 4 labels in a pattern greedy splitting cannot fit at
 //!   depth 2 (the exhaustive depth-2 search runs).
 //!
+//! * `apollo_trained_execution`: one execution through Apollo's C API on a trained region
+//!   (begin, 2 × set_feature, get_policy, end), for comparison with `trained_execution` in
+//!   the overhead bench (the same work through `ompadapt_begin`/`ompadapt_end`).
+//!
 //! `cargo bench -p ompadapt-benchmarks --bench models`.
 
 use std::hint::black_box;
@@ -82,6 +86,38 @@ fn training(c: &mut Criterion) {
     }
 }
 
+fn apollo(c: &mut Criterion) {
+    use ompadapt_rt::apollo::*;
+    use std::ffi::c_void;
+    std::env::set_var("OMPADAPT_PERSIST", "0");
+    std::env::set_var("OMPADAPT_REPORT", "0");
+    std::env::remove_var("OMPADAPT_MODEL");
+    let r = unsafe {
+        __apollo_region_create(2, c"bench_apollo".as_ptr(), 2, 4, c"DecisionTree,max_depth=2".as_ptr())
+    };
+    let exec = |r: *mut c_void, a: f32, b: f32| unsafe {
+        __apollo_region_begin(r);
+        __apollo_region_set_feature(r, a);
+        __apollo_region_set_feature(r, b);
+        let p = __apollo_region_get_policy(r);
+        __apollo_region_end(r);
+        p
+    };
+    let trained = || {
+        let mut s = Stats::default();
+        unsafe { ompadapt_apollo_region_stats(r, &mut s) };
+        s.trained == 1
+    };
+    for i in 0..1000 {
+        if trained() {
+            break;
+        }
+        exec(r, if i % 2 == 0 { 1000.0 } else { 100_000.0 }, 8.0);
+    }
+    assert!(trained());
+    c.bench_function("apollo_trained_execution", |b| b.iter(|| exec(r, black_box(50_000.0), black_box(8.0))));
+}
+
 fn config() -> Criterion {
     Criterion::default().warm_up_time(Duration::from_millis(300)).measurement_time(Duration::from_secs(1))
 }
@@ -89,6 +125,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = inference, training
+    targets = inference, training, apollo
 }
 criterion_main!(benches);

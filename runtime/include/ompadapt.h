@@ -3,6 +3,7 @@
  * Programs compiled with `clang-19 -fplugin=libompadapt.so` never need to include this header:
  * the plugin injects it and lowers the adaptation directives into calls of this API. It is
  * public so that the API can be called by hand and so that programs can link -lompadapt_rt.
+ * Programs written for LLNL Apollo's C API link against the same library: see apollo.h.
  *
  * Contract between the lowering and the runtime (version OMPADAPT_API_VERSION):
  *   - every execution of an adaptive region owns one ompadapt_ctx, on the caller's stack;
@@ -11,6 +12,29 @@
  *   - ompadapt_begin() finds or creates the region (cached in *slot), copies the features,
  *     selects a variant (exploration or model) and starts the clock;
  *   - ompadapt_end() stops the clock and records the sample.
+ *
+ * Calling it by hand (one region, any number of threads):
+ *     static void *slot;                       // one per call site, zero-initialised
+ *     ompadapt_ctx c;
+ *     double f[1] = {(double)n};
+ *     ompadapt_begin(&slot, "ompadapt1;model=mm;variants=cpu,gpu", -1, -1, -1, f, 1, &c);
+ *     if (c.variant == 0) run_on_cpu(n); else run_on_gpu(n);
+ *     ompadapt_end(&c);
+ *
+ * Thread safety: every function may be called from any thread, concurrently, for the same or
+ * different regions; a context belongs to one execution and must not be shared while it runs.
+ *
+ * Failure: no function aborts or unwinds into the caller. A malformed descriptor, a NULL spec
+ * or an internal error gives variant 0 (one warning line on stderr, `ompadapt: warning: ...`),
+ * and end on such a context records nothing.
+ *
+ * Costs (measured by `cargo bench -p ompadapt-benchmarks`, figures in README.md): after
+ * training, begin + end are two clock reads, one model inference on the features (a few ns for
+ * a depth-2 tree) and no lock, allocation or system call; while exploring, begin and end each
+ * take the region's lock briefly; the end that completes min_train trains the model before
+ * returning (microseconds for trees, a fraction of a millisecond for logistic regression). The
+ * first begin at a call site parses the descriptor and creates or finds the region (a lock and
+ * a hash lookup; also loads the region's saved data, see OMPADAPT_DIR).
  */
 #ifndef OMPADAPT_H
 #define OMPADAPT_H
@@ -30,7 +54,7 @@ typedef struct ompadapt_ctx {
   int variant;                /* index of the selected variant, in declaration order */
   int nfeatures;              /* number of valid entries in features */
   double value;               /* numeric value of the variant; its index if categorical */
-  double features[OMPADAPT_MAX_FEATURES];
+  double features[OMPADAPT_MAX_FEATURES]; /* copied at begin; past nfeatures: runtime scratch */
 } ompadapt_ctx;
 
 /* Region descriptor ("spec"), produced by the plugin, one line of ';'-separated fields:
@@ -40,12 +64,33 @@ typedef struct ompadapt_ctx {
  * `values` the numeric value of each variant (indices for categorical variants).
  * min_train, param1 and param2 come from min_train_data(...) and model_type(kind, p1, p2);
  * -1 means "not given, use the default". */
+
+/* Starts one execution of the region described by `spec` and selects its variant.
+ *   slot      per-call-site cache of the region (a `void *` initialised to NULL, written only
+ *             by the runtime, atomically); NULL: look the region up by `spec` every time
+ *   spec      the region descriptor above (NULL or malformed: variant 0, one warning);
+ *             regions are identified by `model=`: call sites naming one model share it
+ *   min_train training samples before the model trains: distinct (feature vector, variant)
+ *             pairs measured OMPADAPT_REPEATS times (default 1, as Apollo counts them);
+ *             < 1: the number of variants
+ *   param1/2  model_type parameters: dtree depth (default 2); rfc trees, depth (10, 2)
+ *             (the environment can override the model: OMPADAPT_MODEL, OMPADAPT_MODEL_<name>,
+ *             values dtree[,depth], rfc[,trees[,depth]], logistic)
+ *   features  nfeatures doubles (at most OMPADAPT_MAX_FEATURES are used); NULL if none
+ *   ctx       filled: variant, value, the copied features and the runtime's private fields
+ * Thread-safe. Cost: see the top of this file (trained: lock-free, allocation-free). */
 void ompadapt_begin(void **slot, const char *spec, long min_train, long param1, long param2,
                     const double *features, int nfeatures, ompadapt_ctx *ctx);
+
+/* Ends the execution started on `ctx`: stops its clock and records the time for its feature
+ * vector and variant (while exploring, and after training for monitoring). May train the
+ * region's model when this sample completes min_train. NULL ctx, or a context whose begin
+ * failed: nothing. Thread-safe. */
 void ompadapt_end(ompadapt_ctx *ctx);
 
 /* Called only when the ompadapt pass did not run over a region marked for CPU/offload
- * dispatch: warns once that the `cpu` variant of MODEL runs the offload. */
+ * dispatch: warns once that the `cpu` variant of MODEL runs the offload. Thread-safe; after
+ * the first call per model, a lock and a set lookup. */
 void ompadapt_unlowered_offload_site(const char *model);
 
 /* ---- Explicit control (issue 3: training and persistence; added, not in the table) -------- */
@@ -65,7 +110,8 @@ int ompadapt_train(const char *model);
 int ompadapt_save(void);
 
 /* The same entry points as a table: generated code reaches the runtime through it, whether
- * the runtime was linked (-lompadapt_rt) or loaded on first use beside the plugin. */
+ * the runtime was linked (-lompadapt_rt) or loaded on first use beside the plugin (dlopen +
+ * dlsym("ompadapt_rt_api"); check `version` == OMPADAPT_API_VERSION before use). Immutable. */
 struct ompadapt_api {
   unsigned int version; /* OMPADAPT_API_VERSION */
   void (*begin)(void **slot, const char *spec, long min_train, long param1, long param2,

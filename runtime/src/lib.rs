@@ -26,6 +26,7 @@
 //! * [`clock`] — the timer (invariant TSC or CLOCK_MONOTONIC);
 //! * [`diag`] — one-line stderr diagnostics.
 
+pub mod apollo;
 pub mod clock;
 pub mod config;
 pub mod ctx;

@@ -38,7 +38,8 @@ fn ours_right(rows: &[Vec<f64>], labels: &[usize], depth: usize) -> usize {
 fn linfa_trees_mispredicts_small_exact_sets() {
     let one = |v: &[f64]| v.iter().map(|&x| vec![x]).collect::<Vec<_>>();
     let grid = vec![vec![1.0, 1.0], vec![1.0, 2.0], vec![2.0, 1.0], vec![2.0, 2.0]];
-    let cases: Vec<(&str, Vec<Vec<f64>>, Vec<usize>, usize)> = vec![
+    type Case = (&'static str, Vec<Vec<f64>>, Vec<usize>, usize);
+    let cases: Vec<Case> = vec![
         ("4 values x 4 classes, depth 2 (Apollo's case)", one(&[0.0, 1.0, 2.0, 3.0]), vec![0, 1, 2, 3], 2),
         ("xor, depth 10", grid.clone(), vec![0, 1, 1, 0], 10),
         ("2x2 grid, 4 classes, depth 10", grid, vec![0, 1, 2, 3], 10),

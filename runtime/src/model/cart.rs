@@ -246,8 +246,8 @@ impl<'a> Grower<'a> {
                 wr -= w;
                 let a = key(t.at(r, f as usize));
                 let b = key(t.at(sorted[i + 1] as usize, f as usize));
-                if !(a < b) {
-                    continue;
+                if a >= b {
+                    continue; // equal values (keys are never NaN): no threshold between them
                 }
                 let g = (wl * gini(left, wl) + wr * gini(right, wr)) / total;
                 let balance = (wl - wr).abs();
@@ -284,8 +284,8 @@ impl<'a> Grower<'a> {
             for i in 0..sorted.len() - 1 {
                 let a = key(t.at(sorted[i] as usize, f as usize));
                 let b = key(t.at(sorted[i + 1] as usize, f as usize));
-                if !(a < b) {
-                    continue;
+                if a >= b {
+                    continue; // equal values (keys are never NaN): no threshold between them
                 }
                 let (l, r) = sorted.split_at(i + 1);
                 let (lc, lt) = self.counts(l);

@@ -45,8 +45,8 @@ pub enum Compiled {
     Tree(FlatTree),
     /// A random forest.
     Forest(FlatForest),
-    /// A multinomial logistic regression.
-    Logistic(Linear),
+    /// A multinomial logistic regression (boxed: its scaling tables are large).
+    Logistic(Box<Linear>),
     /// A model plus the training vectors it mispredicts.
     Patched(Box<Patched>),
 }
@@ -89,7 +89,7 @@ pub fn fit(choice: ModelChoice, rows: &[Vec<f64>], labels: &[usize], seed: u64) 
     Ok(match choice {
         ModelChoice::Tree { max_depth } => Compiled::Tree(FlatTree::from_grown(&cart::grow_all(&t, max_depth))),
         ModelChoice::Forest { trees, max_depth } => Compiled::Forest(forest::fit(&t, trees, max_depth, seed)),
-        ModelChoice::LogisticRegression => Compiled::Logistic(logistic::fit(&t, true)?),
+        ModelChoice::LogisticRegression => Compiled::Logistic(Box::new(logistic::fit(&t, true)?)),
     })
 }
 

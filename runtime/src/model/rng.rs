@@ -8,7 +8,7 @@ pub struct XorShift(u64);
 impl XorShift {
     /// A generator seeded with `seed` (any value; 0 is remapped).
     pub fn new(seed: u64) -> Self {
-        XorShift(seed ^ 0x9E37_79B9_7F4A_7C15 | 1)
+        XorShift((seed ^ 0x9E37_79B9_7F4A_7C15) | 1)
     }
 
     /// Next 64 random bits.
@@ -22,7 +22,7 @@ impl XorShift {
     /// Uniform in `0..n` (`n > 0`), by multiply-shift (no modulo bias worth speaking of for the
     /// small `n` used here).
     pub fn below(&mut self, n: usize) -> usize {
-        ((self.next_u64() >> 32) * n as u64 >> 32) as usize
+        (((self.next_u64() >> 32) * n as u64) >> 32) as usize
     }
 }
 

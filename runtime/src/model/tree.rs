@@ -32,8 +32,10 @@ pub fn is_leaf(nodes: &[Node], i: usize) -> bool {
     nodes[i].kids == [i as u32; 2]
 }
 
-/// Walks `depth` steps from node `root`; the class reached.
+/// Walks `depth` steps from node `root`; the class reached. A NaN feature goes right, as in
+/// training (hence the negated comparison).
 #[inline(always)]
+#[allow(clippy::neg_cmp_op_on_partial_ord)]
 pub fn walk(nodes: &[Node], root: u32, depth: u32, x: &[f64; MAX_FEATURES]) -> u32 {
     let mut i = root as usize;
     for _ in 0..depth {
