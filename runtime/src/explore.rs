@@ -20,7 +20,7 @@
 //! candidates (ties: lower index); `vote` — seed 001's majority vote: the b-th measurements of
 //! the candidates form batch b, each batch elects its fastest, most wins (ties: lower median).
 
-use crate::stats::{median_f64, FKey, XorShift};
+use crate::stats::{median_f64, XorShift};
 
 /// Most measurements kept per (feature vector, variant) pair: the median is over these. Older
 /// ones are dropped (the pair's count still includes them).
@@ -88,194 +88,79 @@ impl Default for Params {
     }
 }
 
-/// Measurements of one variant on one feature vector (this generation: since the last drift).
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Pair {
-    /// Measurements recorded (including any dropped from `times`).
+/// Counters of one (feature vector, variant) pair (this generation: since the last drift).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Counts {
+    /// Measurements recorded (including any no longer retained).
     pub count: u32,
-    /// Executions begun while exploring (in flight or done): balances concurrent explorers.
-    pub begun: u32,
     /// `count` at the last save (persistence writes only what is newer).
     pub saved: u32,
-    /// The most recent measurements, ns, oldest first until full, then a ring (see [`Pair::times_in_order`]).
-    pub times: Vec<f32>,
 }
 
-impl Pair {
-    /// Adds one measurement.
-    pub fn record(&mut self, ns: f64) {
-        let x = ns as f32;
-        if self.times.len() < KEEP {
-            self.times.push(x);
-        } else {
-            let at = self.count as usize % KEEP;
-            self.times[at] = x;
-        }
-        self.count = self.count.saturating_add(1);
-    }
-
-    /// The retained measurements, oldest first.
-    pub fn times_in_order(&self) -> Vec<f64> {
-        let n = self.times.len();
-        let start = if n < KEEP { 0 } else { self.count as usize % KEEP };
-        (0..n).map(|i| self.times[(start + i) % n] as f64).collect()
-    }
-
-    /// Median of the retained measurements.
-    pub fn median(&self) -> Option<f64> {
-        let v: Vec<f64> = self.times.iter().map(|&x| x as f64).collect();
-        median_f64(&v)
-    }
-
-    /// Mean of the retained measurements.
-    pub fn mean(&self) -> Option<f64> {
-        (!self.times.is_empty()).then(|| self.times.iter().map(|&x| x as f64).sum::<f64>() / self.times.len() as f64)
-    }
-
-    fn fastest(&self) -> f64 {
-        self.times.iter().fold(f64::INFINITY, |m, &x| m.min(x as f64))
-    }
-
-    /// The largest measurement, ignoring the single largest once there are 3 (one preempted
-    /// measurement must not stop eliminations).
-    fn robust_slowest(&self) -> f64 {
-        let mut v: Vec<f32> = self.times.clone();
-        v.sort_by(f32::total_cmp);
-        match v.len() {
-            0 => f64::INFINITY,
-            1 | 2 => v[v.len() - 1] as f64,
-            n => v[n - 2] as f64,
-        }
-    }
+/// One retained measurement: variant and time (ns; f32 keeps 24 bits, far finer than the
+/// noise of any measurement, in 4 bytes).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Sample {
+    pub v: u8,
+    pub ns: f32,
 }
 
-/// Exploration state and measurements of one feature vector.
+/// "Not decided" in [`FvRec::decided`].
+pub const UNDECIDED: u8 = u8::MAX;
+
+/// Exploration state of one feature vector, compact (the store keeps its key and per-variant
+/// counters in arenas, see `store`): 40 bytes plus its samples.
 #[derive(Clone, Debug, PartialEq)]
-pub struct FvData {
-    pub key: FKey,
-    /// Executions begun for it while exploring.
-    pub begun: u64,
+pub struct FvRec {
+    /// Offset of the key's values in the store's key arena, and their number.
+    pub key_off: u32,
+    pub nf: u8,
+    /// The label once the measurements suffice ([`UNDECIDED`] before).
+    pub decided: u8,
+    /// Pairs that count as training samples (see [`Fv::counted_pairs`]).
+    pub counted: u16,
     /// Bit v set: variant v is still a candidate (successive elimination).
     pub alive: u64,
-    /// Per variant.
-    pub pairs: Vec<Pair>,
-    /// Pairs that count as training samples (see [`FvData::counted`]).
-    pub counted: u32,
-    /// The label, once the measurements suffice.
-    pub decided: Option<u8>,
+    /// Retained measurements, oldest first (at most [`KEEP`] per variant).
+    pub times: Vec<Sample>,
 }
 
-impl FvData {
-    /// No measurements yet.
-    pub fn new(key: FKey, nvariants: usize) -> FvData {
-        FvData {
-            key,
-            begun: 0,
-            alive: all_mask(nvariants),
-            pairs: vec![Pair::default(); nvariants],
-            counted: 0,
-            decided: None,
-        }
+/// A feature vector's record with its counters, borrowed from the store.
+pub struct Fv<'a> {
+    pub rec: &'a mut FvRec,
+    pub counts: &'a mut [Counts],
+}
+
+impl FvRec {
+    /// The decision, if any.
+    pub fn decided(&self) -> Option<usize> {
+        (self.decided != UNDECIDED).then_some(self.decided as usize)
     }
 
-    fn nv(&self) -> usize {
-        self.pairs.len()
+    /// Retained measurements of variant `v`, oldest first.
+    pub fn times_of(&self, v: usize) -> Vec<f64> {
+        self.times.iter().filter(|s| s.v as usize == v).map(|s| s.ns as f64).collect()
     }
 
-    /// The variant the next exploring execution of this vector runs.
-    pub fn choose(&mut self, p: &Params, rng: &mut XorShift) -> usize {
-        let nv = self.nv();
-        let v = match p.strategy {
-            Strategy::Random => rng.below(nv),
-            Strategy::Elimination if self.decided.is_some() => self.decided.unwrap_or(0) as usize,
-            // The least-begun (alive) variant, lowest index on ties: for round-robin that is
-            // exactly `k mod V` for the k-th execution, and concurrent explorers spread out.
-            strategy => {
-                let alive = if strategy == Strategy::Elimination { self.alive } else { all_mask(nv) };
-                (0..nv).filter(|&v| alive >> v & 1 == 1).min_by_key(|&v| self.pairs[v].begun).unwrap_or(0)
-            }
-        };
-        self.begun += 1;
-        self.pairs[v].begun = self.pairs[v].begun.saturating_add(1);
-        v
-    }
-
-    /// Records one measurement of variant `v` and updates eliminations and the decision.
-    /// Returns the change in counted pairs and whether the vector became decided.
-    pub fn record(&mut self, v: usize, ns: f64, p: &Params) -> (i64, bool) {
-        self.pairs[v].record(ns);
-        self.refresh(p)
-    }
-
-    /// Recomputes eliminations, counted pairs and the decision after the measurements changed.
-    pub fn refresh(&mut self, p: &Params) -> (i64, bool) {
-        let before = (self.counted, self.decided.is_some());
-        let r = p.repeats.max(1);
-        if p.strategy == Strategy::Elimination && self.decided.is_none() {
-            self.eliminate(p, r);
-        }
-        let alive = if p.strategy == Strategy::Elimination { self.alive } else { all_mask(self.nv()) };
-        if self.decided.is_none() {
-            // no allocation on this path: it runs for every exploring measurement
-            let mut n_alive = 0;
-            let mut enough = true;
-            for v in (0..self.nv()).filter(|&v| alive >> v & 1 == 1) {
-                n_alive += 1;
-                enough &= self.pairs[v].count >= r;
-            }
-            if n_alive == 1 {
-                enough = (0..self.nv()).any(|v| alive >> v & 1 == 1 && self.pairs[v].count >= 1);
-            }
-            if enough {
-                let survivors: Vec<usize> = (0..self.nv()).filter(|&v| alive >> v & 1 == 1).collect();
-                self.decided = self.label_among(&survivors, p.labeling).map(|v| v as u8);
-            }
-        }
-        self.counted = self.counted_pairs(r, alive);
-        (self.counted as i64 - before.0 as i64, !before.1 && self.decided.is_some())
-    }
-
-    fn eliminate(&mut self, p: &Params, r: u32) {
-        let alive: Vec<usize> = (0..self.nv()).filter(|&v| self.alive >> v & 1 == 1).collect();
-        // Needs two measurements of every survivor (one is never enough to rule out noise),
-        // unless a single measurement is all the region asks for.
-        let rounds = r.min(2);
-        if alive.len() < 2 || alive.iter().any(|&v| self.pairs[v].count < rounds) {
-            return;
-        }
-        let Some(best) = self.label_among(&alive, Labeling::Median) else { return };
-        let bar = self.pairs[best].robust_slowest() * (1.0 + p.margin);
-        for &v in &alive {
-            if v != best && self.pairs[v].fastest() > bar {
-                self.alive &= !(1u64 << v);
-            }
-        }
-    }
-
-    /// Pairs that count as training samples: `repeats` measurements, or at least one when
-    /// the variant was eliminated or the vector is decided (the strategy needs no more).
-    fn counted_pairs(&self, r: u32, alive: u64) -> u32 {
-        let done = self.decided.is_some();
-        (0..self.nv())
-            .filter(|&v| {
-                let c = self.pairs[v].count;
-                c >= r || (c >= 1 && (done || alive >> v & 1 == 0))
-            })
-            .count() as u32
+    /// Median of variant `v`'s retained measurements.
+    pub fn median(&self, v: usize) -> Option<f64> {
+        median_f64(&self.times_of(v))
     }
 
     /// The label among `candidates` by `labeling`; None if a candidate has no measurement.
     pub fn label_among(&self, candidates: &[usize], labeling: Labeling) -> Option<usize> {
-        let medians: Vec<(usize, f64)> =
-            candidates.iter().map(|&v| self.pairs[v].median().map(|m| (v, m))).collect::<Option<_>>()?;
-        let by_median = medians.iter().fold(None, |b: Option<(usize, f64)>, &(v, m)| match b {
-            Some((_, bm)) if bm <= m => b,
-            _ => Some((v, m)),
-        })?;
+        let medians: Vec<(usize, f64)> = candidates.iter().map(|&v| self.median(v).map(|m| (v, m))).collect::<Option<_>>()?;
+        let lowest = |it: &mut dyn Iterator<Item = (usize, f64)>| {
+            it.fold(None, |b: Option<(usize, f64)>, (v, m)| match b {
+                Some((_, bm)) if bm <= m => b,
+                _ => Some((v, m)),
+            })
+            .map(|(v, _)| v)
+        };
         if labeling == Labeling::Median || candidates.len() < 2 {
-            return Some(by_median.0);
+            return lowest(&mut medians.iter().copied());
         }
-        let series: Vec<Vec<f64>> = candidates.iter().map(|&v| self.pairs[v].times_in_order()).collect();
+        let series: Vec<Vec<f64>> = candidates.iter().map(|&v| self.times_of(v)).collect();
         let batches = series.iter().map(Vec::len).min().unwrap_or(0);
         let mut wins = vec![0usize; candidates.len()];
         for b in 0..batches {
@@ -284,22 +169,126 @@ impl FvData {
         }
         let top = *wins.iter().max()?;
         // ties between vote winners: the lower median
-        medians
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| wins[*i] == top)
-            .fold(None, |b: Option<(usize, f64)>, (_, &(v, m))| match b {
-                Some((_, bm)) if bm <= m => b,
-                _ => Some((v, m)),
-            })
-            .map(|(v, _)| v)
+        lowest(&mut medians.iter().enumerate().filter(|(i, _)| wins[*i] == top).map(|(_, &vm)| vm))
+    }
+}
+
+impl Fv<'_> {
+    fn nv(&self) -> usize {
+        self.counts.len()
     }
 
-    /// The label of a vector whose every variant has a measurement (data pooled from other
-    /// ranks or runs that carry no exploration state): lowest median.
-    pub fn label_any(&self) -> Option<usize> {
-        let all: Vec<usize> = (0..self.nv()).collect();
-        self.label_among(&all, Labeling::Median)
+    /// The variant the next exploring execution of this vector runs, when the choice is made
+    /// under the store's lock (`k` = executions begun for it so far).
+    pub fn choose(&self, p: &Params, k: u64, rng: &mut XorShift) -> usize {
+        let nv = self.nv();
+        match p.strategy {
+            Strategy::Random => rng.below(nv),
+            Strategy::Elimination if self.rec.decided != UNDECIDED => self.rec.decided as usize,
+            strategy => {
+                let alive = if strategy == Strategy::Elimination { self.rec.alive } else { all_mask(nv) };
+                let n = alive.count_ones().max(1) as u64;
+                let mut m = alive;
+                for _ in 0..(k % n) {
+                    m &= m.wrapping_sub(1);
+                }
+                if m == 0 { 0 } else { m.trailing_zeros() as usize }
+            }
+        }
+    }
+
+    /// Records one measurement of variant `v` and updates eliminations and the decision.
+    /// Returns the change in counted pairs and whether the vector became decided.
+    pub fn record(&mut self, v: usize, ns: f64, p: &Params) -> (i64, bool) {
+        self.keep(v, ns);
+        self.counts[v].count = self.counts[v].count.saturating_add(1);
+        self.refresh(p)
+    }
+
+    /// Retains a measurement of `v`, dropping `v`'s oldest once it has [`KEEP`].
+    pub fn keep(&mut self, v: usize, ns: f64) {
+        let times = &mut self.rec.times;
+        if self.counts[v].count as usize >= KEEP && times.iter().filter(|s| s.v as usize == v).count() >= KEEP {
+            if let Some(at) = times.iter().position(|s| s.v as usize == v) {
+                times.remove(at);
+            }
+        }
+        if times.capacity() == 0 {
+            // most vectors end with `repeats` measurements per variant: size for that at once
+            times.reserve_exact(self.counts.len());
+        }
+        times.push(Sample { v: v as u8, ns: ns as f32 });
+    }
+
+    /// Recomputes eliminations, counted pairs and the decision after the measurements changed.
+    pub fn refresh(&mut self, p: &Params) -> (i64, bool) {
+        let before = (self.rec.counted, self.rec.decided != UNDECIDED);
+        let r = p.repeats.max(1);
+        if p.strategy == Strategy::Elimination && self.rec.decided == UNDECIDED {
+            self.eliminate(p, r);
+        }
+        let nv = self.nv();
+        let alive = if p.strategy == Strategy::Elimination { self.rec.alive } else { all_mask(nv) };
+        if self.rec.decided == UNDECIDED {
+            // no allocation on this path: it runs for every exploring measurement
+            let mut n_alive = 0;
+            let mut enough = true;
+            for v in (0..nv).filter(|&v| alive >> v & 1 == 1) {
+                n_alive += 1;
+                enough &= self.counts[v].count >= r;
+            }
+            if n_alive == 1 {
+                enough = (0..nv).any(|v| alive >> v & 1 == 1 && self.counts[v].count >= 1);
+            }
+            if enough {
+                let survivors: Vec<usize> = (0..nv).filter(|&v| alive >> v & 1 == 1).collect();
+                self.rec.decided = self.rec.label_among(&survivors, p.labeling).map_or(UNDECIDED, |v| v as u8);
+            }
+        }
+        self.rec.counted = self.counted_pairs(r, alive);
+        (self.rec.counted as i64 - before.0 as i64, !before.1 && self.rec.decided != UNDECIDED)
+    }
+
+    fn eliminate(&mut self, p: &Params, r: u32) {
+        let alive: Vec<usize> = (0..self.nv()).filter(|&v| self.rec.alive >> v & 1 == 1).collect();
+        // Needs two measurements of every survivor (one is never enough to rule out noise),
+        // unless a single measurement is all the region asks for.
+        let rounds = r.min(2);
+        if alive.len() < 2 || alive.iter().any(|&v| self.counts[v].count < rounds) {
+            return;
+        }
+        let Some(best) = self.rec.label_among(&alive, Labeling::Median) else { return };
+        let bar = robust_slowest(&self.rec.times_of(best)) * (1.0 + p.margin);
+        for &v in &alive {
+            let fastest = self.rec.times_of(v).into_iter().fold(f64::INFINITY, f64::min);
+            if v != best && fastest > bar {
+                self.rec.alive &= !(1u64 << v);
+            }
+        }
+    }
+
+    /// Pairs that count as training samples: `repeats` measurements, or at least one when
+    /// the variant was eliminated or the vector is decided (the strategy needs no more).
+    fn counted_pairs(&self, r: u32, alive: u64) -> u16 {
+        let done = self.rec.decided != UNDECIDED;
+        (0..self.nv())
+            .filter(|&v| {
+                let c = self.counts[v].count;
+                c >= r || (c >= 1 && (done || alive >> v & 1 == 0))
+            })
+            .count() as u16
+    }
+}
+
+/// The largest value, ignoring the single largest once there are 3 (one preempted
+/// measurement must not stop eliminations).
+fn robust_slowest(times: &[f64]) -> f64 {
+    let mut v = times.to_vec();
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => f64::INFINITY,
+        1 | 2 => v[v.len() - 1],
+        n => v[n - 2],
     }
 }
 
@@ -320,16 +309,29 @@ mod tests {
         Params { strategy, repeats, ..Params::default() }
     }
 
+    /// A vector's record and counters owned by the test.
+    struct Owned(FvRec, Vec<Counts>);
+
+    impl Owned {
+        fn new(nv: usize) -> Owned {
+            let rec = FvRec { key_off: 0, nf: 1, decided: UNDECIDED, counted: 0, alive: all_mask(nv), times: Vec::new() };
+            Owned(rec, vec![Counts::default(); nv])
+        }
+        fn fv(&mut self) -> Fv<'_> {
+            Fv { rec: &mut self.0, counts: &mut self.1 }
+        }
+    }
+
     /// Explores one vector with deterministic costs until decided; returns (label, executions).
     fn explore(costs: &[f64], p: &Params, noise: impl Fn(usize, usize) -> f64) -> (usize, usize) {
-        let mut fv = FvData::new(FKey::new(&[1.0]), costs.len());
+        let mut o = Owned::new(costs.len());
         let mut rng = XorShift::new(1);
         for k in 0..10_000 {
-            if let Some(l) = fv.decided {
-                return (l as usize, k);
+            if let Some(l) = o.0.decided() {
+                return (l, k);
             }
-            let v = fv.choose(p, &mut rng);
-            fv.record(v, costs[v] * noise(v, k), p);
+            let v = o.fv().choose(p, k as u64, &mut rng);
+            o.fv().record(v, costs[v] * noise(v, k), p);
         }
         panic!("never decided");
     }
@@ -345,9 +347,9 @@ mod tests {
     #[test]
     fn round_robin_order_and_decision() {
         let p = params(Strategy::RoundRobin, 2);
-        let mut fv = FvData::new(FKey::new(&[1.0]), 3);
+        let mut o = Owned::new(3);
         let mut rng = XorShift::new(1);
-        let order: Vec<usize> = (0..7).map(|_| fv.choose(&p, &mut rng)).collect();
+        let order: Vec<usize> = (0..7).map(|k| o.fv().choose(&p, k, &mut rng)).collect();
         assert_eq!(order, vec![0, 1, 2, 0, 1, 2, 0]);
         let (label, n) = explore(&[30.0, 10.0, 20.0], &p, |_, _| 1.0);
         assert_eq!((label, n), (1, 6));
@@ -381,45 +383,52 @@ mod tests {
     #[test]
     fn elimination_after_decision_exploits() {
         let p = params(Strategy::Elimination, 3);
-        let mut fv = FvData::new(FKey::new(&[1.0]), 2);
+        let mut o = Owned::new(2);
         let mut rng = XorShift::new(1);
-        for _ in 0..4 {
-            let v = fv.choose(&p, &mut rng);
-            fv.record(v, [5.0, 50.0][v], &p);
+        for k in 0..4 {
+            let v = o.fv().choose(&p, k, &mut rng);
+            o.fv().record(v, [5.0, 50.0][v], &p);
         }
-        assert_eq!(fv.decided, Some(0));
-        assert_eq!(fv.counted, 2, "the eliminated pair and the winner count");
-        assert!((0..5).all(|_| fv.choose(&p, &mut rng) == 0));
+        assert_eq!(o.0.decided(), Some(0));
+        assert_eq!(o.0.counted, 2, "the eliminated pair and the winner count");
+        assert!((0..5).all(|k| o.fv().choose(&p, k, &mut rng) == 0));
     }
 
     #[test]
     fn vote_labels() {
         let p = Params { labeling: Labeling::Vote, ..params(Strategy::RoundRobin, 3) };
-        let mut fv = FvData::new(FKey::new(&[1.0]), 2);
+        let mut o = Owned::new(2);
         // batches: (10 vs 11), (10 vs 11), (1000 vs 11): variant 0 wins 2 of 3 batches
         for (a, b) in [(10.0, 11.0), (10.0, 11.0), (1000.0, 11.0)] {
-            fv.record(0, a, &p);
-            fv.record(1, b, &p);
+            o.fv().record(0, a, &p);
+            o.fv().record(1, b, &p);
         }
-        assert_eq!(fv.decided, Some(0));
-        assert_eq!(fv.label_among(&[0, 1], Labeling::Median), Some(0));
+        assert_eq!(o.0.decided(), Some(0));
+        assert_eq!(o.0.label_among(&[0, 1], Labeling::Median), Some(0));
         // a vote tie goes to the lower median
-        let mut fv = FvData::new(FKey::new(&[1.0]), 2);
+        let mut o = Owned::new(2);
         for (a, b) in [(10.0, 11.0), (13.0, 11.0)] {
-            fv.record(0, a, &p);
-            fv.record(1, b, &p);
+            o.fv().record(0, a, &p);
+            o.fv().record(1, b, &p);
         }
-        assert_eq!(fv.label_among(&[0, 1], Labeling::Vote), Some(1));
+        assert_eq!(o.0.label_among(&[0, 1], Labeling::Vote), Some(1));
     }
 
     #[test]
-    fn ring_keeps_recent() {
-        let mut p = Pair::default();
+    fn keeps_the_most_recent_per_variant() {
+        let p = params(Strategy::RoundRobin, 1);
+        let mut o = Owned::new(2);
         for i in 0..(KEEP + 10) {
-            p.record(i as f64);
+            o.fv().record(0, i as f64, &p);
+            if i % 50 == 0 {
+                o.fv().record(1, 7.0, &p);
+            }
         }
-        assert_eq!(p.count as usize, KEEP + 10);
-        let t = p.times_in_order();
+        assert_eq!(o.1[0].count as usize, KEEP + 10);
+        let t = o.0.times_of(0);
         assert_eq!((t.len(), t[0], t[KEEP - 1]), (KEEP, 10.0, (KEEP + 9) as f64));
+        assert_eq!(o.0.times_of(1).len(), 6);
+        assert_eq!(std::mem::size_of::<FvRec>(), 40);
+        assert_eq!(std::mem::size_of::<Sample>(), 8);
     }
 }

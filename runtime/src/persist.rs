@@ -688,22 +688,13 @@ pub fn save(region: &Region) -> Result<Option<PathBuf>, String> {
 
     // exploration measurements newer than the last save
     let (samples, reset) = region.with_store(|st| {
-        let mut out = Vec::new();
-        for f in &mut st.fvs {
-            let key = f.key.values();
-            for (v, p) in f.pairs.iter_mut().enumerate() {
-                let new = p.count.saturating_sub(p.saved);
-                if new == 0 || key.iter().any(|x| !x.is_finite()) {
-                    continue;
-                }
-                let t = p.times_in_order();
-                let keep = (new as usize).min(t.len());
-                out.push(SampleRecord { features: key.clone(), variant: vname(v), count: new as u64, times_ns: t[t.len() - keep..].to_vec() });
-                p.saved = p.count;
-            }
-        }
-        let reset = std::mem::take(&mut st.reset_unsaved);
-        (out, reset)
+        let out: Vec<SampleRecord> = st
+            .take_unsaved()
+            .into_iter()
+            .filter(|(k, ..)| k.values().iter().all(|x| x.is_finite()))
+            .map(|(k, v, count, times)| SampleRecord { features: k.values(), variant: vname(v), count: count as u64, times_ns: times })
+            .collect();
+        (out, std::mem::take(&mut st.reset_unsaved))
     });
     // model-chosen executions since the last save (coarse mode: this run's totals)
     let mut monitored = Vec::new();

@@ -320,9 +320,7 @@ impl Region {
         if let Some(&v) = g.store.pins.get(key) {
             return v;
         }
-        let i = g.store.fv(key);
-        let pairs = &g.store.fvs[i].pairs;
-        let v = (0..pairs.len()).min_by_key(|&v| pairs[v].count).unwrap_or(0);
+        let v = g.store.least_measured(key);
         g.store.pins.insert(*key, v);
         v
     }
@@ -370,20 +368,20 @@ impl Region {
         let ver = self.xver.load(Relaxed);
         let st = &mut g.store;
         let i = st.fv(slot.key());
-        let f = &st.fvs[i];
+        let (f, counts) = (st.rec(i), st.counts(i));
         let r = st.params.repeats.max(1);
-        let nv = f.pairs.len();
-        let settled = if f.decided.is_some() {
+        let nv = counts.len();
+        let settled = if f.decided().is_some() {
             all_mask(nv)
         } else if st.params.strategy == Strategy::Elimination {
             0 // every measurement of an undecided vector may eliminate
         } else {
-            (0..nv).filter(|&v| f.pairs[v].count >= r).fold(0, |m, v| m | 1 << v)
+            (0..nv).filter(|&v| counts[v].count >= r).fold(0, |m, v| m | 1 << v)
         };
         slot.xat.store((st.generation as u64) << 32 | (i as u64 + 1), Relaxed);
         slot.xalive.store(f.alive, Relaxed);
         slot.xsettled.store(settled, Relaxed);
-        slot.xdecided.store(f.decided.map_or(u32::MAX, |d| d as u32), Relaxed);
+        slot.xdecided.store(f.decided().map_or(u32::MAX, |d| d as u32), Relaxed);
         slot.xver.store(ver, Relaxed);
     }
 
@@ -534,12 +532,12 @@ impl Region {
             let i = at
                 .filter(|&a| (a >> 32) as u32 == st.generation)
                 .map(|a| (a & 0xffff_ffff) as usize)
-                .filter(|&i| i >= 1 && i <= st.fvs.len() && st.fvs[i - 1].key.matches(f))
+                .filter(|&i| i >= 1 && st.key_matches(i - 1, f))
                 .map(|i| i - 1)
                 .unwrap_or_else(|| st.fv(&FKey::new(f)));
-            let before = (st.counted, st.decided, st.fvs[i].alive);
+            let before = (st.counted, st.decided, st.rec(i).alive);
             st.record_at(i, v, ns as f64);
-            if (st.counted, st.decided, st.fvs[i].alive) != before {
+            if (st.counted, st.decided, st.rec(i).alive) != before {
                 self.xver.fetch_add(1, Release);
             }
             self.claim(&mut g)
@@ -722,7 +720,7 @@ fn take_pending(st: &mut Store, shard: &Shard) {
         let (at, vns) = (e.at.load(Relaxed), e.vns.load(Relaxed));
         let idx = (at & 0xffff_ffff) as usize;
         let (v, ns) = ((vns >> 56) as usize, vns & ((1 << 56) - 1));
-        if (at >> 32) as u32 == st.generation && idx >= 1 && idx <= st.fvs.len() && v < st.fvs[idx - 1].pairs.len() {
+        if (at >> 32) as u32 == st.generation && idx >= 1 && idx <= st.len() && v < st.nv() {
             st.record_at(idx - 1, v, ns as f64);
         } else {
             st.recorded_explore += 1;

@@ -1,26 +1,54 @@
 //! A region's measurements while it explores, and the counters that decide when it trains.
 //!
 //! One `Store` per region, behind the region's mutex: it is touched by exploring executions
-//! (choose a variant, record a time), by training (labels), by drift resets and by
-//! persistence — never by a trained execution, which records into per-thread shards instead
-//! (see `shard`).
+//! that can change the training counters, by batches of buffered measurements, by training
+//! (labels), by drift resets and by persistence — never by a trained execution, which records
+//! into per-thread shards instead (see `shard`).
 //!
 //! Training samples (`min_train_data`) are **distinct (feature vector, variant) pairs** with
 //! enough measurements: `repeats` of them, or at least one when successive elimination ruled
-//! the variant out. With the default `repeats = 1` this is exactly Apollo's and the paper's
-//! count. Training also needs one decided feature vector (see `explore`).
+//! the variant out or decided the vector. With the default `repeats = 1` this is exactly
+//! Apollo's and the paper's count. Training also needs one decided feature vector.
+//!
+//! Memory: a **stored sample** is one retained measurement (feature vector, variant, time),
+//! the row Apollo keeps per execution. It costs 8 bytes in its vector's sample list; each
+//! feature vector adds a 40-byte record, its values (8 bytes per feature) in a key arena,
+//! 8 bytes per variant of counters in a counter arena, and 9 bytes per index bucket.
+//! [`Store::heap_bytes`] adds it all up (capacities, not lengths).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 
-use crate::explore::{FvData, Labeling, Params};
+use crate::explore::{all_mask, Counts, Fv, FvRec, Labeling, Params, UNDECIDED};
 use crate::stats::{FKey, FxBuild, XorShift};
+
+/// The index is keyed by 32 bits of [`FKey::hash64`], already mixed: no further hashing.
+#[derive(Default)]
+pub struct IdHasher(u64);
+
+impl Hasher for IdHasher {
+    fn write(&mut self, _: &[u8]) {
+        unreachable!("only u32 keys")
+    }
+    fn write_u32(&mut self, x: u32) {
+        // hashbrown takes the control byte from the top bits and the bucket from the low ones
+        self.0 = (x as u64) << 32 | x as u64;
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 /// The measurements of one region in this generation (since the last drift reset).
 #[derive(Debug)]
 pub struct Store {
-    index: HashMap<FKey, u32, FxBuild>,
-    /// Per feature vector, in first-seen order.
-    pub fvs: Vec<FvData>,
+    /// 32 bits of the key's hash → record index (a key whose hash bits are taken goes to
+    /// `spill`, searched linearly: rare).
+    index: HashMap<u32, u32, BuildHasherDefault<IdHasher>>,
+    spill: Vec<u32>,
+    keys: Vec<f64>,
+    counts: Vec<Counts>,
+    recs: Vec<FvRec>,
     /// Exploration parameters.
     pub params: Params,
     nv: usize,
@@ -39,12 +67,21 @@ pub struct Store {
     pub pins: HashMap<FKey, usize, FxBuild>,
 }
 
+impl std::fmt::Debug for IdHasher {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("IdHasher")
+    }
+}
+
 impl Store {
     /// An empty store for `nv` variants.
     pub fn new(nv: usize, params: Params, seed: u64) -> Store {
         Store {
             index: HashMap::default(),
-            fvs: Vec::new(),
+            spill: Vec::new(),
+            keys: Vec::new(),
+            counts: Vec::new(),
+            recs: Vec::new(),
             params,
             nv,
             counted: 0,
@@ -57,26 +94,100 @@ impl Store {
         }
     }
 
-    /// Index of `key`'s data, created empty if new.
-    pub fn fv(&mut self, key: &FKey) -> usize {
-        if let Some(&i) = self.index.get(key) {
-            return i as usize;
-        }
-        self.fvs.push(FvData::new(*key, self.nv));
-        self.index.insert(*key, (self.fvs.len() - 1) as u32);
-        self.fvs.len() - 1
+    /// Feature vectors with data.
+    pub fn len(&self) -> usize {
+        self.recs.len()
+    }
+
+    /// Whether no feature vector has data.
+    pub fn is_empty(&self) -> bool {
+        self.recs.is_empty()
+    }
+
+    /// Number of variants.
+    pub fn nv(&self) -> usize {
+        self.nv
+    }
+
+    fn key_slice(&self, i: usize) -> &[f64] {
+        let r = &self.recs[i];
+        &self.keys[r.key_off as usize..r.key_off as usize + r.nf as usize]
+    }
+
+    /// The feature vector at index `i`.
+    pub fn key(&self, i: usize) -> FKey {
+        FKey::new(self.key_slice(i))
+    }
+
+    /// Whether the vector at index `i` is `f`.
+    pub fn key_matches(&self, i: usize, f: &[f64]) -> bool {
+        i < self.recs.len() && FKey::new(self.key_slice(i)).matches(f)
+    }
+
+    /// The record at index `i`.
+    pub fn rec(&self, i: usize) -> &FvRec {
+        &self.recs[i]
+    }
+
+    /// The per-variant counters of the vector at index `i`.
+    pub fn counts(&self, i: usize) -> &[Counts] {
+        &self.counts[i * self.nv..(i + 1) * self.nv]
+    }
+
+    fn fv_mut(&mut self, i: usize) -> Fv<'_> {
+        Fv { rec: &mut self.recs[i], counts: &mut self.counts[i * self.nv..(i + 1) * self.nv] }
+    }
+
+    fn hash32(key: &FKey) -> u32 {
+        (key.hash64() >> 32) as u32
     }
 
     /// Index of `key`'s data, if any.
     pub fn find(&self, key: &FKey) -> Option<usize> {
-        self.index.get(key).map(|&i| i as usize)
+        let hit = |i: u32| FKey::new(self.key_slice(i as usize)) == *key;
+        match self.index.get(&Self::hash32(key)) {
+            Some(&i) if hit(i) => Some(i as usize),
+            Some(_) => self.spill.iter().copied().find(|&i| hit(i)).map(|i| i as usize),
+            None => None,
+        }
     }
 
-    /// The variant an exploring execution of `key` runs, and the vector's index.
+    /// Index of `key`'s data, created empty if new.
+    pub fn fv(&mut self, key: &FKey) -> usize {
+        if let Some(i) = self.find(key) {
+            return i;
+        }
+        let i = self.recs.len() as u32;
+        let vals = key.values();
+        self.recs.push(FvRec {
+            key_off: self.keys.len() as u32,
+            nf: vals.len() as u8,
+            decided: UNDECIDED,
+            counted: 0,
+            alive: all_mask(self.nv),
+            times: Vec::new(),
+        });
+        self.keys.extend_from_slice(&vals);
+        self.counts.extend(std::iter::repeat_n(Counts::default(), self.nv));
+        let h = Self::hash32(key);
+        if self.index.contains_key(&h) {
+            self.spill.push(i);
+        } else {
+            self.index.insert(h, i);
+        }
+        i as usize
+    }
+
+    /// The variant an exploring execution of `key` runs when chosen under the lock (a thread
+    /// whose shard is full), and the vector's index.
     pub fn choose(&mut self, key: &FKey) -> (usize, usize) {
         let i = self.fv(key);
         let p = self.params;
-        (self.fvs[i].choose(&p, &mut self.rng), i)
+        let k: u64 = self.counts(i).iter().map(|c| c.count as u64).sum();
+        let mut rng = self.rng.clone();
+        let v = self.fv_mut(i).choose(&p, k, &mut rng);
+        self.rng = rng;
+        (v, i)
     }
 
     /// Records a measurement of variant `v` on `key`.
@@ -88,7 +199,7 @@ impl Store {
     /// Records a measurement of variant `v` on the vector at index `i`.
     pub fn record_at(&mut self, i: usize, v: usize, ns: f64) {
         let p = self.params;
-        let (dc, newly) = self.fvs[i].record(v, ns, &p);
+        let (dc, newly) = self.fv_mut(i).record(v, ns, &p);
         self.apply(dc, newly);
         self.recorded_explore += 1;
     }
@@ -99,15 +210,16 @@ impl Store {
             return;
         }
         let i = self.fv(key);
-        let pair = &mut self.fvs[i].pairs[v];
-        let dropped = count.saturating_sub(times.len() as u32);
-        for &t in times {
-            pair.record(t);
-        }
-        pair.count = pair.count.saturating_add(dropped);
-        pair.saved = pair.count;
         let p = self.params;
-        let (dc, newly) = self.fvs[i].refresh(&p);
+        let mut fv = self.fv_mut(i);
+        for &t in times {
+            fv.keep(v, t);
+            fv.counts[v].count = fv.counts[v].count.saturating_add(1);
+        }
+        let c = &mut fv.counts[v];
+        c.count = c.count.saturating_add(count.saturating_sub(times.len() as u32));
+        c.saved = c.count;
+        let (dc, newly) = fv.refresh(&p);
         self.apply(dc, newly);
     }
 
@@ -123,10 +235,11 @@ impl Store {
         self.params = p;
         self.counted = 0;
         self.decided = 0;
-        for fv in &mut self.fvs {
-            fv.decided = None;
-            fv.alive = crate::explore::all_mask(fv.pairs.len());
-            fv.counted = 0;
+        for i in 0..self.recs.len() {
+            let mut fv = self.fv_mut(i);
+            fv.rec.decided = UNDECIDED;
+            fv.rec.alive = all_mask(fv.counts.len());
+            fv.rec.counted = 0;
             let (dc, newly) = fv.refresh(&p);
             self.counted = (self.counted as i64 + dc) as usize;
             self.decided += newly as usize;
@@ -140,7 +253,7 @@ impl Store {
 
     /// The training set: every decided vector and its label.
     pub fn labels(&self) -> Vec<(FKey, usize)> {
-        self.fvs.iter().filter_map(|f| f.decided.map(|l| (f.key, l as usize))).collect()
+        (0..self.len()).filter_map(|i| self.recs[i].decided().map(|l| (self.key(i), l))).collect()
     }
 
     /// Labels for an explicit training call: decided vectors, else every vector whose variants
@@ -150,20 +263,26 @@ impl Store {
         if !l.is_empty() {
             return l;
         }
-        self.fvs
-            .iter()
-            .filter(|f| f.pairs.iter().all(|p| p.count > 0))
-            .filter_map(|f| f.label_among(&(0..self.nv).collect::<Vec<_>>(), Labeling::Median).map(|l| (f.key, l)))
+        let all: Vec<usize> = (0..self.nv).collect();
+        (0..self.len())
+            .filter(|&i| self.counts(i).iter().all(|c| c.count > 0))
+            .filter_map(|i| self.recs[i].label_among(&all, Labeling::Median).map(|l| (self.key(i), l)))
             .collect()
+    }
+
+    /// The label of vector `i` when every variant has a measurement (data pooled from other
+    /// ranks carries no exploration state): lowest median.
+    pub fn label_any(&self, i: usize) -> Option<usize> {
+        let all: Vec<usize> = (0..self.nv).collect();
+        self.recs[i].label_among(&all, Labeling::Median)
     }
 
     /// Every retained measurement: (feature vector, variant, ns).
     pub fn rows(&self) -> Vec<(FKey, usize, f64)> {
         let mut out = Vec::new();
-        for f in &self.fvs {
-            for (v, p) in f.pairs.iter().enumerate() {
-                out.extend(p.times_in_order().into_iter().map(|t| (f.key, v, t)));
-            }
+        for i in 0..self.len() {
+            let k = self.key(i);
+            out.extend(self.recs[i].times.iter().map(|s| (k, s.v as usize, s.ns as f64)));
         }
         out
     }
@@ -171,29 +290,77 @@ impl Store {
     /// Median time per measured (feature vector, variant) pair: the time model's data.
     pub fn medians(&self) -> Vec<(FKey, usize, f64)> {
         let mut out = Vec::new();
-        for f in &self.fvs {
-            for (v, p) in f.pairs.iter().enumerate() {
-                if let Some(m) = p.median() {
-                    out.push((f.key, v, m));
+        for i in 0..self.len() {
+            let k = self.key(i);
+            for v in 0..self.nv {
+                if let Some(m) = self.recs[i].median(v) {
+                    out.push((k, v, m));
                 }
             }
         }
         out
     }
 
+    /// For persistence: per (vector, variant) the measurements newer than the last save — their
+    /// number and the retained ones among them, oldest first — marked saved.
+    pub fn take_unsaved(&mut self) -> Vec<(FKey, usize, u32, Vec<f64>)> {
+        let mut out = Vec::new();
+        for i in 0..self.len() {
+            let k = self.key(i);
+            let o = i * self.nv;
+            for v in 0..self.nv {
+                let c = &mut self.counts[o + v];
+                let new = c.count.saturating_sub(c.saved);
+                if new == 0 {
+                    continue;
+                }
+                c.saved = c.count;
+                let t = self.recs[i].times_of(v);
+                let keep = (new as usize).min(t.len());
+                out.push((k, v, new, t[t.len() - keep..].to_vec()));
+            }
+        }
+        out
+    }
+
+    /// Coarse mode: the variant of vector `key` with the fewest recorded runs (lowest index on
+    /// ties).
+    pub fn least_measured(&mut self, key: &FKey) -> usize {
+        let i = self.fv(key);
+        let c = self.counts(i);
+        (0..c.len()).min_by_key(|&v| c[v].count).unwrap_or(0)
+    }
+
     /// Forgets every measurement (drift: they describe costs that no longer hold).
     pub fn reset(&mut self) {
         self.index.clear();
-        self.fvs.clear();
+        self.spill.clear();
+        self.keys.clear();
+        self.counts.clear();
+        self.recs.clear();
         self.counted = 0;
         self.decided = 0;
         self.generation += 1;
         self.reset_unsaved = true;
     }
 
-    /// Retained measurements in the store (the "stored samples" of the memory figure).
+    /// Retained measurements (the "stored samples" of the memory figure).
     pub fn stored_samples(&self) -> usize {
-        self.fvs.iter().flat_map(|f| &f.pairs).map(|p| p.times.len()).sum()
+        self.recs.iter().map(|r| r.times.len()).sum()
+    }
+
+    /// Heap bytes of the stored data: records, sample lists, key and counter arenas, index
+    /// (allocated capacities; the hash index as hashbrown lays it out: a bucket and a control
+    /// byte per slot, buckets a power of two at most 7/8 full).
+    pub fn heap_bytes(&self) -> usize {
+        use std::mem::size_of;
+        let buckets = if self.index.is_empty() { 0 } else { (self.index.capacity() * 8 / 7).next_power_of_two() };
+        self.recs.capacity() * size_of::<FvRec>()
+            + self.recs.iter().map(|r| r.times.capacity() * size_of::<crate::explore::Sample>()).sum::<usize>()
+            + self.keys.capacity() * 8
+            + self.counts.capacity() * size_of::<Counts>()
+            + self.spill.capacity() * 4
+            + buckets * (size_of::<(u32, u32)>() + 1)
     }
 }
 
@@ -218,11 +385,15 @@ mod tests {
         assert_eq!(s.labels(), vec![(a, 0)]);
         assert_eq!(s.rows().len(), 5);
         s.absorb(&b, 1, 4, &[1.0, 2.0]);
-        assert_eq!(s.fvs[1].pairs[1].count, 4);
-        assert_eq!(s.fvs[1].pairs[1].saved, 4);
+        assert_eq!(s.counts(1)[1], Counts { count: 4, saved: 4 });
         assert_eq!(s.counted, 3);
+        assert_eq!(s.key(1), b);
+        assert!(s.key_matches(1, &[2.0]) && !s.key_matches(1, &[1.0]));
+        let unsaved = s.take_unsaved();
+        assert_eq!(unsaved.len(), 3, "b/1 was loaded");
+        assert!(s.take_unsaved().is_empty());
         s.reset();
-        assert_eq!((s.counted, s.decided, s.fvs.len(), s.generation), (0, 0, 0, 1));
+        assert_eq!((s.counted, s.decided, s.len(), s.generation), (0, 0, 0, 1));
     }
 
     #[test]
@@ -238,5 +409,39 @@ mod tests {
         s.set_params(Params { strategy: Strategy::Elimination, repeats: 3, ..Params::default() });
         assert_eq!((s.decided, s.counted), (1, 3));
         assert_eq!(s.labels(), vec![(a, 0)]);
+    }
+
+    #[test]
+    fn hash_collisions_are_kept_apart() {
+        let mut s = Store::new(2, Params::default(), 1);
+        let a = FKey::new(&[1.0]);
+        let b = FKey::new(&[2.0]);
+        let ia = s.fv(&a);
+        // force b into the spill list as if it collided with a
+        s.recs.push(FvRec { key_off: s.keys.len() as u32, nf: 1, decided: UNDECIDED, counted: 0, alive: 3, times: vec![] });
+        s.keys.push(2.0);
+        s.counts.extend([Counts::default(); 2]);
+        s.spill.push(1);
+        assert_eq!(s.find(&a), Some(ia));
+        assert_eq!(s.find(&b), None, "b's hash is not in the index");
+        s.index.insert(Store::hash32(&b), ia as u32); // b's hash points at a: must fall back to spill
+        assert_eq!(s.find(&b), Some(1));
+    }
+
+    /// The memory figure: bytes per stored sample at a few shapes (2 features).
+    #[test]
+    fn memory_per_stored_sample() {
+        for (nv, repeats, fvs, limit) in [(2usize, 1u32, 1000usize, 64.0), (4, 1, 1000, 64.0), (4, 3, 1000, 32.0)] {
+            let mut s = Store::new(nv, Params { repeats, ..Params::default() }, 1);
+            for f in 0..fvs {
+                for _ in 0..repeats {
+                    for v in 0..nv {
+                        s.record(&FKey::new(&[f as f64, 8.0]), v, 1000.0);
+                    }
+                }
+            }
+            let per = s.heap_bytes() as f64 / s.stored_samples() as f64;
+            assert!(per <= limit, "{nv} variants × {repeats}: {per:.1} bytes per stored sample");
+        }
     }
 }

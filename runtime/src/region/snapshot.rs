@@ -56,19 +56,19 @@ impl Region {
         let mut g = self.lock();
         self.adopt_pending(&mut g);
         let nv = self.nvariants();
-        let mut entries: Vec<EntryView> = g
-            .store
-            .fvs
-            .iter()
-            .map(|f| EntryView {
-                key: f.key,
-                begun: f.begun,
-                decided: f.decided.map(|d| d as usize),
-                alive: f.alive,
-                per_variant: f
-                    .pairs
-                    .iter()
-                    .map(|p| PairView { count: p.count as u64, times: p.times_in_order(), model_count: 0, model_sum_ns: 0 })
+        let st = &g.store;
+        let mut entries: Vec<EntryView> = (0..st.len())
+            .map(|i| EntryView {
+                key: st.key(i),
+                decided: st.rec(i).decided(),
+                alive: st.rec(i).alive,
+                per_variant: (0..nv)
+                    .map(|v| PairView {
+                        count: st.counts(i)[v].count as u64,
+                        times: st.rec(i).times_of(v),
+                        model_count: 0,
+                        model_sum_ns: 0,
+                    })
                     .collect(),
             })
             .collect();
@@ -79,7 +79,6 @@ impl Region {
                 None => {
                     entries.push(EntryView {
                         key: k,
-                        begun: 0,
                         decided: None,
                         alive: all_mask(nv),
                         per_variant: vec![PairView::default(); nv],
@@ -101,6 +100,7 @@ impl Region {
             recorded_model,
             unrecorded,
             stored_samples: g.store.stored_samples(),
+            heap_bytes: g.store.heap_bytes(),
             generation: g.store.generation,
             params: g.store.params,
             settings: g.settings.clone(),
@@ -143,8 +143,6 @@ impl PairView {
 #[derive(Clone, Debug, PartialEq)]
 pub struct EntryView {
     pub key: FKey,
-    /// Exploring executions begun.
-    pub begun: u64,
     /// Label from exploration, once decided.
     pub decided: Option<usize>,
     /// Variants still candidates (successive elimination).
@@ -164,6 +162,8 @@ pub struct Snapshot {
     pub unrecorded: u64,
     /// Retained measurements (the unit of the memory-per-sample figure).
     pub stored_samples: usize,
+    /// Heap bytes of the stored measurements (see `Store::heap_bytes`).
+    pub heap_bytes: usize,
     pub generation: u32,
     pub params: Params,
     pub settings: Settings,

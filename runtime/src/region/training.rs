@@ -8,7 +8,7 @@ use crate::clock;
 use crate::ctx::MAX_FEATURES;
 use crate::diag;
 use crate::drift::TimeModel;
-use crate::explore::{FvData, Params};
+use crate::explore::Params;
 use crate::model::{self, Compiled, ModelChoice};
 use crate::stats::{fnv1a, FKey};
 use crate::store::Store;
@@ -232,8 +232,10 @@ impl Region {
                 pooled.record(&FKey::new(f), *v, *ns);
             }
         }
-        let labels: Vec<(FKey, usize)> =
-            pooled.fvs.iter().filter_map(|f: &FvData| f.label_any().map(|l| (f.key, l))).collect();
+        let labels: Vec<(FKey, usize)> = (0..pooled.len())
+            .filter(|&i| pooled.counts(i).iter().all(|c| c.count > 0))
+            .filter_map(|i| pooled.label_any(i).map(|l| (pooled.key(i), l)))
+            .collect();
         if labels.is_empty() {
             return Err("no feature vector has every variant measured on any rank".into());
         }
