@@ -22,8 +22,9 @@
 
 use crate::stats::{median_f64, XorShift};
 
-/// Most measurements kept per (feature vector, variant) pair: the median is over these. Older
-/// ones are dropped (the pair's count still includes them).
+/// Measurements kept per (feature vector, variant) pair: the median is over the most recent
+/// `KEEP` to `2·KEEP` (once a pair has `2·KEEP`, its oldest `KEEP` are dropped in one pass, so
+/// recording stays O(1) amortised). The pair's count still includes dropped ones.
 pub const KEEP: usize = 255;
 
 /// An exploration strategy.
@@ -95,6 +96,8 @@ pub struct Counts {
     pub count: u32,
     /// `count` at the last save (persistence writes only what is newer).
     pub saved: u32,
+    /// Measurements retained in the vector's sample list.
+    pub kept: u16,
 }
 
 /// One retained measurement: variant and time (ns; f32 keeps 24 bits, far finer than the
@@ -205,14 +208,19 @@ impl Fv<'_> {
         self.refresh(p)
     }
 
-    /// Retains a measurement of `v`, dropping `v`'s oldest once it has [`KEEP`].
+    /// Retains a measurement of `v` (see [`KEEP`]).
     pub fn keep(&mut self, v: usize, ns: f64) {
         let times = &mut self.rec.times;
-        if self.counts[v].count as usize >= KEEP && times.iter().filter(|s| s.v as usize == v).count() >= KEEP {
-            if let Some(at) = times.iter().position(|s| s.v as usize == v) {
-                times.remove(at);
-            }
+        if self.counts[v].kept as usize >= 2 * KEEP {
+            let mut drop = KEEP;
+            times.retain(|s| {
+                let old = s.v as usize == v && drop > 0;
+                drop -= old as usize;
+                !old
+            });
+            self.counts[v].kept -= KEEP as u16;
         }
+        self.counts[v].kept += 1;
         if times.capacity() == 0 {
             // most vectors end with `repeats` measurements per variant: size for that at once
             times.reserve_exact(self.counts.len());
@@ -418,16 +426,17 @@ mod tests {
     fn keeps_the_most_recent_per_variant() {
         let p = params(Strategy::RoundRobin, 1);
         let mut o = Owned::new(2);
-        for i in 0..(KEEP + 10) {
+        for i in 0..(2 * KEEP + 10) {
             o.fv().record(0, i as f64, &p);
             if i % 50 == 0 {
                 o.fv().record(1, 7.0, &p);
             }
         }
-        assert_eq!(o.1[0].count as usize, KEEP + 10);
+        assert_eq!(o.1[0].count as usize, 2 * KEEP + 10);
         let t = o.0.times_of(0);
-        assert_eq!((t.len(), t[0], t[KEEP - 1]), (KEEP, 10.0, (KEEP + 9) as f64));
-        assert_eq!(o.0.times_of(1).len(), 6);
+        assert_eq!((t.len(), t[0], *t.last().unwrap()), (KEEP + 10, KEEP as f64, (2 * KEEP + 9) as f64));
+        assert_eq!(o.1[0].kept as usize, KEEP + 10);
+        assert_eq!(o.0.times_of(1).len(), 11);
         assert_eq!(std::mem::size_of::<FvRec>(), 40);
         assert_eq!(std::mem::size_of::<Sample>(), 8);
     }

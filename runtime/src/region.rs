@@ -411,7 +411,7 @@ impl Region {
             (true, Some(slot)) => self.record_slot(slot, v as usize, ticks),
             (true, None) => self.record_trained(ctx.feature_slice(), v as usize, ticks),
             (false, Some(slot)) => self.record_explore_fast(slot, v as usize, clock::to_ns(ticks)),
-            (false, None) => self.record_explore(ctx.feature_slice(), v as usize, clock::to_ns(ticks), None),
+            (false, None) => self.record_explore(&FKey::new(ctx.feature_slice()), v as usize, clock::to_ns(ticks), None),
         }
     }
 
@@ -508,7 +508,7 @@ impl Region {
             shard.buf_len.store(len + 1, Release);
             return;
         }
-        self.record_explore(slot.key().values().as_slice(), v, ns, Some(slot.xat.load(Relaxed)));
+        self.record_explore(slot.key(), v, ns, Some(slot.xat.load(Relaxed)));
     }
 
     /// Hands `shard`'s buffered measurements to the store.
@@ -525,16 +525,16 @@ impl Region {
     }
 
     /// Records an exploring measurement under the lock; `at` is where begin saw the vector.
-    fn record_explore(&self, f: &[f64], v: usize, ns: u64, at: Option<u64>) {
+    fn record_explore(&self, key: &FKey, v: usize, ns: u64, at: Option<u64>) {
         let job = {
             let mut g = self.lock();
             let st = &mut g.store;
             let i = at
                 .filter(|&a| (a >> 32) as u32 == st.generation)
                 .map(|a| (a & 0xffff_ffff) as usize)
-                .filter(|&i| i >= 1 && st.key_matches(i - 1, f))
+                .filter(|&i| i >= 1 && st.key_is(i - 1, key))
                 .map(|i| i - 1)
-                .unwrap_or_else(|| st.fv(&FKey::new(f)));
+                .unwrap_or_else(|| st.fv(key));
             let before = (st.counted, st.decided, st.rec(i).alive);
             st.record_at(i, v, ns as f64);
             if (st.counted, st.decided, st.rec(i).alive) != before {

@@ -13,7 +13,7 @@
 //! Memory: a **stored sample** is one retained measurement (feature vector, variant, time),
 //! the row Apollo keeps per execution. It costs 8 bytes in its vector's sample list; each
 //! feature vector adds a 40-byte record, its values (8 bytes per feature) in a key arena,
-//! 8 bytes per variant of counters in a counter arena, and 9 bytes per index bucket.
+//! 12 bytes per variant of counters in a counter arena, and 9 bytes per index bucket.
 //! [`Store::heap_bytes`] adds it all up (capacities, not lengths).
 
 use std::collections::HashMap;
@@ -124,6 +124,11 @@ impl Store {
         i < self.recs.len() && FKey::new(self.key_slice(i)).matches(f)
     }
 
+    /// Whether the vector at index `i` is `key`.
+    pub fn key_is(&self, i: usize, key: &FKey) -> bool {
+        i < self.recs.len() && key.matches(self.key_slice(i))
+    }
+
     /// The record at index `i`.
     pub fn rec(&self, i: usize) -> &FvRec {
         &self.recs[i]
@@ -212,6 +217,7 @@ impl Store {
         let i = self.fv(key);
         let p = self.params;
         let mut fv = self.fv_mut(i);
+        let times = &times[times.len().saturating_sub(2 * crate::explore::KEEP - 1)..];
         for &t in times {
             fv.keep(v, t);
             fv.counts[v].count = fv.counts[v].count.saturating_add(1);
@@ -385,7 +391,7 @@ mod tests {
         assert_eq!(s.labels(), vec![(a, 0)]);
         assert_eq!(s.rows().len(), 5);
         s.absorb(&b, 1, 4, &[1.0, 2.0]);
-        assert_eq!(s.counts(1)[1], Counts { count: 4, saved: 4 });
+        assert_eq!(s.counts(1)[1], Counts { count: 4, saved: 4, kept: 2 });
         assert_eq!(s.counted, 3);
         assert_eq!(s.key(1), b);
         assert!(s.key_matches(1, &[2.0]) && !s.key_matches(1, &[1.0]));
