@@ -74,8 +74,8 @@ typedef struct ompadapt_ctx {
  *             pairs measured OMPADAPT_REPEATS times (default 1, as Apollo counts them);
  *             < 1: the number of variants
  *   param1/2  model_type parameters: dtree depth (default 2); rfc trees, depth (10, 2)
- *             (the environment can override the model: OMPADAPT_MODEL, OMPADAPT_MODEL_<name>,
- *             values dtree[,depth], rfc[,trees[,depth]], logistic)
+ *             (OMPADAPT_MODEL overrides the model, for every region or per region, e.g.
+ *             `dtree,3;mm:logistic`; models dtree[,depth], rfc[,trees[,depth]], logistic)
  *   features  nfeatures doubles (at most OMPADAPT_MAX_FEATURES are used); NULL if none
  *   ctx       filled: variant, value, the copied features and the runtime's private fields
  * Thread-safe. Cost: see the top of this file (trained: lock-free, allocation-free). */

@@ -11,9 +11,9 @@
 //! | `Static,policy=N` | [`Region::set_fixed_variant`]`(N)` |
 //!
 //! Every mode runs through the region, so every execution is timed, counted, reported and
-//! saved like a directive's. An environment override of the model (`OMPADAPT_MODEL`,
-//! `OMPADAPT_MODEL_<id>`) wins over `model_info`'s model family, as it does over a directive's
-//! `model_type`.
+//! saved like a directive's. An environment override of the model (`OMPADAPT_MODEL`, globally
+//! or for the region: `OMPADAPT_MODEL='<id>:logistic'`) wins over `model_info`'s model family,
+//! as it does over a directive's `model_type`.
 
 use super::handle::Mode;
 use super::model_info::{Explore, Kind, ModelInfo};

@@ -1,5 +1,6 @@
 //! Which model a region trains: from the directive's `model_type(...)`, or overridden by the
-//! environment (`OMPADAPT_MODEL` for every region, `OMPADAPT_MODEL_<model name>` for one).
+//! environment (`OMPADAPT_MODEL`, for every region or per region — `dtree,3;mm:logistic` — read
+//! by [`crate::config`] with [`ModelChoice::parse_override`]).
 
 use crate::spec::ModelType;
 
@@ -46,7 +47,7 @@ impl ModelChoice {
         }
     }
 
-    /// Parses an override (`OMPADAPT_MODEL`, `OMPADAPT_MODEL_<name>`):
+    /// Parses one override (an `OMPADAPT_MODEL` entry):
     /// `dtree[,depth]`, `rfc[,trees[,depth]]` or `logistic`. Apollo's spellings
     /// `DecisionTree`, `RandomForest` and `LogisticRegression` (any case) are accepted too.
     pub fn parse_override(s: &str) -> Result<ModelChoice, String> {
@@ -92,33 +93,9 @@ impl ModelChoice {
     }
 }
 
-/// Name of the environment variable that overrides the model of region `model`:
-/// `OMPADAPT_MODEL_` followed by the model name with every character that is not an ASCII
-/// letter, digit or `_` replaced by `_` (case is kept: `model_name(vecAdd)` →
-/// `OMPADAPT_MODEL_vecAdd`).
-pub fn env_var_for(model: &str) -> String {
-    let name: String = model.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
-    format!("OMPADAPT_MODEL_{name}")
-}
-
-/// The per-region override of `model`, read through `get` (the environment, or a map in tests):
-/// `OMPADAPT_MODEL_<name>` as spelled by [`env_var_for`], else the same name upper-cased.
-/// `None` when neither is set (or set to an empty string); `Some(Err(..))` when it does not
-/// parse (the caller warns once and keeps the directive's model).
-pub fn override_for(model: &str, get: impl Fn(&str) -> Option<String>) -> Option<Result<ModelChoice, String>> {
-    let exact = env_var_for(model);
-    let upper = exact.to_ascii_uppercase();
-    let value = get(&exact).or_else(|| if upper != exact { get(&upper) } else { None })?;
-    if value.trim().is_empty() {
-        return None;
-    }
-    Some(ModelChoice::parse_override(&value).map_err(|e| format!("{exact}='{value}' ignored: {e}")))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::collections::HashMap;
 
     #[test]
     fn resolve_defaults() {
@@ -145,18 +122,5 @@ mod tests {
         assert!(ModelChoice::parse_override("dtree,0").is_err());
         assert!(ModelChoice::parse_override("logistic,1").is_err());
         assert!(ModelChoice::parse_override("svm").unwrap_err().contains("logistic"));
-    }
-
-    #[test]
-    fn per_region_variable() {
-        assert_eq!(env_var_for("vecAdd"), "OMPADAPT_MODEL_vecAdd");
-        assert_eq!(env_var_for("a.b-c"), "OMPADAPT_MODEL_a_b_c");
-        let env: HashMap<&str, &str> =
-            [("OMPADAPT_MODEL_vecAdd", "logistic"), ("OMPADAPT_MODEL_MM", "rfc,5"), ("OMPADAPT_MODEL_bad", "svm")].into();
-        let get = |k: &str| env.get(k).map(|v| v.to_string());
-        assert_eq!(override_for("vecAdd", get), Some(Ok(ModelChoice::LogisticRegression)));
-        assert_eq!(override_for("mm", get), Some(Ok(ModelChoice::Forest { trees: 5, max_depth: 2 })));
-        assert!(override_for("bad", get).unwrap().unwrap_err().contains("OMPADAPT_MODEL_bad"));
-        assert_eq!(override_for("other", get), None);
     }
 }

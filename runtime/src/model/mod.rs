@@ -25,10 +25,7 @@ pub mod rng;
 pub mod scaling;
 pub mod tree;
 
-pub use choice::{
-    env_var_for, override_for, ModelChoice, DEFAULT_FOREST_DEPTH, DEFAULT_FOREST_TREES, DEFAULT_TREE_DEPTH, MAX_DEPTH,
-    MAX_TREES,
-};
+pub use choice::{ModelChoice, DEFAULT_FOREST_DEPTH, DEFAULT_FOREST_TREES, DEFAULT_TREE_DEPTH, MAX_DEPTH, MAX_TREES};
 pub use data::Table;
 pub use forest::FlatForest;
 pub use logistic::Linear;
