@@ -624,6 +624,9 @@ pub struct Binding {
     pub dir: PathBuf,
     pub program: String,
     compact_after: usize,
+    /// This run's id for coarse-mode run totals (the process's run id; a region is attached
+    /// once per process).
+    run: String,
     monitored_base: HashMap<(FKey, usize), (u64, u64)>,
     saved_epoch: u64,
     /// What was loaded at start-up (for the report).
@@ -670,6 +673,11 @@ pub fn attach(region: &Region, dir: &Path, program: &str, compact_after: usize) 
         dir: rdir,
         program: program.to_owned(),
         compact_after: compact_after.max(1),
+        run: {
+            static ATTACHED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+            let n = ATTACHED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if n == 0 { run_id().to_owned() } else { format!("{}.{n}", run_id()) }
+        },
         monitored_base: HashMap::new(),
         saved_epoch: region.trained().map_or(0, |t| t.epoch),
         loaded_samples: merged.sample_count(),
@@ -712,7 +720,7 @@ pub fn save(region: &Region) -> Result<Option<PathBuf>, String> {
                 continue;
             }
             if region.mode.coarse {
-                runs.push(RunRecord { run: run_id().to_owned(), features: features.clone(), variant: vname(v), total_ns: ds, executions: dc });
+                runs.push(RunRecord { run: b.run.clone(), features: features.clone(), variant: vname(v), total_ns: ds, executions: dc });
             } else {
                 monitored.push(MonitoredRecord { features: features.clone(), variant: vname(v), count: dc, sum_ns: ds });
             }

@@ -200,3 +200,42 @@ fn frozen_uses_the_stored_model() {
     assert_eq!(r3.trained().unwrap().origin, Origin::Fixed);
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Seed 001's coarse-grained mode: each run uses one variant throughout; the region's total
+/// time per run is saved; once every variant has a run, the next run starts trained on the
+/// totals and uses the fastest.
+#[test]
+fn coarse_mode_learns_across_runs() {
+    let dir = tmpdir("coarse");
+    let c = Config { coarse: crate::config::PerRegion::all(true), ..cfg() };
+    let cost = [30_000u64, 10_000, 20_000];
+    for run in 0..5 {
+        let s = spec::parse("ompadapt1;model=big;features=N;variants=a,b,c").unwrap().spec;
+        let r = Region::with_config(s, 3, -1, -1, &c, &RegionOptions::default());
+        attach(&r, &dir, "prog", 100);
+        let mut used = std::collections::BTreeSet::new();
+        for _ in 0..5 {
+            let mut ctx = Ctx::zeroed();
+            r.begin(&[64.0], &mut ctx);
+            let v = ctx.variant as usize;
+            used.insert(v);
+            ctx.t0 = crate::clock::now() - crate::region::tests_ticks(cost[v]) | (ctx.t0 & crate::region::T0_FLAGS);
+            r.end(&ctx);
+        }
+        assert_eq!(used.len(), 1, "one variant for the whole run");
+        let v = *used.iter().next().unwrap();
+        if run < 3 {
+            assert_eq!(v, run, "run {run} explores the next variant");
+            assert!(!r.is_trained());
+        } else {
+            assert_eq!(v, 1, "run {run}: trained on the totals, the fastest");
+            assert_eq!(r.trained().unwrap().origin, Origin::Loaded);
+        }
+        let f = read_file(&save(&r).unwrap().unwrap()).unwrap();
+        assert_eq!(f.runs.len(), 1);
+        assert_eq!((f.runs[0].executions, f.runs[0].variant.as_str()), (5, ["a", "b", "c"][v]));
+        let total = f.runs[0].total_ns as f64;
+        assert!((total - 5.0 * cost[v] as f64).abs() < 0.05 * total, "{total}");
+    }
+    fs::remove_dir_all(&dir).unwrap();
+}
