@@ -232,7 +232,7 @@ impl Region {
         let n = features.len().min(MAX_FEATURES);
         ctx.region = self as *const Region as *mut c_void;
         ctx.nfeatures = n as c_int;
-        ctx.features[..n].copy_from_slice(&features[..n]);
+        copy_features(&mut ctx.features, &features[..n]);
         let f = &ctx.features[..n];
 
         let (variant, mut flags, stash) = if self.broken.is_some() {
@@ -728,6 +728,29 @@ fn take_pending(st: &mut Store, shard: &Shard) {
         i += 1;
     }
     shard.buf_taken.store(len, Release);
+}
+
+/// Copies `src` (at most `MAX_FEATURES` values) to the front of `dst`. For the usual 1–4
+/// features a memcpy call costs more than the copy, and LLVM turns a plain loop into one.
+#[inline(always)]
+fn copy_features(dst: &mut [f64; MAX_FEATURES], src: &[f64]) {
+    let n = src.len();
+    if n <= 4 {
+        if n > 0 {
+            dst[0] = src[0];
+        }
+        if n > 1 {
+            dst[1] = src[1];
+        }
+        if n > 2 {
+            dst[2] = src[2];
+        }
+        if n > 3 {
+            dst[3] = src[3];
+        }
+    } else {
+        dst[..n].copy_from_slice(src);
+    }
 }
 
 /// The position of the `n`-th set bit of `m` (0-based).

@@ -204,7 +204,7 @@ impl Shard {
     }
 
     /// The slot of the feature vector `f` (hash `h`), if this thread has one.
-    #[inline]
+    #[inline(always)]
     pub fn find(&self, h: u64, f: &[f64]) -> Option<&Slot> {
         for c in &self.chunks {
             let p = c.load(Acquire);
@@ -298,11 +298,24 @@ impl Drop for Shard {
     }
 }
 
+/// Entries of a region's thread cache (see [`Shards::local`]).
+const CACHE: usize = 64;
+/// Marks a cache entry being filled.
+const FILLING: usize = 1;
+
 /// A region's shards, one per thread.
 pub struct Shards {
     id: u32,
     nv: usize,
     all: Mutex<Vec<Box<Shard>>>,
+    /// Thread cache: entry `i` maps a [`thread_id`] to its shard. An entry is claimed once
+    /// (CAS from 0), filled, published by a release store of the thread id, and never changed
+    /// again, so a reader that sees its own id also sees the right shard. It spares the
+    /// thread-local table (a `__tls_get_addr` call in a `dlopen`ed library) on every
+    /// execution. A thread id can only be reused after its thread ended, and then the new
+    /// thread is the shard's only writer.
+    cache_tid: [std::sync::atomic::AtomicUsize; CACHE],
+    cache_shard: [AtomicPtr<Shard>; CACHE],
 }
 
 impl std::fmt::Debug for Shards {
@@ -338,12 +351,47 @@ impl Shards {
     /// Shards for a region with `nv` variants, under a new process-unique id.
     pub fn new(nv: usize) -> Shards {
         static NEXT: AtomicU32 = AtomicU32::new(0);
-        Shards { id: NEXT.fetch_add(1, Relaxed), nv, all: Mutex::new(Vec::new()) }
+        Shards {
+            id: NEXT.fetch_add(1, Relaxed),
+            nv,
+            all: Mutex::new(Vec::new()),
+            cache_tid: std::array::from_fn(|_| std::sync::atomic::AtomicUsize::new(0)),
+            cache_shard: std::array::from_fn(|_| AtomicPtr::new(null_mut())),
+        }
+    }
+
+    #[inline(always)]
+    fn cache_index(tid: usize) -> usize {
+        // thread pointers are far apart and aligned: mix the bits
+        (tid.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 58) % CACHE
     }
 
     /// This thread's shard (created on first use).
     #[inline(always)]
     pub fn local(&self) -> &Shard {
+        let tid = thread_id();
+        let i = Self::cache_index(tid);
+        if self.cache_tid[i].load(Acquire) == tid {
+            // SAFETY: published after the pointer (see `cache_tid`); shards live as long as
+            // `self`.
+            return unsafe { &*self.cache_shard[i].load(Relaxed) };
+        }
+        self.local_slow(tid, i)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn local_slow(&self, tid: usize, i: usize) -> &Shard {
+        let shard = self.local_tls();
+        if tid > FILLING && self.cache_tid[i].compare_exchange(0, FILLING, Acquire, Relaxed).is_ok() {
+            self.cache_shard[i].store(shard as *const Shard as *mut Shard, Relaxed);
+            self.cache_tid[i].store(tid, Release);
+        }
+        shard
+    }
+
+    /// This thread's shard through the thread-local table.
+    fn local_tls(&self) -> &Shard {
         let p = TABLE.with(|t| {
             let tab = t.get();
             if tab.is_null() {
@@ -408,6 +456,7 @@ mod tests {
         let shards = Shards::new(2);
         let s = shards.local();
         assert!(std::ptr::eq(s, shards.local()), "one shard per thread");
+        assert!(std::ptr::eq(s, shards.local_tls()), "the cache and the table agree");
         let mut inserted = 0;
         for i in 0..2000 {
             let f = [i as f64, 1.0];
