@@ -12,6 +12,8 @@
 //!     .tmp-*                   files being written (never read)
 //!     *.corrupt-<t>, *.foreign-<t>, *.stale-<t>   files moved aside (never read, never deleted)
 //! ```
+//! A version-1 file of the first runtime (`<dir>/<program>/<region>.json`) is converted once
+//! into `part-imported-v1.json` and renamed `<file>.imported-<t>`.
 //! `<run>` is `<unix time ns>-<host>-<pid>` plus `-r<rank>` under MPI, so two processes never
 //! write the same name; `<seq>` counts the saves of one process (the explicit `ompadapt_save`
 //! and the exit handler each write only what is new since the previous save).
@@ -564,7 +566,12 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
         let mut f = fs::File::create(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
-        fs::rename(&tmp, path)
+        fs::rename(&tmp, path)?;
+        // make the rename itself durable (best effort: not every filesystem allows it)
+        if let Ok(d) = fs::File::open(dir) {
+            let _ = d.sync_all();
+        }
+        Ok(())
     };
     write().map_err(|e| {
         let _ = fs::remove_file(&tmp);
@@ -634,10 +641,83 @@ pub struct Binding {
     pub loaded_files: usize,
 }
 
+/// Version 1 (the first runtime's single file per region, `<dir>/<program>/<model>.json`).
+#[derive(Deserialize)]
+struct V1File {
+    format: String,
+    version: u32,
+    #[serde(default)]
+    program: String,
+    #[serde(default)]
+    loc: String,
+    #[serde(default)]
+    features: Vec<String>,
+    #[serde(default)]
+    variants: Vec<String>,
+    samples: Vec<V1Sample>,
+}
+
+#[derive(Deserialize)]
+struct V1Sample {
+    features: Vec<f64>,
+    variant: String,
+    count: u64,
+    recent_ns: Vec<u64>,
+}
+
+/// Converts a version-1 file of `model` into a part file of its region directory, once: the old
+/// file is renamed `<file>.imported-<t>` afterwards (a damaged one is moved aside as usual).
+fn import_v1(dir: &Path, program: &str, model: &str, rdir: &Path) {
+    let old = dir.join(sanitize(program)).join(format!("{}.json", sanitize(model)));
+    if !old.is_file() {
+        return;
+    }
+    let text = match fs::read_to_string(&old) {
+        Ok(t) => t,
+        Err(_) => return,
+    };
+    let v1 = match serde_json::from_str::<V1File>(&text) {
+        Ok(f) if f.format == FORMAT && f.version == 1 => f,
+        Ok(_) | Err(_) => {
+            if let Ok(h) = serde_json::from_str::<Header>(&text) {
+                if h.format.as_deref() == Some(FORMAT) && h.version != Some(1) {
+                    return; // not ours to judge here (a newer runtime's file)
+                }
+            }
+            return move_aside(&old, "corrupt", "is corrupt (a version-1 data file that does not parse)", "the region starts without it");
+        }
+    };
+    let file = DataFile {
+        format: FORMAT.into(),
+        version: VERSION,
+        program: v1.program,
+        model: model.to_owned(),
+        loc: v1.loc,
+        features: v1.features,
+        variants: v1.variants,
+        written_unix_ns: 0, // older than anything this runtime writes
+        writer: Writer { host: hostname(), pid: std::process::id(), rank: None, size: None, run: "imported-v1".into() },
+        samples: v1
+            .samples
+            .into_iter()
+            .filter(|s| s.count >= s.recent_ns.len() as u64 && s.features.len() <= crate::ctx::MAX_FEATURES)
+            .map(|s| SampleRecord { features: s.features, variant: s.variant, count: s.count, times_ns: s.recent_ns.iter().map(|&t| t as f64).collect() })
+            .collect(),
+        ..Default::default()
+    };
+    let Ok(json) = serde_json::to_vec_pretty(&file) else { return };
+    if write_atomic(&rdir.join("part-imported-v1.json"), &json).is_ok() {
+        let mut done = old.as_os_str().to_owned();
+        done.push(format!(".imported-{}", unix_ns()));
+        let _ = fs::rename(&old, PathBuf::from(done));
+    }
+}
+
 /// Binds `region` to its directory and loads what earlier runs saved: measurements, coarse
 /// run totals, and (frozen runs) the stored model; trains if the data suffices.
 pub fn attach(region: &Region, dir: &Path, program: &str, compact_after: usize) {
     let rdir = region_dir(dir, program, &region.spec.model);
+    import_v1(dir, program, &region.spec.model, &rdir);
     let merged = load_dir(&rdir, &region.spec.model, Some(&region.spec.features));
     let variant = |name: &str| region.spec.variants.iter().position(|n| n == name);
     for ((f, v), (count, times)) in &merged.samples {

@@ -239,3 +239,27 @@ fn coarse_mode_learns_across_runs() {
     }
     fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn version_1_files_are_imported_once() {
+    let dir = tmpdir("v1");
+    let old = dir.join("prog").join("m_1.json");
+    fs::create_dir_all(old.parent().unwrap()).unwrap();
+    fs::write(
+        &old,
+        r#"{"format":"ompadapt-samples","version":1,"program":"prog","model":"m/1","loc":"a.c:3","features":["N"],
+            "variants":["cpu","gpu"],"samples":[
+            {"features":[10.0],"variant":"cpu","count":3,"sum_ns":30,"min_ns":9,"max_ns":11,"recent_ns":[9,10,11]},
+            {"features":[10.0],"variant":"gpu","count":1,"sum_ns":90,"min_ns":90,"max_ns":90,"recent_ns":[90]}]}"#,
+    )
+    .unwrap();
+    let r = region(2, &cfg());
+    attach(&r, &dir, "prog", 100);
+    assert!(r.is_trained(), "the imported samples train the region");
+    assert_eq!(r.decide(&[10.0]), Some(0));
+    assert!(!old.exists());
+    let r2 = region(2, &cfg());
+    attach(&r2, &dir, "prog", 100);
+    assert_eq!(r2.persist.lock().unwrap().as_ref().unwrap().loaded_samples, 4, "imported once");
+    fs::remove_dir_all(&dir).unwrap();
+}
