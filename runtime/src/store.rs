@@ -451,3 +451,60 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+mod strategy_tests {
+    use super::*;
+    use crate::explore::Strategy;
+
+    /// Explores 12 vectors × 4 variants with `strategy` until all are decided; times from
+    /// `cost` with ±3 % noise and 1 measurement in 50 preempted (×20). Returns (exploring
+    /// executions, decisions).
+    fn run(strategy: Strategy, repeats: u32, cost: &dyn Fn(usize, usize) -> f64) -> (usize, Vec<usize>) {
+        let mut s = Store::new(4, Params { strategy, repeats, ..Params::default() }, 7);
+        let mut noise = XorShift::new(99);
+        let keys: Vec<FKey> = (0..12).map(|f| FKey::new(&[f as f64])).collect();
+        let mut n = 0;
+        while s.decided < 12 {
+            for (f, k) in keys.iter().enumerate() {
+                if s.find(k).and_then(|i| s.rec(i).decided()).is_some() {
+                    continue;
+                }
+                let (v, _) = s.choose(k);
+                let jitter = 1.0 + (noise.below(601) as f64 - 300.0) / 10_000.0;
+                let preempt = if noise.below(50) == 0 { 20.0 } else { 1.0 };
+                s.record(k, v, cost(f, v) * jitter * preempt);
+                n += 1;
+            }
+            assert!(n < 100_000);
+        }
+        (n, keys.iter().map(|k| s.rec(s.find(k).unwrap()).decided().unwrap()).collect())
+    }
+
+    /// On controlled cost models with noise and preemptions, every strategy reaches
+    /// round-robin's decisions (which are the true best variants), and successive elimination
+    /// needs fewer exploring executions.
+    #[test]
+    fn strategies_reach_the_same_decisions() {
+        let separated = |f: usize, v: usize| 10_000.0 * (1 + (v + 4 - f % 4) % 4) as f64;
+        let threads = |f: usize, v: usize| {
+            let t = [1.0, 2.0, 4.0, 8.0][v];
+            2_000.0 * (1 + f) as f64 / f64::min(t, 2.0) + 3_000.0 * t
+        };
+        let models: [(&dyn Fn(usize, usize) -> f64, &str); 2] = [(&separated, "separated"), (&threads, "threads")];
+        for (cost, name) in models {
+            let truth: Vec<usize> =
+                (0..12).map(|f| (0..4).min_by(|&a, &b| cost(f, a).total_cmp(&cost(f, b))).unwrap()).collect();
+            for repeats in [3, 5] {
+                let rr = run(Strategy::RoundRobin, repeats, &cost);
+                let rnd = run(Strategy::Random, repeats, &cost);
+                let se = run(Strategy::Elimination, repeats, &cost);
+                assert_eq!(rr.1, truth, "{name}, {repeats} repeats: round-robin");
+                assert_eq!(rnd.1, rr.1, "{name}, {repeats} repeats: random");
+                assert_eq!(se.1, rr.1, "{name}, {repeats} repeats: elimination");
+                assert_eq!(rr.0, 12 * 4 * repeats as usize);
+                assert!(se.0 * 10 <= rr.0 * 7, "{name}, {repeats}: elimination {} vs round-robin {}", se.0, rr.0);
+            }
+        }
+    }
+}
