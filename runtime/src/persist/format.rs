@@ -1,0 +1,168 @@
+//! The data file format (version 2): what one file holds, and reading and checking one file.
+
+use std::fs;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// `"format"` of every data file.
+pub const FORMAT: &str = "ompadapt-samples";
+/// `"version"` written and read by this runtime.
+pub const VERSION: u32 = 2;
+
+#[derive(Deserialize)]
+pub(super) struct Header {
+    pub(super) format: Option<String>,
+    pub(super) version: Option<u32>,
+}
+
+/// One data file (a part or `merged.json`).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct DataFile {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Always [`VERSION`].
+    pub version: u32,
+    /// Program (executable name).
+    pub program: String,
+    /// Region (model name).
+    pub model: String,
+    /// Source location of the region's directive.
+    pub loc: String,
+    /// Feature names (source text).
+    pub features: Vec<String>,
+    /// Variant names in declaration order.
+    pub variants: Vec<String>,
+    /// When the file was written (ns since the Unix epoch).
+    pub written_unix_ns: u64,
+    /// Who wrote it.
+    pub writer: Writer,
+    /// The region drifted: data ordered before this file is obsolete.
+    #[serde(default)]
+    pub reset: bool,
+    /// (merged.json) the part files whose data it contains.
+    #[serde(default)]
+    pub merged_parts: Vec<String>,
+    /// Exploration measurements.
+    #[serde(default)]
+    pub samples: Vec<SampleRecord>,
+    /// Model-chosen executions (aggregates).
+    #[serde(default)]
+    pub monitored: Vec<MonitoredRecord>,
+    /// Coarse mode: per run, the region's total time per feature vector.
+    #[serde(default)]
+    pub runs: Vec<RunRecord>,
+    /// The last model trained.
+    #[serde(default)]
+    pub model_trained: Option<ModelRecord>,
+}
+
+/// The process that wrote a file.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
+pub struct Writer {
+    pub host: String,
+    pub pid: u32,
+    /// MPI world rank and size, when run under MPI with more than one process.
+    pub rank: Option<u32>,
+    pub size: Option<u32>,
+    /// Run id (unique per process).
+    pub run: String,
+}
+
+/// Measurements of one variant on one feature vector.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct SampleRecord {
+    pub features: Vec<f64>,
+    pub variant: String,
+    /// Measurements (≥ `times_ns.len()`: older ones may have been dropped).
+    pub count: u64,
+    /// The most recent measurements, oldest first.
+    pub times_ns: Vec<f64>,
+}
+
+/// Executions of one variant on one feature vector chosen by the model.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct MonitoredRecord {
+    pub features: Vec<f64>,
+    pub variant: String,
+    pub count: u64,
+    pub sum_ns: u64,
+}
+
+/// Coarse mode: one run's total time of the region on one feature vector.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct RunRecord {
+    pub run: String,
+    pub features: Vec<f64>,
+    pub variant: String,
+    pub total_ns: u64,
+    pub executions: u64,
+}
+
+/// A trained model's training set (and its text, for people).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct ModelRecord {
+    /// e.g. `decision tree (max depth 2)`.
+    pub kind: String,
+    pub trained_unix_ns: u64,
+    pub labels: Vec<LabelRecord>,
+    pub text: String,
+}
+
+/// One training row: a feature vector and its fastest variant.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
+pub struct LabelRecord {
+    pub features: Vec<f64>,
+    pub variant: String,
+}
+
+impl DataFile {
+    /// Checks the invariants serde cannot.
+    fn validate(&self) -> Result<(), String> {
+        if self.format != FORMAT {
+            return Err(format!("format is '{}', not '{FORMAT}'", self.format));
+        }
+        let feats_ok = |f: &[f64]| f.len() <= crate::ctx::MAX_FEATURES && f.iter().all(|x| x.is_finite());
+        for s in &self.samples {
+            if !feats_ok(&s.features) || (s.count as usize) < s.times_ns.len() || s.times_ns.iter().any(|t| !(*t >= 0.0)) {
+                return Err(format!("invalid sample for variant '{}'", s.variant));
+            }
+        }
+        if self.monitored.iter().any(|m| !feats_ok(&m.features)) || self.runs.iter().any(|r| !feats_ok(&r.features)) {
+            return Err("invalid feature vector".into());
+        }
+        if let Some(m) = &self.model_trained {
+            if m.labels.iter().any(|l| !feats_ok(&l.features)) {
+                return Err("invalid model label".into());
+            }
+        }
+        Ok(())
+    }
+}
+
+
+/// How a file failed to load.
+#[derive(Debug, PartialEq)]
+pub enum Damage {
+    /// Not JSON, truncated, or breaks the format.
+    Corrupt(String),
+    /// Another format version.
+    Foreign(u32),
+}
+
+/// Reads and checks one file.
+pub fn read_file(path: &Path) -> Result<DataFile, Damage> {
+    let text = fs::read_to_string(path).map_err(|e| Damage::Corrupt(format!("cannot read it: {e}")))?;
+    // The header first, so that a newer version is recognised even if its body changed.
+    if let Ok(h) = serde_json::from_str::<Header>(&text) {
+        if h.format.as_deref() == Some(FORMAT) {
+            if let Some(v) = h.version.filter(|&v| v != VERSION) {
+                return Err(Damage::Foreign(v));
+            }
+        }
+    }
+    let f: DataFile = serde_json::from_str(&text).map_err(|e| Damage::Corrupt(e.to_string()))?;
+    f.validate().map_err(Damage::Corrupt)?;
+    Ok(f)
+}
+

@@ -1,0 +1,276 @@
+//! Reading a region directory: merging `merged.json` and the parts, compaction, export.
+
+use std::collections::HashMap;
+use std::fs;
+use std::path::{Path, PathBuf};
+
+use super::files::{move_aside, write_atomic, Lock};
+use super::format::*;
+use super::{is_part, sanitize, unix_ns, writer};
+use crate::diag;
+use crate::explore::KEEP;
+use crate::stats::FKey;
+
+/// Everything a region directory holds, merged (see [`Merged::merge`]).
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Merged {
+    /// The parts of the first file read, for the output's header.
+    pub header: Option<DataFile>,
+    /// (features, variant) → (count, recent times).
+    pub samples: Vec<((Vec<f64>, String), (u64, Vec<f64>))>,
+    pub monitored: Vec<((Vec<f64>, String), (u64, u64))>,
+    /// (run, features, variant) → (total, executions).
+    pub runs: Vec<((String, Vec<f64>, String), (u64, u64))>,
+    pub model: Option<ModelRecord>,
+    /// Files merged (names).
+    pub files: Vec<String>,
+    /// Any file said the region drifted.
+    pub reset_seen: bool,
+}
+
+fn fkey_bits(f: &[f64]) -> Vec<u64> {
+    FKey::new(f).padded()[..f.len().min(crate::ctx::MAX_FEATURES)].iter().map(|x| x.to_bits()).collect()
+}
+
+impl Merged {
+    /// Merges `files` (already in order: merged.json first, then parts by time).
+    pub fn merge(files: Vec<(String, DataFile)>) -> Merged {
+        let mut m = Merged::default();
+        let mut si: HashMap<(Vec<u64>, String), usize> = HashMap::new();
+        let mut mi: HashMap<(Vec<u64>, String), usize> = HashMap::new();
+        let mut ri: HashMap<(String, Vec<u64>, String), usize> = HashMap::new();
+        for (name, f) in files {
+            if f.reset {
+                m.samples.clear();
+                m.monitored.clear();
+                m.runs.clear();
+                m.model = None;
+                si.clear();
+                mi.clear();
+                ri.clear();
+                m.reset_seen = true;
+            }
+            for s in f.samples {
+                let k = (fkey_bits(&s.features), s.variant.clone());
+                let i = *si.entry(k).or_insert_with(|| {
+                    m.samples.push(((s.features.clone(), s.variant.clone()), (0, Vec::new())));
+                    m.samples.len() - 1
+                });
+                let e = &mut m.samples[i].1;
+                e.0 += s.count;
+                e.1.extend(s.times_ns);
+                if e.1.len() > KEEP {
+                    e.1.drain(..e.1.len() - KEEP);
+                }
+            }
+            for s in f.monitored {
+                let k = (fkey_bits(&s.features), s.variant.clone());
+                let i = *mi.entry(k).or_insert_with(|| {
+                    m.monitored.push(((s.features.clone(), s.variant.clone()), (0, 0)));
+                    m.monitored.len() - 1
+                });
+                m.monitored[i].1 .0 += s.count;
+                m.monitored[i].1 .1 += s.sum_ns;
+            }
+            for r in f.runs {
+                let k = (r.run.clone(), fkey_bits(&r.features), r.variant.clone());
+                let i = *ri.entry(k).or_insert_with(|| {
+                    m.runs.push(((r.run.clone(), r.features.clone(), r.variant.clone()), (0, 0)));
+                    m.runs.len() - 1
+                });
+                m.runs[i].1 .0 += r.total_ns;
+                m.runs[i].1 .1 += r.executions;
+            }
+            if f.model_trained.is_some() {
+                m.model = f.model_trained;
+            }
+            if m.header.is_none() {
+                m.header = Some(DataFile { samples: vec![], monitored: vec![], runs: vec![], model_trained: None, ..f });
+            }
+            m.files.push(name);
+        }
+        m
+    }
+
+    /// Total measurements in `samples`.
+    pub fn sample_count(&self) -> u64 {
+        self.samples.iter().map(|(_, (c, _))| c).sum()
+    }
+
+    /// As one data file (what compaction writes).
+    pub fn to_file(&self, writer: Writer, parts: Vec<String>) -> DataFile {
+        let h = self.header.clone().unwrap_or_default();
+        DataFile {
+            format: FORMAT.into(),
+            version: VERSION,
+            written_unix_ns: unix_ns(),
+            writer,
+            reset: false,
+            merged_parts: parts,
+            samples: self
+                .samples
+                .iter()
+                .map(|((f, v), (c, t))| SampleRecord { features: f.clone(), variant: v.clone(), count: *c, times_ns: t.clone() })
+                .collect(),
+            monitored: self
+                .monitored
+                .iter()
+                .map(|((f, v), (c, s))| MonitoredRecord { features: f.clone(), variant: v.clone(), count: *c, sum_ns: *s })
+                .collect(),
+            runs: self
+                .runs
+                .iter()
+                .map(|((r, f, v), (t, e))| RunRecord {
+                    run: r.clone(),
+                    features: f.clone(),
+                    variant: v.clone(),
+                    total_ns: *t,
+                    executions: *e,
+                })
+                .collect(),
+            model_trained: self.model.clone(),
+            ..h
+        }
+    }
+}
+
+/// Reads a region directory: `merged.json`, then the parts it does not contain, by time.
+/// Damaged files are moved aside (and reported once); files recorded with other feature
+/// names than `features` (when given) are moved aside as stale. The caller holds a lock.
+pub fn read_dir(dir: &Path, region: &str, features: Option<&[String]>) -> Merged {
+    read_dir_with(dir, region, features, true)
+}
+
+/// [`read_dir`]; with `move_damaged == false` damaged files are skipped (and reported) but
+/// left where they are (the export tool reads without changing anything).
+pub fn read_dir_with(dir: &Path, region: &str, features: Option<&[String]>, move_damaged: bool) -> Merged {
+    let move_aside = |path: &Path, tag: &str, what: &str, todo: &str| {
+        if move_damaged {
+            move_aside(path, tag, what, todo);
+        } else {
+            diag::warn_once(&format!("skip:{}", path.display()), &format!("{} {what}; skipped", path.display()));
+        }
+    };
+    let Ok(rd) = fs::read_dir(dir) else { return Merged::default() };
+    let names: Vec<String> = rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let mut files: Vec<(String, DataFile)> = Vec::new();
+    let load = |name: &str| -> Option<DataFile> {
+        let path = dir.join(name);
+        match read_file(&path) {
+            Ok(f) => {
+                if let Some(want) = features {
+                    let same = f.features.len() == want.len() && f.features.iter().zip(want).all(|(a, b)| a.trim() == b.trim());
+                    if !same {
+                        move_aside(
+                            &path,
+                            "stale",
+                            &format!(
+                                "was recorded with features ({}) but region '{region}' now has ({})",
+                                f.features.join(", "),
+                                want.join(", ")
+                            ),
+                            "the region starts without it",
+                        );
+                        return None;
+                    }
+                }
+                Some(f)
+            }
+            Err(Damage::Corrupt(why)) => {
+                move_aside(
+                    &path,
+                    "corrupt",
+                    &format!("is corrupt or truncated ({why})"),
+                    &format!("region '{region}' goes on without it (inspect or delete the moved file)"),
+                );
+                None
+            }
+            Err(Damage::Foreign(v)) => {
+                move_aside(
+                    &path,
+                    "foreign",
+                    &format!("has data format version {v}, this runtime reads version {VERSION}"),
+                    &format!("region '{region}' goes on without it (read it with the runtime that wrote it, or delete it)"),
+                );
+                None
+            }
+        }
+    };
+    let mut skip: Vec<String> = Vec::new();
+    if names.iter().any(|n| n == "merged.json") {
+        if let Some(f) = load("merged.json") {
+            skip = f.merged_parts.clone();
+            files.push(("merged.json".into(), f));
+        }
+    }
+    let mut parts: Vec<(String, DataFile)> = names
+        .iter()
+        .filter(|n| is_part(n) && !skip.contains(n))
+        .filter_map(|n| load(n).map(|f| (n.clone(), f)))
+        .collect();
+    parts.sort_by(|a, b| (a.1.written_unix_ns, &a.0).cmp(&(b.1.written_unix_ns, &b.0)));
+    files.extend(parts);
+    Merged::merge(files)
+}
+
+/// [`read_dir`] under the shared lock (creates nothing if the directory does not exist).
+pub fn load_dir(dir: &Path, region: &str, features: Option<&[String]>) -> Merged {
+    if !dir.is_dir() {
+        return Merged::default();
+    }
+    let _lock = Lock::take(dir, false);
+    read_dir(dir, region, features)
+}
+
+/// The merged view of every region of every program under `root` (the export tool): one
+/// [`DataFile`] per region, nothing moved or written.
+pub fn export(root: &Path, program: Option<&str>, region: Option<&str>) -> Vec<DataFile> {
+    let list = |d: &Path| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> = fs::read_dir(d).map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect()).unwrap_or_default();
+        v.sort();
+        v
+    };
+    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let mut out = Vec::new();
+    for pdir in list(root).into_iter().filter(|p| program.is_none_or(|want| name(p) == sanitize(want))) {
+        for rdir in list(&pdir).into_iter().filter(|r| region.is_none_or(|want| name(r) == sanitize(want))) {
+            let _lock = Lock::take(&rdir, false);
+            let m = read_dir_with(&rdir, &name(&rdir), None, false);
+            if m.files.is_empty() {
+                continue;
+            }
+            let mut f = m.to_file(m.header.as_ref().map(|h| h.writer.clone()).unwrap_or_default(), m.files.clone());
+            f.written_unix_ns = m.header.as_ref().map_or(0, |h| h.written_unix_ns);
+            out.push(f);
+        }
+    }
+    out
+}
+
+/// Merges a region directory's files into `merged.json` and deletes the merged parts, under
+/// the exclusive lock. Returns the number of parts merged.
+pub fn compact(dir: &Path, region: &str) -> Result<usize, String> {
+    let _lock = Lock::take(dir, true).map_err(|e| format!("cannot lock {}: {e}", dir.display()))?;
+    let merged = read_dir(dir, region, None);
+    let parts: Vec<String> = merged.files.iter().filter(|n| is_part(n)).cloned().collect();
+    if parts.is_empty() {
+        return Ok(0);
+    }
+    let file = merged.to_file(writer(), parts.clone());
+    let json = serde_json::to_vec_pretty(&file).map_err(|e| e.to_string())?;
+    write_atomic(&dir.join("merged.json"), &json)?;
+    for p in &parts {
+        let _ = fs::remove_file(dir.join(p));
+    }
+    // temporary files of writers that died long ago
+    if let Ok(rd) = fs::read_dir(dir) {
+        for e in rd.flatten() {
+            let old = e.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok()).is_some_and(|a| a.as_secs() > 3600);
+            if e.file_name().to_string_lossy().starts_with(".tmp-") && old {
+                let _ = fs::remove_file(e.path());
+            }
+        }
+    }
+    Ok(parts.len())
+}
+
