@@ -24,7 +24,7 @@
 
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::*};
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Mutex, MutexGuard};
 
 use arc_swap::ArcSwapOption;
 
@@ -32,14 +32,15 @@ use crate::clock;
 use crate::config::{Config, DriftConfig};
 use crate::ctx::{Ctx, MAX_FEATURES, T0_NO_RECORD};
 use crate::diag;
-use crate::drift::{self, TimeModel};
-use crate::explore::{all_mask, Labeling, Params, Strategy};
+use crate::drift;
+use crate::explore::{all_mask, Params, Strategy};
 use crate::model::ModelChoice;
 use crate::shard::{bump, Shard, Shards, Slot, BUF};
 use crate::spec::Spec;
 use crate::stats::{fnv1a, hash_features, FKey, XorShift};
 use crate::store::Store;
 
+mod settings;
 mod snapshot;
 mod training;
 
@@ -553,150 +554,6 @@ impl Region {
         self.xver.fetch_add(1, Release);
     }
 
-    // ---- settings (API, Apollo's model_info) --------------------------------------------
-
-    /// Sets the exploration strategy (Apollo's `explore=` in model_info, `OMPADAPT_EXPLORE`).
-    pub fn set_explore(&self, s: Strategy) {
-        let mut g = self.lock();
-        let p = Params { strategy: s, ..g.store.params };
-        self.set_params(&mut g, p);
-    }
-
-    fn set_params(&self, g: &mut Inner, p: Params) {
-        self.adopt_pending(g);
-        g.store.set_params(p);
-        self.strategy.store(p.strategy as u8, Relaxed);
-        self.xver.fetch_add(1, Release);
-    }
-
-    /// Sets the measurements per pair before it counts (`OMPADAPT_REPEATS`).
-    pub fn set_repeats(&self, r: u32) {
-        let mut g = self.lock();
-        let p = Params { repeats: r.max(1), ..g.store.params };
-        self.set_params(&mut g, p);
-    }
-
-    /// Sets how labels are made from repeated measurements.
-    pub fn set_labeling(&self, l: Labeling) {
-        let mut g = self.lock();
-        let p = Params { labeling: l, ..g.store.params };
-        self.set_params(&mut g, p);
-    }
-
-    /// Sets the training samples needed before training (`min_train_data`).
-    pub fn set_min_train(&self, n: usize) {
-        self.lock().settings.min_train = n.max(1);
-    }
-
-    /// Sets the model the next training fits (Apollo's model_info, `OMPADAPT_MODEL`).
-    pub fn set_model(&self, choice: ModelChoice) {
-        self.lock().settings.choice = choice;
-    }
-
-    /// Never train automatically (exploration-only data collection; Apollo's `RoundRobin` /
-    /// `Random` model_info).
-    pub fn set_explore_only(&self, on: bool) {
-        self.lock().settings.explore_only = on;
-    }
-
-    /// Always run variant `v` (Apollo's `Static,policy=N`); `None` returns to learning.
-    pub fn set_fixed_variant(&self, v: Option<usize>) {
-        match v {
-            Some(v) => {
-                let v = v.min(self.nvariants() - 1);
-                let t = Trained {
-                    predictor: Predictor::Constant(v),
-                    choice: self.settings().choice,
-                    labels: Vec::new(),
-                    training_samples: 0,
-                    executions: self.executions(),
-                    train_ns: 0,
-                    fallback: None,
-                    time: TimeModel::default(),
-                    origin: Origin::Fixed,
-                    epoch: 0,
-                };
-                self.publish(t, None);
-            }
-            None => {
-                let _g = self.lock();
-                let e = self.epoch.load(Relaxed);
-                if e & 1 == 1 && !self.mode.coarse {
-                    self.epoch.store(e + 1, Release);
-                    self.model.store(None);
-                }
-            }
-        }
-    }
-
-    /// The current settings.
-    pub fn settings(&self) -> Settings {
-        self.lock().settings.clone()
-    }
-
-    /// The current exploration parameters.
-    pub fn params(&self) -> Params {
-        self.lock().store.params
-    }
-
-    /// Training samples needed before training.
-    pub fn min_train(&self) -> usize {
-        self.lock().settings.min_train
-    }
-
-    /// Drift settings.
-    pub fn drift_config(&self) -> DriftConfig {
-        self.drift_cfg
-    }
-
-    // ---- state --------------------------------------------------------------------------
-
-    /// The published decision function, if any.
-    pub fn trained(&self) -> Option<Arc<Trained>> {
-        self.model.load_full()
-    }
-
-    /// Whether a published decision function decides the executions.
-    pub fn is_trained(&self) -> bool {
-        self.model.load().is_some()
-    }
-
-    /// The model's decision for `features` (None while exploring).
-    pub fn decide(&self, features: &[f64]) -> Option<usize> {
-        self.trained().map(|t| t.predict(&FKey::new(features)))
-    }
-
-    /// Current epoch (even: exploring; odd: decided).
-    pub fn epoch(&self) -> u64 {
-        self.epoch.load(Acquire)
-    }
-
-    /// Drift resets so far.
-    pub fn drift_events(&self) -> Vec<DriftEvent> {
-        self.lock().drifts.clone()
-    }
-
-    /// Whether trained executions are still checked for drift.
-    pub fn monitoring(&self) -> bool {
-        self.monitor.load(Relaxed)
-    }
-
-    /// Distinct (feature vector, variant) pairs counted as training samples.
-    pub fn training_samples(&self) -> usize {
-        self.lock().store.counted
-    }
-
-    /// Runs `f` on the store (persistence), with every buffered measurement in it.
-    pub(crate) fn with_store<R>(&self, f: impl FnOnce(&mut Store) -> R) -> R {
-        let mut g = self.lock();
-        self.adopt_pending(&mut g);
-        let before = g.store.generation;
-        let r = f(&mut g.store);
-        if g.store.generation != before {
-            self.xver.fetch_add(1, Release);
-        }
-        r
-    }
 }
 
 /// Spec-level options (fields of the descriptor the runtime reads besides `spec`'s).
