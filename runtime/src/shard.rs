@@ -307,6 +307,8 @@ const FILLING: usize = 1;
 pub struct Shards {
     id: u32,
     nv: usize,
+    /// Boxed: a shard must not move when the vector grows (threads hold pointers to it).
+    #[allow(clippy::vec_box)]
     all: Mutex<Vec<Box<Shard>>>,
     /// Thread cache: entry `i` maps a [`thread_id`] to its shard. An entry is claimed once
     /// (CAS from 0), filled, published by a release store of the thread id, and never changed

@@ -202,7 +202,7 @@ pub struct XorShift(u64);
 impl XorShift {
     /// A generator seeded with `seed` (any value).
     pub fn new(seed: u64) -> Self {
-        XorShift(seed ^ 0x9E37_79B9_7F4A_7C15 | 1)
+        XorShift((seed ^ 0x9E37_79B9_7F4A_7C15) | 1)
     }
 
     /// A generator continuing from `state` (a value of [`XorShift::state`]).
@@ -220,7 +220,7 @@ impl XorShift {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
-        ((self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) * n as u64 >> 32) as usize
+        (((self.0.wrapping_mul(0x2545_F491_4F6C_DD1D) >> 32) * n as u64) >> 32) as usize
     }
 }
 

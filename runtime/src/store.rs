@@ -174,11 +174,11 @@ impl Store {
         });
         self.keys.extend_from_slice(&vals);
         self.counts.extend(std::iter::repeat_n(Counts::default(), self.nv));
-        let h = Self::hash32(key);
-        if self.index.contains_key(&h) {
-            self.spill.push(i);
-        } else {
-            self.index.insert(h, i);
+        match self.index.entry(Self::hash32(key)) {
+            std::collections::hash_map::Entry::Occupied(_) => self.spill.push(i),
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(i);
+            }
         }
         i as usize
     }

@@ -124,7 +124,7 @@ impl DataFile {
         }
         let feats_ok = |f: &[f64]| f.len() <= crate::ctx::MAX_FEATURES && f.iter().all(|x| x.is_finite());
         for s in &self.samples {
-            if !feats_ok(&s.features) || (s.count as usize) < s.times_ns.len() || s.times_ns.iter().any(|t| !(*t >= 0.0)) {
+            if !feats_ok(&s.features) || (s.count as usize) < s.times_ns.len() || s.times_ns.iter().any(|t| t.is_nan() || *t < 0.0) {
                 return Err(format!("invalid sample for variant '{}'", s.variant));
             }
         }

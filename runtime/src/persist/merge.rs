@@ -11,16 +11,21 @@ use crate::diag;
 use crate::explore::KEEP;
 use crate::stats::FKey;
 
+/// `(features, variant)` → what the files say about it.
+type ByPair<T> = Vec<((Vec<f64>, String), T)>;
+/// `(run, features, variant)` → `(total ns, executions)`.
+type ByRun = Vec<((String, Vec<f64>, String), (u64, u64))>;
+
 /// Everything a region directory holds, merged (see [`Merged::merge`]).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Merged {
     /// The parts of the first file read, for the output's header.
     pub header: Option<DataFile>,
     /// (features, variant) → (count, recent times).
-    pub samples: Vec<((Vec<f64>, String), (u64, Vec<f64>))>,
-    pub monitored: Vec<((Vec<f64>, String), (u64, u64))>,
+    pub samples: ByPair<(u64, Vec<f64>)>,
+    pub monitored: ByPair<(u64, u64)>,
     /// (run, features, variant) → (total, executions).
-    pub runs: Vec<((String, Vec<f64>, String), (u64, u64))>,
+    pub runs: ByRun,
     pub model: Option<ModelRecord>,
     /// Files merged (names).
     pub files: Vec<String>,

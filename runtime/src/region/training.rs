@@ -1,4 +1,7 @@
 //! Training: when a region trains, on what, and how a model is published.
+//!
+//! `ModelChoice` is cloned, not copied: it may grow parameters that are not `Copy`.
+#![allow(clippy::clone_on_copy)]
 
 use std::sync::atomic::Ordering::*;
 use std::sync::Arc;
