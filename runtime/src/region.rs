@@ -12,8 +12,8 @@
 //!   its time to that thread's counters and drift window: no lock, no atomic read-modify-write,
 //!   no allocation, no system call (the clock is `rdtsc`);
 //! * an **exploring** execution chooses its variant from a copy of its vector's exploration
-//!   state kept in the thread's shard (refreshed under the lock when the region's exploration
-//!   version changes) and, at `end`, takes the lock only if its measurement can change the
+//!   state kept in the thread's shard (refreshed whenever it takes the lock, and after drift
+//!   resets or parameter changes) and, at `end`, takes the lock only if its measurement can change the
 //!   training counters (a pair's first `repeats` measurements, an undecided vector under
 //!   successive elimination); other measurements are buffered in the shard and handed to the
 //!   store in batches, or by whoever reads the data (report, training, persistence);
@@ -116,8 +116,8 @@ pub struct Region {
     training: AtomicBool,
     unrecorded: AtomicU64,
     resets: AtomicU32,
-    /// Exploration version: bumped (under the lock) whenever what a shard's exploration view
-    /// copies may have changed (eliminations, decisions, counted pairs, parameters, resets).
+    /// Exploration version: bumped (under the lock) when shards' exploration views may be
+    /// wrong in the unsafe direction (drift resets, new parameters; see `fill_view`).
     xver: AtomicU64,
     /// The exploration strategy (a copy of the store's, for the lock-free choice).
     strategy: std::sync::atomic::AtomicU8,
@@ -366,9 +366,17 @@ impl Region {
     #[inline(never)]
     fn refresh_view(&self, slot: &Slot) {
         let mut g = self.lock();
+        let i = g.store.fv(slot.key());
+        self.fill_view(&g.store, i, slot);
+    }
+
+    /// Copies vector `i`'s exploration state into `slot` (caller holds the lock and owns the
+    /// slot). A view may go stale in one direction only within a generation: pairs become
+    /// settled and vectors decided, never the reverse, so a stale view just sends a
+    /// measurement through the lock, which refreshes it. Changes that break this (drift
+    /// resets, new parameters) bump `xver`, which invalidates every view.
+    fn fill_view(&self, st: &Store, i: usize, slot: &Slot) {
         let ver = self.xver.load(Relaxed);
-        let st = &mut g.store;
-        let i = st.fv(slot.key());
         let (f, counts) = (st.rec(i), st.counts(i));
         let r = st.params.repeats.max(1);
         let nv = counts.len();
@@ -412,7 +420,7 @@ impl Region {
             (true, Some(slot)) => self.record_slot(slot, v as usize, ticks),
             (true, None) => self.record_trained(ctx.feature_slice(), v as usize, ticks),
             (false, Some(slot)) => self.record_explore_fast(slot, v as usize, clock::to_ns(ticks)),
-            (false, None) => self.record_explore(&FKey::new(ctx.feature_slice()), v as usize, clock::to_ns(ticks), None),
+            (false, None) => self.record_explore(&FKey::new(ctx.feature_slice()), v as usize, clock::to_ns(ticks), None, None),
         }
     }
 
@@ -509,7 +517,7 @@ impl Region {
             shard.buf_len.store(len + 1, Release);
             return;
         }
-        self.record_explore(slot.key(), v, ns, Some(slot.xat.load(Relaxed)));
+        self.record_explore(slot.key(), v, ns, Some(slot.xat.load(Relaxed)), Some(slot));
     }
 
     /// Hands `shard`'s buffered measurements to the store.
@@ -526,7 +534,8 @@ impl Region {
     }
 
     /// Records an exploring measurement under the lock; `at` is where begin saw the vector.
-    fn record_explore(&self, key: &FKey, v: usize, ns: u64, at: Option<u64>) {
+    /// `slot` (owned by the calling thread) gets its view refreshed on the way.
+    fn record_explore(&self, key: &FKey, v: usize, ns: u64, at: Option<u64>, slot: Option<&Slot>) {
         let job = {
             let mut g = self.lock();
             let st = &mut g.store;
@@ -536,10 +545,9 @@ impl Region {
                 .filter(|&i| i >= 1 && st.key_is(i - 1, key))
                 .map(|i| i - 1)
                 .unwrap_or_else(|| st.fv(key));
-            let before = (st.counted, st.decided, st.rec(i).alive);
             st.record_at(i, v, ns as f64);
-            if (st.counted, st.decided, st.rec(i).alive) != before {
-                self.xver.fetch_add(1, Release);
+            if let Some(slot) = slot {
+                self.fill_view(st, i, slot);
             }
             self.claim(&mut g)
         };
