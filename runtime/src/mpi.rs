@@ -70,21 +70,21 @@
 //!
 //! Each rank saves only *its own* measurements (never the pooled copies: those are the other
 //! ranks' files, and saving them would multiply every sample by the number of ranks each run)
-//! to its own file, named with the rank from [`persist_rank`]:
+//! to its own part file, with the rank from [`persist_rank`] in the name and in the contents
+//! (see `persist`):
 //!
 //! ```text
-//! $OMPADAPT_DIR/<program>/<model>.rank<R>.json     R = world rank, decimal, no padding
-//! $OMPADAPT_DIR/<program>/<model>.json              not under MPI, or a 1-process MPI job
+//! $OMPADAPT_DIR/<program>/<region>/part-<run>-r<R>-<n>.json    under MPI, R = world rank
+//! $OMPADAPT_DIR/<program>/<region>/part-<run>-<n>.json         not under MPI
 //! ```
 //!
-//! so no two ranks ever write the same file. When loading, a rank may read every
-//! `<model>.json` and `<model>.rank*.json` of the model: that pools all ranks' samples of the
-//! previous runs (whatever their number of ranks) with no communication at all, and every rank
-//! of the next run starts from the same data. [`persist_rank`] also works before `MPI_Init` and
-//! after `MPI_Finalize` (the runtime's exit handler runs after `MPI_Finalize`): it remembers
-//! the rank once MPI has told it, and before that reads it from the launcher's environment
-//! (`OMPI_COMM_WORLD_RANK`, `PMI_RANK`, `MV2_COMM_WORLD_RANK`, `PMIX_RANK`, `SLURM_PROCID`,
-//! in that order, with the matching sizes).
+//! so no two ranks ever write the same file, and loading the region's directory pools all
+//! ranks' samples of the previous runs (whatever their number of ranks) with no communication:
+//! every rank of the next run starts from the same data. [`persist_rank`] also works before
+//! `MPI_Init` and after `MPI_Finalize` (the runtime's exit handler runs after `MPI_Finalize`):
+//! it remembers the rank once MPI has told it, and before that reads it from the launcher's
+//! environment (`OMPI_COMM_WORLD_RANK`, `PMI_RANK`, `MV2_COMM_WORLD_RANK`, `PMIX_RANK`,
+//! `SLURM_PROCID`, in that order, with the matching sizes).
 //!
 //! # Limits
 //!
@@ -95,19 +95,12 @@
 //!   `mpicc`). Tested with Debian 12's Open MPI 4.1.4; MPICH is supported by rsmpi but untested
 //!   here (the two packages conflict on Debian).
 //!
-//! # Integration (what the core does)
+//! # Integration
 //!
-//! ```ignore
-//! // ompadapt_train(), called collectively by the application:
-//! let local: Vec<(String, Vec<mpi::Row>)> =
-//!     registry.regions().iter().map(|r| (r.spec.model.clone(), r.rows())).collect();
-//! for (model, rows) in mpi::pool_all(local) {       // identity without MPI
-//!     // group_rows: distinct (features, variant) with their times, in pooled order
-//!     if let Some(r) = registry.find(&model) { r.train_from_groups(mpi::group_rows(&rows)) }
-//! }
-//! // file naming (persist::path_for):
-//! let stem = match mpi::persist_rank() { Some((r, _)) => format!("{model}.rank{r}"), None => model };
-//! ```
+//! `ompadapt_train()` (ffi), called collectively by the application, gathers every region's
+//! rows, pools them with [`pool_all`] (one allgather for all regions; identity without MPI) and
+//! retrains each region from the pooled rows grouped by [`group_rows`], so every rank trains
+//! the same model. Tested by tests/mpi_train.rs under `mpirun -np 4`.
 
 use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
 use std::sync::Mutex;
