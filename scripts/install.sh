@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs the built ompadapt (cargo build --release) into PREFIX (default /usr/local):
 #   PREFIX/lib/{libompadapt.so,libompadapt_pass.so,libompadapt_rt.so,libompadapt_rt.a}
-#   PREFIX/include/ompadapt.h
+#   PREFIX/include/{ompadapt.h,apollo.h}
+#   PREFIX/bin/ompadapt-export                                    (prints learned data)
 #   PREFIX/lib/cmake/OmpAdapt/OmpAdaptConfig{,Version}.cmake    (find_package(OmpAdapt))
 #   PREFIX/lib/pkgconfig/ompadapt.pc                              (pkg-config ompadapt)
 # The plugin finds the runtime beside itself, so the three libraries stay together.
@@ -16,7 +17,8 @@ done
 install -d "$prefix/lib" "$prefix/include" "$prefix/lib/cmake/OmpAdapt" "$prefix/lib/pkgconfig"
 install -m 755 "$lib/libompadapt.so" "$lib/libompadapt_pass.so" "$lib/libompadapt_rt.so" "$prefix/lib/"
 install -m 644 "$lib/libompadapt_rt.a" "$prefix/lib/"
-install -m 644 "$root/runtime/include/ompadapt.h" "$prefix/include/"
+if [ -f "$lib/ompadapt-export" ]; then install -D -m 755 "$lib/ompadapt-export" "$prefix/bin/ompadapt-export"; fi
+install -m 644 "$root/runtime/include/ompadapt.h" "$root/runtime/include/apollo.h" "$prefix/include/"
 install -m 644 "$root/cmake/OmpAdaptConfig.cmake" "$prefix/lib/cmake/OmpAdapt/"
 cat > "$prefix/lib/cmake/OmpAdapt/OmpAdaptConfigVersion.cmake" <<CMAKE
 set(PACKAGE_VERSION "$version")
