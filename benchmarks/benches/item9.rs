@@ -11,12 +11,14 @@
 //!   variant, `ompadapt_end`, through the C ABI with a per-call-site slot and the context on
 //!   the stack, exactly what generated code does, around an empty body; drift monitoring on
 //!   (the default). Also without monitoring (`OMPADAPT_DRIFT=0` / frozen).
-//! * *exploration*: the same on a region that never trains. A measurement that can change the
-//!   training counters (a pair's first `repeats` measurements) takes the region's lock
-//!   ("counted"); any other ("settled": the pair already has its measurements, as in most of an
-//!   Apollo-style exploration phase) is buffered per thread. Both are printed, and the average
-//!   over a whole exploration phase (fresh region, 10 vectors × 4 variants × 3 repeats, until
-//!   trained).
+//! * *exploration*: the same on a region that never trains. A pair's first `repeats`
+//!   measurements count towards training ("counted"): all but the one that completes the pair
+//!   are buffered per thread without a lock (each thread's view of the pair holds a budget),
+//!   the completing one takes the region's lock; any later one ("settled": the pair already
+//!   has its measurements, as in most of an Apollo-style exploration phase) is buffered too.
+//!   Both are printed (counted with repeats = 255, so 1 in 255 takes the lock), and the
+//!   average over a whole exploration phase (fresh region, 10 vectors × 4 variants × 3
+//!   repeats, until trained).
 //! * *memory per stored sample*: a stored sample is one retained measurement (feature vector,
 //!   variant, time) — the row Apollo keeps per execution; bytes are all heap bytes of the
 //!   region's sample store (records, sample lists, key and counter arenas, hash index; by
@@ -190,7 +192,7 @@ fn main() {
         rust_execute(&r, black_box(&keys[i % keys.len()]));
     });
     rows.push(row(
-        "exploring execution, counted pair (under the region's lock)",
+        "exploring execution, counted pair (buffered; the completing one locks)",
         format!("{} ({:.2}× trained)", fmt_ns(explore_counted), explore_counted / trained),
         "≤ 2× trained",
         "",

@@ -202,30 +202,55 @@ impl Fv<'_> {
 
     /// Records one measurement of variant `v` and updates eliminations and the decision.
     /// Returns the change in counted pairs and whether the vector became decided.
+    #[inline]
     pub fn record(&mut self, v: usize, ns: f64, p: &Params) -> (i64, bool) {
         self.keep(v, ns);
-        self.counts[v].count = self.counts[v].count.saturating_add(1);
-        self.refresh(p)
+        let c = self.counts[v].count.saturating_add(1);
+        self.counts[v].count = c;
+        // Most measurements cannot change anything `refresh` derives; skip it for those (it
+        // runs for every measurement a batch hands to the store):
+        // * a decided vector: a pair counts from its first measurement on;
+        // * an undecided one under round-robin or random: a pair counts, and the vector can
+        //   be decided, only once the pair has `repeats` measurements (one with a single
+        //   variant: its first). Elimination may drop a variant on any measurement.
+        let needed = if self.rec.decided != UNDECIDED {
+            c == 1
+        } else {
+            p.strategy == Strategy::Elimination || c >= if self.nv() == 1 { 1 } else { p.repeats.max(1) }
+        };
+        if needed {
+            self.refresh(p)
+        } else {
+            (0, false)
+        }
     }
 
     /// Retains a measurement of `v` (see [`KEEP`]).
+    #[inline]
     pub fn keep(&mut self, v: usize, ns: f64) {
-        let times = &mut self.rec.times;
         if self.counts[v].kept as usize >= 2 * KEEP {
-            let mut drop = KEEP;
-            times.retain(|s| {
-                let old = s.v as usize == v && drop > 0;
-                drop -= old as usize;
-                !old
-            });
-            self.counts[v].kept -= KEEP as u16;
+            self.drop_oldest(v);
         }
         self.counts[v].kept += 1;
+        let times = &mut self.rec.times;
         if times.capacity() == 0 {
             // most vectors end with `repeats` measurements per variant: size for that at once
             times.reserve_exact(self.counts.len());
         }
         times.push(Sample { v: v as u8, ns: ns as f32 });
+    }
+
+    /// Drops the oldest `KEEP` retained measurements of `v`.
+    #[cold]
+    #[inline(never)]
+    fn drop_oldest(&mut self, v: usize) {
+        let mut drop = KEEP;
+        self.rec.times.retain(|s| {
+            let old = s.v as usize == v && drop > 0;
+            drop -= old as usize;
+            !old
+        });
+        self.counts[v].kept -= KEEP as u16;
     }
 
     /// Recomputes eliminations, counted pairs and the decision after the measurements changed.

@@ -13,10 +13,13 @@
 //!   no allocation, no system call (the clock is `rdtsc`);
 //! * an **exploring** execution chooses its variant from a copy of its vector's exploration
 //!   state kept in the thread's shard (refreshed whenever it takes the lock, and after drift
-//!   resets or parameter changes) and, at `end`, takes the lock only if its measurement can change the
-//!   training counters (a pair's first `repeats` measurements, an undecided vector under
-//!   successive elimination); other measurements are buffered in the shard and handed to the
-//!   store in batches, or by whoever reads the data (report, training, persistence);
+//!   resets or parameter changes) and, at `end`, takes the lock only if its measurement can
+//!   change the training counters: the one that completes a pair (its `repeats`-th
+//!   measurement), or any of an undecided vector under successive elimination (see
+//!   `fill_view`). Every other measurement, a pair's first `repeats - 1` included, is buffered
+//!   in the shard and handed to the store in batches (checking for training), before the
+//!   thread's next locked measurement, or by whoever reads the data (report, training,
+//!   persistence);
 //! * models are `Arc`s in an `ArcSwapOption`: replacing one (retraining after drift) frees the
 //!   old one when its last reader is done. Trained executions do not even touch the model on
 //!   the fast path: the decision is in the shard;
@@ -33,7 +36,7 @@ use crate::config::{Config, DriftConfig};
 use crate::ctx::{Ctx, MAX_FEATURES, T0_NO_RECORD};
 use crate::diag;
 use crate::drift;
-use crate::explore::{all_mask, Params, Strategy};
+use crate::explore::{Params, Strategy};
 use crate::model::ModelChoice;
 use crate::shard::{bump, Shard, Shards, Slot, BUF};
 use crate::spec::Spec;
@@ -350,12 +353,19 @@ impl Region {
             v
         } else if strategy == Strategy::Elimination as u8 && decided != u32::MAX {
             decided as usize
+        } else if strategy == Strategy::RoundRobin as u8 {
+            // this thread's k-th execution of the vector runs variant k mod n: exactly
+            // Apollo's order when one thread explores (the position is kept below n, so no
+            // division)
+            let k = slot.xrr.load(Relaxed) as usize;
+            let v = if k < nv { k } else { k % nv };
+            slot.xrr.store(if v + 1 < nv { v as u32 + 1 } else { 0 }, Relaxed);
+            v
         } else {
-            // this thread's k-th execution of the vector runs the (k mod n)-th candidate: for
-            // round-robin exactly Apollo's order when one thread explores
+            // elimination: the k-th execution runs the (k mod n)-th candidate still alive
             let k = slot.xrr.load(Relaxed);
             slot.xrr.store(k.wrapping_add(1), Relaxed);
-            let alive = if strategy == Strategy::Elimination as u8 { slot.xalive.load(Relaxed) } else { all_mask(nv) };
+            let alive = slot.xalive.load(Relaxed);
             nth_set_bit(alive, k % alive.count_ones().max(1)).unwrap_or(0)
         };
         (v, slot)
@@ -366,30 +376,53 @@ impl Region {
     #[inline(never)]
     fn refresh_view(&self, slot: &Slot) {
         let mut g = self.lock();
+        // the view's budgets count from the store's counts: this thread's buffered
+        // measurements must be in them
+        take_pending(&mut g.store, slot.shard());
         let i = g.store.fv(slot.key());
         self.fill_view(&g.store, i, slot);
     }
 
-    /// Copies vector `i`'s exploration state into `slot` (caller holds the lock and owns the
-    /// slot). A view may go stale in one direction only within a generation: pairs become
-    /// settled and vectors decided, never the reverse, so a stale view just sends a
-    /// measurement through the lock, which refreshes it. Changes that break this (drift
-    /// resets, new parameters) bump `xver`, which invalidates every view.
+    /// Copies vector `i`'s exploration state into `slot` (caller holds the lock, owns the slot
+    /// and has moved its shard's buffered measurements into the store).
+    ///
+    /// Per variant, the view holds a budget ([`Slot::xleft`]): how many more measurements
+    /// this thread may buffer because they cannot change the training counters. A settled
+    /// pair (its vector decided, or the pair has its `repeats` measurements under round-robin
+    /// or random) has an unlimited budget; an unsettled pair under round-robin or random has
+    /// `repeats - 1 - count`: every measurement but the one that completes the pair (the
+    /// one that can make it count, decide the vector and trigger training) is buffered, and
+    /// that one goes through the lock; an undecided vector under elimination has none (any
+    /// measurement may eliminate). With one thread exploring a vector the budgets are exact,
+    /// so the completing measurement is recognised exactly and training starts at the same
+    /// execution as if every measurement took the lock. With several, a thread's budget does
+    /// not see the others' buffered measurements: a pair may complete in the store up to
+    /// `(threads - 1) · (repeats - 1)` measurements later than its `repeats`-th, never
+    /// earlier, and nothing is lost (every buffer reaches the store, and training is checked
+    /// whenever a buffer does).
+    ///
+    /// Within a generation, the store's side only moves towards settled, so a stale view is
+    /// safe; changes that break this (drift resets, new parameters, loaded data) bump `xver`,
+    /// which invalidates every view.
     fn fill_view(&self, st: &Store, i: usize, slot: &Slot) {
         let ver = self.xver.load(Relaxed);
         let (f, counts) = (st.rec(i), st.counts(i));
-        let r = st.params.repeats.max(1);
         let nv = counts.len();
-        let settled = if f.decided().is_some() {
-            all_mask(nv)
-        } else if st.params.strategy == Strategy::Elimination {
-            0 // every measurement of an undecided vector may eliminate
-        } else {
-            (0..nv).filter(|&v| counts[v].count >= r).fold(0, |m, v| m | 1 << v)
-        };
+        let thr = if nv == 1 { 1 } else { st.params.repeats.max(1) };
+        let decided = f.decided().is_some();
+        let elimination = st.params.strategy == Strategy::Elimination;
+        for (v, c) in counts.iter().enumerate() {
+            let left = if decided || (!elimination && c.count >= thr) {
+                u64::MAX
+            } else if elimination {
+                0 // every measurement of an undecided vector may eliminate
+            } else {
+                (thr - 1 - c.count) as u64
+            };
+            slot.xleft(v).store(left, Relaxed);
+        }
         slot.xat.store((st.generation as u64) << 32 | (i as u64 + 1), Relaxed);
         slot.xalive.store(f.alive, Relaxed);
-        slot.xsettled.store(settled, Relaxed);
         slot.xdecided.store(f.decided().map_or(u32::MAX, |d| d as u32), Relaxed);
         slot.xver.store(ver, Relaxed);
     }
@@ -502,10 +535,13 @@ impl Region {
     }
 
     /// Records an exploring measurement through this thread's slot: buffered without a lock
-    /// when it cannot change the training counters, else under the lock.
+    /// when it cannot change the training counters (the view's budget allows it), else under
+    /// the lock.
     #[inline(always)]
     fn record_explore_fast(&self, slot: &Slot, v: usize, ns: u64) {
-        if slot.xsettled.load(Relaxed) >> v & 1 == 1 && slot.xver.load(Relaxed) == self.xver.load(Relaxed) {
+        let left = slot.xleft(v).load(Relaxed);
+        if left != 0 && slot.xver.load(Relaxed) == self.xver.load(Relaxed) {
+            slot.xleft(v).store(left - 1, Relaxed);
             let shard = slot.shard();
             let len = shard.buf_len.load(Relaxed);
             if len - shard.buf_taken.load(Acquire) >= BUF as u64 {
@@ -520,12 +556,19 @@ impl Region {
         self.record_explore(slot.key(), v, ns, Some(slot.xat.load(Relaxed)), Some(slot));
     }
 
-    /// Hands `shard`'s buffered measurements to the store.
+    /// Hands `shard`'s buffered measurements to the store; trains if they made it ready
+    /// (measurements of several threads may complete a pair there, see `fill_view`).
     #[cold]
     #[inline(never)]
     fn flush(&self, shard: &Shard) {
-        let mut g = self.lock();
-        take_pending(&mut g.store, shard);
+        let job = {
+            let mut g = self.lock();
+            take_pending(&mut g.store, shard);
+            self.claim(&mut g)
+        };
+        if let Some(job) = job {
+            self.train_and_publish(job);
+        }
     }
 
     /// Moves every thread's buffered measurements into the store (caller holds the lock).
@@ -538,6 +581,11 @@ impl Region {
     fn record_explore(&self, key: &FKey, v: usize, ns: u64, at: Option<u64>, slot: Option<&Slot>) {
         let job = {
             let mut g = self.lock();
+            if let Some(slot) = slot {
+                // this thread's earlier measurements first: the store sees them in order,
+                // and the view refreshed below counts them
+                take_pending(&mut g.store, slot.shard());
+            }
             let st = &mut g.store;
             let i = at
                 .filter(|&a| (a >> 32) as u32 == st.generation)

@@ -1,10 +1,13 @@
 //! Per-thread recording and decision cache for trained executions: no lock, no atomic
 //! read-modify-write, no allocation once a thread has seen a feature vector.
 //!
-//! Each region owns one [`Shard`] per thread that executed it trained. A shard is a small
-//! open-addressing table from feature vector to a [`Slot`]: the decision for the current model
-//! epoch (so a forest is evaluated once per vector and thread, not per execution), the drift
-//! bar of that decision, and a count and time sum (in clock ticks) per variant.
+//! Each region owns one [`Shard`] per thread that executed it. A shard maps a feature vector
+//! to a [`Slot`]: the decision for the current model epoch (so a forest is evaluated once per
+//! vector and thread, not per execution), the drift bar of that decision, a count and time
+//! sum (in clock ticks) per variant, and the thread's view of the vector's exploration state.
+//! Slots never move (executions keep pointers to them between `begin` and `end`); an
+//! open-addressing index (linear probing, at most half full, rebuilt larger when a chunk of
+//! slots is added) finds them in about one probe however many vectors the thread has seen.
 //!
 //! **Single writer.** Only the owning thread writes a shard, so counters are updated with a
 //! relaxed load and a relaxed store (plain `mov`s on x86-64) instead of `lock xadd`: exact
@@ -18,26 +21,25 @@
 //! the region, so an exited thread's counts are still reported and saved.
 //!
 //! Capacity: chunks of 16, 64, 256 and 1024 slots, allocated as needed (1360 feature vectors
-//! per thread and region). Past that, [`Shard::insert`] returns `None` and the caller records
-//! through the region's lock instead: still exact, only slower.
+//! per thread and region), filled in order. Past that, [`Shard::insert`] returns `None` and
+//! the caller records through the region's lock instead: still exact, only slower.
 
 use std::cell::{Cell, UnsafeCell};
 use std::ptr::null_mut;
-use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, Ordering::*};
+use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::Mutex;
 
 use crate::stats::FKey;
 
 const CHUNK_SIZES: [usize; 4] = [16, 64, 256, 1024];
-/// Slots probed per chunk before moving on to the next chunk.
-const PROBE: usize = 8;
 
 /// One feature vector's cached decision and counters on one thread.
 pub struct Slot {
     /// 0: empty; else the key's hash (never 0). Written last, with release.
     tag: AtomicU64,
     key: UnsafeCell<FKey>,
-    /// `[count, sum of ticks]` per variant, in the chunk's array (set before publication).
+    /// `[count, sum of ticks, exploring budget]` per variant, in the chunk's array (set before
+    /// publication).
     counts: Cell<*const AtomicU64>,
     /// [`thread_id`] of the owning thread (set before publication).
     owner: Cell<usize>,
@@ -56,8 +58,6 @@ pub struct Slot {
     pub xat: AtomicU64,
     /// its candidate variants (successive elimination),
     pub xalive: AtomicU64,
-    /// variants whose next measurement cannot change the training counters,
-    pub xsettled: AtomicU64,
     /// its label once decided (`u32::MAX`: not yet),
     pub xdecided: AtomicU32,
     /// and this thread's round-robin position.
@@ -83,7 +83,6 @@ impl Slot {
             xver: AtomicU64::new(u64::MAX),
             xat: AtomicU64::new(0),
             xalive: AtomicU64::new(0),
-            xsettled: AtomicU64::new(0),
             xdecided: AtomicU32::new(u32::MAX),
             xrr: AtomicU32::new(0),
         }
@@ -99,14 +98,23 @@ impl Slot {
     #[inline(always)]
     pub fn count(&self, v: usize) -> &AtomicU64 {
         // SAFETY: `counts` points to 2·nv counters that live as long as the slot; v < nv.
-        unsafe { &*self.counts.get().add(2 * v) }
+        unsafe { &*self.counts.get().add(STRIDE * v) }
     }
 
     /// Sum of the ticks of variant `v`'s executions counted here.
     #[inline(always)]
     pub fn ticks(&self, v: usize) -> &AtomicU64 {
         // SAFETY: as in `count`.
-        unsafe { &*self.counts.get().add(2 * v + 1) }
+        unsafe { &*self.counts.get().add(STRIDE * v + 1) }
+    }
+
+    /// Part of the exploration view: how many more measurements of variant `v` this thread may
+    /// buffer without the region's lock, because they cannot change the training counters
+    /// (`u64::MAX`: the pair is settled; see `region::fill_view`).
+    #[inline(always)]
+    pub fn xleft(&self, v: usize) -> &AtomicU64 {
+        // SAFETY: as in `count`.
+        unsafe { &*self.counts.get().add(STRIDE * v + 2) }
     }
 
     /// The shard the slot belongs to.
@@ -147,9 +155,12 @@ pub fn thread_id() -> usize {
 
 struct Chunk {
     slots: Box<[Slot]>,
-    /// `[count, sum_ns]` per (slot, variant).
+    /// `[count, sum of ticks, exploring budget]` per (slot, variant).
     counts: Box<[AtomicU64]>,
 }
+
+/// Counters per (slot, variant) in a chunk's `counts`.
+const STRIDE: usize = 3;
 
 /// Adds `x` to an owner-only counter (no read-modify-write instruction needed).
 #[inline(always)]
@@ -169,16 +180,34 @@ pub struct Pending {
     pub vns: AtomicU64,
 }
 
+/// An entry of a shard's index: a slot's tag (0: empty) and the slot.
+#[repr(align(16))]
+struct Entry {
+    tag: AtomicU64,
+    slot: AtomicPtr<Slot>,
+}
+
+/// Low bits of [`Shard::index`] that hold log2 of the index's size (entries are 16-aligned).
+const INDEX_BITS: usize = 15;
+
 /// A thread's part of a region's data. Written by its thread only, except `buf_taken`.
 pub struct Shard {
     chunks: [AtomicPtr<Chunk>; CHUNK_SIZES.len()],
+    /// Slots in use (filled in order across the chunks).
+    len: AtomicUsize,
+    /// The current index: the address of its entries or-ed with log2 of their number (one
+    /// word, so a reader never pairs an array with another's size); 0 before the first slot.
+    /// Index `k` (published with chunk `k`, kept until the shard is dropped: another thread
+    /// may still be reading an older one) has room for twice the slots of chunks `0..=k`.
+    index: AtomicUsize,
+    indexes: [AtomicUsize; CHUNK_SIZES.len()],
     nv: usize,
     /// Drift window: executions checked, executions over their bar, epoch they belong to.
     pub window_n: AtomicU32,
     pub window_slow: AtomicU32,
     pub window_epoch: AtomicU64,
     /// Exploring measurements that cannot change the store's training counters (see
-    /// `region`), buffered so that such executions take no lock. Entry `i` is at
+    /// `region::fill_view`), buffered so that such executions take no lock. Entry `i` is at
     /// `buf[i % BUF]`; the owner appends at `buf_len`; `buf_taken` (written only under the
     /// region's lock, by whoever moves entries into the store) marks what the store has.
     pub buf: [Pending; BUF],
@@ -192,6 +221,9 @@ impl Shard {
     fn new(nv: usize) -> Shard {
         Shard {
             chunks: Default::default(),
+            len: AtomicUsize::new(0),
+            index: AtomicUsize::new(0),
+            indexes: Default::default(),
             nv,
             window_n: AtomicU32::new(0),
             window_slow: AtomicU32::new(0),
@@ -206,66 +238,96 @@ impl Shard {
     /// The slot of the feature vector `f` (hash `h`), if this thread has one.
     #[inline(always)]
     pub fn find(&self, h: u64, f: &[f64]) -> Option<&Slot> {
-        for c in &self.chunks {
-            let p = c.load(Acquire);
-            if p.is_null() {
-                return None;
+        let ix = self.index.load(Acquire);
+        if ix == 0 {
+            return None;
+        }
+        let entries = (ix & !INDEX_BITS) as *const Entry;
+        let mask = (1usize << (ix & INDEX_BITS)) - 1;
+        let mut i = h as usize & mask;
+        loop {
+            // SAFETY: `i <= mask` and the index has `mask + 1` entries; indexes are freed
+            // only with the shard.
+            let e = unsafe { &*entries.add(i) };
+            let t = e.tag.load(Acquire);
+            if t == 0 {
+                return None; // never full: the probe always ends
             }
-            // SAFETY: chunks are published once (release) and freed only with the shard.
-            let chunk = unsafe { &*p };
-            let mask = chunk.slots.len() - 1;
-            let mut i = h as usize & mask;
-            for _ in 0..PROBE {
-                let s = &chunk.slots[i];
-                let t = s.tag.load(Acquire);
-                if t == 0 {
-                    // Insertion fills the first chunk with a free slot in the probe window, and
-                    // slots are never emptied: the key is in no later chunk either.
-                    return None;
-                }
-                if t == h && s.key().matches(f) {
+            if t == h {
+                // SAFETY: published after the slot pointer; slots live as long as the shard.
+                let s = unsafe { &*e.slot.load(Relaxed) };
+                if s.key().matches(f) {
                     return Some(s);
                 }
-                i = (i + 1) & mask;
             }
+            i = (i + 1) & mask;
         }
-        None
     }
 
     /// Adds a slot for `key` (hash `h`; the caller checked it is absent). Owner thread only.
-    /// `None` when every chunk is full around `h`.
+    /// `None` when every chunk is full.
     #[cold]
     pub fn insert(&self, h: u64, key: &FKey) -> Option<&Slot> {
-        for (ci, c) in self.chunks.iter().enumerate() {
-            let mut p = c.load(Acquire);
-            if p.is_null() {
-                let n = CHUNK_SIZES[ci];
-                let chunk = Box::new(Chunk {
-                    slots: (0..n).map(|_| Slot::empty()).collect(),
-                    counts: (0..n * 2 * self.nv).map(|_| AtomicU64::new(0)).collect(),
-                });
-                p = Box::into_raw(chunk);
-                c.store(p, Release);
-            }
-            // SAFETY: as in `find`.
-            let chunk = unsafe { &*p };
-            let mask = chunk.slots.len() - 1;
-            let mut i = h as usize & mask;
-            for _ in 0..PROBE {
-                let s = &chunk.slots[i];
-                if s.tag.load(Relaxed) == 0 {
-                    // SAFETY: the slot is unpublished and only this thread writes the shard.
-                    unsafe { *s.key.get() = *key };
-                    s.counts.set(chunk.counts[i * 2 * self.nv..].as_ptr());
-                    s.owner.set(thread_id());
-                    s.shard.set(self);
-                    s.tag.store(h, Release);
-                    return Some(s);
-                }
-                i = (i + 1) & mask;
-            }
+        let n = self.len.load(Relaxed);
+        let (mut ci, mut off) = (0, n);
+        while ci < CHUNK_SIZES.len() && off >= CHUNK_SIZES[ci] {
+            off -= CHUNK_SIZES[ci];
+            ci += 1;
         }
-        None
+        if ci == CHUNK_SIZES.len() {
+            return None;
+        }
+        if off == 0 {
+            let size = CHUNK_SIZES[ci];
+            let chunk = Box::new(Chunk {
+                slots: (0..size).map(|_| Slot::empty()).collect(),
+                counts: (0..size * STRIDE * self.nv).map(|_| AtomicU64::new(0)).collect(),
+            });
+            self.chunks[ci].store(Box::into_raw(chunk), Release);
+            self.grow_index(ci, n + size);
+        }
+        // SAFETY: chunk `ci` was published above or by an earlier insert; freed with the shard.
+        let chunk = unsafe { &*self.chunks[ci].load(Relaxed) };
+        let s = &chunk.slots[off];
+        // SAFETY: the slot is unpublished and only this thread writes the shard.
+        unsafe { *s.key.get() = *key };
+        s.counts.set(chunk.counts[off * STRIDE * self.nv..].as_ptr());
+        s.owner.set(thread_id());
+        s.shard.set(self);
+        s.tag.store(h, Release);
+        self.len.store(n + 1, Relaxed);
+        self.index_add(self.index.load(Relaxed), h, s);
+        Some(s)
+    }
+
+    /// Publishes index `k`, with room for `slots` slots, holding every slot so far.
+    #[cold]
+    fn grow_index(&self, k: usize, slots: usize) {
+        let log2 = (2 * slots).next_power_of_two().trailing_zeros() as usize;
+        let entries: Box<[Entry]> =
+            (0..1usize << log2).map(|_| Entry { tag: AtomicU64::new(0), slot: AtomicPtr::new(null_mut()) }).collect();
+        debug_assert!(log2 <= INDEX_BITS);
+        let ix = Box::into_raw(entries) as *mut Entry as usize | log2;
+        self.for_each(|s| self.index_add(ix, s.tag.load(Relaxed), s));
+        self.indexes[k].store(ix, Relaxed);
+        self.index.store(ix, Release);
+    }
+
+    /// Adds `s` (hash `h`) to index `ix` (owner thread only).
+    fn index_add(&self, ix: usize, h: u64, s: &Slot) {
+        let entries = (ix & !INDEX_BITS) as *const Entry;
+        let mask = (1usize << (ix & INDEX_BITS)) - 1;
+        let mut i = h as usize & mask;
+        loop {
+            // SAFETY: as in `find`.
+            let e = unsafe { &*entries.add(i) };
+            if e.tag.load(Relaxed) == 0 {
+                e.slot.store(s as *const Slot as *mut Slot, Relaxed);
+                e.tag.store(h, Release);
+                return;
+            }
+            i = (i + 1) & mask;
+        }
     }
 
     /// Every published slot (any thread).
@@ -293,6 +355,14 @@ impl Drop for Shard {
             if !p.is_null() {
                 // SAFETY: allocated by `insert` with Box::into_raw, freed once here.
                 drop(unsafe { Box::from_raw(p) });
+            }
+        }
+        for ix in &self.indexes {
+            let ix = ix.swap(0, Relaxed);
+            if ix != 0 {
+                let entries = std::ptr::slice_from_raw_parts_mut((ix & !INDEX_BITS) as *mut Entry, 1 << (ix & INDEX_BITS));
+                // SAFETY: allocated by `grow_index` with Box::into_raw, freed once here.
+                drop(unsafe { Box::from_raw(entries) });
             }
         }
     }
@@ -452,6 +522,7 @@ impl Shards {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::stats::hash_features;
 
     #[test]
     fn find_insert_and_overflow() {
@@ -477,7 +548,12 @@ mod tests {
                 assert_eq!((slot.count(1).load(Relaxed), slot.count(0).load(Relaxed), slot.key().get(0)), (1, 0, i as f64));
             }
         }
-        assert!(inserted >= 1000 && inserted <= 1360, "{inserted}");
+        assert_eq!(inserted, 1360, "every chunk filled");
+        for i in 0..2000 {
+            let f = [i as f64, 1.0];
+            let found = s.find(hash_features(&f), &f);
+            assert_eq!(found.map(|slot| slot.key().get(0)), (i < 1360).then_some(i as f64), "{i}");
+        }
         let mut n = 0;
         s.for_each(|slot| n += slot.count(1).load(Relaxed));
         assert_eq!(n, inserted);

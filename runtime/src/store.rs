@@ -202,6 +202,7 @@ impl Store {
     }
 
     /// Records a measurement of variant `v` on the vector at index `i`.
+    #[inline]
     pub fn record_at(&mut self, i: usize, v: usize, ns: f64) {
         let p = self.params;
         let (dc, newly) = self.fv_mut(i).record(v, ns, &p);

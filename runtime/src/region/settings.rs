@@ -139,7 +139,9 @@ impl Region {
 
     /// Distinct (feature vector, variant) pairs counted as training samples.
     pub fn training_samples(&self) -> usize {
-        self.lock().store.counted
+        let mut g = self.lock();
+        self.adopt_pending(&mut g);
+        g.store.counted
     }
 
     /// Runs `f` on the store (persistence), with every buffered measurement in it.

@@ -385,3 +385,72 @@ fn exploration_strategies_reach_round_robins_decisions() {
     assert_eq!(executions[0], 6 * 12);
     assert_eq!(executions[2], 6 * 8, "elimination: two rounds of four");
 }
+
+/// With `repeats` > 1 a pair's first `repeats - 1` measurements are buffered per thread
+/// (only the completing one takes the lock): with one thread, training still starts at exactly
+/// the execution that completes the `min_train`-th pair, and the label sees every measurement.
+#[test]
+fn buffered_repeats_train_at_the_completing_execution() {
+    let c = Config { warmup: false, repeats: crate::config::PerRegion::all(4), ..Config::default() };
+    // 3 vectors × 2 variants × 4 repeats; min_train 6: the 24th execution completes the 6th pair
+    let r = region_cfg("a,b", 6, &c);
+    let cost = |f: usize, v: usize| if (f + v).is_multiple_of(2) { 10_000 } else { 30_000 };
+    let mut n = 0;
+    for round in 0..4 {
+        for v in 0..2 {
+            for f in 0..3 {
+                assert!(!r.is_trained(), "round {round}, variant {v}, vector {f}");
+                let got = exec(&r, &[f as f64], |v| cost(f, v));
+                assert_eq!(got, v, "round-robin per vector");
+                n += 1;
+            }
+        }
+        assert_eq!(r.is_trained(), round == 3);
+    }
+    assert_eq!(n, 24);
+    let t = r.trained().unwrap();
+    assert_eq!((t.training_samples, t.executions), (6, 24));
+    assert_eq!(t.labels, (0..3).map(|f| (FKey::new(&[f as f64]), f % 2)).collect::<Vec<_>>());
+    // half-way measurements are visible to readers (they move buffers into the store)
+    let r = region_cfg("a,b", 6, &c);
+    for _ in 0..3 {
+        exec(&r, &[1.0], |_| 100);
+    }
+    let s = r.snapshot();
+    assert_eq!(s.entries[0].per_variant.iter().map(|p| p.count).collect::<Vec<_>>(), vec![2, 1]);
+    assert_eq!((s.training_samples, s.recorded_explore, r.training_samples()), (0, 3, 0));
+}
+
+/// Many threads exploring the same vectors with `repeats` > 1 (budgets per thread, buffers
+/// handed over in batches): nothing is lost, every pair completes, training happens.
+#[test]
+fn buffered_repeats_across_threads_lose_nothing() {
+    let c = Config { warmup: false, repeats: crate::config::PerRegion::all(5), ..Config::default() };
+    let r = region_cfg("a,b,c", 30, &c);
+    let quiet = region_cfg("a,b,c", 1_000_000, &c);
+    const THREADS: usize = 16;
+    const PER: usize = 3000;
+    std::thread::scope(|s| {
+        for t in 0..THREADS {
+            let (r, quiet) = (&r, &quiet);
+            s.spawn(move || {
+                for i in 0..PER {
+                    let f = [((t + i) % 10) as f64];
+                    exec(r, &f, |v| 1_000 * (v as u64 + 1));
+                    exec(quiet, &f, |v| 1_000 * (v as u64 + 1));
+                }
+            });
+        }
+    });
+    for (r, trained) in [(&r, true), (&quiet, false)] {
+        let s = r.snapshot();
+        assert_eq!(s.executions(), (THREADS * PER) as u64);
+        let recorded: u64 = s.entries.iter().flat_map(|e| &e.per_variant).map(|v| v.total()).sum();
+        assert_eq!(recorded, (THREADS * PER) as u64);
+        assert_eq!(r.is_trained(), trained);
+        if !trained {
+            assert_eq!((s.training_samples, s.decided), (30, 10), "every pair measured ≥ 5 times");
+            assert!(s.entries.iter().all(|e| e.decided == Some(0)));
+        }
+    }
+}
