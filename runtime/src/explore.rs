@@ -20,7 +20,7 @@
 //! candidates (ties: lower index); `vote` — seed 001's majority vote: the b-th measurements of
 //! the candidates form batch b, each batch elects its fastest, most wins (ties: lower median).
 
-use crate::stats::{median_f64, XorShift};
+use crate::stats::{median_f64, median_in_place, XorShift};
 
 /// Measurements kept per (feature vector, variant) pair: the median is over the most recent
 /// `KEEP` to `2·KEEP` (once a pair has `2·KEEP`, its oldest `KEEP` are dropped in one pass, so
@@ -152,7 +152,26 @@ impl FvRec {
 
     /// The label among `candidates` by `labeling`; None if a candidate has no measurement.
     pub fn label_among(&self, candidates: &[usize], labeling: Labeling) -> Option<usize> {
-        let medians: Vec<(usize, f64)> = candidates.iter().map(|&v| self.median(v).map(|m| (v, m))).collect::<Option<_>>()?;
+        // one buffer for every candidate's times (a vector is labelled once per generation,
+        // during a batch hand-over: no allocation per candidate)
+        let mut buf: Vec<f64> = Vec::with_capacity(self.times.len());
+        let mut median = |v: usize| {
+            buf.clear();
+            buf.extend(self.times.iter().filter(|s| s.v as usize == v).map(|s| s.ns as f64));
+            median_in_place(&mut buf)
+        };
+        if labeling == Labeling::Median || candidates.len() < 2 {
+            // the lowest median, the first candidate on ties
+            let mut best: Option<(usize, f64)> = None;
+            for &v in candidates {
+                let m = median(v)?;
+                if !best.is_some_and(|(_, bm)| bm <= m) {
+                    best = Some((v, m));
+                }
+            }
+            return best.map(|(v, _)| v);
+        }
+        let medians: Vec<(usize, f64)> = candidates.iter().map(|&v| median(v).map(|m| (v, m))).collect::<Option<_>>()?;
         let lowest = |it: &mut dyn Iterator<Item = (usize, f64)>| {
             it.fold(None, |b: Option<(usize, f64)>, (v, m)| match b {
                 Some((_, bm)) if bm <= m => b,
@@ -160,9 +179,6 @@ impl FvRec {
             })
             .map(|(v, _)| v)
         };
-        if labeling == Labeling::Median || candidates.len() < 2 {
-            return lowest(&mut medians.iter().copied());
-        }
         let series: Vec<Vec<f64>> = candidates.iter().map(|&v| self.times_of(v)).collect();
         let batches = series.iter().map(Vec::len).min().unwrap_or(0);
         let mut wins = vec![0usize; candidates.len()];
@@ -204,6 +220,11 @@ impl Fv<'_> {
     /// Returns the change in counted pairs and whether the vector became decided.
     #[inline]
     pub fn record(&mut self, v: usize, ns: f64, p: &Params) -> (i64, bool) {
+        if self.rec.times.capacity() == 0 {
+            // most vectors end with `repeats` measurements per variant: size for that at once
+            let n = self.nv() * (p.repeats.max(1) as usize).min(KEEP);
+            self.rec.times.reserve_exact(n);
+        }
         self.keep(v, ns);
         let c = self.counts[v].count.saturating_add(1);
         self.counts[v].count = c;
@@ -234,7 +255,6 @@ impl Fv<'_> {
         self.counts[v].kept += 1;
         let times = &mut self.rec.times;
         if times.capacity() == 0 {
-            // most vectors end with `repeats` measurements per variant: size for that at once
             times.reserve_exact(self.counts.len());
         }
         times.push(Sample { v: v as u8, ns: ns as f32 });
@@ -274,8 +294,13 @@ impl Fv<'_> {
                 enough = (0..nv).any(|v| alive >> v & 1 == 1 && self.counts[v].count >= 1);
             }
             if enough {
-                let survivors: Vec<usize> = (0..nv).filter(|&v| alive >> v & 1 == 1).collect();
-                self.rec.decided = self.rec.label_among(&survivors, p.labeling).map_or(UNDECIDED, |v| v as u8);
+                let mut survivors = [0usize; 64];
+                let mut n = 0;
+                for v in (0..nv.min(64)).filter(|&v| alive >> v & 1 == 1) {
+                    survivors[n] = v;
+                    n += 1;
+                }
+                self.rec.decided = self.rec.label_among(&survivors[..n], p.labeling).map_or(UNDECIDED, |v| v as u8);
             }
         }
         self.rec.counted = self.counted_pairs(r, alive);

@@ -13,20 +13,20 @@
 //!   no allocation, no system call (the clock is `rdtsc`);
 //! * an **exploring** execution chooses its variant from a copy of its vector's exploration
 //!   state kept in the thread's shard (refreshed whenever it takes the lock, and after drift
-//!   resets or parameter changes) and, at `end`, takes the lock only if its measurement can
-//!   change the training counters: the one that completes a pair (its `repeats`-th
-//!   measurement), or any of an undecided vector under successive elimination (see
-//!   `fill_view`). Every other measurement, a pair's first `repeats - 1` included, is buffered
-//!   in the shard and handed to the store in batches (checking for training), before the
-//!   thread's next locked measurement, or by whoever reads the data (report, training,
-//!   persistence);
+//!   resets or parameter changes) and, at `end`, buffers its measurement in the shard (handed
+//!   to the store in batches, checking for training, before the thread's next locked
+//!   measurement, or by whoever reads the data: report, training, persistence). A measurement
+//!   that completes a pair (its `repeats`-th) also takes one atomic step on the region's
+//!   `slack`, and takes the lock only when that says the region may have become ready to
+//!   train; under successive elimination every measurement of an undecided vector takes the
+//!   lock (any of them may eliminate). See `fill_view`;
 //! * models are `Arc`s in an `ArcSwapOption`: replacing one (retraining after drift) frees the
 //!   old one when its last reader is done. Trained executions do not even touch the model on
 //!   the fast path: the decision is in the shard;
 //! * exactly one thread trains at a time: the one that wins the `training` flag.
 
 use std::os::raw::{c_int, c_void};
-use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering::*};
 use std::sync::{Mutex, MutexGuard};
 
 use arc_swap::ArcSwapOption;
@@ -38,7 +38,7 @@ use crate::diag;
 use crate::drift;
 use crate::explore::{Params, Strategy};
 use crate::model::ModelChoice;
-use crate::shard::{bump, Shard, Shards, Slot, BUF};
+use crate::shard::{bump, Shard, Shards, Slot, BUF, DONE, NS_MASK};
 use crate::spec::Spec;
 use crate::stats::{fnv1a, hash_features, FKey, XorShift};
 use crate::store::Store;
@@ -97,6 +97,48 @@ pub(crate) struct Inner {
     /// Trained executions that did not fit in a thread's shard: ((vector, variant), (count, sum)).
     overflow: std::collections::HashMap<(FKey, usize), (u64, u64), crate::stats::FxBuild>,
     drifts: Vec<DriftEvent>,
+    /// The part of [`Region::slack`] the lock's holder last published (see [`Locked`]).
+    need: i64,
+}
+
+/// "Cannot train now" in [`Region::slack`] terms (far from both ends of an `i64`).
+const NEVER: i64 = 1 << 60;
+
+/// The region's lock. Releasing it publishes what training still needs to
+/// [`Region::slack`], so every change of the store's counters, the settings or the epoch
+/// reaches it however it was made.
+pub(crate) struct Locked<'a> {
+    g: MutexGuard<'a, Inner>,
+    r: &'a Region,
+}
+
+impl std::ops::Deref for Locked<'_> {
+    type Target = Inner;
+    fn deref(&self) -> &Inner {
+        &self.g
+    }
+}
+
+impl std::ops::DerefMut for Locked<'_> {
+    fn deref_mut(&mut self) -> &mut Inner {
+        &mut self.g
+    }
+}
+
+impl Drop for Locked<'_> {
+    fn drop(&mut self) {
+        let r = self.r;
+        let g = &mut *self.g;
+        let need = if r.epoch.load(Relaxed) & 1 == 1 || g.settings.explore_only || r.mode.frozen {
+            NEVER
+        } else {
+            (g.settings.min_train.min(NEVER as usize) as i64 - g.store.counted as i64).min(NEVER)
+        };
+        if need != g.need {
+            r.slack.fetch_add(need - g.need, AcqRel);
+            g.need = need;
+        }
+    }
 }
 
 /// An adaptive region. Created by the [`crate::registry`], alive for the whole process.
@@ -124,6 +166,13 @@ pub struct Region {
     xver: AtomicU64,
     /// The exploration strategy (a copy of the store's, for the lock-free choice).
     strategy: std::sync::atomic::AtomicU8,
+    /// Training samples still missing before the region may train, minus the pair completions
+    /// buffered since (measurements flagged [`DONE`] not yet in the store): when a thread
+    /// buffers a completion that brings it to 0 or below, it takes the lock to hand the
+    /// buffers over and train (see `record_explore_fast`). One atomic, changed only by
+    /// read-modify-writes (completions, hand-overs, and [`Locked`] when what is missing
+    /// changes), so no completion can miss the one that makes the region ready.
+    slack: AtomicI64,
     shards: Shards,
     inner: Mutex<Inner>,
     /// Persistence bookkeeping (None: not persisted).
@@ -173,7 +222,7 @@ impl Region {
             .unwrap_or(false);
         let mode = Mode { coarse, frozen: config.frozen };
         let monitor = config.drift.enabled && !mode.frozen && !mode.coarse;
-        Region {
+        let r = Region {
             args: (min_train as i64, p1, p2),
             broken: None,
             mode,
@@ -190,16 +239,20 @@ impl Region {
             resets: AtomicU32::new(0),
             xver: AtomicU64::new(0),
             strategy: std::sync::atomic::AtomicU8::new(strategy as u8),
+            slack: AtomicI64::new(0),
             shards: Shards::new(nv.max(1)),
             inner: Mutex::new(Inner {
                 store: Store::new(nv, params, fnv1a(&name) ^ config.seed),
                 settings: Settings { min_train, choice, explore_only: config.explore_only },
                 overflow: Default::default(),
                 drifts: Vec::new(),
+                need: 0,
             }),
             persist: Mutex::new(None),
             spec,
-        }
+        };
+        drop(r.lock()); // publishes what training needs to `slack`
+        r
     }
 
     /// A region whose spec could not be used: variant 0 forever, nothing recorded.
@@ -223,9 +276,9 @@ impl Region {
         self.spec.variants.len()
     }
 
-    fn lock(&self) -> MutexGuard<'_, Inner> {
+    pub(crate) fn lock(&self) -> Locked<'_> {
         // A panic while holding the lock (caught at the FFI boundary) must not disable the region.
-        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+        Locked { g: self.inner.lock().unwrap_or_else(|e| e.into_inner()), r: self }
     }
 
     // ---- the execution path -------------------------------------------------------------
@@ -378,7 +431,7 @@ impl Region {
         let mut g = self.lock();
         // the view's budgets count from the store's counts: this thread's buffered
         // measurements must be in them
-        take_pending(&mut g.store, slot.shard());
+        self.take_pending(&mut g.store, slot.shard());
         let i = g.store.fv(slot.key());
         self.fill_view(&g.store, i, slot);
     }
@@ -386,20 +439,28 @@ impl Region {
     /// Copies vector `i`'s exploration state into `slot` (caller holds the lock, owns the slot
     /// and has moved its shard's buffered measurements into the store).
     ///
-    /// Per variant, the view holds a budget ([`Slot::xleft`]): how many more measurements
-    /// this thread may buffer because they cannot change the training counters. A settled
-    /// pair (its vector decided, or the pair has its `repeats` measurements under round-robin
-    /// or random) has an unlimited budget; an unsettled pair under round-robin or random has
-    /// `repeats - 1 - count`: every measurement but the one that completes the pair (the
-    /// one that can make it count, decide the vector and trigger training) is buffered, and
-    /// that one goes through the lock; an undecided vector under elimination has none (any
-    /// measurement may eliminate). With one thread exploring a vector the budgets are exact,
-    /// so the completing measurement is recognised exactly and training starts at the same
-    /// execution as if every measurement took the lock. With several, a thread's budget does
-    /// not see the others' buffered measurements: a pair may complete in the store up to
-    /// `(threads - 1) · (repeats - 1)` measurements later than its `repeats`-th, never
-    /// earlier, and nothing is lost (every buffer reaches the store, and training is checked
-    /// whenever a buffer does).
+    /// Per variant, the view holds a budget ([`Slot::xleft`]) of measurements this thread
+    /// may buffer instead of taking the lock:
+    /// * a settled pair (its vector decided, or the pair has its `repeats` measurements under
+    ///   round-robin or random): unlimited (`u64::MAX`);
+    /// * an unsettled pair under round-robin or random: `repeats - count`. The first
+    ///   `repeats - count - 1` cannot change the training counters; the last one completes
+    ///   the pair (it counts, and may decide the vector): it is buffered flagged [`DONE`] and
+    ///   takes one atomic step on [`Region::slack`], and only when that says the region may
+    ///   now be ready does the thread take the lock, hand every buffer to the store and
+    ///   train;
+    /// * an undecided vector under elimination: 0, every measurement takes the lock (any of
+    ///   them may eliminate).
+    ///
+    /// With one thread exploring a vector the budgets are exact, so training starts at
+    /// exactly the execution that completes the `min_train`-th pair (or the first decided
+    /// vector after that), as if every measurement took the lock, and the label sees every
+    /// measurement (a buffer reaches the store in order). With several, a thread's budget does
+    /// not see the others' buffered measurements: with `repeats` = 1 a pair's completion may
+    /// be flagged by more than one thread (the lock is taken early, harmlessly); with more, a
+    /// pair may complete in the store up to `(threads - 1) · (repeats - 1)` measurements later
+    /// than its `repeats`-th, never earlier. Nothing is lost either way: every buffer reaches
+    /// the store, and training is checked whenever a buffer does.
     ///
     /// Within a generation, the store's side only moves towards settled, so a stale view is
     /// safe; changes that break this (drift resets, new parameters, loaded data) bump `xver`,
@@ -417,7 +478,7 @@ impl Region {
             } else if elimination {
                 0 // every measurement of an undecided vector may eliminate
             } else {
-                (thr - 1 - c.count) as u64
+                (thr - c.count) as u64
             };
             slot.xleft(v).store(left, Relaxed);
         }
@@ -535,13 +596,13 @@ impl Region {
     }
 
     /// Records an exploring measurement through this thread's slot: buffered without a lock
-    /// when it cannot change the training counters (the view's budget allows it), else under
-    /// the lock.
+    /// while the view's budget lasts (see `fill_view`), else under the lock.
     #[inline(always)]
     fn record_explore_fast(&self, slot: &Slot, v: usize, ns: u64) {
         let left = slot.xleft(v).load(Relaxed);
         if left != 0 && slot.xver.load(Relaxed) == self.xver.load(Relaxed) {
-            slot.xleft(v).store(left - 1, Relaxed);
+            let done = left == 1; // completes the pair: settled from now on
+            slot.xleft(v).store(if done { u64::MAX } else { left - 1 }, Relaxed);
             let shard = slot.shard();
             let len = shard.buf_len.load(Relaxed);
             if len - shard.buf_taken.load(Acquire) >= BUF as u64 {
@@ -549,11 +610,30 @@ impl Region {
             }
             let e = &shard.buf[len as usize % BUF];
             e.at.store(slot.xat.load(Relaxed), Relaxed);
-            e.vns.store((v as u64) << 56 | ns.min((1 << 56) - 1), Relaxed);
+            e.vns.store((v as u64) << 56 | if done { DONE } else { 0 } | ns.min(NS_MASK), Relaxed);
             shard.buf_len.store(len + 1, Release);
+            // after the entry is visible: whoever hands it over adds back what this takes
+            if done && self.slack.fetch_sub(1, AcqRel) <= 1 {
+                self.completed();
+            }
             return;
         }
         self.record_explore(slot.key(), v, ns, Some(slot.xat.load(Relaxed)), Some(slot));
+    }
+
+    /// A buffered pair completion may have made the region ready: hands every thread's buffer
+    /// to the store and trains if it is.
+    #[cold]
+    #[inline(never)]
+    fn completed(&self) {
+        let job = {
+            let mut g = self.lock();
+            self.adopt_pending(&mut g);
+            self.claim(&mut g)
+        };
+        if let Some(job) = job {
+            self.train_and_publish(job);
+        }
     }
 
     /// Hands `shard`'s buffered measurements to the store; trains if they made it ready
@@ -563,7 +643,7 @@ impl Region {
     fn flush(&self, shard: &Shard) {
         let job = {
             let mut g = self.lock();
-            take_pending(&mut g.store, shard);
+            self.take_pending(&mut g.store, shard);
             self.claim(&mut g)
         };
         if let Some(job) = job {
@@ -573,7 +653,7 @@ impl Region {
 
     /// Moves every thread's buffered measurements into the store (caller holds the lock).
     pub(crate) fn adopt_pending(&self, g: &mut Inner) {
-        self.shards.for_each(|s| take_pending(&mut g.store, s));
+        self.shards.for_each(|s| self.take_pending(&mut g.store, s));
     }
 
     /// Records an exploring measurement under the lock; `at` is where begin saw the vector.
@@ -584,7 +664,7 @@ impl Region {
             if let Some(slot) = slot {
                 // this thread's earlier measurements first: the store sees them in order,
                 // and the view refreshed below counts them
-                take_pending(&mut g.store, slot.shard());
+                self.take_pending(&mut g.store, slot.shard());
             }
             let st = &mut g.store;
             let i = at
@@ -601,6 +681,32 @@ impl Region {
         };
         if let Some(job) = job {
             self.train_and_publish(job);
+        }
+    }
+
+    /// Moves `shard`'s buffered measurements into `st` (caller holds the region's lock). Those
+    /// of an earlier generation (before a drift reset) count as executions but are dropped.
+    fn take_pending(&self, st: &mut Store, shard: &Shard) {
+        let len = shard.buf_len.load(Acquire);
+        let mut i = shard.buf_taken.load(Relaxed);
+        let mut done = 0;
+        while i < len {
+            let e = &shard.buf[i as usize % BUF];
+            let (at, vns) = (e.at.load(Relaxed), e.vns.load(Relaxed));
+            let idx = (at & 0xffff_ffff) as usize;
+            let (v, ns) = ((vns >> 56) as usize, vns & NS_MASK);
+            done += (vns & DONE != 0) as i64;
+            if (at >> 32) as u32 == st.generation && idx >= 1 && idx <= st.len() && v < st.nv() {
+                st.record_at(idx - 1, v, ns as f64);
+            } else {
+                st.recorded_explore += 1;
+            }
+            i += 1;
+        }
+        shard.buf_taken.store(len, Release);
+        if done != 0 {
+            // the completions are in the store's counters now (the lock's release counts them)
+            self.slack.fetch_add(done, AcqRel);
         }
     }
 
@@ -621,26 +727,6 @@ pub struct RegionOptions {
     pub repeats: Option<u32>,
     /// `coarse=`.
     pub coarse: Option<bool>,
-}
-
-/// Moves `shard`'s buffered measurements into `st` (caller holds the region's lock). Those of
-/// an earlier generation (before a drift reset) count as executions but are dropped.
-fn take_pending(st: &mut Store, shard: &Shard) {
-    let len = shard.buf_len.load(Acquire);
-    let mut i = shard.buf_taken.load(Relaxed);
-    while i < len {
-        let e = &shard.buf[i as usize % BUF];
-        let (at, vns) = (e.at.load(Relaxed), e.vns.load(Relaxed));
-        let idx = (at & 0xffff_ffff) as usize;
-        let (v, ns) = ((vns >> 56) as usize, vns & ((1 << 56) - 1));
-        if (at >> 32) as u32 == st.generation && idx >= 1 && idx <= st.len() && v < st.nv() {
-            st.record_at(idx - 1, v, ns as f64);
-        } else {
-            st.recorded_explore += 1;
-        }
-        i += 1;
-    }
-    shard.buf_taken.store(len, Release);
 }
 
 /// Copies `src` (at most `MAX_FEATURES` values) to the front of `dst`. For the usual 1–4

@@ -181,10 +181,14 @@ pub fn median(xs: &[u64]) -> Option<f64> {
 
 /// Median of `xs` (mean of the two middle values for an even length); `None` when empty.
 pub fn median_f64(xs: &[f64]) -> Option<f64> {
-    if xs.is_empty() {
+    median_in_place(&mut xs.to_vec())
+}
+
+/// [`median_f64`] of `v`, reordering `v` instead of copying it.
+pub fn median_in_place(v: &mut [f64]) -> Option<f64> {
+    if v.is_empty() {
         return None;
     }
-    let mut v = xs.to_vec();
     let mid = v.len() / 2;
     let (_, &mut hi, _) = v.select_nth_unstable_by(mid, f64::total_cmp);
     if v.len() % 2 == 1 {

@@ -454,3 +454,33 @@ fn buffered_repeats_across_threads_lose_nothing() {
         }
     }
 }
+
+/// Pair completions are buffered and counted on the region's `slack`: whatever changes what
+/// training needs (here `set_min_train` and `set_explore_only`, under the lock) reaches it,
+/// so the next completion trains.
+#[test]
+fn completions_see_setting_changes() {
+    let r = region("a,b", 1000, false);
+    for f in [1.0, 2.0, 3.0] {
+        exec(&r, &[f], |v| 100 + v as u64);
+        exec(&r, &[f], |v| 100 + v as u64);
+    }
+    assert!(!r.is_trained());
+    r.set_min_train(7);
+    exec(&r, &[4.0], |_| 100); // 7th pair
+    assert!(r.is_trained());
+    assert_eq!(r.trained().unwrap().training_samples, 7);
+
+    let r = region("a,b", 2, false);
+    r.set_explore_only(true);
+    for f in [1.0, 2.0] {
+        exec(&r, &[f], |v| 100 + v as u64);
+        exec(&r, &[f], |v| 100 + v as u64);
+    }
+    assert!(!r.is_trained());
+    r.set_explore_only(false);
+    assert!(!r.is_trained());
+    exec(&r, &[3.0], |_| 100); // a completion: ready, trains
+    assert!(r.is_trained());
+    assert_eq!(r.trained().unwrap().training_samples, 5);
+}
