@@ -2,7 +2,7 @@
 //!
 //! | variable | default | meaning |
 //! |---|---|---|
-//! | `OMPADAPT_DATA` | unset | `1` (or `text`): analyse and print the report on stderr at exit; `json:<file>`: write the report as JSON to `<file>` (and a one-line summary on stderr); `text:<file>`: the text report to `<file>`; `counters`: no report, only the per-thread counters the ompadapt runtime reads (no hashing); `0`: off. Unset: off (the tool does not register with the OpenMP runtime). |
+//! | `OMPADAPT_DATA` | unset | `1` (or `text`): analyse and print the report on stderr at exit; `json:<file>`: write the report as JSON to `<file>` (`%p` in it becomes the process id) (and a one-line summary on stderr); `text:<file>`: the text report to `<file>`; `counters`: no report, only the per-thread counters the ompadapt runtime reads (no hashing); `0`: off. Unset: off (the tool does not register with the OpenMP runtime). |
 //! | `OMPADAPT_DATA_MEM` | `64M` | Cap on the memory the analysis holds (suffix `K`, `M`, `G`). Past it the oldest detail is forgotten and the report says how much. |
 //! | `OMPADAPT_DATA_TOP` | `20` | Rows per table in the text report (the JSON has every row). |
 //! | `OMPADAPT_DATA_TRACE` | `0` | `1`: every OMPT event on stderr as it arrives (for debugging the tool). |
@@ -75,12 +75,18 @@ impl Config {
     }
 }
 
+/// A report path, with `%p` replaced by the process id (one report per process when a
+/// launched script runs several programs).
+fn report_path(f: &str) -> PathBuf {
+    PathBuf::from(f.trim().replace("%p", &std::process::id().to_string()))
+}
+
 fn parse_output(v: &str) -> Option<Output> {
     if let Some(f) = v.strip_prefix("json:") {
-        return if f.trim().is_empty() { bad_output(v) } else { Some(Output::Json(PathBuf::from(f.trim()))) };
+        return if f.trim().is_empty() { bad_output(v) } else { Some(Output::Json(report_path(f))) };
     }
     if let Some(f) = v.strip_prefix("text:") {
-        return if f.trim().is_empty() { bad_output(v) } else { Some(Output::Text(PathBuf::from(f.trim()))) };
+        return if f.trim().is_empty() { bad_output(v) } else { Some(Output::Text(report_path(f))) };
     }
     match v.to_ascii_lowercase().as_str() {
         "1" | "on" | "yes" | "true" | "text" => Some(Output::Stderr),
@@ -142,6 +148,8 @@ mod tests {
         assert_eq!(cfg(&[("OMPADAPT_DATA", "json:/tmp/r.json")]).unwrap().output, Output::Json("/tmp/r.json".into()));
         assert_eq!(cfg(&[("OMPADAPT_DATA", "text: r.txt")]).unwrap().output, Output::Text("r.txt".into()));
         assert_eq!(cfg(&[("OMPADAPT_DATA", "counters")]).unwrap().output, Output::CountersOnly);
+        let pid = std::process::id();
+        assert_eq!(cfg(&[("OMPADAPT_DATA", "json:r.%p.json")]).unwrap().output, Output::Json(format!("r.{pid}.json").into()));
     }
 
     #[test]

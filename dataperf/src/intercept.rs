@@ -25,10 +25,13 @@ pub struct Call {
     pub args: *const *const c_void,
     pub sizes: *const i64,
     pub names: *const *const c_char,
+    /// Kernel launches: the offload entry's host address (its symbol names the function and
+    /// line of the target region).
+    pub entry: usize,
 }
 
 impl Call {
-    const NONE: Call = Call { ra: 0, n: 0, args: std::ptr::null(), sizes: std::ptr::null(), names: std::ptr::null() };
+    const NONE: Call = Call { ra: 0, n: 0, args: std::ptr::null(), sizes: std::ptr::null(), names: std::ptr::null(), entry: 0 };
 
     /// The map-clause name (its `.offload_mapnames` string) of the argument at host address
     /// `host` with `bytes` bytes; an argument at that address with another size (a pointer
@@ -106,7 +109,7 @@ mod x86_64 {
             // void **ArgPtrs, i64 *ArgSizes, i64 *ArgTypes, void **ArgNames, ...
             let ka = r9 as *const u8;
             if ka.is_null() {
-                Call { ra, ..Call::NONE }
+                Call { ra, entry: r8, ..Call::NONE }
             } else {
                 Call {
                     ra,
@@ -114,6 +117,7 @@ mod x86_64 {
                     args: *(ka.add(16) as *const *const *const c_void),
                     sizes: *(ka.add(24) as *const *const i64),
                     names: *(ka.add(40) as *const *const *const c_char),
+                    entry: r8,
                 }
             }
         } else {
@@ -126,6 +130,7 @@ mod x86_64 {
                 args: r8 as *const *const c_void,
                 sizes: r9 as *const i64,
                 names: r(8) as *const *const c_char,
+                entry: 0,
             }
         };
         CURRENT.with(|c| c.set(call));
@@ -199,7 +204,7 @@ mod tests {
         let n1 = c";a[0:2];f.c;1;1;;";
         let n2 = c";b[0:2];f.c;1;1;;";
         let names = [n0.as_ptr(), n1.as_ptr(), n2.as_ptr()];
-        let c = Call { ra: 1, n: 3, args: args.as_ptr(), sizes: sizes.as_ptr(), names: names.as_ptr() };
+        let c = Call { ra: 1, n: 3, args: args.as_ptr(), sizes: sizes.as_ptr(), names: names.as_ptr(), entry: 0 };
         unsafe {
             assert_eq!(c.name_of(a.as_ptr() as usize, 8), n1.as_ptr());
             assert_eq!(c.name_of(a.as_ptr() as usize, 4), n0.as_ptr());

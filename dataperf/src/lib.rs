@@ -16,11 +16,15 @@
 
 pub mod analysis;
 pub mod config;
+pub mod counters;
 pub mod event;
 pub mod intercept;
 pub mod mem;
 pub mod ompt;
 pub mod output;
+pub mod symbolize;
+pub mod report;
+pub mod tool;
 
 #[global_allocator]
 static ALLOC: mem::Counting = mem::Counting;
