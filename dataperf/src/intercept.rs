@@ -28,10 +28,42 @@ pub struct Call {
     /// Kernel launches: the offload entry's host address (its symbol names the function and
     /// line of the target region).
     pub entry: usize,
+    /// The `ident_t *` every entry point takes first: its `psource` is the construct's
+    /// `;file;function;line;column;;` as the compiler saw it.
+    pub ident: usize,
 }
 
 impl Call {
-    const NONE: Call = Call { ra: 0, n: 0, args: std::ptr::null(), sizes: std::ptr::null(), names: std::ptr::null(), entry: 0 };
+    /// The construct's source location string (`;file;function;line;column;;`), if the
+    /// compiler recorded one.
+    ///
+    /// # Safety
+    /// `ident` is null or points to a live `ident_t` (they are constants in the program).
+    pub unsafe fn psource(&self) -> Option<String> {
+        if self.ident == 0 {
+            return None;
+        }
+        // ident_t: i32 reserved_1, flags, reserved_2, reserved_3; char *psource.
+        let p = *((self.ident + 16) as *const *const c_char);
+        if p.is_null() {
+            return None;
+        }
+        Some(std::ffi::CStr::from_ptr(p).to_string_lossy().into_owned())
+    }
+}
+
+/// The file, function, line and column of a `psource` string `;file;function;line;col;;`
+/// (None for clang's `;unknown;unknown;0;0;;` and anything malformed).
+pub fn parse_psource(s: &str) -> Option<(String, String, u32, u32)> {
+    let mut f = s.strip_prefix(';')?.split(';');
+    let (file, func, line, col) = (f.next()?, f.next()?, f.next()?, f.next()?);
+    let line: u32 = line.parse().ok()?;
+    let col: u32 = col.parse().unwrap_or(0);
+    (line > 0 && file != "unknown").then(|| (file.to_owned(), func.to_owned(), line, col))
+}
+
+impl Call {
+    const NONE: Call = Call { ra: 0, n: 0, args: std::ptr::null(), sizes: std::ptr::null(), names: std::ptr::null(), entry: 0, ident: 0 };
 
     /// The map-clause name (its `.offload_mapnames` string) of the argument at host address
     /// `host` with `bytes` bytes; an argument at that address with another size (a pointer
@@ -109,7 +141,7 @@ mod x86_64 {
             // void **ArgPtrs, i64 *ArgSizes, i64 *ArgTypes, void **ArgNames, ...
             let ka = r9 as *const u8;
             if ka.is_null() {
-                Call { ra, entry: r8, ..Call::NONE }
+                Call { ra, entry: r8, ident: r(5), ..Call::NONE }
             } else {
                 Call {
                     ra,
@@ -118,6 +150,7 @@ mod x86_64 {
                     sizes: *(ka.add(24) as *const *const i64),
                     names: *(ka.add(40) as *const *const *const c_char),
                     entry: r8,
+                    ident: r(5),
                 }
             }
         } else {
@@ -131,6 +164,7 @@ mod x86_64 {
                 sizes: r9 as *const i64,
                 names: r(8) as *const *const c_char,
                 entry: 0,
+                ident: r(5),
             }
         };
         CURRENT.with(|c| c.set(call));
@@ -192,6 +226,9 @@ mod tests {
         assert_eq!(mapname(";s.x;dir/f.c;12;3;;"), "s.x");
         assert_eq!(mapname(""), "");
         assert_eq!(mapname("plain"), "plain");
+        assert_eq!(parse_psource(";dup.c;main;14;1;;"), Some(("dup.c".into(), "main".into(), 14, 1)));
+        assert_eq!(parse_psource(";unknown;unknown;0;0;;"), None);
+        assert_eq!(parse_psource("garbage"), None);
     }
 
     #[test]
@@ -204,7 +241,7 @@ mod tests {
         let n1 = c";a[0:2];f.c;1;1;;";
         let n2 = c";b[0:2];f.c;1;1;;";
         let names = [n0.as_ptr(), n1.as_ptr(), n2.as_ptr()];
-        let c = Call { ra: 1, n: 3, args: args.as_ptr(), sizes: sizes.as_ptr(), names: names.as_ptr(), entry: 0 };
+        let c = Call { ra: 1, n: 3, args: args.as_ptr(), sizes: sizes.as_ptr(), names: names.as_ptr(), entry: 0, ident: 0 };
         unsafe {
             assert_eq!(c.name_of(a.as_ptr() as usize, 8), n1.as_ptr());
             assert_eq!(c.name_of(a.as_ptr() as usize, 4), n0.as_ptr());

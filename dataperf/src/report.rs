@@ -9,6 +9,7 @@ use crate::analysis::{Agg, Analyzer, Dropped, Key};
 use crate::config::{warn, Output};
 use crate::counters::region_name;
 use crate::event::{SiteId, VarId};
+use crate::intercept::parse_psource;
 use crate::symbolize::{generated, offload_entry, Location, Symbolizer};
 use crate::tool::{SiteInfo, Tool};
 
@@ -163,6 +164,17 @@ impl Resolver<'_> {
         }
         let info = self.sites.get(id as usize)?;
         let mut location = self.sym.locate(info.ra as u64);
+        // The compiler's own record of the construct (its ident_t), where the stubs saw it:
+        // clang emits the runtime calls of data constructs without a debug location, so the
+        // line table at the call says nothing reliable about them.
+        if let Some((file, func, line, col)) = info.source.as_deref().and_then(parse_psource) {
+            location.file = Some(file);
+            location.line = line;
+            location.column = col;
+            if location.function.as_deref().is_none_or(generated) {
+                location.function = Some(func);
+            }
+        }
         // A kernel launched from a helper the compiler generated (a `nowait` task): its offload
         // entry names the function and line the programmer wrote.
         if info.entry != 0 && location.function.as_deref().is_none_or(generated) {

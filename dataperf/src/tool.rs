@@ -58,12 +58,14 @@ impl Construct {
     }
 }
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct SiteInfo {
     pub ra: usize,
     pub construct: Construct,
     /// Kernel launches seen through the entry-point stubs: the offload entry's address.
     pub entry: usize,
+    /// The construct's `;file;function;line;column;;` from the compiler (entry-point stubs).
+    pub source: Option<String>,
 }
 
 /// Interned return addresses; id 0 is "unknown or too many".
@@ -75,7 +77,7 @@ pub struct Sites {
 
 impl Sites {
     fn new(cap: usize) -> Self {
-        Sites { index: FxHashMap::default(), info: vec![SiteInfo { ra: 0, construct: Construct::Api, entry: 0 }], cap }
+        Sites { index: FxHashMap::default(), info: vec![SiteInfo { ra: 0, construct: Construct::Api, entry: 0, source: None }], cap }
     }
 
     fn intern(&mut self, ra: usize, construct: Construct) -> SiteId {
@@ -93,7 +95,7 @@ impl Sites {
             return 0;
         }
         let id = self.info.len() as SiteId;
-        self.info.push(SiteInfo { ra, construct, entry: 0 });
+        self.info.push(SiteInfo { ra, construct, entry: 0, source: None });
         self.index.insert(ra, id);
         id
     }
@@ -215,12 +217,16 @@ unsafe extern "C" fn on_target(
     if endpoint != ompt_scope_begin || target_data.is_null() {
         return;
     }
-    let entry = intercept::current(codeptr_ra as usize).map_or(0, |c| c.entry);
+    let call = intercept::current(codeptr_ra as usize);
     let site = {
         let mut s = t.lock();
         let site = s.sites.intern(codeptr_ra as usize, Construct::from_ompt(kind));
-        if entry != 0 && site != 0 {
-            s.sites.info[site as usize].entry = entry;
+        if let Some(call) = call.filter(|_| site != 0) {
+            let info = &mut s.sites.info[site as usize];
+            if info.source.is_none() {
+                info.entry = call.entry;
+                info.source = call.psource();
+            }
         }
         site
     };
