@@ -35,7 +35,9 @@ pub fn write_report(path: &Path, contents: &[u8]) -> std::io::Result<()> {
             }
             Err(e) => return Err(e),
         };
-        let written = file.write_all(contents).and_then(|_| file.sync_all());
+        // No fsync: a report need not survive a power cut, and a flush to a loaded disk would
+        // lengthen the program's run by more than the analysis itself.
+        let written = file.write_all(contents);
         drop(file);
         if let Err(e) = written.and_then(|_| std::fs::rename(&tmp, path)) {
             let _ = std::fs::remove_file(&tmp);

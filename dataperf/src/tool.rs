@@ -198,7 +198,7 @@ fn hash(p: *const c_void, bytes: usize) -> u128 {
     // SAFETY: OMPT reports a transfer from/to `bytes` bytes of live host memory, which the
     // program cannot touch before the transfer returns.
     let data = unsafe { std::slice::from_raw_parts(p as *const u8, bytes) };
-    xxhash_rust::xxh3::xxh3_128(data)
+    twox_hash::XxHash3_128::oneshot(data)
 }
 
 unsafe extern "C" fn on_target(
