@@ -91,6 +91,7 @@ unsafe fn begin(
     }
     let feats = if n == 0 { &[][..] } else { std::slice::from_raw_parts(features, n.min(MAX_FEATURES)) };
     region.begin(feats, ctx);
+    crate::dataflow::begin(region, ctx);
 }
 
 /// `ompadapt_end`: stops the clock and records the execution started on `ctx`.
@@ -105,6 +106,7 @@ pub unsafe extern "C" fn ompadapt_end(ctx: *mut Ctx) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
         let c = &*ctx;
         if let Some(r) = (c.region as *const Region).as_ref() {
+            crate::dataflow::end(r, c);
             r.end(c);
         }
     }));

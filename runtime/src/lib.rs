@@ -11,6 +11,7 @@
 //! Modules:
 //! * [`ffi`] — the exported C functions and the `ompadapt_rt_api` table;
 //! * [`ctx`] — `ompadapt_ctx`, layout-checked against the header;
+//! * [`dataflow`] — data movement per execution, from the OMPT tool `libompadapt_dataperf.so`;
 //! * [`spec`] — parsing the region descriptor;
 //! * [`registry`] — the process-wide table of regions (and the exit handler);
 //! * [`region`] — one region: selection, recording, training, drift reset, settings;
@@ -30,6 +31,7 @@ pub mod apollo;
 pub mod clock;
 pub mod config;
 pub mod ctx;
+pub mod dataflow;
 pub mod diag;
 pub mod drift;
 pub mod explore;
