@@ -58,6 +58,9 @@ fn base_name(p: &str) -> &str {
     p.rsplit('/').next().unwrap_or(p)
 }
 
+/// File, line and column.
+type FileLine = (String, u32, u32);
+
 struct Module {
     path: PathBuf,
     bias: u64,
@@ -123,7 +126,7 @@ impl Symbolizer {
         let loader = self.loaders.entry(m.path.clone()).or_insert_with(|| addr2line::Loader::new(&m.path).ok());
         let mut loc = Location { module, ..Default::default() };
         let Some(loader) = loader.as_ref() else { return loc };
-        let mut frames: Vec<(Option<String>, Option<(String, u32, u32)>)> = Vec::new();
+        let mut frames: Vec<(Option<String>, Option<FileLine>)> = Vec::new();
         if let Ok(mut it) = loader.find_frames(probe) {
             while let Ok(Some(f)) = it.next() {
                 let name = f.function.as_ref().and_then(|n| n.demangle().ok()).map(|n| n.into_owned());
@@ -137,8 +140,8 @@ impl Symbolizer {
         let mut at = frames.iter().filter_map(|(_, a)| a.clone()).find(|a| a.1 > 0);
         if at.is_none() {
             // Line 0 all the way out (optimised code): the construct's line follows the call.
-            if let Ok(mut rows) = loader.find_location_range(probe + 1, probe + 64) {
-                while let Some((_, _, l)) = rows.next() {
+            if let Ok(rows) = loader.find_location_range(probe + 1, probe + 64) {
+                for (_, _, l) in rows {
                     if let (Some(f), Some(line)) = (l.file, l.line) {
                         if line > 0 {
                             at = Some((f.to_owned(), line, l.column.unwrap_or(0)));
@@ -181,7 +184,7 @@ mod tests {
         // A return address inside this test binary: the address after a call.
         let f: fn() -> u64 = || 0;
         std::hint::black_box(f)();
-        here as usize as u64 + 1
+        here as fn() -> u64 as usize as u64 + 1
     }
 
     #[test]

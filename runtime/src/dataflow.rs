@@ -78,7 +78,10 @@ fn tool() -> Option<&'static Tool> {
                 c = libc::dlsym(handle, c"ompadapt_dataperf_thread_counters".as_ptr());
             }
             let r = libc::dlsym(handle, c"ompadapt_dataperf_region_id".as_ptr());
-            (!c.is_null() && !r.is_null()).then(|| Tool { counters: std::mem::transmute(c), region_id: std::mem::transmute(r) })
+            (!c.is_null() && !r.is_null()).then(|| Tool {
+                counters: std::mem::transmute::<*mut libc::c_void, unsafe extern "C" fn() -> *mut Counters>(c),
+                region_id: std::mem::transmute::<*mut libc::c_void, unsafe extern "C" fn(*const c_char) -> u32>(r),
+            })
         }
     })
     .as_ref()
