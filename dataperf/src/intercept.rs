@@ -140,7 +140,8 @@ mod x86_64 {
             // KernelArgsTy (version 3): u32 Version, u32 NumArgs, void **ArgBasePtrs,
             // void **ArgPtrs, i64 *ArgSizes, i64 *ArgTypes, void **ArgNames, ...
             let ka = r9 as *const u8;
-            if ka.is_null() {
+            // Versions 1-3 (LLVM 17-19) share this prefix; anything else is not read.
+            if ka.is_null() || !(1..=3).contains(&*(ka as *const u32)) {
                 Call { ra, entry: r8, ident: r(5), ..Call::NONE }
             } else {
                 Call {
