@@ -23,6 +23,7 @@
 //! * [`report`] — the exit report (text or JSON);
 //! * [`persist`] — data and models saved across runs, safe with many writers;
 //! * [`config`] — environment variables (the table of every `OMPADAPT_` variable);
+//! * [`env`] — the one place the environment is read, and the secure-execution check;
 //! * [`clock`] — the timer (invariant TSC or CLOCK_MONOTONIC);
 //! * [`diag`] — one-line stderr diagnostics.
 
@@ -32,6 +33,7 @@ pub mod config;
 pub mod ctx;
 pub mod diag;
 pub mod drift;
+pub mod env;
 pub mod explore;
 pub mod ffi;
 pub mod model;
@@ -46,4 +48,4 @@ pub mod stats;
 pub mod store;
 
 pub use ctx::Ctx;
-pub use ffi::{ompadapt_begin, ompadapt_end, ompadapt_rt_api, ompadapt_save, ompadapt_train, ompadapt_unlowered_offload_site, Api};
+pub use ffi::{ompadapt_begin, ompadapt_end, ompadapt_rt_api, ompadapt_save, ompadapt_set_dir, ompadapt_train, ompadapt_unlowered_offload_site, Api};
