@@ -24,6 +24,7 @@
 //! * [`persist`] — data and models saved across runs, safe with many writers;
 //! * [`config`] — environment variables (the table of every `OMPADAPT_` variable);
 //! * [`env`] — the one place the environment is read, and the secure-execution check;
+//! * [`safe_fs`] — files in shared folders: no symbolic links followed, bounded reads;
 //! * [`clock`] — the timer (invariant TSC or CLOCK_MONOTONIC);
 //! * [`diag`] — one-line stderr diagnostics.
 
@@ -42,6 +43,7 @@ pub mod persist;
 pub mod region;
 pub mod registry;
 pub mod report;
+pub mod safe_fs;
 pub mod shard;
 pub mod spec;
 pub mod stats;
