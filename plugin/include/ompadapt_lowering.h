@@ -113,7 +113,8 @@ static inline __attribute__((unused)) const char *__ompadapt_untrusted(const cha
   return 0;
 }
 
-static inline __attribute__((unused)) const struct ompadapt_api *__ompadapt_api_load(void) {
+/* Out of line and cold: the path buffer lives only while loading, not in every region's frame. */
+static inline __attribute__((unused, noinline, cold)) const struct ompadapt_api *__ompadapt_api_load(void) {
   static const struct ompadapt_api fallback = {OMPADAPT_API_VERSION, __ompadapt_fallback_begin,
                                                __ompadapt_fallback_end,
                                                __ompadapt_fallback_unlowered};
