@@ -9,7 +9,7 @@
 //! * The directory a user or program names ([`Dir::open`]: a store root, a report's folder)
 //!   is resolved as any path they give, except that a last component that is a symbolic link
 //!   owned by someone other than the process's effective user (or root) is refused: another
-//!   user planted it.
+//!   user planted it. In secure-execution mode a link of the invoking user is refused too.
 //! * Files are created with `O_CREAT | O_EXCL | O_NOFOLLOW` under unique names and renamed into
 //!   place (never written through an existing name), with mode `0664` and directories `0775`,
 //!   minus the umask: never writable by others, whatever the umask.
@@ -120,10 +120,13 @@ fn io(path: &Path, e: impl Into<std::io::Error>) -> Error {
     }
 }
 
-/// Whether a link owned by `uid` was made by this process's user (or root), not planted.
+/// Whether a link owned by `uid` was made by this process's user (or root), not planted. In
+/// secure-execution mode the invoking (real) user is not trusted: a setgid program runs with
+/// that user's uid, and its links are the ones to distrust.
 fn trusted_owner(uid: u32) -> bool {
-    // SAFETY: geteuid has no preconditions.
-    uid == 0 || uid == unsafe { libc::geteuid() }
+    // SAFETY: geteuid and getuid have no preconditions.
+    let (euid, ruid) = unsafe { (libc::geteuid(), libc::getuid()) };
+    uid == 0 || (uid == euid && !(crate::env::secure_execution() && uid == ruid))
 }
 
 fn check_name(name: &str) -> Result<(), Error> {
