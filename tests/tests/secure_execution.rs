@@ -217,6 +217,35 @@ fn setuid_program_ignores_the_runtime_report_and_store_the_environment_names() {
 }
 
 #[test]
+fn setgid_program_ignores_the_environment_too() {
+    require_root!();
+    let dir = open_scratch();
+    let d = dir.path();
+    let trusted = TrustedDir::new("setgid");
+    let runtime = trusted.0.join("libompadapt_rt.so");
+    fs::copy(lib_dir().join("libompadapt_rt.so"), &runtime).unwrap();
+    let exe = build_setuid(d, "controlled_cost", &runtime, &[]);
+    chmod(&exe, 0o2755); // setgid root, not setuid: the program runs as nobody with group root
+    // writable by group root only: what the privilege would give
+    let group_dir = d.join("group-root");
+    fs::create_dir(&group_dir).unwrap();
+    chmod(&group_dir, 0o775);
+    let report = group_dir.join("report.json");
+    let spec = format!("json:{}", report.display());
+    let env: [(&str, &Path); 2] = [("OMPADAPT_REPORT", Path::new(&spec)), ("OMPADAPT_DIR", &group_dir.join("store"))];
+    let out = run_env(&exe, &[], &env, d, true);
+    out.expect_ok("the setgid program run by nobody");
+    assert!(!report.exists() && !group_dir.join("store").exists(), "nothing written with the group's privilege");
+    let lines = ompadapt_lines(&out.stderr);
+    assert_eq!(lines.len(), 1, "{}", out.stderr);
+    assert!(lines[0].contains("secure-execution mode") && lines[0].contains("OMPADAPT_DIR, OMPADAPT_REPORT"), "{}", lines[0]);
+    assert_eq!(records(&out.stdout, "DECISION").len(), 8, "the program's output is intact");
+    // control: as root, outside secure-execution mode, the report is written there
+    run_env(&exe, &[], &env, d, false).expect_ok("the program run by root");
+    assert!(report.exists(), "control: the report is written outside secure-execution mode");
+}
+
+#[test]
 fn setuid_program_refuses_a_runtime_it_cannot_trust() {
     require_root!();
     let dir = open_scratch();
