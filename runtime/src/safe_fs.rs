@@ -238,13 +238,14 @@ impl Dir {
         Err(Error::NotFound(path))
     }
 
-    /// Reads the regular file `name`, at most `max` bytes: larger files, links, FIFOs and
-    /// devices are refused (without blocking on a FIFO).
-    pub fn read(&self, name: &str, max: u64) -> Result<Vec<u8>, Error> {
+    /// Opens the regular file `name` read-only (`extra`: `CREATE` makes it, mode [`FILE_MODE`]
+    /// minus the umask), never through a link and without blocking on a FIFO; anything but a
+    /// regular file is refused.
+    fn open_regular(&self, name: &str, extra: OFlags) -> Result<(OwnedFd, rfs::Stat, PathBuf), Error> {
         check_name(name)?;
         let path = self.join(name);
-        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-        let fd = match rfs::openat(&self.fd, name, flags, Mode::empty()) {
+        let flags = OFlags::RDONLY | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC | extra;
+        let fd = match rfs::openat(&self.fd, name, flags, Mode::from_raw_mode(FILE_MODE)) {
             Ok(fd) => fd,
             Err(Errno::LOOP) => return Err(self.classify(name, Error::NotRegular(path))),
             Err(e) => return Err(io(&path, e)),
@@ -253,6 +254,13 @@ impl Dir {
         if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
             return Err(Error::NotRegular(path));
         }
+        Ok((fd, st, path))
+    }
+
+    /// Reads the regular file `name`, at most `max` bytes: larger files, links, FIFOs and
+    /// devices are refused (without blocking on a FIFO).
+    pub fn read(&self, name: &str, max: u64) -> Result<Vec<u8>, Error> {
+        let (fd, st, path) = self.open_regular(name, OFlags::empty())?;
         let size = st.st_size.max(0) as u64;
         if size > max {
             return Err(Error::TooLarge { path, size, max });
@@ -343,18 +351,7 @@ impl Dir {
     /// a link; opened read-only, which flock allows, so a shared store's lock file works for
     /// every user who can read it).
     pub fn lock(&self, exclusive: bool) -> Result<Lock, Error> {
-        let name = ".lock";
-        let path = self.join(name);
-        let flags = OFlags::RDONLY | OFlags::CREATE | OFlags::NOFOLLOW | OFlags::NONBLOCK | OFlags::CLOEXEC;
-        let fd = match rfs::openat(&self.fd, name, flags, Mode::from_raw_mode(FILE_MODE)) {
-            Ok(fd) => fd,
-            Err(Errno::LOOP) => return Err(self.classify(name, Error::NotRegular(path))),
-            Err(e) => return Err(io(&path, e)),
-        };
-        let st = rfs::fstat(&fd).map_err(|e| io(&path, e))?;
-        if FileType::from_raw_mode(st.st_mode) != FileType::RegularFile {
-            return Err(Error::NotRegular(path));
-        }
+        let (fd, _, path) = self.open_regular(".lock", OFlags::CREATE)?;
         let op = if exclusive { FlockOperation::LockExclusive } else { FlockOperation::LockShared };
         loop {
             match rfs::flock(&fd, op) {

@@ -58,6 +58,16 @@ impl TrustedDir {
     }
 }
 
+impl TrustedDir {
+    /// A trusted copy of the built runtime, for the program's default runtime.
+    fn with_runtime(tag: &str) -> (TrustedDir, PathBuf) {
+        let t = TrustedDir::new(tag);
+        let runtime = t.0.join("libompadapt_rt.so");
+        fs::copy(lib_dir().join("libompadapt_rt.so"), &runtime).unwrap();
+        (t, runtime)
+    }
+}
+
 impl Drop for TrustedDir {
     fn drop(&mut self) {
         let _ = fs::remove_dir_all(&self.0);
@@ -159,9 +169,7 @@ fn setuid_program_ignores_the_runtime_report_and_store_the_environment_names() {
     let _timing = timing_lock();
     let dir = open_scratch();
     let d = dir.path();
-    let trusted = TrustedDir::new("attacks");
-    let runtime = trusted.0.join("libompadapt_rt.so");
-    fs::copy(lib_dir().join("libompadapt_rt.so"), &runtime).unwrap();
+    let (_trusted, runtime) = TrustedDir::with_runtime("attacks");
     let exe = build_setuid(d, "controlled_cost", &runtime, &[]);
 
     // What the unprivileged user controls: a home with the evil library.
@@ -221,9 +229,7 @@ fn setgid_program_ignores_the_environment_too() {
     require_root!();
     let dir = open_scratch();
     let d = dir.path();
-    let trusted = TrustedDir::new("setgid");
-    let runtime = trusted.0.join("libompadapt_rt.so");
-    fs::copy(lib_dir().join("libompadapt_rt.so"), &runtime).unwrap();
+    let (_trusted, runtime) = TrustedDir::with_runtime("setgid");
     let exe = build_setuid(d, "controlled_cost", &runtime, &[]);
     chmod(&exe, 0o2755); // setgid root, not setuid: the program runs as nobody with group root
     // writable by group root only: what the privilege would give
