@@ -39,7 +39,8 @@ use ompadapt_rt::config::{Config, DriftConfig, PerRegion};
 use ompadapt_rt::ctx::MAX_FEATURES;
 use ompadapt_rt::explore::{Params, Strategy};
 use ompadapt_rt::model::{self, ModelChoice};
-use ompadapt_rt::region::{Region, RegionOptions};
+use ompadapt_rt::config::Directive;
+use ompadapt_rt::region::{Region, RegionBuilder};
 use ompadapt_rt::stats::{FKey, XorShift};
 use ompadapt_rt::store::Store;
 use ompadapt_rt::{clock, ompadapt_begin, ompadapt_end, registry, spec, Ctx};
@@ -94,7 +95,8 @@ fn execute(slot: &AtomicPtr<c_void>, spec: &[u8], min_train: i64, f: &[f64; 2]) 
 
 fn rust_region(name: &str, variants: &str, min_train: i64, c: &Config) -> Region {
     let s = spec::parse(&format!("ompadapt1;model={name};features=n,m;variants={variants}")).unwrap().spec;
-    Region::with_config(s, min_train, -1, -1, c, &RegionOptions::default())
+    let d = Directive { min_train: Some(min_train.clamp(1, i64::MAX) as usize), ..Directive::default() };
+    RegionBuilder::from_settings(c.region_settings(name, &d)).build(s)
 }
 
 fn rust_execute(r: &Region, f: &[f64]) -> i32 {

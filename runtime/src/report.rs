@@ -4,7 +4,6 @@
 use serde::Serialize;
 
 use crate::config::Report;
-use crate::registry::Registry;
 use crate::region::{Origin, Region, Snapshot};
 
 /// Formats a duration given in ns: `812 ns`, `12.3 µs`, `4.56 ms`, `1.23 s`.
@@ -55,6 +54,7 @@ fn origin_text(o: &Origin) -> String {
     match o {
         Origin::Online => "trained in this run".into(),
         Origin::Explicit => "trained by an explicit train call".into(),
+        Origin::Retrained => "retrained in this run on newly measured feature vectors".into(),
         Origin::Loaded => "trained at start-up from saved data".into(),
         Origin::Frozen => "stored model (frozen)".into(),
         Origin::Fixed => "fixed variant".into(),
@@ -114,6 +114,11 @@ pub struct ModelReport {
 #[derive(Serialize, Debug)]
 pub struct DriftReport {
     pub at_execution: u64,
+    /// The feature vector re-measured, the variant that ran slow, its label before and now.
+    pub features: Vec<f64>,
+    pub variant: String,
+    pub label_before: Option<String>,
+    pub label_now: Option<String>,
     pub slow: u32,
     pub window: u32,
 }
@@ -124,8 +129,12 @@ pub struct TimingReport {
     pub variant: String,
     pub exploring_runs: u64,
     pub model_runs: u64,
+    /// Model-chosen executions that were timed (one in `OMPADAPT_SAMPLE`).
+    pub model_timed: u64,
     pub median_ns: Option<f64>,
     pub mean_ns: Option<f64>,
+    /// The robust time the label uses (lower median of the warm measurements, else the cold).
+    pub estimate_ns: Option<f64>,
 }
 
 #[derive(Serialize, Debug)]
@@ -144,7 +153,7 @@ pub fn region_report(r: &Region) -> RegionReport {
     let vname = |v: usize| spec.variants.get(v).cloned().unwrap_or_else(|| format!("#{v}"));
     let trained = r.trained();
     let fname = |i: usize| spec.feature_name(i);
-    let loaded = r.persist.lock().ok().and_then(|b| b.as_ref().map(|b| b.loaded_samples)).unwrap_or(0);
+    let loaded = r.loaded_samples.load(std::sync::atomic::Ordering::Relaxed);
     let mut rep = RegionReport {
         region: spec.model.clone(),
         loc: spec.loc.clone(),
@@ -179,7 +188,19 @@ pub fn region_report(r: &Region) -> RegionReport {
             fallback: t.fallback.clone(),
             text: t.predictor.render(&fname, &vname, 0),
         }),
-        drift: r.drift_events().iter().map(|d| DriftReport { at_execution: d.at_execution, slow: d.slow, window: d.window }).collect(),
+        drift: r
+            .drift_events()
+            .iter()
+            .map(|d| DriftReport {
+                at_execution: d.at_execution,
+                features: d.key.values(),
+                variant: vname(d.variant),
+                label_before: d.label_before.map(vname),
+                label_now: r.label(&d.key.values()).map(vname),
+                slow: d.slow,
+                window: d.window,
+            })
+            .collect(),
         monitoring: r.monitoring(),
         loaded_samples: loaded,
         timings: Vec::new(),
@@ -202,8 +223,10 @@ pub fn region_report(r: &Region) -> RegionReport {
                 variant: vname(v),
                 exploring_runs: p.count,
                 model_runs: p.model_count,
+                model_timed: p.model_timed,
                 median_ns: p.median(),
                 mean_ns: p.mean(),
+                estimate_ns: p.estimate,
             });
         }
         rep.decisions.push(DecisionReport {
@@ -236,16 +259,20 @@ pub fn render(r: &Region) -> String {
     out.push_str(&format!("  variants: {}\n", variants.join(", ")));
     let feats: Vec<String> = (0..nf).map(fname).collect();
     out.push_str(&format!("  features: {}\n", if feats.is_empty() { "(none)".to_owned() } else { feats.join(", ") }));
+    let repeats = match rep.repeats {
+        crate::explore::ADAPTIVE => "adaptive repetition".to_owned(),
+        1 => "1 measurement per pair".to_owned(),
+        n => format!("{n} measurements per pair"),
+    };
+    out.push_str(&format!("  mode: {}; exploration: {}, {repeats}\n", rep.mode, rep.explore));
+    let timed: u64 = rep.timings.iter().map(|t| t.model_timed).sum();
     out.push_str(&format!(
-        "  mode: {}; exploration: {}, {} measurement{} per pair\n",
-        rep.mode,
-        rep.explore,
-        rep.repeats,
-        if rep.repeats == 1 { "" } else { "s" }
-    ));
-    out.push_str(&format!(
-        "  executions: {} ({} exploring, {} chosen by the model, {} warm-up not recorded)\n",
-        rep.executions, rep.exploring, rep.chosen_by_model, rep.unrecorded
+        "  executions: {} ({} exploring, {} chosen by the model of which {} timed{})\n",
+        rep.executions,
+        rep.exploring,
+        rep.chosen_by_model,
+        timed,
+        if rep.unrecorded > 0 { format!(", {} not recorded", rep.unrecorded) } else { String::new() }
     ));
     out.push_str(&format!(
         "  training samples: {} measured (feature vector, variant) pairs; training needs {}\n",
@@ -277,10 +304,24 @@ pub fn render(r: &Region) -> String {
         )),
     }
     for d in &rep.drift {
+        let fv: Vec<String> = d.features.iter().enumerate().map(|(i, x)| format!("{}={}", fname(i), fmt_value(*x))).collect();
+        let outcome = match (&d.label_before, &d.label_now) {
+            (Some(a), Some(b)) if a == b => format!("label kept ({b})"),
+            (Some(a), Some(b)) => format!("label changed from {a} to {b}"),
+            (_, Some(b)) => format!("labelled {b}"),
+            (_, None) => "being re-measured".to_owned(),
+        };
         out.push_str(&format!(
-            "  drift: re-explored after execution {} ({} of {} executions over the time model's bar)\n",
-            d.at_execution, d.slow, d.window
+            "  drift: {} ran slower than its measured time in {} of {} timed executions (after execution {}); \
+             re-measured: {outcome}\n",
+            if fv.is_empty() { d.variant.clone() } else { format!("{} on {}", d.variant, fv.join(", ")) },
+            d.slow,
+            d.window,
+            d.at_execution
         ));
+    }
+    if r.retrains() > 0 {
+        out.push_str(&format!("  retrained {} time(s) in this run on newly measured feature vectors\n", r.retrains()));
     }
 
     if !snap.entries.is_empty() {
@@ -354,12 +395,11 @@ pub fn render(r: &Region) -> String {
     out
 }
 
-/// The whole text report.
-pub fn render_all(reg: &Registry) -> String {
-    let regions = reg.regions();
+/// The whole text report of `program`'s `regions`.
+pub fn render_all(program: &str, regions: &[&Region]) -> String {
     let mut out = format!(
         "ompadapt: report for '{}': {} adaptive region{} (clock: {})\n",
-        reg.config().program,
+        program,
         regions.len(),
         if regions.len() == 1 { "" } else { "s" },
         crate::clock::source()
@@ -372,7 +412,7 @@ pub fn render_all(reg: &Registry) -> String {
 }
 
 /// The whole JSON report.
-pub fn render_json(reg: &Registry) -> String {
+pub fn render_json(program: &str, regions: &[&Region]) -> String {
     #[derive(Serialize)]
     struct Doc {
         format: &'static str,
@@ -384,27 +424,27 @@ pub fn render_json(reg: &Registry) -> String {
     let doc = Doc {
         format: "ompadapt-report",
         version: 1,
-        program: reg.config().program.clone(),
+        program: program.to_owned(),
         clock: crate::clock::source().to_owned(),
-        regions: reg.regions().into_iter().map(region_report).collect(),
+        regions: regions.iter().map(|r| region_report(r)).collect(),
     };
     serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
 /// Prints the text report on stderr.
-pub fn print(reg: &Registry) {
+pub fn print(program: &str, regions: &[&Region]) {
     use std::io::Write;
-    let text = render_all(reg);
+    let text = render_all(program, regions);
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
-/// Emits the report the configuration asks for.
-pub fn emit(reg: &Registry) {
-    match &reg.config().report {
+/// Emits the report `report` asks for.
+pub fn emit(report: &Report, program: &str, regions: &[&Region]) {
+    match report {
         Report::Off => {}
-        Report::Stderr => print(reg),
+        Report::Stderr => print(program, regions),
         Report::Json(path) => {
-            if let Err(e) = crate::persist::write_atomic(path, render_json(reg).as_bytes()) {
+            if let Err(e) = crate::safe_fs::write_file_atomic(path, render_json(program, regions).as_bytes()).map_err(|e| e.to_string()) {
                 crate::diag::warn(&format!("OMPADAPT_REPORT: {e}"));
             }
         }
@@ -427,10 +467,11 @@ mod tests {
 
     #[test]
     fn report_contents() {
-        let reg = Registry::new(Config { persist: false, warmup: false, ..Config::default() });
-        let r = reg.lookup(Some("ompadapt1;model=mm;loc=mm.c:42;features=N;variants=cpu,gpu"), 4, -1, -1);
+        let reg = crate::registry::Registry::new(Config { persist: false, warmup: false, ..Config::default() });
+        let r = reg.lookup(Some("ompadapt1;model=mm;loc=mm.c:42;features=N;variants=cpu,gpu;model_type=dtree"), 4, -1, -1);
         for (f, cost) in [(1000.0, [10_000u64, 900_000]), (100000.0, [900_000, 10_000])] {
-            for _ in 0..2 {
+            // the second vector disagrees with its neighbour: its cpu is measured twice
+            for _ in 0..3 {
                 let mut c = Ctx::zeroed();
                 r.begin(&[f], &mut c);
                 c.t0 = crate::clock::now() - (cost[c.variant as usize] as f64 / crate::clock::ns_per_tick()) as u64;
@@ -438,10 +479,10 @@ mod tests {
             }
         }
         assert!(r.is_trained());
-        let text = render_all(&reg);
+        let text = render_all("prog", &reg.regions());
         for needle in [
             "region 'mm' (mm.c:42)",
-            "executions: 4",
+            "executions: 6",
             "training samples: 4",
             "if N < 50500",
             "-> cpu",
@@ -456,10 +497,10 @@ mod tests {
         };
         assert!(decision("N=1000").contains("-> cpu"), "{text}");
         assert!(decision("N=100000").contains("-> gpu"), "{text}");
-        let json: serde_json::Value = serde_json::from_str(&render_json(&reg)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&render_json("prog", &reg.regions())).unwrap();
         let r0 = &json["regions"][0];
         assert_eq!(r0["region"], "mm");
-        assert_eq!(r0["executions"], 4);
+        assert_eq!(r0["executions"], 6);
         assert_eq!(r0["decisions"][1]["decision"], "gpu");
         assert!(r0["model"]["text"].as_str().unwrap().contains("if N < 50500"));
     }
