@@ -19,8 +19,10 @@
 //! not guaranteed to reproduce every training row on its own; [`super::train`] adds the
 //! training vectors it gets wrong as exceptions (see [`super::patch`]).
 
-use super::cart::Grower;
+use super::cart::{BNode, Grower};
+use super::costs::Costs;
 use super::data::Table;
+use super::regret_tree::RegretGrower;
 use super::rng::XorShift;
 use super::tree::{append, render_at, walk, Node};
 use crate::ctx::MAX_FEATURES;
@@ -97,14 +99,25 @@ pub fn subset_size(p: usize) -> usize {
 
 /// Trains a forest of `trees` trees of depth ≤ `max_depth`.
 pub fn fit(t: &Table, trees: usize, max_depth: usize, seed: u64) -> FlatForest {
-    let n = t.n();
-    let m = subset_size(t.p);
+    bag(t.n(), t.p, t.k, trees, seed, &mut |w, features| Grower::new(t, w, features).grow(max_depth))
+}
+
+/// A forest of regret-aware trees ([`super::regret_tree`]) on per-variant times.
+pub fn fit_regret(c: &Costs, trees: usize, max_depth: usize, seed: u64) -> FlatForest {
+    let k = c.y.iter().map(|&y| y as usize + 1).max().unwrap_or(1).max(c.k);
+    bag(c.n(), c.p, k, trees, seed, &mut |w, features| RegretGrower::new(c, w, features).grow(max_depth))
+}
+
+/// Bagging: `trees` bootstrap resamples (as row weights) and feature subsets, each grown by
+/// `grow`.
+fn bag(n: usize, p: usize, k: usize, trees: usize, seed: u64, grow: &mut dyn FnMut(&[f64], &[u16]) -> Vec<BNode>) -> FlatForest {
+    let m = subset_size(p);
     let mut rng = XorShift::new(seed);
     let mut nodes = Vec::new();
     let mut roots = Vec::with_capacity(trees);
     let mut depth = 0;
     let mut w = vec![0.0; n];
-    let mut all: Vec<u16> = (0..t.p as u16).collect();
+    let mut all: Vec<u16> = (0..p as u16).collect();
     for _ in 0..trees.max(1) {
         w.iter_mut().for_each(|x| *x = 0.0);
         for _ in 0..n {
@@ -112,17 +125,17 @@ pub fn fit(t: &Table, trees: usize, max_depth: usize, seed: u64) -> FlatForest {
         }
         // partial Fisher-Yates: the first m entries become a uniform subset
         for i in 0..m {
-            let j = i + rng.below(t.p - i);
+            let j = i + rng.below(p - i);
             all.swap(i, j);
         }
         let mut features = all[..m].to_vec();
         features.sort_unstable();
-        let grown = Grower::new(t, &w, &features).grow(max_depth);
+        let grown = grow(&w, &features);
         let (root, d) = append(&grown, &mut nodes);
         roots.push(root);
         depth = depth.max(d);
     }
-    FlatForest { nodes: nodes.into(), roots: roots.into(), depth, nclasses: t.k as u32 }
+    FlatForest { nodes: nodes.into(), roots: roots.into(), depth, nclasses: k as u32 }
 }
 
 #[cfg(test)]

@@ -1,0 +1,127 @@
+//! Model selection by cross-validated regret: which model decides best on the vectors it was
+//! *not* trained on, judged on the data the region has.
+//!
+//! The complete feature vectors (every variant measured) are split into folds (leave-one-out up
+//! to [`LOO_MAX`] vectors, [`FOLDS`] folds beyond, assigned by a seeded shuffle); vectors with
+//! some variant missing are always in the training part. Every candidate is fitted on each
+//! fold's training part and decides the fold's held-out vectors; its score is the mean regret
+//! of those decisions (`t(chosen) / t(best) − 1`). The candidate with the lowest mean regret
+//! wins; candidates within [`TIE`] of it count as equal, and among equals the earlier one in
+//! the candidate list (simpler, cheaper to train) wins. With fewer than [`MIN_VECTORS`]
+//! complete vectors there is nothing to hold out and the first candidate is taken.
+//!
+//! The estimate ([`Estimate`]) is the winner's held-out score: an honest guess of its regret on
+//! new inputs of the same spread, slightly optimistic because it is the best of several.
+
+use super::choice::ModelChoice;
+use super::cost::{CostForm, Family};
+use super::costs::Costs;
+use super::rng::XorShift;
+use super::{fit_learner, Compiled};
+
+/// Leave-one-out cross-validation up to this many complete vectors.
+pub const LOO_MAX: usize = 24;
+/// Folds beyond [`LOO_MAX`].
+pub const FOLDS: usize = 8;
+/// Fewest complete vectors for a selection.
+pub const MIN_VECTORS: usize = 3;
+/// Mean regrets closer than this to the best count as equal (0.25 % of the best time).
+pub const TIE: f64 = 0.0025;
+
+/// The cross-validated quality of a model on the region's data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// Mean regret of its held-out decisions.
+    pub mean_regret: f64,
+    /// Fraction of held-out decisions within 5 % of the best time.
+    pub within5: f64,
+    /// Held-out decisions (one per complete vector).
+    pub decisions: usize,
+    /// Folds.
+    pub folds: usize,
+}
+
+/// The candidates of a selecting choice, in preference order (first wins ties).
+pub fn candidates(choice: ModelChoice) -> Vec<ModelChoice> {
+    let cost = |family, depth| ModelChoice::Cost(CostForm { family, depth });
+    let costs = vec![
+        cost(Family::Additive, 0),
+        cost(Family::LogLinear, 0),
+        cost(Family::LogQuadratic, 0),
+        cost(Family::Additive, 1),
+        cost(Family::LogLinear, 1),
+        cost(Family::Additive, 2),
+        cost(Family::LogLinear, 2),
+    ];
+    match choice {
+        ModelChoice::CostSelected => costs,
+        ModelChoice::Auto => {
+            let mut all = costs;
+            all.extend([
+                ModelChoice::Tree { max_depth: 2 },
+                ModelChoice::Tree { max_depth: 4 },
+                ModelChoice::Forest { trees: 10, max_depth: 4 },
+            ]);
+            all
+        }
+        c => vec![c],
+    }
+}
+
+/// Cross-validates every candidate of `choice`; returns the winner (`None` when there are too
+/// few complete vectors to judge: the first candidate) and every candidate's estimate.
+pub fn select(choice: ModelChoice, c: &Costs, seed: u64) -> (ModelChoice, Option<Estimate>, Vec<(ModelChoice, Estimate)>) {
+    let cands = candidates(choice);
+    let complete: Vec<usize> = (0..c.n()).filter(|&i| c.complete(i)).collect();
+    if complete.len() < MIN_VECTORS || cands.len() == 1 {
+        return (cands[0], None, Vec::new());
+    }
+    let partial: Vec<usize> = (0..c.n()).filter(|&i| !c.complete(i)).collect();
+    let mut order = complete.clone();
+    let mut rng = XorShift::new(seed ^ 0xc0ffee);
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    let folds = if order.len() <= LOO_MAX { order.len() } else { FOLDS };
+    let fold_sets: Vec<(Costs, Vec<usize>)> = (0..folds)
+        .map(|f| {
+            let test: Vec<usize> = (0..order.len()).filter(|j| j % folds == f).map(|j| order[j]).collect();
+            let mut train: Vec<usize> = (0..order.len()).filter(|j| j % folds != f).map(|j| order[j]).collect();
+            train.extend_from_slice(&partial);
+            (c.subset(&train), test)
+        })
+        .collect();
+    let mut results = Vec::new();
+    for &cand in &cands {
+        let (mut sum, mut within, mut n) = (0.0, 0usize, 0usize);
+        for (train, test) in &fold_sets {
+            let model = fit_learner(cand, train, seed).ok();
+            for &i in test {
+                let r = match &model {
+                    Some(m) => c.regret(i, decide(m, c, i)),
+                    None => c.regret(i, majority(train)),
+                };
+                sum += r;
+                within += (r <= 0.05) as usize;
+                n += 1;
+            }
+        }
+        let est = Estimate { mean_regret: sum / n.max(1) as f64, within5: within as f64 / n.max(1) as f64, decisions: n, folds };
+        results.push((cand, est));
+    }
+    let best = results.iter().map(|(_, e)| e.mean_regret).fold(f64::INFINITY, f64::min);
+    let (winner, est) = results.iter().find(|(_, e)| e.mean_regret <= best + TIE).cloned().expect("a candidate");
+    (winner, Some(est), results)
+}
+
+fn decide(m: &Compiled, c: &Costs, i: usize) -> usize {
+    m.predict(&c.padded(i)).min(c.k - 1)
+}
+
+fn majority(c: &Costs) -> usize {
+    let mut counts = vec![0usize; c.k];
+    for &y in &c.y {
+        counts[y as usize] += 1;
+    }
+    (0..c.k).fold(0, |b, v| if counts[v] > counts[b] { v } else { b })
+}
