@@ -101,7 +101,7 @@ impl ModelChoice {
                         _ => return Err(format!("piecewise depth '{d}' is not 0 to {MAX_PIECE_DEPTH}")),
                     },
                 };
-                Ok(ModelChoice::Cost(CostForm { family, depth }))
+                Ok(ModelChoice::Cost(CostForm::new(family, depth)))
             }
             k => Err(format!(
                 "unknown model '{k}' (expected auto, cost[,family[,depth]], dtree[,depth], \
@@ -158,7 +158,7 @@ mod tests {
         assert_eq!(ModelChoice::parse_override("cost").unwrap(), ModelChoice::CostSelected);
         assert_eq!(
             ModelChoice::parse_override("cost,LogLinear,2").unwrap(),
-            ModelChoice::Cost(CostForm { family: Family::LogLinear, depth: 2 })
+            ModelChoice::Cost(CostForm::new(Family::LogLinear, 2))
         );
         assert!(ModelChoice::parse_override("cost,spline").is_err());
         assert!(ModelChoice::parse_override("cost,additive,9").is_err());

@@ -90,14 +90,22 @@ pub struct CostForm {
     pub family: Family,
     /// Levels of piecewise splits (0: one fit per variant).
     pub depth: u8,
+    /// First a separate fit per value of the categorical feature ([`categorical_feature`]).
+    pub by_category: bool,
 }
 
 impl CostForm {
+    /// A form without categories.
+    pub const fn new(family: Family, depth: u8) -> CostForm {
+        CostForm { family, depth, by_category: false }
+    }
+
     pub fn describe(&self) -> String {
+        let cat = if self.by_category { ", per category" } else { "" };
         if self.depth == 0 {
-            format!("cost model ({})", self.family.name())
+            format!("cost model ({}{cat})", self.family.name())
         } else {
-            format!("cost model ({}, piecewise depth {})", self.family.name(), self.depth)
+            format!("cost model ({}{cat}, piecewise depth {})", self.family.name(), self.depth)
         }
     }
 }
@@ -248,6 +256,12 @@ impl CostModel {
         self.roots.iter().map(|&r| (r != NONE).then(|| self.score(r, x, &phi))).collect()
     }
 
+    /// Predicted time of each variant (`None` without a fit).
+    pub fn times(&self, x: &[f64; MAX_FEATURES]) -> Vec<Option<f64>> {
+        let log = self.basis.family.log_space();
+        self.scores(x).into_iter().map(|s| s.map(|s| if log { s.exp() } else { s })).collect()
+    }
+
     #[inline]
     fn score(&self, root: u32, x: &[f64; MAX_FEATURES], phi: &[f64; MAX_TERMS]) -> f64 {
         let m = self.basis.terms();
@@ -340,7 +354,9 @@ impl CostModel {
 }
 
 /// One variant's regression rows: terms (column-scaled for the additive family) and target.
+#[derive(Clone)]
 struct Rows<'a> {
+    basis: &'a Basis,
     c: &'a Costs,
     /// Vector index of each row.
     idx: Vec<usize>,
@@ -350,9 +366,29 @@ struct Rows<'a> {
     scale: [f64; MAX_TERMS],
     m: usize,
     family: Family,
+    /// Terms left out of every fit (bit per term): within one category, the terms of the
+    /// categorical feature are constant and would only soak up noise.
+    drop: u32,
 }
 
 impl Rows<'_> {
+    /// Mask of the terms that involve feature `j`.
+    fn basis_terms_of(&self, j: usize) -> u32 {
+        let j = j as u8;
+        let mut mask = 0;
+        for (t, term) in self.basis.terms.iter().enumerate() {
+            let uses = match *term {
+                Term::One => false,
+                Term::Lin(a) => a == j,
+                Term::Prod(a, b) | Term::Ratio(a, b) => a == j || b == j,
+            };
+            if uses {
+                mask |= 1 << t;
+            }
+        }
+        mask
+    }
+
     fn normal(&self, rows: &[usize]) -> Normal {
         let mut n = Normal::new(self.m);
         for &r in rows {
@@ -362,6 +398,9 @@ impl Rows<'_> {
     }
 
     fn solve(&self, n: &Normal) -> Option<([f64; MAX_TERMS], f64)> {
+        let mut n = *n;
+        n.drop_terms(self.drop);
+        let n = &n;
         let rows = n.rows.max(1) as f64;
         let c = if self.family == Family::Additive {
             n.nnls(&[RIDGE_ADDITIVE * rows; MAX_TERMS])
@@ -419,8 +458,78 @@ fn grow(rows: &Rows, set: &[usize], depth: u8, out: &mut Vec<PNode>) -> Option<u
     Some(me)
 }
 
-/// Fits a cost model of `form` on `c`'s times. Fails when no variant has a usable fit.
+/// Most values a categorical feature may take.
+pub const MAX_CATEGORIES: usize = 8;
+
+/// The first feature that looks categorical: integer values, 2 to [`MAX_CATEGORIES`] distinct
+/// ones, each on at least two vectors on average (a layout, an algorithm, a precision; also a
+/// thread count from a small set, for which cross-validation then decides).
+pub fn categorical_feature(c: &Costs) -> Option<usize> {
+    (0..c.p).find(|&j| {
+        let mut vals: Vec<f64> = (0..c.n()).map(|i| c.row(i)[j]).collect();
+        if vals.iter().any(|v| v.fract() != 0.0 || !v.is_finite()) {
+            return false;
+        }
+        vals.sort_by(f64::total_cmp);
+        vals.dedup();
+        (2..=MAX_CATEGORIES).contains(&vals.len()) && vals.len() * 2 <= c.n()
+    })
+}
+
+/// A multiway split on categorical feature `j`: per value, its own piecewise fit (a value seen
+/// on one vector only: the fit of all of `set`, scaled to pass through it), joined by a
+/// balanced chain of binary splits between consecutive values.
+fn grow_by(rows: &Rows, set: &[usize], j: usize, depth: u8, out: &mut Vec<PNode>) -> Option<usize> {
+    let x = |r: usize| rows.c.row(rows.idx[r])[j];
+    let mut values: Vec<f64> = set.iter().map(|&r| x(r)).collect();
+    values.sort_by(f64::total_cmp);
+    values.dedup();
+    let shared = grow(rows, set, 0, out)?;
+    let mut kids = Vec::with_capacity(values.len());
+    let within = Rows { drop: rows.basis_terms_of(j), ..rows.clone() };
+    let PNode::Leaf(base) = out[shared] else { return None };
+    for &v in &values {
+        let group: Vec<usize> = set.iter().copied().filter(|&r| x(r) == v).collect();
+        if group.len() >= 2 {
+            kids.push(grow(&within, &group, depth, out)?);
+            continue;
+        }
+        // one vector of this category: the shared fit, moved to pass through it (scaled for
+        // the additive family, shifted in log space)
+        let r = group[0];
+        let pred: f64 = (0..rows.m).map(|t| base[t] * rows.a[r][t]).sum();
+        let mut c = base;
+        if rows.family == Family::Additive {
+            if pred > 0.0 && pred.is_finite() {
+                c[..rows.m].iter_mut().for_each(|v| *v *= rows.b[r] / pred);
+            }
+        } else {
+            c[0] += rows.b[r] - pred;
+        }
+        out.push(PNode::Leaf(c));
+        kids.push(out.len() - 1);
+    }
+    fn join(values: &[f64], kids: &[usize], j: usize, out: &mut Vec<PNode>) -> usize {
+        if kids.len() == 1 {
+            return kids[0];
+        }
+        let mid = kids.len() / 2;
+        let left = join(&values[..mid], &kids[..mid], j, out);
+        let right = join(&values[mid..], &kids[mid..], j, out);
+        out.push(PNode::Split { feature: j, threshold: values[mid - 1] / 2.0 + values[mid] / 2.0, left, right });
+        out.len() - 1
+    }
+    Some(join(&values, &kids, j, out))
+}
+
+/// Fits a cost model of `form` on `c`'s times. Fails when no variant has a usable fit, or when
+/// `form.by_category` and no feature is categorical.
 pub fn fit(c: &Costs, form: CostForm) -> Result<CostModel, String> {
+    let category = if form.by_category {
+        Some(categorical_feature(c).ok_or("no categorical feature")?)
+    } else {
+        None
+    };
     let basis = Basis::fit(c, form.family);
     let m = basis.terms();
     let mut nodes: Vec<Node> = Vec::new();
@@ -429,7 +538,17 @@ pub fn fit(c: &Costs, form: CostForm) -> Result<CostModel, String> {
     let mut depth = 0u32;
     let mut phi = [0.0; MAX_TERMS];
     for v in 0..c.k {
-        let mut rows = Rows { c, idx: Vec::new(), a: Vec::new(), b: Vec::new(), scale: [1.0; MAX_TERMS], m, family: form.family };
+        let mut rows = Rows {
+            basis: &basis,
+            c,
+            idx: Vec::new(),
+            a: Vec::new(),
+            b: Vec::new(),
+            scale: [1.0; MAX_TERMS],
+            m,
+            family: form.family,
+            drop: 0,
+        };
         for i in 0..c.n() {
             let t = c.times(i)[v];
             if !(t > 0.0 && t.is_finite()) {
@@ -467,10 +586,15 @@ pub fn fit(c: &Costs, form: CostForm) -> Result<CostModel, String> {
         }
         let set: Vec<usize> = (0..rows.idx.len()).collect();
         let mut pn = Vec::new();
-        if grow(&rows, &set, form.depth.min(MAX_PIECE_DEPTH), &mut pn).is_none() {
+        let levels = form.depth.min(MAX_PIECE_DEPTH);
+        let grown = match category {
+            Some(j) => grow_by(&rows, &set, j, levels, &mut pn),
+            None => grow(&rows, &set, levels, &mut pn),
+        };
+        let Some(top) = grown else {
             roots.push(NONE);
             continue;
-        }
+        };
         // append: node ids of this variant start at `base`
         fn emit(pn: &[PNode], i: usize, rows: &Rows, m: usize, nodes: &mut Vec<Node>, coef: &mut Vec<f64>) -> (u32, u32) {
             let me = nodes.len() as u32;
@@ -490,7 +614,7 @@ pub fn fit(c: &Costs, form: CostForm) -> Result<CostModel, String> {
                 }
             }
         }
-        let (root, d) = emit(&pn, 0, &rows, m, &mut nodes, &mut coef);
+        let (root, d) = emit(&pn, top, &rows, m, &mut nodes, &mut coef);
         roots.push(root);
         depth = depth.max(d);
     }
@@ -521,7 +645,7 @@ mod tests {
         let rows: Vec<Vec<f64>> = ns.iter().map(|&n| vec![n]).collect();
         let times: Vec<Vec<f64>> = ns.iter().map(|&n| vec![100.0 + n, 1000.0 + 0.1 * n]).collect();
         let c = Costs::new(&rows, &times, 2).unwrap();
-        let m = fit(&c, CostForm { family: Family::Additive, depth: 0 }).unwrap();
+        let m = fit(&c, CostForm::new(Family::Additive, 0)).unwrap();
         assert_eq!(m.predict(&pad(&[950.0])), 0);
         assert_eq!(m.predict(&pad(&[1050.0])), 1);
         let s = m.scores(&pad(&[1000.0]));
@@ -535,7 +659,7 @@ mod tests {
         let rows: Vec<Vec<f64>> = (1..20).map(|i| vec![(i * i * 100) as f64, (i % 5 + 1) as f64]).collect();
         let times: Vec<Vec<f64>> = rows.iter().map(|r| vec![3.0 * r[0].powf(1.5), 50.0 * r[0] * r[1]]).collect();
         let c = Costs::new(&rows, &times, 2).unwrap();
-        let m = fit(&c, CostForm { family: Family::LogLinear, depth: 0 }).unwrap();
+        let m = fit(&c, CostForm::new(Family::LogLinear, 0)).unwrap();
         for (r, t) in rows.iter().zip(&times) {
             let s = m.scores(&pad(r));
             assert!((s[0].unwrap() - t[0].ln()).abs() < 1e-3, "{r:?}");
@@ -553,7 +677,7 @@ mod tests {
         let cpu = |n: f64| if n > 5000.0 { 3.0 * n } else { n };
         let times: Vec<Vec<f64>> = ns.iter().map(|&n| vec![cpu(n), 2000.0 + 1.5 * n]).collect();
         let c = Costs::new(&rows, &times, 2).unwrap();
-        let m = fit(&c, CostForm { family: Family::Additive, depth: 1 }).unwrap();
+        let m = fit(&c, CostForm::new(Family::Additive, 1)).unwrap();
         assert_eq!(m.depth, 1);
         for n in [1000.0, 3900.0, 4800.0, 5600.0, 9000.0, 20000.0] {
             let want = if cpu(n) < 2000.0 + 1.5 * n { 0 } else { 1 };
@@ -570,7 +694,7 @@ mod tests {
         let times = vec![vec![5.0, nan], vec![6.0, nan], vec![7.0, nan]];
         let c = Costs::new(&rows, &times, 2).unwrap();
         for family in Family::ALL {
-            let m = fit(&c, CostForm { family, depth: 0 }).unwrap();
+            let m = fit(&c, CostForm::new(family, 0)).unwrap();
             assert_eq!(m.roots[1], u32::MAX);
             assert_eq!(m.predict(&pad(&[100.0])), 0);
         }

@@ -6,8 +6,10 @@
 //! some variant missing are always in the training part. Every candidate is fitted on each
 //! fold's training part and decides the fold's held-out vectors; its score is the mean regret
 //! of those decisions (`t(chosen) / t(best) − 1`). The candidate with the lowest mean regret
-//! wins; candidates within [`TIE`] of it count as equal, and among equals the earlier one in
-//! the candidate list (simpler, cheaper to train) wins. With fewer than [`MIN_VECTORS`]
+//! wins; candidates within [`TIE`] of it count as equal. Among equals, the cost model whose
+//! held-out *time* predictions were most accurate wins (regret often ties at 0 on clean data,
+//! while only the better-fitting model also decides right beyond the inputs seen); without a
+//! cost model among them, the earlier one in the candidate list (simpler, cheaper to train). With fewer than [`MIN_VECTORS`]
 //! complete vectors there is nothing to hold out and the first candidate is taken.
 //!
 //! The estimate ([`Estimate`]) is the winner's held-out score: an honest guess of its regret on
@@ -39,11 +41,15 @@ pub struct Estimate {
     pub decisions: usize,
     /// Folds.
     pub folds: usize,
+    /// Cost models: root mean square of `ln(predicted / measured time)` over the held-out
+    /// (vector, variant) pairs (0.1 ≈ predictions within 10 %).
+    pub time_error: Option<f64>,
 }
 
 /// The candidates of a selecting choice, in preference order (first wins ties).
 pub fn candidates(choice: ModelChoice) -> Vec<ModelChoice> {
-    let cost = |family, depth| ModelChoice::Cost(CostForm { family, depth });
+    let cost = |family, depth| ModelChoice::Cost(CostForm::new(family, depth));
+    let by_category = |family, depth| ModelChoice::Cost(CostForm { family, depth, by_category: true });
     let costs = vec![
         cost(Family::Additive, 0),
         cost(Family::LogLinear, 0),
@@ -52,6 +58,8 @@ pub fn candidates(choice: ModelChoice) -> Vec<ModelChoice> {
         cost(Family::LogLinear, 1),
         cost(Family::Additive, 2),
         cost(Family::LogLinear, 2),
+        by_category(Family::Additive, 0),
+        by_category(Family::LogLinear, 0),
     ];
     match choice {
         ModelChoice::CostSelected => costs,
@@ -92,10 +100,25 @@ pub fn select(choice: ModelChoice, c: &Costs, seed: u64) -> (ModelChoice, Option
         })
         .collect();
     let mut results = Vec::new();
-    for &cand in &cands {
+    // a candidate that cannot be fitted on all the data (a per-category form without a
+    // categorical feature) is no candidate
+    for &cand in cands.iter().filter(|&&k| fit_learner(k, c, seed).is_ok()) {
         let (mut sum, mut within, mut n) = (0.0, 0usize, 0usize);
+        let (mut sq, mut pairs) = (0.0, 0usize);
         for (train, test) in &fold_sets {
             let model = fit_learner(cand, train, seed).ok();
+            if let Some(Compiled::Cost(m)) = &model {
+                for &i in test {
+                    for (v, p) in m.times(&c.padded(i)).into_iter().enumerate() {
+                        let t = c.times(i)[v];
+                        if let Some(p) = p.filter(|p| *p > 0.0 && t > 0.0) {
+                            let e = (p / t).ln();
+                            sq += if e.is_finite() { e * e } else { 1e6 };
+                            pairs += 1;
+                        }
+                    }
+                }
+            }
             for &i in test {
                 let r = match &model {
                     Some(m) => c.regret(i, decide(m, c, i)),
@@ -106,11 +129,23 @@ pub fn select(choice: ModelChoice, c: &Costs, seed: u64) -> (ModelChoice, Option
                 n += 1;
             }
         }
-        let est = Estimate { mean_regret: sum / n.max(1) as f64, within5: within as f64 / n.max(1) as f64, decisions: n, folds };
+        let est = Estimate {
+            mean_regret: sum / n.max(1) as f64,
+            within5: within as f64 / n.max(1) as f64,
+            decisions: n,
+            folds,
+            time_error: (pairs > 0).then(|| (sq / pairs as f64).sqrt()),
+        };
         results.push((cand, est));
     }
     let best = results.iter().map(|(_, e)| e.mean_regret).fold(f64::INFINITY, f64::min);
-    let (winner, est) = results.iter().find(|(_, e)| e.mean_regret <= best + TIE).cloned().expect("a candidate");
+    // among the equals, the cost model whose time predictions held out best (the one to trust
+    // beyond the inputs seen), else the first
+    let equals = results.iter().filter(|(_, e)| e.mean_regret <= best + TIE);
+    let by_time = equals.clone().filter_map(|(k, e)| e.time_error.map(|t| (t, k, e))).min_by(|a, b| a.0.total_cmp(&b.0));
+    let Some((winner, est)) = by_time.map(|(_, k, e)| (*k, e.clone())).or_else(|| equals.clone().next().cloned()) else {
+        return (cands[0], None, results);
+    };
     (winner, Some(est), results)
 }
 

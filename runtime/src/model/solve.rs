@@ -56,6 +56,17 @@ impl Normal {
         out
     }
 
+    /// Removes the terms of `mask` (bit per term) from the system: their coefficients become 0.
+    pub fn drop_terms(&mut self, mask: u32) {
+        for i in (0..self.m).filter(|i| mask & (1 << i) != 0) {
+            for j in 0..self.m {
+                self.g[i.min(j)][i.max(j)] = 0.0;
+            }
+            self.g[i][i] = 1.0;
+            self.h[i] = 0.0;
+        }
+    }
+
     fn full(&self, ridge: &[f64]) -> [[f64; MAX_TERMS]; MAX_TERMS] {
         let mut g = self.g;
         for i in 0..self.m {
