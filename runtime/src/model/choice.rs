@@ -52,6 +52,7 @@ impl ModelChoice {
                 trees: pick(p1, DEFAULT_FOREST_TREES, MAX_TREES),
                 max_depth: pick(p2, DEFAULT_FOREST_DEPTH, MAX_DEPTH),
             },
+            ModelType::Auto => ModelChoice::Auto,
         }
     }
 
@@ -119,8 +120,8 @@ impl ModelChoice {
             }
             ModelChoice::LogisticRegression => "multinomial logistic regression".to_owned(),
             ModelChoice::Cost(f) => f.describe(),
-            ModelChoice::CostSelected => "cost model (form chosen by cross-validated regret)".to_owned(),
-            ModelChoice::Auto => "automatic (model chosen by cross-validated regret)".to_owned(),
+            ModelChoice::CostSelected => "cost model, form chosen by cross-validated regret".to_owned(),
+            ModelChoice::Auto => "automatic choice by cross-validated regret".to_owned(),
         }
     }
 }
