@@ -22,9 +22,9 @@ use super::rng::XorShift;
 use super::{fit_learner, Compiled};
 
 /// Leave-one-out cross-validation up to this many complete vectors.
-pub const LOO_MAX: usize = 24;
-/// Folds beyond [`LOO_MAX`].
-pub const FOLDS: usize = 8;
+pub const LOO_MAX: usize = 10;
+/// Folds beyond [`LOO_MAX`] (training time grows with folds × candidates).
+pub const FOLDS: usize = 10;
 /// Fewest complete vectors for a selection.
 pub const MIN_VECTORS: usize = 3;
 /// Mean regrets closer than this to the best count as equal (0.25 % of the best time).
@@ -102,7 +102,8 @@ pub fn select(choice: ModelChoice, c: &Costs, seed: u64) -> (ModelChoice, Option
     let mut results = Vec::new();
     // a candidate that cannot be fitted on all the data (a per-category form without a
     // categorical feature) is no candidate
-    for &cand in cands.iter().filter(|&&k| fit_learner(k, c, seed).is_ok()) {
+    let categorical = super::cost::categorical_feature(c).is_some();
+    for &cand in cands.iter().filter(|&&k| categorical || !matches!(k, ModelChoice::Cost(f) if f.by_category)) {
         let (mut sum, mut within, mut n) = (0.0, 0usize, 0usize);
         let (mut sq, mut pairs) = (0.0, 0usize);
         for (train, test) in &fold_sets {
