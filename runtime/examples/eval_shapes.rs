@@ -16,6 +16,10 @@ fn main() {
         ModelChoice::LogisticRegression,
     ];
     models.extend(ompadapt_rt::model::select::candidates(ModelChoice::CostSelected));
+    if std::env::var("ONLY_AUTO").is_ok() {
+        models.truncate(1);
+    }
+    let first_seed: u64 = args.get(3).and_then(|s| s.parse().ok()).unwrap_or(1);
     for shape in Shape::ALL {
         if only.as_deref().is_some_and(|o| o != "all" && o != shape.name()) {
             continue;
@@ -23,7 +27,7 @@ fn main() {
         for noise in [Noise::NONE, Noise::LOADED] {
             let mut agg: Vec<(String, f64, f64, f64)> = Vec::new();
             let mut chosen: std::collections::BTreeMap<String, usize> = Default::default();
-            for seed in 1..=seeds {
+            for seed in first_seed..first_seed + seeds {
                 let s = synthetic::generate(shape, 40, noise, seed);
                 let scores = evaluate::adaptive_k_against(&s.measured, &s.truth, &models, &Method::adaptive50()).unwrap();
                 for (m, c) in &scores[0].chosen {

@@ -12,7 +12,7 @@ use ompadapt_rt::evaluate::synthetic::{self, Noise, Shape};
 use ompadapt_rt::evaluate::{self, Method, Score};
 use ompadapt_rt::model::{Costs, ModelChoice};
 
-const SEEDS: [u64; 3] = [11, 12, 13];
+const SEEDS: [u64; 6] = [11, 12, 13, 14, 15, 16];
 
 /// Adaptive-50 of `models` on `shape`, averaged over [`SEEDS`]: (model, within, mean, worst).
 fn averaged(shape: Shape, noise: Noise, models: &[ModelChoice]) -> Vec<(String, f64, f64, f64)> {
@@ -77,8 +77,9 @@ fn every_shape_meets_the_target_with_exact_times() {
 
 /// Noisy timings: within 5 % of the best on ≥ 95 % of held-out inputs on every shape; mean
 /// regret ≤ 2 % on every shape but two, where single inputs far from any training input of
-/// their kind cost more (linear-3f: a product of three features extrapolated; categorical: a
-/// layout seen on one training input or none), asserted at what they reach.
+/// their kind cost more (linear-3f: products of three features extrapolated from noisy fits,
+/// 2.1 %; categorical: a layout seen on one training input or none, 5.8 %), asserted at what
+/// they reach.
 #[test]
 fn noisy_timings() {
     let results: Vec<(Shape, Vec<(String, f64, f64, f64)>)> = std::thread::scope(|s| {
@@ -92,10 +93,11 @@ fn noisy_timings() {
     for (shape, rows) in &results {
         print(&format!("{} (noisy)", shape.name()), rows);
         let regret_bound = match shape {
-            Shape::Linear3 | Shape::Categorical => 0.10,
+            Shape::Linear3 => 0.03,
+            Shape::Categorical => 0.08,
             _ => 0.02,
         };
-        if !(rows[0].1 >= 0.94 && rows[0].2 <= regret_bound) {
+        if !(rows[0].1 >= 0.95 && rows[0].2 <= regret_bound) {
             failed.push((shape.name(), rows[0].1, rows[0].2));
         }
     }

@@ -389,6 +389,17 @@ impl Rows<'_> {
         mask
     }
 
+    /// Mask of the product and ratio terms.
+    fn nonlinear_terms(&self) -> u32 {
+        let mut mask = 0;
+        for (t, term) in self.basis.terms.iter().enumerate() {
+            if matches!(term, Term::Prod(..) | Term::Ratio(..)) {
+                mask |= 1 << t;
+            }
+        }
+        mask
+    }
+
     fn normal(&self, rows: &[usize]) -> Normal {
         let mut n = Normal::new(self.m);
         for &r in rows {
@@ -411,6 +422,58 @@ impl Rows<'_> {
         };
         Some((c, n.sse(&c)))
     }
+
+    /// [`Rows::solve`], then (additive family) backward elimination of active terms while the
+    /// Bayesian information criterion `n·ln(SSE/n) + k·ln n` improves: noisy times then get a
+    /// sparse formula (a latency and the costs that matter) instead of every term fitted to
+    /// the noise. Used for the leaves of the final fit, not for the split search.
+    fn solve_sparse(&self, n: &Normal) -> Option<([f64; MAX_TERMS], f64)> {
+        let (mut c, mut sse) = self.solve(n)?;
+        if self.family != Family::Additive || n.rows < 3 {
+            return Some((c, sse));
+        }
+        let rows = n.rows as f64;
+        let bic = |sse: f64, k: usize| rows * (sse / rows + 1e-12).ln() + k as f64 * rows.ln();
+        let mut drop = self.drop | (0..self.m).filter(|&t| c[t] == 0.0).fold(0u32, |m, t| m | 1 << t);
+        loop {
+            let active: Vec<usize> = (0..self.m).filter(|&t| drop & (1 << t) == 0).collect();
+            if active.len() <= 1 {
+                return Some((c, sse));
+            }
+            let mut best: Option<(f64, usize, [f64; MAX_TERMS], f64)> = None;
+            for &t in &active {
+                let trial = Rows { drop: drop | 1 << t, ..self.clone_shallow() };
+                let Some((ct, st)) = trial.solve(n) else { continue };
+                let b = bic(st, active.len() - 1);
+                if best.as_ref().is_none_or(|x| b < x.0) {
+                    best = Some((b, t, ct, st));
+                }
+            }
+            match best {
+                Some((b, t, ct, st)) if b < bic(sse, active.len()) => {
+                    drop |= 1 << t;
+                    c = ct;
+                    sse = st;
+                }
+                _ => return Some((c, sse)),
+            }
+        }
+    }
+
+    /// The rows' settings without the rows (for trial solves on a ready [`Normal`]).
+    fn clone_shallow(&self) -> Rows<'_> {
+        Rows {
+            basis: self.basis,
+            c: self.c,
+            idx: Vec::new(),
+            a: Vec::new(),
+            b: Vec::new(),
+            scale: self.scale,
+            m: self.m,
+            family: self.family,
+            drop: self.drop,
+        }
+    }
 }
 
 enum PNode {
@@ -420,9 +483,9 @@ enum PNode {
 
 fn grow(rows: &Rows, set: &[usize], depth: u8, out: &mut Vec<PNode>) -> Option<usize> {
     let all = rows.normal(set);
-    let (c, sse) = rows.solve(&all)?;
+    let (_, sse) = rows.solve(&all)?;
     let me = out.len();
-    out.push(PNode::Leaf(c));
+    out.push(PNode::Leaf(rows.solve_sparse(&all)?.0));
     if depth == 0 || set.len() < 2 * MIN_LEAF || sse <= 0.0 {
         return Some(me);
     }
@@ -458,12 +521,19 @@ fn grow(rows: &Rows, set: &[usize], depth: u8, out: &mut Vec<PNode>) -> Option<u
     Some(me)
 }
 
+/// A category with fewer vectors than this fits only `1` and linear terms.
+pub const SMALL_GROUP: usize = 6;
+
 /// Most values a categorical feature may take.
 pub const MAX_CATEGORIES: usize = 8;
 
-/// The first feature that looks categorical: integer values, 2 to [`MAX_CATEGORIES`] distinct
-/// ones, each on at least two vectors on average (a layout, an algorithm, a precision; also a
-/// thread count from a small set, for which cross-validation then decides).
+/// Largest difference between a categorical feature's values (codes, not quantities).
+pub const CATEGORY_SPAN: f64 = 16.0;
+
+/// The first feature that looks categorical: integer codes (2 to [`MAX_CATEGORIES`] distinct
+/// values within [`CATEGORY_SPAN`] of each other), each on at least two vectors on average (a
+/// layout, an algorithm, a precision). Cross-validation decides whether a per-category fit
+/// helps; a small set of sizes or thread counts spans more than codes do.
 pub fn categorical_feature(c: &Costs) -> Option<usize> {
     (0..c.p).find(|&j| {
         let mut vals: Vec<f64> = (0..c.n()).map(|i| c.row(i)[j]).collect();
@@ -472,26 +542,33 @@ pub fn categorical_feature(c: &Costs) -> Option<usize> {
         }
         vals.sort_by(f64::total_cmp);
         vals.dedup();
-        (2..=MAX_CATEGORIES).contains(&vals.len()) && vals.len() * 2 <= c.n()
+        let span = vals.last().unwrap_or(&0.0) - vals.first().unwrap_or(&0.0);
+        (2..=MAX_CATEGORIES).contains(&vals.len()) && span <= CATEGORY_SPAN && vals.len() * 2 <= c.n()
     })
 }
 
 /// A multiway split on categorical feature `j`: per value, its own piecewise fit (a value seen
-/// on one vector only: the fit of all of `set`, scaled to pass through it), joined by a
-/// balanced chain of binary splits between consecutive values.
+/// on one vector only: the fit of all of `set`, scaled to pass through it; a value never seen:
+/// the fit of all of `set`), joined by a balanced chain of binary splits.
 fn grow_by(rows: &Rows, set: &[usize], j: usize, depth: u8, out: &mut Vec<PNode>) -> Option<usize> {
     let x = |r: usize| rows.c.row(rows.idx[r])[j];
     let mut values: Vec<f64> = set.iter().map(|&r| x(r)).collect();
     values.sort_by(f64::total_cmp);
     values.dedup();
-    let shared = grow(rows, set, 0, out)?;
-    let mut kids = Vec::with_capacity(values.len());
+    // the shared fit pools every category without the category's own terms (a layout's number
+    // is no quantity to extrapolate in)
     let within = Rows { drop: rows.basis_terms_of(j), ..rows.clone() };
+    let shared = grow(&within, set, 0, out)?;
+    let mut kids = Vec::with_capacity(values.len());
     let PNode::Leaf(base) = out[shared] else { return None };
     for &v in &values {
         let group: Vec<usize> = set.iter().copied().filter(|&r| x(r) == v).collect();
         if group.len() >= 2 {
-            kids.push(grow(&within, &group, depth, out)?);
+            // a small group fits a latency and linear costs only: with a handful of noisy
+            // times a product term would be fitted to the noise and extrapolate it
+            let small = Rows { drop: within.drop | within.nonlinear_terms(), ..within.clone() };
+            let rows = if group.len() < SMALL_GROUP { &small } else { &within };
+            kids.push(grow(rows, &group, depth, out)?);
             continue;
         }
         // one vector of this category: the shared fit, moved to pass through it (scaled for
@@ -509,17 +586,29 @@ fn grow_by(rows: &Rows, set: &[usize], j: usize, depth: u8, out: &mut Vec<PNode>
         out.push(PNode::Leaf(c));
         kids.push(out.len() - 1);
     }
-    fn join(values: &[f64], kids: &[usize], j: usize, out: &mut Vec<PNode>) -> usize {
-        if kids.len() == 1 {
-            return kids[0];
+    // intervals (start, leaf): each seen value owns [v - 0.5, v + 0.5); values never seen
+    // (between, below, above) use the shared fit rather than a neighbour's
+    let mut intervals: Vec<(f64, usize)> = vec![(f64::NEG_INFINITY, shared)];
+    for (&v, &kid) in values.iter().zip(&kids) {
+        let lo = v - 0.5;
+        match intervals.last_mut() {
+            Some(last) if last.0 >= lo => last.1 = kid,
+            _ => intervals.push((lo, kid)),
         }
-        let mid = kids.len() / 2;
-        let left = join(&values[..mid], &kids[..mid], j, out);
-        let right = join(&values[mid..], &kids[mid..], j, out);
-        out.push(PNode::Split { feature: j, threshold: values[mid - 1] / 2.0 + values[mid] / 2.0, left, right });
+        intervals.push((v + 0.5, shared));
+    }
+    intervals.dedup_by(|b, a| a.1 == b.1);
+    fn join(iv: &[(f64, usize)], j: usize, out: &mut Vec<PNode>) -> usize {
+        if iv.len() == 1 {
+            return iv[0].1;
+        }
+        let mid = iv.len() / 2;
+        let left = join(&iv[..mid], j, out);
+        let right = join(&iv[mid..], j, out);
+        out.push(PNode::Split { feature: j, threshold: iv[mid].0, left, right });
         out.len() - 1
     }
-    Some(join(&values, &kids, j, out))
+    Some(join(&intervals, j, out))
 }
 
 /// Fits a cost model of `form` on `c`'s times. Fails when no variant has a usable fit, or when
@@ -701,5 +790,38 @@ mod tests {
             assert_eq!(m.roots[1], u32::MAX);
             assert_eq!(m.predict(&pad(&[100.0])), 0);
         }
+    }
+
+    /// Per category: each layout gets its own fit; a layout seen once is the shared fit scaled
+    /// through it; a layout never seen (between or beyond the seen ones) is the shared fit.
+    #[test]
+    fn per_category_fits() {
+        // variant 0: 100 + f[c]·n, variant 1: 5000 + 0.5·n
+        let f = [0.2, 5.0, 1.0, 0.1, 0.3];
+        let mut rows = Vec::new();
+        for c in [0usize, 1, 3] {
+            for n in [100.0, 1000.0, 10000.0] {
+                rows.push(vec![n, c as f64]);
+            }
+        }
+        rows.push(vec![2000.0, 4.0]); // layout 4: one vector
+        let times: Vec<Vec<f64>> = rows.iter().map(|r| vec![100.0 + f[r[1] as usize] * r[0], 5000.0 + 0.5 * r[0]]).collect();
+        let c = Costs::new(&rows, &times, 2).unwrap();
+        assert_eq!(categorical_feature(&c), Some(1));
+        let m = fit(&c, CostForm { family: Family::Additive, depth: 0, by_category: true }).unwrap();
+        for (layout, n) in [(0, 50_000.0), (1, 2000.0), (3, 60_000.0), (0, 20_000.0)] {
+            let want = if 100.0 + f[layout] * n < 5000.0 + 0.5 * n { 0 } else { 1 };
+            assert_eq!(m.predict(&pad(&[n, layout as f64])), want, "layout {layout}, n {n}");
+        }
+        // layout 4 (seen once, at n = 2000): scaled shared fit passes through its time there
+        let t4 = m.times(&pad(&[2000.0, 4.0]))[0].unwrap();
+        assert!((t4 / (100.0 + 0.3 * 2000.0) - 1.0).abs() < 1e-6, "{t4}");
+        // layout 2 and 7 (never seen) use the shared fit, not a neighbour's
+        let unseen = m.times(&pad(&[3000.0, 2.0]))[0].unwrap();
+        for layout in [7.0, -1.0] {
+            assert_eq!(m.times(&pad(&[3000.0, layout]))[0].unwrap(), unseen, "layout {layout}");
+        }
+        assert_ne!(m.times(&pad(&[3000.0, 3.0]))[0].unwrap(), unseen);
+        assert!(fit(&Costs::new(&rows[..3], &times[..3], 2).unwrap(), CostForm { by_category: true, ..CostForm::new(Family::Additive, 0) }).is_err());
     }
 }
