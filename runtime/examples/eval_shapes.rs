@@ -16,6 +16,9 @@ fn main() {
         ModelChoice::LogisticRegression,
     ];
     models.extend(ompadapt_rt::model::select::candidates(ModelChoice::CostSelected));
+    if std::env::var("ONLY_TREES").is_ok() {
+        models = vec![ModelChoice::Tree { max_depth: 2 }, ModelChoice::Tree { max_depth: 4 }, ModelChoice::Forest { trees: 10, max_depth: 4 }];
+    }
     if std::env::var("ONLY_AUTO").is_ok() {
         models.truncate(1);
     }
@@ -29,7 +32,11 @@ fn main() {
             let mut chosen: std::collections::BTreeMap<String, usize> = Default::default();
             for seed in first_seed..first_seed + seeds {
                 let s = synthetic::generate(shape, 40, noise, seed);
-                let scores = evaluate::adaptive_k_against(&s.measured, &s.truth, &models, &Method::adaptive50()).unwrap();
+                let method = if std::env::var("ALL_FRACTIONS").is_ok() { Method::default() } else { Method::adaptive50() };
+                let scores = evaluate::adaptive_k_against(&s.measured, &s.truth, &models, &method).unwrap();
+                if std::env::var("ALL_FRACTIONS").is_ok() {
+                    println!("{}", evaluate::table(&scores, 0.05));
+                }
                 for (m, c) in &scores[0].chosen {
                     *chosen.entry(m.clone()).or_default() += c;
                 }

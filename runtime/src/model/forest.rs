@@ -20,9 +20,7 @@
 //! training vectors it gets wrong as exceptions (see [`super::patch`]).
 
 use super::cart::{BNode, Grower};
-use super::costs::Costs;
 use super::data::Table;
-use super::regret_tree::RegretGrower;
 use super::rng::XorShift;
 use super::tree::{append, render_at, walk, Node};
 use crate::ctx::MAX_FEATURES;
@@ -102,10 +100,15 @@ pub fn fit(t: &Table, trees: usize, max_depth: usize, seed: u64) -> FlatForest {
     bag(t.n(), t.p, t.k, trees, seed, &mut |w, features| Grower::new(t, w, features).grow(max_depth))
 }
 
-/// A forest of regret-aware trees ([`super::regret_tree`]) on per-variant times.
-pub fn fit_regret(c: &Costs, trees: usize, max_depth: usize, seed: u64) -> FlatForest {
-    let k = c.y.iter().map(|&y| y as usize + 1).max().unwrap_or(1).max(c.k);
-    bag(c.n(), c.p, k, trees, seed, &mut |w, features| RegretGrower::new(c, w, features).grow(max_depth))
+/// [`fit`] with row weights (each bootstrap count multiplied by its row's weight).
+pub fn fit_weighted(t: &Table, weights: &[f64], trees: usize, max_depth: usize, seed: u64) -> FlatForest {
+    let mut scaled = vec![0.0; t.n()];
+    bag(t.n(), t.p, t.k, trees, seed, &mut |w, features| {
+        for (s, (b, r)) in scaled.iter_mut().zip(w.iter().zip(weights)) {
+            *s = b * r;
+        }
+        Grower::new(t, &scaled, features).grow(max_depth)
+    })
 }
 
 /// Bagging: `trees` bootstrap resamples (as row weights) and feature subsets, each grown by

@@ -23,7 +23,6 @@ pub mod data;
 pub mod forest;
 pub mod logistic;
 pub mod patch;
-pub mod regret_tree;
 pub mod rng;
 pub mod scaling;
 pub mod select;
@@ -119,12 +118,20 @@ pub struct Fitted {
     pub estimate: Option<Estimate>,
 }
 
-/// Fits one (non-selecting) model on per-variant times. Classifiers are regret-aware here:
-/// trees and forests grow [`regret_tree`]s; logistic regression fits the labels.
+/// Fits one (non-selecting) model on per-variant times. Trees and forests weight each vector
+/// by what a wrong choice loses there ([`Costs::regret_weights`]); logistic regression fits the
+/// labels (linfa-logistic takes no sample weights).
 pub(crate) fn fit_learner(choice: ModelChoice, c: &Costs, seed: u64) -> Result<Compiled, String> {
     Ok(match choice {
-        ModelChoice::Tree { max_depth } => Compiled::Tree(FlatTree::from_grown(&regret_tree::grow_all(c, max_depth))),
-        ModelChoice::Forest { trees, max_depth } => Compiled::Forest(forest::fit_regret(c, trees, max_depth, seed)),
+        ModelChoice::Tree { max_depth } => {
+            let t = c.table();
+            let features: Vec<u16> = (0..t.p as u16).collect();
+            let w = c.regret_weights();
+            Compiled::Tree(FlatTree::from_grown(&cart::Grower::new(&t, &w, &features).grow(max_depth)))
+        }
+        ModelChoice::Forest { trees, max_depth } => {
+            Compiled::Forest(forest::fit_weighted(&c.table(), &c.regret_weights(), trees, max_depth, seed))
+        }
         ModelChoice::LogisticRegression => Compiled::Logistic(Box::new(logistic::fit(&c.table(), true)?)),
         ModelChoice::Cost(form) => Compiled::Cost(Box::new(cost::fit(c, form)?)),
         ModelChoice::CostSelected | ModelChoice::Auto => return Err("a selection is not a learner".to_owned()),
