@@ -12,11 +12,14 @@ use ompadapt_rt::evaluate::synthetic::{self, Noise, Shape};
 use ompadapt_rt::evaluate::{self, Method, Score};
 use ompadapt_rt::model::{Costs, ModelChoice};
 
+/// (model, within 5 %, mean regret, worst regret) per model.
+type Rows = Vec<(String, f64, f64, f64)>;
+
 const SEEDS: [u64; 6] = [11, 12, 13, 14, 15, 16];
 
 /// Adaptive-50 of `models` on `shape`, averaged over [`SEEDS`]: (model, within, mean, worst).
-fn averaged(shape: Shape, noise: Noise, models: &[ModelChoice]) -> Vec<(String, f64, f64, f64)> {
-    let mut out: Vec<(String, f64, f64, f64)> = models.iter().map(|m| (m.describe(), 0.0, 0.0, 0.0)).collect();
+fn averaged(shape: Shape, noise: Noise, models: &[ModelChoice]) -> Rows {
+    let mut out: Rows = models.iter().map(|m| (m.describe(), 0.0, 0.0, 0.0)).collect();
     for seed in SEEDS {
         let s = synthetic::generate(shape, 40, noise, seed);
         let scores = evaluate::adaptive_k_against(&s.measured, &s.truth, models, &Method::adaptive50()).unwrap();
@@ -58,7 +61,7 @@ fn crossover_nk_auto_beats_the_classifiers() {
 /// Every shape with exact times: the target, averaged over the seeds; no seed below 90 %.
 #[test]
 fn every_shape_meets_the_target_with_exact_times() {
-    let results: Vec<(Shape, Vec<(String, f64, f64, f64)>)> = std::thread::scope(|s| {
+    let results: Vec<(Shape, Rows)> = std::thread::scope(|s| {
         let handles: Vec<_> = Shape::ALL
             .iter()
             .map(|&shape| s.spawn(move || (shape, averaged(shape, Noise::NONE, &[ModelChoice::Auto]))))
@@ -82,7 +85,7 @@ fn every_shape_meets_the_target_with_exact_times() {
 /// they reach.
 #[test]
 fn noisy_timings() {
-    let results: Vec<(Shape, Vec<(String, f64, f64, f64)>)> = std::thread::scope(|s| {
+    let results: Vec<(Shape, Rows)> = std::thread::scope(|s| {
         let handles: Vec<_> = Shape::ALL
             .iter()
             .map(|&shape| s.spawn(move || (shape, averaged(shape, Noise::LOADED, &[ModelChoice::Auto]))))

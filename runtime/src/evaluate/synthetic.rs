@@ -110,10 +110,13 @@ fn normal(r: &mut XorShift) -> f64 {
     (-2.0 * u.ln()).sqrt() * (2.0 * std::f64::consts::PI * v).cos()
 }
 
+type Sampler = Box<dyn Fn(&mut XorShift) -> Vec<f64>>;
+type CostFn = Box<dyn Fn(&[f64]) -> Vec<f64>>;
+
 /// A shape with its parameters drawn: a feature sampler and a cost function.
 struct Model {
-    sample: Box<dyn Fn(&mut XorShift) -> Vec<f64>>,
-    cost: Box<dyn Fn(&[f64]) -> Vec<f64>>,
+    sample: Sampler,
+    cost: CostFn,
 }
 
 fn model(shape: Shape, r: &mut XorShift) -> Model {

@@ -498,7 +498,7 @@ fn grow(rows: &Rows, set: &[usize], depth: u8, out: &mut Vec<PNode>) -> Option<u
         for i in 0..sorted.len() - 1 {
             left.add(&rows.a[sorted[i]], rows.b[sorted[i]]);
             let (lo, hi) = (x(sorted[i]), x(sorted[i + 1]));
-            if i + 1 < MIN_LEAF || sorted.len() - i - 1 < MIN_LEAF || !(lo < hi) {
+            if i + 1 < MIN_LEAF || sorted.len() - i - 1 < MIN_LEAF || lo >= hi {
                 continue;
             }
             let right = all.minus(&left);
@@ -668,8 +668,8 @@ pub fn fit(c: &Costs, form: CostForm) -> Result<CostModel, String> {
                 rows.scale[t] = if s > 0.0 && s.is_finite() { s } else { 1.0 };
             }
             for a in rows.a.iter_mut() {
-                for t in 0..m {
-                    a[t] /= rows.scale[t];
+                for (x, s) in a[..m].iter_mut().zip(&rows.scale) {
+                    *x /= s;
                 }
             }
         }

@@ -111,9 +111,12 @@ pub fn fit_weighted(t: &Table, weights: &[f64], trees: usize, max_depth: usize, 
     })
 }
 
+/// Grows one tree from row weights and candidate features.
+type GrowFn<'a> = dyn FnMut(&[f64], &[u16]) -> Vec<BNode> + 'a;
+
 /// Bagging: `trees` bootstrap resamples (as row weights) and feature subsets, each grown by
 /// `grow`.
-fn bag(n: usize, p: usize, k: usize, trees: usize, seed: u64, grow: &mut dyn FnMut(&[f64], &[u16]) -> Vec<BNode>) -> FlatForest {
+fn bag(n: usize, p: usize, k: usize, trees: usize, seed: u64, grow: &mut GrowFn) -> FlatForest {
     let m = subset_size(p);
     let mut rng = XorShift::new(seed);
     let mut nodes = Vec::new();

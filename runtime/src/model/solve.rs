@@ -9,6 +9,10 @@
 //! linfa-linear (ordinary and Tweedie regression) has neither non-negativity nor a Gram entry
 //! point.
 
+// Dense linear algebra on small fixed arrays: index loops over several arrays at once read
+// better than iterator chains.
+#![allow(clippy::needless_range_loop)]
+
 /// Most terms a system may have.
 pub const MAX_TERMS: usize = 17;
 
@@ -27,7 +31,7 @@ impl Normal {
         Normal { m, g: [[0.0; MAX_TERMS]; MAX_TERMS], h: [0.0; MAX_TERMS], bb: 0.0, rows: 0 }
     }
 
-    /// Adds row `a` with target `b` (upper triangle of `G` only; see [`Normal::symmetrize`]).
+    /// Adds row `a` with target `b` (upper triangle of `G` only; the solvers mirror it).
     pub fn add(&mut self, a: &[f64], b: f64) {
         for i in 0..self.m {
             let ai = a[i];
@@ -170,6 +174,8 @@ fn solve_sub(g: &[[f64; MAX_TERMS]; MAX_TERMS], h: &[f64; MAX_TERMS], idx: &[usi
                 s -= l[a][k] * l[b][k];
             }
             if a == b {
+                // not positive definite, or NaN
+                #[allow(clippy::neg_cmp_op_on_partial_ord)]
                 if !(s > 1e-300) {
                     return None;
                 }
