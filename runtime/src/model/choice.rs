@@ -57,7 +57,7 @@ impl ModelChoice {
     }
 
     /// Parses one override (an `OMPADAPT_MODEL` entry):
-    /// `auto`, `cost[,additive|loglinear|logquadratic[,piecewise depth]]`, `dtree[,depth]`,
+    /// `auto`, `cost[,additive|linear|loglinear|logquadratic[,piecewise depth]]`, `dtree[,depth]`,
     /// `rfc[,trees[,depth]]` or `logistic`. Apollo's spellings
     /// `DecisionTree`, `RandomForest` and `LogisticRegression` (any case) are accepted too.
     pub fn parse_override(s: &str) -> Result<ModelChoice, String> {
@@ -93,7 +93,7 @@ impl ModelChoice {
                 too_many(3)?;
                 let Some(f) = parts.get(1) else { return Ok(ModelChoice::CostSelected) };
                 let family = Family::parse(f).ok_or_else(|| {
-                    format!("unknown cost model '{f}' (expected additive, loglinear or logquadratic)")
+                    format!("unknown cost model '{f}' (expected additive, linear, loglinear or logquadratic)")
                 })?;
                 let depth = match parts.get(2) {
                     None => 0,

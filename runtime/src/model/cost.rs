@@ -15,6 +15,8 @@
 //!   per-pair and per-thread costs, as a performance model is written (Artemis' time model,
 //!   seed 003, generalised from a forest to a parametric form). Non-negativity keeps the fit
 //!   physically plausible (monotone in sizes), which is what makes it extrapolate;
+//! * **linear** — `t = b + Σ w_j x_j` with signed coefficients, relative errors: a cost that
+//!   falls as a feature grows;
 //! * **log-linear** — `ln t = b + Σ w_j u_j`, `u_j = ln x_j` for size-like features (positive,
 //!   spanning two decades, as [`super::scaling`] decides) else `x_j`, standardised: power laws
 //!   `t ∝ n^a·k^b`, costs over many decades;
@@ -58,17 +60,21 @@ const NONE: u32 = u32::MAX;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Family {
     Additive,
+    /// `t = b + Σ w_j x_j` with signed coefficients (relative errors): a cost that falls as a
+    /// feature grows, which no non-negative sum can follow.
+    Linear,
     LogLinear,
     LogQuadratic,
 }
 
 impl Family {
-    pub const ALL: [Family; 3] = [Family::Additive, Family::LogLinear, Family::LogQuadratic];
+    pub const ALL: [Family; 4] = [Family::Additive, Family::Linear, Family::LogLinear, Family::LogQuadratic];
 
     /// Spelling in `OMPADAPT_MODEL` (`cost,additive`) and reports.
     pub fn name(self) -> &'static str {
         match self {
             Family::Additive => "additive",
+            Family::Linear => "linear",
             Family::LogLinear => "loglinear",
             Family::LogQuadratic => "logquadratic",
         }
@@ -80,7 +86,7 @@ impl Family {
     }
 
     fn log_space(self) -> bool {
-        self != Family::Additive
+        matches!(self, Family::LogLinear | Family::LogQuadratic)
     }
 }
 
@@ -160,7 +166,7 @@ impl Basis {
         }
         let mut terms = vec![Term::One];
         terms.extend((0..p).map(|j| Term::Lin(j as u8)));
-        if family != Family::LogLinear && p <= QUADRATIC_MAX_FEATURES {
+        if matches!(family, Family::Additive | Family::LogQuadratic) && p <= QUADRATIC_MAX_FEATURES {
             for j in 0..p {
                 for l in j..p {
                     terms.push(Term::Prod(j as u8, l as u8));
@@ -415,6 +421,8 @@ impl Rows<'_> {
         let rows = n.rows.max(1) as f64;
         let c = if self.family == Family::Additive {
             n.nnls(&[RIDGE_ADDITIVE * rows; MAX_TERMS])
+        } else if self.family == Family::Linear {
+            n.least_squares(&[RIDGE_ADDITIVE * rows; MAX_TERMS])?
         } else {
             let mut ridge = [RIDGE_LOG * rows; MAX_TERMS];
             ridge[0] = 1e-12 * rows;
@@ -576,7 +584,7 @@ fn grow_by(rows: &Rows, set: &[usize], j: usize, depth: u8, out: &mut Vec<PNode>
         let r = group[0];
         let pred: f64 = (0..rows.m).map(|t| base[t] * rows.a[r][t]).sum();
         let mut c = base;
-        if rows.family == Family::Additive {
+        if !rows.family.log_space() {
             if pred > 0.0 && pred.is_finite() {
                 c[..rows.m].iter_mut().for_each(|v| *v *= rows.b[r] / pred);
             }
@@ -648,7 +656,7 @@ pub fn fit(c: &Costs, form: CostForm) -> Result<CostModel, String> {
                 continue;
             }
             rows.idx.push(i);
-            if form.family == Family::Additive {
+            if !form.family.log_space() {
                 let mut a = phi;
                 a[..m].iter_mut().for_each(|x| *x /= t);
                 rows.a.push(a);
@@ -662,7 +670,7 @@ pub fn fit(c: &Costs, form: CostForm) -> Result<CostModel, String> {
             roots.push(NONE);
             continue;
         }
-        if form.family == Family::Additive {
+        if !form.family.log_space() {
             for t in 0..m {
                 let s = rows.a.iter().map(|a| a[t].abs()).fold(0.0, f64::max);
                 rows.scale[t] = if s > 0.0 && s.is_finite() { s } else { 1.0 };

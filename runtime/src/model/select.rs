@@ -9,8 +9,14 @@
 //! wins; candidates within [`TIE`] of it count as equal. Among equals, the cost model whose
 //! held-out *time* predictions were most accurate wins (regret often ties at 0 on clean data,
 //! while only the better-fitting model also decides right beyond the inputs seen); without a
-//! cost model among them, the earlier one in the candidate list (simpler, cheaper to train). With fewer than [`MIN_VECTORS`]
-//! complete vectors there is nothing to hold out and the first candidate is taken.
+//! cost model among them, the earlier one in the candidate list (simpler, cheaper to train).
+//!
+//! Little data: with fewer than [`MIN_VECTORS`] complete vectors there is nothing to hold out;
+//! with fewer than [`FEW_VECTORS`], held-out regret ties at 0 for most candidates while a cost
+//! fitted to 3–5 points can be far off between them (a cost that falls with a feature has no
+//! additive fit). `auto` then takes a depth-2 tree (thresholds midway between measured inputs)
+//! unless another candidate has strictly lower held-out regret, and with fewer than
+//! [`MIN_VECTORS`] the tree outright; `cost` takes its first form.
 //!
 //! The estimate ([`Estimate`]) is the winner's held-out score: an honest guess of its regret on
 //! new inputs of the same spread, slightly optimistic because it is the best of several.
@@ -27,6 +33,8 @@ pub const LOO_MAX: usize = 10;
 pub const FOLDS: usize = 10;
 /// Fewest complete vectors for a selection.
 pub const MIN_VECTORS: usize = 3;
+/// Below this many complete vectors, `auto` prefers a depth-2 tree on ties.
+pub const FEW_VECTORS: usize = 6;
 /// Mean regrets closer than this to the best count as equal (0.25 % of the best time).
 pub const TIE: f64 = 0.0025;
 
@@ -52,6 +60,7 @@ pub fn candidates(choice: ModelChoice) -> Vec<ModelChoice> {
     let by_category = |family, depth| ModelChoice::Cost(CostForm { family, depth, by_category: true });
     let costs = vec![
         cost(Family::Additive, 0),
+        cost(Family::Linear, 0),
         cost(Family::LogLinear, 0),
         cost(Family::LogQuadratic, 0),
         cost(Family::Additive, 1),
@@ -76,11 +85,18 @@ pub fn candidates(choice: ModelChoice) -> Vec<ModelChoice> {
     }
 }
 
-/// Cross-validates every candidate of `choice`; returns the winner (`None` when there are too
-/// few complete vectors to judge: the first candidate) and every candidate's estimate.
+/// Cross-validates every candidate of `choice`; returns the winner, its estimate (`None` when
+/// there are too few complete vectors to judge) and every candidate's estimate.
 pub fn select(choice: ModelChoice, c: &Costs, seed: u64) -> (ModelChoice, Option<Estimate>, Vec<(ModelChoice, Estimate)>) {
-    let cands = candidates(choice);
+    let mut cands = candidates(choice);
     let complete: Vec<usize> = (0..c.n()).filter(|&i| c.complete(i)).collect();
+    let few = complete.len() < FEW_VECTORS && choice == ModelChoice::Auto;
+    if few {
+        // the tree first: it wins every tie
+        let tree = ModelChoice::Tree { max_depth: super::DEFAULT_TREE_DEPTH };
+        cands.retain(|&k| k != tree);
+        cands.insert(0, tree);
+    }
     if complete.len() < MIN_VECTORS || cands.len() == 1 {
         return (cands[0], None, Vec::new());
     }
@@ -144,7 +160,13 @@ pub fn select(choice: ModelChoice, c: &Costs, seed: u64) -> (ModelChoice, Option
     // beyond the inputs seen), else the first
     let equals = results.iter().filter(|(_, e)| e.mean_regret <= best + TIE);
     let by_time = equals.clone().filter_map(|(k, e)| e.time_error.map(|t| (t, k, e))).min_by(|a, b| a.0.total_cmp(&b.0));
-    let Some((winner, est)) = by_time.map(|(_, k, e)| (*k, e.clone())).or_else(|| equals.clone().next().cloned()) else {
+    let first = equals.clone().next();
+    let pick = match first {
+        // little data: the tree (first) wins its ties
+        Some((k, e)) if few && matches!(k, ModelChoice::Tree { .. }) => Some((*k, e.clone())),
+        _ => by_time.map(|(_, k, e)| (*k, e.clone())).or_else(|| first.cloned()),
+    };
+    let Some((winner, est)) = pick else {
         return (cands[0], None, results);
     };
     (winner, Some(est), results)
@@ -161,3 +183,49 @@ fn majority(c: &Costs) -> usize {
     }
     (0..c.k).fold(0, |b, v| if counts[v] > counts[b] { v } else { b })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::train_costs;
+
+    /// Two variants costing `n` and `1000 - n` (a cost that falls with the feature), trained
+    /// on every subset of six sizes that has both winners: `auto` decides every size right,
+    /// whatever few vectors it saw (the case of a region trained as soon as it may).
+    #[test]
+    fn few_vectors_decide_right() {
+        let sizes = [100.0, 200.0, 300.0, 700.0, 800.0, 900.0];
+        for mask in 1u32..64 {
+            let pick: Vec<f64> = (0..6).filter(|i| mask & (1 << i) != 0).map(|i| sizes[i]).collect();
+            if !(pick.iter().any(|&n| n < 500.0) && pick.iter().any(|&n| n > 500.0)) {
+                continue;
+            }
+            let rows: Vec<Vec<f64>> = pick.iter().map(|&n| vec![n]).collect();
+            let times: Vec<Vec<f64>> = pick.iter().map(|&n| vec![n, 1000.0 - n]).collect();
+            let c = Costs::new(&rows, &times, 2).unwrap();
+            let f = train_costs(ModelChoice::Auto, &c, 1).unwrap();
+            for n in sizes.iter().chain(&[150.0, 850.0]) {
+                let mut x = [0.0; crate::ctx::MAX_FEATURES];
+                x[0] = *n;
+                assert_eq!(f.model.predict(&x), (*n > 500.0) as usize, "trained on {pick:?}: {} at n={n}", f.chosen.describe());
+            }
+        }
+    }
+
+    #[test]
+    fn candidates_and_estimates() {
+        assert_eq!(candidates(ModelChoice::Tree { max_depth: 3 }), vec![ModelChoice::Tree { max_depth: 3 }]);
+        assert!(candidates(ModelChoice::Auto).len() > candidates(ModelChoice::CostSelected).len());
+        // affine costs with a crossover: the additive model wins and its estimate is exact
+        let rows: Vec<Vec<f64>> = (1..=12).map(|i| vec![(i * 1000) as f64]).collect();
+        let times: Vec<Vec<f64>> = rows.iter().map(|r| vec![500.0 + r[0], 4000.0 + 0.5 * r[0]]).collect();
+        let c = Costs::new(&rows, &times, 2).unwrap();
+        let (w, e, all) = select(ModelChoice::Auto, &c, 1);
+        assert!(matches!(w, ModelChoice::Cost(f) if f.family == super::super::Family::Additive), "{w:?}");
+        let e = e.unwrap();
+        assert_eq!((e.decisions, e.folds), (12, 10));
+        assert!(e.mean_regret < 1e-9 && e.within5 == 1.0 && e.time_error.unwrap() < 1e-3, "{e:?}");
+        assert_eq!(all.len(), candidates(ModelChoice::Auto).len() - 2, "no categorical feature: per-category forms skipped");
+    }
+}
+
