@@ -724,7 +724,17 @@ pub fn fit(c: &Costs, form: CostForm) -> Result<CostModel, String> {
     if coef.iter().any(|v| !v.is_finite()) {
         return Err("the cost regression diverged".to_owned());
     }
-    Ok(CostModel { basis, nodes: nodes.into(), roots: roots.into(), depth, coef: coef.into(), form })
+    let model = CostModel { basis, nodes: nodes.into(), roots: roots.into(), depth, coef: coef.into(), form };
+    // signed coefficients can fit small times with a negative latency: a formula that predicts
+    // no time (or less) for a measured vector is no cost model
+    if form.family == Family::Linear {
+        for i in 0..c.n() {
+            if model.scores(&c.padded(i)).iter().any(|s| s.is_some_and(|s| !(s > 0.0))) {
+                return Err("the linear fit predicts a non-positive time on a measured vector".to_owned());
+            }
+        }
+    }
+    Ok(model)
 }
 
 #[cfg(test)]
