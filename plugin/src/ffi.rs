@@ -211,7 +211,11 @@ const LOWERING_HEADER: &str = include_str!("../include/ompadapt_lowering.h");
 /// `runtime_path` is a NUL-terminated string (may be empty).
 #[no_mangle]
 pub unsafe extern "C" fn ompadapt_prelude(runtime_path: *const c_char) -> *mut c_char {
-    let path = CStr::from_ptr(runtime_path).to_string_lossy();
+    let given = CStr::from_ptr(runtime_path).to_string_lossy();
+    // Baked in as an absolute, link-free path: a relative one (`-fplugin=./libompadapt.so`)
+    // would be resolved against whatever directory the program later runs in, and
+    // secure-execution mode loads only absolute paths it can check (ompadapt_lowering.h).
+    let path = std::fs::canonicalize(&*given).map(|p| p.to_string_lossy().into_owned()).unwrap_or_else(|_| given.into_owned());
     let mut s = String::from("\n");
     s.push_str(RUNTIME_HEADER);
     if !path.is_empty() {
