@@ -505,7 +505,9 @@ mod tests {
         }
         assert!(r.is_trained());
         let text = render_all(&reg);
-        assert!(text.contains("model: cost model (additive)"), "{text}");
+        // affine costs: the additive and the linear family fit them alike (which one wins the
+        // tie depends on the few ns of real time each measured execution adds)
+        assert!(text.contains("model: cost model (additive)") || text.contains("model: cost model (linear)"), "{text}");
         assert!(text.contains("asked for: automatic choice by cross-validated regret; cross-validated on 8 feature vectors"), "{text}");
         assert!(text.contains("time(gpu) = "), "{text}");
         // the crossover (n = 40000) lies between two measured sizes
@@ -513,7 +515,7 @@ mod tests {
         assert_eq!(r.decide(&[4.5e4]), Some(1));
         let json: serde_json::Value = serde_json::from_str(&render_json(&reg)).unwrap();
         let m = &json["regions"][0]["model"];
-        assert_eq!(m["kind"], "cost model (additive)");
+        assert!(m["kind"] == "cost model (additive)" || m["kind"] == "cost model (linear)", "{m}");
         assert_eq!(m["asked"], "automatic choice by cross-validated regret");
         assert!(m["estimated_regret"].as_f64().unwrap() < 0.01, "{m}");
         assert!(m["estimated_within5"].as_f64().unwrap() > 0.99, "{m}");
