@@ -103,7 +103,7 @@ fn training_costs(c: &mut Criterion) {
         for (name, choice) in [
             ("train_cost_additive", ModelChoice::Cost(CostForm::new(Family::Additive, 0))),
             ("train_cost_additive_piecewise2", ModelChoice::Cost(CostForm::new(Family::Additive, 2))),
-            ("train_regret_dtree_depth2", ModelChoice::Tree { max_depth: 2 }),
+            ("train_weighted_dtree_depth2", ModelChoice::Tree { max_depth: 2 }),
             ("train_auto", ModelChoice::Auto),
         ] {
             c.bench_function(&format!("{name}_{n}x2"), |b| b.iter(|| model::train_costs(choice, black_box(&data), 1).unwrap()));
