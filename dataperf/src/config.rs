@@ -47,6 +47,17 @@ impl Config {
     /// The configuration from the process environment; `None` when the tool should stay off.
     pub fn from_env() -> Option<Config> {
         if secure_execution() {
+            // Only the names are looked at, to say once what was not honoured.
+            let ignored: Vec<String> = std::env::vars_os()
+                .filter_map(|(k, _)| k.into_string().ok())
+                .filter(|k| k.starts_with("OMPADAPT_DATA"))
+                .collect();
+            if !ignored.is_empty() {
+                warn(&format!(
+                    "secure-execution mode (set-user-ID, set-group-ID or capabilities): ignored {}; no analysis, no report",
+                    ignored.join(", ")
+                ));
+            }
             return None;
         }
         Self::from_lookup(|k| std::env::var(k).ok())

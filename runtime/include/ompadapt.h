@@ -59,7 +59,8 @@ typedef struct ompadapt_ctx {
 
 /* Region descriptor ("spec"), produced by the plugin, one line of ';'-separated fields:
  *   ompadapt1;model=NAME;loc=FILE:LINE;features=F1,F2;variants=V1,V2;values=X1,X2;
- *   numeric=0|1;model_type=dtree|rfc
+ *   numeric=0|1;model_type=auto|dtree|rfc
+ * `model_type=auto` (or no model_type): the runtime picks its model by cross-validated regret.
  * `features` holds the source text of each feature (commas inside replaced by spaces),
  * `values` the numeric value of each variant (indices for categorical variants).
  * min_train, param1 and param2 come from min_train_data(...) and model_type(kind, p1, p2);

@@ -7,7 +7,7 @@
 //! | `OMPADAPT_DIR` | `./.ompadapt` | Where learned data goes: `<dir>/<program>/<region>/` (see `persist`). |
 //! | `OMPADAPT_PERSIST` | `1` | `0`: neither load nor save. |
 //! | `OMPADAPT_WARMUP` | `1` | `0`: also record the first execution of each variant (by default it runs but is not recorded: the first offload initialises the device). |
-//! | `OMPADAPT_MODEL` | unset | Model of every region, or per region: `dtree[,depth]`, `rfc[,trees[,depth]]` (and whatever `model` adds); per region with `;`: `dtree,3;mm:rfc,10,2` (region `mm` gets a forest, the others a depth-3 tree). |
+//! | `OMPADAPT_MODEL` | unset | Model of every region, or per region: `auto` (the default when the directive names no `model_type`: chosen by cross-validated regret), `cost[,additive\|linear\|loglinear\|logquadratic[,piecewise depth]]`, `dtree[,depth]`, `rfc[,trees[,depth]]`, `logistic`; per region with `;`: `dtree,3;mm:rfc,10,2` (region `mm` gets a forest, the others a depth-3 tree). |
 //! | `OMPADAPT_EXPLORE` | `roundrobin` | Exploration strategy: `roundrobin` (Apollo's), `random` (Apollo's), `elimination` (successive elimination per feature vector: stops measuring variants that are clearly slower). Per region like `OMPADAPT_MODEL`: `random;mm:elimination`. |
 //! | `OMPADAPT_REPEATS` | `auto` | `auto`: adaptive repetition — one measurement per (feature vector, variant) pair, more where the label is in doubt (the two fastest within the measured noise, a winner whose measurements disagree, a label the neighbouring vectors contradict), within half a pass of extra measurements; a pair counts as a training sample from its first measurement (Apollo's and the paper's count). `N`: every pair measured N times before it counts; labels take the median (or vote) over them. Per region: `3;mm:5`. |
 //! | `OMPADAPT_LABEL` | `median` | How repeated measurements make a label: `median` (fastest median time) or `vote` (fastest variant in each batch of measurements, majority over batches; seed 001). |
@@ -32,9 +32,8 @@
 //!
 //! Precedence, for every per-region setting: a per-region value in the environment
 //! (`mm:5`) > what the directive or descriptor says > the environment's value for all
-//! regions > the built-in default ([`Config::region_settings`]). A directive's `model_type`
-//! counts as saying something only when it names parameters or a model other than the
-//! default (`auto`, or `dtree` without a depth).
+//! regions > the built-in default ([`Config::region_settings`]). A directive without
+//! `model_type` (descriptor `model_type=auto`) says nothing about the model.
 //!
 //! Booleans accept `1/0`, `true/false`, `yes/no`, `on/off`. A value that cannot be used keeps
 //! the default and prints one warning line naming the variable.
@@ -188,16 +187,15 @@ impl Default for RegionSettings {
     }
 }
 
-/// The model of a region whose directive names none.
+/// The model of a region whose directive names none: chosen by cross-validated regret.
 pub fn default_model() -> ModelChoice {
-    ModelChoice::resolve(crate::spec::ModelType::DecisionTree, -1, -1)
+    ModelChoice::resolve(crate::spec::ModelType::Auto, -1, -1)
 }
 
-/// What a directive's model type says: nothing when it is the default a directive without
-/// `model_type` gets (see the module documentation).
+/// What a directive's model type says: nothing when it is `auto`, what the plugin writes for a
+/// directive without `model_type`.
 pub fn directive_model(kind: crate::spec::ModelType, p1: i64, p2: i64) -> Option<ModelChoice> {
-    let unspecified = kind == crate::spec::ModelType::DecisionTree && p1 <= 0 && p2 <= 0;
-    (!unspecified).then(|| ModelChoice::resolve(kind, p1, p2))
+    (kind != crate::spec::ModelType::Auto).then(|| ModelChoice::resolve(kind, p1, p2))
 }
 
 /// Default of `OMPADAPT_LEARN`.

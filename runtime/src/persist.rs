@@ -446,7 +446,7 @@ pub fn save(region: &Region, b: &mut Binding) -> Result<Option<PathBuf>, String>
     let trained = region.trained().filter(|t| t.epoch != b.saved_epoch);
     let model_trained = trained.as_ref().and_then(|t| {
         matches!(t.origin, Origin::Online | Origin::Explicit | Origin::Retrained | Origin::Pooled(_)).then(|| ModelRecord {
-            kind: t.choice.describe(),
+            kind: t.chosen.describe(),
             trained_unix_ns: unix_ns(),
             labels: t.labels.iter().map(|(k, v)| LabelRecord { features: k.values(), variant: vname(*v) }).collect(),
             text: t.predictor.render(&|i| spec.feature_name(i), &|v| vname(v), 0),

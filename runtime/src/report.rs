@@ -101,7 +101,14 @@ pub struct DataMovementReport {
 
 #[derive(Serialize, Debug)]
 pub struct ModelReport {
+    /// The model fitted (for `auto`/`cost`: the one chosen).
     pub kind: String,
+    /// The model asked for (`auto` when the directive names none).
+    pub asked: String,
+    /// For a selection: the chosen model's cross-validated mean regret and fraction of held-out
+    /// vectors within 5 % of the best time.
+    pub estimated_regret: Option<f64>,
+    pub estimated_within5: Option<f64>,
     pub origin: String,
     pub trained_after_executions: u64,
     pub feature_vectors: usize,
@@ -179,7 +186,10 @@ pub fn region_report(r: &Region) -> RegionReport {
         training_samples: 0,
         stored_samples: 0,
         model: trained.as_ref().map(|t| ModelReport {
-            kind: t.choice.describe(),
+            kind: t.chosen.describe(),
+            asked: t.choice.describe(),
+            estimated_regret: t.estimate.as_ref().map(|e| e.mean_regret),
+            estimated_within5: t.estimate.as_ref().map(|e| e.within5),
             origin: origin_text(&t.origin),
             trained_after_executions: t.executions,
             feature_vectors: t.labels.len(),
@@ -294,6 +304,19 @@ pub fn render(r: &Region) -> String {
             ));
             if let Some(e) = &m.fallback {
                 out.push_str(&format!("  (training failed: {e}; constant model)\n"));
+            }
+            if m.asked != m.kind {
+                let estimate = match (&t.estimate, m.estimated_regret, m.estimated_within5) {
+                    (Some(e), Some(r), Some(w)) => format!(
+                        "; cross-validated on {} feature vectors ({} folds): mean regret {:.2} %, {:.0} % within 5 % of the best",
+                        e.decisions,
+                        e.folds,
+                        r * 100.0,
+                        w * 100.0
+                    ),
+                    _ => "; too few feature vectors with every variant measured to cross-validate".to_owned(),
+                };
+                out.push_str(&format!("  (asked for: {}{estimate})\n", m.asked));
             }
             out.push_str(&t.predictor.render(&fname, &vname, 2));
         }
@@ -503,5 +526,42 @@ mod tests {
         assert_eq!(r0["executions"], 6);
         assert_eq!(r0["decisions"][1]["decision"], "gpu");
         assert!(r0["model"]["text"].as_str().unwrap().contains("if N < 50500"));
+    }
+
+    /// Without a model type the region chooses by cross-validated regret, and the report says
+    /// which model it chose and its estimated regret.
+    #[test]
+    fn report_names_the_chosen_model() {
+        let reg = crate::registry::Registry::new(Config { persist: false, warmup: false, ..Config::default() });
+        let r = reg.lookup(Some("ompadapt1;model=auto_mm;loc=mm.c:7;features=N;variants=cpu,gpu"), 16, -1, -1);
+        let cost = |n: f64| [2_000.0 + 1.0 * n, 40_000.0 + 0.05 * n];
+        for n in [1e3, 3e3, 1e4, 2e4, 1e5, 3e5, 1e6, 3e6] {
+            // each variant once, and once more where the label disagrees with the neighbours'
+            while r.label(&[n]).is_none() {
+                let mut c = Ctx::zeroed();
+                r.begin(&[n], &mut c);
+                let flags = c.t0 & crate::region::T0_FLAGS;
+                c.t0 = (crate::clock::now() - (cost(n)[c.variant as usize] / crate::clock::ns_per_tick()) as u64) | flags;
+                r.end(&c);
+            }
+        }
+        assert!(r.trained().is_some_and(|t| t.labels.len() == 8));
+        let text = render_all("prog", &reg.regions());
+        // affine costs: the additive and the linear family fit them alike (which one wins the
+        // tie depends on the few ns of real time each measured execution adds)
+        // (a piecewise fit of either family ties with them too)
+        assert!(text.contains("model: cost model (additive") || text.contains("model: cost model (linear"), "{text}");
+        assert!(text.contains("asked for: automatic choice by cross-validated regret; cross-validated on 8 feature vectors"), "{text}");
+        assert!(text.contains("time(gpu) = "), "{text}");
+        // the crossover (n = 40000) lies between two measured sizes
+        assert_eq!(r.decide(&[3.5e4]), Some(0));
+        assert_eq!(r.decide(&[4.5e4]), Some(1));
+        let json: serde_json::Value = serde_json::from_str(&render_json("prog", &reg.regions())).unwrap();
+        let m = &json["regions"][0]["model"];
+        let kind = m["kind"].as_str().unwrap();
+        assert!(kind.starts_with("cost model (additive") || kind.starts_with("cost model (linear"), "{m}");
+        assert_eq!(m["asked"], "automatic choice by cross-validated regret");
+        assert!(m["estimated_regret"].as_f64().unwrap() < 0.01, "{m}");
+        assert!(m["estimated_within5"].as_f64().unwrap() > 0.99, "{m}");
     }
 }

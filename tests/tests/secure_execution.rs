@@ -424,3 +424,38 @@ fn build(name: &str, dir: &Path) -> PathBuf {
     compile(&source(&format!("programs/{name}.c")), &exe, &["-O2"]).expect_ok("compiling");
     exe
 }
+
+/// libomp 19 loads `OMP_TOOL_LIBRARIES` even in secure-execution mode (an upstream flaw the
+/// README's security section describes), so a user can make a setuid program load the
+/// data-movement tool: the tool must then analyse nothing and write no report.
+#[test]
+fn setuid_program_with_the_data_movement_tool_writes_no_report() {
+    require_root!();
+    let dir = open_scratch();
+    let d = dir.path();
+    let exe = d.join("round_trip");
+    compile(&source("../dataperf/tests/programs/round_trip.c"), &exe, &[HOST_OFFLOAD, "-O2"]).expect_ok("compiling round_trip.c");
+    chmod(&exe, 0o4755);
+    let tool = lib_dir().join("libompadapt_dataperf.so");
+    assert!(tool.exists(), "{} is built with the workspace", tool.display());
+    let protected = d.join("protected");
+    fs::create_dir(&protected).unwrap();
+    let target = protected.join("passwd");
+    fs::write(&target, "root-owned content\n").unwrap();
+    chmod(&target, 0o644);
+    let spec = format!("json:{}", target.display());
+    let env: [(&str, &Path); 2] = [("OMP_TOOL_LIBRARIES", &tool), ("OMPADAPT_DATA", Path::new(&spec))];
+
+    let out = run_env(&exe, &[], &env, d, true);
+    out.expect_ok("the setuid program run by nobody with the tool");
+    assert_eq!(fs::read_to_string(&target).unwrap(), "root-owned content\n", "the tool's report overwrote a root-owned file");
+    assert!(out.stdout.contains("CHECK a="), "the program's output is intact:\n{}", out.stdout);
+    let lines: Vec<&str> = out.stderr.lines().filter(|l| l.starts_with("ompadapt-dataperf:")).collect();
+    assert_eq!(lines.len(), 1, "one line says what was ignored:\n{}", out.stderr);
+    assert!(lines[0].contains("secure-execution mode") && lines[0].contains("OMPADAPT_DATA"), "{}", lines[0]);
+
+    // control: outside secure-execution mode the same environment writes the report there
+    let out = run_env(&exe, &[], &env, d, false);
+    out.expect_ok("the program run by root with the tool");
+    assert!(fs::read_to_string(&target).unwrap().contains("ompadapt-dataperf/1"), "control: the report is written");
+}

@@ -54,7 +54,8 @@ pub fn spec(model: &str, location: &str, features: &[String], variants: &Variant
 pub fn begin_region(id: u32, toks: &[Tok], c: &Clauses, variants: &VariantSet, location: &str) -> Vec<Piece> {
     let model = &c.model_name.as_ref().expect("checked by the caller").0;
     let features: Vec<String> = c.features.iter().map(|r| spell(&toks[r.clone()])).collect();
-    let model_type = c.model_type.as_ref().map_or("dtree", |m| m.kind.spec_name());
+    // no model_type clause: the runtime chooses its model by cross-validated regret
+    let model_type = c.model_type.as_ref().map_or("auto", |m| m.kind.spec_name());
     let spec = spec(model, location, &features, variants, model_type);
     let (h, cv, f) = (format!("__ompadapt_h{id}"), ctx_var(id), format!("__ompadapt_f{id}"));
     let mut p = vec![Piece::Text(format!(

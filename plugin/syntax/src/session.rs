@@ -346,7 +346,7 @@ mod tests {
         let Outcome::Emit(p) = o else { panic!() };
         let t = texts(&p);
         assert!(t.contains("__ompadapt_api()->begin(&__ompadapt_h1"), "{t}");
-        assert!(t.contains("model=by_len;loc=t.c:1;features=N;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree"), "{t}");
+        assert!(t.contains("model=by_len;loc=t.c:1;features=N;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto"), "{t}");
         let (o, d) = s.on_pragma(
             &lex("metadirective when(user={adaptation(by_len==cpu)}: parallel for) when(user={adaptation(by_len==gpu)}: target teams distribute parallel for)"),
             &ctx(),
