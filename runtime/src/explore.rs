@@ -18,20 +18,21 @@
 //!    can now measure warm (the variant already ran here), before it is labelled. A program
 //!    that runs the region once per process never gets warm data: its labels come from cold
 //!    measurements, which is what its executions cost;
-//! 3. *doubt*: the two fastest estimates (lower medians, robust to one-sided slowdowns such as
+//! 3. *hint*: when the label disagrees with what the neighbouring feature vectors (or the
+//!    trained model) say, the variant they name is measured once more: a single slow
+//!    measurement of the true best (preempted) would otherwise decide;
+//! 4. *outlier*: a winner whose own two measurements disagree by more than the doubt bar (and
+//!    the slower one would make it lose) gets a tie-breaking third;
+//! 5. *doubt*: the two fastest estimates (lower quartiles, robust to one-sided slowdowns such as
 //!    preemption) are compared in log space against the region's measured noise: while their
 //!    gap is within `K · σ · √(1/n₁ + 1/n₂)`, both get another measurement (up to [`CAP`] each,
 //!    and stopping when the gap is known to be below [`INDIFFERENT`], where either is fine);
-//! 4. *outlier*: a contender whose own measurements disagree by more than the doubt bar gets
-//!    a tie-breaking third;
-//! 5. *hint*: when the label disagrees with what the neighbouring feature vectors (or the
-//!    trained model) say, the variant they name is measured once more: a single slow
-//!    measurement of the true best (preempted) would otherwise decide;
 //! 6. then the lowest estimate is the label.
 //!
-//! Steps 3–5 draw on a region-wide budget of extra measurements (half a pass over the pairs,
-//! see `store`). With fixed repeats (`OMPADAPT_REPEATS=N`) every candidate gets N measurements
-//! and the label is the lowest median (or the vote, seed 001).
+//! Steps 3–5 draw on a region-wide budget of extra measurements (half a pass over the pairs;
+//! doubts, the most frequent and least decisive, only a third of a pass: see `store`). With
+//! fixed repeats (`OMPADAPT_REPEATS=N`) every candidate gets N measurements and the label is
+//! the lowest median (or the vote, seed 001).
 //!
 //! Strategies (`OMPADAPT_EXPLORE`, the region's spec field `explore=`, or
 //! [`crate::region::Region::set_explore`]) choose among the wanted variants:
@@ -60,7 +61,7 @@ pub const CAP: usize = 6;
 
 /// Two variants whose times are known to differ by less than this fraction are equally good:
 /// adaptive repetition stops measuring them.
-pub const INDIFFERENT: f64 = 0.08;
+pub const INDIFFERENT: f64 = 0.10;
 
 /// Confidence multiplier of the doubt test (about 99 % one-sided for a normal gap).
 pub const K: f64 = 2.5;
@@ -213,8 +214,11 @@ pub struct Fv<'a> {
 pub struct Judge<'a> {
     /// The region's relative timing noise (σ of the log of a measurement).
     pub sigma: f64,
-    /// Whether extra measurements (doubt, outliers, hints) are still within budget.
+    /// Whether extra measurements are still within budget: for hints and tie-breaks, and (a
+    /// smaller share) for doubts.
     pub extra_ok: bool,
+    /// Whether doubts (the two fastest within the noise) may still ask for more.
+    pub doubt_ok: bool,
     /// The label the neighbouring vectors or the trained model suggest (measured twice before
     /// another variant wins).
     pub hint: Option<usize>,
@@ -233,14 +237,25 @@ pub struct Outcome {
     pub extras: u32,
 }
 
-/// Lower median (the middle value, or the lower of the two middle ones): robust to slowdowns
-/// in up to half the measurements, and the minimum of two. Reorders `v`; NaN for none.
+/// Lower median (the middle value, or the lower of the two middle ones). Reorders `v`; NaN
+/// for none.
 pub fn lower_median(v: &mut [f64]) -> f64 {
+    nth_smallest(v, (v.len().max(1) - 1) / 2)
+}
+
+/// A pair's robust time: its lower quartile (the minimum of up to 4 measurements, the
+/// second smallest of 5 to 8, ...). Timing noise is mostly one-sided — preemption, interrupts
+/// and cache misses only slow a run down — so the low end is the stable one: it stays right
+/// with up to three quarters of the measurements slowed. Reorders `v`; NaN for none.
+pub fn robust_time(v: &mut [f64]) -> f64 {
+    nth_smallest(v, (v.len().max(1) - 1) / 4)
+}
+
+fn nth_smallest(v: &mut [f64], k: usize) -> f64 {
     if v.is_empty() {
         return f64::NAN;
     }
-    let mid = (v.len() - 1) / 2;
-    *v.select_nth_unstable_by(mid, f64::total_cmp).1
+    *v.select_nth_unstable_by(k, f64::total_cmp).1
 }
 
 impl FvRec {
@@ -278,13 +293,13 @@ impl FvRec {
         false
     }
 
-    /// The robust time of variant `v` (lower median of its warm measurements, else of its cold
-    /// ones) and how many measurements it rests on.
+    /// The robust time of variant `v` ([`robust_time`] of its warm measurements, else of its
+    /// cold ones) and how many measurements it rests on.
     pub fn estimate(&self, v: usize) -> Option<(f64, usize)> {
         let mut buf = Vec::new();
         self.estimate_samples(v, &mut buf);
         let n = buf.len();
-        (n > 0).then(|| (lower_median(&mut buf), n))
+        (n > 0).then(|| (robust_time(&mut buf), n))
     }
 
     /// Median of variant `v`'s retained measurements (reports).
@@ -393,7 +408,7 @@ impl Fv<'_> {
         (deviation, due)
     }
 
-    /// `|ln(ns / lower median of v's earlier measurements of the same kind)|` while the pair
+    /// `|ln(ns / the lower median of v's earlier measurements of the same kind)|` while the pair
     /// has 1 to 8 of them.
     fn deviation(&self, v: usize, ns: f64, cold: bool) -> Option<f64> {
         if ns.is_nan() || ns <= 0.0 || self.counts[v].kept == 0 {
@@ -536,7 +551,7 @@ impl Fv<'_> {
         for &v in &cands {
             self.rec.estimate_samples(v, &mut buf);
             let n = buf.len();
-            est.push((v, lower_median(&mut buf), n));
+            est.push((v, robust_time(&mut buf), n));
         }
         est.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
         let (b, eb, nb) = est[0];
@@ -545,16 +560,13 @@ impl Fv<'_> {
             let sigma = j.sigma.max(1e-3);
             let bar = |n1: usize, n2: usize| K * sigma * (1.0 / n1 as f64 + 1.0 / n2 as f64).sqrt();
             let gap = if eb > 0.0 && es > 0.0 { (es / eb).ln() } else { f64::INFINITY };
-            let doubt = gap < bar(nb, ns) && gap + bar(nb, ns) > INDIFFERENT.ln_1p();
-            if doubt && (nb < CAP || ns < CAP) {
-                let mut extras = 0;
-                for (v, n) in [(b, nb), (s, ns)] {
-                    if n < CAP {
-                        want(self.counts, v, 1);
-                        extras += 1;
-                    }
+            // the neighbours' (or the model's) label, measured twice before it loses: one
+            // slow measurement of the true best (preempted) would otherwise decide
+            if let Some(&(h, _, nh)) = j.hint.and_then(|h| est.iter().find(|e| e.0 == h && h != b)) {
+                if nh < 2 {
+                    want(self.counts, h, 1);
+                    return Err(1);
                 }
-                return Err(extras);
             }
             // the winner's own two measurements disagree, and the other one would make it lose
             // (its estimate, their minimum, may be the odd one): a tie-breaking third
@@ -566,12 +578,18 @@ impl Fv<'_> {
                     return Err(1);
                 }
             }
-            // the neighbours' (or the model's) label, measured twice before it loses
-            if let Some(&(h, _, nh)) = j.hint.and_then(|h| est.iter().find(|e| e.0 == h && h != b)) {
-                if nh < 2 {
-                    want(self.counts, h, 1);
-                    return Err(1);
+            // the two fastest within the noise: both again, until one is ahead or they are
+            // known to be equally good
+            let doubt = gap < bar(nb, ns) && gap + bar(nb, ns) > INDIFFERENT.ln_1p();
+            if j.doubt_ok && doubt && (nb < CAP || ns < CAP) {
+                let mut extras = 0;
+                for (v, n) in [(b, nb), (s, ns)] {
+                    if n < CAP {
+                        want(self.counts, v, 1);
+                        extras += 1;
+                    }
                 }
+                return Err(extras);
             }
         }
         Ok(b)
@@ -668,7 +686,7 @@ mod tests {
     }
 
     fn judge(sigma: f64, hint: Option<usize>) -> Judge<'static> {
-        Judge { sigma, extra_ok: true, hint, warm: &|_| false }
+        Judge { sigma, extra_ok: true, doubt_ok: true, hint, warm: &|_| false }
     }
 
     /// Explores one vector with deterministic costs until decided; returns (label, executions).
@@ -704,6 +722,8 @@ mod tests {
         assert_eq!(lower_median(&mut [9.0, 1.0]), 1.0);
         assert_eq!(lower_median(&mut [9.0, 1.0, 5.0]), 5.0);
         assert_eq!(lower_median(&mut [9.0, 1.0, 5.0, 3.0]), 3.0);
+        assert_eq!(robust_time(&mut [9.0, 1.0, 5.0, 3.0]), 1.0);
+        assert_eq!(robust_time(&mut [9.0, 1.0, 5.0, 3.0, 7.0]), 3.0);
     }
 
     #[test]
@@ -757,7 +777,7 @@ mod tests {
         let mut o = Owned::new(2);
         o.fv().record(0, 5000.0, true, &p);
         o.fv().record(1, 200.0, true, &p);
-        let j = Judge { sigma: 0.03, extra_ok: true, hint: None, warm: &|_| true };
+        let j = Judge { sigma: 0.03, extra_ok: true, doubt_ok: true, hint: None, warm: &|_| true };
         o.fv().assess(&p, &j);
         assert_eq!((o.0.decided(), o.1[0].want, o.1[1].want), (None, 1, 1));
         o.fv().record(0, 100.0, false, &p);

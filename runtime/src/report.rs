@@ -140,7 +140,7 @@ pub struct TimingReport {
     pub model_timed: u64,
     pub median_ns: Option<f64>,
     pub mean_ns: Option<f64>,
-    /// The robust time the label uses (lower median of the warm measurements, else the cold).
+    /// The robust time the label uses (lower quartile of the warm measurements, else the cold).
     pub estimate_ns: Option<f64>,
 }
 

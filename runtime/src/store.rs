@@ -14,7 +14,7 @@
 //! timing noise, estimated from how repeated measurements of one pair disagree (the median of
 //! the last 64 deviations, scaled to a standard deviation; a conservative prior until 8 are
 //! known), and the budget of extra measurements: at most half a pass over the measured pairs,
-//! plus two per variant to learn the noise.
+//! plus two per variant to learn the noise (doubts, the most frequent, a third of a pass).
 //!
 //! Memory: a **stored sample** is one retained measurement (feature vector, variant, time),
 //! the row Apollo keeps per execution. It costs 8 bytes in its vector's sample list; each
@@ -291,13 +291,14 @@ impl Store {
                     || (self.params.strategy == Strategy::Elimination && !crate::explore::is_alive(r.alive, v))))
     }
 
-    /// The region's timing noise: σ of the log of a measurement (see the module docs).
+    /// The region's timing noise: σ of the log of a measurement (see the module docs). The
+    /// deviations are between two noisy measurements, hence the √2.
     pub fn sigma(&self) -> f64 {
         if self.noise_len < 8 {
             return PRIOR_SIGMA;
         }
         let mut v: Vec<f64> = self.noise[..self.noise_len].iter().map(|&x| x as f64).collect();
-        (1.4826 * lower_median(&mut v)).max(0.005)
+        (1.4826 * lower_median(&mut v) / std::f64::consts::SQRT_2).max(0.005)
     }
 
     /// Fills the noise estimate from the retained warm measurements of pairs measured several
@@ -324,9 +325,15 @@ impl Store {
         }
     }
 
-    /// Whether adaptive repetition may still ask for extra measurements.
+    /// Whether adaptive repetition may still ask for extra measurements: half a pass over the
+    /// measured pairs (plus two per variant, to learn the noise).
     pub fn extra_ok(&self) -> bool {
         self.extras < self.measured_pairs / 2 + 2 * self.nv as u64
+    }
+
+    /// Whether doubts may still ask for extra measurements: a third of a pass.
+    pub fn doubt_ok(&self) -> bool {
+        self.extras < self.measured_pairs / 3 + 2 * self.nv as u64
     }
 
     /// The label of the decided vector nearest to vector `i` (features compared on a log
@@ -359,7 +366,7 @@ impl Store {
             Some(m) => Some(m(&self.key(i))),
             None => self.nearest_label(i),
         };
-        let judge = Judge { sigma: self.sigma(), extra_ok: self.extra_ok(), hint, warm: env.warm };
+        let judge = Judge { sigma: self.sigma(), extra_ok: self.extra_ok(), doubt_ok: self.doubt_ok(), hint, warm: env.warm };
         let out = self.fv_mut(i).assess(&p, &judge);
         self.counted = (self.counted as i64 + out.counted).max(0) as usize;
         if out.decided {
@@ -461,7 +468,7 @@ impl Store {
         out
     }
 
-    /// The robust time of every measured (feature vector, variant) pair: the lower median of
+    /// The robust time of every measured (feature vector, variant) pair: the lower quartile of
     /// its warm measurements, else of its cold ones (what models and the time model learn).
     pub fn medians(&self) -> Vec<(FKey, usize, f64)> {
         let mut out = Vec::new();
@@ -606,13 +613,16 @@ mod tests {
         }
         assert_eq!((s.counted, s.decided), (3, 1));
         assert_eq!(s.labels(), vec![(a, 1)]);
-        // close: measured again where in doubt
+        // close, and the neighbour's label loses: it is measured again first, then both
         let b = FKey::new(&[2.0]);
         for (v, t) in [(0, 10_000.0), (1, 10_500.0), (2, 90_000.0)] {
             s.record(&b, v, t);
         }
         let i = s.find(&b).unwrap();
         assert_eq!(s.rec(i).decided(), None);
+        assert_eq!(s.counts(i).iter().map(|c| c.want).collect::<Vec<_>>(), vec![0, 1, 0]);
+        s.record(&b, 1, 10_400.0);
+        assert_eq!(s.rec(i).decided(), None, "still within the noise");
         assert_eq!(s.counts(i).iter().map(|c| c.want).collect::<Vec<_>>(), vec![1, 1, 0]);
     }
 
