@@ -21,6 +21,8 @@
 //! 3. *hint*: when the label disagrees with what the neighbouring feature vectors (or the
 //!    trained model) say, the variant they name is measured once more: a single slow
 //!    measurement of the true best (preempted) would otherwise decide;
+//!    Likewise a variant measured once that loses only by that measurement, far slower than
+//!    on the nearest vector where it was measured (where it would win): measured again;
 //! 4. *outlier*: a winner whose own two measurements disagree by more than the doubt bar (and
 //!    the slower one would make it lose) gets a tie-breaking third;
 //! 5. *doubt*: the two fastest estimates (lower quartiles, robust to one-sided slowdowns such as
@@ -222,6 +224,8 @@ pub struct Judge<'a> {
     /// The label the neighbouring vectors or the trained model suggest (measured twice before
     /// another variant wins).
     pub hint: Option<usize>,
+    /// Variant `v`'s robust time on the nearest other vector where it was measured.
+    pub near: &'a dyn Fn(usize) -> Option<f64>,
     /// Whether this process's next execution of variant `v` is warm.
     pub warm: &'a dyn Fn(usize) -> bool,
 }
@@ -568,6 +572,12 @@ impl Fv<'_> {
                     return Err(1);
                 }
             }
+            // a variant measured once, far slower than on the nearest vector, where it would
+            // win: a spike (a preemption) rather than its cost, until measured again
+            if let Some(&(c, _, _)) = est[1..].iter().find(|&&(c, e, n)| n == 1 && (j.near)(c).is_some_and(|t| t < eb && e > 2.0 * t)) {
+                want(self.counts, c, 1);
+                return Err(1);
+            }
             // the winner's own two measurements disagree, and the other one would make it lose
             // (its estimate, their minimum, may be the odd one): a tie-breaking third
             if nb == 2 {
@@ -686,7 +696,7 @@ mod tests {
     }
 
     fn judge(sigma: f64, hint: Option<usize>) -> Judge<'static> {
-        Judge { sigma, extra_ok: true, doubt_ok: true, hint, warm: &|_| false }
+        Judge { sigma, extra_ok: true, doubt_ok: true, hint, near: &|_| None, warm: &|_| false }
     }
 
     /// Explores one vector with deterministic costs until decided; returns (label, executions).
@@ -777,7 +787,7 @@ mod tests {
         let mut o = Owned::new(2);
         o.fv().record(0, 5000.0, true, &p);
         o.fv().record(1, 200.0, true, &p);
-        let j = Judge { sigma: 0.03, extra_ok: true, doubt_ok: true, hint: None, warm: &|_| true };
+        let j = Judge { sigma: 0.03, extra_ok: true, doubt_ok: true, hint: None, near: &|_| None, warm: &|_| true };
         o.fv().assess(&p, &j);
         assert_eq!((o.0.decided(), o.1[0].want, o.1[1].want), (None, 1, 1));
         o.fv().record(0, 100.0, false, &p);

@@ -359,6 +359,34 @@ impl Store {
         best.map(|(_, l)| l)
     }
 
+    /// Per variant, its robust time on the vector nearest to vector `i` (features compared
+    /// on a log scale) where it was measured, if that vector is close (each feature within
+    /// about 1.35× of `i`'s: a cost does not double there but at a step); scans at most 4096
+    /// vectors.
+    fn nearest_times(&self, i: usize) -> Vec<Option<f64>> {
+        let mut best: Vec<Option<(f64, usize)>> = vec![None; self.nv];
+        if self.recs.len() <= 4096 {
+            let scale = |x: f64| x.signum() * x.abs().ln_1p();
+            let me = self.key(i);
+            for j in 0..self.recs.len() {
+                let k = self.key(j);
+                if j == i || k.len() != me.len() {
+                    continue;
+                }
+                let d: f64 = (0..k.len()).map(|f| (scale(k.get(f)) - scale(me.get(f))).powi(2)).sum();
+                if d > 0.09 {
+                    continue;
+                }
+                for (v, c) in self.counts(j).iter().enumerate() {
+                    if c.kept > 0 && !best[v].is_some_and(|(bd, _)| bd <= d) {
+                        best[v] = Some((d, j));
+                    }
+                }
+            }
+        }
+        best.iter().enumerate().map(|(v, b)| b.and_then(|(_, j)| self.rec(j).estimate(v)).map(|(t, _)| t)).collect()
+    }
+
     /// Assesses vector `i`: what it wants next, or its label.
     pub fn assess(&mut self, i: usize, env: &Env) {
         let p = self.params;
@@ -366,7 +394,9 @@ impl Store {
             Some(m) => Some(m(&self.key(i))),
             None => self.nearest_label(i),
         };
-        let judge = Judge { sigma: self.sigma(), extra_ok: self.extra_ok(), doubt_ok: self.doubt_ok(), hint, warm: env.warm };
+        let times = if p.adaptive() { self.nearest_times(i) } else { Vec::new() };
+        let near = |v: usize| times.get(v).copied().flatten();
+        let judge = Judge { sigma: self.sigma(), extra_ok: self.extra_ok(), doubt_ok: self.doubt_ok(), hint, near: &near, warm: env.warm };
         let out = self.fv_mut(i).assess(&p, &judge);
         self.counted = (self.counted as i64 + out.counted).max(0) as usize;
         if out.decided {
