@@ -477,8 +477,17 @@ pub fn emit(report: &Report, program: &str, regions: &[&Region]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use crate::config::{self, Config, Directive};
     use crate::ctx::Ctx;
+    use crate::region::RegionBuilder;
+
+    /// A region as the runtime creates it from a descriptor, without persistence.
+    fn region(text: &str, min_train: usize) -> &'static Region {
+        let spec = crate::spec::parse(text).unwrap().spec;
+        let c = Config { persist: false, warmup: false, ..Config::default() };
+        let d = Directive { min_train: Some(min_train), model: config::directive_model(spec.model_type, -1, -1), ..Directive::default() };
+        Box::leak(Box::new(RegionBuilder::from_settings(c.region_settings(&spec.model, &d)).build(spec)))
+    }
 
     #[test]
     fn durations() {
@@ -490,8 +499,7 @@ mod tests {
 
     #[test]
     fn report_contents() {
-        let reg = crate::registry::Registry::new(Config { persist: false, warmup: false, ..Config::default() });
-        let r = reg.lookup(Some("ompadapt1;model=mm;loc=mm.c:42;features=N;variants=cpu,gpu;model_type=dtree"), 4, -1, -1);
+        let r = region("ompadapt1;model=mm;loc=mm.c:42;features=N;variants=cpu,gpu;model_type=dtree", 4);
         for (f, cost) in [(1000.0, [10_000u64, 900_000]), (100000.0, [900_000, 10_000])] {
             // the second vector disagrees with its neighbour: its cpu is measured twice
             for _ in 0..3 {
@@ -502,7 +510,7 @@ mod tests {
             }
         }
         assert!(r.is_trained());
-        let text = render_all("prog", &reg.regions());
+        let text = render_all("prog", &[r]);
         for needle in [
             "region 'mm' (mm.c:42)",
             "executions: 6",
@@ -520,7 +528,7 @@ mod tests {
         };
         assert!(decision("N=1000").contains("-> cpu"), "{text}");
         assert!(decision("N=100000").contains("-> gpu"), "{text}");
-        let json: serde_json::Value = serde_json::from_str(&render_json("prog", &reg.regions())).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&render_json("prog", &[r])).unwrap();
         let r0 = &json["regions"][0];
         assert_eq!(r0["region"], "mm");
         assert_eq!(r0["executions"], 6);
@@ -532,8 +540,7 @@ mod tests {
     /// which model it chose and its estimated regret.
     #[test]
     fn report_names_the_chosen_model() {
-        let reg = crate::registry::Registry::new(Config { persist: false, warmup: false, ..Config::default() });
-        let r = reg.lookup(Some("ompadapt1;model=auto_mm;loc=mm.c:7;features=N;variants=cpu,gpu"), 16, -1, -1);
+        let r = region("ompadapt1;model=auto_mm;loc=mm.c:7;features=N;variants=cpu,gpu", 16);
         let cost = |n: f64| [2_000.0 + 1.0 * n, 40_000.0 + 0.05 * n];
         for n in [1e3, 3e3, 1e4, 2e4, 1e5, 3e5, 1e6, 3e6] {
             // each variant once, and once more where the label disagrees with the neighbours'
@@ -546,7 +553,7 @@ mod tests {
             }
         }
         assert!(r.trained().is_some_and(|t| t.labels.len() == 8));
-        let text = render_all("prog", &reg.regions());
+        let text = render_all("prog", &[r]);
         // affine costs: the additive and the linear family fit them alike (which one wins the
         // tie depends on the few ns of real time each measured execution adds)
         // (a piecewise fit of either family ties with them too)
@@ -556,7 +563,7 @@ mod tests {
         // the crossover (n = 40000) lies between two measured sizes
         assert_eq!(r.decide(&[3.5e4]), Some(0));
         assert_eq!(r.decide(&[4.5e4]), Some(1));
-        let json: serde_json::Value = serde_json::from_str(&render_json("prog", &reg.regions())).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&render_json("prog", &[r])).unwrap();
         let m = &json["regions"][0]["model"];
         let kind = m["kind"].as_str().unwrap();
         assert!(kind.starts_with("cost model (additive") || kind.starts_with("cost model (linear"), "{m}");
