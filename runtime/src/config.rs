@@ -4,9 +4,9 @@
 //! | Variable | Default | Meaning |
 //! |---|---|---|
 //! | `OMPADAPT_REPORT` | `0` | `1`: at exit, a per-region report on stderr (executions, training samples, timings per feature vector and variant, the model, the decisions, drift events). `json:<file>`: the same as a JSON document written (atomically) to `<file>`. |
-//! | `OMPADAPT_DIR` | `./.ompadapt` | Where learned data goes: `<dir>/<program>/<region>/` (see `persist`). |
+//! | `OMPADAPT_DIR` | `./.ompadapt` | Where learned data goes: `<dir>/<program>-<identity hash>/<region>/` (see `persist` and `OMPADAPT_PROGRAM`). |
 //! | `OMPADAPT_PERSIST` | `1` | `0`: neither load nor save. |
-//! | `OMPADAPT_WARMUP` | `1` | `0`: also record the first execution of each variant (by default it runs but is not recorded: the first offload initialises the device). |
+//! | `OMPADAPT_WARMUP` | `1` | The first execution of each variant in a process is recorded as a *cold* measurement, kept apart: labels use warm measurements where the process can take them and cold ones otherwise (a program that runs its region once per process learns from those). `0`: every measurement counts as warm. |
 //! | `OMPADAPT_MODEL` | unset | Model of every region, or per region: `auto` (the default when the directive names no `model_type`: chosen by cross-validated regret), `cost[,additive\|linear\|loglinear\|logquadratic[,piecewise depth]]`, `dtree[,depth]`, `rfc[,trees[,depth]]`, `logistic`; per region with `;`: `dtree,3;mm:rfc,10,2` (region `mm` gets a forest, the others a depth-3 tree). |
 //! | `OMPADAPT_EXPLORE` | `roundrobin` | Exploration strategy: `roundrobin` (Apollo's), `random` (Apollo's), `elimination` (successive elimination per feature vector: stops measuring variants that are clearly slower). Per region like `OMPADAPT_MODEL`: `random;mm:elimination`. |
 //! | `OMPADAPT_REPEATS` | `auto` | `auto`: adaptive repetition — one measurement per (feature vector, variant) pair, more where the label is in doubt (the two fastest within the measured noise, a winner whose measurements disagree, a label the neighbouring vectors contradict), within half a pass of extra measurements; a pair counts as a training sample from its first measurement (Apollo's and the paper's count). `N`: every pair measured N times before it counts; labels take the median (or vote) over them. Per region: `3;mm:5`. |
