@@ -311,7 +311,7 @@ fn main() {
         .ok()
         .and_then(|t| t.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned()))
         .unwrap_or_default();
-    println!("ompadapt, issue 3 item 9 — {cpu}, {} cores; clock: {}", std::thread::available_parallelism().map_or(0, |n| n.get()), clock::source());
+    println!("ompadapt runtime figures — {cpu}, {} cores; clock: {}", std::thread::available_parallelism().map_or(0, |n| n.get()), clock::source());
     let w = rows.iter().map(|r| r.what.chars().count()).max().unwrap_or(0);
     let wo = rows.iter().map(|r| r.ours.chars().count()).max().unwrap_or(0).max(8);
     println!("{:w$}  {:wo$}  {:12}  {:18}  {}", "figure", "ompadapt", "target", "Apollo 2.0 (here)", "paper (Apollo)");
@@ -319,7 +319,7 @@ fn main() {
         println!("{:w$}  {:wo$}  {:12}  {:18}  {}", r.what, r.ours, r.target, r.apollo, r.paper);
     }
 
-    // ---- exploration strategies (item 3) ----------------------------------------------------
+    // ---- exploration strategies ----------------------------------------------------------
     println!();
     println!("exploration strategies: exploring executions until every feature vector is decided,");
     println!("and whether the decisions equal round-robin's (12 vectors × 4 variants, 3 % noise, 1 in 50");

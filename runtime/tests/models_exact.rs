@@ -1,4 +1,4 @@
-//! Issue 3, item 10: correctness of the learning itself.
+//! Correctness of the learning itself.
 //!
 //! Apollo's built-in decision tree, trained on 4 feature values × 4 policies where policy =
 //! feature is fastest, predicts policy 0 for feature 1. Here every model type is trained on such

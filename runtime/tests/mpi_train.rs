@@ -1,4 +1,4 @@
-//! The runtime's MPI integration (issue 3, item 7), with `--features mpi`:
+//! The runtime's MPI integration, with `--features mpi`:
 //!
 //! ```sh
 //! cargo test --release -p ompadapt-rt --features mpi --test mpi_train
