@@ -17,7 +17,8 @@ void vecAdd(double *A, double *B, double *C, int N) {
 }
 
 // CHECK: @vecAdd.__ompadapt_h1 = internal global ptr null
-// CHECK: c"ompadapt1;model=by_len;loc={{.*}}lowering.c:9;features=N,N*2;variants=64,128,192,256;values=64,128,192,256;numeric=1;model_type=rfc\00"
+// The features as written in the source.
+// CHECK: c"ompadapt1;model=by_len;loc={{.*}}lowering.c:9;features=N,N * 2;variants=64,128,192,256;values=64,128,192,256;numeric=1;model_type=rfc\00"
 // CHECK-LABEL: define {{.*}}void @vecAdd(
 // The runtime's begin(slot, spec, min_train=8, trees=5, depth=3, features, 2, &ctx):
 // CHECK: call void %{{.*}}(ptr noundef @vecAdd.__ompadapt_h1, ptr noundef @.str{{.*}}, i64 noundef 8, i64 noundef 5, i64 noundef 3, ptr noundef %{{.*}}, i32 noundef 2, ptr noundef %__ompadapt_c1)
