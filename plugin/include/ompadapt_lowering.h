@@ -38,7 +38,7 @@ extern int __ompadapt_omp_get_max_teams(void) __asm__("omp_get_max_teams");
 
 /* model_output needs a modifiable lvalue of arithmetic type; `cls` is its
  * __builtin_classify_type (1 integer and C enum, 3 C++ enum, 4 bool, 8 real floating). */
-static inline __attribute__((unused)) void __ompadapt_check_output(int cls)
+static inline void __ompadapt_check_output(int cls)
     __attribute__((diagnose_if(cls == 5, "'model_output' needs a modifiable lvalue of arithmetic "
                                          "type, not a pointer or an array", "error")))
     __attribute__((diagnose_if(cls == 12 || cls == 13, "'model_output' needs a modifiable lvalue of "
@@ -126,7 +126,7 @@ static inline __attribute__((unused)) const struct ompadapt_api *__ompadapt_api_
   return api;
 }
 
-static inline __attribute__((unused, always_inline)) const struct ompadapt_api *__ompadapt_api(void) {
+static inline __attribute__((always_inline)) const struct ompadapt_api *__ompadapt_api(void) {
   static const struct ompadapt_api *cached;
   const struct ompadapt_api *a = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
   if (__builtin_expect(a == 0, 0)) {
@@ -137,7 +137,7 @@ static inline __attribute__((unused, always_inline)) const struct ompadapt_api *
 }
 
 /* Replaced by the ompadapt pass; if the pass did not run, the runtime warns once. */
-static inline __attribute__((unused, noinline)) void __ompadapt_offload_site(int use_host, const char *model) {
+static inline __attribute__((noinline)) void __ompadapt_offload_site(int use_host, const char *model) {
   if (use_host)
     __ompadapt_api()->unlowered_offload_site(model);
 }

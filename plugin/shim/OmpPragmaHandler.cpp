@@ -293,13 +293,21 @@ void OmpPragmaHandler::inject(Preprocessor &PP, const OaResult &R,
       Runs.push_back({{}, Expand});
     return Runs.back().Toks;
   };
-  auto Slice = [](ArrayRef<Token> Toks, uint32_t A, uint32_t B) {
+  auto Append = [&](ArrayRef<Token> Toks, uint32_t A, uint32_t B, bool Expand) {
     B = std::min<uint32_t>(B, Toks.size());
-    return A < B ? Toks.slice(A, B - A) : ArrayRef<Token>();
+    if (A < B)
+      Out(Expand).append(Toks.begin() + A, Toks.begin() + B);
   };
+  // Generated code that starts the stream or follows the statement reads as
+  // starting a line (as after a #pragma line): Clang's
+  // -Wmisleading-indentation must not take the code after a loop's body for
+  // a statement indented like the body.
+  bool StartsLine = true;
   for (size_t I = 0; I < R.NumPieces; ++I) {
     const OaPiece &P = R.Pieces[I];
     StringRef Text(P.Text ? P.Text : "", P.Text ? P.Len : 0);
+    size_t RunsBefore = Runs.size();
+    size_t TokensBefore = Runs.empty() ? 0 : Runs.back().Toks.size();
     switch (P.Kind) {
     case OA_TEXT:
       appendGeneratedText(PP, Text, D.Introducer.Loc, Out(false));
@@ -310,16 +318,12 @@ void OmpPragmaHandler::inject(Preprocessor &PP, const OaResult &R,
     case OA_TEXT_AT_SAVED:
       appendGeneratedText(PP, Text, tokenLoc(D, P.List, P.A), Out(false));
       break;
-    case OA_USER: {
-      ArrayRef<Token> T = Slice(D.Toks, P.A, P.B);
-      Out(false).append(T.begin(), T.end());
+    case OA_USER:
+      Append(D.Toks, P.A, P.B, false);
       break;
-    }
     case OA_SAVED:
-      if (P.List < Saved.size()) {
-        ArrayRef<Token> T = Slice(Saved[P.List].Toks, P.A, P.B);
-        Out(Saved[P.List].Raw).append(T.begin(), T.end());
-      }
+      if (P.List < Saved.size())
+        Append(Saved[P.List].Toks, P.A, P.B, Saved[P.List].Raw);
       break;
     case OA_PIECE_OMP_BEGIN:
       Out(false).push_back(
@@ -329,8 +333,18 @@ void OmpPragmaHandler::inject(Preprocessor &PP, const OaResult &R,
       Out(false).push_back(makeAnnotation(tok::annot_pragma_openmp_end, D.End));
       break;
     case OA_STATEMENT:
-      Out(false).append(Statement.begin(), Statement.end());
-      break;
+      Append(Statement, 0, Statement.size(), false);
+      StartsLine = true;
+      continue;
+    }
+    if (!StartsLine || Runs.empty())
+      continue;
+    // The first token this piece added.
+    Run &First = Runs.size() > RunsBefore ? Runs[RunsBefore] : Runs.back();
+    size_t At = Runs.size() > RunsBefore ? 0 : TokensBefore;
+    if (At < First.Toks.size()) {
+      First.Toks[At].setFlag(Token::StartOfLine);
+      StartsLine = false;
     }
   }
   if (After)

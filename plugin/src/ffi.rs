@@ -357,12 +357,18 @@ const LOWERING_HEADER: &str = include_str!("../include/ompadapt_lowering.h");
 #[no_mangle]
 pub unsafe extern "C" fn ompadapt_prelude(runtime_path: *const c_char) -> *mut c_char {
     let path = if runtime_path.is_null() { String::new() } else { CStr::from_ptr(runtime_path).to_string_lossy().into_owned() };
-    let mut s = String::from("\n");
+    // The headers are the plugin's, not the user's: no warning of theirs shows, whatever the
+    // user's -W flags (-pedantic would call diagnose_if a clang extension).
+    let mut s = String::from("\n#pragma clang diagnostic push\n#pragma clang diagnostic ignored \"-Weverything\"\n");
     s.push_str(RUNTIME_HEADER);
     if !path.is_empty() {
         s.push_str(&format!("#define __OMPADAPT_DEFAULT_RUNTIME {}\n", ompadapt_syntax::lower::c_string(&path)));
     }
+    // C89 has no `inline`: the header's static inline functions use GNU's spelling there, for
+    // the header only.
+    s.push_str("#if !defined(__cplusplus) && !defined(__STDC_VERSION__)\n#define inline __inline__\n#define __OMPADAPT_UNDEF_INLINE\n#endif\n");
     s.push_str(LOWERING_HEADER);
+    s.push_str("\n#ifdef __OMPADAPT_UNDEF_INLINE\n#undef inline\n#undef __OMPADAPT_UNDEF_INLINE\n#endif\n#pragma clang diagnostic pop\n");
     cstring(&s).into_raw()
 }
 

@@ -140,3 +140,5 @@ pub fn with_retries(tries: usize, mut attempt: impl FnMut() -> Result<(), String
     }
     panic!("failed {tries} times: {failures:#?}");
 }
+
+pub mod fuzz;

@@ -86,9 +86,10 @@ impl RegionDesc {
     }
 }
 
-/// Names of the generated variables of region `id`.
+/// Names of the generated variables of region `id`. Block-scope names with one leading
+/// underscore: not reserved (no -Wreserved-identifier), and unlikely to meet a user's.
 pub fn ctx_var(id: u32) -> String {
-    format!("__ompadapt_c{id}")
+    format!("_ompadapt_c{id}")
 }
 
 /// Escapes text for a C string literal.
@@ -143,7 +144,9 @@ fn feature_pieces(e: &ExprRef, toks: &[Tok], p: &mut Vec<Piece>) {
 /// Code for the start of a region: declare the context, call begin, store model_output.
 /// `tokens(src)` gives the tokens a Src refers to.
 pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplusplus: bool) -> Vec<Piece> {
-    let (h, cv, f) = (format!("__ompadapt_h{}", r.id), ctx_var(r.id), format!("__ompadapt_f{}", r.id));
+    let (h, cv, f) = (format!("_ompadapt_h{}", r.id), ctx_var(r.id), format!("_ompadapt_f{}", r.id));
+    // Explicit conversions (functional casts in C++: no -Wold-style-cast).
+    let (to_double, to_long) = if cplusplus { ("double(", "long(") } else { ("(double)(", "(long)(") };
     let mut p = vec![Piece::Text(format!(
         "static void *{h}; ompadapt_ctx {cv}; {{ const double {f}[{}] = {{",
         r.features.len().max(1)
@@ -155,7 +158,7 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
         if i > 0 {
             p.push(Piece::Text(",".into()));
         }
-        p.push(feat.expr.text_at("(double)("));
+        p.push(feat.expr.text_at(to_double));
         feature_pieces(&feat.expr, tokens(feat.expr.src), &mut p);
         p.push(feat.expr.text_at(")"));
     }
@@ -164,7 +167,7 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
     for arg in params {
         match arg {
             Some(e) => {
-                p.push(e.text_at("(long)("));
+                p.push(e.text_at(to_long));
                 p.push(e.piece(e.range.clone()));
                 p.push(e.text_at("), "));
             }
@@ -178,8 +181,9 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
     p
 }
 
-/// `out = ctx.value`, converted as an assignment would, after a type check that reports a
-/// non-arithmetic lvalue in ompadapt's words (plugin/include/ompadapt_lowering.h).
+/// `out = ctx.value`, converted explicitly to the lvalue's type (no -Wconversion on generated
+/// code), after a type check that reports a non-arithmetic lvalue in ompadapt's words
+/// (plugin/include/ompadapt_lowering.h).
 fn store_output(out: &ExprRef, cv: &str, cplusplus: bool, p: &mut Vec<Piece>) {
     let lv = || out.piece(out.range.clone());
     p.push(out.text_at("__ompadapt_check_output(__builtin_classify_type("));
@@ -187,19 +191,29 @@ fn store_output(out: &ExprRef, cv: &str, cplusplus: bool, p: &mut Vec<Piece>) {
     p.push(out.text_at("));"));
     p.push(lv());
     if cplusplus {
-        p.push(out.text_at(" = __ompadapt_output<__remove_cvref(decltype("));
+        p.push(out.text_at(" = __ompadapt_output<__remove_cvref(__decltype("));
         p.push(lv());
         p.push(out.text_at(format!("))>::convert({cv}.value);")));
-    } else {
-        // The lvalue keeps its own value when it is not arithmetic: the check above has
-        // reported it, and no second error follows.
-        // Integer (1), bool (4) and real floating (8) type classes.
-        p.push(out.text_at(" = __builtin_choose_expr((0x112u >> (__builtin_classify_type("));
-        p.push(lv());
-        p.push(out.text_at(format!(") & 31)) & 1u, {cv}.value, ")));
-        p.push(lv());
-        p.push(out.text_at(");"));
+        return;
     }
+    // C: integer (1), bool (4) and real floating (8) type classes take the value, cast to their
+    // type by a generic selection; anything else keeps its own value (the check above has
+    // reported it, and no second error follows). `__extension__`: also in C89/C99 modes.
+    let v = format!("{cv}.value");
+    let casts: String = [
+        "_Bool", "char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned int", "long",
+        "unsigned long", "long long", "unsigned long long", "float", "double", "long double",
+    ]
+    .iter()
+    .map(|t| format!("{t}: ({t})({v}), "))
+    .collect();
+    p.push(out.text_at(" = __extension__ __builtin_choose_expr((0x112u >> (__builtin_classify_type("));
+    p.push(lv());
+    p.push(out.text_at(") & 31)) & 1u, _Generic(("));
+    p.push(lv());
+    p.push(out.text_at(format!("), {casts}default: {v}), ")));
+    p.push(lv());
+    p.push(out.text_at(");"));
 }
 
 pub fn end_region(id: u32) -> Piece {
