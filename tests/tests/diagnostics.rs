@@ -37,6 +37,9 @@ fn check_file(name: &str) {
         .collect();
     assert!(!expected.is_empty(), "{name} expects nothing");
     let mut c = Command::new(CLANG);
+    if name.ends_with(".cpp") {
+        c.args(["-x", "c++"]);
+    }
     c.args(["-fsyntax-only", "-fopenmp", "-fno-color-diagnostics", "-fno-caret-diagnostics"])
         .arg(format!("-fplugin={}", plugin().display()))
         .arg(&path);
@@ -86,4 +89,29 @@ fn model_type_and_output_diagnostics() {
 #[test]
 fn selector_diagnostics() {
     check_file("selectors.c");
+}
+
+#[test]
+fn declare_adaptation_diagnostics() {
+    check_file("declare.c");
+}
+
+#[test]
+fn resource_limit_diagnostics() {
+    check_file("limits.c");
+}
+
+#[test]
+fn model_output_diagnostics() {
+    check_file("model_output.c");
+}
+
+#[test]
+fn model_output_diagnostics_cplusplus() {
+    check_file("model_output.cpp");
+}
+
+#[test]
+fn directive_variant_diagnostics() {
+    check_file("directive_variants.c");
 }

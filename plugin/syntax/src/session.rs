@@ -472,6 +472,10 @@ impl Session {
             }
         }
         let ok = !has_error(&diags[before..]) & self.require_function(DECLARE, ctx, 2, diags);
+        if ctx.block == 0 {
+            // Outside a function nothing follows that could take it: no second error.
+            return Outcome::Emit(vec![]);
+        }
         self.declare = Some(PendingDeclare {
             clauses: clauses.filter(|_| ok),
             saved: self.saved.len() as u32,
