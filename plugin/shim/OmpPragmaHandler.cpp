@@ -8,6 +8,8 @@
 #include "clang/Basic/Diagnostic.h"
 #include "clang/Basic/DiagnosticParse.h"
 #include "clang/Basic/SourceManager.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Lex/MacroInfo.h"
 
 #include <memory>
 #include <string>
@@ -118,7 +120,48 @@ void OmpPragmaHandler::HandlePragma(Preprocessor &PP,
   }
 }
 
+/// Whether reading on from `L` may reach the end of its file before a token:
+/// true unless a plain token (not a macro, which may expand to nothing) comes
+/// before the end and before any directive that includes a file or skips
+/// lines. Conservative: used only where the continuation cannot be (a program
+/// that redefines `_Pragma`).
+static bool mayReachEndOfFile(Preprocessor &PP, Lexer &L) {
+  StringRef Buf = L.getBuffer();
+  Lexer Raw(L.getFileLoc(), PP.getLangOpts(), Buf.begin(),
+            L.getBufferLocation(), Buf.end());
+  Token T;
+  bool InDirective = false;
+  while (true) {
+    Raw.LexFromRawLexer(T);
+    if (T.is(tok::eof))
+      return true;
+    if (T.isAtStartOfLine() && T.is(tok::hash)) {
+      Token Name;
+      Raw.LexFromRawLexer(Name);
+      StringRef W = wordOf(Name);
+      if (W.starts_with("if") || W.starts_with("el") || W == "endif" ||
+          W.starts_with("include") || W == "import" || W == "embed")
+        return true;
+      InDirective = !Name.isAtStartOfLine();
+      continue;
+    }
+    if (T.isAtStartOfLine())
+      InDirective = false;
+    if (InDirective)
+      continue;
+    if (T.is(tok::raw_identifier) &&
+        PP.getMacroInfo(PP.getIdentifierInfo(T.getRawIdentifier())))
+      return true;
+    return false;
+  }
+}
+
 void OmpPragmaHandler::defer(Preprocessor &PP, Directive D, Result R) {
+  // The continuation is a _Pragma; a program that redefines `_Pragma` gets the
+  // work done here, stopping short of the end of the file.
+  const MacroInfo *MI = PP.getMacroInfo(PP.getIdentifierInfo("_Pragma"));
+  if (!MI || !MI->isBuiltinMacro())
+    return finish(PP, D, *R, /*InLexer=*/true);
   unsigned Id = NextContinuation++;
   SourceLocation Loc = D.Introducer.Loc;
   Deferred.emplace(Id, Continuation{std::move(D), std::move(R)});
@@ -133,21 +176,35 @@ void OmpPragmaHandler::defer(Preprocessor &PP, Directive D, Result R) {
 }
 
 void OmpPragmaHandler::finish(Preprocessor &PP, const Directive &D,
-                              const OaResult &R) {
+                              const OaResult &R, bool InLexer) {
+  // The lexer running this handler; reading must stop before it reaches the
+  // end of its file (that destroys it while it runs).
+  // (Lexer is the only PreprocessorLexer in clang 19.)
+  Lexer *Running =
+      InLexer ? static_cast<Lexer *>(PP.getCurrentLexer()) : nullptr;
+  auto EndsHere = [&PP, Running]() {
+    return Running && PP.getCurrentLexer() == Running &&
+           mayReachEndOfFile(PP, *Running);
+  };
   if (R.Outcome == OA_NEED_NEXT_TOKEN) {
     // The directive that follows is handled (recursively) while this token is
     // lexed; then the Rust side knows whether it took the `declare`.
     uint32_t Index = static_cast<uint32_t>(Saved.size() - 1);
     Token Next;
+    bool Ends = !D.Eof && EndsHere();
     if (D.Eof)
       Next = *D.Eof;
-    else
+    else if (!Ends)
       PP.Lex(Next);
     if (Result RN{ompadapt_after_next_token(Session, Index)})
       report(PP, *RN, D);
-    return enter(PP, Next, /*DisableMacroExpansion=*/true);
+    if (!Ends)
+      enter(PP, Next, /*DisableMacroExpansion=*/true);
+    return;
   }
   StatementCollector C(PP);
+  if (Running)
+    C.EndsHere = EndsHere;
   if (D.Eof) {
     C.Missing = true;
     C.GiveBack = D.Eof;
@@ -166,11 +223,13 @@ void OmpPragmaHandler::finish(Preprocessor &PP, const Directive &D,
   if (!RS) {
     internalError(PP, D.Introducer.Loc, "no result for its statement");
     SmallVector<Token, 128> Plain(C.Toks.begin(), C.Toks.end());
-    if (C.GiveBack)
+    if (C.GiveBack && !C.EndedHere)
       Plain.push_back(*C.GiveBack);
     return enter(PP, Plain, /*DisableMacroExpansion=*/true);
   }
   report(PP, *RS, D);
+  if (C.EndedHere)
+    C.GiveBack.reset(); // the end the file's lexer is still to reach
   inject(PP, *RS, D, C.Toks, C.GiveBack);
 }
 

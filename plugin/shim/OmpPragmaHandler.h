@@ -65,8 +65,11 @@ private:
 
   Directive lexDirective(clang::Preprocessor &PP,
                          clang::PragmaIntroducer Introducer);
-  /// The statement or token after a directive: read, then lowered.
-  void finish(clang::Preprocessor &PP, const Directive &D, const OaResult &R);
+  /// The statement or token after a directive: read, then lowered. `InLexer`:
+  /// called from inside the lexer of the directive's file, which must not
+  /// reach the end of its file meanwhile.
+  void finish(clang::Preprocessor &PP, const Directive &D, const OaResult &R,
+              bool InLexer = false);
   /// Defers `finish` until the marker `_Pragma("omp __ompadapt_continue N")`
   /// injected here is lexed.
   void defer(clang::Preprocessor &PP, Directive D, Result R);

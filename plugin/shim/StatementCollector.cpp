@@ -13,6 +13,10 @@ Token StatementCollector::next() {
   if (GiveBack) {
     T = *GiveBack;
     GiveBack.reset();
+  } else if (EndedHere || (EndsHere && EndsHere())) {
+    EndedHere = true;
+    T.startToken();
+    T.setKind(tok::eof);
   } else {
     PP.Lex(T);
   }

@@ -13,6 +13,7 @@
 #include "clang/Lex/Preprocessor.h"
 #include "llvm/ADT/SmallVector.h"
 
+#include <functional>
 #include <optional>
 
 namespace ompadapt {
@@ -30,6 +31,12 @@ public:
   std::optional<clang::Token> GiveBack;
   /// No statement where one should start (`}` or the end of the file).
   bool Missing = false;
+  /// When set and true before a token is read, the file ends there: reading on
+  /// would reach its end (see OmpPragmaHandler::finish). The end is then
+  /// reported as eof but not given back: the file's lexer still has to reach
+  /// it.
+  std::function<bool()> EndsHere;
+  bool EndedHere = false;
 
 private:
   clang::Token next();

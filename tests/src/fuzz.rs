@@ -142,6 +142,7 @@ fn directive_snippets() -> Vec<String> {
         "#if 0",
         "#endif",
         "#define N 3",
+        "#define _Pragma(x)",
         "{",
         "}",
         "try {",

@@ -117,3 +117,21 @@ fn model_output_into_members_and_elements() {
         false,
     );
 }
+
+#[test]
+fn a_program_that_redefines_pragma_operator() {
+    // The continuation of a directive is a _Pragma; without it the plugin reads on in place and
+    // must stop before the end of the file (reading it would destroy the running lexer).
+    for (name, src) in [
+        ("redef_eof.c", "#define _Pragma(x) x\nvoid f(int n) {\n#pragma omp adaptation model_name(m) variants(a, b)\n"),
+        ("redef_if0.c", "#define _Pragma(x) x\nvoid f(int n) {\n#pragma omp adaptation model_name(m) variants(a, b)\n  for (;;)\n#if 0\n x;\n#endif\n"),
+        ("redef_empty.c", "#define _Pragma(x) x\n#define EMPTY\nvoid f(int n) {\n#pragma omp adaptation model_name(m) variants(a, b)\nEMPTY\n"),
+    ] {
+        compile(name, src, true);
+    }
+    compile(
+        "redef_ok.c",
+        "#define _Pragma(x) x\nvoid f(int n) {\n#pragma omp adaptation model_name(m) variants(a, b)\n  n++;\n}\n",
+        false,
+    );
+}
