@@ -3,6 +3,8 @@
 #   PREFIX/lib/{libompadapt.so,libompadapt_pass.so,libompadapt_rt.so,libompadapt_rt.a}
 #   PREFIX/include/{ompadapt.h,apollo.h}
 #   PREFIX/bin/ompadapt-export                                    (prints learned data)
+#   PREFIX/lib/libompadapt_dataperf.so, PREFIX/bin/ompadapt-dataperf (data-movement analysis;
+#   the launcher finds the tool in ../lib), PREFIX/include/ompadapt_dataperf.h
 #   PREFIX/lib/cmake/OmpAdapt/OmpAdaptConfig{,Version}.cmake    (find_package(OmpAdapt))
 #   PREFIX/lib/pkgconfig/ompadapt.pc                              (pkg-config ompadapt)
 # The plugin finds the runtime beside itself, so the three libraries stay together.
@@ -18,6 +20,11 @@ install -d "$prefix/lib" "$prefix/include" "$prefix/lib/cmake/OmpAdapt" "$prefix
 install -m 755 "$lib/libompadapt.so" "$lib/libompadapt_pass.so" "$lib/libompadapt_rt.so" "$prefix/lib/"
 install -m 644 "$lib/libompadapt_rt.a" "$prefix/lib/"
 if [ -f "$lib/ompadapt-export" ]; then install -D -m 755 "$lib/ompadapt-export" "$prefix/bin/ompadapt-export"; fi
+if [ -f "$lib/libompadapt_dataperf.so" ] && [ -f "$lib/ompadapt-dataperf" ]; then
+  install -m 755 "$lib/libompadapt_dataperf.so" "$prefix/lib/"
+  install -D -m 755 "$lib/ompadapt-dataperf" "$prefix/bin/ompadapt-dataperf"
+  install -m 644 "$root/dataperf/include/ompadapt_dataperf.h" "$prefix/include/"
+fi
 install -m 644 "$root/runtime/include/ompadapt.h" "$root/runtime/include/apollo.h" "$prefix/include/"
 install -m 644 "$root/cmake/OmpAdaptConfig.cmake" "$prefix/lib/cmake/OmpAdapt/"
 cat > "$prefix/lib/cmake/OmpAdapt/OmpAdaptConfigVersion.cmake" <<CMAKE

@@ -8,6 +8,10 @@
  *                             loaded from (__OMPADAPT_DEFAULT_RUNTIME, defined by the plugin).
  *                             If that fails, one line on stderr says so and every region runs
  *                             its first variant: the program never stops because of ompadapt.
+ *                             In secure-execution mode (setuid, setgid, file capabilities:
+ *                             getauxval(AT_SECURE)) $OMPADAPT_RUNTIME is ignored and the
+ *                             default runtime is loaded only if it is trusted (see
+ *                             __ompadapt_untrusted), as glibc ignores LD_PRELOAD there.
  *   __ompadapt_offload_site() marker that the ompadapt pass replaces by a CPU/offload dispatch.
  *   __ompadapt_check_output() the type check of model_output, in ompadapt's words
  *                             (diagnose_if: the error is at the model_output argument).
@@ -33,6 +37,21 @@ extern char *__ompadapt_libc_dlerror(void) __asm__("dlerror");
 extern char *__ompadapt_libc_getenv(const char *) __asm__("getenv");
 extern double __ompadapt_libc_strtod(const char *, char **) __asm__("strtod");
 extern long __ompadapt_libc_write(int, const void *, unsigned long) __asm__("write");
+extern unsigned long __ompadapt_libc_getauxval(unsigned long) __asm__("getauxval");
+extern char *__ompadapt_libc_realpath(const char *, char *) __asm__("realpath");
+extern int __ompadapt_libc_statx(int, const char *, int, unsigned int, void *) __asm__("statx");
+
+/* The leading fields of struct statx (<linux/stat.h>: one layout on every architecture, unlike
+ * struct stat), padded to its 256 bytes. */
+struct __ompadapt_statx {
+  unsigned int mask, blksize;
+  unsigned long long attributes;
+  unsigned int nlink, uid, gid;
+  unsigned short mode, spare0;
+  unsigned long long rest[28];
+};
+typedef char __ompadapt_statx_is_256_bytes[sizeof(struct __ompadapt_statx) == 256 ? 1 : -1];
+
 extern int __ompadapt_omp_get_max_threads(void) __asm__("omp_get_max_threads");
 extern int __ompadapt_omp_get_max_teams(void) __asm__("omp_get_max_teams");
 
@@ -91,24 +110,85 @@ __ompadapt_fallback_begin(void **slot, const char *spec, long min_train, long p1
 static inline __attribute__((unused)) void __ompadapt_fallback_end(ompadapt_ctx *ctx) { (void)ctx; }
 static inline __attribute__((unused)) void __ompadapt_fallback_unlowered(const char *m) { (void)m; }
 
-static inline __attribute__((unused)) const struct ompadapt_api *__ompadapt_api_load(void) {
+/* Secure-execution mode only: why the runtime at `path` may not be loaded (0: it may, and
+ * `real` holds its canonical path, which is what gets loaded). Trusted means: an absolute path
+ * that resolves to a regular file such that it and every directory above it are owned by root
+ * and writable by neither group nor others, so no one but root can replace it between this
+ * check and the dlopen. A runtime in a build tree owned by another user is refused. */
+static inline __attribute__((unused)) const char *__ompadapt_untrusted(const char *path, char *real) {
+  struct __ompadapt_statx st;
+  unsigned long i, end;
+  if (path[0] != '/')
+    return "it is not an absolute path";
+  if (!__ompadapt_libc_realpath(path, real))
+    return "it cannot be resolved (missing?)";
+  for (end = 0; real[end]; ++end) {
+  }
+  /* "/", every directory below it, then the file itself (i == end) */
+  for (i = 0; i <= end; ++i) {
+    unsigned long cut = i == 0 ? 1 : i;
+    char saved;
+    int rc;
+    if (i < end && real[i] != '/')
+      continue;
+    saved = real[cut];
+    real[cut] = 0;
+    rc = __ompadapt_libc_statx(-100 /* AT_FDCWD */, real, 0x100 /* AT_SYMLINK_NOFOLLOW */,
+                               0x1 | 0x2 | 0x8 /* STATX_TYPE | STATX_MODE | STATX_UID */, &st);
+    real[cut] = saved;
+    if (rc != 0)
+      return "it cannot be checked (statx failed)";
+    if ((st.mode & 0170000) != (i == end ? 0100000 /* S_IFREG */ : 0040000 /* S_IFDIR */))
+      return "it changed while being checked";
+    if (st.uid != 0)
+      return i == end ? "it is not owned by root" : "a directory above it is not owned by root";
+    if (st.mode & 022)
+      return i == end ? "it is writable by group or others"
+                      : "a directory above it is writable by group or others";
+  }
+  return 0;
+}
+
+/* Out of line and cold: the path buffer lives only while loading, not in every region's frame. */
+static inline __attribute__((unused, noinline, cold)) const struct ompadapt_api *__ompadapt_api_load(void) {
   static const struct ompadapt_api fallback = {OMPADAPT_API_VERSION, __ompadapt_fallback_begin,
                                                __ompadapt_fallback_end,
                                                __ompadapt_fallback_unlowered};
-  const char *path;
+  const char *path = 0;
+  char real[4096];
   void *lib;
   const struct ompadapt_api *api;
+  int secure;
   if (&ompadapt_rt_api != 0)
     return &ompadapt_rt_api;
-  path = __ompadapt_libc_getenv("OMPADAPT_RUNTIME");
+  secure = __ompadapt_libc_getauxval(23 /* AT_SECURE */) != 0;
+  if (!secure)
+    path = __ompadapt_libc_getenv("OMPADAPT_RUNTIME");
 #ifdef __OMPADAPT_DEFAULT_RUNTIME
   if (!path || !*path)
     path = __OMPADAPT_DEFAULT_RUNTIME;
 #endif
   if (!path || !*path) {
-    __ompadapt_say("ompadapt: no runtime library: set OMPADAPT_RUNTIME or link -lompadapt_rt; "
-                   "adaptive regions run their first variant\n");
+    __ompadapt_say(secure ? "ompadapt: secure-execution mode (setuid, setgid or file capabilities): "
+                            "OMPADAPT_RUNTIME is ignored and no runtime was installed beside the "
+                            "plugin; link -lompadapt_rt; adaptive regions run their first variant\n"
+                          : "ompadapt: no runtime library: set OMPADAPT_RUNTIME or link "
+                            "-lompadapt_rt; adaptive regions run their first variant\n");
     return &fallback;
+  }
+  if (secure) {
+    const char *why = __ompadapt_untrusted(path, real);
+    if (why) {
+      __ompadapt_say("ompadapt: secure-execution mode (setuid, setgid or file capabilities): "
+                     "OMPADAPT_RUNTIME is ignored and the runtime ");
+      __ompadapt_say(path);
+      __ompadapt_say(" is not loaded: ");
+      __ompadapt_say(why);
+      __ompadapt_say(" (link -lompadapt_rt, or install ompadapt as root); adaptive regions run "
+                     "their first variant\n");
+      return &fallback;
+    }
+    path = real;
   }
   lib = __ompadapt_libc_dlopen(path, 2 /* RTLD_NOW */);
   api = lib ? (const struct ompadapt_api *)__ompadapt_libc_dlsym(lib, "ompadapt_rt_api") : 0;

@@ -356,7 +356,11 @@ const LOWERING_HEADER: &str = include_str!("../include/ompadapt_lowering.h");
 /// `runtime_path` is a NUL-terminated string (may be empty).
 #[no_mangle]
 pub unsafe extern "C" fn ompadapt_prelude(runtime_path: *const c_char) -> *mut c_char {
-    let path = if runtime_path.is_null() { String::new() } else { CStr::from_ptr(runtime_path).to_string_lossy().into_owned() };
+    let given = if runtime_path.is_null() { String::new() } else { CStr::from_ptr(runtime_path).to_string_lossy().into_owned() };
+    // Baked in as an absolute, link-free path: a relative one (`-fplugin=./libompadapt.so`)
+    // would be resolved against whatever directory the program later runs in, and
+    // secure-execution mode loads only absolute paths it can check (ompadapt_lowering.h).
+    let path = std::fs::canonicalize(&given).map(|p| p.to_string_lossy().into_owned()).unwrap_or(given);
     // The headers are the plugin's, not the user's: no warning of theirs shows, whatever the
     // user's -W flags (-pedantic would call diagnose_if a clang extension).
     let mut s = String::from("\n#pragma clang diagnostic push\n#pragma clang diagnostic ignored \"-Weverything\"\n");

@@ -106,8 +106,21 @@ int ompadapt_train(const char *model);
 
 /* Writes what every region learned since the previous save to $OMPADAPT_DIR (the exit
  * handler does too; call it where exit handlers may not run, e.g. before MPI_Abort or in a
- * program that ends with _exit). Returns the number of files written. */
+ * program that ends with _exit). Returns the number of files written. In secure-execution
+ * mode (below) it writes only into a directory named with ompadapt_set_dir. */
 int ompadapt_save(void);
+
+/* Names the directory learned data is loaded from and saved to (instead of $OMPADAPT_DIR,
+ * default ./.ompadapt). Call it before the first adaptive region runs (first thing in main):
+ * regions load their data when they are created. Returns 0, or -1 with one line on stderr
+ * (called too late, NULL or empty, or relative in secure-execution mode).
+ *
+ * Secure-execution mode (the program is setuid, setgid or has file capabilities:
+ * getauxval(AT_SECURE) != 0): the runtime reads no OMPADAPT_ variable, writes no report, and
+ * loads and saves learned data only in the directory the program names here, which must be an
+ * absolute path; without it, what regions learn stays in memory. Programs calling this,
+ * ompadapt_train or ompadapt_save link the runtime (-lompadapt_rt). */
+int ompadapt_set_dir(const char *dir);
 
 /* The same entry points as a table: generated code reaches the runtime through it, whether
  * the runtime was linked (-lompadapt_rt) or loaded on first use beside the plugin (dlopen +

@@ -29,9 +29,13 @@
 //!
 //! Booleans accept `1/0`, `true/false`, `yes/no`, `on/off`. A value that cannot be used keeps
 //! the default and prints one warning line naming the variable.
+//!
+//! Every variable is read through [`crate::env::var`]: in secure-execution mode (setuid,
+//! setgid, file capabilities) none is, the report is off, and nothing is loaded or saved unless
+//! the program names its store with `ompadapt_set_dir` ([`set_program_dir`]).
 
-use std::path::PathBuf;
-use std::sync::OnceLock;
+use std::path::{Path, PathBuf};
+use std::sync::{Mutex, OnceLock};
 
 use crate::clock;
 use crate::diag;
@@ -165,9 +169,28 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Reads the configuration from the process environment.
+    /// Reads the configuration from the process environment; in secure-execution mode the
+    /// built-in defaults with neither report nor persistence ([`Config::in_memory`]).
     pub fn from_env() -> Config {
-        Self::from_lookup(|k| std::env::var(k).ok())
+        if crate::env::secure_execution() {
+            return Config::in_memory();
+        }
+        Self::from_lookup(crate::env::var)
+    }
+
+    /// The defaults, learning in memory only: no report, nothing loaded or saved.
+    pub fn in_memory() -> Config {
+        Config { report: Report::Off, persist: false, ..Config::default() }
+    }
+
+    /// Applies the store directory the program named (`ompadapt_set_dir`): it replaces
+    /// `OMPADAPT_DIR`, and in secure-execution mode it is what turns persistence on.
+    pub fn with_program_dir(mut self, dir: &Path, secure: bool) -> Config {
+        self.dir = dir.to_path_buf();
+        if secure {
+            self.persist = true;
+        }
+        self
     }
 
     /// Reads the configuration through `get` (the environment, or a map in tests).
@@ -286,10 +309,55 @@ impl Config {
     }
 }
 
-/// The process configuration, read from the environment on first use.
+/// The store directory the program named, and whether the configuration was already read.
+struct ProgramDir {
+    read: bool,
+    dir: Option<PathBuf>,
+}
+
+static PROGRAM_DIR: Mutex<ProgramDir> = Mutex::new(ProgramDir { read: false, dir: None });
+
+/// `ompadapt_set_dir`: the program names the directory its learned data is loaded from and
+/// saved to. Only before the runtime's first use (the first adaptive region, Apollo region or
+/// ompadapt call): regions load their data when they are created. In secure-execution mode the
+/// path must be absolute (a relative one would follow the invoking user's working directory).
+pub fn set_program_dir(dir: &Path) -> Result<(), String> {
+    let mut p = PROGRAM_DIR.lock().unwrap_or_else(|e| e.into_inner());
+    if p.read {
+        return Err("called after the runtime started (the first adaptive region or ompadapt call); \
+                    call it first in main: the store stays where it was"
+            .into());
+    }
+    if dir.as_os_str().is_empty() {
+        return Err("empty directory name".into());
+    }
+    if crate::env::secure_execution() && !dir.is_absolute() {
+        return Err(format!(
+            "'{}' is relative, and in secure-execution mode (setuid, setgid or file capabilities) \
+             the store must be an absolute path; nothing will be saved",
+            dir.display()
+        ));
+    }
+    p.dir = Some(dir.to_path_buf());
+    Ok(())
+}
+
+/// The process configuration, read from the environment on first use (with the program's
+/// store directory, if it named one). In secure-execution mode it says once on stderr which
+/// variables it ignored.
 pub fn config() -> &'static Config {
     static CONFIG: OnceLock<Config> = OnceLock::new();
-    CONFIG.get_or_init(Config::from_env)
+    CONFIG.get_or_init(|| {
+        let mut p = PROGRAM_DIR.lock().unwrap_or_else(|e| e.into_inner());
+        p.read = true;
+        let secure = crate::env::secure_execution();
+        let mut c = Config::from_env();
+        if let Some(d) = &p.dir {
+            c = c.with_program_dir(d, secure);
+        }
+        crate::env::announce_ignored(p.dir.as_deref());
+        c
+    })
 }
 
 fn parse_bool(v: &str) -> Result<bool, String> {
@@ -385,6 +453,18 @@ mod tests {
         assert_eq!(c.model_override.get("x"), Some(ModelChoice::Tree { max_depth: 3 }));
         assert_eq!(c.model_override.get("mm"), Some(ModelChoice::Forest { trees: 10, max_depth: 2 }));
         assert_eq!(c.report, Report::Stderr);
+    }
+
+    #[test]
+    fn in_memory_and_the_program_s_store() {
+        let c = Config::in_memory();
+        assert!(c.report == Report::Off && !c.persist);
+        // in secure-execution mode the program's store turns persistence on...
+        let s = Config::in_memory().with_program_dir(Path::new("/var/lib/app"), true);
+        assert!(s.persist && s.dir == Path::new("/var/lib/app") && s.report == Report::Off);
+        // ...otherwise it only replaces OMPADAPT_DIR (OMPADAPT_PERSIST=0 still wins)
+        let n = cfg(&[("OMPADAPT_PERSIST", "0"), ("OMPADAPT_DIR", "/tmp/x")]).with_program_dir(Path::new("/data"), false);
+        assert!(!n.persist && n.dir == Path::new("/data"));
     }
 
     #[test]

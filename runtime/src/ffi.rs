@@ -91,6 +91,7 @@ unsafe fn begin(
     }
     let feats = if n == 0 { &[][..] } else { std::slice::from_raw_parts(features, n.min(MAX_FEATURES)) };
     region.begin(feats, ctx);
+    crate::dataflow::begin(region, ctx);
 }
 
 /// `ompadapt_end`: stops the clock and records the execution started on `ctx`.
@@ -105,6 +106,7 @@ pub unsafe extern "C" fn ompadapt_end(ctx: *mut Ctx) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
         let c = &*ctx;
         if let Some(r) = (c.region as *const Region).as_ref() {
+            crate::dataflow::end(r, c);
             r.end(c);
         }
     }));
@@ -154,9 +156,47 @@ pub unsafe extern "C" fn ompadapt_train(model: *const c_char) -> c_int {
 pub extern "C" fn ompadapt_save() -> c_int {
     catch_unwind(|| {
         let g = registry::global();
-        if g.config().persist { g.save_all() as c_int } else { 0 }
+        if g.config().persist {
+            g.save_all() as c_int
+        } else {
+            if crate::env::secure_execution() {
+                diag::warn_once(
+                    "save:secure",
+                    "ompadapt_save: nothing saved: in secure-execution mode (setuid, setgid or file \
+                     capabilities) data is saved only in a directory the program names with \
+                     ompadapt_set_dir before its first adaptive region",
+                );
+            }
+            0
+        }
     })
     .unwrap_or(0)
+}
+
+/// `ompadapt_set_dir`: the directory learned data is loaded from and saved to, instead of
+/// `$OMPADAPT_DIR` (see [`crate::config::set_program_dir`]). Returns 0, or -1 after one
+/// warning line (called too late, NULL or empty, relative in secure-execution mode).
+///
+/// # Safety
+/// `dir` is null or a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_set_dir(dir: *const c_char) -> c_int {
+    catch_unwind(AssertUnwindSafe(|| {
+        use std::os::unix::ffi::OsStrExt;
+        let path = if dir.is_null() {
+            std::path::PathBuf::new()
+        } else {
+            std::path::PathBuf::from(std::ffi::OsStr::from_bytes(CStr::from_ptr(dir).to_bytes()))
+        };
+        match crate::config::set_program_dir(&path) {
+            Ok(()) => 0,
+            Err(e) => {
+                diag::warn(&format!("ompadapt_set_dir: {e}"));
+                -1
+            }
+        }
+    }))
+    .unwrap_or(-1)
 }
 
 /// `struct ompadapt_api`.

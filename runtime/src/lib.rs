@@ -11,6 +11,7 @@
 //! Modules:
 //! * [`ffi`] — the exported C functions and the `ompadapt_rt_api` table;
 //! * [`ctx`] — `ompadapt_ctx`, layout-checked against the header;
+//! * [`dataflow`] — data movement per execution, from the OMPT tool `libompadapt_dataperf.so`;
 //! * [`spec`] — parsing the region descriptor;
 //! * [`registry`] — the process-wide table of regions (and the exit handler);
 //! * [`region`] — one region: selection, recording, training, drift reset, settings;
@@ -23,6 +24,8 @@
 //! * [`report`] — the exit report (text or JSON);
 //! * [`persist`] — data and models saved across runs, safe with many writers;
 //! * [`config`] — environment variables (the table of every `OMPADAPT_` variable);
+//! * [`env`] — the one place the environment is read, and the secure-execution check;
+//! * [`safe_fs`] — files in shared folders: no symbolic links followed, bounded reads;
 //! * [`clock`] — the timer (invariant TSC or CLOCK_MONOTONIC);
 //! * [`diag`] — one-line stderr diagnostics.
 
@@ -30,8 +33,10 @@ pub mod apollo;
 pub mod clock;
 pub mod config;
 pub mod ctx;
+pub mod dataflow;
 pub mod diag;
 pub mod drift;
+pub mod env;
 pub mod explore;
 pub mod ffi;
 pub mod model;
@@ -40,10 +45,11 @@ pub mod persist;
 pub mod region;
 pub mod registry;
 pub mod report;
+pub mod safe_fs;
 pub mod shard;
 pub mod spec;
 pub mod stats;
 pub mod store;
 
 pub use ctx::Ctx;
-pub use ffi::{ompadapt_begin, ompadapt_end, ompadapt_rt_api, ompadapt_save, ompadapt_train, ompadapt_unlowered_offload_site, Api};
+pub use ffi::{ompadapt_begin, ompadapt_end, ompadapt_rt_api, ompadapt_save, ompadapt_set_dir, ompadapt_train, ompadapt_unlowered_offload_site, Api};

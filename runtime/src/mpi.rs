@@ -167,7 +167,7 @@ pub fn persist_rank() -> Option<(u32, u32)> {
 /// The rank and size an MPI launcher (or Slurm) put in this process's environment, if any
 /// (size `u32::MAX` when the launcher only gives the rank).
 pub fn launcher_rank() -> Option<(u32, u32)> {
-    launcher_rank_from(|k| std::env::var(k).ok())
+    launcher_rank_from(crate::env::var)
 }
 
 /// [`launcher_rank`] through a lookup function (tests).

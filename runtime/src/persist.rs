@@ -43,11 +43,18 @@
 //! renamed aside (not loaded, not deleted) and the program carries on without it. A file
 //! recorded with other feature names is moved aside the same way (`.stale-`).
 //!
+//! # Shared folders
+//! The store may live where other users write (a group's directory, `/tmp`). Every file and
+//! directory below the root is opened relative to its parent's descriptor without following
+//! links ([`crate::safe_fs`]): a program or region directory that is a symbolic link is
+//! refused (one line; the region runs without saved data), a data file that is a link, a FIFO
+//! or larger than [`crate::safe_fs::MAX_READ`] is moved aside unread (`.symlink-`,
+//! `.special-`, `.oversized-`). Files and directories are created never writable by others.
+//!
 //! Submodules: `format` (the file format, reading one file), `files` (atomic writes, the
 //! lock, moving aside), `merge` (a directory's merged view, compaction, export).
 
 use std::collections::HashMap;
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -55,6 +62,7 @@ use serde::Deserialize;
 
 use crate::diag;
 use crate::region::{Origin, Region};
+use crate::safe_fs::{self, Dir, Kind};
 use crate::stats::FKey;
 
 mod files;
@@ -62,16 +70,23 @@ mod format;
 mod merge;
 
 pub use files::write_atomic;
-pub use format::{read_file, DataFile, Damage, LabelRecord, ModelRecord, MonitoredRecord, RunRecord, SampleRecord, Writer, FORMAT, VERSION};
-use files::move_aside;
+pub use format::{read_file, read_file_in, DataFile, Damage, LabelRecord, ModelRecord, MonitoredRecord, RunRecord, SampleRecord, Writer, FORMAT, VERSION};
+use files::{move_aside, write_error};
 use format::Header;
-pub use merge::{compact, export, load_dir, read_dir, read_dir_with, Merged};
+pub use merge::{compact, compact_in, export, load, load_dir, read_dir, read_dir_with, Merged};
+use merge::refused;
 
 // ---- paths ----------------------------------------------------------------------------------
 
 /// `<dir>/<program>/<model>/`.
 pub fn region_dir(dir: &Path, program: &str, model: &str) -> PathBuf {
     dir.join(sanitize(program)).join(sanitize(model))
+}
+
+/// Opens `<dir>/<program>/`, creating what is missing when `create` is set; the program
+/// directory is never reached through a link.
+fn open_program(dir: &Path, program: &str, create: bool) -> Result<Dir, safe_fs::Error> {
+    Dir::open(dir, create)?.sub(&sanitize(program), create)
 }
 
 pub(crate) fn sanitize(s: &str) -> String {
@@ -136,8 +151,10 @@ pub(crate) fn writer() -> Writer {
 /// A region's persistence state (in `Region::persist`).
 #[derive(Debug)]
 pub struct Binding {
-    /// The region's directory.
+    /// The region's directory (`root/<program>/<region>`).
     pub dir: PathBuf,
+    /// The store's root directory.
+    pub root: PathBuf,
     pub program: String,
     compact_after: usize,
     /// This run's id for coarse-mode run totals (the process's run id; a region is attached
@@ -176,13 +193,20 @@ struct V1Sample {
 
 /// Converts a version-1 file of `model` into a part file of its region directory, once: the old
 /// file is renamed `<file>.imported-<t>` afterwards (a damaged one is moved aside as usual).
-fn import_v1(dir: &Path, program: &str, model: &str, rdir: &Path) {
-    let old = dir.join(sanitize(program)).join(format!("{}.json", sanitize(model)));
-    if !old.is_file() {
+fn import_v1(pdir: &Dir, model: &str) {
+    let old = format!("{}.json", sanitize(model));
+    if pdir.kind(&old).is_none() {
         return;
     }
-    let text = match fs::read_to_string(&old) {
+    let text = match pdir.read_to_string(&old, safe_fs::MAX_READ) {
         Ok(t) => t,
+        Err(e) if e.is_refusal() => {
+            let tag = format::Damage::from(e);
+            if let format::Damage::Refused { tag, why } = tag {
+                move_aside(pdir, &old, tag, &why, "the region starts without it");
+            }
+            return;
+        }
         Err(_) => return,
     };
     let v1 = match serde_json::from_str::<V1File>(&text) {
@@ -193,7 +217,7 @@ fn import_v1(dir: &Path, program: &str, model: &str, rdir: &Path) {
                     return; // not ours to judge here (a newer runtime's file)
                 }
             }
-            return move_aside(&old, "corrupt", "is corrupt (a version-1 data file that does not parse)", "the region starts without it");
+            return move_aside(pdir, &old, "corrupt", "is corrupt (a version-1 data file that does not parse)", "the region starts without it");
         }
     };
     let file = DataFile {
@@ -215,10 +239,26 @@ fn import_v1(dir: &Path, program: &str, model: &str, rdir: &Path) {
         ..Default::default()
     };
     let Ok(json) = serde_json::to_vec_pretty(&file) else { return };
-    if write_atomic(&rdir.join("part-imported-v1.json"), &json).is_ok() {
-        let mut done = old.as_os_str().to_owned();
-        done.push(format!(".imported-{}", unix_ns()));
-        let _ = fs::rename(&old, PathBuf::from(done));
+    let Ok(rdir) = pdir.sub(&sanitize(model), true) else { return };
+    if rdir.write_atomic("part-imported-v1.json", &json).is_ok() {
+        let _ = pdir.rename(&old, &format!("{old}.imported-{}", unix_ns()));
+    }
+}
+
+/// What earlier runs saved for `model` under `dir` (empty when nothing was saved, or when the
+/// store is refused: a link where a directory should be; one line says so).
+fn load_saved(dir: &Path, program: &str, model: &str, features: &[String]) -> Merged {
+    let rdir = open_program(dir, program, false).and_then(|pdir| {
+        import_v1(&pdir, model);
+        pdir.sub(&sanitize(model), false)
+    });
+    match rdir {
+        Ok(rdir) => merge::load(&rdir, model, Some(features)),
+        Err(e) if e.is_not_found() => Merged::default(),
+        Err(e) => {
+            refused(&e, "saved data there is neither loaded nor written");
+            Merged::default()
+        }
     }
 }
 
@@ -226,8 +266,7 @@ fn import_v1(dir: &Path, program: &str, model: &str, rdir: &Path) {
 /// run totals, and (frozen runs) the stored model; trains if the data suffices.
 pub fn attach(region: &Region, dir: &Path, program: &str, compact_after: usize) {
     let rdir = region_dir(dir, program, &region.spec.model);
-    import_v1(dir, program, &region.spec.model, &rdir);
-    let merged = load_dir(&rdir, &region.spec.model, Some(&region.spec.features));
+    let merged = load_saved(dir, program, &region.spec.model, &region.spec.features);
     let variant = |name: &str| region.spec.variants.iter().position(|n| n == name);
     for ((f, v), (count, times)) in &merged.samples {
         if let Some(v) = variant(v) {
@@ -260,6 +299,7 @@ pub fn attach(region: &Region, dir: &Path, program: &str, compact_after: usize) 
     }
     let binding = Binding {
         dir: rdir,
+        root: dir.to_path_buf(),
         program: program.to_owned(),
         compact_after: compact_after.max(1),
         run: {
@@ -349,12 +389,28 @@ pub fn save(region: &Region) -> Result<Option<PathBuf>, String> {
     // one sequence per process: names stay unique even for two bindings of one region
     static SEQ: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
     let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let path = b.dir.join(format!("part-{}{rank}-{seq}.json", run_id()));
+    let name = format!("part-{}{rank}-{seq}.json", run_id());
+    let path = b.dir.join(&name);
     let json = serde_json::to_vec_pretty(&file).map_err(|e| e.to_string())?;
-    write_atomic(&path, &json)?;
-    let parts = fs::read_dir(&b.dir).map(|rd| rd.flatten().filter(|e| is_part(&e.file_name().to_string_lossy())).count()).unwrap_or(0);
+    if json.len() as u64 > safe_fs::MAX_READ {
+        return Err(format!(
+            "{} MiB to save, more than the {} MiB ompadapt reads back from one stored file",
+            json.len() >> 20,
+            safe_fs::MAX_READ >> 20
+        ));
+    }
+    let rdir = match open_program(&b.root, &b.program, true).and_then(|p| p.sub(&sanitize(&spec.model), true)) {
+        Ok(d) => d,
+        Err(e) if e.is_refusal() => {
+            refused(&e, "saved data there is neither loaded nor written");
+            return Ok(None);
+        }
+        Err(e) => return Err(write_error(&path, e)),
+    };
+    rdir.write_atomic(&name, &json).map_err(|e| write_error(&path, e))?;
+    let parts = rdir.entries().map(|es| es.iter().filter(|(n, k)| *k == Kind::File && is_part(n)).count()).unwrap_or(0);
     if parts >= b.compact_after {
-        compact(&b.dir, &spec.model)?;
+        merge::compact_in(&rdir, &spec.model)?;
     }
     Ok(Some(path))
 }

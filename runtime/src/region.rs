@@ -177,6 +177,8 @@ pub struct Region {
     inner: Mutex<Inner>,
     /// Persistence bookkeeping (None: not persisted).
     pub persist: Mutex<Option<crate::persist::Binding>>,
+    /// Data movement per variant (from the OMPT tool, when loaded).
+    pub data: crate::dataflow::RegionData,
 }
 
 impl std::fmt::Debug for Region {
@@ -249,6 +251,7 @@ impl Region {
                 need: 0,
             }),
             persist: Mutex::new(None),
+            data: crate::dataflow::RegionData::new(nv),
             spec,
         };
         drop(r.lock()); // publishes what training needs to `slack`
@@ -269,6 +272,13 @@ impl Region {
         let mut r = Region::new(spec, -1, -1, -1, false, None);
         r.broken = Some(reason);
         r
+    }
+
+    /// Bytes moved and transfer time per execution of `variant` (averages over its measured
+    /// executions), when the data-movement tool is loaded: inputs for models that weigh
+    /// transfer cost.
+    pub fn data_movement(&self, variant: usize) -> Option<crate::dataflow::Movement> {
+        self.data.movement(variant)
     }
 
     /// Number of variants.

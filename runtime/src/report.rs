@@ -86,6 +86,17 @@ pub struct RegionReport {
     pub loaded_samples: u64,
     pub timings: Vec<TimingReport>,
     pub decisions: Vec<DecisionReport>,
+    /// Per variant: bytes moved and transfer time per execution (only when the OMPT tool
+    /// `libompadapt_dataperf.so` measured them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub data_movement: Vec<DataMovementReport>,
+}
+
+#[derive(Serialize, Debug)]
+pub struct DataMovementReport {
+    pub variant: String,
+    #[serde(flatten)]
+    pub per_execution: crate::dataflow::Movement,
 }
 
 #[derive(Serialize, Debug)]
@@ -173,6 +184,9 @@ pub fn region_report(r: &Region) -> RegionReport {
         loaded_samples: loaded,
         timings: Vec::new(),
         decisions: Vec::new(),
+        data_movement: (0..r.nvariants())
+            .filter_map(|v| r.data_movement(v).map(|m| DataMovementReport { variant: vname(v), per_execution: m }))
+            .collect(),
     };
     let Some(snap) = snap else { return rep };
     rep.executions = snap.executions();
@@ -316,6 +330,25 @@ pub fn render(r: &Region) -> String {
             };
             rows.push(vec![fv, decision, note]);
         }
+        out.push_str(&table(&rows, "    "));
+    }
+    if !rep.data_movement.is_empty() {
+        out.push_str("  data movement per execution (OMPT):
+");
+        let rows: Vec<Vec<String>> = rep
+            .data_movement
+            .iter()
+            .map(|d| {
+                let m = &d.per_execution;
+                vec![
+                    d.variant.clone(),
+                    format!("{:.0} B to device", m.to_device_bytes),
+                    format!("{:.0} B from device", m.from_device_bytes),
+                    format!("{} in transfers", fmt_ns(m.transfer_ns)),
+                    format!("({} executions)", m.executions),
+                ]
+            })
+            .collect();
         out.push_str(&table(&rows, "    "));
     }
     out

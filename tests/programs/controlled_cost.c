@@ -1,8 +1,10 @@
 /* A region whose two variants have known costs as a function of the feature n:
  * variant `lin` costs n µs, variant `rev` costs (1000 - n) µs. The right choice is `lin`
- * below n = 500 and `rev` above. Usage: controlled_cost [train|query]
+ * below n = 500 and `rev` above. Usage: controlled_cost [train|query] [STORE]
  *   train: explore on sizes 100..900, then print the decision for trained and unseen sizes;
- *   query: print decisions straight away (for a run that starts from persisted data). */
+ *   query: print decisions straight away (for a run that starts from persisted data);
+ *   STORE: built with -DSET_DIR (and -lompadapt_rt), the program names its store with
+ *          ompadapt_set_dir(STORE) first and prints `SET_DIR rc=<result>`. */
 #include "common.h"
 #include <string.h>
 
@@ -19,6 +21,10 @@ int main(int argc, char **argv) {
   const int trained[] = {100, 200, 300, 700, 800, 900};
   const int unseen[] = {150, 850};
   int train = argc < 2 || strcmp(argv[1], "train") == 0;
+#ifdef SET_DIR
+  if (argc > 2)
+    printf("SET_DIR rc=%d\n", ompadapt_set_dir(argv[2]));
+#endif
   if (train)
     for (int rep = 0; rep < 4; ++rep)
       for (int i = 0; i < 6; ++i) region(trained[i]);

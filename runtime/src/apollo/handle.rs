@@ -128,7 +128,7 @@ pub fn create(
     min_training_data: i32,
     model_info_text: Option<&str>,
 ) -> *mut std::ffi::c_void {
-    let text = effective_model_info(model_info_text, |k| std::env::var(k).ok());
+    let text = effective_model_info(model_info_text, crate::env::var);
     let info = model_info::parse(&text);
     let key = (id.to_owned(), num_features, num_policies, min_training_data, info.canonical());
     let mut idx = index().lock().unwrap_or_else(|e| e.into_inner());

@@ -16,7 +16,7 @@ fn main() {
     let root = args
         .first()
         .map(PathBuf::from)
-        .or_else(|| std::env::var_os("OMPADAPT_DIR").map(PathBuf::from))
+        .or_else(|| ompadapt_rt::env::var("OMPADAPT_DIR").map(PathBuf::from))
         .unwrap_or_else(|| PathBuf::from(".ompadapt"));
     if !root.is_dir() {
         eprintln!("ompadapt-export: {} is not a directory", root.display());

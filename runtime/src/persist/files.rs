@@ -1,54 +1,26 @@
 //! File operations that keep many writers safe: atomic writes, the directory lock, moving a
-//! damaged file aside.
+//! damaged file aside. Everything goes through [`crate::safe_fs`]: no link in the store is
+//! followed, created files are never writable by others, reads are bounded.
 
-use std::fs;
-use std::io::Write;
-use std::os::fd::AsRawFd;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::unix_ns;
 use crate::diag;
+use crate::safe_fs::{self, Dir};
 
-/// An flock(2) lock on `<region dir>/.lock`, released on drop.
-pub(super) struct Lock(fs::File);
-
-impl Lock {
-    pub(super) fn take(dir: &Path, exclusive: bool) -> std::io::Result<Lock> {
-        let f = fs::OpenOptions::new().create(true).truncate(false).write(true).open(dir.join(".lock"))?;
-        let op = if exclusive { libc::LOCK_EX } else { libc::LOCK_SH };
-        loop {
-            // SAFETY: a valid open descriptor.
-            if unsafe { libc::flock(f.as_raw_fd(), op) } == 0 {
-                return Ok(Lock(f));
-            }
-            let e = std::io::Error::last_os_error();
-            if e.kind() != std::io::ErrorKind::Interrupted {
-                return Err(e);
-            }
-        }
-    }
-}
-
-impl Drop for Lock {
-    fn drop(&mut self) {
-        // SAFETY: a valid open descriptor (closing it would release the lock too).
-        unsafe { libc::flock(self.0.as_raw_fd(), libc::LOCK_UN) };
-    }
-}
-
-/// Renames `path` aside with `tag` and says so once. Silent if another process moved it first.
-pub(super) fn move_aside(path: &Path, tag: &str, what: &str, todo: &str) {
-    let mut aside = path.as_os_str().to_owned();
-    aside.push(format!(".{tag}-{}", unix_ns()));
-    let aside = PathBuf::from(aside);
-    match fs::rename(path, &aside) {
+/// Renames `name` in `dir` aside with `tag` and says so once. Silent if another process moved
+/// it first.
+pub(super) fn move_aside(dir: &Dir, name: &str, tag: &str, what: &str, todo: &str) {
+    let aside = format!("{name}.{tag}-{}", unix_ns());
+    let path = dir.join(name);
+    match dir.rename(name, &aside) {
         Ok(()) => {
             diag::warn_once(
                 &format!("aside:{}", path.display()),
-                &format!("{} {what}; moved to {} and not loaded; {todo}", path.display(), aside.display()),
+                &format!("{} {what}; moved to {} and not loaded; {todo}", path.display(), dir.join(&aside).display()),
             );
         }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) if e.is_not_found() => {}
         Err(e) => {
             diag::warn_once(
                 &format!("aside:{}", path.display()),
@@ -58,27 +30,17 @@ pub(super) fn move_aside(path: &Path, tag: &str, what: &str, todo: &str) {
     }
 }
 
-
-/// Writes `bytes` to `path` atomically: a temporary file in the same directory, fsync, rename.
+/// Writes `bytes` to `path` atomically: a new temporary file in the same directory (never
+/// through a link, never writable by others), fsync, rename. The directory is created if
+/// missing.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), String> {
-    let dir = path.parent().ok_or("no parent directory")?;
-    fs::create_dir_all(dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-    let name = path.file_name().ok_or("no file name")?.to_string_lossy();
-    let tmp = dir.join(format!(".tmp-{name}-{}-{}", std::process::id(), unix_ns()));
-    let write = || -> std::io::Result<()> {
-        let mut f = fs::File::create(&tmp)?;
-        f.write_all(bytes)?;
-        f.sync_all()?;
-        fs::rename(&tmp, path)?;
-        // make the rename itself durable (best effort: not every filesystem allows it)
-        if let Ok(d) = fs::File::open(dir) {
-            let _ = d.sync_all();
-        }
-        Ok(())
-    };
-    write().map_err(|e| {
-        let _ = fs::remove_file(&tmp);
-        format!("cannot write {}: {e}", path.display())
-    })
+    safe_fs::write_file_atomic(path, bytes).map_err(|e| write_error(path, e))
 }
 
+/// "cannot write PATH: why" (a refusal already names what it refused).
+pub(super) fn write_error(path: &Path, e: safe_fs::Error) -> String {
+    match e {
+        safe_fs::Error::Io { err, .. } => format!("cannot write {}: {err}", path.display()),
+        e => format!("cannot write {}: {e}", path.display()),
+    }
+}

@@ -1,9 +1,10 @@
 //! The data file format (version 2): what one file holds, and reading and checking one file.
 
-use std::fs;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
+
+use crate::safe_fs::{self, Dir};
 
 /// `"format"` of every data file.
 pub const FORMAT: &str = "ompadapt-samples";
@@ -148,21 +149,46 @@ pub enum Damage {
     Corrupt(String),
     /// Another format version.
     Foreign(u32),
+    /// Not read at all: a symbolic link, a special file, or larger than
+    /// [`safe_fs::MAX_READ`]. `tag` names what it was (`symlink`, `special`, `oversized`),
+    /// `why` says it (after the file's name).
+    Refused { tag: &'static str, why: String },
 }
 
-/// Reads and checks one file.
+impl From<safe_fs::Error> for Damage {
+    fn from(e: safe_fs::Error) -> Damage {
+        let tag = match &e {
+            safe_fs::Error::Symlink { .. } => "symlink",
+            safe_fs::Error::NotRegular(_) | safe_fs::Error::NotDirectory(_) => "special",
+            safe_fs::Error::TooLarge { .. } => "oversized",
+            _ => return Damage::Corrupt(format!("cannot read it: {e}")),
+        };
+        Damage::Refused { tag, why: e.reason() }
+    }
+}
+
+/// Reads and checks the file `name` of `dir` (at most [`safe_fs::MAX_READ`] bytes, never
+/// through a link).
+pub fn read_file_in(dir: &Dir, name: &str) -> Result<DataFile, Damage> {
+    parse(&dir.read(name, safe_fs::MAX_READ)?)
+}
+
+/// Reads and checks one file (see [`read_file_in`]).
 pub fn read_file(path: &Path) -> Result<DataFile, Damage> {
-    let text = fs::read_to_string(path).map_err(|e| Damage::Corrupt(format!("cannot read it: {e}")))?;
+    parse(&safe_fs::read_file(path, safe_fs::MAX_READ)?)
+}
+
+fn parse(bytes: &[u8]) -> Result<DataFile, Damage> {
+    let text = std::str::from_utf8(bytes).map_err(|e| Damage::Corrupt(format!("not UTF-8 text: {e}")))?;
     // The header first, so that a newer version is recognised even if its body changed.
-    if let Ok(h) = serde_json::from_str::<Header>(&text) {
+    if let Ok(h) = serde_json::from_str::<Header>(text) {
         if h.format.as_deref() == Some(FORMAT) {
             if let Some(v) = h.version.filter(|&v| v != VERSION) {
                 return Err(Damage::Foreign(v));
             }
         }
     }
-    let f: DataFile = serde_json::from_str(&text).map_err(|e| Damage::Corrupt(e.to_string()))?;
+    let f: DataFile = serde_json::from_str(text).map_err(|e| Damage::Corrupt(e.to_string()))?;
     f.validate().map_err(Damage::Corrupt)?;
     Ok(f)
 }
-

@@ -1,14 +1,14 @@
 //! Reading a region directory: merging `merged.json` and the parts, compaction, export.
 
 use std::collections::HashMap;
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use super::files::{move_aside, write_atomic, Lock};
+use super::files::{move_aside, write_error};
 use super::format::*;
 use super::{is_part, sanitize, unix_ns, writer};
 use crate::diag;
 use crate::explore::KEEP;
+use crate::safe_fs::{self, Dir, Kind};
 use crate::stats::FKey;
 
 /// `(features, variant)` → what the files say about it.
@@ -142,32 +142,32 @@ impl Merged {
 /// Reads a region directory: `merged.json`, then the parts it does not contain, by time.
 /// Damaged files are moved aside (and reported once); files recorded with other feature
 /// names than `features` (when given) are moved aside as stale. The caller holds a lock.
-pub fn read_dir(dir: &Path, region: &str, features: Option<&[String]>) -> Merged {
+pub fn read_dir(dir: &Dir, region: &str, features: Option<&[String]>) -> Merged {
     read_dir_with(dir, region, features, true)
 }
 
 /// [`read_dir`]; with `move_damaged == false` damaged files are skipped (and reported) but
 /// left where they are (the export tool reads without changing anything).
-pub fn read_dir_with(dir: &Path, region: &str, features: Option<&[String]>, move_damaged: bool) -> Merged {
-    let move_aside = |path: &Path, tag: &str, what: &str, todo: &str| {
+pub fn read_dir_with(dir: &Dir, region: &str, features: Option<&[String]>, move_damaged: bool) -> Merged {
+    let move_aside = |name: &str, tag: &str, what: &str, todo: &str| {
         if move_damaged {
-            move_aside(path, tag, what, todo);
+            move_aside(dir, name, tag, what, todo);
         } else {
+            let path = dir.join(name);
             diag::warn_once(&format!("skip:{}", path.display()), &format!("{} {what}; skipped", path.display()));
         }
     };
-    let Ok(rd) = fs::read_dir(dir) else { return Merged::default() };
-    let names: Vec<String> = rd.filter_map(|e| e.ok()).map(|e| e.file_name().to_string_lossy().into_owned()).collect();
+    let Ok(entries) = dir.entries() else { return Merged::default() };
+    let names: Vec<String> = entries.into_iter().map(|(n, _)| n).collect();
     let mut files: Vec<(String, DataFile)> = Vec::new();
     let load = |name: &str| -> Option<DataFile> {
-        let path = dir.join(name);
-        match read_file(&path) {
+        match read_file_in(dir, name) {
             Ok(f) => {
                 if let Some(want) = features {
                     let same = f.features.len() == want.len() && f.features.iter().zip(want).all(|(a, b)| a.trim() == b.trim());
                     if !same {
                         move_aside(
-                            &path,
+                            name,
                             "stale",
                             &format!(
                                 "was recorded with features ({}) but region '{region}' now has ({})",
@@ -183,7 +183,7 @@ pub fn read_dir_with(dir: &Path, region: &str, features: Option<&[String]>, move
             }
             Err(Damage::Corrupt(why)) => {
                 move_aside(
-                    &path,
+                    name,
                     "corrupt",
                     &format!("is corrupt or truncated ({why})"),
                     &format!("region '{region}' goes on without it (inspect or delete the moved file)"),
@@ -192,11 +192,15 @@ pub fn read_dir_with(dir: &Path, region: &str, features: Option<&[String]>, move
             }
             Err(Damage::Foreign(v)) => {
                 move_aside(
-                    &path,
+                    name,
                     "foreign",
                     &format!("has data format version {v}, this runtime reads version {VERSION}"),
                     &format!("region '{region}' goes on without it (read it with the runtime that wrote it, or delete it)"),
                 );
+                None
+            }
+            Err(Damage::Refused { tag, why }) => {
+                move_aside(name, tag, &why, &format!("region '{region}' goes on without it"));
                 None
             }
         }
@@ -218,28 +222,68 @@ pub fn read_dir_with(dir: &Path, region: &str, features: Option<&[String]>, move
     Merged::merge(files)
 }
 
-/// [`read_dir`] under the shared lock (creates nothing if the directory does not exist).
-pub fn load_dir(dir: &Path, region: &str, features: Option<&[String]>) -> Merged {
-    if !dir.is_dir() {
-        return Merged::default();
+/// [`read_dir`] under the shared lock.
+pub fn load(dir: &Dir, region: &str, features: Option<&[String]>) -> Merged {
+    match dir.lock(false) {
+        Ok(_lock) => read_dir(dir, region, features),
+        Err(e) => {
+            refused(&e, "its data is not loaded");
+            Merged::default()
+        }
     }
-    let _lock = Lock::take(dir, false);
-    read_dir(dir, region, features)
+}
+
+/// [`load`] of the region directory `dir` names (creates nothing; a missing directory is
+/// empty). Links in `dir` itself are followed as in any path a user names, unless its last
+/// component is another user's link.
+pub fn load_dir(dir: &Path, region: &str, features: Option<&[String]>) -> Merged {
+    match Dir::open(dir, false) {
+        Ok(d) => load(&d, region, features),
+        Err(e) if e.is_not_found() => Merged::default(),
+        Err(e) => {
+            refused(&e, &format!("region '{region}': its data is not loaded"));
+            Merged::default()
+        }
+    }
+}
+
+/// Says once per refused path why a store directory is not used.
+pub(crate) fn refused(e: &safe_fs::Error, consequence: &str) {
+    diag::warn_once(&format!("refused:{}", e.path().display()), &format!("{e}; {consequence}"));
 }
 
 /// The merged view of every region of every program under `root` (the export tool): one
-/// [`DataFile`] per region, nothing moved or written.
+/// [`DataFile`] per region, nothing moved or written. Links in the store are skipped (one
+/// line each).
 pub fn export(root: &Path, program: Option<&str>, region: Option<&str>) -> Vec<DataFile> {
-    let list = |d: &Path| -> Vec<PathBuf> {
-        let mut v: Vec<PathBuf> = fs::read_dir(d).map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.is_dir()).collect()).unwrap_or_default();
-        v.sort();
-        v
+    let subdirs = |d: &Dir| -> Vec<Dir> {
+        let mut names: Vec<String> = d
+            .entries()
+            .unwrap_or_default()
+            .into_iter()
+            .filter(|(n, k)| *k != Kind::File && !n.starts_with('.'))
+            .map(|(n, _)| n)
+            .collect();
+        names.sort();
+        names
+            .into_iter()
+            .filter_map(|n| match d.sub(&n, false) {
+                Ok(s) => Some(s),
+                Err(e) => {
+                    if e.is_refusal() && !matches!(e, safe_fs::Error::NotDirectory(_)) {
+                        refused(&e, "skipped");
+                    }
+                    None
+                }
+            })
+            .collect()
     };
-    let name = |p: &Path| p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = |d: &Dir| d.path().file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let Ok(root) = Dir::open(root, false).map_err(|e| refused(&e, "nothing exported")) else { return Vec::new() };
     let mut out = Vec::new();
-    for pdir in list(root).into_iter().filter(|p| program.is_none_or(|want| name(p) == sanitize(want))) {
-        for rdir in list(&pdir).into_iter().filter(|r| region.is_none_or(|want| name(r) == sanitize(want))) {
-            let _lock = Lock::take(&rdir, false);
+    for pdir in subdirs(&root).into_iter().filter(|p| program.is_none_or(|want| name(p) == sanitize(want))) {
+        for rdir in subdirs(&pdir).into_iter().filter(|r| region.is_none_or(|want| name(r) == sanitize(want))) {
+            let _lock = rdir.lock(false);
             let m = read_dir_with(&rdir, &name(&rdir), None, false);
             if m.files.is_empty() {
                 continue;
@@ -252,10 +296,17 @@ pub fn export(root: &Path, program: Option<&str>, region: Option<&str>) -> Vec<D
     out
 }
 
-/// Merges a region directory's files into `merged.json` and deletes the merged parts, under
-/// the exclusive lock. Returns the number of parts merged.
+/// [`compact_in`] of the region directory `dir` names.
 pub fn compact(dir: &Path, region: &str) -> Result<usize, String> {
-    let _lock = Lock::take(dir, true).map_err(|e| format!("cannot lock {}: {e}", dir.display()))?;
+    let d = Dir::open(dir, false).map_err(|e| e.to_string())?;
+    compact_in(&d, region)
+}
+
+/// Merges a region directory's files into `merged.json` and deletes the merged parts, under
+/// the exclusive lock. Returns the number of parts merged. A merged file larger than ompadapt
+/// reads back ([`safe_fs::MAX_READ`]) is not written: the parts stay (one line says so).
+pub fn compact_in(dir: &Dir, region: &str) -> Result<usize, String> {
+    let _lock = dir.lock(true).map_err(|e| format!("cannot lock {}: {e}", dir.path().display()))?;
     let merged = read_dir(dir, region, None);
     let parts: Vec<String> = merged.files.iter().filter(|n| is_part(n)).cloned().collect();
     if parts.is_empty() {
@@ -263,19 +314,28 @@ pub fn compact(dir: &Path, region: &str) -> Result<usize, String> {
     }
     let file = merged.to_file(writer(), parts.clone());
     let json = serde_json::to_vec_pretty(&file).map_err(|e| e.to_string())?;
-    write_atomic(&dir.join("merged.json"), &json)?;
+    if json.len() as u64 > safe_fs::MAX_READ {
+        diag::warn_once(
+            &format!("compact-size:{}", dir.path().display()),
+            &format!(
+                "region '{region}': its merged data would be {} MiB, more than the {} MiB ompadapt reads from one \
+                 stored file; {} is not compacted (its parts are kept and still loaded)",
+                json.len() >> 20,
+                safe_fs::MAX_READ >> 20,
+                dir.path().display()
+            ),
+        );
+        return Ok(0);
+    }
+    dir.write_atomic("merged.json", &json).map_err(|e| write_error(&dir.join("merged.json"), e))?;
     for p in &parts {
-        let _ = fs::remove_file(dir.join(p));
+        let _ = dir.remove(p);
     }
     // temporary files of writers that died long ago
-    if let Ok(rd) = fs::read_dir(dir) {
-        for e in rd.flatten() {
-            let old = e.metadata().and_then(|m| m.modified()).ok().and_then(|t| t.elapsed().ok()).is_some_and(|a| a.as_secs() > 3600);
-            if e.file_name().to_string_lossy().starts_with(".tmp-") && old {
-                let _ = fs::remove_file(e.path());
-            }
+    for (name, kind) in dir.entries().unwrap_or_default() {
+        if name.starts_with(".tmp-") && kind == Kind::File && dir.age_secs(&name).is_some_and(|a| a > 3600) {
+            let _ = dir.remove(&name);
         }
     }
     Ok(parts.len())
 }
-

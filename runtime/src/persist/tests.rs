@@ -1,4 +1,5 @@
 use super::*;
+use std::fs;
 use crate::config::Config;
 use crate::ctx::Ctx;
 use crate::region::RegionOptions;
@@ -261,5 +262,52 @@ fn version_1_files_are_imported_once() {
     let r2 = region(2, &cfg());
     attach(&r2, &dir, "prog", 100);
     assert_eq!(r2.persist.lock().unwrap().as_ref().unwrap().loaded_samples, 4, "imported once");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_linked_program_or_region_folder_is_neither_loaded_nor_written() {
+    for linked in ["prog", "prog/m_1"] {
+        let dir = tmpdir(&format!("link-{}", linked.len()));
+        let elsewhere = dir.join("elsewhere");
+        fs::create_dir_all(&elsewhere).unwrap();
+        let link = dir.join("store").join(linked);
+        fs::create_dir_all(link.parent().unwrap()).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
+        let r = region(4, &cfg());
+        attach(&r, &dir.join("store"), "prog", 100);
+        for f in [10.0, 20.0] {
+            run(&r, f);
+            run(&r, f);
+        }
+        assert_eq!(save(&r).unwrap(), None, "{linked}: refused, nothing written");
+        assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0, "{linked}: nothing written through the link");
+        assert!(r.is_trained(), "{linked}: the region still learns, in memory");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
+
+#[test]
+fn oversized_links_and_fifos_among_the_parts_are_moved_aside_unread() {
+    let dir = tmpdir("oversized");
+    let r = region(100, &cfg());
+    attach(&r, &dir, "prog", 100);
+    run(&r, 1.0);
+    save(&r).unwrap().expect("written");
+    let rdir = region_dir(&dir, "prog", "m/1");
+    // sparse: no disk used, but a reader without a bound would allocate it all
+    fs::File::create(rdir.join("part-huge-0.json")).unwrap().set_len(safe_fs::MAX_READ + 1).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", rdir.join("part-link-0.json")).unwrap();
+    let fifo = std::ffi::CString::new(rdir.join("part-fifo-0.json").to_str().unwrap()).unwrap();
+    // SAFETY: a valid NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    let m = load_dir(&rdir, "m", None);
+    assert_eq!(m.sample_count(), 1, "the real part still loads");
+    let names: Vec<String> = fs::read_dir(&rdir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    for (planted, tag) in [("part-huge-0.json", "oversized"), ("part-link-0.json", "symlink"), ("part-fifo-0.json", "special")] {
+        assert!(!names.iter().any(|n| n == planted), "{planted} is moved aside: {names:?}");
+        assert!(names.iter().any(|n| n.starts_with(&format!("{planted}.{tag}-"))), "{planted}: {names:?}");
+    }
+    assert!(fs::read_to_string("/etc/passwd").is_ok_and(|t| !t.is_empty()), "the link's target is untouched");
     fs::remove_dir_all(&dir).unwrap();
 }

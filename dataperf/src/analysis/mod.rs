@@ -1,0 +1,512 @@
+//! Streaming detection of seed 004's inefficient data-mapping patterns.
+//!
+//! OMPDataPerf logs every event and analyses the log after the program ends, in memory that
+//! grows with the run. Here every event is folded into bounded state as it completes (events
+//! arrive in the order they finish, which for synchronous operations is program order):
+//!
+//! * **duplicate transfer** (Definition 4.1): the receiving device already received the same
+//!   content (same xxh3-128 hash and size) before — a table of (device, hash, size) received;
+//! * **round trip** (4.2): device `a` receives content that it earlier sent to `b` and that `b`
+//!   received from it — a table of unmatched sends; each send completes at most one trip;
+//! * **repeated allocation** (4.3): memory for the same host data and size is allocated and
+//!   deleted again — a count of allocate/delete pairs per (device, host address, size); every
+//!   pair after the first is repeated;
+//! * **unused allocation** (4.4, Algorithm 4): no kernel ran on the device while the memory was
+//!   allocated — the device's kernel count at allocation compared at deletion (or exit);
+//! * **unused transfer** (4.4, Algorithm 5): data written to a device that no kernel could have
+//!   read — overwritten entirely by a later transfer, or deleted, before the next kernel on that
+//!   device, or not followed by any kernel there. A transfer that reads device memory (back to
+//!   the host or to another device) counts as a use;
+//! * peak device memory per device, and a per-call-site profile of every operation.
+//!
+//! Potential savings count every operation at most once: a transfer that is a duplicate *and*
+//! completes a round trip *and* is unused is one avoidable transfer; an allocate/delete pair
+//! that is both repeated and unused is one avoidable pair.
+//!
+//! Every table is bounded ([`Limits`]); past a bound the least recently used detail is forgotten
+//! and counted in [`Dropped`], which the report shows.
+
+pub mod findings;
+
+use std::collections::BTreeMap;
+
+use rustc_hash::FxHashMap;
+
+use crate::event::{DataOp, Kernel, OpKind, RegionId, SiteId, VarId};
+use crate::mem::{entries_within, GenMap};
+pub use findings::{Agg, Findings, Key, UnusedWhy};
+
+/// Entry limits of the analysis tables.
+#[derive(Clone, Copy, Debug)]
+pub struct Limits {
+    pub contents: usize,
+    pub sends: usize,
+    pub alloc_history: usize,
+    pub live_allocs: usize,
+    pub candidates: usize,
+    pub findings: usize,
+    pub profile: usize,
+}
+
+type ContentKey = (i32, u128, u64);
+type SendKey = (i32, i32, u128, u64);
+type HistoryKey = (i32, u64, u64);
+
+impl Limits {
+    /// Limits whose tables together stay within `budget` bytes (the tool's other state — names,
+    /// sites, the symbolizer at exit — comes out of the rest of the cap).
+    pub fn for_budget(budget: usize) -> Limits {
+        let share = |f: usize| budget / 100 * f;
+        let size = |b: usize, entry: usize| entries_within(b, entry).max(16);
+        Limits {
+            contents: size(share(34), std::mem::size_of::<(ContentKey, ())>()),
+            sends: size(share(20), std::mem::size_of::<(SendKey, Pending)>()),
+            alloc_history: size(share(8), std::mem::size_of::<(HistoryKey, u32)>()),
+            // Live allocations and candidates are plain tables filled up to their limit: size
+            // them for twice the entries (hash table growth), with the B-tree's overhead.
+            live_allocs: (share(8) / (2 * std::mem::size_of::<((i32, u64), Live)>() + 16)).max(16),
+            candidates: (share(8) / (2 * std::mem::size_of::<(u64, Candidate)>() + 16)).max(16),
+            findings: (share(4) / (2 * std::mem::size_of::<(Key, Agg)>() + 16)).max(64),
+            profile: (share(2) / (2 * std::mem::size_of::<((SiteId, OpKind, i32), Profile)>() + 16)).max(64),
+        }
+    }
+}
+
+/// Detail forgotten because a table was full.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct Dropped {
+    /// Received contents forgotten: a later duplicate of one of them is not recognised.
+    pub contents_forgotten: u64,
+    /// Unmatched sends forgotten: a round trip completing one of them is not recognised.
+    pub sends_forgotten: u64,
+    /// Allocation histories forgotten: a later re-allocation of that data counts as a first.
+    pub alloc_histories_forgotten: u64,
+    /// Allocations not tracked (live-allocation table full): their use and deletion are not judged.
+    pub allocs_untracked: u64,
+    /// Transfers to a device not judged for use (candidate table full).
+    pub transfers_unjudged: u64,
+    /// Findings folded into a per-device row without place or name (findings table full).
+    pub findings_merged: u64,
+    /// Profile rows folded into an unknown-site row (profile table full).
+    pub profile_merged: u64,
+}
+
+impl Dropped {
+    pub fn any(&self) -> bool {
+        self.contents_forgotten
+            + self.sends_forgotten
+            + self.alloc_histories_forgotten
+            + self.allocs_untracked
+            + self.transfers_unjudged
+            + self.findings_merged
+            + self.profile_merged
+            > 0
+    }
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Pending {
+    count: u32,
+    site: SiteId,
+    var: VarId,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Live {
+    bytes: u64,
+    host: u64,
+    site: SiteId,
+    var: VarId,
+    region: RegionId,
+    ns: u64,
+    kernels_at_alloc: u64,
+    during_kernel: bool,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Candidate {
+    end: u64,
+    bytes: u64,
+    ns: u64,
+    site: SiteId,
+    var: VarId,
+    region: RegionId,
+    avoidable: bool,
+}
+
+/// Per-site statistics of one operation kind on one device.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct Profile {
+    pub count: u64,
+    pub bytes: u64,
+    pub ns: u64,
+    pub min_ns: u64,
+    pub max_ns: u64,
+}
+
+impl Profile {
+    fn add(&mut self, bytes: u64, ns: u64) {
+        if self.count == 0 || ns < self.min_ns {
+            self.min_ns = ns;
+        }
+        self.max_ns = self.max_ns.max(ns);
+        self.count += 1;
+        self.bytes += bytes;
+        self.ns += ns;
+    }
+}
+
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct DeviceStats {
+    pub live_bytes: u64,
+    pub peak_bytes: u64,
+    pub kernels: u64,
+    pub kernel_ns: u64,
+    #[serde(skip)]
+    running: u32,
+}
+
+/// Operations the analysis finds avoidable, each counted once.
+#[derive(Clone, Copy, Debug, Default, serde::Serialize)]
+pub struct Savings {
+    pub transfers: Agg,
+    pub allocations: Agg,
+}
+
+pub struct Analyzer {
+    pub limits: Limits,
+    host: Option<i32>,
+    devices: BTreeMap<i32, DeviceStats>,
+    contents: GenMap<ContentKey, ()>,
+    sends: GenMap<SendKey, Pending>,
+    history: GenMap<HistoryKey, u32>,
+    live: FxHashMap<(i32, u64), Live>,
+    candidates: BTreeMap<i32, BTreeMap<u64, Candidate>>,
+    candidate_count: usize,
+    pub findings: Findings,
+    profile: FxHashMap<(SiteId, OpKind, i32), Profile>,
+    kernels: FxHashMap<(SiteId, i32), Profile>,
+    totals: BTreeMap<OpKind, Agg>,
+    pub savings: Savings,
+    pub unhashed_transfers: u64,
+    dropped: Dropped,
+}
+
+impl Analyzer {
+    pub fn new(limits: Limits) -> Self {
+        Analyzer {
+            limits,
+            host: None,
+            devices: BTreeMap::new(),
+            contents: GenMap::new(limits.contents),
+            sends: GenMap::new(limits.sends),
+            history: GenMap::new(limits.alloc_history),
+            live: FxHashMap::default(),
+            candidates: BTreeMap::new(),
+            candidate_count: 0,
+            findings: Findings::new(limits.findings),
+            profile: FxHashMap::default(),
+            kernels: FxHashMap::default(),
+            totals: BTreeMap::new(),
+            savings: Savings::default(),
+            unhashed_transfers: 0,
+            dropped: Dropped::default(),
+        }
+    }
+
+    /// The host's device number (libomptarget numbers it after the target devices), as the
+    /// events show it.
+    pub fn host_device(&self) -> Option<i32> {
+        self.host
+    }
+
+    fn device(&mut self, d: i32) -> &mut DeviceStats {
+        self.devices.entry(d).or_default()
+    }
+
+    pub fn devices(&self) -> &BTreeMap<i32, DeviceStats> {
+        &self.devices
+    }
+
+    pub fn totals(&self) -> &BTreeMap<OpKind, Agg> {
+        &self.totals
+    }
+
+    pub fn profile(&self) -> impl Iterator<Item = (&(SiteId, OpKind, i32), &Profile)> {
+        self.profile.iter()
+    }
+
+    pub fn kernel_profile(&self) -> impl Iterator<Item = (&(SiteId, i32), &Profile)> {
+        self.kernels.iter()
+    }
+
+    pub fn dropped(&self) -> Dropped {
+        let mut d = self.dropped;
+        d.contents_forgotten = self.contents.forgotten;
+        d.sends_forgotten = self.sends.forgotten;
+        d.alloc_histories_forgotten = self.history.forgotten;
+        d.findings_merged = self.findings.merged;
+        d
+    }
+
+    pub fn kernel_begin(&mut self, device: i32) {
+        let d = self.device(device);
+        d.kernels += 1;
+        d.running += 1;
+        // A kernel may read anything on its device: nothing written there so far is unused.
+        if let Some(c) = self.candidates.get_mut(&device) {
+            self.candidate_count -= c.len();
+            c.clear();
+        }
+    }
+
+    pub fn kernel_end(&mut self, k: &Kernel) {
+        let d = self.device(k.device);
+        d.running = d.running.saturating_sub(1);
+        d.kernel_ns += k.end.saturating_sub(k.begin);
+        let key = if self.kernels.len() >= self.limits.profile && !self.kernels.contains_key(&(k.site, k.device)) {
+            self.dropped.profile_merged += 1;
+            (0, k.device)
+        } else {
+            (k.site, k.device)
+        };
+        self.kernels.entry(key).or_default().add(0, k.end.saturating_sub(k.begin));
+    }
+
+    pub fn data_op(&mut self, op: &DataOp) {
+        match op.kind {
+            OpKind::ToDevice | OpKind::Alloc => self.host = self.host.or(Some(op.src_dev)),
+            OpKind::FromDevice => self.host = self.host.or(Some(op.dst_dev)),
+            _ => {}
+        }
+        let bytes = if op.kind == OpKind::Delete { self.live_bytes_at(op) } else { op.bytes };
+        self.totals.entry(op.kind).or_default().add(bytes, op.ns());
+        let pkey = (op.site, op.kind, op.device());
+        let pkey = if self.profile.len() >= self.limits.profile && !self.profile.contains_key(&pkey) {
+            self.dropped.profile_merged += 1;
+            (0, op.kind, op.device())
+        } else {
+            pkey
+        };
+        self.profile.entry(pkey).or_default().add(bytes, op.ns());
+        match op.kind {
+            OpKind::Alloc => self.alloc(op),
+            OpKind::Delete => self.delete(op),
+            OpKind::ToDevice | OpKind::FromDevice | OpKind::DeviceToDevice => self.transfer(op),
+            OpKind::Associate | OpKind::Disassociate => {}
+        }
+    }
+
+    fn live_bytes_at(&self, op: &DataOp) -> u64 {
+        self.live.get(&(op.src_dev, op.src_addr)).map_or(op.bytes, |l| l.bytes)
+    }
+
+    fn alloc(&mut self, op: &DataOp) {
+        let dev = op.dst_dev;
+        let (kernels, running) = {
+            let d = self.device(dev);
+            d.live_bytes += op.bytes;
+            d.peak_bytes = d.peak_bytes.max(d.live_bytes);
+            (d.kernels, d.running)
+        };
+        let key = (dev, op.dst_addr);
+        if self.live.len() >= self.limits.live_allocs && !self.live.contains_key(&key) {
+            self.dropped.allocs_untracked += 1;
+            return;
+        }
+        self.live.insert(
+            key,
+            Live {
+                bytes: op.bytes,
+                host: op.src_addr,
+                site: op.site,
+                var: op.var,
+                region: op.region,
+                ns: op.ns(),
+                kernels_at_alloc: kernels,
+                during_kernel: running > 0,
+            },
+        );
+    }
+
+    fn delete(&mut self, op: &DataOp) {
+        let dev = op.src_dev;
+        let Some(l) = self.live.remove(&(dev, op.src_addr)) else {
+            // Memory this tool never saw allocated (freed twice, allocated outside OpenMP, or
+            // not tracked once the table was full): reported, never assumed.
+            self.findings.add(Key::UnmatchedDelete { dev, site: op.site, region: op.region }, 0, op.ns());
+            return;
+        };
+        let kernels = {
+            let d = self.device(dev);
+            d.live_bytes = d.live_bytes.saturating_sub(l.bytes);
+            d.kernels
+        };
+        self.deleted_range(dev, op.src_addr, l.bytes);
+        let pair_ns = l.ns + op.ns();
+        // The host address identifies the variable; memory from omp_target_alloc has none, so
+        // its allocation site stands in for it.
+        let who = if l.host != 0 { l.host } else { u64::from(l.site) | 1 << 63 };
+        let pairs = self.history.get_or_insert_with((dev, who, l.bytes), || 0);
+        *pairs += 1;
+        let repeated = *pairs >= 2;
+        if repeated {
+            let key = Key::RepeatedAlloc { dev, site: l.site, delete_site: op.site, var: l.var, region: l.region };
+            self.findings.add(key, l.bytes, pair_ns);
+        }
+        let unused = !l.during_kernel && kernels == l.kernels_at_alloc;
+        if unused {
+            let key = Key::UnusedAlloc { dev, site: l.site, delete_site: op.site, var: l.var, region: l.region };
+            self.findings.add(key, l.bytes, pair_ns);
+        }
+        if repeated || unused {
+            self.savings.allocations.add(l.bytes, pair_ns);
+        }
+    }
+
+    fn transfer(&mut self, op: &DataOp) {
+        let mut avoidable = false;
+        match op.hash {
+            Some(h) => {
+                let (src, dst) = (op.src_dev, op.dst_dev);
+                let mut first = false;
+                self.contents.get_or_insert_with((dst, h, op.bytes), || first = true);
+                let dup = !first;
+                if dup {
+                    let key = Key::Duplicate { dev: dst, src, site: op.site, var: op.var, region: op.region };
+                    self.findings.add(key, op.bytes, op.ns());
+                }
+                // Does this complete a trip dst -> src -> dst?
+                let back = (dst, src, h, op.bytes);
+                let mut trip = None;
+                if let Some(p) = self.sends.get_mut(&back) {
+                    p.count -= 1;
+                    trip = Some((p.site, p.var));
+                    if p.count == 0 {
+                        self.sends.remove(&back);
+                    }
+                }
+                if let Some((send_site, send_var)) = trip {
+                    let key = Key::RoundTrip {
+                        a: dst,
+                        b: src,
+                        send_site,
+                        send_var,
+                        site: op.site,
+                        var: op.var,
+                        region: op.region,
+                    };
+                    self.findings.add(key, op.bytes, op.ns());
+                }
+                let p = self.sends.get_or_insert_with((src, dst, h, op.bytes), || Pending { count: 0, site: op.site, var: op.var });
+                p.count = p.count.saturating_add(1);
+                avoidable = dup || trip.is_some();
+            }
+            None => self.unhashed_transfers += 1,
+        }
+        if avoidable {
+            self.savings.transfers.add(op.bytes, op.ns());
+        }
+        // Reading device memory uses what was written there.
+        if matches!(op.kind, OpKind::FromDevice | OpKind::DeviceToDevice) {
+            self.read_range(op.src_dev, op.src_addr, op.bytes);
+        }
+        if matches!(op.kind, OpKind::ToDevice | OpKind::DeviceToDevice) && op.bytes > 0 {
+            self.written(op, avoidable);
+        }
+    }
+
+    /// A transfer wrote [dst_addr, dst_addr + bytes) on its device: candidates it covers entirely
+    /// were never read; it becomes a candidate itself.
+    fn written(&mut self, op: &DataOp, avoidable: bool) {
+        let dev = op.dst_dev;
+        let (start, end) = (op.dst_addr, op.dst_addr.saturating_add(op.bytes));
+        let covered: Vec<u64> = self
+            .candidates
+            .get(&dev)
+            .map(|c| c.range(start..end).filter(|(_, c)| c.end <= end).map(|(a, _)| *a).collect())
+            .unwrap_or_default();
+        for a in covered {
+            let c = self.candidates.get_mut(&dev).unwrap().remove(&a).unwrap();
+            self.candidate_count -= 1;
+            self.unused_transfer(dev, &c, UnusedWhy::Overwritten, op.site);
+        }
+        if self.candidate_count >= self.limits.candidates {
+            self.dropped.transfers_unjudged += 1;
+            return;
+        }
+        let c = Candidate {
+            end,
+            bytes: op.bytes,
+            ns: op.ns(),
+            site: op.site,
+            var: op.var,
+            region: op.region,
+            avoidable,
+        };
+        if self.candidates.entry(dev).or_default().insert(start, c).is_none() {
+            self.candidate_count += 1;
+        }
+    }
+
+    fn unused_transfer(&mut self, dev: i32, c: &Candidate, why: UnusedWhy, by_site: SiteId) {
+        let key = Key::UnusedTransfer { dev, site: c.site, var: c.var, region: c.region, why, by_site };
+        self.findings.add(key, c.bytes, c.ns);
+        if !c.avoidable {
+            self.savings.transfers.add(c.bytes, c.ns);
+        }
+    }
+
+    fn overlapping(&self, dev: i32, start: u64, end: u64) -> Vec<u64> {
+        let Some(c) = self.candidates.get(&dev) else { return Vec::new() };
+        // Candidates starting before `start` may reach into the range: look back one.
+        let before = c.range(..start).next_back().filter(|(_, c)| c.end > start).map(|(a, _)| *a);
+        before.into_iter().chain(c.range(start..end).map(|(a, _)| *a)).collect()
+    }
+
+    fn read_range(&mut self, dev: i32, start: u64, bytes: u64) {
+        for a in self.overlapping(dev, start, start.saturating_add(bytes.max(1))) {
+            self.candidates.get_mut(&dev).unwrap().remove(&a);
+            self.candidate_count -= 1;
+        }
+    }
+
+    fn deleted_range(&mut self, dev: i32, start: u64, bytes: u64) {
+        let end = start.saturating_add(bytes.max(1));
+        let inside: Vec<u64> = self
+            .candidates
+            .get(&dev)
+            .map(|c| c.range(start..end).map(|(a, _)| *a).collect())
+            .unwrap_or_default();
+        for a in inside {
+            let c = self.candidates.get_mut(&dev).unwrap().remove(&a).unwrap();
+            self.candidate_count -= 1;
+            self.unused_transfer(dev, &c, UnusedWhy::Deleted, 0);
+        }
+    }
+
+    /// End of the program: judges what is still pending (transfers no kernel followed,
+    /// allocations never deleted and never used).
+    pub fn finish(&mut self) {
+        let pending: Vec<(i32, Candidate)> = std::mem::take(&mut self.candidates)
+            .into_iter()
+            .flat_map(|(dev, c)| c.into_values().map(move |c| (dev, c)))
+            .collect();
+        self.candidate_count = 0;
+        for (dev, c) in pending {
+            self.unused_transfer(dev, &c, UnusedWhy::NoKernelAfter, 0);
+        }
+        let live: Vec<((i32, u64), Live)> = self.live.drain().collect();
+        for ((dev, _), l) in live {
+            let kernels = self.devices.get(&dev).map_or(0, |d| d.kernels);
+            if !l.during_kernel && kernels == l.kernels_at_alloc {
+                let key = Key::UnusedAlloc { dev, site: l.site, delete_site: 0, var: l.var, region: l.region };
+                self.findings.add(key, l.bytes, l.ns);
+                self.savings.allocations.add(l.bytes, l.ns);
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

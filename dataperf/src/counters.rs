@@ -1,0 +1,123 @@
+//! Per-thread data-movement counters, for the ompadapt runtime (and anyone else in the
+//! process) to read around a region: bytes moved and time spent in transfers by the calling
+//! thread, cumulative since it started. The runtime takes the difference between a region's
+//! begin and end and gets its data movement per execution; it writes `region` so that the
+//! tool's report can attribute findings to the adaptive region.
+//!
+//! C interface (`dataperf/include/ompadapt_dataperf.h`), looked up with `dlsym`:
+//! `ompadapt_dataperf_thread_counters()` and `ompadapt_dataperf_region_id(name)`.
+
+use std::cell::UnsafeCell;
+use std::ffi::{c_char, CStr};
+use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::Mutex;
+
+/// Layout shared with C (`ompadapt_dataperf_counters`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub to_device_bytes: u64,
+    pub from_device_bytes: u64,
+    /// Time in transfers (both directions), ns.
+    pub transfer_ns: u64,
+    pub transfers: u64,
+    pub alloc_bytes: u64,
+    pub allocs: u64,
+    /// Written by the adaptive runtime: the region this thread is executing (an id from
+    /// `ompadapt_dataperf_region_id`), 0 outside regions.
+    pub region: u32,
+    pub reserved: u32,
+}
+
+thread_local! {
+    static MINE: UnsafeCell<Counters> = const { UnsafeCell::new(Counters {
+        to_device_bytes: 0, from_device_bytes: 0, transfer_ns: 0, transfers: 0,
+        alloc_bytes: 0, allocs: 0, region: 0, reserved: 0,
+    }) };
+}
+
+pub(crate) static ACTIVE: AtomicBool = AtomicBool::new(false);
+
+/// Runs `f` on the calling thread's counters.
+pub(crate) fn with<R>(f: impl FnOnce(&mut Counters) -> R) -> R {
+    // SAFETY: the counters are only touched by their own thread (the runtime writes `region`
+    // through the pointer from the same thread, never concurrently with this call).
+    MINE.with(|c| unsafe { f(&mut *c.get()) })
+}
+
+/// The calling thread's counters; NULL when the tool is not active in this process.
+#[unsafe(no_mangle)]
+pub extern "C" fn ompadapt_dataperf_thread_counters() -> *mut Counters {
+    if !ACTIVE.load(Relaxed) {
+        return std::ptr::null_mut();
+    }
+    MINE.with(|c| c.get())
+}
+
+static REGIONS: Mutex<Vec<String>> = Mutex::new(Vec::new());
+const MAX_REGIONS: usize = 1 << 16;
+
+/// The id (> 0) under which the report names region `name`; the same name gives the same id.
+/// 0 for a null name or when the table is full.
+///
+/// # Safety
+/// `name` is null or a NUL-terminated string.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn ompadapt_dataperf_region_id(name: *const c_char) -> u32 {
+    if name.is_null() {
+        return 0;
+    }
+    let name = CStr::from_ptr(name).to_string_lossy();
+    region_id(&name)
+}
+
+pub fn region_id(name: &str) -> u32 {
+    let mut r = REGIONS.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some(i) = r.iter().position(|n| n == name) {
+        return i as u32 + 1;
+    }
+    if r.len() >= MAX_REGIONS {
+        return 0;
+    }
+    r.push(name.to_owned());
+    r.len() as u32
+}
+
+pub fn region_name(id: u32) -> Option<String> {
+    if id == 0 {
+        return None;
+    }
+    REGIONS.lock().unwrap_or_else(|e| e.into_inner()).get(id as usize - 1).cloned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn region_ids_are_stable() {
+        let a = region_id("counters-test-a");
+        let b = region_id("counters-test-b");
+        assert!(a > 0 && b > 0 && a != b);
+        assert_eq!(region_id("counters-test-a"), a);
+        assert_eq!(region_name(b).as_deref(), Some("counters-test-b"));
+        assert_eq!(region_name(0), None);
+        assert_eq!(unsafe { ompadapt_dataperf_region_id(std::ptr::null()) }, 0);
+    }
+
+    #[test]
+    fn counters_are_per_thread() {
+        ACTIVE.store(true, Relaxed);
+        let p = ompadapt_dataperf_thread_counters();
+        with(|c| c.transfers += 3);
+        assert_eq!(unsafe { (*p).transfers }, 3);
+        let other = std::thread::spawn(|| {
+            with(|c| c.transfers += 1);
+            with(|c| c.transfers)
+        })
+        .join()
+        .unwrap();
+        assert_eq!(other, 1);
+        assert_eq!(unsafe { (*p).transfers }, 3);
+    }
+}

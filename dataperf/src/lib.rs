@@ -1,0 +1,30 @@
+//! `ompadapt-dataperf`: an OMPT tool that finds inefficient OpenMP data mappings (seed 004's
+//! duplicate and round-trip transfers, repeated and unused allocations, unused transfers),
+//! attributes them to `file:line:column`, mapped variable and adaptive region, and estimates
+//! what fixing them would save — in bounded memory.
+//!
+//! Modules:
+//! * [`ompt`] — bindgen's bindings to `omp-tools.h`;
+//! * [`tool`] — `ompt_start_tool` and the OMPT callbacks;
+//! * [`intercept`] — map-clause names from libomptarget's entry points;
+//! * [`event`] — the events the analysis consumes;
+//! * [`analysis`] — the streaming detectors;
+//! * [`symbolize`] — return addresses to source locations (addr2line);
+//! * [`report`] — the report (text tables and JSON);
+//! * [`counters`] — per-thread bytes and time the ompadapt runtime reads per region;
+//! * [`config`], [`output`], [`mem`] — environment, safe report files, memory accounting.
+
+pub mod analysis;
+pub mod config;
+pub mod counters;
+pub mod event;
+pub mod intercept;
+pub mod mem;
+pub mod ompt;
+pub mod output;
+pub mod symbolize;
+pub mod report;
+pub mod tool;
+
+#[global_allocator]
+static ALLOC: mem::Counting = mem::Counting;

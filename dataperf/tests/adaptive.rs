@@ -1,0 +1,58 @@
+//! The tool on a program compiled with the ompadapt plugin: findings name the adaptive region,
+//! and the runtime reports the bytes and transfer time per execution of each variant, which it
+//! reads from the tool's per-thread counters.
+
+mod common;
+use common::*;
+
+#[test]
+fn findings_name_the_region_and_the_runtime_reports_data_movement() {
+    let d = scratch();
+    let release = launcher().parent().unwrap().to_path_buf();
+    let plugin = release.join("libompadapt.so");
+    assert!(
+        plugin.exists() && release.join("libompadapt_rt.so").exists(),
+        "{} is missing: build the workspace first (cargo build --release --workspace; scripts/test.sh does)",
+        plugin.display()
+    );
+    let src = program("adaptive.c");
+    let exe = d.path().join("adaptive");
+    compile(&src, &exe, &["-g", "-O1", &format!("-fplugin={}", plugin.display())]);
+    let rt_report = d.path().join("rt.json");
+    let env = [
+        ("OMPADAPT_DIR", d.path().join("state").to_str().unwrap().to_owned()),
+        ("OMPADAPT_PERSIST", "0".to_owned()),
+        ("OMPADAPT_REPORT", format!("json:{}", rt_report.display())),
+    ];
+    let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
+    let a = analyse_env(&exe, d.path(), &[], &[], &env);
+    let n = 10000u64;
+    let expected: f64 = 12.0 * (0..n).map(|i| (3 * i) as f64 * (1 + i % 7) as f64).sum::<f64>();
+    assert_eq!(a.checks, vec![format!("CHECK total={expected:.3}")]);
+    let r = &a.report;
+    // The inputs are the same on every offloaded call, and so is the result the host gets back:
+    // duplicates, in region 'vadd'.
+    let dups = findings(r, "duplicate_transfers");
+    assert!(!dups.is_empty(), "{}", r["findings"]);
+    for f in dups {
+        assert_eq!(f["region"], "vadd", "{f}");
+        assert_site(&f["site"], "adaptive.c", line_of(&src, "target"), 1);
+    }
+    let vars: std::collections::BTreeSet<&str> = dups.iter().map(|f| f["variable"].as_str().unwrap()).collect();
+    assert_eq!(vars, ["A[0:N]", "B[0:N]", "C[0:N]"].into_iter().collect());
+    // The runtime's report: the gpu variant moves both inputs in and the result out per
+    // execution; the cpu variant moves nothing.
+    let rt: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&rt_report).unwrap()).unwrap();
+    let region = rt["regions"].as_array().unwrap().iter().find(|g| g["region"] == "vadd").expect("region vadd in the runtime report");
+    let dm = region["data_movement"].as_array().unwrap_or_else(|| panic!("no data_movement: {region}"));
+    let by = |v: &str| dm.iter().find(|m| m["variant"] == v).unwrap_or_else(|| panic!("no {v} in {dm:?}"));
+    let gpu = by("gpu");
+    assert_eq!(gpu["to_device_bytes"].as_f64(), Some((2 * n * 8) as f64), "{gpu}");
+    assert_eq!(gpu["from_device_bytes"].as_f64(), Some((n * 8) as f64), "{gpu}");
+    assert!(gpu["transfer_ns"].as_f64().unwrap() > 0.0);
+    let cpu = by("cpu");
+    assert_eq!(cpu["to_device_bytes"].as_f64(), Some(0.0), "{cpu}");
+    assert_eq!(cpu["from_device_bytes"].as_f64(), Some(0.0), "{cpu}");
+    let runs = gpu["executions"].as_u64().unwrap() + cpu["executions"].as_u64().unwrap();
+    assert_eq!(runs, 12);
+}
