@@ -104,22 +104,26 @@ pub struct Counts {
 /// noise of any measurement, in 4 bytes).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sample {
-    pub v: u8,
+    /// The variant (up to `spec::MAX_VARIANTS`).
+    pub v: u16,
     pub ns: f32,
 }
 
 /// "Not decided" in [`FvRec::decided`].
-pub const UNDECIDED: u8 = u8::MAX;
+pub const UNDECIDED: u16 = u16::MAX;
+
+/// Bits of [`FvRec::key`] holding the key's offset; the rest hold its length (≤ 16 values).
+const KEY_OFF_BITS: u32 = 27;
 
 /// Exploration state of one feature vector, compact (the store keeps its key and per-variant
 /// counters in arenas, see `store`): 40 bytes plus its samples.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FvRec {
-    /// Offset of the key's values in the store's key arena, and their number.
-    pub key_off: u32,
-    pub nf: u8,
+    /// Offset of the key's values in the store's key arena (low 27 bits: 1 GiB of values) and
+    /// their number (high bits); see [`FvRec::key_off`], [`FvRec::nf`].
+    pub key: u32,
     /// The label once the measurements suffice ([`UNDECIDED`] before).
-    pub decided: u8,
+    pub decided: u16,
     /// Pairs that count as training samples (see [`Fv::counted_pairs`]).
     pub counted: u16,
     /// Bit v set: variant v is still a candidate (successive elimination).
@@ -135,6 +139,28 @@ pub struct Fv<'a> {
 }
 
 impl FvRec {
+    /// A record with no measurement, its key's `nf` values at `key_off` in the key arena.
+    pub fn new(key_off: usize, nf: usize, nv: usize) -> FvRec {
+        debug_assert!(key_off < 1 << KEY_OFF_BITS && nf <= 16);
+        FvRec {
+            key: (nf as u32) << KEY_OFF_BITS | (key_off as u32 & ((1 << KEY_OFF_BITS) - 1)),
+            decided: UNDECIDED,
+            counted: 0,
+            alive: all_mask(nv),
+            times: Vec::new(),
+        }
+    }
+
+    /// Offset of the key's values in the key arena.
+    pub fn key_off(&self) -> usize {
+        (self.key & ((1 << KEY_OFF_BITS) - 1)) as usize
+    }
+
+    /// Number of the key's values.
+    pub fn nf(&self) -> usize {
+        (self.key >> KEY_OFF_BITS) as usize
+    }
+
     /// The decision, if any.
     pub fn decided(&self) -> Option<usize> {
         (self.decided != UNDECIDED).then_some(self.decided as usize)
@@ -204,6 +230,7 @@ impl Fv<'_> {
         match p.strategy {
             Strategy::Random => rng.below(nv),
             Strategy::Elimination if self.rec.decided != UNDECIDED => self.rec.decided as usize,
+            Strategy::RoundRobin => (k % nv.max(1) as u64) as usize,
             strategy => {
                 let alive = if strategy == Strategy::Elimination { self.rec.alive } else { all_mask(nv) };
                 let n = alive.count_ones().max(1) as u64;
@@ -257,7 +284,7 @@ impl Fv<'_> {
         if times.capacity() == 0 {
             times.reserve_exact(self.counts.len());
         }
-        times.push(Sample { v: v as u8, ns: ns as f32 });
+        times.push(Sample { v: v as u16, ns: ns as f32 });
     }
 
     /// Drops the oldest `KEEP` retained measurements of `v`.
@@ -283,24 +310,32 @@ impl Fv<'_> {
         let nv = self.nv();
         let alive = if p.strategy == Strategy::Elimination { self.rec.alive } else { all_mask(nv) };
         if self.rec.decided == UNDECIDED {
-            // no allocation on this path: it runs for every exploring measurement
+            // no allocation on this path (up to 64 variants): it runs for every exploring
+            // measurement
             let mut n_alive = 0;
             let mut enough = true;
-            for v in (0..nv).filter(|&v| alive >> v & 1 == 1) {
+            for v in (0..nv).filter(|&v| is_alive(alive, v)) {
                 n_alive += 1;
                 enough &= self.counts[v].count >= r;
             }
             if n_alive == 1 {
-                enough = (0..nv).any(|v| alive >> v & 1 == 1 && self.counts[v].count >= 1);
+                enough = (0..nv).any(|v| is_alive(alive, v) && self.counts[v].count >= 1);
             }
             if enough {
-                let mut survivors = [0usize; 64];
-                let mut n = 0;
-                for v in (0..nv.min(64)).filter(|&v| alive >> v & 1 == 1) {
-                    survivors[n] = v;
-                    n += 1;
-                }
-                self.rec.decided = self.rec.label_among(&survivors[..n], p.labeling).map_or(UNDECIDED, |v| v as u8);
+                let label = if nv <= 64 {
+                    let mut survivors = [0usize; 64];
+                    let mut n = 0;
+                    for v in (0..nv).filter(|&v| is_alive(alive, v)) {
+                        survivors[n] = v;
+                        n += 1;
+                    }
+                    self.rec.label_among(&survivors[..n], p.labeling)
+                } else {
+                    // more than 64 variants: no elimination (see `Region::with_config`)
+                    let all: Vec<usize> = (0..nv).collect();
+                    self.rec.label_among(&all, p.labeling)
+                };
+                self.rec.decided = label.map_or(UNDECIDED, |v| v as u16);
             }
         }
         self.rec.counted = self.counted_pairs(r, alive);
@@ -332,7 +367,7 @@ impl Fv<'_> {
         (0..self.nv())
             .filter(|&v| {
                 let c = self.counts[v].count;
-                c >= r || (c >= 1 && (done || alive >> v & 1 == 0))
+                c >= r || (c >= 1 && (done || !is_alive(alive, v)))
             })
             .count() as u16
     }
@@ -351,6 +386,13 @@ fn robust_slowest(times: &[f64]) -> f64 {
 }
 
 /// Bits 0..n set.
+/// Whether variant `v` is a candidate in `alive`. Successive elimination handles at most 64
+/// variants; past bit 63 every variant is one (a plain `alive >> v` would wrap the shift).
+#[inline]
+fn is_alive(alive: u64, v: usize) -> bool {
+    v >= 64 || alive >> v & 1 == 1
+}
+
 pub fn all_mask(n: usize) -> u64 {
     if n >= 64 {
         u64::MAX
@@ -372,7 +414,7 @@ mod tests {
 
     impl Owned {
         fn new(nv: usize) -> Owned {
-            let rec = FvRec { key_off: 0, nf: 1, decided: UNDECIDED, counted: 0, alive: all_mask(nv), times: Vec::new() };
+            let rec = FvRec::new(0, 1, nv);
             Owned(rec, vec![Counts::default(); nv])
         }
         fn fv(&mut self) -> Fv<'_> {

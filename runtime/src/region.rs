@@ -38,11 +38,12 @@ use crate::diag;
 use crate::drift;
 use crate::explore::{Params, Strategy};
 use crate::model::ModelChoice;
-use crate::shard::{bump, Shard, Shards, Slot, BUF, DONE, NS_MASK};
+use crate::shard::{bump, Shard, Shards, Slot, BUF, DONE, NS_MASK, VARIANT_SHIFT};
 use crate::spec::Spec;
 use crate::stats::{fnv1a, hash_features, FKey, XorShift};
 use crate::store::Store;
 
+pub mod declared;
 mod settings;
 mod snapshot;
 mod training;
@@ -179,6 +180,8 @@ pub struct Region {
     pub persist: Mutex<Option<crate::persist::Binding>>,
     /// Data movement per variant (from the OMPT tool, when loaded).
     pub data: crate::dataflow::RegionData,
+    /// Seed 001's declared feature ranges and associated regions (see `declared`).
+    declared: declared::Declared,
 }
 
 impl std::fmt::Debug for Region {
@@ -207,11 +210,27 @@ impl Region {
         let nv = spec.variants.len();
         let name = spec.model.clone();
         let choice = config.model_override.get(&name).unwrap_or_else(|| ModelChoice::resolve(spec.model_type, p1, p2));
-        let min_train = config.min_train.get(&name).unwrap_or(if min_train >= 1 { min_train as usize } else { nv });
+        // Without min_train_data: seed 001's suggested size (the min_sample_points product
+        // times the variants), else one sample per variant.
+        let min_train = config.min_train.get(&name).unwrap_or(if min_train >= 1 {
+            min_train as usize
+        } else {
+            spec.suggested_training_size().unwrap_or(nv)
+        });
         let strategy = config.explore.regions.iter().rev().find(|(m, _)| *m == name).map(|(_, s)| *s)
             .or(options.explore)
             .or(config.explore.default)
             .unwrap_or(Strategy::RoundRobin);
+        // Successive elimination keeps its candidates in a 64-bit mask.
+        let strategy = if strategy == Strategy::Elimination && nv > 64 {
+            diag::warn_once(
+                &format!("elimination:{name}"),
+                &format!("region '{name}': {nv} variants, successive elimination handles at most 64; exploring round-robin"),
+            );
+            Strategy::RoundRobin
+        } else {
+            strategy
+        };
         let params = Params {
             strategy,
             repeats: config.repeats.get(&name).or(options.repeats).unwrap_or(crate::config::DEFAULT_REPEATS).max(1),
@@ -252,6 +271,7 @@ impl Region {
             }),
             persist: Mutex::new(None),
             data: crate::dataflow::RegionData::new(nv),
+            declared: declared::Declared::new(&spec),
             spec,
         };
         drop(r.lock()); // publishes what training needs to `slack`
@@ -268,6 +288,9 @@ impl Region {
             values: vec![0.0],
             numeric: false,
             model_type: crate::spec::ModelType::DecisionTree,
+            feature_ranges: Vec::new(),
+            min_sample_points: Vec::new(),
+            assoc: None,
         };
         let mut r = Region::new(spec, -1, -1, -1, false, None);
         r.broken = Some(reason);
@@ -302,8 +325,11 @@ impl Region {
         copy_features(&mut ctx.features, &features[..n]);
         let f = &ctx.features[..n];
 
+        let pinned = if self.declared.hooked() { self.declared_begin(f) } else { None };
         let (variant, mut flags, stash) = if self.broken.is_some() {
             (0, T0_NO_RECORD, 0)
+        } else if let Some(v) = pinned {
+            (v, 0, 0) // fixed by an associated region: recorded as an exploring measurement
         } else {
             let epoch = self.epoch.load(Acquire);
             match if epoch & 1 == 1 { self.cached_decision(f, epoch) } else { None } {
@@ -620,7 +646,7 @@ impl Region {
             }
             let e = &shard.buf[len as usize % BUF];
             e.at.store(slot.xat.load(Relaxed), Relaxed);
-            e.vns.store((v as u64) << 56 | if done { DONE } else { 0 } | ns.min(NS_MASK), Relaxed);
+            e.vns.store((v as u64) << VARIANT_SHIFT | if done { DONE } else { 0 } | ns.min(NS_MASK), Relaxed);
             shard.buf_len.store(len + 1, Release);
             // after the entry is visible: whoever hands it over adds back what this takes
             if done && self.slack.fetch_sub(1, AcqRel) <= 1 {
@@ -704,7 +730,7 @@ impl Region {
             let e = &shard.buf[i as usize % BUF];
             let (at, vns) = (e.at.load(Relaxed), e.vns.load(Relaxed));
             let idx = (at & 0xffff_ffff) as usize;
-            let (v, ns) = ((vns >> 56) as usize, vns & NS_MASK);
+            let (v, ns) = ((vns >> VARIANT_SHIFT) as usize, vns & NS_MASK);
             done += (vns & DONE != 0) as i64;
             if (at >> 32) as u32 == st.generation && idx >= 1 && idx <= st.len() && v < st.nv() {
                 st.record_at(idx - 1, v, ns as f64);

@@ -105,7 +105,9 @@ impl Registry {
         let options = options_of(text);
         let region: &'static Region =
             Box::leak(Box::new(Region::with_config(spec, min_train, p1, p2, c, &options)));
-        if c.persist {
+        if region.is_associated() {
+            // follows its primary's model: nothing of its own to load or save
+        } else if c.persist {
             persist::attach(region, &c.dir, &c.program, c.compact_after);
         } else if c.frozen {
             region.set_fixed_variant(Some(0));

@@ -176,15 +176,18 @@ pub const BUF: usize = 64;
 pub struct Pending {
     /// `generation << 32 | index + 1` of the feature vector in the store.
     pub at: AtomicU64,
-    /// `variant << 56 | flags | ns` (flag [`DONE`]; `ns` within [`NS_MASK`]).
+    /// `variant << VARIANT_SHIFT | flags | ns` (flag [`DONE`]; `ns` within [`NS_MASK`]).
     pub vns: AtomicU64,
 }
 
 /// Flag of [`Pending::vns`]: the measurement completes its (vector, variant) pair as far as
 /// the buffering thread can tell (see `region::fill_view`).
-pub const DONE: u64 = 1 << 55;
-/// The bits of [`Pending::vns`] that hold the time, ns (a year; longer times are clamped).
+pub const DONE: u64 = 1 << 53;
+/// The bits of [`Pending::vns`] that hold the time, ns (104 days; longer times are clamped).
 pub const NS_MASK: u64 = DONE - 1;
+/// Where the variant sits in [`Pending::vns`]: 10 bits, up to `spec::MAX_VARIANTS`.
+pub const VARIANT_SHIFT: u32 = 54;
+const _: () = assert!(crate::spec::MAX_VARIANTS <= 1 << (64 - VARIANT_SHIFT));
 
 /// An entry of a shard's index: a slot's tag (0: empty) and the slot.
 #[repr(align(16))]

@@ -111,7 +111,7 @@ impl Store {
 
     fn key_slice(&self, i: usize) -> &[f64] {
         let r = &self.recs[i];
-        &self.keys[r.key_off as usize..r.key_off as usize + r.nf as usize]
+        &self.keys[r.key_off()..r.key_off() + r.nf()]
     }
 
     /// The feature vector at index `i`.
@@ -164,14 +164,7 @@ impl Store {
         }
         let i = self.recs.len() as u32;
         let vals = key.values();
-        self.recs.push(FvRec {
-            key_off: self.keys.len() as u32,
-            nf: vals.len() as u8,
-            decided: UNDECIDED,
-            counted: 0,
-            alive: all_mask(self.nv),
-            times: Vec::new(),
-        });
+        self.recs.push(FvRec::new(self.keys.len(), vals.len(), self.nv));
         self.keys.extend_from_slice(&vals);
         self.counts.extend(std::iter::repeat_n(Counts::default(), self.nv));
         match self.index.entry(Self::hash32(key)) {
@@ -425,7 +418,7 @@ mod tests {
         let b = FKey::new(&[2.0]);
         let ia = s.fv(&a);
         // force b into the spill list as if it collided with a
-        s.recs.push(FvRec { key_off: s.keys.len() as u32, nf: 1, decided: UNDECIDED, counted: 0, alive: 3, times: vec![] });
+        s.recs.push(FvRec { alive: 3, ..FvRec::new(s.keys.len(), 1, 2) });
         s.keys.push(2.0);
         s.counts.extend([Counts::default(); 2]);
         s.spill.push(1);

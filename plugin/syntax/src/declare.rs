@@ -56,7 +56,16 @@ pub fn parse(toks: &[Tok], start: usize, brackets: &Brackets, diags: &mut Diags)
     for c in &raw {
         let args = required_args(c, diags)?;
         match c.name.as_str() {
-            "model" => out.model = Some(parse_model(toks, c, args, brackets, diags)?),
+            "model" => {
+                let m = parse_model(toks, c, args, brackets, diags)?;
+                // seed 001: `model(model_type_name)`; associated regions may create the
+                // primary from its descriptor, which holds no run-time parameter.
+                if let Some(p) = m.params.first() {
+                    diags.push(Diagnostic::error(p.start, p.end.max(p.start + 1), "'model' takes the model type only"));
+                    return None;
+                }
+                out.model = Some(m);
+            }
             "feature" => {
                 feature_at.get_or_insert(c.at);
                 if !parse_features(toks, args, brackets, &mut out.features, diags) {
@@ -195,6 +204,7 @@ mod tests {
             ("declare adaptation use_model(p) variant_mapping(x)", "a variant ID must be a numeric constant", 8),
             ("declare adaptation feature(n) features(m)", "unknown clause 'features' in 'declare adaptation' (seed 001 spells it 'feature')", 6),
             ("declare adaptation feature(n) model(dtree) model(rfc)", "duplicate 'model' clause", 10),
+            ("declare adaptation feature(n) model(random_forest, 10, 2)", "'model' takes the model type only", 10),
         ] {
             let (c, d) = parse_src(src);
             assert!(c.is_none(), "{src}");
