@@ -511,7 +511,7 @@ impl Session {
         };
         let (choice_arms, bare): (Vec<(usize, DirectiveVariant)>, bool) = match &c.use_model {
             None => {
-                let name = c.model_name.as_ref().map_or_else(|| format!("declare@{}", decl.location), |m| m.0.clone());
+                let name = c.model_name.as_ref().map_or_else(|| format!("declare@{}", short_location(&decl.location)), |m| m.0.clone());
                 desc.name = name.clone();
                 desc.features = feature_descs(&c, Src::Saved(k), &dtoks);
                 let p = primary(&name, &decl.location, desc.features.clone(), Some(names), desc.model);
@@ -544,7 +544,7 @@ impl Session {
                     return self.plain_metadirective(toks);
                 }
                 let known = self.primaries.get(primary_name).or_else(|| self.ahead.get(primary_name)).cloned();
-                desc.name = format!("{primary_name}<-{}", decl.location);
+                desc.name = format!("{primary_name}<-{}", short_location(&decl.location));
                 desc.features = known.as_ref().map(|p| p.features.clone()).unwrap_or_default();
                 desc.assoc = Some(AssocSpec {
                     primary: primary_name.clone(),
@@ -585,6 +585,12 @@ impl Session {
         self.pending.push(Pending::Plain);
         Outcome::NeedStatement
     }
+}
+
+/// `file:line` with the file's directory left out, for generated region names (which name the
+/// region's folder of learned data: no slashes).
+fn short_location(location: &str) -> String {
+    location.rsplit('/').next().unwrap_or(location).to_string()
 }
 
 /// The name of a model in an erroneous directive, for suppressing follow-up errors.
