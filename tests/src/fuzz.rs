@@ -447,7 +447,7 @@ pub fn compile_with(path: &Path, mode: Mode, flags: &[&str], timeout: Duration) 
         Some(s) => Some(s),
         None => {
             // End the driver's process group (the driver and its cc1 jobs).
-            let _ = Command::new("kill").arg("-KILL").arg(format!("-{}", child.id())).status();
+            let _ = Command::new("kill").args(["-s", "KILL", "--", &format!("-{}", child.id())]).status();
             let _ = child.kill();
             let _ = child.wait();
             None
@@ -479,6 +479,20 @@ mod tests {
             assert_eq!(make_case(&corpus, 7, i, false).text, make_case(&corpus, 7, i, false).text);
         }
         assert!((0..50).all(|i| is_plain(&make_case(&corpus, 7, i, true).text)));
+    }
+
+    #[test]
+    fn a_hang_is_ended_with_its_compiler_jobs() {
+        // Stock clang-19 never finishes this (a 300-deep condition in a metadirective).
+        let dir = crate::scratch();
+        let path = dir.path().join("hang.c");
+        let cond = format!("{}1{}", "(".repeat(300), ")".repeat(300));
+        std::fs::write(&path, format!("void f(int n) {{\n#pragma omp metadirective when(user={{condition({cond})}}: parallel) default(simd)\n  n++;\n}}\n")).unwrap();
+        let t = std::time::Instant::now();
+        let mode = Mode { full: false, offload: true, with_plugin: false };
+        let (v, _) = compile_with(&path, mode, &["-w"], Duration::from_secs(3));
+        assert_eq!(v, Verdict::Hang);
+        assert!(t.elapsed() < Duration::from_secs(30), "the stderr reader waited for the compiler's jobs");
     }
 
     #[test]
