@@ -105,10 +105,10 @@ mod tests {
 
     #[test]
     fn plain_region_descriptor_is_unchanged() {
-        let vs = VariantSet {
-            numeric: true,
-            variants: vec![Variant { name: "0.5".into(), value: 0.5, tok: 0 }, Variant { name: "1".into(), value: 1.0, tok: 0 }],
-        };
+        let vs = VariantSet::new(
+            true,
+            vec![Variant { name: "0.5".into(), value: 0.5, tok: 0 }, Variant { name: "1".into(), value: 1.0, tok: 0 }],
+        );
         let f = [FeatureSpec { text: "f(a, b)".into(), range: None, min_samples: None }];
         let s = spec(&SpecFields {
             name: "m",

@@ -25,15 +25,24 @@ pub struct Variant {
 pub struct VariantSet {
     pub numeric: bool,
     pub variants: Vec<Variant>,
+    /// Index of each name: selector lookups in O(1), whatever the number of variants.
+    by_name: HashMap<String, usize>,
 }
 
 impl VariantSet {
+    pub fn new(numeric: bool, variants: Vec<Variant>) -> VariantSet {
+        let by_name = variants.iter().enumerate().map(|(i, v)| (v.name.clone(), i)).collect();
+        VariantSet { numeric, variants, by_name }
+    }
     pub fn index_of_name(&self, name: &str) -> Option<usize> {
-        self.variants.iter().position(|v| v.name == name)
+        self.by_name.get(name).copied()
     }
     pub fn index_of_value(&self, value: f64) -> Option<usize> {
-        let tol = 1e-9 * value.abs().max(1.0);
-        self.variants.iter().position(|v| (v.value - value).abs() <= tol)
+        // Numeric variants are named by their tidy value: exact hits are O(1).
+        self.index_of_name(&format_value(tidy(value))).filter(|&i| self.variants[i].value == tidy(value)).or_else(|| {
+            let tol = 1e-9 * value.abs().max(1.0);
+            self.variants.iter().position(|v| (v.value - value).abs() <= tol)
+        })
     }
     pub fn names(&self) -> Vec<&str> {
         self.variants.iter().map(|v| v.name.as_str()).collect()
@@ -41,7 +50,7 @@ impl VariantSet {
     /// Categorical variants with the given names, valued by their index.
     pub fn categorical(names: Vec<String>) -> VariantSet {
         let variants = names.into_iter().enumerate().map(|(i, name)| Variant { name, value: i as f64, tok: 0 }).collect();
-        VariantSet { numeric: false, variants }
+        VariantSet::new(false, variants)
     }
 }
 
@@ -138,7 +147,7 @@ pub fn parse_variants(
         }
         first_at.insert(&v.name, v.tok);
     }
-    Some(VariantSet { numeric: numeric_at.is_some(), variants: out })
+    Some(VariantSet::new(numeric_at.is_some(), out))
 }
 
 /// `[BEGIN:END:STEP]`, END inclusive; at most `room` values.
