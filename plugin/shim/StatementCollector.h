@@ -1,10 +1,11 @@
 //===- StatementCollector.h - The statement after a directive ---*- C++ -*-===//
 //
 // Collects the tokens of the statement that follows an adaptation directive,
-// by lexing ahead, so that the lowering can place copies of it. Iterative (no
-// recursion, whatever the nesting), and it never consumes what is not part of
-// the statement: a `}` or the end of the file where the statement should start
-// is given back, as is a token read past the statement (after `if (...) S`).
+// by lexing ahead, so that the lowering can place copies of it. Where the
+// statement ends is decided token by token on the Rust side
+// (plugin/syntax/src/statement.rs); a token that is not part of it (a `}`
+// where the statement should start, the token after `if (...) S` that is not
+// `else`, the end of the file) is given back.
 //
 //===----------------------------------------------------------------------===//
 #ifndef OMPADAPT_SHIM_STATEMENTCOLLECTOR_H
@@ -40,18 +41,8 @@ public:
 
 private:
   clang::Token next();
-  void giveBack(const clang::Token &T);
-  /// Reads up to the bracket matching the one just read; false at eof.
-  bool balanced(clang::tok::TokenKind Open, clang::tok::TokenKind Close);
-  /// Reads `( ... )` if that comes next; false at eof.
-  bool parenthesised();
-  /// Reads an OpenMP directive up to its end annotation; false at eof.
-  bool directive();
-  /// Reads an expression statement up to its `;`; false at eof.
-  bool simple();
 
   clang::Preprocessor &PP;
-  bool AtEof = false;
 };
 
 } // namespace ompadapt

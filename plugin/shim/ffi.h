@@ -99,9 +99,12 @@ void ompadapt_on_lookahead(void *Session, const OaTok *Toks, size_t NumToks,
                            const OaTok *Meta, size_t NumMeta,
                            const char *Location);
 void ompadapt_lookahead_done(void *Session, uint64_t File);
-/// Whether the OpenMP directive `Toks` (after `omp`) has an associated
-/// statement.
-bool ompadapt_directive_has_statement(const OaTok *Toks, size_t NumToks);
+/// Where the statement after a directive ends: fed one token at a time.
+enum OaStatementStep : uint32_t { OA_TAKE, OA_TAKE_AND_STOP, OA_GIVE_BACK };
+void *ompadapt_statement_new(void);
+void ompadapt_statement_free(void *Scanner);
+uint32_t ompadapt_statement_feed(void *Scanner, const OaTok *Tok);
+bool ompadapt_statement_is_empty(const void *Scanner);
 void ompadapt_result_free(OaResult *Result);
 /// The I-th region opened by 'begin adaptation' and never closed; null past
 /// the last one.

@@ -5,6 +5,7 @@
 //! never prints a backtrace; it becomes one located `internal error in the ompadapt plugin`
 //! diagnostic on the directive, and the directive's statement is kept.
 
+use ompadapt_syntax::statement::{StatementScanner, Step};
 use ompadapt_syntax::{Diagnostic, Outcome, Piece, PragmaContext, Reply, Session, Severity, Src, Tok, TokKind};
 use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
@@ -311,12 +312,47 @@ pub unsafe extern "C" fn ompadapt_lookahead_done(session: *mut Session, file: u6
     guard(|| (*session).lookahead_done(file), |_| ());
 }
 
-/// # Safety
-/// `toks` has `n` elements.
+/// A scanner of the statement after a directive (see `ompadapt_syntax::statement`).
 #[no_mangle]
-pub unsafe extern "C" fn ompadapt_directive_has_statement(toks: *const OaTok, n: usize) -> bool {
-    guard(|| ompadapt_syntax::directive_variant::has_statement(&tokens(toks, n)), |_| true)
+pub extern "C" fn ompadapt_statement_new() -> *mut StatementScanner {
+    Box::into_raw(Box::new(StatementScanner::new()))
 }
+
+/// # Safety
+/// `s` comes from `ompadapt_statement_new` and is not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_statement_free(s: *mut StatementScanner) {
+    if !s.is_null() {
+        drop(Box::from_raw(s));
+    }
+}
+
+/// What to do with the next token: 0 take it, 1 take it and stop, 2 give it back and stop.
+///
+/// # Safety
+/// `s` is valid; `tok` points to one token.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_statement_feed(s: *mut StatementScanner, tok: *const OaTok) -> u32 {
+    guard(
+        || match (*s).feed(&tokens(tok, 1)[0]) {
+            Step::Take => 0,
+            Step::TakeAndStop => 1,
+            Step::GiveBack => 2,
+        },
+        // the scanner is broken: end the statement here, keeping what was read
+        |_| 2,
+    )
+}
+
+/// Whether the scanner took no token (the statement is missing).
+///
+/// # Safety
+/// `s` is valid.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_statement_is_empty(s: *const StatementScanner) -> bool {
+    (*s).is_empty()
+}
+
 
 /// # Safety
 /// `result` comes from one of the functions above (or is null).

@@ -26,6 +26,7 @@ pub mod lower;
 pub mod metadirective;
 pub mod selector;
 pub mod session;
+pub mod statement;
 pub mod token;
 pub mod variants;
 

@@ -8,6 +8,7 @@ use ompadapt_syntax::constant::evaluate;
 use ompadapt_syntax::descriptor::escape;
 use ompadapt_syntax::limits::MAX_VARIANTS;
 use ompadapt_syntax::token::{lex, spell};
+use ompadapt_syntax::statement::{StatementScanner, Step};
 use ompadapt_syntax::variants::parse_variants;
 use ompadapt_syntax::{Outcome, Piece, PragmaContext, Session, Src, Tok, TokKind};
 use proptest::prelude::*;
@@ -249,6 +250,60 @@ proptest! {
         let e = escape(&s);
         prop_assert!(!e.contains(';') && !e.contains(','));
         prop_assert_eq!(unescape(&e), s);
+    }
+}
+
+/// C statements from a small grammar, as source text (no dangling `else`: a branch followed by
+/// `else` is braced).
+fn c_statement() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        Just("x = f(a, b);".to_string()),
+        Just(";".to_string()),
+        Just("y[i] = ({ int t = 1; t; });".to_string()),
+        Just("auto g = [&](int k) { return k; };".to_string()),
+    ];
+    leaf.prop_recursive(6, 64, 4, |inner| {
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(|v| format!("{{ {} }}", v.join(" "))),
+            inner.clone().prop_map(|s| format!("if (c) {s}")),
+            (inner.clone(), inner.clone()).prop_map(|(a, b)| format!("if (c) {{ {a} }} else {b}")),
+            inner.clone().prop_map(|s| format!("while (c) {s}")),
+            inner.clone().prop_map(|s| format!("for (i = 0; i < n; ++i) {s}")),
+            inner.clone().prop_map(|s| format!("do {s} while (c);")),
+            (inner.clone(), inner).prop_map(|(a, b)| format!("try {{ {a} }} catch (int e) {{ {b} }}")),
+        ]
+    })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 1000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn statements_end_where_they_do(stmt in c_statement(), after in prop::sample::select(&["y;", "}", "else z;"][..])) {
+        let toks = lex(&format!("{stmt} {after}"));
+        let n = lex(&stmt).len();
+        let mut s = StatementScanner::new();
+        let mut end = None;
+        for (i, t) in toks.iter().enumerate() {
+            match s.feed(t) {
+                Step::Take => {}
+                Step::TakeAndStop => { end = Some(i + 1); break; }
+                Step::GiveBack => { end = Some(i); break; }
+            }
+        }
+        // `else` after a statement that ends in an unbraced `if` belongs to it: the scanner
+        // then reads on; otherwise the statement is exactly the generated one.
+        if !(after.starts_with("else") && stmt.contains("if (c)")) {
+            prop_assert_eq!(end, Some(n), "{} | {}", stmt, after);
+        }
+    }
+
+    #[test]
+    fn statement_scanning_never_panics(toks in prop::collection::vec(token(), 0..200)) {
+        let mut s = StatementScanner::new();
+        for t in &toks {
+            if s.feed(t) != Step::Take { break; }
+        }
     }
 }
 
