@@ -177,5 +177,9 @@ fn cplusplus_templates_members_lambdas_and_a_header_in_two_units() {
     assert_eq!(scale.len(), 1);
     assert_eq!(scale[0]["executions"], 16, "8 calls from each unit");
     assert_eq!(region(&rep, "relax")["executions"], 8);
-    assert_eq!(region(&rep, "reduce")["executions"], 8);
+    let reduce = region(&rep, "reduce");
+    assert_eq!(reduce["executions"], 8);
+    // features shown as written; the scoped enum's value is its underlying value (1)
+    assert_eq!(reduce["features"], serde_json::json!(["v.size()", "mode"]));
+    assert!(reduce["timings"].as_array().unwrap().iter().all(|t| t["features"][1] == 1.0));
 }

@@ -32,10 +32,13 @@ struct Stencil {
   }
 };
 
-template <typename F> double reduce(const std::vector<double> &v, F f) {
+enum class Precision { single, twice };
+
+// Features of any arithmetic or enumeration type, as written (`v.size()`, `mode`).
+template <typename F> double reduce(const std::vector<double> &v, F f, Precision mode) {
   double s = 0;
   auto body = [&](long n) {
-#pragma omp adaptation model_name(reduce) features(n) variants(serial, cpu)
+#pragma omp adaptation model_name(reduce) features(v.size(), mode) variants(serial, cpu)
     for (long i = 0; i < n; ++i)
       s += f(v[i]);
   };

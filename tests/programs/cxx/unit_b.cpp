@@ -15,7 +15,7 @@ int main() {
       s.u[0] = s.u[n - 1] = 0;
       s.relax();
       wrong += s.u[1] != 0.5 || s.u[n / 2] != 1.0 || (s.threads != 1 && s.threads != 2);
-      double total = kernels::reduce(v, [](double x) { return 2 * x; });
+      double total = kernels::reduce(v, [](double x) { return 2 * x; }, kernels::Precision::twice);
       wrong += total != static_cast<double>(n);
     }
   std::printf("RESULT %s\n", wrong == 0 ? "ok" : "wrong");
