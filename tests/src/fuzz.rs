@@ -419,7 +419,9 @@ pub fn compile_with(path: &Path, mode: Mode, flags: &[&str], timeout: Duration) 
     if path.extension().is_some_and(|e| e == "cpp") {
         c.arg("-x").arg("c++");
     }
-    c.args(["-fopenmp", "-fno-color-diagnostics"]).args(flags);
+    // The test programs include their common.h.
+    let programs = crate::workspace_root().join("tests/programs");
+    c.args(["-fopenmp", "-fno-color-diagnostics"]).arg("-I").arg(programs).args(flags);
     if mode.offload {
         c.arg(HOST_OFFLOAD);
     }

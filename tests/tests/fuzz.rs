@@ -34,7 +34,7 @@ fn mutated_sources_never_crash_hang_or_panic() {
     let jobs = env_u64("OMPADAPT_FUZZ_JOBS", 2).max(1);
     let only = std::env::var("OMPADAPT_FUZZ_ONLY").ok().and_then(|v| v.parse::<u64>().ok());
     // A hang is a compilation that takes this long; a normal one takes well under a second.
-    let timeout = Duration::from_secs(env_u64("OMPADAPT_FUZZ_TIMEOUT", 60));
+    let timeout = Duration::from_secs(env_u64("OMPADAPT_FUZZ_TIMEOUT", 30));
     let corpus = corpus();
     let dir = scratch();
     let failures_dir = workspace_root().join("target/fuzz-failures");
