@@ -16,6 +16,10 @@
 //!   (begin, 2 × set_feature, get_policy, end), for comparison with `trained_execution` in
 //!   the overhead bench (the same work through `ompadapt_begin`/`ompadapt_end`).
 //!
+//! * `infer_cost_*`: a compiled cost model (3 variants over (n, k)): the terms once, then per
+//!   variant a fixed-depth walk and a dot product; `train_cost_*`, `train_auto_*`: fitting on
+//!   per-variant times (`auto` cross-validates every candidate first).
+//!
 //! `cargo bench -p ompadapt-benchmarks --bench models`.
 
 use std::hint::black_box;
@@ -23,7 +27,8 @@ use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
 use ompadapt_rt::ctx::MAX_FEATURES;
-use ompadapt_rt::model::{self, Compiled, ModelChoice};
+use ompadapt_rt::evaluate::synthetic::{self, Noise, Shape};
+use ompadapt_rt::model::{self, Compiled, CostForm, Family, ModelChoice};
 
 fn rows_10x2() -> Vec<Vec<f64>> {
     (0..10).map(|i| vec![(1 + i) as f64 * 10_000.0, (i % 3) as f64]).collect()
@@ -69,6 +74,41 @@ fn inference(c: &mut Criterion) {
     bench_inference(c, "infer_rfc_10x_depth2", &forest);
     bench_inference(c, "infer_logistic_2f_4classes", &logistic);
     bench_inference(c, "infer_dtree_depth1_with_exceptions", &patched);
+
+    // cost models: 3 variants over (n, k), 20 training vectors
+    let data = synthetic::generate(Shape::CrossoverNk, 20, Noise::NONE, 1).truth;
+    let xs = [data.padded(3), data.padded(11)];
+    for (name, choice) in [
+        ("infer_cost_additive_2f_3variants", ModelChoice::Cost(CostForm::new(Family::Additive, 0))),
+        ("infer_cost_loglinear_2f_3variants", ModelChoice::Cost(CostForm::new(Family::LogLinear, 0))),
+        ("infer_cost_additive_piecewise2_2f_3variants", ModelChoice::Cost(CostForm::new(Family::Additive, 2))),
+    ] {
+        let m = model::fit_costs(choice, &data, 1).unwrap().model;
+        assert!(matches!(m, Compiled::Cost(_)));
+        let mut i = 0usize;
+        c.bench_function(name, |b| {
+            b.iter(|| {
+                i += 1;
+                m.predict(black_box(&xs[i & 1]))
+            })
+        });
+    }
+}
+
+/// Training on times: one cost model, and `auto` (cross-validation of every candidate, then the
+/// winner on all vectors) on 10 and 20 vectors of the (n, k) shape, 3 variants.
+fn training_costs(c: &mut Criterion) {
+    for n in [10usize, 20] {
+        let data = synthetic::generate(Shape::CrossoverNk, n, Noise::NONE, 1).truth;
+        for (name, choice) in [
+            ("train_cost_additive", ModelChoice::Cost(CostForm::new(Family::Additive, 0))),
+            ("train_cost_additive_piecewise2", ModelChoice::Cost(CostForm::new(Family::Additive, 2))),
+            ("train_weighted_dtree_depth2", ModelChoice::Tree { max_depth: 2 }),
+            ("train_auto", ModelChoice::Auto),
+        ] {
+            c.bench_function(&format!("{name}_{n}x2"), |b| b.iter(|| model::train_costs(choice, black_box(&data), 1).unwrap()));
+        }
+    }
 }
 
 fn training(c: &mut Criterion) {
@@ -125,6 +165,6 @@ fn config() -> Criterion {
 criterion_group! {
     name = benches;
     config = config();
-    targets = inference, training, apollo
+    targets = inference, training, training_costs, apollo
 }
 criterion_main!(benches);

@@ -59,7 +59,8 @@ typedef struct ompadapt_ctx {
 
 /* Region descriptor ("spec"), produced by the plugin, one line of ';'-separated fields:
  *   ompadapt1;model=NAME;loc=FILE:LINE;features=F1,F2;variants=V1,V2;values=X1,X2;
- *   numeric=0|1;model_type=dtree|rfc|logistic
+ *   numeric=0|1;model_type=auto|dtree|rfc|logistic
+ * `model_type=auto` (or no model_type): the runtime picks its model by cross-validated regret.
  * `features` holds the source text of each feature, `values` the numeric value of each
  * variant (indices for categorical variants); names and text are percent-encoded where they
  * contain '%', ';' or ','. Seed 001's `declare adaptation` adds, all optional:

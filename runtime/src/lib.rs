@@ -21,6 +21,7 @@
 //! * [`drift`] — the time model and drift detection;
 //! * [`stats`] — feature-vector keys, hashing, medians;
 //! * [`model`] — model training and compiled models for inference;
+//! * [`evaluate`] — decision quality on unseen inputs (seed 000's Adaptive-K method);
 //! * [`report`] — the exit report (text or JSON);
 //! * [`persist`] — data and models saved across runs, safe with many writers;
 //! * [`config`] — environment variables (the table of every `OMPADAPT_` variable);
@@ -37,6 +38,7 @@ pub mod dataflow;
 pub mod diag;
 pub mod drift;
 pub mod env;
+pub mod evaluate;
 pub mod explore;
 pub mod ffi;
 pub mod model;

@@ -358,7 +358,7 @@ pub fn save(region: &Region) -> Result<Option<PathBuf>, String> {
     let model_trained = region.trained().filter(|t| t.epoch != b.saved_epoch).and_then(|t| {
         b.saved_epoch = t.epoch;
         matches!(t.origin, Origin::Online | Origin::Explicit | Origin::Pooled(_)).then(|| ModelRecord {
-            kind: t.choice.describe(),
+            kind: t.chosen.describe(),
             trained_unix_ns: unix_ns(),
             labels: t.labels.iter().map(|(k, v)| LabelRecord { features: k.values(), variant: vname(*v) }).collect(),
             text: t.predictor.render(&|i| spec.feature_name(i), &|v| vname(v), 0),

@@ -105,7 +105,14 @@ pub struct DataMovementReport {
 
 #[derive(Serialize, Debug)]
 pub struct ModelReport {
+    /// The model fitted (for `auto`/`cost`: the one chosen).
     pub kind: String,
+    /// The model asked for (`auto` when the directive names none).
+    pub asked: String,
+    /// For a selection: the chosen model's cross-validated mean regret and fraction of held-out
+    /// vectors within 5 % of the best time.
+    pub estimated_regret: Option<f64>,
+    pub estimated_within5: Option<f64>,
     pub origin: String,
     pub trained_after_executions: u64,
     pub feature_vectors: usize,
@@ -174,7 +181,10 @@ pub fn region_report(r: &Region) -> RegionReport {
         training_samples: 0,
         stored_samples: 0,
         model: trained.as_ref().map(|t| ModelReport {
-            kind: t.choice.describe(),
+            kind: t.chosen.describe(),
+            asked: t.choice.describe(),
+            estimated_regret: t.estimate.as_ref().map(|e| e.mean_regret),
+            estimated_within5: t.estimate.as_ref().map(|e| e.within5),
             origin: origin_text(&t.origin),
             trained_after_executions: t.executions,
             feature_vectors: t.labels.len(),
@@ -277,6 +287,19 @@ pub fn render(r: &Region) -> String {
             ));
             if let Some(e) = &m.fallback {
                 out.push_str(&format!("  (training failed: {e}; constant model)\n"));
+            }
+            if m.asked != m.kind {
+                let estimate = match (&t.estimate, m.estimated_regret, m.estimated_within5) {
+                    (Some(e), Some(r), Some(w)) => format!(
+                        "; cross-validated on {} feature vectors ({} folds): mean regret {:.2} %, {:.0} % within 5 % of the best",
+                        e.decisions,
+                        e.folds,
+                        r * 100.0,
+                        w * 100.0
+                    ),
+                    _ => "; too few feature vectors with every variant measured to cross-validate".to_owned(),
+                };
+                out.push_str(&format!("  (asked for: {}{estimate})\n", m.asked));
             }
             out.push_str(&t.predictor.render(&fname, &vname, 2));
         }
@@ -438,7 +461,7 @@ mod tests {
     #[test]
     fn report_contents() {
         let reg = Registry::new(Config { persist: false, warmup: false, ..Config::default() });
-        let r = reg.lookup(Some("ompadapt1;model=mm;loc=mm.c:42;features=N;variants=cpu,gpu"), 4, -1, -1);
+        let r = reg.lookup(Some("ompadapt1;model=mm;loc=mm.c:42;features=N;variants=cpu,gpu;model_type=dtree"), 4, -1, -1);
         for (f, cost) in [(1000.0, [10_000u64, 900_000]), (100000.0, [900_000, 10_000])] {
             for _ in 0..2 {
                 let mut c = Ctx::zeroed();
@@ -472,5 +495,39 @@ mod tests {
         assert_eq!(r0["executions"], 4);
         assert_eq!(r0["decisions"][1]["decision"], "gpu");
         assert!(r0["model"]["text"].as_str().unwrap().contains("if N < 50500"));
+    }
+
+    /// Without a model type the region chooses by cross-validated regret, and the report says
+    /// which model it chose and its estimated regret.
+    #[test]
+    fn report_names_the_chosen_model() {
+        let reg = Registry::new(Config { persist: false, warmup: false, ..Config::default() });
+        let r = reg.lookup(Some("ompadapt1;model=auto_mm;loc=mm.c:7;features=N;variants=cpu,gpu"), 16, -1, -1);
+        let cost = |n: f64| [2_000.0 + 1.0 * n, 40_000.0 + 0.05 * n];
+        for n in [1e3, 3e3, 1e4, 2e4, 1e5, 3e5, 1e6, 3e6] {
+            for v in 0..2 {
+                let mut c = Ctx::zeroed();
+                r.begin(&[n], &mut c);
+                c.t0 = crate::clock::now() - (cost(n)[c.variant as usize] / crate::clock::ns_per_tick()) as u64;
+                r.end(&c);
+                let _ = v;
+            }
+        }
+        assert!(r.is_trained());
+        let text = render_all(&reg);
+        // affine costs: the additive and the linear family fit them alike (which one wins the
+        // tie depends on the few ns of real time each measured execution adds)
+        assert!(text.contains("model: cost model (additive)") || text.contains("model: cost model (linear)"), "{text}");
+        assert!(text.contains("asked for: automatic choice by cross-validated regret; cross-validated on 8 feature vectors"), "{text}");
+        assert!(text.contains("time(gpu) = "), "{text}");
+        // the crossover (n = 40000) lies between two measured sizes
+        assert_eq!(r.decide(&[3.5e4]), Some(0));
+        assert_eq!(r.decide(&[4.5e4]), Some(1));
+        let json: serde_json::Value = serde_json::from_str(&render_json(&reg)).unwrap();
+        let m = &json["regions"][0]["model"];
+        assert!(m["kind"] == "cost model (additive)" || m["kind"] == "cost model (linear)", "{m}");
+        assert_eq!(m["asked"], "automatic choice by cross-validated regret");
+        assert!(m["estimated_regret"].as_f64().unwrap() < 0.01, "{m}");
+        assert!(m["estimated_within5"].as_f64().unwrap() > 0.99, "{m}");
     }
 }

@@ -4,7 +4,7 @@
 //! format tag:
 //!
 //! ```text
-//! ompadapt1;model=NAME;loc=FILE:LINE;features=F1,F2;variants=V1,V2;values=X1,X2;numeric=0|1;model_type=dtree|rfc|logistic
+//! ompadapt1;model=NAME;loc=FILE:LINE;features=F1,F2;variants=V1,V2;values=X1,X2;numeric=0|1;model_type=auto|dtree|rfc|logistic
 //! ```
 //!
 //! Seed 001's `declare adaptation` adds optional fields: `feature_ranges=LO:HI,` (per feature,
@@ -13,7 +13,7 @@
 //! Names and source text are percent-encoded where they contain `%`, `;` or `,`.
 //!
 //! * `model` and `variants` are required; everything else has a default (`loc=?`, no feature
-//!   names, `values` = the variant indices, `numeric=0`, `model_type=dtree`).
+//!   names, `values` = the variant indices, `numeric=0`, `model_type=auto`).
 //! * Unknown keys, and fields without `=`, are ignored so that a newer plugin can add fields.
 //! * An unknown `model_type` (a newer plugin's model) is not an error: it warns and uses `dtree`.
 //! * Anything else that is wrong (another format tag, no model name, no variants, a `values`
@@ -36,6 +36,9 @@ pub enum ModelType {
     RandomForest,
     /// `logistic`: multinomial logistic regression.
     Logistic,
+    /// `auto` (what the plugin passes when the directive names no model type, and the default
+    /// of a spec without `model_type=`): the runtime chooses by cross-validated regret.
+    Auto,
 }
 
 impl ModelType {
@@ -45,6 +48,7 @@ impl ModelType {
             ModelType::DecisionTree => "dtree",
             ModelType::RandomForest => "rfc",
             ModelType::Logistic => "logistic",
+            ModelType::Auto => "auto",
         }
     }
 }
@@ -279,7 +283,8 @@ pub fn parse(text: &str) -> Result<Parsed, SpecError> {
     };
     let mut warnings = Vec::new();
     let model_type = match model_type_text.as_deref() {
-        None | Some("") | Some("dtree") => ModelType::DecisionTree,
+        None | Some("") | Some("auto") => ModelType::Auto,
+        Some("dtree") => ModelType::DecisionTree,
         Some("rfc") => ModelType::RandomForest,
         Some("logistic") => ModelType::Logistic,
         Some(x) => {
@@ -371,6 +376,10 @@ mod tests {
         assert_eq!(s.loc, "?");
         assert!(s.features.is_empty());
         assert_eq!(s.values, vec![0.0, 1.0, 2.0, 3.0]);
+        assert_eq!(s.model_type, ModelType::Auto, "no model type: the runtime chooses");
+        let s = parse("ompadapt1;model=t;variants=a,b;model_type=auto").unwrap().spec;
+        assert_eq!(s.model_type, ModelType::Auto);
+        let s = parse("ompadapt1;model=t;variants=a,b;model_type=dtree").unwrap().spec;
         assert_eq!(s.model_type, ModelType::DecisionTree);
         let s = parse("ompadapt1;model=t;variants=a,b;values=1.5,-2;numeric=1;features=").unwrap();
         assert_eq!(s.spec.values, vec![1.5, -2.0]);

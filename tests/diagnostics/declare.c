@@ -7,7 +7,7 @@
 // EXPECT: 48:32: error: 'use_model' requires a 'variant_mapping' clause: the primary's variant each variant of this region runs with
 // EXPECT: 53:65: error: 'feature' cannot be given with 'use_model': this region follows the model of 'p7'
 // EXPECT: 58:13: error: 'declare adaptation' requires a 'feature' clause
-// EXPECT: 63:49: error: model type 'support_vector_machine' is not supported by ompadapt; use 'dtree'/'decision_tree', 'rfc'/'random_forest' or 'logistic'/'logistic_regression'
+// EXPECT: 63:49: error: model type 'support_vector_machine' is not supported by ompadapt; use 'dtree'/'decision_tree', 'rfc'/'random_forest', 'logistic'/'logistic_regression' or 'auto'
 // EXPECT: 68:32: error: unknown clause 'features' in 'declare adaptation' (seed 001 spells it 'feature')
 // EXPECT: 68:32: note: 'declare adaptation' takes: model, feature, model_name, use_model, variant_mapping
 // EXPECT: 76:67: error: primary region 'primary' has no variant 3: it has 3 (IDs 0 to 2)

@@ -1,5 +1,5 @@
 // model_type, min_train_data and model_output arguments.
-// EXPECT: 11:71: error: unknown model type 'svm'; expected 'dtree'/'decision_tree', 'rfc'/'random_forest' or 'logistic'/'logistic_regression'
+// EXPECT: 11:71: error: unknown model type 'svm'; expected 'dtree'/'decision_tree', 'rfc'/'random_forest', 'logistic'/'logistic_regression' or 'auto'
 // EXPECT: 15:76: error: 'rfc' takes both the number of trees and the maximum depth, or neither
 // EXPECT: 19:81: error: 'dtree' takes at most one parameter, the maximum depth
 // EXPECT: 23:75: error: 'min_train_data' must be at least 1

@@ -16,7 +16,7 @@ void vecadd(double *A, double *B, double *C, int N) {
     C[i] = A[i] + B[i];
 }
 
-// FRONTEND: @.str{{.*}} = private unnamed_addr constant {{.*}} c"ompadapt1;model=by_len;loc={{.*}}offload_dispatch.c:13;features=N;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree\00"
+// FRONTEND: @.str{{.*}} = private unnamed_addr constant {{.*}} c"ompadapt1;model=by_len;loc={{.*}}offload_dispatch.c:13;features=N;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto\00"
 // FRONTEND-LABEL: define {{.*}}void @vecadd(
 // FRONTEND: call void @__ompadapt_offload_site(i32 {{.*}}, ptr {{.*}}@.str
 // FRONTEND: call i32 @__tgt_target_kernel(

@@ -151,7 +151,7 @@ mod tests {
             ("model_name(m) foo(1)", "unknown clause 'foo' in 'begin adaptation'", 4),
             ("model_name(m) model_name(n)", "duplicate 'model_name' clause", 4),
             ("model_name(m) variants()", "'variants' clause needs at least one variant", 4),
-            ("model_name(m) model_type(svm)", "unknown model type 'svm'; expected 'dtree'/'decision_tree', 'rfc'/'random_forest' or 'logistic'/'logistic_regression'", 6),
+            ("model_name(m) model_type(svm)", "unknown model type 'svm'; expected 'dtree'/'decision_tree', 'rfc'/'random_forest', 'logistic'/'logistic_regression' or 'auto'", 6),
             ("model_name(m) model_type(rfc, 10)", "'rfc' takes both the number of trees and the maximum depth, or neither", 8),
             ("model_name(m) model_type(dtree, 2, 3)", "'dtree' takes at most one parameter, the maximum depth", 10),
             ("model_name(m) model_output(3)", "'model_output' takes a modifiable lvalue of arithmetic type", 6),

@@ -140,6 +140,8 @@ pub enum ModelKind {
     DecisionTree,
     RandomForest,
     Logistic,
+    /// No model named: the runtime chooses by cross-validated regret.
+    Auto,
 }
 
 impl ModelKind {
@@ -149,6 +151,7 @@ impl ModelKind {
             ModelKind::DecisionTree => "dtree",
             ModelKind::RandomForest => "rfc",
             ModelKind::Logistic => "logistic",
+            ModelKind::Auto => "auto",
         }
     }
 
@@ -158,6 +161,7 @@ impl ModelKind {
             "dtree" | "decision_tree" => Some(ModelKind::DecisionTree),
             "rfc" | "random_forest" => Some(ModelKind::RandomForest),
             "logistic" | "logistic_regression" => Some(ModelKind::Logistic),
+            "auto" => Some(ModelKind::Auto),
             _ => None,
         }
     }

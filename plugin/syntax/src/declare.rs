@@ -199,7 +199,7 @@ mod tests {
             ("declare adaptation use_model(p)", "'use_model' requires a 'variant_mapping' clause: the primary's variant each variant of this region runs with", 2),
             ("declare adaptation use_model(p) variant_mapping(0) feature(n)", "'feature' cannot be given with 'use_model': this region follows the model of 'p'", 10),
             ("declare adaptation model(decision_tree)", "'declare adaptation' requires a 'feature' clause", 0),
-            ("declare adaptation feature(n) model(support_vector_machine)", "model type 'support_vector_machine' is not supported by ompadapt; use 'dtree'/'decision_tree', 'rfc'/'random_forest' or 'logistic'/'logistic_regression'", 8),
+            ("declare adaptation feature(n) model(support_vector_machine)", "model type 'support_vector_machine' is not supported by ompadapt; use 'dtree'/'decision_tree', 'rfc'/'random_forest', 'logistic'/'logistic_regression' or 'auto'", 8),
             ("declare adaptation use_model(p) variant_mapping(-1)", "a variant ID is an integer from 0 (the primary region's first variant)", 8),
             ("declare adaptation use_model(p) variant_mapping(x)", "a variant ID must be a numeric constant", 8),
             ("declare adaptation feature(n) features(m)", "unknown clause 'features' in 'declare adaptation' (seed 001 spells it 'feature')", 6),

@@ -118,7 +118,7 @@ pub struct ModelType {
 
 /// `model_type(...)` / `model(...)`: a kind and its parameters.
 pub fn parse_model(toks: &[Tok], c: &RawClause, args: Range<usize>, brackets: &Brackets, diags: &mut Diags) -> Option<ModelType> {
-    const EXPECTED: &str = "'dtree'/'decision_tree', 'rfc'/'random_forest' or 'logistic'/'logistic_regression'";
+    const EXPECTED: &str = "'dtree'/'decision_tree', 'rfc'/'random_forest', 'logistic'/'logistic_regression' or 'auto'";
     let items = split_top_level(toks, args.clone(), brackets);
     let kind_r = items[0].clone();
     if kind_r.len() != 1 || toks[kind_r.start].kind != TokKind::Ident {
@@ -142,7 +142,7 @@ pub fn parse_model(toks: &[Tok], c: &RawClause, args: Range<usize>, brackets: &B
         return None;
     }
     match (kind, params.len()) {
-        (ModelKind::DecisionTree, 0 | 1) | (ModelKind::RandomForest, 0 | 2) | (ModelKind::Logistic, 0) => {}
+        (ModelKind::DecisionTree, 0 | 1) | (ModelKind::RandomForest, 0 | 2) | (ModelKind::Logistic | ModelKind::Auto, 0) => {}
         (ModelKind::DecisionTree, _) => {
             diags.push(Diagnostic::error(params[1].start, args.end, format!("'{name}' takes at most one parameter, the maximum depth")));
             return None;
@@ -155,7 +155,7 @@ pub fn parse_model(toks: &[Tok], c: &RawClause, args: Range<usize>, brackets: &B
             ));
             return None;
         }
-        (ModelKind::Logistic, _) => {
+        (ModelKind::Logistic | ModelKind::Auto, _) => {
             diags.push(Diagnostic::error(params[0].start, args.end, format!("'{name}' takes no parameters")));
             return None;
         }

@@ -330,7 +330,7 @@ impl Session {
                 })
                 .collect(),
             variants: c.variants.clone().unwrap_or_else(|| VariantSet::categorical(vec![])),
-            model: c.model_type.as_ref().map_or(ModelKind::DecisionTree, |m| m.kind),
+            model: c.model_type.as_ref().map_or(ModelKind::Auto, |m| m.kind),
             min_train: c.min_train.clone().map(ExprRef::here),
             params: c.model_type.as_ref().map(|m| m.params.iter().cloned().map(ExprRef::here).collect()).unwrap_or_default(),
             model_output: c.model_output.clone().map(ExprRef::here),
@@ -602,7 +602,7 @@ fn guess_model_name(toks: &[Tok]) -> String {
 }
 
 fn model_kind(c: &DeclareClauses) -> ModelKind {
-    c.model.as_ref().map_or(ModelKind::DecisionTree, |m| m.kind)
+    c.model.as_ref().map_or(ModelKind::Auto, |m| m.kind)
 }
 
 fn feature_descs(c: &DeclareClauses, src: Src, toks: &[Tok]) -> Vec<FeatureDesc> {

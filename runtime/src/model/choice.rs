@@ -2,6 +2,7 @@
 //! environment (`OMPADAPT_MODEL`, for every region or per region — `dtree,3;mm:logistic` — read
 //! by [`crate::config`] with [`ModelChoice::parse_override`]).
 
+use super::cost::{CostForm, Family, MAX_PIECE_DEPTH};
 use crate::spec::ModelType;
 
 /// Default max depth of a decision tree (`model_type(dtree)` without a parameter).
@@ -25,6 +26,13 @@ pub enum ModelChoice {
     /// Multinomial logistic regression on standardised (and, for size-like features,
     /// log-scaled) features (seed 002, hpxML).
     LogisticRegression,
+    /// A per-variant cost model of one form (see [`super::cost`]).
+    Cost(CostForm),
+    /// The cost model form with the lowest cross-validated regret.
+    CostSelected,
+    /// The model with the lowest cross-validated regret among cost models and classifiers
+    /// (the default when the directive names no model type; see [`super::select`]).
+    Auto,
 }
 
 impl ModelChoice {
@@ -45,11 +53,13 @@ impl ModelChoice {
                 max_depth: pick(p2, DEFAULT_FOREST_DEPTH, MAX_DEPTH),
             },
             ModelType::Logistic => ModelChoice::LogisticRegression,
+            ModelType::Auto => ModelChoice::Auto,
         }
     }
 
     /// Parses one override (an `OMPADAPT_MODEL` entry):
-    /// `dtree[,depth]`, `rfc[,trees[,depth]]` or `logistic`. Apollo's spellings
+    /// `auto`, `cost[,additive|linear|loglinear|logquadratic[,piecewise depth]]`, `dtree[,depth]`,
+    /// `rfc[,trees[,depth]]` or `logistic`. Apollo's spellings
     /// `DecisionTree`, `RandomForest` and `LogisticRegression` (any case) are accepted too.
     pub fn parse_override(s: &str) -> Result<ModelChoice, String> {
         let parts: Vec<&str> = s.split(',').map(str::trim).collect();
@@ -76,8 +86,28 @@ impl ModelChoice {
                 too_many(1)?;
                 Ok(ModelChoice::LogisticRegression)
             }
+            "auto" => {
+                too_many(1)?;
+                Ok(ModelChoice::Auto)
+            }
+            "cost" => {
+                too_many(3)?;
+                let Some(f) = parts.get(1) else { return Ok(ModelChoice::CostSelected) };
+                let family = Family::parse(f).ok_or_else(|| {
+                    format!("unknown cost model '{f}' (expected additive, linear, loglinear or logquadratic)")
+                })?;
+                let depth = match parts.get(2) {
+                    None => 0,
+                    Some(d) => match d.parse::<u8>() {
+                        Ok(d) if d <= MAX_PIECE_DEPTH => d,
+                        _ => return Err(format!("piecewise depth '{d}' is not 0 to {MAX_PIECE_DEPTH}")),
+                    },
+                };
+                Ok(ModelChoice::Cost(CostForm::new(family, depth)))
+            }
             k => Err(format!(
-                "unknown model '{k}' (expected dtree[,depth], rfc[,trees[,depth]] or logistic)"
+                "unknown model '{k}' (expected auto, cost[,family[,depth]], dtree[,depth], \
+                 rfc[,trees[,depth]] or logistic)"
             )),
         }
     }
@@ -90,6 +120,9 @@ impl ModelChoice {
                 format!("random forest ({trees} trees, max depth {max_depth})")
             }
             ModelChoice::LogisticRegression => "multinomial logistic regression".to_owned(),
+            ModelChoice::Cost(f) => f.describe(),
+            ModelChoice::CostSelected => "cost model, form chosen by cross-validated regret".to_owned(),
+            ModelChoice::Auto => "automatic choice by cross-validated regret".to_owned(),
         }
     }
 }
@@ -123,5 +156,13 @@ mod tests {
         assert!(ModelChoice::parse_override("dtree,0").is_err());
         assert!(ModelChoice::parse_override("logistic,1").is_err());
         assert!(ModelChoice::parse_override("svm").unwrap_err().contains("logistic"));
+        assert_eq!(ModelChoice::parse_override("auto").unwrap(), ModelChoice::Auto);
+        assert_eq!(ModelChoice::parse_override("cost").unwrap(), ModelChoice::CostSelected);
+        assert_eq!(
+            ModelChoice::parse_override("cost,LogLinear,2").unwrap(),
+            ModelChoice::Cost(CostForm::new(Family::LogLinear, 2))
+        );
+        assert!(ModelChoice::parse_override("cost,spline").is_err());
+        assert!(ModelChoice::parse_override("cost,additive,9").is_err());
     }
 }

@@ -19,7 +19,7 @@
 //! not guaranteed to reproduce every training row on its own; [`super::train`] adds the
 //! training vectors it gets wrong as exceptions (see [`super::patch`]).
 
-use super::cart::Grower;
+use super::cart::{BNode, Grower};
 use super::data::Table;
 use super::rng::XorShift;
 use super::tree::{append, render_at, walk, Node};
@@ -97,14 +97,33 @@ pub fn subset_size(p: usize) -> usize {
 
 /// Trains a forest of `trees` trees of depth ≤ `max_depth`.
 pub fn fit(t: &Table, trees: usize, max_depth: usize, seed: u64) -> FlatForest {
-    let n = t.n();
-    let m = subset_size(t.p);
+    bag(t.n(), t.p, t.k, trees, seed, &mut |w, features| Grower::new(t, w, features).grow(max_depth))
+}
+
+/// [`fit`] with row weights (each bootstrap count multiplied by its row's weight).
+pub fn fit_weighted(t: &Table, weights: &[f64], trees: usize, max_depth: usize, seed: u64) -> FlatForest {
+    let mut scaled = vec![0.0; t.n()];
+    bag(t.n(), t.p, t.k, trees, seed, &mut |w, features| {
+        for (s, (b, r)) in scaled.iter_mut().zip(w.iter().zip(weights)) {
+            *s = b * r;
+        }
+        Grower::new(t, &scaled, features).grow(max_depth)
+    })
+}
+
+/// Grows one tree from row weights and candidate features.
+type GrowFn<'a> = dyn FnMut(&[f64], &[u16]) -> Vec<BNode> + 'a;
+
+/// Bagging: `trees` bootstrap resamples (as row weights) and feature subsets, each grown by
+/// `grow`.
+fn bag(n: usize, p: usize, k: usize, trees: usize, seed: u64, grow: &mut GrowFn) -> FlatForest {
+    let m = subset_size(p);
     let mut rng = XorShift::new(seed);
     let mut nodes = Vec::new();
     let mut roots = Vec::with_capacity(trees);
     let mut depth = 0;
     let mut w = vec![0.0; n];
-    let mut all: Vec<u16> = (0..t.p as u16).collect();
+    let mut all: Vec<u16> = (0..p as u16).collect();
     for _ in 0..trees.max(1) {
         w.iter_mut().for_each(|x| *x = 0.0);
         for _ in 0..n {
@@ -112,17 +131,17 @@ pub fn fit(t: &Table, trees: usize, max_depth: usize, seed: u64) -> FlatForest {
         }
         // partial Fisher-Yates: the first m entries become a uniform subset
         for i in 0..m {
-            let j = i + rng.below(t.p - i);
+            let j = i + rng.below(p - i);
             all.swap(i, j);
         }
         let mut features = all[..m].to_vec();
         features.sort_unstable();
-        let grown = Grower::new(t, &w, &features).grow(max_depth);
+        let grown = grow(&w, &features);
         let (root, d) = append(&grown, &mut nodes);
         roots.push(root);
         depth = depth.max(d);
     }
-    FlatForest { nodes: nodes.into(), roots: roots.into(), depth, nclasses: t.k as u32 }
+    FlatForest { nodes: nodes.into(), roots: roots.into(), depth, nclasses: k as u32 }
 }
 
 #[cfg(test)]

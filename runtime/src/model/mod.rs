@@ -2,30 +2,40 @@
 //!
 //! | model | `model_type` / override | learner | compiled form |
 //! |---|---|---|---|
-//! | decision tree | `dtree[,depth]` | [`cart`]: CART, exact on small sets | [`FlatTree`]: node array, fixed-step walk |
+//! | automatic choice | no `model_type`, `auto` | [`select`]: cross-validated regret over the others | the chosen one's |
+//! | cost model | `cost[,family[,depth]]` (environment) | [`cost`]: per-variant regression (NNLS / least squares, piecewise) | [`CostModel`]: terms, per-variant walk and dot product |
+//! | decision tree | `dtree[,depth]` | [`cart`]: CART, exact on small sets, regret-weighted rows | [`FlatTree`]: node array, fixed-step walk |
 //! | random forest | `rfc[,trees[,depth]]` | [`forest`]: bootstrap + feature subsets over `cart` | [`FlatForest`]: one node array, vote |
 //! | logistic regression | `logistic` (environment only) | linfa-logistic on [`scaling`]-ed features | [`Linear`]: weight matrix |
 //!
-//! [`train`] fits the chosen model ([`fit`]) and then checks it on every distinct training
-//! vector: the ones it mispredicts become [`patch`] exceptions, so a trained model always
-//! reproduces the fastest variant of every feature vector it was trained on (up to
-//! [`patch::MAX_EXCEPTIONS`] corrections). What each learner guarantees on its own is in its
-//! module and tested in `tests/models_exact.rs`.
+//! The runtime trains on per-variant times ([`Costs`]: [`train_costs`]); label-only callers use
+//! [`train`]. Both fit the model and then check it on every distinct training vector: the ones
+//! it mispredicts become [`patch`] exceptions, so a trained model always reproduces the fastest
+//! variant of every feature vector it was trained on (up to [`patch::MAX_EXCEPTIONS`]
+//! corrections). What each learner guarantees on its own is in its module and tested in
+//! `tests/models_exact.rs`; decision quality on unseen inputs in `tests/decision_quality.rs`.
 //!
 //! [`Compiled::predict`] takes the context's zero-padded `[f64; 16]` features and allocates
 //! nothing; it is the trained path's only model cost.
 
 pub mod cart;
 mod choice;
+pub mod cost;
+pub mod costs;
 pub mod data;
 pub mod forest;
 pub mod logistic;
 pub mod patch;
 pub mod rng;
 pub mod scaling;
+pub mod select;
+pub mod solve;
 pub mod tree;
 
 pub use choice::{ModelChoice, DEFAULT_FOREST_DEPTH, DEFAULT_FOREST_TREES, DEFAULT_TREE_DEPTH, MAX_DEPTH, MAX_TREES};
+pub use cost::{CostForm, CostModel, Family};
+pub use costs::Costs;
+pub use select::Estimate;
 pub use data::Table;
 pub use forest::FlatForest;
 pub use logistic::Linear;
@@ -44,6 +54,8 @@ pub enum Compiled {
     Forest(FlatForest),
     /// A multinomial logistic regression (boxed: its scaling tables are large).
     Logistic(Box<Linear>),
+    /// A per-variant cost model: the variant with the smallest predicted time.
+    Cost(Box<CostModel>),
     /// A model plus the training vectors it mispredicts.
     Patched(Box<Patched>),
 }
@@ -56,6 +68,7 @@ impl Compiled {
             Compiled::Tree(t) => t.predict(x),
             Compiled::Forest(f) => f.predict(x),
             Compiled::Logistic(l) => l.predict(x),
+            Compiled::Cost(c) => c.predict(x),
             Compiled::Patched(p) => p.predict(x),
         }
     }
@@ -66,6 +79,7 @@ impl Compiled {
             Compiled::Tree(t) => t.render(feature, class, indent),
             Compiled::Forest(f) => f.render(feature, class, indent),
             Compiled::Logistic(l) => l.render(feature, class, indent),
+            Compiled::Cost(c) => c.render(feature, class, indent),
             Compiled::Patched(p) => p.render(feature, class, indent),
         }
     }
@@ -80,22 +94,86 @@ impl Compiled {
 }
 
 /// Fits `choice` on `rows` → `labels` without checking it on the training vectors (the learner
-/// alone; [`train`] is what the runtime uses). `seed` makes forests reproducible.
+/// alone; [`train`] is what label-only callers use). Cost models and selections need times:
+/// they are refused here (use [`fit_costs`]). `seed` makes forests reproducible.
 pub fn fit(choice: ModelChoice, rows: &[Vec<f64>], labels: &[usize], seed: u64) -> Result<Compiled, String> {
     let t = Table::new(rows, labels)?;
     Ok(match choice {
         ModelChoice::Tree { max_depth } => Compiled::Tree(FlatTree::from_grown(&cart::grow_all(&t, max_depth))),
         ModelChoice::Forest { trees, max_depth } => Compiled::Forest(forest::fit(&t, trees, max_depth, seed)),
         ModelChoice::LogisticRegression => Compiled::Logistic(Box::new(logistic::fit(&t, true)?)),
+        ModelChoice::Cost(_) | ModelChoice::CostSelected | ModelChoice::Auto => {
+            return Err(format!("{} needs measured times, not only labels", choice.describe()))
+        }
     })
 }
 
-/// Trains `choice` on feature rows and their labels (the best variant of each row): [`fit`],
-/// then exceptions for the distinct training vectors the model mispredicts (a row's label is the
-/// majority label of its duplicates). `seed` makes forests reproducible.
-pub fn train(choice: ModelChoice, rows: &[Vec<f64>], labels: &[usize], seed: u64) -> Result<Compiled, String> {
-    let model = fit(choice, rows, labels, seed)?;
-    let t = Table::new(rows, labels)?;
+/// A model fitted on times ([`fit_costs`], [`train_costs`]): the decision function and what
+/// was chosen.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fitted {
+    /// The compiled decision function.
+    pub model: Compiled,
+    /// The model it is (for a selecting choice, the one selected).
+    pub chosen: ModelChoice,
+    /// For a selecting choice: the chosen model's cross-validated quality (`None` with too few
+    /// complete vectors to judge).
+    pub estimate: Option<Estimate>,
+}
+
+/// Fits one (non-selecting) model on per-variant times. Trees and forests weight each vector
+/// by what a wrong choice loses there ([`Costs::regret_weights`]); logistic regression fits the
+/// labels (linfa-logistic takes no sample weights).
+pub(crate) fn fit_learner(choice: ModelChoice, c: &Costs, seed: u64) -> Result<Compiled, String> {
+    Ok(match choice {
+        ModelChoice::Tree { max_depth } => {
+            let t = c.table();
+            let features: Vec<u16> = (0..t.p as u16).collect();
+            let w = c.regret_weights();
+            Compiled::Tree(FlatTree::from_grown(&cart::Grower::new(&t, &w, &features).grow(max_depth)))
+        }
+        ModelChoice::Forest { trees, max_depth } => {
+            Compiled::Forest(forest::fit_weighted(&c.table(), &c.regret_weights(), trees, max_depth, seed))
+        }
+        ModelChoice::LogisticRegression => Compiled::Logistic(Box::new(logistic::fit(&c.table(), true)?)),
+        ModelChoice::Cost(form) => Compiled::Cost(Box::new(cost::fit(c, form)?)),
+        ModelChoice::CostSelected | ModelChoice::Auto => return Err("a selection is not a learner".to_owned()),
+    })
+}
+
+/// Fits `choice` on per-variant times (the learner alone; [`train_costs`] adds exceptions). A
+/// selecting choice (`auto`, `cost`) cross-validates its candidates first ([`select`]).
+pub fn fit_costs(choice: ModelChoice, c: &Costs, seed: u64) -> Result<Fitted, String> {
+    let (chosen, estimate) = match choice {
+        ModelChoice::CostSelected | ModelChoice::Auto => {
+            let (w, e, _) = select::select(choice, c, seed);
+            (w, e)
+        }
+        c => (c, None),
+    };
+    let model = match fit_learner(chosen, c, seed) {
+        Ok(m) => m,
+        // a selection falls back on its other candidates rather than failing
+        Err(e) if chosen != choice => select::candidates(choice)
+            .into_iter()
+            .filter(|&k| k != chosen)
+            .find_map(|k| fit_learner(k, c, seed).ok())
+            .ok_or(e)?,
+        Err(e) => return Err(e),
+    };
+    Ok(Fitted { model, chosen, estimate })
+}
+
+/// [`fit_costs`], then exceptions for the measured vectors the model gets wrong (their label is
+/// the variant measured fastest there, or the exploration's decision), so a measured vector
+/// keeps its measured best.
+pub fn train_costs(choice: ModelChoice, c: &Costs, seed: u64) -> Result<Fitted, String> {
+    let mut f = fit_costs(choice, c, seed)?;
+    f.model = patch_exceptions(f.model, &c.table());
+    Ok(f)
+}
+
+fn patch_exceptions(model: Compiled, t: &Table) -> Compiled {
     let mut exceptions = Vec::new();
     let mut unpatched = 0;
     for (i, label) in t.distinct() {
@@ -108,11 +186,19 @@ pub fn train(choice: ModelChoice, rows: &[Vec<f64>], labels: &[usize], seed: u64
             }
         }
     }
-    Ok(if exceptions.is_empty() {
+    if exceptions.is_empty() {
         model
     } else {
         Compiled::Patched(Box::new(Patched { model, exceptions: exceptions.into(), unpatched }))
-    })
+    }
+}
+
+/// Trains `choice` on feature rows and their labels (the best variant of each row): [`fit`],
+/// then exceptions for the distinct training vectors the model mispredicts (a row's label is the
+/// majority label of its duplicates). `seed` makes forests reproducible.
+pub fn train(choice: ModelChoice, rows: &[Vec<f64>], labels: &[usize], seed: u64) -> Result<Compiled, String> {
+    let model = fit(choice, rows, labels, seed)?;
+    Ok(patch_exceptions(model, &Table::new(rows, labels)?))
 }
 
 #[cfg(test)]

@@ -125,14 +125,34 @@ pub fn render_at(
     out
 }
 
-/// A number for humans: integers as such, others with up to 6 decimals.
+/// A number for humans: integers as such, tiny ones with 7 significant digits, others with up
+/// to 6 decimals.
 pub fn fmt_number(x: f64) -> String {
     if x.fract() == 0.0 || x.abs() >= 1e15 || !x.is_finite() {
         format!("{x}")
     } else if x.abs() < 1e-4 {
-        format!("{x:e}")
+        // 7 significant digits, trailing zeros of the mantissa dropped
+        let s = format!("{x:.6e}");
+        match s.split_once('e') {
+            Some((m, e)) if m.contains('.') => format!("{}e{e}", m.trim_end_matches('0').trim_end_matches('.')),
+            _ => s,
+        }
     } else {
         let s = format!("{x:.6}");
         s.trim_end_matches('0').trim_end_matches('.').to_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::fmt_number;
+
+    #[test]
+    fn numbers_for_humans() {
+        assert_eq!(fmt_number(30000.0), "30000");
+        assert_eq!(fmt_number(0.188988123), "0.188988");
+        assert_eq!(fmt_number(5.181071183932893e-6), "5.181071e-6");
+        assert_eq!(fmt_number(2e-7), "2e-7");
+        assert_eq!(fmt_number(-3.5e-9), "-3.5e-9");
     }
 }

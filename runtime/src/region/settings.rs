@@ -65,6 +65,8 @@ impl Region {
                 let t = Trained {
                     predictor: Predictor::Constant(v),
                     choice: self.settings().choice,
+                    chosen: self.settings().choice,
+                    estimate: None,
                     labels: Vec::new(),
                     training_samples: 0,
                     executions: self.executions(),

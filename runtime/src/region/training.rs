@@ -12,7 +12,7 @@ use crate::ctx::MAX_FEATURES;
 use crate::diag;
 use crate::drift::TimeModel;
 use crate::explore::Params;
-use crate::model::{self, Compiled, ModelChoice};
+use crate::model::{self, Compiled, Costs, Estimate, ModelChoice};
 use crate::stats::{fnv1a, FKey};
 use crate::store::Store;
 
@@ -66,6 +66,10 @@ pub struct Trained {
     pub predictor: Predictor,
     /// The model that was asked for.
     pub choice: ModelChoice,
+    /// The model fitted (for `auto` and `cost`: the one cross-validation chose).
+    pub chosen: ModelChoice,
+    /// The chosen model's cross-validated quality on the training data (selections only).
+    pub estimate: Option<Estimate>,
     /// The training set: each decided feature vector and its label.
     pub labels: Vec<(FKey, usize)>,
     /// Training samples (counted pairs) when trained.
@@ -133,23 +137,21 @@ impl Region {
     /// Fits the job's model; never panics (a learner failure becomes a constant model).
     fn fit(&self, job: TrainJob) -> Trained {
         let t0 = clock::now();
-        let rows: Vec<Vec<f64>> = job.labels.iter().map(|(k, _)| k.values()).collect();
-        let ys: Vec<usize> = job.labels.iter().map(|&(_, y)| y).collect();
         let seed = fnv1a(&self.spec.model);
         let choice = job.choice.clone();
-        let fitted = if ys.is_empty() {
+        let fitted = if job.labels.is_empty() {
             Err("no labelled feature vector".to_owned())
         } else {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| model::train(choice, &rows, &ys, seed)))
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fit_labelled(choice, &job.labels, &job.medians, self.nvariants(), seed)))
                 .unwrap_or_else(|_| Err("the learner panicked".to_owned()))
         };
-        let (predictor, fallback) = match fitted {
-            Ok(c) => (Predictor::Model(c), None),
+        let (predictor, chosen, estimate, fallback) = match fitted {
+            Ok(f) => (Predictor::Model(f.model), f.chosen, f.estimate, None),
             Err(e) => {
                 // Most frequent label (ties: lower index) as a constant model.
                 let mut counts = vec![0usize; self.nvariants()];
                 let last = counts.len() - 1;
-                for &y in &ys {
+                for &(_, y) in &job.labels {
                     counts[y.min(last)] += 1;
                 }
                 let best = (0..counts.len()).fold(0, |b, i| if counts[i] > counts[b] { i } else { b });
@@ -157,12 +159,14 @@ impl Region {
                     "region '{}': training the model failed ({e}); always running '{}'",
                     self.spec.model, self.spec.variants[best]
                 ));
-                (Predictor::Constant(best), Some(e))
+                (Predictor::Constant(best), job.choice.clone(), None, Some(e))
             }
         };
         Trained {
             predictor,
             choice: job.choice,
+            chosen,
+            estimate,
             time: TimeModel::fit(&job.medians, self.nvariants()),
             labels: job.labels,
             training_samples: job.training_samples,
@@ -296,5 +300,35 @@ impl Region {
         };
         self.train_and_publish(job)
     }
+}
 
+/// Trains `choice` on the decided vectors `labels` with the measured medians of their variants
+/// (what cost models, regret-aware trees and model selection learn from). Without any
+/// measured time (labels stored by an earlier run without their samples) a classifier learns
+/// the labels alone, and a cost model or selection becomes the default tree.
+fn fit_labelled(choice: ModelChoice, labels: &[(FKey, usize)], medians: &[(FKey, usize, f64)], nv: usize, seed: u64) -> Result<model::Fitted, String> {
+    let index: std::collections::HashMap<FKey, usize, crate::stats::FxBuild> =
+        labels.iter().enumerate().map(|(i, (k, _))| (*k, i)).collect();
+    let mut times = vec![vec![f64::NAN; nv]; labels.len()];
+    let mut measured = 0;
+    for (k, v, t) in medians {
+        if let (Some(&i), true) = (index.get(k), *v < nv) {
+            times[i][*v] = *t;
+            measured += 1;
+        }
+    }
+    let rows: Vec<Vec<f64>> = labels.iter().map(|(k, _)| k.values()).collect();
+    let ys: Vec<usize> = labels.iter().map(|&(_, y)| y).collect();
+    if measured == 0 {
+        let label_choice = match choice {
+            ModelChoice::Auto | ModelChoice::CostSelected | ModelChoice::Cost(_) => {
+                ModelChoice::Tree { max_depth: model::DEFAULT_TREE_DEPTH }
+            }
+            c => c,
+        };
+        let m = model::train(label_choice, &rows, &ys, seed)?;
+        return Ok(model::Fitted { model: m, chosen: label_choice, estimate: None });
+    }
+    let costs = Costs::with_labels(&rows, &times, nv, Some(&ys))?;
+    model::train_costs(choice, &costs, seed)
 }

@@ -41,7 +41,7 @@ fn begin_metadirective_end() {
     assert!(r.diags.is_empty());
     let t = texts(&emitted(r));
     assert!(t.contains("__ompadapt_api()->begin(&_ompadapt_h1"), "{t}");
-    assert!(t.contains("model=by_len;loc=t.c:1;features=N;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree\""), "{t}");
+    assert!(t.contains("model=by_len;loc=t.c:1;features=N;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto\""), "{t}");
     let r = s.on_pragma(
         &lex("metadirective when(user={adaptation(by_len==cpu)}: parallel for) when(user={adaptation(by_len==gpu)}: target teams distribute parallel for)"),
         &ctx(),

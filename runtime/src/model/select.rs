@@ -1,0 +1,233 @@
+//! Model selection by cross-validated regret: which model decides best on the vectors it was
+//! *not* trained on, judged on the data the region has.
+//!
+//! The complete feature vectors (every variant measured) are split into folds (leave-one-out up
+//! to [`LOO_MAX`] vectors, [`FOLDS`] folds beyond, assigned by a seeded shuffle); vectors with
+//! some variant missing are always in the training part. Every candidate is fitted on each
+//! fold's training part and decides the fold's held-out vectors; its score is the mean regret
+//! of those decisions (`t(chosen) / t(best) − 1`). The candidate with the lowest mean regret
+//! wins; candidates within [`TIE`] of it count as equal. Among equals, the cost model whose
+//! held-out *time* predictions were most accurate wins (regret often ties at 0 on clean data,
+//! while only the better-fitting model also decides right beyond the inputs seen); without a
+//! cost model among them, the earlier one in the candidate list (simpler, cheaper to train).
+//!
+//! Little data: with fewer than [`MIN_VECTORS`] complete vectors there is nothing to hold out;
+//! with fewer than [`FEW_VECTORS`], held-out regret ties at 0 for most candidates while a cost
+//! fitted to a handful of points can be far off between them (a cost that falls with a feature has no
+//! additive fit). `auto` then takes a depth-2 tree (thresholds midway between measured inputs)
+//! unless another candidate has strictly lower held-out regret, and with fewer than
+//! [`MIN_VECTORS`] the tree outright; `cost` takes its first form.
+//!
+//! The estimate ([`Estimate`]) is the winner's held-out score: an honest guess of its regret on
+//! new inputs of the same spread, slightly optimistic because it is the best of several.
+
+use super::choice::ModelChoice;
+use super::cost::{CostForm, Family};
+use super::costs::Costs;
+use super::rng::XorShift;
+use super::{fit_learner, Compiled};
+
+/// Leave-one-out cross-validation up to this many complete vectors.
+pub const LOO_MAX: usize = 10;
+/// Folds beyond [`LOO_MAX`] (training time grows with folds × candidates).
+pub const FOLDS: usize = 10;
+/// Fewest complete vectors for a selection.
+pub const MIN_VECTORS: usize = 3;
+/// Below this many complete vectors, `auto` prefers a depth-2 tree on ties.
+pub const FEW_VECTORS: usize = 8;
+/// Mean regrets closer than this to the best count as equal (0.25 % of the best time).
+pub const TIE: f64 = 0.0025;
+
+/// The cross-validated quality of a model on the region's data.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// Mean regret of its held-out decisions.
+    pub mean_regret: f64,
+    /// Fraction of held-out decisions within 5 % of the best time.
+    pub within5: f64,
+    /// Held-out decisions (one per complete vector).
+    pub decisions: usize,
+    /// Folds.
+    pub folds: usize,
+    /// Cost models: root mean square of `ln(predicted / measured time)` over the held-out
+    /// (vector, variant) pairs (0.1 ≈ predictions within 10 %).
+    pub time_error: Option<f64>,
+}
+
+/// The candidates of a selecting choice, in preference order (first wins ties). The
+/// log-quadratic family is not one: its curvature, fitted on a narrow range of sizes, bends the
+/// times of far larger inputs towards 0 (seen on `examples/vecadd.c` retraining after drift on
+/// 8k–64k elements and then choosing the serial variant at 4M); it stays available explicitly.
+pub fn candidates(choice: ModelChoice) -> Vec<ModelChoice> {
+    let cost = |family, depth| ModelChoice::Cost(CostForm::new(family, depth));
+    let by_category = |family, depth| ModelChoice::Cost(CostForm { family, depth, by_category: true });
+    let costs = vec![
+        cost(Family::Additive, 0),
+        cost(Family::Linear, 0),
+        cost(Family::LogLinear, 0),
+        cost(Family::Additive, 1),
+        cost(Family::LogLinear, 1),
+        cost(Family::Additive, 2),
+        cost(Family::LogLinear, 2),
+        by_category(Family::Additive, 0),
+        by_category(Family::LogLinear, 0),
+    ];
+    match choice {
+        ModelChoice::CostSelected => costs,
+        ModelChoice::Auto => {
+            let mut all = costs;
+            all.extend([
+                ModelChoice::Tree { max_depth: 2 },
+                ModelChoice::Tree { max_depth: 4 },
+                ModelChoice::Forest { trees: 10, max_depth: 4 },
+            ]);
+            all
+        }
+        c => vec![c],
+    }
+}
+
+/// Cross-validates every candidate of `choice`; returns the winner, its estimate (`None` when
+/// there are too few complete vectors to judge) and every candidate's estimate.
+pub fn select(choice: ModelChoice, c: &Costs, seed: u64) -> (ModelChoice, Option<Estimate>, Vec<(ModelChoice, Estimate)>) {
+    let mut cands = candidates(choice);
+    let complete: Vec<usize> = (0..c.n()).filter(|&i| c.complete(i)).collect();
+    let few = complete.len() < FEW_VECTORS && choice == ModelChoice::Auto;
+    if few {
+        // the tree first: it wins every tie
+        let tree = ModelChoice::Tree { max_depth: super::DEFAULT_TREE_DEPTH };
+        cands.retain(|&k| k != tree);
+        cands.insert(0, tree);
+    }
+    if complete.len() < MIN_VECTORS || cands.len() == 1 {
+        return (cands[0], None, Vec::new());
+    }
+    let partial: Vec<usize> = (0..c.n()).filter(|&i| !c.complete(i)).collect();
+    let mut order = complete.clone();
+    let mut rng = XorShift::new(seed ^ 0xc0ffee);
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    let folds = if order.len() <= LOO_MAX { order.len() } else { FOLDS };
+    let fold_sets: Vec<(Costs, Vec<usize>)> = (0..folds)
+        .map(|f| {
+            let test: Vec<usize> = (0..order.len()).filter(|j| j % folds == f).map(|j| order[j]).collect();
+            let mut train: Vec<usize> = (0..order.len()).filter(|j| j % folds != f).map(|j| order[j]).collect();
+            train.extend_from_slice(&partial);
+            (c.subset(&train), test)
+        })
+        .collect();
+    let mut results = Vec::new();
+    // a candidate that cannot be fitted on all the data (a per-category form without a
+    // categorical feature) is no candidate
+    let categorical = super::cost::categorical_feature(c).is_some();
+    for &cand in cands.iter().filter(|&&k| categorical || !matches!(k, ModelChoice::Cost(f) if f.by_category)) {
+        let (mut sum, mut within, mut n) = (0.0, 0usize, 0usize);
+        let (mut sq, mut pairs) = (0.0, 0usize);
+        for (train, test) in &fold_sets {
+            let model = fit_learner(cand, train, seed).ok();
+            if let Some(Compiled::Cost(m)) = &model {
+                for &i in test {
+                    for (v, p) in m.times(&c.padded(i)).into_iter().enumerate() {
+                        let t = c.times(i)[v];
+                        if let Some(p) = p.filter(|p| *p > 0.0 && t > 0.0) {
+                            let e = (p / t).ln();
+                            sq += if e.is_finite() { e * e } else { 1e6 };
+                            pairs += 1;
+                        }
+                    }
+                }
+            }
+            for &i in test {
+                let r = match &model {
+                    Some(m) => c.regret(i, decide(m, c, i)),
+                    None => c.regret(i, majority(train)),
+                };
+                sum += r;
+                within += (r <= 0.05) as usize;
+                n += 1;
+            }
+        }
+        let est = Estimate {
+            mean_regret: sum / n.max(1) as f64,
+            within5: within as f64 / n.max(1) as f64,
+            decisions: n,
+            folds,
+            time_error: (pairs > 0).then(|| (sq / pairs as f64).sqrt()),
+        };
+        results.push((cand, est));
+    }
+    let best = results.iter().map(|(_, e)| e.mean_regret).fold(f64::INFINITY, f64::min);
+    // among the equals, the cost model whose time predictions held out best (the one to trust
+    // beyond the inputs seen), else the first
+    let equals = results.iter().filter(|(_, e)| e.mean_regret <= best + TIE);
+    let by_time = equals.clone().filter_map(|(k, e)| e.time_error.map(|t| (t, k, e))).min_by(|a, b| a.0.total_cmp(&b.0));
+    let first = equals.clone().next();
+    let pick = match first {
+        // little data: the tree (first) wins its ties
+        Some((k, e)) if few && matches!(k, ModelChoice::Tree { .. }) => Some((*k, e.clone())),
+        _ => by_time.map(|(_, k, e)| (*k, e.clone())).or_else(|| first.cloned()),
+    };
+    let Some((winner, est)) = pick else {
+        return (cands[0], None, results);
+    };
+    (winner, Some(est), results)
+}
+
+fn decide(m: &Compiled, c: &Costs, i: usize) -> usize {
+    m.predict(&c.padded(i)).min(c.k - 1)
+}
+
+fn majority(c: &Costs) -> usize {
+    let mut counts = vec![0usize; c.k];
+    for &y in &c.y {
+        counts[y as usize] += 1;
+    }
+    (0..c.k).fold(0, |b, v| if counts[v] > counts[b] { v } else { b })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::train_costs;
+
+    /// Two variants costing `n` and `1000 - n` (a cost that falls with the feature), trained
+    /// on every subset of six sizes that has both winners: `auto` decides every size right,
+    /// whatever few vectors it saw (the case of a region trained as soon as it may).
+    #[test]
+    fn few_vectors_decide_right() {
+        let sizes = [100.0, 200.0, 300.0, 700.0, 800.0, 900.0];
+        for mask in 1u32..64 {
+            let pick: Vec<f64> = (0..6).filter(|i| mask & (1 << i) != 0).map(|i| sizes[i]).collect();
+            if !(pick.iter().any(|&n| n < 500.0) && pick.iter().any(|&n| n > 500.0)) {
+                continue;
+            }
+            let rows: Vec<Vec<f64>> = pick.iter().map(|&n| vec![n]).collect();
+            let times: Vec<Vec<f64>> = pick.iter().map(|&n| vec![n, 1000.0 - n]).collect();
+            let c = Costs::new(&rows, &times, 2).unwrap();
+            let f = train_costs(ModelChoice::Auto, &c, 1).unwrap();
+            for n in sizes.iter().chain(&[150.0, 850.0]) {
+                let mut x = [0.0; crate::ctx::MAX_FEATURES];
+                x[0] = *n;
+                assert_eq!(f.model.predict(&x), (*n > 500.0) as usize, "trained on {pick:?}: {} at n={n}", f.chosen.describe());
+            }
+        }
+    }
+
+    #[test]
+    fn candidates_and_estimates() {
+        assert_eq!(candidates(ModelChoice::Tree { max_depth: 3 }), vec![ModelChoice::Tree { max_depth: 3 }]);
+        assert!(candidates(ModelChoice::Auto).len() > candidates(ModelChoice::CostSelected).len());
+        // affine costs with a crossover: the additive model wins and its estimate is exact
+        let rows: Vec<Vec<f64>> = (1..=12).map(|i| vec![(i * 1000) as f64]).collect();
+        let times: Vec<Vec<f64>> = rows.iter().map(|r| vec![500.0 + r[0], 4000.0 + 0.5 * r[0]]).collect();
+        let c = Costs::new(&rows, &times, 2).unwrap();
+        let (w, e, all) = select(ModelChoice::Auto, &c, 1);
+        assert!(matches!(w, ModelChoice::Cost(f) if f.family == super::super::Family::Additive), "{w:?}");
+        let e = e.unwrap();
+        assert_eq!((e.decisions, e.folds), (12, 10));
+        assert!(e.mean_regret < 1e-9 && e.within5 == 1.0 && e.time_error.unwrap() < 1e-3, "{e:?}");
+        assert_eq!(all.len(), candidates(ModelChoice::Auto).len() - 2, "no categorical feature: per-category forms skipped");
+    }
+}
+

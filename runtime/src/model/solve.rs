@@ -1,0 +1,257 @@
+//! Small least-squares solvers on normal equations: ridge-damped least squares (Cholesky) and
+//! non-negative least squares (Lawson–Hanson active set).
+//!
+//! Both work on the Gram matrix `G = AᵀA` and `h = Aᵀb` rather than on `A`, so a piecewise fit
+//! can try every split of sorted rows from prefix sums of the rows' outer products: one
+//! `m × m` solve per candidate split instead of a pass over the rows (`m` ≤ 17 terms here).
+//! Hand-written because the systems are tiny and the active-set loop needs sub-solves on
+//! changing index sets; no pure-Rust crate offers weighted NNLS on a Gram matrix, and
+//! linfa-linear (ordinary and Tweedie regression) has neither non-negativity nor a Gram entry
+//! point.
+
+// Dense linear algebra on small fixed arrays: index loops over several arrays at once read
+// better than iterator chains.
+#![allow(clippy::needless_range_loop)]
+
+/// Most terms a system may have.
+pub const MAX_TERMS: usize = 17;
+
+/// `G`, `h` and `bᵀb` of a weighted least-squares problem, accumulated row by row.
+#[derive(Clone, Copy, Debug)]
+pub struct Normal {
+    pub m: usize,
+    pub g: [[f64; MAX_TERMS]; MAX_TERMS],
+    pub h: [f64; MAX_TERMS],
+    pub bb: f64,
+    pub rows: usize,
+}
+
+impl Normal {
+    pub fn new(m: usize) -> Normal {
+        Normal { m, g: [[0.0; MAX_TERMS]; MAX_TERMS], h: [0.0; MAX_TERMS], bb: 0.0, rows: 0 }
+    }
+
+    /// Adds row `a` with target `b` (upper triangle of `G` only; the solvers mirror it).
+    pub fn add(&mut self, a: &[f64], b: f64) {
+        for i in 0..self.m {
+            let ai = a[i];
+            if ai != 0.0 {
+                for j in i..self.m {
+                    self.g[i][j] += ai * a[j];
+                }
+                self.h[i] += ai * b;
+            }
+        }
+        self.bb += b * b;
+        self.rows += 1;
+    }
+
+    /// `self - other` (the rows of `self` not in `other`).
+    pub fn minus(&self, other: &Normal) -> Normal {
+        let mut out = *self;
+        for i in 0..self.m {
+            for j in i..self.m {
+                out.g[i][j] -= other.g[i][j];
+            }
+            out.h[i] -= other.h[i];
+        }
+        out.bb -= other.bb;
+        out.rows -= other.rows;
+        out
+    }
+
+    /// Removes the terms of `mask` (bit per term) from the system: their coefficients become 0.
+    pub fn drop_terms(&mut self, mask: u32) {
+        for i in (0..self.m).filter(|i| mask & (1 << i) != 0) {
+            for j in 0..self.m {
+                self.g[i.min(j)][i.max(j)] = 0.0;
+            }
+            self.g[i][i] = 1.0;
+            self.h[i] = 0.0;
+        }
+    }
+
+    fn full(&self, ridge: &[f64]) -> [[f64; MAX_TERMS]; MAX_TERMS] {
+        let mut g = self.g;
+        for i in 0..self.m {
+            for j in 0..i {
+                g[i][j] = g[j][i];
+            }
+            g[i][i] += ridge[i];
+        }
+        g
+    }
+
+    /// Residual sum of squares of coefficients `c` (without the ridge term), at least 0.
+    pub fn sse(&self, c: &[f64]) -> f64 {
+        let g = self.full(&[0.0; MAX_TERMS]);
+        let mut s = self.bb;
+        for i in 0..self.m {
+            s -= 2.0 * c[i] * self.h[i];
+            let mut gc = 0.0;
+            for j in 0..self.m {
+                gc += g[i][j] * c[j];
+            }
+            s += c[i] * gc;
+        }
+        s.max(0.0)
+    }
+
+    /// Ridge-damped least squares: `(G + diag(ridge)) c = h`.
+    pub fn least_squares(&self, ridge: &[f64]) -> Option<[f64; MAX_TERMS]> {
+        let g = self.full(ridge);
+        let idx: Vec<usize> = (0..self.m).collect();
+        let s = solve_sub(&g, &self.h, &idx)?;
+        let mut c = [0.0; MAX_TERMS];
+        for (k, &i) in idx.iter().enumerate() {
+            c[i] = s[k];
+        }
+        Some(c)
+    }
+
+    /// Non-negative least squares: `min |Ac - b|² + Σ ridge_i c_i²` subject to `c ≥ 0`
+    /// (Lawson & Hanson, *Solving Least Squares Problems*, 1974, ch. 23, on normal equations).
+    pub fn nnls(&self, ridge: &[f64]) -> [f64; MAX_TERMS] {
+        let m = self.m;
+        let g = self.full(ridge);
+        let mut c = [0.0; MAX_TERMS];
+        let mut passive = [false; MAX_TERMS];
+        let scale = (0..m).map(|i| g[i][i]).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
+        let tol = 1e-12 * scale.max(self.h.iter().take(m).fold(0.0f64, |a, h| a.max(h.abs())));
+        for _outer in 0..3 * m {
+            // gradient of the objective's negative half: w = h - G c
+            let mut best = None;
+            for i in 0..m {
+                if !passive[i] {
+                    let w = self.h[i] - (0..m).map(|j| g[i][j] * c[j]).sum::<f64>();
+                    if w > tol && best.is_none_or(|(_, bw)| w > bw) {
+                        best = Some((i, w));
+                    }
+                }
+            }
+            let Some((enter, _)) = best else { break };
+            passive[enter] = true;
+            for _inner in 0..3 * m {
+                let idx: Vec<usize> = (0..m).filter(|&i| passive[i]).collect();
+                let Some(s) = solve_sub(&g, &self.h, &idx) else { return c };
+                if s.iter().all(|&v| v > 0.0) {
+                    for (k, &i) in idx.iter().enumerate() {
+                        c[i] = s[k];
+                    }
+                    break;
+                }
+                // step from c towards s until the first passive coefficient reaches 0
+                let mut alpha = 1.0;
+                for (k, &i) in idx.iter().enumerate() {
+                    if s[k] <= 0.0 {
+                        let a = c[i] / (c[i] - s[k]);
+                        if a < alpha {
+                            alpha = a;
+                        }
+                    }
+                }
+                for (k, &i) in idx.iter().enumerate() {
+                    c[i] += alpha * (s[k] - c[i]);
+                    if c[i] <= 1e-15 * (1.0 + s[k].abs()) {
+                        c[i] = 0.0;
+                        passive[i] = false;
+                    }
+                }
+            }
+        }
+        c
+    }
+}
+
+/// Solves `g[idx][idx] s = h[idx]` by Cholesky; `None` when not positive definite.
+fn solve_sub(g: &[[f64; MAX_TERMS]; MAX_TERMS], h: &[f64; MAX_TERMS], idx: &[usize]) -> Option<Vec<f64>> {
+    let n = idx.len();
+    let mut l = [[0.0; MAX_TERMS]; MAX_TERMS];
+    for a in 0..n {
+        for b in 0..=a {
+            let mut s = g[idx[a]][idx[b]];
+            for k in 0..b {
+                s -= l[a][k] * l[b][k];
+            }
+            if a == b {
+                // not positive definite, or NaN
+                #[allow(clippy::neg_cmp_op_on_partial_ord)]
+                if !(s > 1e-300) {
+                    return None;
+                }
+                l[a][a] = s.sqrt();
+            } else {
+                l[a][b] = s / l[b][b];
+            }
+        }
+    }
+    let mut y = vec![0.0; n];
+    for a in 0..n {
+        let mut s = h[idx[a]];
+        for k in 0..a {
+            s -= l[a][k] * y[k];
+        }
+        y[a] = s / l[a][a];
+    }
+    for a in (0..n).rev() {
+        let mut s = y[a];
+        for k in a + 1..n {
+            s -= l[k][a] * y[k];
+        }
+        y[a] = s / l[a][a];
+    }
+    y.iter().all(|v| v.is_finite()).then_some(y)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn system(rows: &[(Vec<f64>, f64)]) -> Normal {
+        let mut n = Normal::new(rows[0].0.len());
+        for (a, b) in rows {
+            n.add(a, *b);
+        }
+        n
+    }
+
+    #[test]
+    fn least_squares_recovers_a_line() {
+        let rows: Vec<(Vec<f64>, f64)> = (0..10).map(|i| (vec![1.0, i as f64], 3.0 + 2.0 * i as f64)).collect();
+        let n = system(&rows);
+        let c = n.least_squares(&[0.0; MAX_TERMS]).unwrap();
+        assert!((c[0] - 3.0).abs() < 1e-9 && (c[1] - 2.0).abs() < 1e-9, "{c:?}");
+        assert!(n.sse(&c) < 1e-12);
+        // prefix differences give the fit of the other rows
+        let first = system(&rows[..4]);
+        let rest = n.minus(&first);
+        assert_eq!(rest.rows, 6);
+        let c2 = rest.least_squares(&[0.0; MAX_TERMS]).unwrap();
+        assert!((c2[1] - 2.0).abs() < 1e-9);
+    }
+
+    #[test]
+    fn nnls_clamps_what_least_squares_makes_negative() {
+        // b = 2·a1 - 0.5·a2 + noise-free; the best non-negative fit drops a2
+        let rows: Vec<(Vec<f64>, f64)> =
+            (1..12).map(|i| (vec![i as f64, (i * i) as f64 / 10.0], 2.0 * i as f64 - 0.05 * (i * i) as f64)).collect();
+        let n = system(&rows);
+        let c = n.nnls(&[0.0; MAX_TERMS]);
+        assert!(c[0] > 0.0 && c[1] == 0.0, "{c:?}");
+        // on data a non-negative model fits exactly, NNLS is exact
+        let rows: Vec<(Vec<f64>, f64)> = (1..12).map(|i| (vec![1.0, i as f64, (i * i) as f64], 5.0 + 0.5 * (i * i) as f64)).collect();
+        let c = system(&rows).nnls(&[0.0; MAX_TERMS]);
+        assert!((c[0] - 5.0).abs() < 1e-6 && c[1].abs() < 1e-6 && (c[2] - 0.5).abs() < 1e-8, "{c:?}");
+    }
+
+    #[test]
+    fn singular_systems_do_not_panic() {
+        let rows: Vec<(Vec<f64>, f64)> = (0..3).map(|_| (vec![1.0, 1.0], 1.0)).collect();
+        let n = system(&rows);
+        assert!(n.least_squares(&[0.0; MAX_TERMS]).is_none());
+        let c = n.least_squares(&[1e-6; MAX_TERMS]).unwrap();
+        assert!((c[0] + c[1] - 1.0).abs() < 1e-3);
+        let c = n.nnls(&[0.0; MAX_TERMS]);
+        assert!((c[0] + c[1] - 1.0).abs() < 1e-9, "{c:?}");
+    }
+}
