@@ -420,3 +420,18 @@ pub unsafe extern "C" fn ompadapt_string_free(s: *mut c_char) {
         drop(CString::from_raw(s));
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_one_located_internal_error() {
+        let d = guard(|| -> Option<Diagnostic> { panic!("index out of bounds") }, Some).expect("the fallback ran");
+        assert_eq!(d.severity, Severity::Error);
+        assert_eq!((d.tok, d.end), (0, 0), "located at the directive");
+        assert!(d.message.starts_with("internal error in the ompadapt plugin: index out of bounds at "), "{}", d.message);
+        // Later calls work normally.
+        assert_eq!(guard(|| 7, |_| 0), 7);
+    }
+}
