@@ -384,6 +384,16 @@ void OmpPragmaHandler::inject(Preprocessor &PP, const OaResult &R,
       if (P.List < Saved.size())
         Append(Saved[P.List].Toks, P.A, P.B, Saved[P.List].Raw);
       break;
+    case OA_SAVED_AT:
+      if (P.List < Saved.size()) {
+        SourceLocation At = tokenLoc(D, P.AtList, P.AtTok);
+        SmallVectorImpl<Token> &O = Out(Saved[P.List].Raw);
+        size_t From = O.size();
+        Append(Saved[P.List].Toks, P.A, P.B, Saved[P.List].Raw);
+        for (size_t K = From; K < O.size(); ++K)
+          O[K].setLocation(At);
+      }
+      break;
     case OA_PIECE_OMP_BEGIN:
       Out(false).push_back(
           makeAnnotation(tok::annot_pragma_openmp, D.Introducer.Loc));

@@ -39,7 +39,8 @@ enum OaPieceKind : uint32_t {
   OA_STATEMENT,
   OA_TEXT_AT,
   OA_SAVED,
-  OA_TEXT_AT_SAVED
+  OA_TEXT_AT_SAVED,
+  OA_SAVED_AT
 };
 /// `list` of a diagnostic or piece that refers to the directive being handled
 /// (otherwise: the index of a saved token list).
@@ -66,8 +67,11 @@ struct OaDiag {
 };
 struct OaPiece {
   uint32_t Kind;
-  uint32_t List; // OA_SAVED, OA_TEXT_AT_SAVED: the saved token list
+  uint32_t List; // OA_SAVED*, OA_TEXT_AT_SAVED: the saved token list
   uint32_t A, B; // token range; OA_TEXT_AT*: A gives the location
+  /// OA_SAVED_AT: the copies are located at token AtTok of AtList (OA_HERE or
+  /// a saved list).
+  uint32_t AtList, AtTok;
   const char *Text;
   size_t Len;
 };

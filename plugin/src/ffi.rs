@@ -38,6 +38,8 @@ pub struct OaPiece {
     list: u32,
     a: u32,
     b: u32,
+    at_list: u32,
+    at_tok: u32,
     text: *const c_char,
     len: usize,
 }
@@ -156,6 +158,7 @@ fn build(outcome: u32, save: bool, diags: &[Diagnostic], pieces: &[Piece]) -> *m
         r.strings.extend(fixit);
     }
     for p in pieces {
+        let (mut at_list, mut at_tok) = (HERE, 0);
         let (kind, list, a, b, text) = match p {
             Piece::Text(t) => (0, HERE, 0, 0, Some(cstring(t))),
             Piece::User(range) => (1, HERE, clamp(range.start), clamp(range.end), None),
@@ -165,9 +168,17 @@ fn build(outcome: u32, save: bool, diags: &[Diagnostic], pieces: &[Piece]) -> *m
             Piece::TextAt(t, at) => (5, HERE, clamp(*at), 0, Some(cstring(t))),
             Piece::Saved(k, range) => (6, *k, clamp(range.start), clamp(range.end), None),
             Piece::TextAtSaved(t, k, at) => (7, *k, clamp(*at), 0, Some(cstring(t))),
+            Piece::SavedAt(k, range, (src, tok)) => {
+                at_list = match src {
+                    Src::Here => HERE,
+                    Src::Saved(l) => *l,
+                };
+                at_tok = clamp(*tok);
+                (8, *k, clamp(range.start), clamp(range.end), None)
+            }
         };
         let (ptr, len) = text.as_ref().map_or((std::ptr::null(), 0), |t| (t.as_ptr(), t.as_bytes().len()));
-        r.pieces.push(OaPiece { kind, list, a, b, text: ptr, len });
+        r.pieces.push(OaPiece { kind, list, a, b, at_list, at_tok, text: ptr, len });
         r.strings.extend(text);
     }
     r.header.diags = r.diags.as_ptr();

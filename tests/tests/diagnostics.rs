@@ -115,3 +115,8 @@ fn model_output_diagnostics_cplusplus() {
 fn directive_variant_diagnostics() {
     check_file("directive_variants.c");
 }
+
+#[test]
+fn associated_region_features_out_of_scope() {
+    check_file("declare_scope.c");
+}

@@ -19,23 +19,31 @@ use std::ops::Range;
 pub struct ExprRef {
     pub src: Src,
     pub range: Range<usize>,
+    /// Where the copies are located instead of at the tokens themselves: an associated region
+    /// evaluates its primary's features at its own `use_model`, so that Clang's errors on them
+    /// (a name not in scope there) point at the associated region.
+    pub at: Option<(Src, usize)>,
 }
 
 impl ExprRef {
     pub fn here(range: Range<usize>) -> ExprRef {
-        ExprRef { src: Src::Here, range }
+        ExprRef { src: Src::Here, range, at: None }
+    }
+    pub fn saved(list: u32, range: Range<usize>) -> ExprRef {
+        ExprRef { src: Src::Saved(list), range, at: None }
     }
     fn piece(&self, r: Range<usize>) -> Piece {
-        match self.src {
-            Src::Here => Piece::User(r),
-            Src::Saved(k) => Piece::Saved(k, r),
+        match (self.src, self.at) {
+            (Src::Saved(k), Some(at)) => Piece::SavedAt(k, r, at),
+            (Src::Here, _) => Piece::User(r),
+            (Src::Saved(k), None) => Piece::Saved(k, r),
         }
     }
-    /// A text piece located at this expression's first token.
+    /// A text piece located at this expression's first token (or where its copies go).
     fn text_at(&self, text: impl Into<String>) -> Piece {
-        match self.src {
-            Src::Here => Piece::TextAt(text.into(), self.range.start),
-            Src::Saved(k) => Piece::TextAtSaved(text.into(), k, self.range.start),
+        match self.at.unwrap_or((self.src, self.range.start)) {
+            (Src::Here, tok) => Piece::TextAt(text.into(), tok),
+            (Src::Saved(k), tok) => Piece::TextAtSaved(text.into(), k, tok),
         }
     }
 }

@@ -31,6 +31,8 @@ pub enum Piece {
     User(Range<usize>),
     /// Tokens of saved token list `.0` (an earlier `declare adaptation`, or one found ahead).
     Saved(u32, Range<usize>),
+    /// As `Saved`, the copies located at token `.2.1` of `.2.0`.
+    SavedAt(u32, Range<usize>, (Src, usize)),
     /// `annot_pragma_openmp`: starts an OpenMP directive handed to Clang's parser.
     OmpBegin,
     /// `annot_pragma_openmp_end`.
@@ -505,7 +507,7 @@ impl Session {
             variants: VariantSet::categorical(names.clone()),
             model: model_kind(&c),
             min_train: None,
-            params: c.model.as_ref().map(|m| m.params.iter().map(|r| ExprRef { src: Src::Saved(k), range: r.clone() }).collect()).unwrap_or_default(),
+            params: c.model.as_ref().map(|m| m.params.iter().map(|r| ExprRef::saved(k, r.clone())).collect()).unwrap_or_default(),
             model_output: None,
             assoc: None,
         };
@@ -545,7 +547,17 @@ impl Session {
                 }
                 let known = self.primaries.get(primary_name).or_else(|| self.ahead.get(primary_name)).cloned();
                 desc.name = format!("{primary_name}<-{}", short_location(&decl.location));
-                desc.features = known.as_ref().map(|p| p.features.clone()).unwrap_or_default();
+                let use_model_at = c.use_model.as_ref().map_or(0, |u| u.1);
+                desc.features = known
+                    .as_ref()
+                    .map(|p| {
+                        let mut f = p.features.clone();
+                        for x in &mut f {
+                            x.expr.at = Some((Src::Saved(k), use_model_at));
+                        }
+                        f
+                    })
+                    .unwrap_or_default();
                 desc.assoc = Some(AssocSpec {
                     primary: primary_name.clone(),
                     mapping: mapping.clone(),
@@ -609,7 +621,7 @@ fn feature_descs(c: &DeclareClauses, src: Src, toks: &[Tok]) -> Vec<FeatureDesc>
     c.features
         .iter()
         .map(|f| FeatureDesc {
-            expr: ExprRef { src, range: f.expr.clone() },
+            expr: ExprRef { src, range: f.expr.clone(), at: None },
             spec: FeatureSpec { text: spell_written(toks, f.expr.clone()), range: f.range, min_samples: f.min_samples },
         })
         .collect()

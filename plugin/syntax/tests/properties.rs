@@ -104,7 +104,7 @@ fn check_pieces(pieces: &[Piece], n: usize, saved: &[usize]) -> Result<(), TestC
         match p {
             Piece::User(r) => prop_assert!(r.start <= r.end && r.end <= n, "{p:?} of {n}"),
             Piece::TextAt(_, at) => prop_assert!(*at <= n, "{p:?} of {n}"),
-            Piece::Saved(k, r) => {
+            Piece::Saved(k, r) | Piece::SavedAt(k, r, _) => {
                 prop_assert!((*k as usize) < saved.len(), "{p:?}: {} saved", saved.len());
                 prop_assert!(r.start <= r.end && r.end <= saved[*k as usize], "{p:?} of {}", saved[*k as usize]);
             }

@@ -10,7 +10,7 @@ fn texts(p: &[Piece]) -> String {
         .map(|p| match p {
             Piece::Text(t) | Piece::TextAt(t, _) | Piece::TextAtSaved(t, _, _) => t.clone(),
             Piece::User(r) => format!("<{}..{}>", r.start, r.end),
-            Piece::Saved(k, r) => format!("<s{k}:{}..{}>", r.start, r.end),
+            Piece::Saved(k, r) | Piece::SavedAt(k, r, _) => format!("<s{k}:{}..{}>", r.start, r.end),
             Piece::OmpBegin => "#omp[".into(),
             Piece::OmpEnd => "]".into(),
             Piece::Statement => "STMT".into(),
