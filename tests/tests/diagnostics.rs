@@ -40,7 +40,7 @@ fn check_file(name: &str) {
     if name.ends_with(".cpp") {
         c.args(["-x", "c++"]);
     }
-    c.args(["-fsyntax-only", "-fopenmp", "-fno-color-diagnostics", "-fno-caret-diagnostics"])
+    c.args(["-fsyntax-only", "-fopenmp", "-ferror-limit=0", "-fno-color-diagnostics", "-fno-caret-diagnostics"])
         .arg(format!("-fplugin={}", plugin().display()))
         .arg(&path);
     let out = run(&mut c);
@@ -119,4 +119,9 @@ fn directive_variant_diagnostics() {
 #[test]
 fn associated_region_features_out_of_scope() {
     check_file("declare_scope.c");
+}
+
+#[test]
+fn syntax_error_in_every_clause() {
+    check_file("syntax.c");
 }
