@@ -161,3 +161,24 @@ fn a_directive_inside_a_broken_declaration_reaches_only_stock_clangs_own_crash()
         assert_eq!(v, Verdict::Fine { errors: true }, "{stderr}");
     }
 }
+
+#[test]
+fn the_fuzz_corpus_compiles_cleanly() {
+    // The fuzzer's own seeds (tests/fuzz/corpus; the test programs are compiled by their
+    // tests) are valid programs: directives from _Pragma, directly and through macros, clause
+    // arguments from macros, templates, declare adaptation. Each compiles with the plugin to an
+    // object with host offload without an error, so that what the fuzzer finds comes from its
+    // mutations.
+    let dir = scratch();
+    let corpus = workspace_root().join("tests/fuzz/corpus");
+    let mut files: Vec<_> = std::fs::read_dir(&corpus).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    assert!(files.len() >= 8);
+    for src in files {
+        let path = dir.path().join(src.file_name().unwrap());
+        std::fs::copy(&src, &path).unwrap();
+        let mode = Mode { full: true, offload: true, with_plugin: true };
+        let (v, stderr) = compile_with(&path, mode, &["-Wall"], Duration::from_secs(300));
+        assert_eq!(v, Verdict::Fine { errors: false }, "{}:\n{stderr}", src.display());
+    }
+}
