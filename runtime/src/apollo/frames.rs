@@ -235,8 +235,7 @@ pub fn get_policy(key: *const c_void) -> Found<usize> {
             let n = f.set.min(MAX_FEATURES);
             // SAFETY: frames in the stack hold handles `begin` received (never freed).
             let h = unsafe { &*f.handle };
-            let features = f.ctx.features;
-            h.decide(&features[..n], &mut f.ctx);
+            h.decide_filled(n, &mut f.ctx);
             f.decided = true;
         }
         Found::Frame(f.ctx.variant.max(0) as usize)
