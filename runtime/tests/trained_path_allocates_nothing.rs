@@ -79,13 +79,33 @@ fn trained_executions_allocate_nothing() {
             exec(&mut slot, f);
         }
     }
-    let n = allocations(|| {
-        for _ in 0..25_000 {
+    // On a loaded machine a window of preempted executions is (rightly) taken for drift, and
+    // measuring the vector afresh allocates: such a window is measured again, a few times.
+    let drifts = || region().map_or(0, |r| r.drift_events().len());
+    let mut n = 0;
+    for _ in 0..5 {
+        let before = drifts();
+        n = allocations(|| {
+            for _ in 0..25_000 {
+                for f in &vectors {
+                    exec(&mut slot, f);
+                }
+            }
+        });
+        if drifts() == before {
+            break;
+        }
+        while !region().is_some_and(|r| r.is_trained()) {
             for f in &vectors {
                 exec(&mut slot, f);
             }
         }
-    });
+        for _ in 0..64 {
+            for f in &vectors {
+                exec(&mut slot, f);
+            }
+        }
+    }
     assert_eq!(n, 0, "allocations in 100 000 trained executions through ompadapt_begin/end");
 
     // Apollo's ABI, 4 features
