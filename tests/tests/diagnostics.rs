@@ -120,3 +120,8 @@ fn directive_variant_diagnostics() {
 fn associated_region_features_out_of_scope() {
     check_file("declare_scope.c");
 }
+
+#[test]
+fn variant_kind_diagnostics() {
+    check_file("variant_kinds.c");
+}

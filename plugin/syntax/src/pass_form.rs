@@ -97,9 +97,16 @@ pub fn lower(s: &Site, diags: &mut Diags) -> Option<Lowered> {
         }
     };
     let mut ok = true;
+    let mut said: Vec<usize> = Vec::new();
     for (i, k) in kinds.iter().enumerate() {
         if let Some(why) = unfit(k) {
             let v = &s.variants.variants[i];
+            ok = false;
+            // Once per item of the list (a range expands to many variants).
+            if said.contains(&v.tok) {
+                continue;
+            }
+            said.push(v.tok);
             diags.push(Diagnostic::error(v.tok, v.tok + 1, format!("variant kind '{}' {why}", v.name)));
             ok = false;
         }
@@ -194,8 +201,9 @@ fn lower_target(s: &Site, c: &Construct, kinds: &[&Kind], diags: &mut Diags) -> 
     let mut body = Vec::new();
     let cosched: Vec<usize> = kinds.iter().enumerate().filter(|(_, k)| matches!(k, Kind::Coschedule(_))).map(|(i, _)| i).collect();
     let secs = sections(s, c);
-    let split = if cosched.is_empty() || !s.offload {
-        dropped.extend(cosched.iter().copied().filter(|_| !s.offload));
+    // Host and device compilations must generate the same target constructs: the split does
+    // not depend on whether this one offloads.
+    let split = if cosched.is_empty() {
         None
     } else {
         match crate::cosched::split(s, c, &secs.iter().map(|x| (x.pieces.clone(), x.written)).collect::<Vec<_>>()) {
@@ -211,10 +219,6 @@ fn lower_target(s: &Site, c: &Construct, kinds: &[&Kind], diags: &mut Diags) -> 
             }
         }
     };
-    if !s.offload {
-        body.push(Piece::Statement);
-        return Lowered { body, dropped };
-    }
     // Values the dispatch stub sets in the launch (0: as compiled).
     let limit = |clause: &str| -> Option<i64> {
         let cl = c.clause(clause)?;
@@ -262,7 +266,11 @@ fn lower_target(s: &Site, c: &Construct, kinds: &[&Kind], diags: &mut Diags) -> 
         body.extend(split.iter().cloned());
         body.push(Piece::Text("} else {".into()));
     }
-    body.push(Piece::Text(format!("__ompadapt_launch_site({use_host}, {teams}, {threads}, {});", crate::lower::c_string(s.model))));
+    // Without an offload target there is no launch to dispatch (and the device compilations
+    // compile no host code).
+    if s.offload {
+        body.push(Piece::Text(format!("__ompadapt_launch_site({use_host}, {teams}, {threads}, {});", crate::lower::c_string(s.model))));
+    }
     body.push(Piece::Statement);
     if split.is_some() {
         body.push(Piece::Text("}".into()));

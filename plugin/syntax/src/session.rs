@@ -270,7 +270,7 @@ impl Session {
                 }
                 None => {}
             }
-        } else if desc.model_output.is_none() && self.offload && kernel_scan::construct(stmt).is_some_and(|c| c.offloads()) {
+        } else if desc.model_output.is_none() && kernel_scan::construct(stmt).is_some_and(|c| c.offloads()) {
             let hosty = ["host", "device", "cpu_only", "offload", "accelerator", "CPU", "GPU"];
             if let Some(v) = desc.variants.variants.iter().find(|v| hosty.contains(&v.name.as_str())) {
                 diags.push(Diagnostic::warning(
