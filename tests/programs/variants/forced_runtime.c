@@ -2,7 +2,8 @@
  * generated code calls, and picks variants from $OMPADAPT_TEST_SEQUENCE instead of learning:
  * "1,0,0,1" gives execution k of any region the variant at k modulo the list's length. That
  * makes every sequence of variants reproducible (the real runtime's choice depends on
- * timings). Each choice is printed as "FORCED region=<model> variant=<i> value=<v>". */
+ * timings). Each choice is printed as "FORCED region=<model> variant=<i> value=<v>", unless
+ * OMPADAPT_TEST_QUIET is set (benchmarks/c/dispatch_cost.c). */
 #include "ompadapt.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,10 +11,12 @@
 
 static int seq[4096];
 static int nseq = -1;
+static int quiet;
 static unsigned long executions;
 
 static void load(void) {
   const char *s = getenv("OMPADAPT_TEST_SEQUENCE");
+  quiet = getenv("OMPADAPT_TEST_QUIET") != NULL;
   nseq = 0;
   while (s && *s && nseq < 4096) {
     char *end;
@@ -55,6 +58,7 @@ static void begin(void **slot, const char *spec, long min_train, long p1, long p
   ctx->variant = v;
   ctx->value = p ? strtod(p, NULL) : v;
   ctx->nfeatures = nf;
+  if (quiet) return;
   const char *model = field(spec, "model", &mlen);
   printf("FORCED region=%.*s variant=%d value=%g\n", (int)mlen, model ? model : "", v, ctx->value);
 }
