@@ -183,3 +183,20 @@ fn parallel_for_kinds_set_team_and_schedule() {
         assert_eq!(col("restored"), "1,1,1,1,1,1,1,1", "{opt}: the program's schedule is restored");
     }
 }
+
+#[test]
+fn nested_target_and_target_parallel_for_forms() {
+    let dir = scratch();
+    let lib = forced_runtime(dir.path());
+    let exe = build("construct_forms", dir.path(), &["-O2"]);
+    for s in ["0", "1", "2", "3", "4", "0,1,2,3,4,0", "4,3,2,1,0,1", &random_sequence(5, 12, 5)] {
+        let out = forced(&exe, dir.path(), &lib, s, &[("OMPADAPT_TEST_QUIET", "1"), ("LIBOMPTARGET_INFO", "-1")]);
+        assert!(out.stdout.contains("OK"), "{s}: {}", out.stdout);
+        if s == "4,3,2,1,0,1" {
+            let threads: BTreeSet<u32> = launches(&out.stderr).iter().map(|l| l.2).collect();
+            let blocks: BTreeSet<u32> = launches(&out.stderr).iter().map(|l| l.1).collect();
+            assert!(threads.contains(&32) && threads.contains(&16), "{threads:?}");
+            assert!(blocks.contains(&3), "{blocks:?}");
+        }
+    }
+}

@@ -106,7 +106,7 @@ pub fn split(s: &Site, c: &Construct, sections: &[(Piece, bool)]) -> Result<Vec<
     p.push(Piece::Text(if l.inclusive { ") + 1;" } else { ");" }.into()));
     p.extend(ty.iter().cloned());
     p.push(Piece::Text(format!(
-        " {sp} = {lo}; if ({hi} > {lo}) {{ {sp} = {lo} + ({hi} - {lo}) * _ompadapt_cf{id}[(unsigned){cv}.variant < {}u ? {cv}.variant : 0]; if ({sp} > {hi}) {sp} = {hi}; }}",
+        " {sp} = {lo}; if ({hi} > {lo}) {{ {sp} = {lo} + ({hi} - {lo}) * _ompadapt_cf{id}[{cv}.variant >= 0 && {cv}.variant < {} ? {cv}.variant : 0]; if ({sp} > {hi}) {sp} = {hi}; }}",
         fracs.len()
     )));
     // The host part reads what the device copies hold.

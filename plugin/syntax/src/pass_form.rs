@@ -190,7 +190,7 @@ fn table(id: u32, what: &str, values: &[i64]) -> (String, String) {
     let cv = ctx_var(id);
     (
         format!("static const int {name}[{}] = {{{}}};", values.len(), list.join(",")),
-        format!("((unsigned){cv}.variant < {}u ? {name}[{cv}.variant] : 0)", values.len()),
+        format!("({cv}.variant >= 0 && {cv}.variant < {} ? {name}[{cv}.variant] : 0)", values.len()),
     )
 }
 
@@ -343,7 +343,7 @@ fn lower_parallel_for(s: &Site, c: &Construct, kinds: &[&Kind]) -> Vec<Piece> {
         p.push(Piece::Text(format!("{d1}{d2} int {sv}[2]; __ompadapt_omp_get_schedule(&{sv}[0], &{sv}[1]); __ompadapt_omp_set_schedule({sk} ? {sk} : {dk}, {sk} ? {sc} : (")));
         match dc {
             Some(r) => {
-                p.push(Piece::Text("(int)(".into()));
+                p.push(Piece::Text("(".into()));
                 p.push(stmt(r));
                 p.push(Piece::Text("))".into()));
             }

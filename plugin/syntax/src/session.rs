@@ -255,6 +255,12 @@ impl Session {
                 // The variants that cannot be generated leave the region.
                 let kept: Vec<_> = desc.variants.variants.iter().enumerate().filter(|(i, _)| !l.dropped.contains(i)).map(|(_, v)| v.clone()).collect();
                 let mut kept = kept;
+                if kept.is_empty() {
+                    let v = &desc.variants.variants[0];
+                    diags.push(Diagnostic::error(v.tok, v.tok + 1, "no variant is left once the 'coschedule' variants are dropped; add 'gpu' (the offload as written)"));
+                    self.statement_diags = diags;
+                    return vec![Piece::Statement];
+                }
                 kinds::settle_values(&mut kept);
                 desc.variants = VariantSet::new(false, kept);
                 lowered = match kinds::kinds_of(&desc.variants) {
