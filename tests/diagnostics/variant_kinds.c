@@ -1,27 +1,28 @@
 // Variant kinds: names that are not kinds, kinds that do not fit the construct, clauses the
 // dispatch cannot time, a coschedule split that is not safe, host variants of a metadirective
-// inside a device data environment.
-// EXPECT: 26:60: warning: variant 'host' names no variant kind: before a target construct every variant runs the offload as written; write variants(cpu, gpu) to run the host version for 'cpu', or use model_output to act on the choice
-// EXPECT: 29:65: error: 'host' is not a variant kind; with kinds in the list, every variant must be one of: cpu, gpu, thread_limit[B:E:S], num_teams[B:E:S], coschedule[B:E:S] (before a target construct); serial, num_threads[B:E:S], schedule(static|dynamic|guided|auto[, chunk]) (before a parallel for)
-// EXPECT: 32:65: error: variant kind 'serial' applies to a 'parallel for', not to 'target teams distribute parallel for'
-// EXPECT: 35:60: error: variant kind 'cpu' applies to a target construct, not to 'parallel for'
-// EXPECT: 35:65: error: variant kind 'gpu' applies to a target construct, not to 'parallel for'
-// EXPECT: 38:65: error: variant kind 'num_teams=2' needs teams; 'target parallel for' creates none
-// EXPECT: 42:50: error: 'nowait' on a target construct with variant kinds: the variants are timed from launch to completion, so the launch must be synchronous; remove 'nowait' (a 'coschedule' variant overlaps host and device work itself)
-// EXPECT: 45:50: error: 'depend' on a target construct with variant kinds: the variants are timed from launch to completion, so the launch must be synchronous; remove 'depend' (a 'coschedule' variant overlaps host and device work itself)
-// EXPECT: 47:60: error: unknown variant kind 'threads[...]'; the kinds are cpu, gpu, thread_limit[B:E:S], num_teams[B:E:S], coschedule[B:E:S] (before a target construct); serial, num_threads[B:E:S], schedule(static|dynamic|guided|auto[, chunk]) (before a parallel for)
-// EXPECT: 50:74: error: 'schedule' variants are schedule(static | dynamic | guided | auto [, chunk or [B:E:S]])
-// EXPECT: 53:73: error: this kind takes positive integers; 'thread_limit' gets 0
-// EXPECT: 56:61: warning: these variant kinds need an OpenMP construct to generate them from (a target construct or a 'parallel for'); before a plain loop every variant runs it as written
-// EXPECT: 61:66: warning: 'coschedule' variants dropped: the split does not handle the 'reduction' clause; the region keeps its other variants
-// EXPECT: 62:50: note: here
-// EXPECT: 64:66: warning: 'coschedule' variants dropped: 'a' is written other than as 'a[i]'; the region keeps its other variants
-// EXPECT: 66:31: note: here
-// EXPECT: 67:66: warning: 'thread_limit=192' is above the construct's thread_limit(128): such variants run with 128
-// EXPECT: 76:66: warning: this variant runs on the host inside the device data environment of 'target data' at {{FILE}}:73: the host copies of u, v are stale there; add '#pragma omp target update from(u[0:n], v[0:n])' before it and 'target update to(...)' for what it writes after it, or write the region as '#pragma omp adaptation ... variants(cpu, gpu)' before the target construct, which makes these copies itself
-// EXPECT: 83:61: warning: 'coschedule' variants dropped: the split does not handle the 'reduction' clause; the region keeps its other variants
-// EXPECT: 84:50: note: here
-// EXPECT: 83:61: error: no variant is left once the 'coschedule' variants are dropped; add 'gpu' (the offload as written)
+// inside a device data environment (seed 000 and seed 001 forms).
+// EXPECT: 27:60: warning: variant 'host' names no variant kind: before a target construct every variant runs the offload as written; write variants(cpu, gpu) to run the host version for 'cpu', or use model_output to act on the choice
+// EXPECT: 30:65: error: 'host' is not a variant kind; with kinds in the list, every variant must be one of: cpu, gpu, thread_limit[B:E:S], num_teams[B:E:S], coschedule[B:E:S] (before a target construct); serial, num_threads[B:E:S], schedule(static|dynamic|guided|auto[, chunk]) (before a parallel for)
+// EXPECT: 33:65: error: variant kind 'serial' applies to a 'parallel for', not to 'target teams distribute parallel for'
+// EXPECT: 36:60: error: variant kind 'cpu' applies to a target construct, not to 'parallel for'
+// EXPECT: 36:65: error: variant kind 'gpu' applies to a target construct, not to 'parallel for'
+// EXPECT: 39:65: error: variant kind 'num_teams=2' needs teams; 'target parallel for' creates none
+// EXPECT: 43:50: error: 'nowait' on a target construct with variant kinds: the variants are timed from launch to completion, so the launch must be synchronous; remove 'nowait' (a 'coschedule' variant overlaps host and device work itself)
+// EXPECT: 46:50: error: 'depend' on a target construct with variant kinds: the variants are timed from launch to completion, so the launch must be synchronous; remove 'depend' (a 'coschedule' variant overlaps host and device work itself)
+// EXPECT: 48:60: error: unknown variant kind 'threads[...]'; the kinds are cpu, gpu, thread_limit[B:E:S], num_teams[B:E:S], coschedule[B:E:S] (before a target construct); serial, num_threads[B:E:S], schedule(static|dynamic|guided|auto[, chunk]) (before a parallel for)
+// EXPECT: 51:74: error: 'schedule' variants are schedule(static | dynamic | guided | auto [, chunk or [B:E:S]])
+// EXPECT: 54:73: error: this kind takes positive integers; 'thread_limit' gets 0
+// EXPECT: 57:61: warning: these variant kinds need an OpenMP construct to generate them from (a target construct or a 'parallel for'); before a plain loop every variant runs it as written
+// EXPECT: 62:66: warning: 'coschedule' variants dropped: the split does not handle the 'reduction' clause; the region keeps its other variants
+// EXPECT: 63:50: note: here
+// EXPECT: 65:66: warning: 'coschedule' variants dropped: 'a' is written other than as 'a[i]'; the region keeps its other variants
+// EXPECT: 67:31: note: here
+// EXPECT: 68:66: warning: 'thread_limit=192' is above the construct's thread_limit(128): such variants run with 128
+// EXPECT: 77:66: warning: this variant runs on the host inside the device data environment of 'target data' at {{FILE}}:74: the host copies of u, v are stale there; add '#pragma omp target update from(u[0:n], v[0:n])' before it and 'target update to(...)' for what it writes after it, or write the region as '#pragma omp adaptation ... variants(cpu, gpu)' before the target construct, which makes these copies itself
+// EXPECT: 84:61: warning: 'coschedule' variants dropped: the split does not handle the 'reduction' clause; the region keeps its other variants
+// EXPECT: 85:50: note: here
+// EXPECT: 84:61: error: no variant is left once the 'coschedule' variants are dropped; add 'gpu' (the offload as written)
+// EXPECT: 92:34: warning: this variant runs on the host inside the device data environment of 'target enter data' at {{FILE}}:90: the host copies of u, v are stale there; add '#pragma omp target update from(u[0:n], v[0:n])' before it and 'target update to(...)' for what it writes after it, or write the region as '#pragma omp adaptation ... variants(cpu, gpu)' before the target construct, which makes these copies itself
 void f(double *a, double *b, int n) {
 #pragma omp adaptation model_name(m1) features(n) variants(host, device)
 #pragma omp target teams distribute parallel for
@@ -83,4 +84,12 @@ void k(double *a, int n, double s) {
 #pragma omp adaptation model_name(m15) features(n) variants(coschedule[0:1:0.5])
 #pragma omp target teams distribute parallel for reduction(+: s)
   for (int i = 0; i < n; ++i) s += a[i];
+}
+
+void h2(double *u, double *v, int n) {
+#pragma omp target enter data map(to: u[0:n], v[0:n])
+#pragma omp declare adaptation model_name(dl) feature(n)
+#pragma omp metadirective when(: parallel for) when(: target teams distribute parallel for)
+  for (int i = 0; i < n; ++i) v[i] = 2 * u[i];
+#pragma omp target exit data map(from: v[0:n]) map(delete: u[0:n])
 }

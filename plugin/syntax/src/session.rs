@@ -102,7 +102,7 @@ enum Pending {
     /// A metadirective, the data directives in view and its tokens (for the stale-copy warning).
     Metadirective(Vec<selector::Arm>, Vec<DataDirective>, Vec<Tok>),
     /// A metadirective under `declare adaptation`: the region's start, and its arms.
-    Declared { pieces: Vec<Piece>, id: u32, arms: Vec<(usize, DirectiveVariant)>, bare: bool },
+    Declared { pieces: Vec<Piece>, id: u32, arms: Vec<(usize, DirectiveVariant)>, bare: bool, data: Vec<DataDirective> },
     /// Erroneous directive: emit the statement unchanged.
     Plain,
 }
@@ -184,7 +184,7 @@ impl Session {
             save = o == Outcome::NeedNextToken;
             o
         } else if is_meta && self.declare.is_some() {
-            self.declared_metadirective(toks, &mut diags)
+            self.declared_metadirective(toks, ctx, &mut diags)
         } else if is_meta && selector::uses_adaptation(toks) {
             self.metadirective(toks, ctx, &mut diags)
         } else {
@@ -208,11 +208,14 @@ impl Session {
             }
             Some(Pending::Metadirective(arms, data, toks)) => {
                 let mut diags = Vec::new();
-                stale_host_copies(&arms, &data, &self.saved, &toks, stmt, &mut diags);
+                stale_host_copies(arms.iter().map(|a| &a.directive), &data, &self.saved, &toks, stmt, &mut diags);
                 self.statement_diags = diags;
                 metadirective_chain(&arms)
             }
-            Some(Pending::Declared { mut pieces, id, arms, bare }) => {
+            Some(Pending::Declared { mut pieces, id, arms, bare, data }) => {
+                let mut diags = Vec::new();
+                stale_host_copies(arms.iter().map(|(_, d)| d), &data, &self.saved, &[], stmt, &mut diags);
+                self.statement_diags = diags;
                 let arms: Vec<ChoiceArm> = arms.iter().map(|(v, d)| ChoiceArm { variant: *v, directive: d }).collect();
                 pieces.extend(lower::choice(id, &arms, true, bare));
                 pieces.push(lower::end_region(id));
@@ -575,7 +578,7 @@ impl Session {
     }
 
     /// The metadirective after a `declare adaptation`: each `when`/`default` is a variant.
-    fn declared_metadirective(&mut self, toks: &[Tok], diags: &mut Diags) -> Outcome {
+    fn declared_metadirective(&mut self, toks: &[Tok], ctx: &PragmaContext, diags: &mut Diags) -> Outcome {
         let decl = self.declare.take().expect("checked by the caller");
         let arms = Brackets::new(toks, diags).and_then(|b| parse_arms(toks, 1, &b, diags));
         let (Some(c), Some(arms)) = (decl.clauses, arms) else {
@@ -666,7 +669,8 @@ impl Session {
             pieces.push(Piece::Text("}".into()));
             return Outcome::Emit(pieces);
         }
-        self.pending.push(Pending::Declared { pieces, id, arms: choice_arms, bare });
+        let data = self.data.in_view(&ctx.open).into_iter().cloned().collect();
+        self.pending.push(Pending::Declared { pieces, id, arms: choice_arms, bare, data });
         Outcome::NeedStatement
     }
 
@@ -764,7 +768,14 @@ fn variant_names<'a>(toks: &[Tok], variants: impl Iterator<Item = &'a DirectiveV
 /// Warns at each host variant of a metadirective (a directive that is not a target construct)
 /// that runs inside a device data environment the source shows, naming the mapped variables
 /// the statement uses: their host copies are stale there.
-fn stale_host_copies(arms: &[selector::Arm], data: &[DataDirective], saved: &[Vec<Tok>], toks: &[Tok], stmt: &[Tok], diags: &mut Diags) {
+fn stale_host_copies<'a>(
+    directives: impl Iterator<Item = &'a DirectiveVariant>,
+    data: &[DataDirective],
+    saved: &[Vec<Tok>],
+    toks: &[Tok],
+    stmt: &[Tok],
+    diags: &mut Diags,
+) {
     let mut names: Vec<String> = Vec::new();
     let mut sections: Vec<String> = Vec::new();
     for d in data {
@@ -780,9 +791,9 @@ fn stale_host_copies(arms: &[selector::Arm], data: &[DataDirective], saved: &[Ve
     if names.is_empty() {
         return;
     }
-    for arm in arms {
-        let host = arm.directive.words.first().is_some_and(|w| w != "target");
-        let Some(at) = arm.directive.pieces.first().map(|r| r.start).filter(|_| host) else { continue };
+    for directive in directives {
+        let host = directive.words.first().is_some_and(|w| w != "target");
+        let Some(at) = directive.pieces.first().map(|r| r.start).filter(|_| host) else { continue };
         let _ = toks;
         diags.push(Diagnostic::warning(
             at,
