@@ -362,6 +362,33 @@ impl Verdict {
     }
 }
 
+/// A crash of stock clang-19 itself, which the plugin can expose where stock clang's error
+/// recovery happens to skip the construct (the plugin's pragma handler reads a region's
+/// statement ahead, so a directive inside a broken declaration is parsed instead of skipped).
+pub struct StockCrash {
+    /// What stock clang-19 crashes on.
+    pub what: &'static str,
+    /// Lines that must all appear in the crash's stderr (an error and a stack frame).
+    pub signature: &'static [&'static str],
+    /// A source without adaptation directives on which stock clang-19 crashes the same way.
+    pub reproducer: &'static str,
+}
+
+pub static STOCK_CRASHES: &[StockCrash] = &[StockCrash {
+    what: "a target construct whose num_teams, thread_limit or num_threads names a function \
+           (Sema reports it, then crashes capturing the function as a variable)",
+    signature: &[
+        "error: expression must have integral or unscoped enumeration type, not '",
+        "clang::SemaOpenMP::isOpenMPPrivateDecl",
+    ],
+    reproducer: "void f(double *C, int N) {\n  int G(int);\n#pragma omp target teams distribute parallel for thread_limit(G)\n  for (int i = 0; i < N; ++i) C[i] = 1;\n}\n",
+}];
+
+/// The stock clang-19 crash a crash's stderr shows, if it is one of `STOCK_CRASHES`.
+pub fn stock_crash(stderr: &str) -> Option<&'static StockCrash> {
+    STOCK_CRASHES.iter().find(|c| c.signature.iter().all(|s| stderr.contains(s)))
+}
+
 /// Judges a compilation from its exit and stderr; `src` is the path clang was given.
 pub fn judge(status: Option<std::process::ExitStatus>, stderr: &str, src: &Path) -> Verdict {
     let Some(status) = status else { return Verdict::Hang };

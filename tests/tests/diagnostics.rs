@@ -40,7 +40,7 @@ fn check_file(name: &str) {
     if name.ends_with(".cpp") {
         c.args(["-x", "c++"]);
     }
-    c.args(["-fsyntax-only", "-fopenmp", "-fno-color-diagnostics", "-fno-caret-diagnostics"])
+    c.args(["-fsyntax-only", "-fopenmp", "-ferror-limit=0", "-fno-color-diagnostics", "-fno-caret-diagnostics"])
         .arg(format!("-fplugin={}", plugin().display()))
         .arg(&path);
     let out = run(&mut c);
@@ -124,4 +124,9 @@ fn associated_region_features_out_of_scope() {
 #[test]
 fn variant_kind_diagnostics() {
     check_file("variant_kinds.c");
+}
+
+#[test]
+fn syntax_error_in_every_clause() {
+    check_file("syntax.c");
 }

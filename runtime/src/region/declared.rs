@@ -337,7 +337,7 @@ mod tests {
             let reg = registry();
             let p = reg.lookup(Some(PRIMARY), -1, -1, -1);
             for &v in &measured {
-                p.absorb(&FKey::new(&[100.0]), v, 1, &[1000.0]);
+                p.absorb(&FKey::new(&[100.0]), v, 1, &[1000.0], &[], false);
             }
             run_assoc(&reg, &assoc("2", 1, true), 100.0);
             let v = run_primary(&reg, 100.0);
