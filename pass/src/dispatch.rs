@@ -66,6 +66,7 @@ pub fn build_dispatch<'ctx>(
     use_host: IntValue<'ctx>,
     model: &str,
     fallback_location: Option<DILocation<'ctx>>,
+    settings: Option<LaunchSettings<'ctx>>,
 ) -> Dispatch<'ctx> {
     let block = launch.get_parent().expect("the launch is in a block");
     let debug_location = launch.get_debug_location().or(fallback_location);
@@ -148,12 +149,94 @@ pub fn build_dispatch<'ctx>(
         (&failed as &dyn BasicValue<'ctx>, host_block),
     ]);
 
+    if let Some(settings) = settings {
+        builder.position_before(&launch);
+        set_launch_settings(context, &builder, launch, settings, debug_location);
+    }
+
     Dispatch {
         dispatch_block,
         host_block,
         offload_block,
         join_block,
         branch,
+    }
+}
+
+/// Values the chosen variant sets in the launch; 0 at run time keeps what clang compiled.
+#[derive(Clone, Copy, Debug)]
+pub struct LaunchSettings<'ctx> {
+    pub num_teams: IntValue<'ctx>,
+    pub thread_limit: IntValue<'ctx>,
+}
+
+/// Byte offsets in libomptarget's `KernelArgsTy` (version 3, LLVM 19) of `NumTeams[0]` and
+/// `ThreadLimit[0]`: two i32, two i32... (Version, NumArgs), six pointers, Tripcount and Flags
+/// (i64 each), then `uint32_t NumTeams[3]`, `uint32_t ThreadLimit[3]`.
+pub const KERNEL_ARGS_NUM_TEAMS_OFFSET: u64 = 72;
+pub const KERNEL_ARGS_THREAD_LIMIT_OFFSET: u64 = 84;
+/// Operands of `__tgt_target_kernel`: num_teams, thread_limit, the kernel arguments.
+const LAUNCH_NUM_TEAMS_ARG: u32 = 2;
+const LAUNCH_THREAD_LIMIT_ARG: u32 = 3;
+const LAUNCH_KERNEL_ARGS_ARG: u32 = 5;
+
+/// Before `launch`: a non-zero setting replaces the launch's argument and the kernel
+/// arguments' first dimension (what libomptarget reads), at run time; no kernel changes.
+fn set_launch_settings<'ctx>(
+    context: &ContextRef<'ctx>,
+    builder: &Builder<'ctx>,
+    launch: InstructionValue<'ctx>,
+    settings: LaunchSettings<'ctx>,
+    debug_location: Option<DILocation<'ctx>>,
+) {
+    let i32t = context.i32_type();
+    let i8t = context.i8_type();
+    let kargs = launch
+        .get_operand(LAUNCH_KERNEL_ARGS_ARG)
+        .and_then(|op| op.value())
+        .filter(|v| v.is_pointer_value())
+        .map(|v| v.into_pointer_value());
+    let located = |v: &dyn BasicValue<'ctx>| {
+        if let Some(i) = v.as_instruction_value() {
+            i.set_debug_location(debug_location);
+        }
+    };
+    for (value, arg, offset, name) in [
+        (settings.num_teams, LAUNCH_NUM_TEAMS_ARG, KERNEL_ARGS_NUM_TEAMS_OFFSET, "ompadapt.num_teams"),
+        (settings.thread_limit, LAUNCH_THREAD_LIMIT_ARG, KERNEL_ARGS_THREAD_LIMIT_OFFSET, "ompadapt.thread_limit"),
+    ] {
+        if value.is_const() && value.get_zero_extended_constant() == Some(0) {
+            continue;
+        }
+        let value = if value.get_type().get_bit_width() == 32 {
+            value
+        } else {
+            builder.build_int_cast(value, i32t, "").expect("positioned")
+        };
+        let set = builder
+            .build_int_compare(IntPredicate::NE, value, i32t.const_zero(), &format!("{name}.set"))
+            .expect("positioned");
+        located(&set);
+        if let Some(old) = launch.get_operand(arg).and_then(|op| op.value()).filter(|v| v.is_int_value()) {
+            let old = old.into_int_value();
+            if old.get_type() == i32t {
+                let new = builder.build_select(set, value, old, name).expect("positioned");
+                located(&new);
+                launch.set_operand(arg, new);
+            }
+        }
+        if let Some(kargs) = kargs {
+            let field = unsafe {
+                builder.build_in_bounds_gep(i8t, kargs, &[context.i64_type().const_int(offset, false)], "")
+            }
+            .expect("positioned");
+            let old = builder.build_load(i32t, field, "").expect("positioned").into_int_value();
+            located(&old);
+            let new = builder.build_select(set, value, old, "").expect("positioned");
+            located(&new);
+            let st = builder.build_store(field, new).expect("positioned");
+            st.set_debug_location(debug_location);
+        }
     }
 }
 

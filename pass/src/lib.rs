@@ -170,6 +170,10 @@ fn lower_site(
         use_host,
         &model,
         site.marker.get_debug_location(),
+        match (site.num_teams, site.thread_limit) {
+            (Some(num_teams), Some(thread_limit)) => Some(dispatch::LaunchSettings { num_teams, thread_limit }),
+            _ => None,
+        },
     );
     remove_marker(site);
     metadata::record_region(module, &record);

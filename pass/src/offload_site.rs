@@ -16,7 +16,7 @@
 
 use inkwell::module::Module;
 use inkwell::values::{
-    AsValueRef, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue,
+    AsValueRef, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue, IntValue,
 };
 use llvm_sys::core::{
     LLVMGetAsString, LLVMGetConstOpcode, LLVMGetFirstUse, LLVMGetInitializer, LLVMGetNumOperands,
@@ -31,16 +31,23 @@ use crate::omp_calls::{called_function, num_call_args};
 /// Name of the marker function the plugin defines (`static inline`, so any linkage).
 pub const MARKER_FUNCTION: &str = "__ompadapt_offload_site";
 
+/// The marker with launch settings: `__ompadapt_launch_site(use_host, num_teams, thread_limit,
+/// model)`; a non-zero `num_teams` / `thread_limit` replaces the launch's.
+pub const LAUNCH_MARKER_FUNCTION: &str = "__ompadapt_launch_site";
+
 /// Itanium-mangled prefixes of the marker in C++: clang mangles a `static` function even inside
 /// `extern "C"` (`_ZL23__ompadapt_offload_siteiPKc`); `_Z` if it is not static.
 const MANGLED_MARKER_PREFIXES: &[&str] = &[
     "_ZL23__ompadapt_offload_site",
     "_Z23__ompadapt_offload_site",
+    "_ZL22__ompadapt_launch_site",
+    "_Z22__ompadapt_launch_site",
 ];
 
 /// Whether `name` names the marker function (C name or C++ mangled name).
 pub fn is_marker_name(name: &[u8]) -> bool {
     name == MARKER_FUNCTION.as_bytes()
+        || name == LAUNCH_MARKER_FUNCTION.as_bytes()
         || MANGLED_MARKER_PREFIXES.iter().any(|p| {
             name.strip_prefix(p.as_bytes()).is_some_and(|rest| {
                 !rest.is_empty() && rest.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
@@ -63,13 +70,18 @@ pub struct OffloadSite<'ctx> {
     /// First operand: non-zero when the `cpu` (host) variant is selected. An integer (`i32`
     /// from C's `int`, possibly `i1`).
     pub use_host: BasicValueEnum<'ctx>,
+    /// Launch settings of the launch marker (integers; 0 at run time: as compiled).
+    pub num_teams: Option<IntValue<'ctx>>,
+    pub thread_limit: Option<IntValue<'ctx>>,
+    /// Index of the model-name operand.
+    model_arg: u32,
 }
 
 impl<'ctx> OffloadSite<'ctx> {
     /// The model name, read from the marker's second operand (a constant C string), or an empty
     /// string when it is not a constant.
     pub fn model(&self) -> String {
-        match self.marker.get_operand(1).and_then(|op| op.value()) {
+        match self.marker.get_operand(self.model_arg).and_then(|op| op.value()) {
             Some(v) => constant_c_string(v.as_value_ref()).unwrap_or_default(),
             None => String::new(),
         }
@@ -129,9 +141,26 @@ fn as_site<'ctx>(
     inst: InstructionValue<'ctx>,
     function: FunctionValue<'ctx>,
 ) -> Result<OffloadSite<'ctx>, &'static str> {
+    let launch = called_function(inst).is_some_and(|f| {
+        let name = f.get_name().to_bytes();
+        name == LAUNCH_MARKER_FUNCTION.as_bytes() || name.windows(22).any(|w| w == b"22__ompadapt_launch_si")
+    });
+    if launch && num_call_args(inst) < 4 {
+        return Err("the launch marker has fewer than four arguments (use_host, num_teams, thread_limit, model)");
+    }
     if num_call_args(inst) < 2 {
         return Err("the marker call has fewer than two arguments (use_host, model)");
     }
+    let int_arg = |i: u32| -> Result<Option<IntValue<'ctx>>, &'static str> {
+        if !launch {
+            return Ok(None);
+        }
+        match inst.get_operand(i).and_then(|op| op.value()) {
+            Some(v) if v.is_int_value() => Ok(Some(v.into_int_value())),
+            _ => Err("a launch setting of the marker is not an integer"),
+        }
+    };
+    let (num_teams, thread_limit) = (int_arg(1)?, int_arg(2)?);
     if !inst.get_type().is_void_type() && inst.get_first_use().is_some() {
         return Err("the marker call's result is used");
     }
@@ -146,6 +175,9 @@ fn as_site<'ctx>(
         marker: inst,
         function,
         use_host,
+        num_teams,
+        thread_limit,
+        model_arg: if launch { 3 } else { 1 },
     })
 }
 

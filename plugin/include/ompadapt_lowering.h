@@ -13,6 +13,7 @@
  *                             default runtime is loaded only if it is trusted (see
  *                             __ompadapt_untrusted), as glibc ignores LD_PRELOAD there.
  *   __ompadapt_offload_site() marker that the ompadapt pass replaces by a CPU/offload dispatch.
+ *   __ompadapt_launch_site()  the same, with the launch's num_teams and thread_limit.
  *   __ompadapt_check_output() the type check of model_output, in ompadapt's words
  *                             (diagnose_if: the error is at the model_output argument).
  *   __ompadapt_output<T>      (C++) model_output's conversion, as an assignment would do it.
@@ -54,6 +55,9 @@ typedef char __ompadapt_statx_is_256_bytes[sizeof(struct __ompadapt_statx) == 25
 
 extern int __ompadapt_omp_get_max_threads(void) __asm__("omp_get_max_threads");
 extern int __ompadapt_omp_get_max_teams(void) __asm__("omp_get_max_teams");
+/* schedule variants of a parallel for: omp_sched_t is an enum, passed as int. */
+extern void __ompadapt_omp_set_schedule(int, int) __asm__("omp_set_schedule");
+extern void __ompadapt_omp_get_schedule(int *, int *) __asm__("omp_get_schedule");
 
 /* model_output needs a modifiable lvalue of arithmetic type; `cls` is its
  * __builtin_classify_type (1 integer and C enum, 3 C++ enum, 4 bool, 8 real floating). */
@@ -219,6 +223,16 @@ static inline __attribute__((always_inline)) const struct ompadapt_api *__ompada
 /* Replaced by the ompadapt pass; if the pass did not run, the runtime warns once. */
 static inline __attribute__((noinline)) void __ompadapt_offload_site(int use_host, const char *model) {
   if (use_host)
+    __ompadapt_api()->unlowered_offload_site(model);
+}
+
+/* The launch of the target construct that follows: the ompadapt pass turns it into the
+ * dispatch stub (use_host: run the host version; num_teams, thread_limit: set in the launch when
+ * non-zero) and deletes this call. If the pass did not run, the runtime warns once when a
+ * variant needed it. */
+static inline __attribute__((noinline)) void __ompadapt_launch_site(int use_host, int num_teams, int thread_limit,
+                                                                    const char *model) {
+  if (use_host || num_teams || thread_limit)
     __ompadapt_api()->unlowered_offload_site(model);
 }
 

@@ -28,6 +28,8 @@ public:
   }
   /// The innermost open block; 0 at file scope.
   uint64_t current() const { return Open.empty() ? 0 : Open.back(); }
+  /// Every enclosing block, outermost first.
+  const std::vector<uint64_t> &open() const { return Open; }
 
 private:
   std::vector<uint64_t> Open; // ids of the enclosing blocks, innermost last

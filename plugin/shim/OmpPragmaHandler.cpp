@@ -220,8 +220,11 @@ void OmpPragmaHandler::finish(Preprocessor &PP, const Directive &D,
   }
   TokenDescs S(PP, C.Toks);
   Result RS(ompadapt_on_statement(Session, S.data(), S.size()));
+  // Diagnostics and pieces of this reply may refer to the statement's tokens.
+  this->Statement = C.Toks;
   if (!RS) {
     internalError(PP, D.Introducer.Loc, "no result for its statement");
+    this->Statement = {};
     SmallVector<Token, 128> Plain(C.Toks.begin(), C.Toks.end());
     if (C.GiveBack && !C.EndedHere)
       Plain.push_back(*C.GiveBack);
@@ -231,6 +234,7 @@ void OmpPragmaHandler::finish(Preprocessor &PP, const Directive &D,
   if (C.EndedHere)
     C.GiveBack.reset(); // the end the file's lexer is still to reach
   inject(PP, *RS, D, C.Toks, C.GiveBack);
+  this->Statement = {};
 }
 
 OmpPragmaHandler::Result OmpPragmaHandler::handOver(Preprocessor &PP,
@@ -241,7 +245,8 @@ OmpPragmaHandler::Result OmpPragmaHandler::handOver(Preprocessor &PP,
   SourceLocation At =
       D.Toks.empty() ? D.Introducer.Loc : D.Toks[0].getLocation();
   OaContext Ctx{Where.c_str(), Blocks.current(), At.getRawEncoding(),
-                static_cast<uint64_t>(FID.getHashValue())};
+                static_cast<uint64_t>(FID.getHashValue()), Blocks.open().data(),
+                Blocks.open().size()};
   TokenDescs Descs(PP, D.Toks);
   Result R(ompadapt_on_pragma(Session, Descs.data(), Descs.size(), &Ctx));
   if (R && R->Outcome == OA_NEED_LOOKAHEAD) {
@@ -281,6 +286,8 @@ SourceLocation OmpPragmaHandler::tokenLoc(const Directive &D, uint32_t List,
   SourceLocation L;
   if (List == OA_HERE)
     L = I < D.Toks.size() ? D.Toks[I].getLocation() : D.End;
+  else if (List == OA_STATEMENT_LIST)
+    L = I < Statement.size() ? Statement[I].getLocation() : D.End;
   else if (List < Saved.size())
     L = I < Saved[List].Toks.size() ? Saved[List].Toks[I].getLocation()
                                     : Saved[List].End;
@@ -362,6 +369,7 @@ void OmpPragmaHandler::inject(Preprocessor &PP, const OaResult &R,
   // -Wmisleading-indentation must not take the code after a loop's body for
   // a statement indented like the body.
   bool StartsLine = true;
+  bool InDirective = false;
   for (size_t I = 0; I < R.NumPieces; ++I) {
     const OaPiece &P = R.Pieces[I];
     StringRef Text(P.Text ? P.Text : "", P.Text ? P.Len : 0);
@@ -369,7 +377,13 @@ void OmpPragmaHandler::inject(Preprocessor &PP, const OaResult &R,
     size_t TokensBefore = Runs.empty() ? 0 : Runs.back().Toks.size();
     switch (P.Kind) {
     case OA_TEXT:
-      appendGeneratedText(PP, Text, D.Introducer.Loc, Out(false));
+      // Inside a directive, Clang reads the words' spelling at their location: generated
+      // words keep theirs (in the scratch buffer).
+      appendGeneratedText(PP, Text,
+                          InDirective ? std::nullopt
+                                      : std::optional<SourceLocation>(
+                                            D.Introducer.Loc),
+                          Out(false));
       break;
     case OA_TEXT_AT:
       appendGeneratedText(PP, Text, tokenLoc(D, OA_HERE, P.A), Out(false));
@@ -381,7 +395,9 @@ void OmpPragmaHandler::inject(Preprocessor &PP, const OaResult &R,
       Append(D.Toks, P.A, P.B, false);
       break;
     case OA_SAVED:
-      if (P.List < Saved.size())
+      if (P.List == OA_STATEMENT_LIST)
+        Append(Statement, P.A, P.B, false);
+      else if (P.List < Saved.size())
         Append(Saved[P.List].Toks, P.A, P.B, Saved[P.List].Raw);
       break;
     case OA_SAVED_AT:
@@ -395,10 +411,12 @@ void OmpPragmaHandler::inject(Preprocessor &PP, const OaResult &R,
       }
       break;
     case OA_PIECE_OMP_BEGIN:
+      InDirective = true;
       Out(false).push_back(
           makeAnnotation(tok::annot_pragma_openmp, D.Introducer.Loc));
       break;
     case OA_PIECE_OMP_END:
+      InDirective = false;
       Out(false).push_back(makeAnnotation(tok::annot_pragma_openmp_end, D.End));
       break;
     case OA_STATEMENT:

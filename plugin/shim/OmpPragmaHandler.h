@@ -89,6 +89,8 @@ private:
 
   void *Session;
   BlockTracker &Blocks;
+  /// The statement of the directive being finished (OA_STATEMENT_LIST).
+  llvm::ArrayRef<clang::Token> Statement;
   std::deque<SavedTokens> Saved;
   std::map<unsigned, Continuation> Deferred;
   unsigned NextContinuation = 0;

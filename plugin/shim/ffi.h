@@ -45,6 +45,9 @@ enum OaPieceKind : uint32_t {
 /// `list` of a diagnostic or piece that refers to the directive being handled
 /// (otherwise: the index of a saved token list).
 constexpr uint32_t OA_HERE = 0xffffffffu;
+/// `list` of a diagnostic or piece that refers to the statement after the
+/// directive (only in replies to `ompadapt_on_statement`).
+constexpr uint32_t OA_STATEMENT_LIST = 0xfffffffeu;
 
 struct OaTok {
   const char *Text;
@@ -88,6 +91,8 @@ struct OaContext {
   uint64_t Block;       // innermost enclosing block, 0 at file scope
   uint64_t LocCookie;   // the directive's SourceLocation
   uint64_t File;        // the file the directive is written in
+  const uint64_t *Open; // every enclosing block, outermost first
+  size_t NumOpen;
 };
 
 void *ompadapt_session_new(bool OffloadTargets, bool CPlusPlus);

@@ -60,6 +60,8 @@ pub struct OaContext {
     block: u64,
     loc_cookie: u64,
     file: u64,
+    open: *const u64,
+    nopen: usize,
 }
 
 /// An OaResult with the storage its pointers point into. `header` must stay first.
@@ -261,7 +263,8 @@ pub unsafe extern "C" fn ompadapt_on_pragma(session: *mut Session, toks: *const 
             let toks = tokens(toks, n);
             let c = &*ctx;
             let location = if c.location.is_null() { String::new() } else { CStr::from_ptr(c.location).to_string_lossy().into_owned() };
-            let ctx = PragmaContext { location, block: c.block, loc_cookie: c.loc_cookie, file: c.file };
+            let open = if c.open.is_null() || c.nopen == 0 { Vec::new() } else { std::slice::from_raw_parts(c.open, c.nopen).to_vec() };
+            let ctx = PragmaContext { location, block: c.block, loc_cookie: c.loc_cookie, file: c.file, open };
             reply((*session).on_pragma(&toks, &ctx))
         },
         |d| build(OUTCOME_EMIT, false, &[d], &[]),
@@ -276,7 +279,8 @@ pub unsafe extern "C" fn ompadapt_on_statement(session: *mut Session, toks: *con
         || {
             let toks = tokens(toks, n);
             let pieces = (*session).on_statement(&toks);
-            build(OUTCOME_EMIT, false, &[], &pieces)
+            let diags = (*session).take_statement_diags();
+            build(OUTCOME_EMIT, false, &diags, &pieces)
         },
         |d| build(OUTCOME_EMIT, false, &[d], &[Piece::Statement]),
     )

@@ -18,13 +18,13 @@ void vecadd(double *A, double *B, double *C, int N) {
 
 // FRONTEND: @.str{{.*}} = private unnamed_addr constant {{.*}} c"ompadapt1;model=by_len;loc={{.*}}offload_dispatch.c:13;features=N;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto\00"
 // FRONTEND-LABEL: define {{.*}}void @vecadd(
-// FRONTEND: call void @__ompadapt_offload_site(i32 {{.*}}, ptr {{.*}}@.str
+// FRONTEND: call void @__ompadapt_launch_site(i32 {{.*}}, i32 {{.*}}, i32 {{.*}}, ptr {{.*}}@.str
 // FRONTEND: call i32 @__tgt_target_kernel(
 // FRONTEND: call void @__omp_offloading_{{.*}}_vecadd_l14(
 // FRONTEND: call void %{{.*}}(ptr {{.*}}%_ompadapt_c1)
 
 // PASS-LABEL: define {{.*}}void @vecadd(
-// PASS-NOT: __ompadapt_offload_site
+// PASS-NOT: __ompadapt_launch_site
 // PASS: ompadapt.dispatch:
 // PASS: br i1 %{{.*}}, label %ompadapt.host, label %ompadapt.offload, !ompadapt.dispatch ![[SITE:[0-9]+]]
 // PASS: ompadapt.offload:
@@ -33,11 +33,11 @@ void vecadd(double *A, double *B, double *C, int N) {
 // PASS-NEXT: %ompadapt.launch = phi i32 [ %[[RET]], %ompadapt.offload ], [ -1, %ompadapt.host ]
 // PASS-NEXT: icmp ne i32 %ompadapt.launch, 0
 // PASS: call void @__omp_offloading_{{.*}}_vecadd_l14(
-// PASS-NOT: define internal void @__ompadapt_offload_site
+// PASS-NOT: define internal void @__ompadapt_launch_site
 // PASS: !ompadapt.regions = !{![[REGION:[0-9]+]]}
 // PASS: ![[REGION]] = !{!"by_len", !".__omp_offloading_{{.*}}_vecadd_l14.region_id", !"__omp_offloading_{{.*}}_vecadd_l14"}
 // PASS: ![[SITE]] = !{!"by_len"}
 
-// INCLANG-NOT: __ompadapt_offload_site
+// INCLANG-NOT: __ompadapt_launch_site
 // INCLANG: !ompadapt.dispatch
 // INCLANG: !ompadapt.regions

@@ -122,6 +122,11 @@ fn associated_region_features_out_of_scope() {
 }
 
 #[test]
+fn variant_kind_diagnostics() {
+    check_file("variant_kinds.c");
+}
+
+#[test]
 fn syntax_error_in_every_clause() {
     check_file("syntax.c");
 }

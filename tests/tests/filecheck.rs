@@ -48,3 +48,8 @@ fn lowering_ir() {
 fn nvptx_device_compilation() {
     run_file("device_nvptx.c");
 }
+
+#[test]
+fn variant_kinds_ir() {
+    run_file("variant_kinds.c");
+}

@@ -228,11 +228,6 @@ pub fn end_region(id: u32) -> Piece {
     Piece::Text(format!("__ompadapt_api()->end(&{});", ctx_var(id)))
 }
 
-/// Marker before a target construct whose host variant the pass dispatches to (pass/).
-pub fn offload_site(id: u32, cpu_index: usize, model: &str) -> Piece {
-    Piece::Text(format!("__ompadapt_offload_site({}.variant == {cpu_index}, {});", ctx_var(id), c_string(model)))
-}
-
 /// One arm of a run-time choice between directive variants.
 pub struct ChoiceArm<'a> {
     /// The variant index that selects this arm.

@@ -5,7 +5,9 @@
 use crate::adaptation::{parse_clauses, Clauses, ADAPTATION_CLAUSES};
 use crate::brackets::Brackets;
 use crate::clauses::ModelKind;
+use crate::data_env::{DataDirective, DataEnv};
 use crate::declare::{self, DeclareClauses, DECLARE};
+use crate::{kernel_scan, kinds, pass_form};
 use crate::descriptor::{AssocSpec, FeatureSpec};
 use crate::diag::{has_error, Diagnostic, Diags};
 use crate::directive_variant::DirectiveVariant;
@@ -77,6 +79,8 @@ pub struct PragmaContext {
     pub loc_cookie: u64,
     /// Identifies the file the directive is written in (for looking ahead in it).
     pub file: u64,
+    /// Every enclosing block, outermost first (`block` is the last).
+    pub open: Vec<u64>,
 }
 
 #[derive(Clone, Debug)]
@@ -94,10 +98,11 @@ struct OpenRegion {
 
 enum Pending {
     /// Single `adaptation` directive: region already open.
-    Region { pieces: Vec<Piece>, id: u32, model: String, cpu_index: Option<usize> },
-    Metadirective(Vec<selector::Arm>),
+    Region { desc: Box<RegionDesc>, toks: Vec<Tok>, data: Vec<DataDirective> },
+    /// A metadirective, the data directives in view and its tokens (for the stale-copy warning).
+    Metadirective(Vec<selector::Arm>, Vec<DataDirective>, Vec<Tok>),
     /// A metadirective under `declare adaptation`: the region's start, and its arms.
-    Declared { pieces: Vec<Piece>, id: u32, arms: Vec<(usize, DirectiveVariant)>, bare: bool },
+    Declared { pieces: Vec<Piece>, id: u32, arms: Vec<(usize, DirectiveVariant)>, bare: bool, data: Vec<DataDirective> },
     /// Erroneous directive: emit the statement unchanged.
     Plain,
 }
@@ -142,6 +147,10 @@ pub struct Session {
     ahead: HashMap<String, Primary>,
     /// Files looked ahead in.
     scanned: HashSet<u64>,
+    /// Data directives in view (`target data`, `target enter data`).
+    data: DataEnv,
+    /// Diagnostics of the last `on_statement`, located in the directive or the statement.
+    statement_diags: Diags,
 }
 
 /// Names for the directive in messages.
@@ -158,6 +167,7 @@ impl Session {
     pub fn on_pragma(&mut self, toks: &[Tok], ctx: &PragmaContext) -> Reply {
         let word = |i: usize, w: &str| toks.get(i).is_some_and(|t| t.is_ident(w));
         let mut diags = Vec::new();
+        self.data.prune(&ctx.open);
         let is_meta = word(0, "metadirective");
         if !is_meta {
             self.declare_not_followed(&mut diags);
@@ -174,10 +184,12 @@ impl Session {
             save = o == Outcome::NeedNextToken;
             o
         } else if is_meta && self.declare.is_some() {
-            self.declared_metadirective(toks, &mut diags)
+            self.declared_metadirective(toks, ctx, &mut diags)
         } else if is_meta && selector::uses_adaptation(toks) {
-            self.metadirective(toks, &mut diags)
+            self.metadirective(toks, ctx, &mut diags)
         } else {
+            // A data directive is remembered (its tokens saved) for the regions inside it.
+            save = self.data.note(toks, self.saved.len() as u32, ctx.block, &ctx.location);
             Outcome::NotOurs
         };
         if save {
@@ -188,19 +200,22 @@ impl Session {
 
     /// Completes a directive that returned `NeedStatement`; `stmt` are the statement's tokens.
     pub fn on_statement(&mut self, stmt: &[Tok]) -> Vec<Piece> {
+        self.statement_diags.clear();
         match self.pending.pop() {
-            Some(Pending::Region { mut pieces, id, model, cpu_index }) => {
+            Some(Pending::Region { desc, toks, data }) => {
                 self.open.pop();
-                if let Some(cpu) = cpu_index.filter(|_| starts_with_target_construct(stmt)) {
-                    pieces.push(lower::offload_site(id, cpu, &model));
-                }
-                pieces.push(Piece::Statement);
-                pieces.push(lower::end_region(id));
-                pieces.push(Piece::Text("}".into()));
-                pieces
+                self.region_statement(*desc, &toks, &data, stmt)
             }
-            Some(Pending::Metadirective(arms)) => metadirective_chain(&arms),
-            Some(Pending::Declared { mut pieces, id, arms, bare }) => {
+            Some(Pending::Metadirective(arms, data, toks)) => {
+                let mut diags = Vec::new();
+                stale_host_copies(arms.iter().map(|a| &a.directive), &data, &self.saved, &toks, stmt, &mut diags);
+                self.statement_diags = diags;
+                metadirective_chain(&arms)
+            }
+            Some(Pending::Declared { mut pieces, id, arms, bare, data }) => {
+                let mut diags = Vec::new();
+                stale_host_copies(arms.iter().map(|(_, d)| d), &data, &self.saved, &[], stmt, &mut diags);
+                self.statement_diags = diags;
                 let arms: Vec<ChoiceArm> = arms.iter().map(|(v, d)| ChoiceArm { variant: *v, directive: d }).collect();
                 pieces.extend(lower::choice(id, &arms, true, bare));
                 pieces.push(lower::end_region(id));
@@ -209,6 +224,81 @@ impl Session {
             }
             Some(Pending::Plain) | None => vec![Piece::Statement],
         }
+    }
+
+    /// The diagnostics of the last `on_statement` call.
+    pub fn take_statement_diags(&mut self) -> Diags {
+        std::mem::take(&mut self.statement_diags)
+    }
+
+    /// The statement of a single `adaptation` directive: the pass form when its variants name
+    /// kinds, else the region around the statement as written.
+    fn region_statement(&mut self, mut desc: RegionDesc, toks: &[Tok], data: &[DataDirective], stmt: &[Tok]) -> Vec<Piece> {
+        let mut diags = Vec::new();
+        let mut body = vec![Piece::Statement];
+        if let Some(kinds) = kinds::kinds_of(&desc.variants) {
+            let site = |desc: &RegionDesc, kinds: &[Option<kinds::Kind>]| -> (Option<pass_form::Lowered>, Diags) {
+                let mut d = Vec::new();
+                let s = pass_form::Site {
+                    id: desc.id,
+                    model: &desc.name,
+                    variants: &desc.variants,
+                    kinds,
+                    stmt,
+                    data,
+                    saved: &self.saved,
+                    offload: self.offload,
+                    cplusplus: self.cplusplus,
+                };
+                (pass_form::lower(&s, &mut d), d)
+            };
+            let (mut lowered, d) = site(&desc, &kinds);
+            diags.extend(d);
+            if let Some(l) = lowered.as_ref().filter(|l| !l.dropped.is_empty()) {
+                // The variants that cannot be generated leave the region.
+                let kept: Vec<_> = desc.variants.variants.iter().enumerate().filter(|(i, _)| !l.dropped.contains(i)).map(|(_, v)| v.clone()).collect();
+                let mut kept = kept;
+                if kept.is_empty() {
+                    let v = &desc.variants.variants[0];
+                    diags.push(Diagnostic::error(v.tok, v.tok + 1, "no variant is left once the 'coschedule' variants are dropped; add 'gpu' (the offload as written)"));
+                    self.statement_diags = diags;
+                    return vec![Piece::Statement];
+                }
+                kinds::settle_values(&mut kept);
+                desc.variants = VariantSet::new(false, kept);
+                lowered = match kinds::kinds_of(&desc.variants) {
+                    Some(k) if !desc.variants.variants.is_empty() => site(&desc, &k).0,
+                    _ => None,
+                };
+            }
+            match lowered {
+                Some(l) => body = l.body,
+                None if has_error(&diags) => {
+                    self.statement_diags = diags;
+                    return vec![Piece::Statement];
+                }
+                None => {}
+            }
+        } else if desc.model_output.is_none() && kernel_scan::construct(stmt).is_some_and(|c| c.offloads()) {
+            let hosty = ["host", "device", "cpu_only", "offload", "accelerator", "CPU", "GPU"];
+            if let Some(v) = desc.variants.variants.iter().find(|v| hosty.contains(&v.name.as_str())) {
+                diags.push(Diagnostic::warning(
+                    v.tok,
+                    v.tok + 1,
+                    format!(
+                        "variant '{}' names no variant kind: before a target construct every variant runs the offload as written; write variants(cpu, gpu) to run the host version for 'cpu', or use model_output to act on the choice",
+                        v.name
+                    ),
+                ));
+            }
+        }
+        self.statement_diags = diags;
+        let mut pieces = vec![Piece::Text("{".into())];
+        pieces.extend(self.begin_pieces(&desc, toks));
+        pieces.extend(body);
+        pieces.push(lower::end_region(desc.id));
+        pieces.push(Piece::Text("}".into()));
+        pieces
     }
 
     /// After a `declare adaptation` (saved as list `saved`) and the token that follows it: an
@@ -411,14 +501,12 @@ impl Session {
         };
         let id = self.open_region(Some(&c), false, ctx, toks);
         let desc = self.region_desc(id, &c, toks, &ctx.location);
-        let cpu_index = (!desc.variants.numeric && self.offload).then(|| desc.variants.index_of_name("cpu")).flatten();
-        let mut pieces = vec![Piece::Text("{".into())];
-        pieces.extend(self.begin_pieces(&desc, toks));
-        self.pending.push(Pending::Region { pieces, id, model: desc.name, cpu_index });
+        let data = self.data.in_view(&ctx.open).into_iter().cloned().collect();
+        self.pending.push(Pending::Region { desc: Box::new(desc), toks: toks.to_vec(), data });
         Outcome::NeedStatement
     }
 
-    fn metadirective(&mut self, toks: &[Tok], diags: &mut Diags) -> Outcome {
+    fn metadirective(&mut self, toks: &[Tok], ctx: &PragmaContext, diags: &mut Diags) -> Outcome {
         let Some(b) = Brackets::new(toks, diags) else {
             self.pending.push(Pending::Plain);
             return Outcome::NeedStatement;
@@ -435,7 +523,10 @@ impl Session {
             Some(ModelRef { variant_expr: format!("{}.variant", lower::ctx_var(r.id)), variants: r.variants.as_ref()? })
         };
         match selector::parse_metadirective(toks, 1, &b, &lookup, diags) {
-            Some(arms) => self.pending.push(Pending::Metadirective(arms)),
+            Some(arms) => {
+                let data = self.data.in_view(&ctx.open).into_iter().cloned().collect();
+                self.pending.push(Pending::Metadirective(arms, data, toks.to_vec()))
+            }
             None => self.pending.push(Pending::Plain),
         }
         Outcome::NeedStatement
@@ -487,7 +578,7 @@ impl Session {
     }
 
     /// The metadirective after a `declare adaptation`: each `when`/`default` is a variant.
-    fn declared_metadirective(&mut self, toks: &[Tok], diags: &mut Diags) -> Outcome {
+    fn declared_metadirective(&mut self, toks: &[Tok], ctx: &PragmaContext, diags: &mut Diags) -> Outcome {
         let decl = self.declare.take().expect("checked by the caller");
         let arms = Brackets::new(toks, diags).and_then(|b| parse_arms(toks, 1, &b, diags));
         let (Some(c), Some(arms)) = (decl.clauses, arms) else {
@@ -578,7 +669,8 @@ impl Session {
             pieces.push(Piece::Text("}".into()));
             return Outcome::Emit(pieces);
         }
-        self.pending.push(Pending::Declared { pieces, id, arms: choice_arms, bare });
+        let data = self.data.in_view(&ctx.open).into_iter().cloned().collect();
+        self.pending.push(Pending::Declared { pieces, id, arms: choice_arms, bare, data });
         Outcome::NeedStatement
     }
 
@@ -673,6 +765,50 @@ fn variant_names<'a>(toks: &[Tok], variants: impl Iterator<Item = &'a DirectiveV
 }
 
 /// `if (c1) { #pragma omp v1 \n stmt } else if (c2) { ... } else { [default] stmt }`
+/// Warns at each host variant of a metadirective (a directive that is not a target construct)
+/// that runs inside a device data environment the source shows, naming the mapped variables
+/// the statement uses: their host copies are stale there.
+fn stale_host_copies<'a>(
+    directives: impl Iterator<Item = &'a DirectiveVariant>,
+    data: &[DataDirective],
+    saved: &[Vec<Tok>],
+    toks: &[Tok],
+    stmt: &[Tok],
+    diags: &mut Diags,
+) {
+    let mut names: Vec<String> = Vec::new();
+    let mut sections: Vec<String> = Vec::new();
+    for d in data {
+        let Some(list) = saved.get(d.saved as usize) else { continue };
+        for m in &d.items {
+            if kernel_scan::mentions(stmt, 0..stmt.len(), &m.base) && !names.contains(&m.base) {
+                names.push(m.base.clone());
+                sections.push(spell_written(list, m.range.clone()));
+            }
+        }
+    }
+    let Some(first) = data.first() else { return };
+    if names.is_empty() {
+        return;
+    }
+    for directive in directives {
+        let host = directive.words.first().is_some_and(|w| w != "target");
+        let Some(at) = directive.pieces.first().map(|r| r.start).filter(|_| host) else { continue };
+        let _ = toks;
+        diags.push(Diagnostic::warning(
+            at,
+            at + 1,
+            format!(
+                "this variant runs on the host inside the device data environment of '{}' at {}: the host copies of {} are stale there; add '#pragma omp target update from({})' before it and 'target update to(...)' for what it writes after it, or write the region as '#pragma omp adaptation ... variants(cpu, gpu)' before the target construct, which makes these copies itself",
+                first.what,
+                first.location,
+                names.join(", "),
+                sections.join(", ")
+            ),
+        ));
+    }
+}
+
 fn metadirective_chain(arms: &[selector::Arm]) -> Vec<Piece> {
     let mut p = Vec::new();
     let mut has_default = false;
@@ -707,14 +843,6 @@ fn metadirective_chain(arms: &[selector::Arm]) -> Vec<Piece> {
         p.push(Piece::Text("}".into()));
     }
     p
-}
-
-/// Whether a statement is an offloading `target` construct (not `target data`, `enter data`,
-/// `exit data` or `update`, which launch nothing).
-fn starts_with_target_construct(stmt: &[Tok]) -> bool {
-    stmt.first().is_some_and(|t| t.kind == TokKind::OmpBegin)
-        && stmt.get(1).is_some_and(|t| t.is_ident("target"))
-        && !stmt.get(2).is_some_and(|t| ["data", "enter", "exit", "update"].iter().any(|w| t.is_ident(w)))
 }
 
 #[cfg(test)]

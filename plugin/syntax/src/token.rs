@@ -178,6 +178,10 @@ pub enum Src {
     Saved(u32),
 }
 
+/// `Src::Saved(STATEMENT_LIST)` refers to the statement after the directive (in the reply to
+/// `Session::on_statement`: diagnostics located in it, pieces copied from it).
+pub const STATEMENT_LIST: u32 = u32::MAX - 1;
+
 #[cfg(test)]
 mod tests {
     use super::*;

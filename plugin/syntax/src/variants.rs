@@ -7,6 +7,7 @@ use crate::clauses::{constant, split_top_level};
 use crate::constant::Number;
 use crate::diag::{Diagnostic, Diags};
 use crate::limits::MAX_VARIANTS;
+use crate::kinds;
 use crate::token::{Tok, TokKind};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -68,7 +69,7 @@ pub fn format_value(v: f64) -> String {
 }
 
 /// "N variants, at most MAX_VARIANTS are supported" at `r`.
-fn too_many(r: Range<usize>, count: f64, diags: &mut Diags) {
+pub(crate) fn too_many(r: Range<usize>, count: f64, diags: &mut Diags) {
     diags.push(Diagnostic::error(
         r.start,
         r.end,
@@ -105,6 +106,17 @@ pub fn parse_variants(
             numeric_at.get_or_insert(item.start);
             let vals = parse_range(toks, item.clone(), brackets, MAX_VARIANTS - out.len(), diags)?;
             out.extend(vals.into_iter().map(|v| Variant { name: format_value(v), value: v, tok: item.start }));
+        } else if first.kind == TokKind::Ident && item.len() > 1 && kinds::is_kind_item(toks, item.clone(), brackets) {
+            // A variant kind with a range or arguments (`thread_limit[64:256:64]`,
+            // `schedule(dynamic, [1:64:x])`): categorical variants named by their decoded value.
+            categorical_at.get_or_insert(item.start);
+            for (name, value) in kinds::expand_kind_item(toks, item.clone(), brackets, MAX_VARIANTS - out.len(), diags)? {
+                if out.len() == MAX_VARIANTS {
+                    too_many(item.clone(), (out.len() + 1) as f64, diags);
+                    return None;
+                }
+                out.push(Variant { name, value, tok: item.start });
+            }
         } else if first.kind == TokKind::Ident && item.len() == 1 {
             categorical_at.get_or_insert(item.start);
             if out.len() == MAX_VARIANTS {
@@ -147,11 +159,14 @@ pub fn parse_variants(
         }
         first_at.insert(&v.name, v.tok);
     }
+    if numeric_at.is_none() {
+        kinds::settle_values(&mut out);
+    }
     Some(VariantSet::new(numeric_at.is_some(), out))
 }
 
 /// `[BEGIN:END:STEP]`, END inclusive; at most `room` values.
-fn parse_range(toks: &[Tok], item: Range<usize>, brackets: &Brackets, room: usize, diags: &mut Diags) -> Option<Vec<f64>> {
+pub(crate) fn parse_range(toks: &[Tok], item: Range<usize>, brackets: &Brackets, room: usize, diags: &mut Diags) -> Option<Vec<f64>> {
     let close = item.end - 1;
     // Split the inside at ':' tokens outside nested brackets.
     let mut parts = Vec::new();

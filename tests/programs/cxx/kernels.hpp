@@ -38,7 +38,7 @@ enum class Precision { single, twice };
 template <typename F> double reduce(const std::vector<double> &v, F f, Precision mode) {
   double s = 0;
   auto body = [&](long n) {
-#pragma omp adaptation model_name(reduce) features(v.size(), mode) variants(serial, cpu)
+#pragma omp adaptation model_name(reduce) features(v.size(), mode) variants(as_is, again)
     for (long i = 0; i < n; ++i)
       s += f(v[i]);
   };

@@ -2,7 +2,7 @@ use super::*;
 use crate::token::lex;
 
 fn ctx() -> PragmaContext {
-    PragmaContext { location: "t.c:1".into(), block: 7, loc_cookie: 1, file: 1 }
+    PragmaContext { location: "t.c:1".into(), block: 7, loc_cookie: 1, file: 1, open: vec![7] }
 }
 
 fn texts(p: &[Piece]) -> String {
@@ -61,11 +61,11 @@ fn single_form_before_target_gets_offload_site() {
     let mut s = Session::new(true, false);
     let r = s.on_pragma(&lex("adaptation model_name(m) features(N) variants(cpu, gpu)"), &ctx());
     assert_eq!(r.outcome, Outcome::NeedStatement);
-    let stmt = vec![Tok::new(TokKind::OmpBegin, ""), Tok::new(TokKind::Ident, "target")];
+    let stmt = vec![Tok::new(TokKind::OmpBegin, ""), Tok::new(TokKind::Ident, "target"), Tok::new(TokKind::OmpEnd, "")];
     let t = texts(&s.on_statement(&stmt));
-    assert!(t.contains("__ompadapt_offload_site(_ompadapt_c1.variant == 0, \"m\"); STMT __ompadapt_api()->end(&_ompadapt_c1); }"), "{t}");
+    assert!(t.contains("__ompadapt_launch_site(_ompadapt_c1.variant == 0, 0, 0, \"m\"); STMT __ompadapt_api()->end(&_ompadapt_c1); }"), "{t}");
     s.on_pragma(&lex("adaptation model_name(m) variants(cpu, gpu)"), &ctx());
-    assert!(!texts(&s.on_statement(&lex("f();"))).contains("offload_site"));
+    assert!(!texts(&s.on_statement(&lex("f();"))).contains("launch_site"));
 }
 
 #[test]
@@ -214,4 +214,26 @@ fn context_features() {
     let t = texts(&s.on_statement(&lex("x;")));
     assert!(t.contains("(double)( __ompadapt_omp_get_max_threads() ) , (double)( <s0:6..7> )"), "{t}");
     assert!(t.contains("features=omp_num_threads,n;"), "{t}");
+}
+
+fn omp_stmt(directive: &str, body: &str) -> Vec<Tok> {
+    let mut t = vec![Tok::new(TokKind::OmpBegin, "")];
+    t.extend(lex(directive));
+    t.push(Tok::new(TokKind::OmpEnd, ""));
+    t.extend(lex(body));
+    t
+}
+
+#[test]
+fn cpu_variant_copies_the_data_environment() {
+    let mut s = Session::new(true, false);
+    let r = s.on_pragma(&lex("target data map(tofrom: u[0:n]) map(to: v[0:n], w[0:n])"), &ctx());
+    assert!(r.save && r.outcome == Outcome::NotOurs);
+    s.on_pragma(&lex("adaptation model_name(m) variants(cpu, gpu)"), &ctx());
+    let stmt = omp_stmt("target teams distribute parallel for", "for (int i = 1; i < n; ++i) v[i] = u[i-1] + u[i];");
+    let t = texts(&s.on_statement(&stmt));
+    assert!(s.take_statement_diags().is_empty());
+    // u and v are used (w is not): both come from the device before, only v (written) goes back.
+    assert!(t.contains("if (_ompadapt_c1.variant == 0) { #omp[ target update from( <s0:6..12> , <s0:17..23> ) ] }"), "{t}");
+    assert!(t.contains("__ompadapt_launch_site(_ompadapt_c1.variant == 0, 0, 0, \"m\"); STMT if (_ompadapt_c1.variant == 0) { #omp[ target update to( <s0:17..23> ) ] }"), "{t}");
 }

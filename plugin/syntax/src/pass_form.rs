@@ -1,0 +1,374 @@
+//! The pass form: `#pragma omp adaptation ... variants(<kinds>)` right before one ordinary
+//! OpenMP construct. The compiler generates every variant from that one construct:
+//!
+//! - before an offloading `target` construct: a call of the launch-site marker that the ompadapt
+//!   pass (pass/) turns into the dispatch stub — `cpu` runs the host version, `thread_limit` and
+//!   `num_teams` values are set in the launch at run time (no kernel is recompiled) — and, for
+//!   `cpu`, the copies that keep the host version correct inside a device data environment
+//!   (`target update from` the sections in view before it, `target update to` the sections the
+//!   kernel may write after it; inside the region, so their time is the variant's);
+//!   `coschedule` variants split the loop here (see [`crate::cosched`]).
+//! - before a host `parallel for`: one copy of the loop whose `if`, `num_threads` and
+//!   `schedule(runtime)` clauses take the variant's values at run time.
+
+use crate::data_env::DataDirective;
+use crate::diag::{Diagnostic, Diags};
+use crate::kernel_scan::{construct, map_items, may_write, mentions, Construct};
+use crate::kinds::{Kind, ALL_KINDS};
+use crate::lower::ctx_var;
+use crate::session::Piece;
+use crate::token::{spell_written, Tok, TokKind, STATEMENT_LIST};
+use crate::variants::VariantSet;
+
+/// The statement's tokens as pieces.
+fn stmt(r: std::ops::Range<usize>) -> Piece {
+    Piece::Saved(STATEMENT_LIST, r)
+}
+
+fn at_stmt(d: Diagnostic) -> Diagnostic {
+    d.in_saved(STATEMENT_LIST)
+}
+
+/// What the pass form makes of one region: the pieces between the region's begin and end, and
+/// the indices of variants it cannot generate (dropped from the region with a warning).
+pub struct Lowered {
+    pub body: Vec<Piece>,
+    pub dropped: Vec<usize>,
+}
+
+/// Everything the lowering needs.
+pub struct Site<'a> {
+    pub id: u32,
+    pub model: &'a str,
+    pub variants: &'a VariantSet,
+    /// The decoded kind of each variant (None: a name that is not a kind).
+    pub kinds: &'a [Option<Kind>],
+    pub stmt: &'a [Tok],
+    /// Data directives in view at the directive.
+    pub data: &'a [DataDirective],
+    /// Tokens of the saved lists, by index.
+    pub saved: &'a [Vec<Tok>],
+    /// The compilation offloads (a launch exists for the pass to dispatch).
+    pub offload: bool,
+    pub cplusplus: bool,
+}
+
+/// Checks the kinds against the construct and lowers the region; errors leave `None`.
+pub fn lower(s: &Site, diags: &mut Diags) -> Option<Lowered> {
+    for (i, k) in s.kinds.iter().enumerate() {
+        if k.is_none() {
+            let v = &s.variants.variants[i];
+            diags.push(Diagnostic::error(
+                v.tok,
+                v.tok + 1,
+                format!("'{}' is not a variant kind; with kinds in the list, every variant must be one of: {ALL_KINDS}", v.name),
+            ));
+        }
+    }
+    if s.kinds.iter().any(Option::is_none) {
+        return None;
+    }
+    let kinds: Vec<&Kind> = s.kinds.iter().flatten().collect();
+    let Some(c) = construct(s.stmt) else {
+        let first = &s.variants.variants[0];
+        if s.stmt.first().is_some_and(|t| t.is_ident("for")) {
+            diags.push(Diagnostic::warning(
+                first.tok,
+                first.tok + 1,
+                "these variant kinds need an OpenMP construct to generate them from (a target construct or a 'parallel for'); before a plain loop every variant runs it as written",
+            ));
+        }
+        return Some(Lowered { body: vec![Piece::Statement], dropped: vec![] });
+    };
+    let name = c.words.join(" ");
+    let unfit = |k: &Kind| -> Option<String> {
+        if c.offloads() {
+            if k.for_parallel_for() {
+                return Some(format!("applies to a 'parallel for', not to '{name}'"));
+            }
+            if matches!(k, Kind::NumTeams(_)) && !c.may_have_teams() {
+                return Some(format!("needs teams; '{name}' creates none"));
+            }
+            None
+        } else if c.is_parallel_for() {
+            k.for_target().then(|| format!("applies to a target construct, not to '{name}'"))
+        } else {
+            Some(format!("applies to a target construct or a 'parallel for', not to '{name}'"))
+        }
+    };
+    let mut ok = true;
+    let mut said: Vec<usize> = Vec::new();
+    for (i, k) in kinds.iter().enumerate() {
+        if let Some(why) = unfit(k) {
+            let v = &s.variants.variants[i];
+            ok = false;
+            // Once per item of the list (a range expands to many variants).
+            if said.contains(&v.tok) {
+                continue;
+            }
+            said.push(v.tok);
+            diags.push(Diagnostic::error(v.tok, v.tok + 1, format!("variant kind '{}' {why}", v.name)));
+            ok = false;
+        }
+    }
+    if !ok {
+        return None;
+    }
+    if c.offloads() {
+        for clause in ["nowait", "depend"] {
+            if let Some(cl) = c.clause(clause) {
+                diags.push(at_stmt(Diagnostic::error(
+                    cl.at,
+                    cl.span().end,
+                    format!("'{clause}' on a target construct with variant kinds: the variants are timed from launch to completion, so the launch must be synchronous; remove '{clause}' (a 'coschedule' variant overlaps host and device work itself)"),
+                )));
+                ok = false;
+            }
+        }
+        if !ok {
+            return None;
+        }
+        Some(lower_target(s, &c, &kinds, diags))
+    } else {
+        Some(Lowered { body: lower_parallel_for(s, &c, &kinds), dropped: vec![] })
+    }
+}
+
+/// A map item to copy: its pieces and the variable.
+struct Section {
+    pieces: Piece,
+    text: String,
+    written: bool,
+}
+
+/// The sections a host variant must copy: those of the data directives in view and of the
+/// construct's own map clauses, for variables the construct uses.
+fn sections(s: &Site, c: &Construct) -> Vec<Section> {
+    let mut out: Vec<Section> = Vec::new();
+    let mut add = |pieces: Piece, text: String, base: &str| {
+        if !mentions(s.stmt, 0..s.stmt.len(), base) || out.iter().any(|x| x.text == text) {
+            return;
+        }
+        let written = may_write(s.stmt, c.body.clone(), &c.brackets, base);
+        out.push(Section { pieces, text, written });
+    };
+    for d in s.data {
+        let Some(toks) = s.saved.get(d.saved as usize) else { continue };
+        for m in &d.items {
+            add(Piece::Saved(d.saved, m.range.clone()), spell_written(toks, m.range.clone()), &m.base);
+        }
+    }
+    for m in map_items(s.stmt, c.words_range.end..c.end, &c.brackets) {
+        add(stmt(m.range.clone()), spell_written(s.stmt, m.range.clone()), &m.base);
+    }
+    out
+}
+
+/// `if (cond) { #pragma omp target update <motion>(a, b) }`, or nothing.
+fn update(cond: &str, motion: &str, secs: &[&Section]) -> Vec<Piece> {
+    if secs.is_empty() {
+        return vec![];
+    }
+    let mut p = vec![Piece::Text(format!("if ({cond}) {{")), Piece::OmpBegin, Piece::Text(format!("target update {motion}("))];
+    for (i, sec) in secs.iter().enumerate() {
+        if i > 0 {
+            p.push(Piece::Text(",".into()));
+        }
+        p.push(sec.pieces.clone());
+    }
+    p.push(Piece::Text(")".into()));
+    p.push(Piece::OmpEnd);
+    p.push(Piece::Text("}".into()));
+    p
+}
+
+/// `static const int name[] = {..};` and the expression that reads it for the chosen variant
+/// (0 beyond the table).
+fn table(id: u32, what: &str, values: &[i64]) -> (String, String) {
+    let name = format!("_ompadapt_{what}{id}");
+    let list: Vec<String> = values.iter().map(|v| v.to_string()).collect();
+    let cv = ctx_var(id);
+    (
+        format!("static const int {name}[{}] = {{{}}};", values.len(), list.join(",")),
+        format!("({cv}.variant >= 0 && {cv}.variant < {} ? {name}[{cv}.variant] : 0)", values.len()),
+    )
+}
+
+fn lower_target(s: &Site, c: &Construct, kinds: &[&Kind], diags: &mut Diags) -> Lowered {
+    let cv = ctx_var(s.id);
+    let cpu = kinds.iter().position(|k| **k == Kind::Cpu);
+    let mut dropped = Vec::new();
+    let mut body = Vec::new();
+    let cosched: Vec<usize> = kinds.iter().enumerate().filter(|(_, k)| matches!(k, Kind::Coschedule(_))).map(|(i, _)| i).collect();
+    let secs = sections(s, c);
+    // Host and device compilations must generate the same target constructs: the split does
+    // not depend on whether this one offloads.
+    let split = if cosched.is_empty() {
+        None
+    } else {
+        match crate::cosched::split(s, c, &secs.iter().map(|x| (x.pieces.clone(), x.written)).collect::<Vec<_>>()) {
+            Ok(p) => Some(p),
+            Err((at, why)) => {
+                let v = &s.variants.variants[cosched[0]];
+                diags.push(Diagnostic::warning(v.tok, v.tok + 1, format!("'coschedule' variants dropped: {why}; the region keeps its other variants")));
+                if let Some(at) = at {
+                    diags.push(at_stmt(Diagnostic::note(at, at + 1, "here")));
+                }
+                dropped.extend(cosched.iter().copied());
+                None
+            }
+        }
+    };
+    // Values the dispatch stub sets in the launch (0: as compiled).
+    let limit = |clause: &str| -> Option<i64> {
+        let cl = c.clause(clause)?;
+        let a = cl.args.clone()?;
+        (a.len() == 1 && s.stmt[a.start].kind == TokKind::Number).then(|| s.stmt[a.start].text.parse().ok()).flatten()
+    };
+    let mut launch_values = |what: &str, clause: &str, pick: &dyn Fn(&Kind) -> Option<u32>| -> String {
+        let compiled = limit(clause);
+        let mut warned = false;
+        let mut values = Vec::new();
+        for (i, k) in kinds.iter().enumerate() {
+            let mut v = pick(k).map_or(0, i64::from);
+            if let Some(l) = compiled.filter(|l| v > *l) {
+                if !warned {
+                    let var = &s.variants.variants[i];
+                    diags.push(Diagnostic::warning(
+                        var.tok,
+                        var.tok + 1,
+                        format!("'{}' is above the construct's {clause}({l}): such variants run with {l}", var.name),
+                    ));
+                    warned = true;
+                }
+                v = l;
+            }
+            values.push(v);
+        }
+        if values.iter().all(|v| *v == 0) {
+            return "0".into();
+        }
+        let (decl, read) = table(s.id, what, &values);
+        body.push(Piece::Text(decl));
+        read
+    };
+    let teams = launch_values("nt", "num_teams", &|k| if let Kind::NumTeams(n) = k { Some(*n) } else { None });
+    let threads = launch_values("tl", "thread_limit", &|k| if let Kind::ThreadLimit(n) = k { Some(*n) } else { None });
+    let use_host = cpu.map_or("0".to_string(), |i| format!("{cv}.variant == {i}"));
+    let all: Vec<&Section> = secs.iter().collect();
+    let written: Vec<&Section> = secs.iter().filter(|x| x.written).collect();
+    if let Some(i) = cpu {
+        body.extend(update(&format!("{cv}.variant == {i}"), "from", &all));
+    }
+    if let Some(split) = &split {
+        let conds: Vec<String> = cosched.iter().map(|i| format!("{cv}.variant == {i}")).collect();
+        body.push(Piece::Text(format!("if ({}) {{", conds.join(" || "))));
+        body.extend(split.iter().cloned());
+        body.push(Piece::Text("} else {".into()));
+    }
+    // Without an offload target there is no launch to dispatch (and the device compilations
+    // compile no host code).
+    if s.offload {
+        body.push(Piece::Text(format!("__ompadapt_launch_site({use_host}, {teams}, {threads}, {});", crate::lower::c_string(s.model))));
+    }
+    body.push(Piece::Statement);
+    if split.is_some() {
+        body.push(Piece::Text("}".into()));
+    }
+    if let Some(i) = cpu {
+        body.extend(update(&format!("{cv}.variant == {i}"), "to", &written));
+    }
+    Lowered { body, dropped }
+}
+
+fn lower_parallel_for(s: &Site, c: &Construct, kinds: &[&Kind]) -> Vec<Piece> {
+    let cv = ctx_var(s.id);
+    let mut p = Vec::new();
+    let serial = kinds.iter().position(|k| **k == Kind::Serial);
+    let has_threads = kinds.iter().any(|k| matches!(k, Kind::NumThreads(_)));
+    let has_sched = kinds.iter().any(|k| matches!(k, Kind::Schedule(..)));
+    let user = |name: &str| c.clause(name).and_then(|cl| cl.args.clone().map(|a| (cl.clone(), a)));
+    // Clauses the variants take over leave the directive; their values become the defaults.
+    let mut replaced: Vec<std::ops::Range<usize>> = Vec::new();
+    let mut directive = vec![stmt(c.words_range.clone())];
+    if let Some(i) = serial {
+        let cond = match user("if") {
+            Some((cl, a)) => {
+                replaced.push(cl.span());
+                vec![Piece::Text(" if(".into()), stmt(a), Piece::Text(format!(") && {cv}.variant != {i})"))]
+            }
+            None => vec![Piece::Text(format!(" if({cv}.variant != {i})"))],
+        };
+        directive.extend(cond);
+        let _ = i;
+    }
+    if has_threads {
+        let values: Vec<i64> = kinds.iter().map(|k| if let Kind::NumThreads(n) = k { i64::from(*n) } else { 0 }).collect();
+        let (decl, read) = table(s.id, "nth", &values);
+        p.push(Piece::Text(decl));
+        let default: Vec<Piece> = match user("num_threads") {
+            Some((cl, a)) => {
+                replaced.push(cl.span());
+                vec![Piece::Text("(".into()), stmt(a), Piece::Text(")".into())]
+            }
+            None => vec![Piece::Text("__ompadapt_omp_get_max_threads()".into())],
+        };
+        directive.push(Piece::Text(format!(" num_threads({read} > 0 ? {read} : ")));
+        directive.extend(default);
+        directive.push(Piece::Text(")".into()));
+    }
+    let mut restore = vec![];
+    if has_sched {
+        let kinds_v: Vec<i64> = kinds.iter().map(|k| if let Kind::Schedule(k, _) = k { i64::from(*k) } else { 0 }).collect();
+        let chunks: Vec<i64> = kinds.iter().map(|k| if let Kind::Schedule(_, c) = k { i64::from(*c) } else { 0 }).collect();
+        let (d1, sk) = table(s.id, "sk", &kinds_v);
+        let (d2, sc) = table(s.id, "sc", &chunks);
+        // The schedule of variants that name none: the user's clause, else static.
+        let (dk, dc) = match user("schedule") {
+            Some((cl, a)) => {
+                replaced.push(cl.span());
+                let w: Vec<&Tok> = s.stmt[a.clone()].iter().collect();
+                let kind_at = w.iter().position(|t| crate::kinds::SCHEDULES.iter().any(|x| t.is_ident(x)));
+                let k = kind_at.map_or(1, |i| crate::kinds::SCHEDULES.iter().position(|x| w[i].is_ident(x)).unwrap_or(0) + 1);
+                let comma = s.stmt[a.clone()].iter().position(|t| t.is_punct(","));
+                let chunk = match comma {
+                    Some(ci) if kind_at.is_some_and(|k| k < ci) => Some(a.start + ci + 1..a.end),
+                    _ => None,
+                };
+                (k, chunk)
+            }
+            None => (1, None),
+        };
+        let sv = format!("_ompadapt_sv{}", s.id);
+        p.push(Piece::Text(format!("{d1}{d2} int {sv}[2]; __ompadapt_omp_get_schedule(&{sv}[0], &{sv}[1]); __ompadapt_omp_set_schedule({sk} ? {sk} : {dk}, {sk} ? {sc} : (")));
+        match dc {
+            Some(r) => {
+                p.push(Piece::Text("(".into()));
+                p.push(stmt(r));
+                p.push(Piece::Text("))".into()));
+            }
+            None => p.push(Piece::Text("0)".into())),
+        }
+        p.push(Piece::Text(");".into()));
+        directive.push(Piece::Text(" schedule(runtime)".into()));
+        restore.push(Piece::Text(format!("__ompadapt_omp_set_schedule({sv}[0], {sv}[1]);")));
+    }
+    // The user's other clauses, as written.
+    let mut at = c.words_range.end;
+    replaced.sort_by_key(|r| r.start);
+    for r in &replaced {
+        if at < r.start {
+            directive.push(stmt(at..r.start));
+        }
+        at = r.end;
+    }
+    if at < c.end {
+        directive.push(stmt(at..c.end));
+    }
+    p.push(Piece::OmpBegin);
+    p.extend(directive);
+    p.push(Piece::OmpEnd);
+    p.push(stmt(c.body.clone()));
+    p.extend(restore);
+    p
+}
