@@ -109,6 +109,26 @@ fn when_clause_in_a_directive_variant_is_an_error_not_a_hang() {
     assert!(has(&e, "3:69", "'when' is not a clause of the directive variant 'parallel'"), "{e}");
 }
 
+/// Stock clang 19 loops forever on `when` in a directive other than `metadirective`; the
+/// plugin drops such a directive with an error. Found by the fuzzer (seed 23, case 754): a
+/// `declare adaptation` followed by `#pragma omp for when(...)`.
+#[test]
+fn when_clause_outside_a_metadirective_is_an_error_not_a_hang() {
+    let e = compile(
+        "when_plain.c",
+        "void f(int *a, int n) {\n#pragma omp for \\\n  when(: target exit data map(from: a[0:n]))\n  for (int i = 0; i < n; ++i) a[i] = i;\n}\n",
+        true,
+    );
+    assert!(has(&e, "3:3", "'when' is a clause of 'metadirective', not of 'for'"), "{e}");
+    let e = compile(
+        "when_after_declare.c",
+        "void f(int *a, int n) {\n#pragma omp declare adaptation use_model(\"m\") variant_mapping(2)\n#pragma omp for when(: target exit data map(from: a[0:n]))\n  for (int i = 0; i < n; ++i) a[i] = i;\n}\n",
+        true,
+    );
+    assert!(has(&e, "2:13", "'declare adaptation' must be followed immediately by a 'metadirective'"), "{e}");
+    assert!(has(&e, "3:17", "'when' is a clause of 'metadirective', not of 'for'"), "{e}");
+}
+
 #[test]
 fn model_output_into_members_and_elements() {
     compile(

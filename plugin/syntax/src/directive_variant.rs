@@ -35,6 +35,28 @@ const CLANG_LOOPS_ON: [&str; 9] = [
     "when",
 ];
 
+/// The `when` clause of a directive other than `metadirective` (`#pragma omp for when(...)`),
+/// at the top level of its clauses: clang 19 reports it and then sees it again, forever, so
+/// such a directive must not reach clang's parser. Quiet on unbalanced brackets (clang
+/// reports those itself).
+pub fn stray_when(toks: &[Tok]) -> Option<usize> {
+    let meta = |i: usize| toks.get(i).is_some_and(|t| t.is_ident("metadirective"));
+    if meta(0) || (toks.first().is_some_and(|t| t.is_ident("begin")) && meta(1)) {
+        return None;
+    }
+    let mut depth = 0usize;
+    for (i, t) in toks.iter().enumerate() {
+        if t.is_punct("(") || t.is_punct("[") || t.is_punct("{") {
+            depth += 1;
+        } else if t.is_punct(")") || t.is_punct("]") || t.is_punct("}") {
+            depth = depth.checked_sub(1)?;
+        } else if depth == 0 && t.is_ident("when") && toks.get(i + 1).is_some_and(|n| n.is_punct("(")) {
+            return Some(i);
+        }
+    }
+    None
+}
+
 /// Directives without an associated statement.
 pub fn is_standalone(words: &[&str]) -> bool {
     match words {

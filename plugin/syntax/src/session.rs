@@ -187,6 +187,14 @@ impl Session {
             self.declared_metadirective(toks, ctx, &mut diags)
         } else if is_meta && selector::uses_adaptation(toks) {
             self.metadirective(toks, ctx, &mut diags)
+        } else if let Some(at) = crate::directive_variant::stray_when(toks) {
+            let name = toks.iter().take_while(|t| t.kind == TokKind::Ident && !t.is_ident("when")).map(|t| t.text.as_str()).collect::<Vec<_>>().join(" ");
+            diags.push(Diagnostic::error(
+                at,
+                at + 1,
+                format!("'when' is a clause of 'metadirective', not of '{name}' (clang 19 would loop on it here); the directive is dropped"),
+            ));
+            Outcome::Emit(vec![])
         } else {
             // A data directive is remembered (its tokens saved) for the regions inside it.
             save = self.data.note(toks, self.saved.len() as u32, ctx.block, &ctx.location);
