@@ -2,6 +2,8 @@
 //! of a closing bracket is O(1), and so that unbalanced or too deeply nested brackets are
 //! reported once, at the right token, before anything else looks at the directive.
 
+use std::ops::Range;
+
 use crate::diag::{Diagnostic, Diags};
 use crate::limits::MAX_NESTING;
 use crate::token::Tok;
@@ -66,6 +68,26 @@ impl Brackets {
     /// The index of the bracket closing the one at `open`, if `open` opens one.
     pub fn close_of(&self, open: usize) -> Option<usize> {
         self.close.get(open).copied().filter(|&c| c != NONE).map(|c| c as usize)
+    }
+
+    /// `range` split at `sep` punctuation outside nested brackets (`a[i:j]:b` at ':' gives
+    /// `a[i:j]` and `b`); always at least one part.
+    pub fn split_top_level(&self, toks: &[Tok], range: Range<usize>, sep: &str) -> Vec<Range<usize>> {
+        let mut parts = Vec::new();
+        let (mut s, mut i) = (range.start, range.start);
+        while i < range.end {
+            if let Some(c) = self.close_of(i) {
+                i = c + 1;
+                continue;
+            }
+            if toks[i].is_punct(sep) {
+                parts.push(s..i);
+                s = i + 1;
+            }
+            i += 1;
+        }
+        parts.push(s..range.end);
+        parts
     }
 }
 

@@ -76,24 +76,7 @@ fn modifiers(toks: &[Tok], args: Range<usize>, brackets: &Brackets, diags: &mut 
 
 /// `lo:hi` of `range[lo:hi]`, inclusive, constants, lo <= hi.
 fn range_bounds(toks: &[Tok], at: usize, inner: Range<usize>, brackets: &Brackets, diags: &mut Diags) -> Option<(f64, f64)> {
-    let parts: Vec<Range<usize>> = {
-        let mut parts = Vec::new();
-        let mut s = inner.start;
-        let mut i = inner.start;
-        while i < inner.end {
-            if let Some(c) = brackets.close_of(i) {
-                i = c + 1;
-                continue;
-            }
-            if toks[i].is_punct(":") {
-                parts.push(s..i);
-                s = i + 1;
-            }
-            i += 1;
-        }
-        parts.push(s..inner.end);
-        parts
-    };
+    let parts = brackets.split_top_level(toks, inner.clone(), ":");
     if parts.len() != 2 {
         diags.push(Diagnostic::error(at, inner.end + 1, "a feature range is written range[lower:upper]"));
         return None;

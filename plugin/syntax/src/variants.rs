@@ -169,21 +169,7 @@ pub fn parse_variants(
 pub(crate) fn parse_range(toks: &[Tok], item: Range<usize>, brackets: &Brackets, room: usize, diags: &mut Diags) -> Option<Vec<f64>> {
     let close = item.end - 1;
     // Split the inside at ':' tokens outside nested brackets.
-    let mut parts = Vec::new();
-    let mut s = item.start + 1;
-    let mut i = item.start + 1;
-    while i < close {
-        if let Some(c) = brackets.close_of(i) {
-            i = c + 1;
-            continue;
-        }
-        if toks[i].is_punct(":") {
-            parts.push(s..i);
-            s = i + 1;
-        }
-        i += 1;
-    }
-    parts.push(s..close);
+    let parts = brackets.split_top_level(toks, item.start + 1..close, ":");
     if parts.len() != 3 {
         diags.push(Diagnostic::error(item.start, item.end, "a range is written [BEGIN:END:STEP]"));
         return None;
