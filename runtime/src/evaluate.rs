@@ -20,7 +20,7 @@
 //! Entry points: [`adaptive_k`] on plain data ([`Costs`]: feature vectors with per-variant
 //! times), [`adaptive_k_against`] when the times to score against differ from the training
 //! times (controlled experiments: noisy measurements for training, true costs for scoring),
-//! [`costs_from_file`] for a region's persisted data (`ompadapt-export`'s [`DataFile`]).
+//! [`costs_from_file`] for a region's persisted data (what `ompadapt export` archives: a [`DataFile`]).
 //! [`synthetic`] makes controlled cost models for tests and benchmarks.
 
 pub mod synthetic;

@@ -35,7 +35,7 @@
 //! `monitored` aggregates of executions the model chose, `runs` coarse-mode run totals, `model`
 //! the training set of the last model trained (what `OMPADAPT_FROZEN=1` uses). `reset: true`
 //! means the region drifted in that run: everything ordered before that part is obsolete.
-//! `ompadapt-export` prints the merged view of a directory.
+//! `ompadapt export` archives the merged view of a directory (`persist::export`).
 //!
 //! # Damaged files
 //! A file that does not parse (corrupt, truncated), has another format version, or breaks the
@@ -89,7 +89,8 @@ fn open_program(dir: &Path, program: &str, create: bool) -> Result<Dir, safe_fs:
     Dir::open(dir, create)?.sub(&sanitize(program), create)
 }
 
-pub(crate) fn sanitize(s: &str) -> String {
+/// A program or region name as a directory name (what the store calls it on disk).
+pub fn sanitize(s: &str) -> String {
     let t: String = s
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' })
