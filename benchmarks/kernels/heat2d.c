@@ -20,7 +20,8 @@ int main(int argc, char **argv) {
   }
   bench_region reg = {"heat", CPU_GPU, 2, {0}};
 
-  double t0 = omp_get_wtime();
+  bench_clock clk;
+  bench_start(&clk);
 #pragma omp target data map(to: k[0:nn]) STATE_DATA(tofrom: u[0:nn], w[0:nn])
   for (long s = 0; s < steps; ++s) {
 #pragma omp adaptation model_name(heat) features(n) variants(cpu, gpu) model_output(chosen)
@@ -29,9 +30,10 @@ int main(int argc, char **argv) {
       for (long j = 1; j < n - 1; ++j)
         STENCIL(u, w, k, i, j, n);
     bench_count(&reg, chosen);
+    bench_step(&clk);
     double *t = u; u = w; w = t;
   }
-  double seconds = omp_get_wtime() - t0;
+  bench_stop(&clk);
 
   for (long s = 0; s < steps; ++s) {
     for (long i = 1; i < n - 1; ++i)
@@ -41,6 +43,6 @@ int main(int argc, char **argv) {
   }
   double err = 0;
   for (long c = 0; c < nn; ++c) err = fmax(err, fabs(u[c] - ref[c]));
-  bench_report("heat2d", n, steps, seconds, err, 1e-12, &reg, 1);
+  bench_report("heat2d", n, steps, &clk, err, 1e-12, &reg, 1);
   return 0;
 }

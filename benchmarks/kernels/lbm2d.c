@@ -46,7 +46,8 @@ int main(int argc, char **argv) {
   memcpy(tmp, f, nf * sizeof *f);
   bench_region reg = {"lbm", CPU_GPU, 2, {0}};
 
-  double t0 = omp_get_wtime();
+  bench_clock clk;
+  bench_start(&clk);
 #pragma omp target data map(to: solid[0:nn]) STATE_DATA(tofrom: f[0:nf], fn[0:nf])
   for (long s = 0; s < steps; ++s) {
 #pragma omp adaptation model_name(lbm) features(n) variants(cpu, gpu) model_output(chosen)
@@ -55,9 +56,10 @@ int main(int argc, char **argv) {
       for (long j = 0; j < n; ++j)
         LBM_CELL(f, fn, solid, i, j, n, nn);
     bench_count(&reg, chosen);
+    bench_step(&clk);
     double *t = f; f = fn; fn = t;
   }
-  double seconds = omp_get_wtime() - t0;
+  bench_stop(&clk);
 
   for (long s = 0; s < steps; ++s) {
     for (long i = 0; i < n; ++i)
@@ -67,6 +69,6 @@ int main(int argc, char **argv) {
   }
   double err = 0;
   for (long c = 0; c < nf; ++c) err = fmax(err, fabs(f[c] - ref[c]));
-  bench_report("lbm2d", n, steps, seconds, err, 1e-12, &reg, 1);
+  bench_report("lbm2d", n, steps, &clk, err, 1e-12, &reg, 1);
   return 0;
 }

@@ -75,7 +75,8 @@ int main(int argc, char **argv) {
   double *x = s.x, *y = s.y, *z = s.z, *vx = s.vx, *vy = s.vy, *vz = s.vz, *vol = s.vol, *e = s.e, *p = s.p;
   bench_region regs[2] = {{"lulesh_elem", CPU_GPU, 2, {0}}, {"lulesh_node", CPU_GPU, 2, {0}}};
 
-  double t0 = omp_get_wtime();
+  bench_clock clk;
+  bench_start(&clk);
 #pragma omp target data map(to: mass[0:elems], nmass[0:nodes]) \
     STATE_DATA(tofrom: x[0:nodes], y[0:nodes], z[0:nodes], vx[0:nodes], vy[0:nodes], vz[0:nodes], vol[0:elems], e[0:elems], p[0:elems])
   for (long st = 0; st < steps; ++st) {
@@ -89,8 +90,9 @@ int main(int argc, char **argv) {
     for (long q = 0; q < nodes; ++q)
       NODE_UPDATE(x, y, z, vx, vy, vz, p, nmass, q, n, dt);
     bench_count(&regs[1], chosen_node);
+    bench_step(&clk);
   }
-  double seconds = omp_get_wtime() - t0;
+  bench_stop(&clk);
 
   for (long st = 0; st < steps; ++st) {
     for (long el = 0; el < elems; ++el) ELEM_UPDATE(r.x, r.y, r.z, mass, r.vol, r.e, r.p, el, n);
@@ -99,6 +101,6 @@ int main(int argc, char **argv) {
   double err = 0;
   for (long q = 0; q < nodes; ++q) err = fmax(err, fabs(x[q] - r.x[q]) + fabs(y[q] - r.y[q]) + fabs(z[q] - r.z[q]));
   for (long el = 0; el < elems; ++el) err = fmax(err, fabs(e[el] - r.e[el]) / (1e-3 + fabs(r.e[el])));
-  bench_report("lulesh", n, steps, seconds, err, 1e-12, regs, 2);
+  bench_report("lulesh", n, steps, &clk, err, 1e-12, regs, 2);
   return 0;
 }

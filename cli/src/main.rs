@@ -1,10 +1,12 @@
-//! `ompadapt`: the command-line tool over what the runtime learned (its store).
+//! `ompadapt`: the command-line tool over what the runtime learned (its store), and the
+//! evaluation harness of the benchmark kernels (`ompadapt bench`).
 //!
 //! Every command reads the store through the runtime's own library (`ompadapt_rt::persist`,
 //! `model`, `evaluate`), so what it shows is what a program would load. Errors are one line
 //! on stderr (`ompadapt: error: ...`) and exit status 1 (2 for bad usage, from clap).
 
 mod archive;
+mod bench;
 mod clear;
 mod evaluate;
 mod plot;
@@ -102,6 +104,8 @@ enum Command {
         /// The archive (- for stdin).
         archive: PathBuf,
     },
+    /// Run the paper's evaluation on the benchmark kernels: comparators, CSV, plots.
+    Bench(bench::Args),
     /// Remove what the store holds for a region, a program, or (--all) everything.
     Clear {
         /// PROGRAM, or PROGRAM/REGION, or --region REGION.
@@ -277,6 +281,7 @@ fn run(cli: Cli) -> Result<()> {
                 }
             }
         }
+        Command::Bench(args) => bench::run(args, as_json)?,
     }
     Ok(())
 }
