@@ -47,29 +47,33 @@ impl Figure for Speedup<'_> {
                 Some((c, col, pts))
             })
             .collect();
-        let ymax = series.iter().flat_map(|s| s.2.iter().map(|p| p.1)).filter(|y| y.is_finite()).fold(1.0f64, f64::max) * 1.1;
-        let ymin = series.iter().flat_map(|s| s.2.iter().map(|p| p.1)).filter(|y| y.is_finite()).fold(1.0f64, f64::min).min(0.9) * 0.9;
+        // a log axis once the speedups span more than 4x (one input can be 20x off)
+        let all: Vec<f64> = series.iter().flat_map(|s| s.2.iter().map(|p| p.1)).filter(|y| y.is_finite() && *y > 0.0).chain([1.0]).collect();
+        let (lo, hi) = all.iter().fold((f64::MAX, f64::MIN), |(a, b), &y| (a.min(y), b.max(y)));
+        let ys = if hi / lo > 4.0 { plot::Span { lo: lo / 1.2, hi: hi * 1.2, log: true } } else { plot::Span { lo: (lo * 0.9).min(0.9), hi: hi * 1.1, log: false } };
         let n = r.inputs.len();
         let mut chart = ChartBuilder::on(root)
             .caption(format!("{}: speedup over Static GPU per input", r.kernel.name), ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(56)
-            .build_cartesian_2d(-0.5..(n as f64 - 0.5), ymin..ymax)
+            .build_cartesian_2d(-0.5..(n as f64 + 1.6), ys.range())
             .map_err(pe)?;
         chart
             .configure_mesh()
             .x_desc(r.kernel.input)
-            .y_desc("speedup (Static GPU = 1)")
-            .x_labels(n)
+            .y_desc(if ys.log { "speedup (Static GPU = 1; log scale)" } else { "speedup (Static GPU = 1)" })
+            .x_labels(4 * (n + 2))
             .x_label_formatter(&|x| {
                 let i = x.round();
                 if (x - i).abs() < 0.01 && i >= 0.0 && (i as usize) < n { plot::short(r.inputs[i as usize] as f64) } else { String::new() }
             })
-            .y_label_formatter(&|y| format!("{y:.2}"))
+            .y_label_formatter(&|y| format!("{:.2}", ys.inv(*y)))
             .draw()
             .map_err(pe)?;
-        chart.draw_series(LineSeries::new([(-0.5, 1.0), (n as f64 - 0.5, 1.0)], BLACK.mix(0.5).stroke_width(1))).map_err(pe)?;
+        chart.draw_series(LineSeries::new([(-0.5, ys.fwd(1.0)), (n as f64 - 0.5, ys.fwd(1.0))], BLACK.mix(0.5).stroke_width(1))).map_err(pe)?;
+        let series: Vec<(&Comparator, usize, Vec<(f64, f64)>)> = series.into_iter().map(|(c, col, pts)| (c, col, pts.into_iter().map(|(x, y)| (x, ys.fwd(y))).collect())).collect();
+        // the legend sits in the empty band right of the last input
         for (c, col, pts) in &series {
             let color = plot::color(*col);
             chart.draw_series(LineSeries::new(pts.clone(), color.stroke_width(2))).map_err(pe)?;
@@ -79,7 +83,7 @@ impl Figure for Speedup<'_> {
                 .label(c.name.clone())
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
         }
-        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).position(SeriesLabelPosition::UpperLeft).draw().map_err(pe)?;
+        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).position(SeriesLabelPosition::UpperRight).draw().map_err(pe)?;
         Ok(())
     }
 }
@@ -105,12 +109,12 @@ impl Figure for Violins<'_> {
                 .margin(10)
                 .x_label_area_size(36)
                 .y_label_area_size(56)
-                .build_cartesian_2d(-0.5..(n as f64 - 0.5), -0.6..(nv as f64 - 0.4))
+                .build_cartesian_2d(-0.5..(n as f64 + 0.9), -0.6..(nv as f64 - 0.4))
                 .map_err(pe)?;
             chart
                 .configure_mesh()
                 .x_desc(r.kernel.input)
-                .x_labels(n)
+                .x_labels(4 * (n + 1))
                 .y_labels(nv)
                 .disable_y_mesh()
                 .x_label_formatter(&|x| {
@@ -178,11 +182,11 @@ impl Figure for Accuracy<'_> {
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(56)
-            .build_cartesian_2d(-0.5..(nk as f64 - 0.5), 0.0..105.0)
+            .build_cartesian_2d(-0.5..(nk as f64 + 0.7), 0.0..105.0)
             .map_err(pe)?;
         chart
             .configure_mesh()
-            .x_labels(nk)
+            .x_labels(4 * (nk + 1))
             .x_label_formatter(&|x| {
                 let i = x.round();
                 if (x - i).abs() < 0.01 && i >= 0.0 && (i as usize) < nk { self.results[i as usize].kernel.name.to_owned() } else { String::new() }
@@ -210,7 +214,7 @@ impl Figure for Accuracy<'_> {
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], col.filled()));
         }
         chart.draw_series(LineSeries::new([(-0.5, 95.0), (nk as f64 - 0.5, 95.0)], BLACK.mix(0.4).stroke_width(1))).map_err(pe)?;
-        chart.configure_series_labels().background_style(WHITE.mix(0.9)).border_style(BLACK).position(SeriesLabelPosition::LowerRight).draw().map_err(pe)?;
+        chart.configure_series_labels().background_style(WHITE.mix(0.9)).border_style(BLACK).position(SeriesLabelPosition::MiddleRight).draw().map_err(pe)?;
         Ok(())
     }
 }

@@ -91,14 +91,15 @@ pub struct KernelRun {
     pub inputs: Vec<u64>,
     /// Variant names (the same for every region of a kernel).
     pub variants: Vec<String>,
-    /// Measured times per input and combination (variant per region).
+    /// Measured times per input and combination (variant per region): all steps but the first
+    /// (the first pays one-off costs, kept apart in `first`).
     pub combos: BTreeMap<(u64, Vec<usize>), Vec<f64>>,
-    /// The same, all but the first step of each run.
-    pub combos_steady: BTreeMap<(u64, Vec<usize>), Vec<f64>>,
-    /// Adaptive-100 production runs per input: times and the combination they ran.
+    /// Adaptive-100 production runs per input: times (all steps but the first) and the
+    /// combination they ran.
     pub a100: BTreeMap<u64, (Vec<f64>, Vec<usize>)>,
-    /// Their times without the first step.
-    pub a100_steady: BTreeMap<u64, Vec<f64>>,
+    /// The first step's time of the static runs of the combination Adaptive-100 chose and of
+    /// Adaptive-100's runs, per input (loading the store and training happen there).
+    pub first: BTreeMap<u64, (Vec<f64>, Vec<f64>)>,
     /// Online runs per strategy and input: times, final combination, exploring executions.
     pub online: BTreeMap<(String, u64), (Vec<f64>, Vec<usize>, u64)>,
     /// K-fold decisions per training fraction (25, 50, 75) and input: combinations decided.
@@ -120,10 +121,6 @@ pub fn fastest(v: &[f64]) -> f64 {
 impl KernelRun {
     pub fn time(&self, input: u64, combo: &[usize]) -> f64 {
         self.combos.get(&(input, combo.to_vec())).map_or(f64::NAN, |t| fastest(t))
-    }
-
-    pub fn steady(&self, input: u64, combo: &[usize]) -> f64 {
-        self.combos_steady.get(&(input, combo.to_vec())).map_or(f64::NAN, |t| fastest(t))
     }
 
     pub fn uniform(&self, v: usize) -> Vec<usize> {
@@ -271,9 +268,8 @@ fn run_kernel(
         inputs: inputs.to_vec(),
         variants: Vec::new(),
         combos: BTreeMap::new(),
-        combos_steady: BTreeMap::new(),
         a100: BTreeMap::new(),
-        a100_steady: BTreeMap::new(),
+        first: BTreeMap::new(),
         online: BTreeMap::new(),
         folds: BTreeMap::new(),
         models: Vec::new(),
@@ -318,6 +314,7 @@ fn run_kernel(
         r.models.push((reg.to_string(), learned.model_text()));
         per_region.push(by_input(&learned.costs, inputs.len()).with_context(|| format!("{} region '{reg}'", k.name))?);
     }
+    let mut firsts: BTreeMap<(u64, Vec<usize>), Vec<f64>> = BTreeMap::new();
     // 3. measured runs, interleaved so that a slow period of the machine hits every mode alike
     for rep in 0..repeats {
         for &n in inputs {
@@ -325,27 +322,32 @@ fn run_kernel(
                 pb.set_message(format!("{} {n}: static {}", k.name, pin(combo)));
                 let o = runner::run(&exe, n, &work, &[("OMPADAPT_PERSIST", "0".into()), ("OMPADAPT_VARIANT", pin(combo))])?;
                 log.add(k.name, n, "static", &pin(combo), &o);
-                r.combos.entry((n, combo.clone())).or_default().push(o.time_s);
-                r.combos_steady.entry((n, combo.clone())).or_default().push(o.steady_s);
+                r.combos.entry((n, combo.clone())).or_default().push(o.steady_s);
+                firsts.entry((n, combo.clone())).or_default().push(o.time_s - o.steady_s);
                 pb.inc(1);
             }
             pb.set_message(format!("{} {n}: adaptive-100", k.name));
             let o = runner::run(&exe, n, &work, &[dir_env(&store_dir), ("OMPADAPT_FROZEN", "1".into()), ("OMPADAPT_MODEL", model_spelling.to_owned())])?;
             log.add(k.name, n, "adaptive-100", "", &o);
             let e = r.a100.entry(n).or_insert_with(|| (Vec::new(), o.majority()));
-            e.0.push(o.time_s);
-            r.a100_steady.entry(n).or_default().push(o.steady_s);
+            e.0.push(o.steady_s);
+            r.first.entry(n).or_default().1.push(o.time_s - o.steady_s);
             pb.inc(1);
             for s in strategies {
                 pb.set_message(format!("{} {n}: online ({s})", k.name));
                 let o = runner::run(&exe, n, &work, &[("OMPADAPT_PERSIST", "0".into()), ("OMPADAPT_EXPLORE", s.clone()), ("OMPADAPT_MODEL", model_spelling.to_owned())])?;
                 log.add(k.name, n, &format!("online-{s}"), "", &o);
                 let e = r.online.entry((s.clone(), n)).or_insert_with(|| (Vec::new(), o.majority(), o.minority_executions()));
-                e.0.push(o.time_s);
+                e.0.push(o.steady_s);
                 pb.inc(1);
             }
         }
         let _ = rep;
+    }
+    for (n, (_, chosen)) in &r.a100 {
+        if let Some(f) = firsts.get(&(*n, chosen.clone())) {
+            r.first.entry(*n).or_default().0 = f.clone();
+        }
     }
     r.profiles = per_region.clone();
     // 4. K-fold decisions: the same splits for every region (rows in input order)
