@@ -29,6 +29,9 @@ fn drawn(name: &str) -> Option<usize> {
     })
 }
 
+/// A comparator's line: the comparator, its colour, its points.
+type Series<'a> = (&'a Comparator, usize, Vec<(f64, f64)>);
+
 struct Speedup<'a> {
     run: &'a KernelRun,
     comps: Vec<Comparator>,
@@ -38,7 +41,7 @@ impl Figure for Speedup<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<()> {
         let r = self.run;
         let base = |n: u64| r.time(n, &r.uniform(r.gpu()));
-        let series: Vec<(&Comparator, usize, Vec<(f64, f64)>)> = self
+        let series: Vec<Series> = self
             .comps
             .iter()
             .filter_map(|c| {
@@ -72,7 +75,7 @@ impl Figure for Speedup<'_> {
             .draw()
             .map_err(pe)?;
         chart.draw_series(LineSeries::new([(-0.5, ys.fwd(1.0)), (n as f64 - 0.5, ys.fwd(1.0))], BLACK.mix(0.5).stroke_width(1))).map_err(pe)?;
-        let series: Vec<(&Comparator, usize, Vec<(f64, f64)>)> = series.into_iter().map(|(c, col, pts)| (c, col, pts.into_iter().map(|(x, y)| (x, ys.fwd(y))).collect())).collect();
+        let series: Vec<Series> = series.into_iter().map(|(c, col, pts)| (c, col, pts.into_iter().map(|(x, y)| (x, ys.fwd(y))).collect())).collect();
         // the legend sits in the empty band right of the last input
         for (c, col, pts) in &series {
             let color = plot::color(*col);

@@ -17,6 +17,7 @@
 //!   measured time of the combination the fold's model decided (decisions are real model
 //!   decisions, their times the static measurements: running 120 folds per input is not needed
 //!   to know what a decision costs; Adaptive-100's real runs measure what deciding costs).
+//!
 //! Speedups are over Static GPU. Results go to `--out`: `runs.csv` (every run),
 //! `comparators.csv`, `decisions.csv`, `summary.json`, `summary.md` and the figures (SVG and
 //! PNG): speedup per input and comparator, decision distributions (violins), accuracy.
@@ -85,6 +86,10 @@ pub struct Args {
     no_png: bool,
 }
 
+/// Online runs of one strategy at one input: their times, the combination the first run ended
+/// on, and its executions off that combination.
+pub type Online = (Vec<f64>, Vec<usize>, u64);
+
 /// Everything measured and decided for one kernel.
 pub struct KernelRun {
     pub kernel: &'static kernels::Kernel,
@@ -101,7 +106,7 @@ pub struct KernelRun {
     /// Adaptive-100's runs, per input (loading the store and training happen there).
     pub first: BTreeMap<u64, (Vec<f64>, Vec<f64>)>,
     /// Online runs per strategy and input: times, final combination, exploring executions.
-    pub online: BTreeMap<(String, u64), (Vec<f64>, Vec<usize>, u64)>,
+    pub online: BTreeMap<(String, u64), Online>,
     /// K-fold decisions per training fraction (25, 50, 75) and input: combinations decided.
     pub folds: BTreeMap<(u32, u64), Vec<Vec<usize>>>,
     /// The Adaptive-100 model's text per region.
