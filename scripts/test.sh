@@ -6,7 +6,7 @@ cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
 cargo build --release --workspace
 cargo test --release --workspace
-# MPI (issue 3, item 7): the runtime built with --features mpi (rsmpi against Open MPI, which
+# MPI: the runtime built with --features mpi (rsmpi against Open MPI, which
 # bootstrap installs), its unit tests, and 4 ranks under mpirun pooling their samples.
 cargo test --release -p ompadapt-rt --features mpi --lib mpi::
 cargo test --release -p ompadapt-rt --features mpi --test mpi_train

@@ -1,4 +1,4 @@
-//! Model costs (issue 3, item 9): inference of each compiled model on the runtime's padded
+//! Model costs: inference of each compiled model on the runtime's padded
 //! `[f64; 16]` features, and training (fit + compile + the check on every training vector).
 //!
 //! Targets and Apollo's figures (its own `apollo-overhead` test, measured on this project's

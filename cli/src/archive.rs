@@ -108,13 +108,25 @@ pub struct Imported {
     pub samples: u64,
 }
 
-/// Writes every region of `a` into the store at `root` (created if missing).
-pub fn import(root: &Path, a: &Archive, mut progress: impl FnMut(&str)) -> Result<Vec<Imported>> {
+/// Writes every region of `a` into the store at `root` (created if missing). With `identity`,
+/// the regions go to the folder of the program with that identity (its executable's canonical
+/// path on this machine, or its `OMPADAPT_PROGRAM`), else to the folder they came from: the
+/// runtime keys a program's data by its identity, so a program at another path than on the
+/// machine that trained it needs this to find what it was sent.
+pub fn import(root: &Path, a: &Archive, identity: Option<&str>, mut progress: impl FnMut(&str)) -> Result<Vec<Imported>> {
     let store = Dir::open(root, true).map_err(|e| anyhow!("cannot open the store {}: {e}", root.display()))?;
     let mut out = Vec::new();
     for Region { program_dir, region_dir, data: r } in &a.regions {
         progress(&r.model);
         let mut part = r.clone();
+        let program_dir = match identity {
+            Some(id) => {
+                part.program_id = id.to_owned();
+                persist::Program::new(&r.program, id).folder()
+            }
+            None => program_dir.clone(),
+        };
+        let program_dir = &program_dir;
         part.merged_parts.clear();
         part.reset = false;
         let body = serde_json::to_string(&part)?;

@@ -103,6 +103,13 @@ enum Command {
     Import {
         /// The archive (- for stdin).
         archive: PathBuf,
+        /// The program on this machine: its data go where that executable finds them (by
+        /// default they go to the folder they came from, which a program at the same path finds).
+        #[arg(long, value_name = "PATH", conflicts_with = "program_id")]
+        executable: Option<PathBuf>,
+        /// The identity to file the data under (what the program runs with in OMPADAPT_PROGRAM).
+        #[arg(long, value_name = "ID")]
+        program_id: Option<String>,
     },
     /// Run the paper's evaluation on the benchmark kernels: comparators, CSV, plots.
     Bench(bench::Args),
@@ -243,10 +250,17 @@ fn run(cli: Cli) -> Result<()> {
                 None => println!("{text}"),
             }
         }
-        Command::Import { archive: path } => {
+        Command::Import { archive: path, executable, program_id } => {
             let a = archive::read(&path)?;
+            let identity = match (executable, program_id) {
+                (Some(e), _) => Some(e.canonicalize().map_err(|err| anyhow::anyhow!("--executable {}: {err}", e.display()))?.display().to_string()),
+                (None, id) => id,
+            };
+            if identity.is_some() && a.regions.iter().map(|r| &r.data.program).collect::<std::collections::BTreeSet<_>>().len() > 1 {
+                bail!("the archive holds several programs: export one program to import it under --executable or --program-id");
+            }
             let pb = bar(a.regions.len() as u64, "importing", as_json);
-            let done = archive::import(&root, &a, |r| {
+            let done = archive::import(&root, &a, identity.as_deref(), |r| {
                 pb.set_message(r.to_owned());
                 pb.inc(1);
             })?;

@@ -93,6 +93,8 @@ pub fn region(root: &Path, name: &str) -> Result<Stored> {
 #[derive(Serialize, Debug, Clone)]
 pub struct Summary {
     pub program: String,
+    /// What identifies the program (its executable's canonical path, or `OMPADAPT_PROGRAM`).
+    pub program_id: String,
     /// Where it lives below the store's root.
     pub directory: String,
     pub region: String,
@@ -117,6 +119,7 @@ pub fn summary(s: &Stored) -> Summary {
     let costs = costs_from_file(f).ok();
     Summary {
         program: f.program.clone(),
+        program_id: f.program_id.clone(),
         directory: s.rel(),
         region: f.model.clone(),
         location: f.loc.clone(),

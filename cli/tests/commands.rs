@@ -4,6 +4,7 @@
 //! the errors (one line on stderr, non-zero exit). The same on a real program's store, with
 //! its runs' decisions compared, is in `tests/tests/cli_store.rs`.
 
+use std::os::unix::fs::FileTypeExt;
 use std::path::Path;
 use std::process::Command;
 
@@ -260,3 +261,33 @@ fn errors_are_one_line_with_a_non_zero_exit() {
     assert_eq!(o.status.code(), Some(2));
 }
 
+
+#[test]
+fn a_fifo_among_the_data_files_blocks_nothing_and_stays() {
+    let d = store();
+    let fifo = d.path().join("stencil/by_n/part-fifo.json");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ompadapt"))
+        .arg("--dir")
+        .arg(d.path())
+        .args(["--json", "list"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("ompadapt list blocked on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().filter(|l| l.contains("part-fifo.json")).count(), 1, "one line: {err}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["regions"].as_array().unwrap().len(), 2, "the region's data are still read");
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "left where it was");
+}

@@ -5,7 +5,11 @@
 //! TSC is used only when the CPU says it ticks at a constant rate through frequency changes
 //! and sleep states (`constant_tsc` and `nonstop_tsc` in /proc/cpuinfo) and the calibration
 //! below gives a plausible rate; otherwise (or with `OMPADAPT_CLOCK=monotonic`) the clock is
-//! `Instant`. [`now`] returns ticks; [`to_ns`] converts a difference of two readings.
+//! `Instant`. [`now`] returns ticks since the clock was set up, plus 2^40 (never 0: a
+//! context's start time 0 means "not timed"); [`to_ns`] converts a difference of two readings.
+//!
+//! The clock reads no configuration itself: whoever sets up the process (the registry) calls
+//! [`init_with`] with the configured preference first; [`init`] is the default.
 //!
 //! Calibration: ticks are counted over ~200 µs of CLOCK_MONOTONIC at [`init`] (once per
 //! process, before the first region exists); each end is the tightest of 7 CLOCK_MONOTONIC
@@ -22,6 +26,12 @@ static USE_TSC: AtomicBool = AtomicBool::new(false);
 /// Nanoseconds per tick in 32.32 fixed point (1.0 for the monotonic clock).
 static NS_PER_TICK: AtomicU64 = AtomicU64::new(1 << 32);
 static SOURCE: OnceLock<String> = OnceLock::new();
+/// TSC reading at set-up minus [`OFFSET`]: readings count from there, so they are never 0
+/// and stay far below the flag bits a context keeps in its start time (2^60 ticks: years).
+static TSC_BASE: AtomicU64 = AtomicU64::new(0);
+/// What readings start from: 2^40 ticks (minutes), so that a start time can be moved back
+/// by that much (tests give executions synthetic durations that way).
+const OFFSET: u64 = 1 << 40;
 
 /// Which clock to use (`OMPADAPT_CLOCK`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,16 +45,16 @@ pub enum Preference {
 #[inline]
 fn mono_ns() -> u64 {
     let epoch = *EPOCH.get_or_init(Instant::now);
-    Instant::now().saturating_duration_since(epoch).as_nanos() as u64
+    Instant::now().saturating_duration_since(epoch).as_nanos() as u64 + OFFSET
 }
 
-/// Current time in clock ticks.
+/// Current time in clock ticks (≥ 2^40).
 #[inline(always)]
 pub fn now() -> u64 {
     #[cfg(target_arch = "x86_64")]
     if USE_TSC.load(Ordering::Relaxed) {
         // SAFETY: rdtsc has no preconditions on x86-64.
-        return unsafe { core::arch::x86_64::_rdtsc() };
+        return unsafe { core::arch::x86_64::_rdtsc() }.wrapping_sub(TSC_BASE.load(Ordering::Relaxed));
     }
     mono_ns()
 }
@@ -60,19 +70,22 @@ pub fn ns_per_tick() -> f64 {
     NS_PER_TICK.load(Ordering::Relaxed) as f64 / 4294967296.0
 }
 
-/// Chooses and calibrates the clock from the process configuration (idempotent). Called before
-/// any region exists, so all readings of a process come from one source.
+/// Sets up the clock with the default preference unless it is set up already (idempotent).
 pub fn init() {
-    init_with(crate::config::config().clock);
+    init_with(Preference::Auto);
 }
 
-/// [`init`] with an explicit preference (the first call wins).
+/// Chooses and calibrates the clock (the first call wins). Called before any region exists, so
+/// all readings of a process come from one source.
 pub fn init_with(pref: Preference) {
     SOURCE.get_or_init(|| {
         EPOCH.get_or_init(Instant::now);
         match calibrate_tsc(pref) {
             Ok(ns_per_tick) => {
                 NS_PER_TICK.store((ns_per_tick * 4294967296.0) as u64, Ordering::Relaxed);
+                // SAFETY: rdtsc has no preconditions on x86-64 (calibration succeeded there).
+                #[cfg(target_arch = "x86_64")]
+                TSC_BASE.store(unsafe { core::arch::x86_64::_rdtsc() }.wrapping_sub(OFFSET), Ordering::Relaxed);
                 USE_TSC.store(true, Ordering::Release);
                 format!("tsc ({:.3} GHz, calibrated against CLOCK_MONOTONIC)", 1.0 / ns_per_tick)
             }

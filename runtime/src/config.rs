@@ -4,29 +4,37 @@
 //! | Variable | Default | Meaning |
 //! |---|---|---|
 //! | `OMPADAPT_REPORT` | `0` | `1`: at exit, a per-region report on stderr (executions, training samples, timings per feature vector and variant, the model, the decisions, drift events). `json:<file>`: the same as a JSON document written (atomically) to `<file>`. |
-//! | `OMPADAPT_DIR` | `./.ompadapt` | Where learned data goes: `<dir>/<program>/<region>/` (see `persist`). |
+//! | `OMPADAPT_DIR` | `./.ompadapt` | Where learned data goes: `<dir>/<program>-<identity hash>/<region>/` (see `persist` and `OMPADAPT_PROGRAM`). |
 //! | `OMPADAPT_PERSIST` | `1` | `0`: neither load nor save. |
-//! | `OMPADAPT_WARMUP` | `1` | `0`: also record the first execution of each variant (by default it runs but is not recorded: the first offload initialises the device). |
+//! | `OMPADAPT_WARMUP` | `1` | The first execution of each variant in a process is recorded as a *cold* measurement, kept apart: labels use warm measurements where the process can take them and cold ones otherwise (a program that runs its region once per process learns from those). `0`: every measurement counts as warm. |
 //! | `OMPADAPT_MODEL` | unset | Model of every region, or per region: `auto` (the default when the directive names no `model_type`: chosen by cross-validated regret), `cost[,additive\|linear\|loglinear\|logquadratic[,piecewise depth]]`, `dtree[,depth]`, `rfc[,trees[,depth]]`, `logistic`; per region with `;`: `dtree,3;mm:rfc,10,2` (region `mm` gets a forest, the others a depth-3 tree). |
 //! | `OMPADAPT_EXPLORE` | `roundrobin` | Exploration strategy: `roundrobin` (Apollo's), `random` (Apollo's), `elimination` (successive elimination per feature vector: stops measuring variants that are clearly slower). Per region like `OMPADAPT_MODEL`: `random;mm:elimination`. |
-//! | `OMPADAPT_REPEATS` | `1` | Measurements a (feature vector, variant) pair needs before it counts as a training sample; labels take the median (or vote) over them. `3` survives one preempted measurement per pair; `1` keeps `min_train_data` meaning what it means in Apollo and the paper (distinct measured pairs). Per region: `3;mm:5`. |
+//! | `OMPADAPT_REPEATS` | `auto` | `auto`: adaptive repetition — one measurement per (feature vector, variant) pair, more where the label is in doubt (the two fastest within the measured noise, a winner whose measurements disagree, a label the neighbouring vectors contradict), within half a pass of extra measurements; a pair counts as a training sample from its first measurement (Apollo's and the paper's count). `N`: every pair measured N times before it counts; labels take the median (or vote) over them. Per region: `3;mm:5`. |
 //! | `OMPADAPT_LABEL` | `median` | How repeated measurements make a label: `median` (fastest median time) or `vote` (fastest variant in each batch of measurements, majority over batches; seed 001). |
-//! | `OMPADAPT_MIN_TRAIN` | unset | Overrides `min_train_data` (training samples needed), globally or per region (`20;mm:8`). |
+//! | `OMPADAPT_MIN_TRAIN` | unset | Training samples needed (`min_train_data`): a value for all regions applies where the directive gives none; a per-region value (`20;mm:8`) overrides the directive. |
 //! | `OMPADAPT_ELIMINATION_MARGIN` | `0.05` | Successive elimination drops variant u when even its fastest measurement is this fraction slower than the best variant's (robust) slowest one. |
 //! | `OMPADAPT_SEED` | `0` | Seed of the `random` strategy (mixed with the region name). |
 //! | `OMPADAPT_COARSE` | `0` | `1`: seed 001's coarse-grained mode: one variant per feature vector for a whole program run, learned across runs from the region's total time (needs persistence). Per region: `0;mm:1`. |
 //! | `OMPADAPT_EXPLORE_ONLY` | `0` | `1`: never train automatically, keep exploring (data-collection runs). |
 //! | `OMPADAPT_VARIANT` | unset | Always run this variant (by name), never explore or train: the static comparators of an evaluation (Static CPU, Static GPU). Per region: `gpu;heat:cpu`. A name the region does not have is reported once and the region learns as usual. |
 //! | `OMPADAPT_FROZEN` | `0` | `1`: production: use the stored model as it is; never explore, retrain or check for drift (a region without a stored model runs its first variant). |
+//! | `OMPADAPT_LEARN` | `0.5` | After training, feature vectors the model was not trained on that recur (seen before in this run or an earlier one) are explored and the model retrains, while such exploring executions stay below this fraction of the run's executions plus one pass over the variants; `0`: the model decides them. |
+//! | `OMPADAPT_SAMPLE` | `16` | After training, one execution in this many is timed (per thread), for drift detection and the report; the others only count. `1`: time every execution. Coarse mode times every execution. |
 //! | `OMPADAPT_DRIFT` | `1` | `0`: no drift detection after training. |
-//! | `OMPADAPT_DRIFT_FACTOR` | `2.0` | An execution drifts when it takes more than this many times the time model's prediction (Artemis uses 2×)… |
+//! | `OMPADAPT_DRIFT_FACTOR` | `2.0` | A timed execution of a measured (feature vector, variant) pair drifts when it takes more than this many times the pair's measured time (Artemis uses 2×)… |
 //! | `OMPADAPT_DRIFT_MIN_NS` | `1000` | …and at least this many ns more (regions of a few hundred ns jitter by 2× on their own). |
-//! | `OMPADAPT_DRIFT_WINDOW` | `32` | Executions per thread over which drift is judged. |
-//! | `OMPADAPT_DRIFT_FRACTION` | `0.5` | A window with more than this fraction of drifting executions makes the region re-explore and retrain. |
-//! | `OMPADAPT_DRIFT_MAX` | `8` | Re-explorations per region and run; past it the region keeps its model and stops checking (a region whose times never settle). |
+//! | `OMPADAPT_DRIFT_WINDOW` | `16` | Timed executions of one pair (per thread) over which drift is judged. Vectors the model was never measured on are not judged. |
+//! | `OMPADAPT_DRIFT_FRACTION` | `0.5` | A window with more than this fraction of drifting executions re-measures that feature vector's variants; the new measurements supersede the old ones for that vector, and the model retrains only if its label changed. |
+//! | `OMPADAPT_DRIFT_MAX` | `8` | Re-measured vectors per region and run; past it the region keeps its model and stops checking (a region whose times never settle). |
 //! | `OMPADAPT_COMPACT_AFTER` | `16` | Per-process data files of a region that trigger merging them into one (under a file lock). |
+//! | `OMPADAPT_PROGRAM` | the executable's path | The program's identity in the store: its data goes to `<dir>/<name>-<hash>/`, where `<hash>` hashes this value (default: the executable's canonical path, so two programs called `main` never share data and a rebuilt program keeps what it learned). Set it to share a store between copies of one program at different paths. |
 //! | `OMPADAPT_CLOCK` | `auto` | `monotonic`: time with CLOCK_MONOTONIC even where the invariant TSC is available. |
 //! | `OMPADAPT_RUNTIME` | unset | Read by generated code, not by this library: path of the runtime library to load. |
+//!
+//! Precedence, for every per-region setting: a per-region value in the environment
+//! (`mm:5`) > what the directive or descriptor says > the environment's value for all
+//! regions > the built-in default ([`Config::region_settings`]). A directive without
+//! `model_type` (descriptor `model_type=auto`) says nothing about the model.
 //!
 //! Booleans accept `1/0`, `true/false`, `yes/no`, `on/off`. A value that cannot be used keeps
 //! the default and prints one warning line naming the variable.
@@ -40,7 +48,7 @@ use std::sync::{Mutex, OnceLock};
 
 use crate::clock;
 use crate::diag;
-use crate::explore::{Labeling, Strategy};
+use crate::explore::{Labeling, Params, Strategy, ADAPTIVE};
 use crate::model::ModelChoice;
 
 /// A setting with a process-wide default and per-region values (`value;region:value;...`).
@@ -66,7 +74,17 @@ impl<T: Clone> PerRegion<T> {
 
     /// The value for region `model`.
     pub fn get(&self, model: &str) -> Option<T> {
-        self.regions.iter().rev().find(|(m, _)| m == model).map(|(_, v)| v.clone()).or_else(|| self.default.clone())
+        self.for_region(model).or_else(|| self.default.clone())
+    }
+
+    /// The value given for region `model` by name (not the value for all regions).
+    pub fn for_region(&self, model: &str) -> Option<T> {
+        self.regions.iter().rev().find(|(m, _)| m == model).map(|(_, v)| v.clone())
+    }
+
+    /// Precedence: this region's own value > `directive` > the value for all regions.
+    pub fn resolve(&self, model: &str, directive: Option<T>) -> Option<T> {
+        self.for_region(model).or(directive).or_else(|| self.default.clone())
     }
 
     /// Parses `value;region:value;...` with `parse` for each value.
@@ -113,9 +131,78 @@ pub struct DriftConfig {
 
 impl Default for DriftConfig {
     fn default() -> Self {
-        DriftConfig { enabled: true, factor: 2.0, min_ns: 1000.0, window: 32, fraction: 0.5, max_resets: 8 }
+        DriftConfig { enabled: true, factor: 2.0, min_ns: 1000.0, window: 16, fraction: 0.5, max_resets: 8 }
     }
 }
+
+/// What a region's directive (its descriptor and call site) asks for; `None`: nothing.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Directive {
+    /// `min_train_data`.
+    pub min_train: Option<usize>,
+    /// `model_type` and its parameters, when given (see the module documentation).
+    pub model: Option<ModelChoice>,
+    /// Descriptor field `explore=`.
+    pub explore: Option<Strategy>,
+    /// Descriptor field `repeats=`.
+    pub repeats: Option<u32>,
+    /// Descriptor field `coarse=`.
+    pub coarse: Option<bool>,
+}
+
+/// Everything a region is created with, resolved (see [`Config::region_settings`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegionSettings {
+    /// Training samples needed (`None`: as many as the region has variants).
+    pub min_train: Option<usize>,
+    pub model: ModelChoice,
+    pub params: Params,
+    pub coarse: bool,
+    pub frozen: bool,
+    pub explore_only: bool,
+    pub warmup: bool,
+    pub drift: DriftConfig,
+    /// Share of a run's executions that may explore unseen feature vectors after training.
+    pub learn: f64,
+    /// One trained execution in this many is timed.
+    pub sample: u32,
+    pub seed: u64,
+}
+
+impl Default for RegionSettings {
+    /// The built-in defaults (no environment).
+    fn default() -> Self {
+        RegionSettings {
+            min_train: None,
+            model: default_model(),
+            params: Params::default(),
+            coarse: false,
+            frozen: false,
+            explore_only: false,
+            warmup: true,
+            drift: DriftConfig::default(),
+            learn: DEFAULT_LEARN,
+            sample: DEFAULT_SAMPLE,
+            seed: 0,
+        }
+    }
+}
+
+/// The model of a region whose directive names none: chosen by cross-validated regret.
+pub fn default_model() -> ModelChoice {
+    ModelChoice::resolve(crate::spec::ModelType::Auto, -1, -1)
+}
+
+/// What a directive's model type says: nothing when it is `auto`, what the plugin writes for a
+/// directive without `model_type`.
+pub fn directive_model(kind: crate::spec::ModelType, p1: i64, p2: i64) -> Option<ModelChoice> {
+    (kind != crate::spec::ModelType::Auto).then(|| ModelChoice::resolve(kind, p1, p2))
+}
+
+/// Default of `OMPADAPT_LEARN`.
+pub const DEFAULT_LEARN: f64 = 0.5;
+/// Default of `OMPADAPT_SAMPLE`.
+pub const DEFAULT_SAMPLE: u32 = 16;
 
 /// The runtime configuration. See the module documentation for the variables.
 #[derive(Clone, Debug, PartialEq)]
@@ -139,12 +226,17 @@ pub struct Config {
     pub drift: DriftConfig,
     pub compact_after: usize,
     pub clock: clock::Preference,
-    /// Name of the program, the sub-directory of `dir` its data goes to.
+    pub learn: f64,
+    pub sample: u32,
+    /// Name of the program (the executable's file name), for reports and store paths.
     pub program: String,
+    /// What identifies the program in the store (`OMPADAPT_PROGRAM`, else the executable's
+    /// canonical path; see `persist`).
+    pub program_id: String,
 }
 
-/// Default of `OMPADAPT_REPEATS`.
-pub const DEFAULT_REPEATS: u32 = 1;
+/// Default of `OMPADAPT_REPEATS`: adaptive.
+pub const DEFAULT_REPEATS: u32 = ADAPTIVE;
 
 impl Default for Config {
     fn default() -> Self {
@@ -167,7 +259,10 @@ impl Default for Config {
             drift: DriftConfig::default(),
             compact_after: 16,
             clock: clock::Preference::Auto,
+            learn: DEFAULT_LEARN,
+            sample: DEFAULT_SAMPLE,
             program: program_name(),
+            program_id: program_path(),
         }
     }
 }
@@ -243,7 +338,7 @@ impl Config {
             }
         }
         if let Some(v) = var("OMPADAPT_REPEATS") {
-            match PerRegion::parse(&v, |s| parse_num::<u32>(s).and_then(|n| positive(n as f64).map(|_| n.min(255)))) {
+            match PerRegion::parse(&v, parse_repeats) {
                 Ok(p) => c.repeats = p,
                 Err(e) => bad("OMPADAPT_REPEATS", &v, &e),
             }
@@ -293,19 +388,60 @@ impl Config {
         num("OMPADAPT_DRIFT_FRACTION", &mut c.drift.fraction, |x| {
             if (0.0..1.0).contains(&x) { Ok(x) } else { Err("must be in [0, 1)".into()) }
         });
-        let mut window = c.drift.window as f64;
-        num("OMPADAPT_DRIFT_WINDOW", &mut window, positive);
-        c.drift.window = window.clamp(1.0, 1e6) as u32;
-        let mut max = c.drift.max_resets as f64;
-        num("OMPADAPT_DRIFT_MAX", &mut max, non_negative);
-        c.drift.max_resets = max.min(1e6) as u32;
-        let mut compact = c.compact_after as f64;
-        num("OMPADAPT_COMPACT_AFTER", &mut compact, positive);
-        c.compact_after = compact.min(1e6) as usize;
-        let mut seed = c.seed as f64;
-        num("OMPADAPT_SEED", &mut seed, non_negative);
-        c.seed = seed as u64;
+        num("OMPADAPT_LEARN", &mut c.learn, |x| if (0.0..=1.0).contains(&x) { Ok(x) } else { Err("must be in [0, 1]".into()) });
+        let int = |name: &str, slot: &mut u64, min: u64, max: u64| {
+            if let Some(v) = var(name) {
+                match parse_num::<u64>(&v) {
+                    Ok(x) if (min..=max).contains(&x) => *slot = x,
+                    Ok(_) => bad(name, &v, &format!("must be between {min} and {max}")),
+                    Err(e) => bad(name, &v, &format!("{e} (an integer)")),
+                }
+            }
+        };
+        let mut x = c.drift.window as u64;
+        int("OMPADAPT_DRIFT_WINDOW", &mut x, 1, 1 << 20);
+        c.drift.window = x as u32;
+        let mut x = c.drift.max_resets as u64;
+        int("OMPADAPT_DRIFT_MAX", &mut x, 0, 1 << 20);
+        c.drift.max_resets = x as u32;
+        let mut x = c.compact_after as u64;
+        int("OMPADAPT_COMPACT_AFTER", &mut x, 1, 1 << 20);
+        c.compact_after = x as usize;
+        let mut x = c.sample as u64;
+        int("OMPADAPT_SAMPLE", &mut x, 1, 1 << 20);
+        c.sample = x as u32;
+        int("OMPADAPT_SEED", &mut c.seed, 0, u64::MAX);
+        if let Some(p) = var("OMPADAPT_PROGRAM") {
+            c.program_id = p.trim().to_owned();
+        }
         c
+    }
+
+    /// The settings of region `name`, whose directive asks for `d`. For each: this region's
+    /// value in the environment > the directive > the environment's value for all regions >
+    /// the built-in default.
+    #[allow(clippy::clone_on_copy)] // ModelChoice may grow parameters that are not Copy
+    pub fn region_settings(&self, name: &str, d: &Directive) -> RegionSettings {
+        let model = self.model_override.resolve(name, d.model.clone()).unwrap_or_else(default_model);
+        let params = Params {
+            strategy: self.explore.resolve(name, d.explore).unwrap_or(Strategy::RoundRobin),
+            repeats: self.repeats.resolve(name, d.repeats).unwrap_or(DEFAULT_REPEATS),
+            labeling: self.labeling,
+            margin: self.elimination_margin,
+        };
+        RegionSettings {
+            min_train: self.min_train.resolve(name, d.min_train),
+            model,
+            params,
+            coarse: self.coarse.resolve(name, d.coarse).unwrap_or(false),
+            frozen: self.frozen,
+            explore_only: self.explore_only,
+            warmup: self.warmup,
+            drift: self.drift,
+            learn: self.learn,
+            sample: self.sample,
+            seed: self.seed,
+        }
     }
 
     /// The exploration strategy of region `model`.
@@ -313,9 +449,9 @@ impl Config {
         self.explore.get(model).unwrap_or(Strategy::RoundRobin)
     }
 
-    /// `OMPADAPT_REPEATS` for region `model`.
+    /// `OMPADAPT_REPEATS` for region `model` ([`ADAPTIVE`]: adaptive).
     pub fn repeats_for(&self, model: &str) -> u32 {
-        self.repeats.get(model).unwrap_or(DEFAULT_REPEATS).max(1)
+        self.repeats.get(model).unwrap_or(DEFAULT_REPEATS)
     }
 }
 
@@ -378,6 +514,17 @@ fn parse_bool(v: &str) -> Result<bool, String> {
     }
 }
 
+/// `auto` or a number of repeats (1–255).
+fn parse_repeats(s: &str) -> Result<u32, String> {
+    if s.trim().eq_ignore_ascii_case("auto") {
+        return Ok(ADAPTIVE);
+    }
+    match parse_num::<u32>(s) {
+        Ok(n) if n >= 1 => Ok(n.min(255)),
+        _ => Err("expected auto or a positive integer".into()),
+    }
+}
+
 fn parse_num<T: std::str::FromStr>(v: &str) -> Result<T, String> {
     v.trim().parse::<T>().map_err(|_| "not a number".to_owned())
 }
@@ -396,6 +543,17 @@ fn bool_var(var: &impl Fn(&str) -> Option<String>, name: &str, default: bool) ->
         diag::warn(&format!("{name}='{v}' ignored: {e}; using {}", default as u8));
         default
     })
+}
+
+/// The executable's canonical path (`/proc/self/exe`), or `argv[0]`, or the program name.
+pub fn program_path() -> String {
+    std::env::current_exe()
+        .ok()
+        .and_then(|p| p.canonicalize().ok().or(Some(p)))
+        .map(|p| p.to_string_lossy().into_owned())
+        .or_else(|| std::env::args_os().next().map(|a| a.to_string_lossy().into_owned()))
+        .filter(|p| !p.is_empty())
+        .unwrap_or_else(program_name)
 }
 
 /// The executable's file name (`/proc/self/exe`), or `argv[0]`'s, or `unknown-program`.

@@ -219,7 +219,10 @@ pub fn costs_from_file(f: &DataFile) -> Result<Costs, String> {
     let index = |name: &str| f.variants.iter().position(|v| v == name);
     let mut pairs: Vec<(Vec<f64>, usize, f64)> = Vec::new();
     for s in &f.samples {
-        if let (Some(v), Some(t)) = (index(&s.variant), crate::stats::median_f64(&s.times_ns)) {
+        // warm measurements where there are any, else the cold ones (programs that run a
+        // region once per process only have those)
+        let times = if s.times_ns.is_empty() { &s.cold_ns } else { &s.times_ns };
+        if let (Some(v), Some(t)) = (index(&s.variant), crate::stats::median_f64(times)) {
             pairs.push((s.features.clone(), v, t));
         }
     }

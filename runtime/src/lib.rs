@@ -42,6 +42,7 @@ pub mod evaluate;
 pub mod explore;
 pub mod ffi;
 pub mod model;
+pub mod openmp_start;
 #[cfg(feature = "mpi")] pub mod mpi;
 pub mod persist;
 pub mod region;

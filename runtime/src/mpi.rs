@@ -1,4 +1,4 @@
-//! Collective training across MPI ranks (issue 3, item 7; Artemis §3.6 "collective training").
+//! Collective training across MPI ranks (Artemis §3.6 "collective training").
 //! Only built with `--features mpi` (rsmpi against the system's Open MPI or MPICH).
 //!
 //! # Who owns MPI

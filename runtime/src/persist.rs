@@ -5,13 +5,24 @@
 //! # Layout
 //!
 //! ```text
-//! $OMPADAPT_DIR/<program>/<region>/            (default ./.ompadapt; names sanitised)
+//! $OMPADAPT_DIR/<program>-<id>/<region>/       (default ./.ompadapt; names sanitised)
 //!     part-<run>-<seq>.json    what one process added in one save (the "delta")
 //!     merged.json              parts merged by compaction
 //!     .lock                    flock(2) lock file
 //!     .tmp-*                   files being written (never read)
 //!     *.corrupt-<t>, *.foreign-<t>, *.stale-<t>   files moved aside (never read, never deleted)
 //! ```
+//!
+//! # Program identity
+//! `<program>` is the executable's file name and `<id>` 16 hex digits of a hash of the
+//! program's identity: its executable's canonical path (or `OMPADAPT_PROGRAM`). Two programs
+//! that are both called `main` (every HeCBench binary) live in different folders and never
+//! share or move aside each other's data; a program rebuilt in place keeps its folder and
+//! what it learned (regions are matched by model name, variants by name, and data recorded
+//! with other feature names is moved aside as stale). A copy of the program at another path
+//! starts afresh unless `OMPADAPT_PROGRAM` names one identity for both. Every file records
+//! `program_id`; `ompadapt list` shows it.
+//!
 //! A version-1 file of the first runtime (`<dir>/<program>/<region>.json`) is converted once
 //! into `part-imported-v1.json` and renamed `<file>.imported-<t>`.
 //! `<run>` is `<unix time ns>-<host>-<pid>` plus `-r<rank>` under MPI, so two processes never
@@ -26,16 +37,24 @@
 //! exclusive lock, merges everything into a new `merged.json` (atomically, listing the parts
 //! it contains in `merged_parts`), and only then deletes those parts. Loading takes the shared
 //! lock, so it never sees a half-done compaction; a crash between the rename and the deletes
-//! leaves parts that `merged_parts` tells the loader to skip. Parts written during a
-//! compaction were not listed by it and stay. Nothing is ever lost or counted twice.
+//! leaves parts that `merged_parts` tells the loader to skip, and the next compaction lists
+//! them again in its own `merged_parts` before deleting them. Parts written during a
+//! compaction were not listed by it and stay. Nothing is ever lost or counted twice (tested
+//! by killing processes at random during saves and compactions).
+//!
+//! A save that fails (a full disk, a file size limit) marks nothing saved: the next save
+//! writes those measurements. A part that was written but whose compaction failed is saved
+//! (one line says the compaction failed). A file that cannot be read now (permissions, an I/O
+//! error) is left where it is and read once it can be.
 //!
 //! # Format (version 2)
 //! See [`DataFile`]. Variants are stored by name (adding or reordering variants keeps the
-//! others' data). `samples` are exploration measurements (labels are computed from them),
-//! `monitored` aggregates of executions the model chose, `runs` coarse-mode run totals, `model`
-//! the training set of the last model trained (what `OMPADAPT_FROZEN=1` uses). `reset: true`
-//! means the region drifted in that run: everything ordered before that part is obsolete.
-//! `ompadapt export` archives the merged view of a directory (`persist::export`).
+//! others' data). `samples` are exploration measurements (warm `times_ns`, cold `cold_ns`;
+//! labels are computed from them; a record with `supersedes` was re-measured after a drift and
+//! replaces the pair's earlier measurements for labelling), `monitored` aggregates of
+//! executions the model chose (one in `OMPADAPT_SAMPLE` timed), `runs` coarse-mode run totals,
+//! `model` the training set of the last model trained (what `OMPADAPT_FROZEN=1` uses). Counts
+//! add up saturating. `ompadapt export` archives the merged view of a directory (`persist::export`).
 //!
 //! # Damaged files
 //! A file that does not parse (corrupt, truncated), has another format version, or breaks the
@@ -52,7 +71,8 @@
 //! `.special-`, `.oversized-`). Files and directories are created never writable by others.
 //!
 //! Submodules: `format` (the file format, reading one file), `files` (atomic writes, the
-//! lock, moving aside), `merge` (a directory's merged view, compaction, export).
+//! lock, moving aside), `merge` (a directory's merged view, compaction, export), `fault`
+//! (where crash tests stop a process).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -61,10 +81,11 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Deserialize;
 
 use crate::diag;
-use crate::region::{Origin, Region};
+use crate::region::{Monitored, Origin, Region};
 use crate::safe_fs::{self, Dir, Kind};
 use crate::stats::FKey;
 
+pub mod fault;
 mod files;
 mod format;
 mod merge;
@@ -73,20 +94,46 @@ pub use files::write_atomic;
 pub use format::{read_file, read_file_in, DataFile, Damage, LabelRecord, ModelRecord, MonitoredRecord, RunRecord, SampleRecord, Writer, FORMAT, VERSION};
 use files::{move_aside, write_error};
 use format::Header;
-pub use merge::{compact, compact_in, export, load, load_dir, read_dir, read_dir_with, Merged};
+pub use merge::{compact, compact_in, export, load, load_dir, read_dir, read_dir_with, Merged, MonitoredData, PairData};
 use merge::refused;
 
 // ---- paths ----------------------------------------------------------------------------------
 
-/// `<dir>/<program>/<model>/`.
-pub fn region_dir(dir: &Path, program: &str, model: &str) -> PathBuf {
-    dir.join(sanitize(program)).join(sanitize(model))
+/// A program as the store knows it: its name and what identifies it (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    /// The executable's file name.
+    pub name: String,
+    /// Its identity: the executable's canonical path, or `OMPADAPT_PROGRAM`.
+    pub id: String,
 }
 
-/// Opens `<dir>/<program>/`, creating what is missing when `create` is set; the program
-/// directory is never reached through a link.
-fn open_program(dir: &Path, program: &str, create: bool) -> Result<Dir, safe_fs::Error> {
-    Dir::open(dir, create)?.sub(&sanitize(program), create)
+impl Program {
+    /// A program named `name` identified by `id`.
+    pub fn new(name: &str, id: &str) -> Program {
+        Program { name: name.to_owned(), id: id.to_owned() }
+    }
+
+    /// The store folder of the program: `<name>-<16 hex digits of the identity's hash>`.
+    pub fn folder(&self) -> String {
+        format!("{}-{:016x}", sanitize(&self.name), crate::stats::fnv1a(&self.id))
+    }
+
+    /// The running program, as configured.
+    pub fn of(c: &crate::config::Config) -> Program {
+        Program::new(&c.program, &c.program_id)
+    }
+}
+
+/// `<dir>/<program folder>/<model>/`.
+pub fn region_dir(dir: &Path, program: &Program, model: &str) -> PathBuf {
+    dir.join(program.folder()).join(sanitize(model))
+}
+
+/// Opens `<dir>/<program folder>/`, creating what is missing when `create` is set; the
+/// program directory is never reached through a link.
+fn open_program(dir: &Path, program: &Program, create: bool) -> Result<Dir, safe_fs::Error> {
+    Dir::open(dir, create)?.sub(&program.folder(), create)
 }
 
 /// A program or region name as a directory name (what the store calls it on disk).
@@ -149,22 +196,22 @@ pub(crate) fn writer() -> Writer {
 
 // ---- a region's binding ---------------------------------------------------------------------
 
-/// A region's persistence state (in `Region::persist`).
+/// A region's persistence state (kept by the registry beside the region).
 #[derive(Debug)]
 pub struct Binding {
-    /// The region's directory (`root/<program>/<region>`).
+    /// The region's directory (`root/<program folder>/<region>`).
     pub dir: PathBuf,
     /// The store's root directory.
     pub root: PathBuf,
-    pub program: String,
+    pub program: Program,
     compact_after: usize,
     /// This run's id for coarse-mode run totals (the process's run id; a region is attached
     /// once per process).
     run: String,
-    monitored_base: HashMap<(FKey, usize), (u64, u64)>,
+    /// Trained executions already saved, per pair.
+    monitored_base: HashMap<(FKey, usize), Monitored>,
     saved_epoch: u64,
-    /// What was loaded at start-up (for the report).
-    pub loaded_samples: u64,
+    /// Files loaded at start-up.
     pub loaded_files: usize,
 }
 
@@ -194,7 +241,8 @@ struct V1Sample {
 
 /// Converts a version-1 file of `model` into a part file of its region directory, once: the old
 /// file is renamed `<file>.imported-<t>` afterwards (a damaged one is moved aside as usual).
-fn import_v1(pdir: &Dir, model: &str) {
+/// Version-1 files lived in `<dir>/<program>/` (the executable's name alone).
+fn import_v1(pdir: &Dir, target: &Dir, model: &str, program_id: &str) {
     let old = format!("{}.json", sanitize(model));
     if pdir.kind(&old).is_none() {
         return;
@@ -225,6 +273,7 @@ fn import_v1(pdir: &Dir, model: &str) {
         format: FORMAT.into(),
         version: VERSION,
         program: v1.program,
+        program_id: program_id.to_owned(),
         model: model.to_owned(),
         loc: v1.loc,
         features: v1.features,
@@ -235,12 +284,19 @@ fn import_v1(pdir: &Dir, model: &str) {
             .samples
             .into_iter()
             .filter(|s| s.count >= s.recent_ns.len() as u64 && s.features.len() <= crate::ctx::MAX_FEATURES)
-            .map(|s| SampleRecord { features: s.features, variant: s.variant, count: s.count, times_ns: s.recent_ns.iter().map(|&t| t as f64).collect() })
+            .map(|s| SampleRecord {
+                features: s.features,
+                variant: s.variant,
+                count: s.count,
+                times_ns: s.recent_ns.iter().map(|&t| t as f64).collect(),
+                cold_ns: Vec::new(),
+                supersedes: false,
+            })
             .collect(),
         ..Default::default()
     };
     let Ok(json) = serde_json::to_vec_pretty(&file) else { return };
-    let Ok(rdir) = pdir.sub(&sanitize(model), true) else { return };
+    let Ok(rdir) = target.sub(&sanitize(model), true) else { return };
     if rdir.write_atomic("part-imported-v1.json", &json).is_ok() {
         let _ = pdir.rename(&old, &format!("{old}.imported-{}", unix_ns()));
     }
@@ -248,14 +304,31 @@ fn import_v1(pdir: &Dir, model: &str) {
 
 /// What earlier runs saved for `model` under `dir` (empty when nothing was saved, or when the
 /// store is refused: a link where a directory should be; one line says so).
-fn load_saved(dir: &Path, program: &str, model: &str, features: &[String]) -> Merged {
+fn load_saved(dir: &Path, program: &Program, model: &str, features: &[String]) -> Merged {
     let rdir = open_program(dir, program, false).and_then(|pdir| {
-        import_v1(&pdir, model);
+        // a version-1 file sits in the folder named after the executable alone
+        if let Ok(old) = Dir::open(dir, false).and_then(|d| d.sub(&sanitize(&program.name), false)) {
+            import_v1(&old, &pdir, model, &program.id);
+        }
         pdir.sub(&sanitize(model), false)
     });
     match rdir {
         Ok(rdir) => merge::load(&rdir, model, Some(features)),
-        Err(e) if e.is_not_found() => Merged::default(),
+        Err(e) if e.is_not_found() => {
+            // nothing of this program yet: a version-1 file may still be waiting
+            if let (Ok(old), Ok(pdir)) = (
+                Dir::open(dir, false).and_then(|d| d.sub(&sanitize(&program.name), false)),
+                Dir::open(dir, false).and_then(|d| d.sub(&program.folder(), false).or_else(|_| d.sub(&program.folder(), true))),
+            ) {
+                if old.kind(&format!("{}.json", sanitize(model))).is_some() {
+                    import_v1(&old, &pdir, model, &program.id);
+                    if let Ok(rdir) = pdir.sub(&sanitize(model), false) {
+                        return merge::load(&rdir, model, Some(features));
+                    }
+                }
+            }
+            Merged::default()
+        }
         Err(e) => {
             refused(&e, "saved data there is neither loaded nor written");
             Merged::default()
@@ -263,22 +336,30 @@ fn load_saved(dir: &Path, program: &str, model: &str, features: &[String]) -> Me
     }
 }
 
-/// Binds `region` to its directory and loads what earlier runs saved: measurements, coarse
-/// run totals, and (frozen runs) the stored model; trains if the data suffices.
-pub fn attach(region: &Region, dir: &Path, program: &str, compact_after: usize) {
+/// Loads what earlier runs saved for `region` under `dir` and binds it to its directory:
+/// measurements (the region continues exploring where they stopped), trained executions (the
+/// vectors they name recur), coarse run totals, and (frozen runs) the stored model; trains if
+/// the data suffices.
+pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usize) -> Binding {
     let rdir = region_dir(dir, program, &region.spec.model);
     let merged = load_saved(dir, program, &region.spec.model, &region.spec.features);
     let variant = |name: &str| region.spec.variants.iter().position(|n| n == name);
-    for ((f, v), (count, times)) in &merged.samples {
+    for ((f, v), p) in &merged.samples {
         if let Some(v) = variant(v) {
-            region.absorb(&FKey::new(f), v, (*count).min(u32::MAX as u64) as u32, times);
+            region.absorb(&FKey::new(f), v, p.count, &p.warm, &p.cold, false);
         }
     }
     for ((_, f, v), (total, _)) in &merged.runs {
         if let Some(v) = variant(v) {
-            region.absorb(&FKey::new(f), v, 1, &[*total as f64]);
+            region.absorb(&FKey::new(f), v, 1, &[*total as f64], &[], false);
         }
     }
+    for ((f, _), m) in &merged.monitored {
+        if m.count > 0 {
+            region.note_seen(&FKey::new(f));
+        }
+    }
+    region.settle();
     let stored_labels = || -> Vec<(FKey, usize)> {
         merged.model.iter().flat_map(|m| &m.labels).filter_map(|l| variant(&l.variant).map(|v| (FKey::new(&l.features), v))).collect()
     };
@@ -298,10 +379,10 @@ pub fn attach(region: &Region, dir: &Path, program: &str, compact_after: usize) 
     } else if !region.train_if_ready() && !region.is_trained() && !region.mode.coarse {
         region.install(stored_labels(), Origin::Loaded);
     }
-    let binding = Binding {
+    Binding {
         dir: rdir,
         root: dir.to_path_buf(),
-        program: program.to_owned(),
+        program: program.clone(),
         compact_after: compact_after.max(1),
         run: {
             static ATTACHED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
@@ -310,75 +391,86 @@ pub fn attach(region: &Region, dir: &Path, program: &str, compact_after: usize) 
         },
         monitored_base: HashMap::new(),
         saved_epoch: region.trained().map_or(0, |t| t.epoch),
-        loaded_samples: merged.sample_count(),
         loaded_files: merged.files.len(),
-    };
-    *region.persist.lock().unwrap_or_else(|e| e.into_inner()) = Some(binding);
+    }
 }
 
 /// Writes what `region` learned since its last save as a new part file (nothing if nothing is
-/// new), then compacts if parts piled up. Returns the file written.
-pub fn save(region: &Region) -> Result<Option<PathBuf>, String> {
-    let mut guard = region.persist.lock().unwrap_or_else(|e| e.into_inner());
-    let Some(b) = guard.as_mut() else { return Ok(None) };
+/// new), then compacts if parts piled up. Returns the file written. Nothing is marked saved
+/// unless the file was written: after a failure the next save writes it all. A compaction
+/// that fails after the part was written does not make the save fail (one line says so).
+pub fn save(region: &Region, b: &mut Binding) -> Result<Option<PathBuf>, String> {
     let spec = &region.spec;
     let vname = |v: usize| spec.variants[v].clone();
 
     // exploration measurements newer than the last save
-    let (samples, reset) = region.with_store(|st| {
-        let out: Vec<SampleRecord> = st
-            .take_unsaved()
-            .into_iter()
-            .filter(|(k, ..)| k.values().iter().all(|x| x.is_finite()))
-            .map(|(k, v, count, times)| SampleRecord { features: k.values(), variant: vname(v), count: count as u64, times_ns: times })
-            .collect();
-        (out, std::mem::take(&mut st.reset_unsaved))
-    });
+    let unsaved = region.with_store(|st| st.unsaved());
+    let samples: Vec<SampleRecord> = unsaved
+        .iter()
+        .filter(|u| u.key.values().iter().all(|x| x.is_finite()))
+        .map(|u| SampleRecord {
+            features: u.key.values(),
+            variant: vname(u.variant),
+            count: u.count as u64,
+            times_ns: u.warm.clone(),
+            cold_ns: u.cold.clone(),
+            supersedes: u.fresh,
+        })
+        .collect();
     // model-chosen executions since the last save (coarse mode: this run's totals)
     let mut monitored = Vec::new();
     let mut runs = Vec::new();
+    let mut bases = Vec::new();
     for (k, per) in region.monitored() {
         let features = k.values();
         if features.iter().any(|x| !x.is_finite()) {
             continue;
         }
-        for (v, &(c, s)) in per.iter().enumerate() {
-            let base = b.monitored_base.entry((k, v)).or_insert((0, 0));
-            let (dc, ds) = (c.saturating_sub(base.0), s.saturating_sub(base.1));
-            *base = (c, s);
-            if dc == 0 {
+        for (v, m) in per.iter().enumerate() {
+            let base = b.monitored_base.get(&(k, v)).copied().unwrap_or_default();
+            let d = Monitored {
+                count: m.count.saturating_sub(base.count),
+                timed: m.timed.saturating_sub(base.timed),
+                sum_ns: m.sum_ns.saturating_sub(base.sum_ns),
+            };
+            if d.count == 0 {
                 continue;
             }
+            bases.push(((k, v), *m));
             if region.mode.coarse {
-                runs.push(RunRecord { run: b.run.clone(), features: features.clone(), variant: vname(v), total_ns: ds, executions: dc });
+                runs.push(RunRecord { run: b.run.clone(), features: features.clone(), variant: vname(v), total_ns: d.sum_ns, executions: d.count });
             } else {
-                monitored.push(MonitoredRecord { features: features.clone(), variant: vname(v), count: dc, sum_ns: ds });
+                monitored.push(MonitoredRecord { features: features.clone(), variant: vname(v), count: d.count, sum_ns: d.sum_ns, timed: Some(d.timed) });
             }
         }
     }
-    let model_trained = region.trained().filter(|t| t.epoch != b.saved_epoch).and_then(|t| {
-        b.saved_epoch = t.epoch;
-        matches!(t.origin, Origin::Online | Origin::Explicit | Origin::Pooled(_)).then(|| ModelRecord {
+    let trained = region.trained().filter(|t| t.epoch != b.saved_epoch);
+    let model_trained = trained.as_ref().and_then(|t| {
+        matches!(t.origin, Origin::Online | Origin::Explicit | Origin::Retrained | Origin::Pooled(_)).then(|| ModelRecord {
             kind: t.chosen.describe(),
             trained_unix_ns: unix_ns(),
             labels: t.labels.iter().map(|(k, v)| LabelRecord { features: k.values(), variant: vname(*v) }).collect(),
             text: t.predictor.render(&|i| spec.feature_name(i), &|v| vname(v), 0),
         })
     });
-    if samples.is_empty() && monitored.is_empty() && runs.is_empty() && model_trained.is_none() && !reset {
+    if samples.is_empty() && monitored.is_empty() && runs.is_empty() && model_trained.is_none() {
+        if let Some(t) = trained {
+            b.saved_epoch = t.epoch;
+        }
         return Ok(None);
     }
     let w = writer();
     let file = DataFile {
         format: FORMAT.into(),
         version: VERSION,
-        program: b.program.clone(),
+        program: b.program.name.clone(),
+        program_id: b.program.id.clone(),
         model: spec.model.clone(),
         loc: spec.loc.clone(),
         features: spec.features.clone(),
         variants: spec.variants.clone(),
         written_unix_ns: unix_ns(),
-        reset,
+        reset: false,
         merged_parts: Vec::new(),
         samples,
         monitored,
@@ -409,9 +501,23 @@ pub fn save(region: &Region) -> Result<Option<PathBuf>, String> {
         Err(e) => return Err(write_error(&path, e)),
     };
     rdir.write_atomic(&name, &json).map_err(|e| write_error(&path, e))?;
+    fault::hook(fault::Point::AfterPartWrite);
+    // written: only now is it saved
+    region.with_store(|st| st.mark_saved(&unsaved));
+    for (k, m) in bases {
+        b.monitored_base.insert(k, m);
+    }
+    if let Some(t) = trained {
+        b.saved_epoch = t.epoch;
+    }
     let parts = rdir.entries().map(|es| es.iter().filter(|(n, k)| *k == Kind::File && is_part(n)).count()).unwrap_or(0);
     if parts >= b.compact_after {
-        merge::compact_in(&rdir, &spec.model)?;
+        if let Err(e) = merge::compact_in(&rdir, &spec.model) {
+            diag::warn_once(
+                &format!("compact:{}", rdir.path().display()),
+                &format!("region '{}': its data was saved, but merging its files failed: {e}; they are merged later", spec.model),
+            );
+        }
     }
     Ok(Some(path))
 }

@@ -5,17 +5,21 @@
 //! pointer a slot holds stays valid until the process ends.
 //!
 //! Besides the fields `spec` parses, the registry reads three optional descriptor fields that
-//! select per-region behaviour (the environment's per-region values take precedence):
-//! `explore=roundrobin|random|elimination`, `repeats=N` and `coarse=0|1`.
+//! select per-region behaviour (the environment's per-region values take precedence, see
+//! [`Config::region_settings`]): `explore=roundrobin|random|elimination`, `repeats=N|auto` and
+//! `coarse=0|1`.
+//!
+//! The registry also keeps each region's persistence binding, and at exit prints the report
+//! and saves.
 
 use std::collections::HashMap;
 use std::sync::{Mutex, Once, OnceLock};
 
-use crate::config::{self, Config};
+use crate::config::{self, Config, Directive};
 use crate::diag;
-use crate::persist;
-use crate::explore::Strategy;
-use crate::region::{Region, RegionOptions};
+use crate::explore::{Strategy, ADAPTIVE};
+use crate::persist::{self, Binding, Program};
+use crate::region::{Region, RegionBuilder};
 use crate::spec;
 
 #[derive(Default)]
@@ -28,16 +32,22 @@ struct Inner {
     order: Vec<&'static Region>,
 }
 
+/// Persistence bindings, by region (address).
+type Bindings = Vec<(&'static Region, Binding)>;
+
 /// A table of regions with its configuration.
 pub struct Registry {
     config: Config,
     inner: Mutex<Inner>,
+    /// Taken after `inner` when both are needed (creation), alone when saving.
+    bindings: Mutex<Bindings>,
 }
 
 impl Registry {
     /// An empty registry (tests and benchmarks make private ones; the C ABI uses [`global`]).
     pub fn new(config: Config) -> Registry {
-        Registry { config, inner: Mutex::new(Inner::default()) }
+        crate::clock::init_with(config.clock);
+        Registry { config, inner: Mutex::new(Inner::default()), bindings: Mutex::new(Vec::new()) }
     }
 
     /// The configuration this registry was made with.
@@ -53,6 +63,8 @@ impl Registry {
     pub fn lookup(&self, spec_text: Option<&str>, min_train: i64, p1: i64, p2: i64) -> &'static Region {
         let text = spec_text.unwrap_or("");
         let tkey = (text.to_owned(), min_train, p1, p2);
+        // before any execution is timed (and outside the registry's lock)
+        crate::openmp_start::start();
         let mut inner = self.lock();
         if let Some(r) = inner.by_text.get(&tkey) {
             return r;
@@ -102,11 +114,14 @@ impl Registry {
 
     fn create(&self, spec: spec::Spec, text: &str, min_train: i64, p1: i64, p2: i64) -> &'static Region {
         let c = &self.config;
-        let options = options_of(text);
-        let region: &'static Region =
-            Box::leak(Box::new(Region::with_config(spec, min_train, p1, p2, c, &options)));
+        let mut d = options_of(text);
+        d.min_train = (min_train >= 1).then_some(min_train as usize);
+        d.model = config::directive_model(spec.model_type, p1, p2);
+        let builder = RegionBuilder::from_settings(c.region_settings(&spec.model, &d)).call_args((min_train, p1, p2));
+        let region: &'static Region = Box::leak(Box::new(builder.build(spec)));
         if c.persist {
-            persist::attach(region, &c.dir, &c.program, c.compact_after);
+            let b = persist::attach(region, &c.dir, &Program::of(c), c.compact_after);
+            self.bindings.lock().unwrap_or_else(|e| e.into_inner()).push((region, b));
         } else if c.frozen {
             region.set_fixed_variant(Some(0));
         }
@@ -140,15 +155,19 @@ impl Registry {
     /// Returns the number of files written.
     pub fn save_all(&self) -> usize {
         let mut n = 0;
-        for r in self.regions() {
+        let mut bindings = self.bindings.lock().unwrap_or_else(|e| e.into_inner());
+        for (r, b) in bindings.iter_mut() {
             if r.broken.is_some() {
                 continue;
             }
-            match persist::save(r) {
+            match persist::save(r, b) {
                 Ok(Some(_)) => n += 1,
                 Ok(None) => {}
                 Err(e) => {
-                    diag::warn_once(&format!("save:{}", r.spec.model), &format!("region '{}': data not saved: {e}", r.spec.model));
+                    diag::warn(&format!(
+                        "region '{}': data not saved now: {e}; it is kept and saved with the next save",
+                        r.spec.model
+                    ));
                 }
             }
         }
@@ -187,19 +206,33 @@ impl Registry {
         regions.iter().filter(|r| r.train_now().is_ok()).count()
     }
 
-    /// What happens at process exit: the report (`OMPADAPT_REPORT`), then persistence.
+    /// What happens at process exit: the program's own buffered output is flushed, then the
+    /// report (`OMPADAPT_REPORT`) is written, then what was learned is saved.
     pub fn at_exit(&self) {
-        crate::report::emit(self);
+        flush_program_output();
+        crate::report::emit(&self.config.report, &self.config.program, &self.regions());
         if self.config.persist {
             self.save_all();
         }
     }
 }
 
+/// Flushes the program's buffered standard output (C stdio and Rust's): the exit handler runs
+/// before `exit` flushes the C streams, so without this the report on stderr would come before
+/// what the program printed when both go to one file or pipe.
+fn flush_program_output() {
+    // SAFETY: fflush(NULL) flushes every open output stream; it is what exit() does next.
+    unsafe {
+        libc::fflush(std::ptr::null_mut());
+    }
+    use std::io::Write;
+    let _ = std::io::stdout().flush();
+}
+
 /// The runtime's optional fields of a descriptor (`explore=`, `repeats=`, `coarse=`); bad
 /// values warn once and are ignored.
-pub fn options_of(text: &str) -> RegionOptions {
-    let mut o = RegionOptions::default();
+pub fn options_of(text: &str) -> Directive {
+    let mut o = Directive::default();
     for field in text.split(';').skip(1) {
         let Some((k, v)) = field.split_once('=') else { continue };
         let (k, v) = (k.trim(), v.trim());
@@ -213,7 +246,8 @@ pub fn options_of(text: &str) -> RegionOptions {
             },
             "repeats" => match v.parse::<u32>() {
                 Ok(n) if n >= 1 => o.repeats = Some(n.min(255)),
-                _ => bad("not a positive integer".into()),
+                _ if v.eq_ignore_ascii_case("auto") => o.repeats = Some(ADAPTIVE),
+                _ => bad("not auto or a positive integer".into()),
             },
             "coarse" => match v {
                 "1" => o.coarse = Some(true),
@@ -231,10 +265,7 @@ pub fn options_of(text: &str) -> RegionOptions {
 pub fn global() -> &'static Registry {
     static GLOBAL: OnceLock<Registry> = OnceLock::new();
     static ATEXIT: Once = Once::new();
-    let g = GLOBAL.get_or_init(|| {
-        crate::clock::init();
-        Registry::new(config::config().clone())
-    });
+    let g = GLOBAL.get_or_init(|| Registry::new(config::config().clone()));
     ATEXIT.call_once(|| {
         // SAFETY: registering a plain `extern "C" fn()`.
         unsafe {

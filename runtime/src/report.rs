@@ -4,7 +4,6 @@
 use serde::Serialize;
 
 use crate::config::Report;
-use crate::registry::Registry;
 use crate::region::{Origin, Region, Snapshot};
 
 /// Formats a duration given in ns: `812 ns`, `12.3 µs`, `4.56 ms`, `1.23 s`.
@@ -55,6 +54,7 @@ fn origin_text(o: &Origin) -> String {
     match o {
         Origin::Online => "trained in this run".into(),
         Origin::Explicit => "trained by an explicit train call".into(),
+        Origin::Retrained => "retrained in this run on newly measured feature vectors".into(),
         Origin::Loaded => "trained at start-up from saved data".into(),
         Origin::Frozen => "stored model (frozen)".into(),
         Origin::Fixed => "fixed variant".into(),
@@ -121,6 +121,11 @@ pub struct ModelReport {
 #[derive(Serialize, Debug)]
 pub struct DriftReport {
     pub at_execution: u64,
+    /// The feature vector re-measured, the variant that ran slow, its label before and now.
+    pub features: Vec<f64>,
+    pub variant: String,
+    pub label_before: Option<String>,
+    pub label_now: Option<String>,
     pub slow: u32,
     pub window: u32,
 }
@@ -131,8 +136,12 @@ pub struct TimingReport {
     pub variant: String,
     pub exploring_runs: u64,
     pub model_runs: u64,
+    /// Model-chosen executions that were timed (one in `OMPADAPT_SAMPLE`).
+    pub model_timed: u64,
     pub median_ns: Option<f64>,
     pub mean_ns: Option<f64>,
+    /// The robust time the label uses (lower quartile of the warm measurements, else the cold).
+    pub estimate_ns: Option<f64>,
 }
 
 #[derive(Serialize, Debug)]
@@ -151,7 +160,7 @@ pub fn region_report(r: &Region) -> RegionReport {
     let vname = |v: usize| spec.variants.get(v).cloned().unwrap_or_else(|| format!("#{v}"));
     let trained = r.trained();
     let fname = |i: usize| spec.feature_name(i);
-    let loaded = r.persist.lock().ok().and_then(|b| b.as_ref().map(|b| b.loaded_samples)).unwrap_or(0);
+    let loaded = r.loaded_samples.load(std::sync::atomic::Ordering::Relaxed);
     let mut rep = RegionReport {
         region: spec.model.clone(),
         loc: spec.loc.clone(),
@@ -189,7 +198,19 @@ pub fn region_report(r: &Region) -> RegionReport {
             fallback: t.fallback.clone(),
             text: t.predictor.render(&fname, &vname, 0),
         }),
-        drift: r.drift_events().iter().map(|d| DriftReport { at_execution: d.at_execution, slow: d.slow, window: d.window }).collect(),
+        drift: r
+            .drift_events()
+            .iter()
+            .map(|d| DriftReport {
+                at_execution: d.at_execution,
+                features: d.key.values(),
+                variant: vname(d.variant),
+                label_before: d.label_before.map(vname),
+                label_now: r.label(&d.key.values()).map(vname),
+                slow: d.slow,
+                window: d.window,
+            })
+            .collect(),
         monitoring: r.monitoring(),
         loaded_samples: loaded,
         timings: Vec::new(),
@@ -212,8 +233,10 @@ pub fn region_report(r: &Region) -> RegionReport {
                 variant: vname(v),
                 exploring_runs: p.count,
                 model_runs: p.model_count,
+                model_timed: p.model_timed,
                 median_ns: p.median(),
                 mean_ns: p.mean(),
+                estimate_ns: p.estimate,
             });
         }
         rep.decisions.push(DecisionReport {
@@ -246,16 +269,20 @@ pub fn render(r: &Region) -> String {
     out.push_str(&format!("  variants: {}\n", variants.join(", ")));
     let feats: Vec<String> = (0..nf).map(fname).collect();
     out.push_str(&format!("  features: {}\n", if feats.is_empty() { "(none)".to_owned() } else { feats.join(", ") }));
+    let repeats = match rep.repeats {
+        crate::explore::ADAPTIVE => "adaptive repetition".to_owned(),
+        1 => "1 measurement per pair".to_owned(),
+        n => format!("{n} measurements per pair"),
+    };
+    out.push_str(&format!("  mode: {}; exploration: {}, {repeats}\n", rep.mode, rep.explore));
+    let timed: u64 = rep.timings.iter().map(|t| t.model_timed).sum();
     out.push_str(&format!(
-        "  mode: {}; exploration: {}, {} measurement{} per pair\n",
-        rep.mode,
-        rep.explore,
-        rep.repeats,
-        if rep.repeats == 1 { "" } else { "s" }
-    ));
-    out.push_str(&format!(
-        "  executions: {} ({} exploring, {} chosen by the model, {} warm-up not recorded)\n",
-        rep.executions, rep.exploring, rep.chosen_by_model, rep.unrecorded
+        "  executions: {} ({} exploring, {} chosen by the model of which {} timed{})\n",
+        rep.executions,
+        rep.exploring,
+        rep.chosen_by_model,
+        timed,
+        if rep.unrecorded > 0 { format!(", {} not recorded", rep.unrecorded) } else { String::new() }
     ));
     out.push_str(&format!(
         "  training samples: {} measured (feature vector, variant) pairs; training needs {}\n",
@@ -300,10 +327,24 @@ pub fn render(r: &Region) -> String {
         )),
     }
     for d in &rep.drift {
+        let fv: Vec<String> = d.features.iter().enumerate().map(|(i, x)| format!("{}={}", fname(i), fmt_value(*x))).collect();
+        let outcome = match (&d.label_before, &d.label_now) {
+            (Some(a), Some(b)) if a == b => format!("label kept ({b})"),
+            (Some(a), Some(b)) => format!("label changed from {a} to {b}"),
+            (_, Some(b)) => format!("labelled {b}"),
+            (_, None) => "being re-measured".to_owned(),
+        };
         out.push_str(&format!(
-            "  drift: re-explored after execution {} ({} of {} executions over the time model's bar)\n",
-            d.at_execution, d.slow, d.window
+            "  drift: {} ran slower than its measured time in {} of {} timed executions (after execution {}); \
+             re-measured: {outcome}\n",
+            if fv.is_empty() { d.variant.clone() } else { format!("{} on {}", d.variant, fv.join(", ")) },
+            d.slow,
+            d.window,
+            d.at_execution
         ));
+    }
+    if r.retrains() > 0 {
+        out.push_str(&format!("  retrained {} time(s) in this run on newly measured feature vectors\n", r.retrains()));
     }
 
     if !snap.entries.is_empty() {
@@ -377,12 +418,11 @@ pub fn render(r: &Region) -> String {
     out
 }
 
-/// The whole text report.
-pub fn render_all(reg: &Registry) -> String {
-    let regions = reg.regions();
+/// The whole text report of `program`'s `regions`.
+pub fn render_all(program: &str, regions: &[&Region]) -> String {
     let mut out = format!(
         "ompadapt: report for '{}': {} adaptive region{} (clock: {})\n",
-        reg.config().program,
+        program,
         regions.len(),
         if regions.len() == 1 { "" } else { "s" },
         crate::clock::source()
@@ -395,7 +435,7 @@ pub fn render_all(reg: &Registry) -> String {
 }
 
 /// The whole JSON report.
-pub fn render_json(reg: &Registry) -> String {
+pub fn render_json(program: &str, regions: &[&Region]) -> String {
     #[derive(Serialize)]
     struct Doc {
         format: &'static str,
@@ -407,27 +447,27 @@ pub fn render_json(reg: &Registry) -> String {
     let doc = Doc {
         format: "ompadapt-report",
         version: 1,
-        program: reg.config().program.clone(),
+        program: program.to_owned(),
         clock: crate::clock::source().to_owned(),
-        regions: reg.regions().into_iter().map(region_report).collect(),
+        regions: regions.iter().map(|r| region_report(r)).collect(),
     };
     serde_json::to_string_pretty(&doc).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
 }
 
 /// Prints the text report on stderr.
-pub fn print(reg: &Registry) {
+pub fn print(program: &str, regions: &[&Region]) {
     use std::io::Write;
-    let text = render_all(reg);
+    let text = render_all(program, regions);
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
 }
 
-/// Emits the report the configuration asks for.
-pub fn emit(reg: &Registry) {
-    match &reg.config().report {
+/// Emits the report `report` asks for.
+pub fn emit(report: &Report, program: &str, regions: &[&Region]) {
+    match report {
         Report::Off => {}
-        Report::Stderr => print(reg),
+        Report::Stderr => print(program, regions),
         Report::Json(path) => {
-            if let Err(e) = crate::persist::write_atomic(path, render_json(reg).as_bytes()) {
+            if let Err(e) = crate::safe_fs::write_file_atomic(path, render_json(program, regions).as_bytes()).map_err(|e| e.to_string()) {
                 crate::diag::warn(&format!("OMPADAPT_REPORT: {e}"));
             }
         }
@@ -437,8 +477,17 @@ pub fn emit(reg: &Registry) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::config::Config;
+    use crate::config::{self, Config, Directive};
     use crate::ctx::Ctx;
+    use crate::region::RegionBuilder;
+
+    /// A region as the runtime creates it from a descriptor, without persistence.
+    fn region(text: &str, min_train: usize) -> &'static Region {
+        let spec = crate::spec::parse(text).unwrap().spec;
+        let c = Config { persist: false, warmup: false, ..Config::default() };
+        let d = Directive { min_train: Some(min_train), model: config::directive_model(spec.model_type, -1, -1), ..Directive::default() };
+        Box::leak(Box::new(RegionBuilder::from_settings(c.region_settings(&spec.model, &d)).build(spec)))
+    }
 
     #[test]
     fn durations() {
@@ -450,10 +499,10 @@ mod tests {
 
     #[test]
     fn report_contents() {
-        let reg = Registry::new(Config { persist: false, warmup: false, ..Config::default() });
-        let r = reg.lookup(Some("ompadapt1;model=mm;loc=mm.c:42;features=N;variants=cpu,gpu;model_type=dtree"), 4, -1, -1);
+        let r = region("ompadapt1;model=mm;loc=mm.c:42;features=N;variants=cpu,gpu;model_type=dtree", 4);
         for (f, cost) in [(1000.0, [10_000u64, 900_000]), (100000.0, [900_000, 10_000])] {
-            for _ in 0..2 {
+            // the second vector disagrees with its neighbour: its cpu is measured twice
+            for _ in 0..3 {
                 let mut c = Ctx::zeroed();
                 r.begin(&[f], &mut c);
                 c.t0 = crate::clock::now() - (cost[c.variant as usize] as f64 / crate::clock::ns_per_tick()) as u64;
@@ -461,10 +510,10 @@ mod tests {
             }
         }
         assert!(r.is_trained());
-        let text = render_all(&reg);
+        let text = render_all("prog", &[r]);
         for needle in [
             "region 'mm' (mm.c:42)",
-            "executions: 4",
+            "executions: 6",
             "training samples: 4",
             "if N < 50500",
             "-> cpu",
@@ -479,10 +528,10 @@ mod tests {
         };
         assert!(decision("N=1000").contains("-> cpu"), "{text}");
         assert!(decision("N=100000").contains("-> gpu"), "{text}");
-        let json: serde_json::Value = serde_json::from_str(&render_json(&reg)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&render_json("prog", &[r])).unwrap();
         let r0 = &json["regions"][0];
         assert_eq!(r0["region"], "mm");
-        assert_eq!(r0["executions"], 4);
+        assert_eq!(r0["executions"], 6);
         assert_eq!(r0["decisions"][1]["decision"], "gpu");
         assert!(r0["model"]["text"].as_str().unwrap().contains("if N < 50500"));
     }
@@ -491,31 +540,33 @@ mod tests {
     /// which model it chose and its estimated regret.
     #[test]
     fn report_names_the_chosen_model() {
-        let reg = Registry::new(Config { persist: false, warmup: false, ..Config::default() });
-        let r = reg.lookup(Some("ompadapt1;model=auto_mm;loc=mm.c:7;features=N;variants=cpu,gpu"), 16, -1, -1);
+        let r = region("ompadapt1;model=auto_mm;loc=mm.c:7;features=N;variants=cpu,gpu", 16);
         let cost = |n: f64| [2_000.0 + 1.0 * n, 40_000.0 + 0.05 * n];
         for n in [1e3, 3e3, 1e4, 2e4, 1e5, 3e5, 1e6, 3e6] {
-            for v in 0..2 {
+            // each variant once, and once more where the label disagrees with the neighbours'
+            while r.label(&[n]).is_none() {
                 let mut c = Ctx::zeroed();
                 r.begin(&[n], &mut c);
-                c.t0 = crate::clock::now() - (cost(n)[c.variant as usize] / crate::clock::ns_per_tick()) as u64;
+                let flags = c.t0 & crate::region::T0_FLAGS;
+                c.t0 = (crate::clock::now() - (cost(n)[c.variant as usize] / crate::clock::ns_per_tick()) as u64) | flags;
                 r.end(&c);
-                let _ = v;
             }
         }
-        assert!(r.is_trained());
-        let text = render_all(&reg);
+        assert!(r.trained().is_some_and(|t| t.labels.len() == 8));
+        let text = render_all("prog", &[r]);
         // affine costs: the additive and the linear family fit them alike (which one wins the
         // tie depends on the few ns of real time each measured execution adds)
-        assert!(text.contains("model: cost model (additive)") || text.contains("model: cost model (linear)"), "{text}");
+        // (a piecewise fit of either family ties with them too)
+        assert!(text.contains("model: cost model (additive") || text.contains("model: cost model (linear"), "{text}");
         assert!(text.contains("asked for: automatic choice by cross-validated regret; cross-validated on 8 feature vectors"), "{text}");
         assert!(text.contains("time(gpu) = "), "{text}");
         // the crossover (n = 40000) lies between two measured sizes
         assert_eq!(r.decide(&[3.5e4]), Some(0));
         assert_eq!(r.decide(&[4.5e4]), Some(1));
-        let json: serde_json::Value = serde_json::from_str(&render_json(&reg)).unwrap();
+        let json: serde_json::Value = serde_json::from_str(&render_json("prog", &[r])).unwrap();
         let m = &json["regions"][0]["model"];
-        assert!(m["kind"] == "cost model (additive)" || m["kind"] == "cost model (linear)", "{m}");
+        let kind = m["kind"].as_str().unwrap();
+        assert!(kind.starts_with("cost model (additive") || kind.starts_with("cost model (linear"), "{m}");
         assert_eq!(m["asked"], "automatic choice by cross-validated regret");
         assert!(m["estimated_regret"].as_f64().unwrap() < 0.01, "{m}");
         assert!(m["estimated_within5"].as_f64().unwrap() > 0.99, "{m}");

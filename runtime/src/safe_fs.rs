@@ -248,6 +248,8 @@ impl Dir {
         let fd = match rfs::openat(&self.fd, name, flags, Mode::from_raw_mode(FILE_MODE)) {
             Ok(fd) => fd,
             Err(Errno::LOOP) => return Err(self.classify(name, Error::NotRegular(path))),
+            // a socket (or a device without a driver) cannot be opened at all
+            Err(Errno::NXIO | Errno::NODEV | Errno::OPNOTSUPP) => return Err(Error::NotRegular(path)),
             Err(e) => return Err(io(&path, e)),
         };
         let st = rfs::fstat(&fd).map_err(|e| io(&path, e))?;

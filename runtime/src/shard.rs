@@ -3,8 +3,9 @@
 //!
 //! Each region owns one [`Shard`] per thread that executed it. A shard maps a feature vector
 //! to a [`Slot`]: the decision for the current model epoch (so a forest is evaluated once per
-//! vector and thread, not per execution), the drift bar of that decision, a count and time
-//! sum (in clock ticks) per variant, and the thread's view of the vector's exploration state.
+//! vector and thread, not per execution), the drift bar of that decision and its window, per
+//! variant a count, the number of timed executions and their time (in clock ticks), and the
+//! thread's view of the vector's exploration state.
 //! Slots never move (executions keep pointers to them between `begin` and `end`); an
 //! open-addressing index (linear probing, at most half full, rebuilt larger when a chunk of
 //! slots is added) finds them in about one probe however many vectors the thread has seen.
@@ -38,8 +39,8 @@ pub struct Slot {
     /// 0: empty; else the key's hash (never 0). Written last, with release.
     tag: AtomicU64,
     key: UnsafeCell<FKey>,
-    /// `[count, sum of ticks, exploring budget]` per variant, in the chunk's array (set before
-    /// publication).
+    /// `[count, timed, sum of ticks, wanted, seen count]` per variant, in the chunk's array
+    /// (set before publication).
     counts: Cell<*const AtomicU64>,
     /// [`thread_id`] of the owning thread (set before publication).
     owner: Cell<usize>,
@@ -47,10 +48,13 @@ pub struct Slot {
     shard: Cell<*const Shard>,
     /// Model epoch the cached decision belongs to.
     pub epoch: AtomicU64,
-    /// Cached decision.
+    /// Cached decision ([`EXPLORE`]: this vector explores under the current epoch).
     pub variant: AtomicU32,
     /// Drift bar of the decision, clock ticks (`u64::MAX`: not checked).
     pub bar_ticks: AtomicU64,
+    /// Drift window of the decision: timed executions judged, and those over the bar.
+    pub win_n: AtomicU32,
+    pub win_slow: AtomicU32,
     /// Exploration view (a copy of the region's store, refreshed under its lock when the
     /// region's exploration version changes): the version it was copied at,
     pub xver: AtomicU64,
@@ -60,9 +64,17 @@ pub struct Slot {
     pub xalive: AtomicU64,
     /// its label once decided (`u32::MAX`: not yet),
     pub xdecided: AtomicU32,
+    /// the measurements still wanted in this view (sum of [`Slot::xleft`]),
+    pub xwant: AtomicU32,
+    /// the measurements after which a pair counts as a training sample,
+    pub xthr: AtomicU32,
     /// and this thread's round-robin position.
     pub xrr: AtomicU32,
 }
+
+/// [`Slot::variant`] of a vector that explores although a model decides the region (a vector
+/// the model was not trained on, or one re-measured after a drift).
+pub const EXPLORE: u32 = u32::MAX;
 
 // SAFETY: `key`, `counts` and `owner` are written only by the owning thread before `tag` is
 // published (release) and never again; readers read them only after an acquire load of a
@@ -80,10 +92,14 @@ impl Slot {
             epoch: AtomicU64::new(0),
             variant: AtomicU32::new(0),
             bar_ticks: AtomicU64::new(u64::MAX),
+            win_n: AtomicU32::new(0),
+            win_slow: AtomicU32::new(0),
             xver: AtomicU64::new(u64::MAX),
             xat: AtomicU64::new(0),
             xalive: AtomicU64::new(0),
             xdecided: AtomicU32::new(u32::MAX),
+            xwant: AtomicU32::new(0),
+            xthr: AtomicU32::new(1),
             xrr: AtomicU32::new(0),
         }
     }
@@ -97,24 +113,37 @@ impl Slot {
     /// Executions of variant `v` counted here (`v` < the region's variant count).
     #[inline(always)]
     pub fn count(&self, v: usize) -> &AtomicU64 {
-        // SAFETY: `counts` points to 2·nv counters that live as long as the slot; v < nv.
+        // SAFETY: `counts` points to STRIDE·nv counters that live as long as the slot; v < nv.
         unsafe { &*self.counts.get().add(STRIDE * v) }
     }
 
-    /// Sum of the ticks of variant `v`'s executions counted here.
+    /// Executions of variant `v` counted here that were timed.
     #[inline(always)]
-    pub fn ticks(&self, v: usize) -> &AtomicU64 {
+    pub fn timed(&self, v: usize) -> &AtomicU64 {
         // SAFETY: as in `count`.
         unsafe { &*self.counts.get().add(STRIDE * v + 1) }
     }
 
-    /// Part of the exploration view: how many more measurements of variant `v` this thread may
-    /// buffer without the region's lock, because they cannot change the training counters
-    /// (`u64::MAX`: the pair is settled; see `region::fill_view`).
+    /// Sum of the ticks of variant `v`'s timed executions counted here.
+    #[inline(always)]
+    pub fn ticks(&self, v: usize) -> &AtomicU64 {
+        // SAFETY: as in `count`.
+        unsafe { &*self.counts.get().add(STRIDE * v + 2) }
+    }
+
+    /// Part of the exploration view: measurements of variant `v` still wanted (see
+    /// `region::fill_view`).
     #[inline(always)]
     pub fn xleft(&self, v: usize) -> &AtomicU64 {
         // SAFETY: as in `count`.
-        unsafe { &*self.counts.get().add(STRIDE * v + 2) }
+        unsafe { &*self.counts.get().add(STRIDE * v + 3) }
+    }
+
+    /// Part of the exploration view: the pair's measurements as this thread knows them.
+    #[inline(always)]
+    pub fn xcnt(&self, v: usize) -> &AtomicU64 {
+        // SAFETY: as in `count`.
+        unsafe { &*self.counts.get().add(STRIDE * v + 4) }
     }
 
     /// The shard the slot belongs to.
@@ -155,12 +184,12 @@ pub fn thread_id() -> usize {
 
 struct Chunk {
     slots: Box<[Slot]>,
-    /// `[count, sum of ticks, exploring budget]` per (slot, variant).
+    /// `[count, timed, sum of ticks, wanted, seen count]` per (slot, variant).
     counts: Box<[AtomicU64]>,
 }
 
 /// Counters per (slot, variant) in a chunk's `counts`.
-const STRIDE: usize = 3;
+const STRIDE: usize = 5;
 
 /// Adds `x` to an owner-only counter (no read-modify-write instruction needed).
 #[inline(always)]
@@ -176,15 +205,19 @@ pub const BUF: usize = 64;
 pub struct Pending {
     /// `generation << 32 | index + 1` of the feature vector in the store.
     pub at: AtomicU64,
-    /// `variant << 56 | flags | ns` (flag [`DONE`]; `ns` within [`NS_MASK`]).
+    /// `variant << 48 | flags | ns` (flags [`DONE`], [`COLD`]; `ns` within [`NS_MASK`]).
     pub vns: AtomicU64,
 }
 
-/// Flag of [`Pending::vns`]: the measurement completes its (vector, variant) pair as far as
-/// the buffering thread can tell (see `region::fill_view`).
-pub const DONE: u64 = 1 << 55;
-/// The bits of [`Pending::vns`] that hold the time, ns (a year; longer times are clamped).
-pub const NS_MASK: u64 = DONE - 1;
+/// Flag of [`Pending::vns`]: the measurement makes its (vector, variant) pair a training
+/// sample as far as the buffering thread can tell (see `region::fill_view`).
+pub const DONE: u64 = 1 << 47;
+/// Flag of [`Pending::vns`]: the variant's first execution in this process.
+pub const COLD: u64 = 1 << 46;
+/// The bits of [`Pending::vns`] that hold the time, ns (19 hours; longer times are clamped).
+pub const NS_MASK: u64 = COLD - 1;
+/// Shift of the variant in [`Pending::vns`].
+pub const V_SHIFT: u32 = 48;
 
 /// An entry of a shard's index: a slot's tag (0: empty) and the slot.
 #[repr(align(16))]
@@ -208,10 +241,11 @@ pub struct Shard {
     index: AtomicUsize,
     indexes: [AtomicUsize; CHUNK_SIZES.len()],
     nv: usize,
-    /// Drift window: executions checked, executions over their bar, epoch they belong to.
-    pub window_n: AtomicU32,
-    pub window_slow: AtomicU32,
-    pub window_epoch: AtomicU64,
+    /// Trained executions to let pass untimed before the next timed one.
+    pub sample_left: AtomicU32,
+    /// Times `sample_left` ran out: the thread's trained executions are about this × the
+    /// sampling interval (a count that costs nothing on the untimed path).
+    pub turns: AtomicU64,
     /// Exploring measurements that cannot change the store's training counters (see
     /// `region::fill_view`), buffered so that such executions take no lock. Entry `i` is at
     /// `buf[i % BUF]`; the owner appends at `buf_len`; `buf_taken` (written only under the
@@ -231,9 +265,8 @@ impl Shard {
             index: AtomicUsize::new(0),
             indexes: Default::default(),
             nv,
-            window_n: AtomicU32::new(0),
-            window_slow: AtomicU32::new(0),
-            window_epoch: AtomicU64::new(0),
+            sample_left: AtomicU32::new(0),
+            turns: AtomicU64::new(0),
             buf: std::array::from_fn(|_| Pending::default()),
             buf_len: AtomicU64::new(0),
             buf_taken: AtomicU64::new(0),

@@ -143,7 +143,14 @@ fn persisted_data_evaluates() {
     for i in 0..s.truth.n() {
         for (v, name) in variants.iter().enumerate() {
             let t = s.truth.times(i)[v];
-            f.samples.push(SampleRecord { features: s.truth.row(i).to_vec(), variant: name.clone(), count: 3, times_ns: vec![t * 1.5, t, t * 0.9] });
+            f.samples.push(SampleRecord {
+                features: s.truth.row(i).to_vec(),
+                variant: name.clone(),
+                count: 3,
+                times_ns: vec![t * 1.5, t, t * 0.9],
+                cold_ns: Vec::new(),
+                supersedes: false,
+            });
         }
     }
     let c = evaluate::costs_from_file(&f).unwrap();

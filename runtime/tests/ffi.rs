@@ -69,15 +69,15 @@ fn controlled_cost_picks_cheaper_variant() {
                 exec(&slot, &spec, 8, &[f], |v| spin(cost(f, v)));
                 execs += 1;
             }
-            if registry::global().find(&name).is_some_and(|r| r.is_trained()) || execs > 400 {
+            if registry::global().find(&name).is_some_and(|r| r.trained().is_some_and(|t| t.labels.len() == 4)) || execs > 400 {
                 break;
             }
         }
         let region = registry::global().find(&name).expect("region exists");
         assert!(region.is_trained(), "not trained after {execs} executions");
-        // Rounds 1-2 measure every pair except vector 100's (its executions were the warm-ups
-        // of cpu and gpu); rounds 3-4 measure those: the 8th pair arrives at execution 16.
-        assert_eq!(execs, 16, "trained after {execs} executions");
+        // a cold pass (each variant's first execution in the process) and a warm one on the
+        // first vector, one pass on the others plus what adaptive repetition asks: few
+        assert!(execs <= 32, "trained on the 4 vectors after {execs} executions");
         let mut wrong = Vec::new();
         for f in [0.0, 50.0, 100.0, 200.0, 450.0, 550.0, 800.0, 900.0, 950.0, 1000.0] {
             let c = exec(&slot, &spec, 8, &[f], |v| spin(cost(f, v)));
@@ -121,7 +121,7 @@ fn threads_share_a_call_site() {
     assert_eq!(s.executions(), (THREADS * PER) as u64);
     let recorded: u64 = s.entries.iter().flat_map(|e| &e.per_variant).map(|v| v.total()).sum();
     assert_eq!(recorded + s.unrecorded, (THREADS * PER) as u64);
-    assert_eq!(s.unrecorded, 3, "one warm-up per variant");
+    assert_eq!(s.unrecorded, 0, "cold executions are recorded too");
     assert!(r.is_trained());
 }
 

@@ -1,4 +1,4 @@
-//! Issue 3, item 10: correctness of the learning itself.
+//! Correctness of the learning itself.
 //!
 //! Apollo's built-in decision tree, trained on 4 feature values × 4 policies where policy =
 //! feature is fastest, predicts policy 0 for feature 1. Here every model type is trained on such
@@ -175,7 +175,6 @@ fn forest_learner_alone_accuracy() {
 #[test]
 fn region_decides_the_best_policy_for_every_model_type() {
     use ompadapt_rt::ctx::Ctx;
-    use ompadapt_rt::region::Region;
     use ompadapt_rt::spec;
     // Backdating needs a clock reading larger than the costs (its epoch is the first reading).
     while ompadapt_rt::clock::now() < 1_000_000 {
@@ -183,8 +182,13 @@ fn region_decides_the_best_policy_for_every_model_type() {
     }
     for choice in ALL {
         let s = spec::parse("ompadapt1;model=apollo4;features=f;variants=p0,p1,p2,p3").unwrap().spec;
-        let r = Region::new(s, 16, -1, -1, false, Some(choice));
-        for _round in 0..4 {
+        let r = ompadapt_rt::region::RegionBuilder::new().min_train(16).warmup(false).model(choice).build(s);
+        // one pass per feature, plus a second measurement of the neighbouring feature's
+        // policy where it disagrees (adaptive repetition): until every feature is labelled
+        for _round in 0..8 {
+            if r.trained().is_some_and(|t| t.labels.len() == 4) {
+                break;
+            }
             for f in 0..4 {
                 let mut c = Ctx::zeroed();
                 r.begin(&[f as f64], &mut c);

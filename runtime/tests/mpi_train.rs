@@ -1,4 +1,4 @@
-//! The runtime's MPI integration (issue 3, item 7), with `--features mpi`:
+//! The runtime's MPI integration, with `--features mpi`:
 //!
 //! ```sh
 //! cargo test --release -p ompadapt-rt --features mpi --test mpi_train
@@ -129,7 +129,7 @@ fn ompadapt_train_pools_every_rank() {
     let log = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(status.expect("mpirun timed out (deadlock?)").success(), "{log}");
 
-    let program = exe.file_name().unwrap().to_string_lossy().into_owned();
+    let program = persist::Program::new(&exe.file_name().unwrap().to_string_lossy(), &exe.canonicalize().unwrap().to_string_lossy());
     let rdir = persist::region_dir(&dir, &program, "mpi_pooled");
     let mut parts: Vec<PathBuf> = std::fs::read_dir(&rdir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
     parts.sort();

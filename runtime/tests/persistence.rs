@@ -67,6 +67,8 @@ fn sixteen_concurrent_writers_lose_nothing() {
                 .env("OMPADAPT_WARMUP", "0")
                 .env("OMPADAPT_PERSIST", "1")
                 .env("OMPADAPT_COMPACT_AFTER", "5")
+                // data collection: every variant in turn, so the expected counts are known
+                .env("OMPADAPT_EXPLORE_ONLY", "1")
                 .env_remove("OMPADAPT_REPORT")
                 .stdout(std::process::Stdio::null())
                 .spawn()
@@ -78,7 +80,7 @@ fn sixteen_concurrent_writers_lose_nothing() {
     for mut c in children {
         assert!(c.wait().unwrap().success());
     }
-    let program = exe.file_name().unwrap().to_string_lossy().into_owned();
+    let program = persist::Program::new(&exe.file_name().unwrap().to_string_lossy(), &exe.canonicalize().unwrap().to_string_lossy());
     let rdir = persist::region_dir(&dir.join("store"), &program, "shared");
     assert_eq!(count_files(&rdir, "merged.json"), 1, "compaction ran");
     assert_eq!(count_files(&rdir, ".tmp-"), 0);
@@ -96,14 +98,15 @@ fn sixteen_concurrent_writers_lose_nothing() {
             }
         }
     }
-    for ((f, v), (count, _)) in &m.samples {
+    for ((f, v), p) in &m.samples {
+        let count = &p.count;
         assert_eq!(Some(count), expect.get(&(f[0] as usize, v.as_str())), "vector {f:?} variant {v}");
     }
     assert_eq!(m.samples.len(), expect.len());
 
     // the merged view `ompadapt export` archives: the same data, without changing the directory
     let before: Vec<_> = std::fs::read_dir(&rdir).unwrap().map(|e| e.unwrap().file_name()).collect();
-    let regions = persist::export(&dir.join("store"), Some(&program), None);
+    let regions = persist::export(&dir.join("store"), Some(&program.name), None);
     assert_eq!(regions.len(), 1);
     assert_eq!(regions[0].model, "shared");
     assert_eq!(regions[0].variants, ["a", "b", "c"]);

@@ -26,7 +26,7 @@ int main(int argc, char **argv) {
     printf("SET_DIR rc=%d\n", ompadapt_set_dir(argv[2]));
 #endif
   if (train)
-    for (int rep = 0; rep < 4; ++rep)
+    for (int rep = 0; rep < 6; ++rep)
       for (int i = 0; i < 6; ++i) region(trained[i]);
   for (int i = 0; i < 6; ++i) {
     region(trained[i]);

@@ -1,7 +1,8 @@
 //! `ompadapt` on the store of a real program compiled with clang-19 + the plugin: a program
 //! explores (no training), `ompadapt train` trains offline and stores the model, the store is
 //! exported and imported into a fresh store, and a frozen run of the program from either store
-//! makes the same, right decisions. `show` draws the region.
+//! makes the same, right decisions; a copy of the program at another path does too once the
+//! archive is imported under its `--executable`. `show` draws the region.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -71,6 +72,23 @@ fn a_model_trained_offline_and_moved_to_a_fresh_store_decides_the_same() {
         let (a, b) = (decisions(&here.stdout), decisions(&there.stdout));
         assert_eq!(a.len(), 8, "{}", here.stdout);
         assert_eq!(a, b, "the imported store decides as the original\n{}\n{}", here.stderr, there.stderr);
+        // a copy of the program at another path (another machine's install) has another
+        // identity: imported under --executable, it finds what it was sent
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let copy = elsewhere.join("controlled_cost");
+        std::fs::copy(&exe, &copy).unwrap();
+        let third = dir.path().join("third-store");
+        let _ = std::fs::remove_dir_all(&third);
+        ompadapt(&third, &["import", archive.to_str().unwrap(), "--executable", copy.to_str().unwrap()]);
+        let moved = query(&copy, dir.path(), &third);
+        moved.expect_ok("frozen query of the copy");
+        assert_eq!(decisions(&moved.stdout), a, "the copy decides as the original\n{}", moved.stderr);
+        assert!(!moved.stderr.contains("no stored model"), "{}", moved.stderr);
+        // and without --executable the copy finds nothing (its identity differs)
+        let lost = query(&copy, dir.path(), &fresh);
+        assert!(lost.stderr.contains("no stored model"), "the copy's identity is its path: {}", lost.stderr);
+
         // and the decisions are the right ones on the trained sizes (lin below 500, rev above)
         for (n, v) in a.iter().take(6) {
             let n: i32 = n.parse().unwrap();

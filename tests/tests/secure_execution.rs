@@ -358,13 +358,14 @@ fn links_planted_in_a_shared_store_or_report_path_are_refused_with_one_message()
     let store = shared.join("store");
     fs::create_dir(&store).unwrap();
     chmod(&store, 0o777);
-    plant_link(&victim, &store.join("controlled_cost"));
+    let folder = program_folder(&exe);
+    plant_link(&victim, &store.join(&folder));
     let out = run_env(&exe, &[], &[("OMPADAPT_DIR", &store)], d, false);
     out.expect_ok("run with a planted program folder");
     assert_eq!(records(&out.stdout, "DECISION").len(), 8, "the program's output is intact");
     let lines = ompadapt_lines(&out.stderr);
     assert_eq!(lines.len(), 1, "one message:\n{}", out.stderr);
-    assert!(lines[0].contains(&format!("{} is a symbolic link", store.join("controlled_cost").display())), "{}", lines[0]);
+    assert!(lines[0].contains(&format!("{} is a symbolic link", store.join(&folder).display())), "{}", lines[0]);
     assert_eq!(tree(&victim), before, "nothing was written through the link");
 
     // 2. the store root itself is a link another user planted
@@ -396,7 +397,7 @@ fn an_oversized_stored_file_is_refused_without_being_read() {
     let d = dir.path();
     let exe = build("controlled_cost", d);
     let store = shared_folder(d).join("store");
-    let region = store.join("controlled_cost").join("cost");
+    let region = store.join(program_folder(&exe)).join("cost");
     fs::create_dir_all(&region).unwrap();
     // 3 GiB, sparse: costs no disk, but reading it would take 3 GiB of memory
     let planted = region.join("part-planted-0.json");

@@ -26,6 +26,10 @@ pub struct DataFile {
     pub version: u32,
     /// Program (executable name).
     pub program: String,
+    /// What identifies the program (its executable's canonical path, or `OMPADAPT_PROGRAM`);
+    /// the store keeps each identity's data apart (see `persist`).
+    #[serde(default)]
+    pub program_id: String,
     /// Region (model name).
     pub model: String,
     /// Source location of the region's directive.
@@ -38,8 +42,10 @@ pub struct DataFile {
     pub written_unix_ns: u64,
     /// Who wrote it.
     pub writer: Writer,
-    /// The region drifted: data ordered before this file is obsolete.
-    #[serde(default)]
+    /// Written by runtimes that forgot everything on a drift (data ordered before the file
+    /// was then obsolete). Read and ignored: a drift now supersedes per pair
+    /// ([`SampleRecord::supersedes`]); never written.
+    #[serde(default, skip_serializing)]
     pub reset: bool,
     /// (merged.json) the part files whose data it contains.
     #[serde(default)]
@@ -75,10 +81,17 @@ pub struct Writer {
 pub struct SampleRecord {
     pub features: Vec<f64>,
     pub variant: String,
-    /// Measurements (≥ `times_ns.len()`: older ones may have been dropped).
+    /// Measurements (≥ `times_ns.len() + cold_ns.len()`: older ones may have been dropped).
     pub count: u64,
-    /// The most recent measurements, oldest first.
+    /// The most recent (warm) measurements, oldest first.
     pub times_ns: Vec<f64>,
+    /// Cold measurements: the variant's first execution in its process (see `explore`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cold_ns: Vec<f64>,
+    /// Taken after a drift: these measurements supersede the pair's earlier ones (which stay
+    /// in the files and in `count`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub supersedes: bool,
 }
 
 /// Executions of one variant on one feature vector chosen by the model.
@@ -87,7 +100,11 @@ pub struct MonitoredRecord {
     pub features: Vec<f64>,
     pub variant: String,
     pub count: u64,
+    /// Sum of the timed executions' times.
     pub sum_ns: u64,
+    /// Executions timed (one in `OMPADAPT_SAMPLE`; absent in older files: all of them).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timed: Option<u64>,
 }
 
 /// Coarse mode: one run's total time of the region on one feature vector.
@@ -125,7 +142,8 @@ impl DataFile {
         }
         let feats_ok = |f: &[f64]| f.len() <= crate::ctx::MAX_FEATURES && f.iter().all(|x| x.is_finite());
         for s in &self.samples {
-            if !feats_ok(&s.features) || (s.count as usize) < s.times_ns.len() || s.times_ns.iter().any(|t| t.is_nan() || *t < 0.0) {
+            let retained = s.times_ns.len() as u64 + s.cold_ns.len() as u64;
+            if !feats_ok(&s.features) || s.count < retained || s.times_ns.iter().chain(&s.cold_ns).any(|t| t.is_nan() || *t < 0.0) {
                 return Err(format!("invalid sample for variant '{}'", s.variant));
             }
         }
@@ -147,6 +165,8 @@ impl DataFile {
 pub enum Damage {
     /// Not JSON, truncated, or breaks the format.
     Corrupt(String),
+    /// Could not be read now (permissions, I/O error): left where it is, read next time.
+    Unreadable(String),
     /// Another format version.
     Foreign(u32),
     /// Not read at all: a symbolic link, a special file, or larger than
@@ -161,7 +181,11 @@ impl From<safe_fs::Error> for Damage {
             safe_fs::Error::Symlink { .. } => "symlink",
             safe_fs::Error::NotRegular(_) | safe_fs::Error::NotDirectory(_) => "special",
             safe_fs::Error::TooLarge { .. } => "oversized",
-            _ => return Damage::Corrupt(format!("cannot read it: {e}")),
+            safe_fs::Error::Io { err, .. } if err.kind() == std::io::ErrorKind::InvalidData => {
+                return Damage::Corrupt(format!("cannot read it: {err}"))
+            }
+            safe_fs::Error::Io { err, .. } => return Damage::Unreadable(err.to_string()),
+            _ => return Damage::Unreadable(e.reason()),
         };
         Damage::Refused { tag, why: e.reason() }
     }

@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use super::fault;
 use super::files::{move_aside, write_error};
 use super::format::*;
 use super::{is_part, sanitize, unix_ns, writer};
@@ -16,66 +17,94 @@ type ByPair<T> = Vec<((Vec<f64>, String), T)>;
 /// `(run, features, variant)` → `(total ns, executions)`.
 type ByRun = Vec<((String, Vec<f64>, String), (u64, u64))>;
 
+/// The merged measurements of one (feature vector, variant) pair.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct PairData {
+    /// Every measurement ever saved (saturating).
+    pub count: u64,
+    /// The most recent warm and cold measurements (at most `KEEP` each), oldest first; after a
+    /// drift, only those taken since.
+    pub warm: Vec<f64>,
+    pub cold: Vec<f64>,
+    /// Measurements superseded by a drift's re-measurement (still in `count`).
+    pub superseded: u64,
+}
+
+/// The merged trained executions of one pair.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct MonitoredData {
+    pub count: u64,
+    pub timed: u64,
+    pub sum_ns: u64,
+}
+
 /// Everything a region directory holds, merged (see [`Merged::merge`]).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Merged {
     /// The parts of the first file read, for the output's header.
     pub header: Option<DataFile>,
-    /// (features, variant) → (count, recent times).
-    pub samples: ByPair<(u64, Vec<f64>)>,
-    pub monitored: ByPair<(u64, u64)>,
+    pub samples: ByPair<PairData>,
+    pub monitored: ByPair<MonitoredData>,
     /// (run, features, variant) → (total, executions).
     pub runs: ByRun,
     pub model: Option<ModelRecord>,
     /// Files merged (names).
     pub files: Vec<String>,
-    /// Any file said the region drifted.
-    pub reset_seen: bool,
+    /// Parts `merged.json` already contains that are still on disk (a compaction stopped
+    /// between writing it and deleting them): skipped, deleted by the next compaction.
+    pub leftovers: Vec<String>,
+    /// A file could not be read now (left in place, see [`Damage::Unreadable`]).
+    pub unreadable: Vec<String>,
 }
 
 fn fkey_bits(f: &[f64]) -> Vec<u64> {
     FKey::new(f).padded()[..f.len().min(crate::ctx::MAX_FEATURES)].iter().map(|x| x.to_bits()).collect()
 }
 
+/// Keeps the newest `KEEP` of `v`.
+fn bound(v: &mut Vec<f64>) {
+    if v.len() > KEEP {
+        v.drain(..v.len() - KEEP);
+    }
+}
+
 impl Merged {
-    /// Merges `files` (already in order: merged.json first, then parts by time).
+    /// Merges `files` (already in order: merged.json first, then parts by time). Counts add up
+    /// saturating; a record that supersedes replaces the pair's retained measurements.
     pub fn merge(files: Vec<(String, DataFile)>) -> Merged {
         let mut m = Merged::default();
         let mut si: HashMap<(Vec<u64>, String), usize> = HashMap::new();
         let mut mi: HashMap<(Vec<u64>, String), usize> = HashMap::new();
         let mut ri: HashMap<(String, Vec<u64>, String), usize> = HashMap::new();
         for (name, f) in files {
-            if f.reset {
-                m.samples.clear();
-                m.monitored.clear();
-                m.runs.clear();
-                m.model = None;
-                si.clear();
-                mi.clear();
-                ri.clear();
-                m.reset_seen = true;
-            }
             for s in f.samples {
                 let k = (fkey_bits(&s.features), s.variant.clone());
                 let i = *si.entry(k).or_insert_with(|| {
-                    m.samples.push(((s.features.clone(), s.variant.clone()), (0, Vec::new())));
+                    m.samples.push(((s.features.clone(), s.variant.clone()), PairData::default()));
                     m.samples.len() - 1
                 });
                 let e = &mut m.samples[i].1;
-                e.0 += s.count;
-                e.1.extend(s.times_ns);
-                if e.1.len() > KEEP {
-                    e.1.drain(..e.1.len() - KEEP);
+                if s.supersedes {
+                    e.superseded = e.superseded.saturating_add((e.warm.len() + e.cold.len()) as u64);
+                    e.warm.clear();
+                    e.cold.clear();
                 }
+                e.count = e.count.saturating_add(s.count);
+                e.warm.extend(s.times_ns);
+                e.cold.extend(s.cold_ns);
+                bound(&mut e.warm);
+                bound(&mut e.cold);
             }
             for s in f.monitored {
                 let k = (fkey_bits(&s.features), s.variant.clone());
                 let i = *mi.entry(k).or_insert_with(|| {
-                    m.monitored.push(((s.features.clone(), s.variant.clone()), (0, 0)));
+                    m.monitored.push(((s.features.clone(), s.variant.clone()), MonitoredData::default()));
                     m.monitored.len() - 1
                 });
-                m.monitored[i].1 .0 += s.count;
-                m.monitored[i].1 .1 += s.sum_ns;
+                let e = &mut m.monitored[i].1;
+                e.count = e.count.saturating_add(s.count);
+                e.timed = e.timed.saturating_add(s.timed.unwrap_or(s.count));
+                e.sum_ns = e.sum_ns.saturating_add(s.sum_ns);
             }
             for r in f.runs {
                 let k = (r.run.clone(), fkey_bits(&r.features), r.variant.clone());
@@ -83,8 +112,9 @@ impl Merged {
                     m.runs.push(((r.run.clone(), r.features.clone(), r.variant.clone()), (0, 0)));
                     m.runs.len() - 1
                 });
-                m.runs[i].1 .0 += r.total_ns;
-                m.runs[i].1 .1 += r.executions;
+                let e = &mut m.runs[i].1;
+                e.0 = e.0.saturating_add(r.total_ns);
+                e.1 = e.1.saturating_add(r.executions);
             }
             if f.model_trained.is_some() {
                 m.model = f.model_trained;
@@ -97,9 +127,9 @@ impl Merged {
         m
     }
 
-    /// Total measurements in `samples`.
+    /// Total measurements in `samples` (saturating).
     pub fn sample_count(&self) -> u64 {
-        self.samples.iter().map(|(_, (c, _))| c).sum()
+        self.samples.iter().fold(0u64, |a, (_, p)| a.saturating_add(p.count))
     }
 
     /// As one data file (what compaction writes).
@@ -115,12 +145,19 @@ impl Merged {
             samples: self
                 .samples
                 .iter()
-                .map(|((f, v), (c, t))| SampleRecord { features: f.clone(), variant: v.clone(), count: *c, times_ns: t.clone() })
+                .map(|((f, v), p)| SampleRecord {
+                    features: f.clone(),
+                    variant: v.clone(),
+                    count: p.count,
+                    times_ns: p.warm.clone(),
+                    cold_ns: p.cold.clone(),
+                    supersedes: false,
+                })
                 .collect(),
             monitored: self
                 .monitored
                 .iter()
-                .map(|((f, v), (c, s))| MonitoredRecord { features: f.clone(), variant: v.clone(), count: *c, sum_ns: *s })
+                .map(|((f, v), m)| MonitoredRecord { features: f.clone(), variant: v.clone(), count: m.count, sum_ns: m.sum_ns, timed: Some(m.timed) })
                 .collect(),
             runs: self
                 .runs
@@ -158,7 +195,8 @@ pub fn read_dir_with(dir: &Dir, region: &str, features: Option<&[String]>, move_
         }
     };
     let Ok(entries) = dir.entries() else { return Merged::default() };
-    let names: Vec<String> = entries.into_iter().map(|(n, _)| n).collect();
+    let names: Vec<String> = entries.into_iter().filter(|(_, k)| *k != Kind::Dir).map(|(n, _)| n).collect();
+    let unreadable = std::cell::RefCell::new(Vec::new());
     let mut files: Vec<(String, DataFile)> = Vec::new();
     let load = |name: &str| -> Option<DataFile> {
         match read_file_in(dir, name) {
@@ -203,6 +241,16 @@ pub fn read_dir_with(dir: &Dir, region: &str, features: Option<&[String]>, move_
                 move_aside(name, tag, &why, &format!("region '{region}' goes on without it"));
                 None
             }
+            Err(Damage::Unreadable(why)) => {
+                // permissions or an I/O error: not the file's fault; it is read once it can be
+                let path = dir.join(name);
+                diag::warn_once(
+                    &format!("unreadable:{}", path.display()),
+                    &format!("{} cannot be read now ({why}); region '{region}' goes on without it and reads it once it can", path.display()),
+                );
+                unreadable.borrow_mut().push(name.to_owned());
+                None
+            }
         }
     };
     let mut skip: Vec<String> = Vec::new();
@@ -212,6 +260,8 @@ pub fn read_dir_with(dir: &Dir, region: &str, features: Option<&[String]>, move_
             files.push(("merged.json".into(), f));
         }
     }
+    // a FIFO or socket named like a part is moved aside (or, by the export, reported) unread:
+    // anything that is not a directory is offered to `load`, which never blocks
     let mut parts: Vec<(String, DataFile)> = names
         .iter()
         .filter(|n| is_part(n) && !skip.contains(n))
@@ -219,7 +269,10 @@ pub fn read_dir_with(dir: &Dir, region: &str, features: Option<&[String]>, move_
         .collect();
     parts.sort_by(|a, b| (a.1.written_unix_ns, &a.0).cmp(&(b.1.written_unix_ns, &b.0)));
     files.extend(parts);
-    Merged::merge(files)
+    let mut m = Merged::merge(files);
+    m.leftovers = names.iter().filter(|n| is_part(n) && skip.contains(n)).cloned().collect();
+    m.unreadable = unreadable.into_inner();
+    m
 }
 
 /// [`read_dir`] under the shared lock.
@@ -281,7 +334,13 @@ pub fn export(root: &Path, program: Option<&str>, region: Option<&str>) -> Vec<D
     let name = |d: &Dir| d.path().file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
     let Ok(root) = Dir::open(root, false).map_err(|e| refused(&e, "nothing exported")) else { return Vec::new() };
     let mut out = Vec::new();
-    for pdir in subdirs(&root).into_iter().filter(|p| program.is_none_or(|want| name(p) == sanitize(want))) {
+    // a program's folder is `<name>-<16 hex digits>` (or `<name>` in stores of older runtimes)
+    let is_program = |folder: &str, want: &str| {
+        let want = sanitize(want);
+        folder == want
+            || folder.strip_prefix(&want).and_then(|r| r.strip_prefix('-')).is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+    };
+    for pdir in subdirs(&root).into_iter().filter(|p| program.is_none_or(|want| is_program(&name(p), want))) {
         for rdir in subdirs(&pdir).into_iter().filter(|r| region.is_none_or(|want| name(r) == sanitize(want))) {
             let _lock = rdir.lock(false);
             let m = read_dir_with(&rdir, &name(&rdir), None, false);
@@ -303,32 +362,46 @@ pub fn compact(dir: &Path, region: &str) -> Result<usize, String> {
 }
 
 /// Merges a region directory's files into `merged.json` and deletes the merged parts, under
-/// the exclusive lock. Returns the number of parts merged. A merged file larger than ompadapt
-/// reads back ([`safe_fs::MAX_READ`]) is not written: the parts stay (one line says so).
+/// the exclusive lock. Returns the number of parts merged.
+///
+/// Crash safety: the new `merged.json` lists in `merged_parts` every part it contains —
+/// those merged now, and those an earlier compaction merged but did not get to delete (it
+/// was killed between its rename and its deletes) — so whatever is deleted and whenever the
+/// process dies, no part is ever counted twice or lost. A part that cannot be read now stays
+/// a part. When `merged.json` itself cannot be read now, nothing is written (it would be
+/// replaced by less). A merged file larger than ompadapt reads back ([`safe_fs::MAX_READ`]) is
+/// not written: the parts stay (one line says so).
 pub fn compact_in(dir: &Dir, region: &str) -> Result<usize, String> {
     let _lock = dir.lock(true).map_err(|e| format!("cannot lock {}: {e}", dir.path().display()))?;
     let merged = read_dir(dir, region, None);
+    if merged.unreadable.iter().any(|n| n == "merged.json") {
+        return Err(format!("{} cannot be read now; not compacted", dir.join("merged.json").display()));
+    }
     let parts: Vec<String> = merged.files.iter().filter(|n| is_part(n)).cloned().collect();
-    if parts.is_empty() {
+    if parts.is_empty() && merged.leftovers.is_empty() {
         return Ok(0);
     }
-    let file = merged.to_file(writer(), parts.clone());
-    let json = serde_json::to_vec_pretty(&file).map_err(|e| e.to_string())?;
-    if json.len() as u64 > safe_fs::MAX_READ {
-        diag::warn_once(
-            &format!("compact-size:{}", dir.path().display()),
-            &format!(
-                "region '{region}': its merged data would be {} MiB, more than the {} MiB ompadapt reads from one \
-                 stored file; {} is not compacted (its parts are kept and still loaded)",
-                json.len() >> 20,
-                safe_fs::MAX_READ >> 20,
-                dir.path().display()
-            ),
-        );
-        return Ok(0);
+    let contained: Vec<String> = parts.iter().chain(&merged.leftovers).cloned().collect();
+    if !parts.is_empty() {
+        let file = merged.to_file(writer(), contained.clone());
+        let json = serde_json::to_vec_pretty(&file).map_err(|e| e.to_string())?;
+        if json.len() as u64 > safe_fs::MAX_READ {
+            diag::warn_once(
+                &format!("compact-size:{}", dir.path().display()),
+                &format!(
+                    "region '{region}': its merged data would be {} MiB, more than the {} MiB ompadapt reads from one \
+                     stored file; {} is not compacted (its parts are kept and still loaded)",
+                    json.len() >> 20,
+                    safe_fs::MAX_READ >> 20,
+                    dir.path().display()
+                ),
+            );
+            return Ok(0);
+        }
+        dir.write_atomic("merged.json", &json).map_err(|e| write_error(&dir.join("merged.json"), e))?;
     }
-    dir.write_atomic("merged.json", &json).map_err(|e| write_error(&dir.join("merged.json"), e))?;
-    for p in &parts {
+    for p in &contained {
+        fault::hook(fault::Point::BeforeUnlink);
         let _ = dir.remove(p);
     }
     // temporary files of writers that died long ago

@@ -1,9 +1,8 @@
 use super::*;
-use std::fs;
-use crate::config::Config;
 use crate::ctx::Ctx;
-use crate::region::RegionOptions;
+use crate::region::RegionBuilder;
 use crate::spec;
+use std::fs;
 
 fn tmpdir(tag: &str) -> PathBuf {
     let d = std::env::temp_dir().join(format!("ompadapt-persist-{tag}-{}", std::process::id()));
@@ -11,32 +10,60 @@ fn tmpdir(tag: &str) -> PathBuf {
     d
 }
 
-fn region(min_train: i64, c: &Config) -> Region {
-    let s = spec::parse("ompadapt1;model=m/1;loc=a.c:3;features=N;variants=cpu,gpu").unwrap().spec;
-    Region::with_config(s, min_train, -1, -1, c, &RegionOptions::default())
+fn prog() -> Program {
+    Program::new("prog", "/opt/app/prog")
 }
 
-fn cfg() -> Config {
-    Config { warmup: false, ..Config::default() }
+fn builder(min_train: usize) -> RegionBuilder {
+    RegionBuilder::new().min_train(min_train).warmup(false).sample(1)
 }
 
-fn run(r: &Region, f: f64) {
+fn region_with(b: RegionBuilder, descriptor: &str) -> Region {
+    b.build(spec::parse(descriptor).unwrap().spec)
+}
+
+fn region(min_train: usize) -> Region {
+    region_with(builder(min_train), "ompadapt1;model=m/1;loc=a.c:3;features=N;variants=cpu,gpu")
+}
+
+/// One execution of `r` on `f` that takes `us[variant]` µs.
+fn run_cost(r: &Region, f: f64, us: &[u64]) -> usize {
     let mut c = Ctx::zeroed();
     r.begin(&[f], &mut c);
+    let v = c.variant as usize;
+    let flags = c.t0 & crate::region::T0_FLAGS;
+    if c.t0 & !crate::region::T0_FLAGS != 0 {
+        c.t0 = (crate::clock::now() - crate::region::tests_ticks(us[v] * 1000)).max(1) | flags;
+    }
     r.end(&c);
+    v
+}
+
+/// cpu 100 µs, gpu 300 µs.
+fn run(r: &Region, f: f64) -> usize {
+    run_cost(r, f, &[100, 300])
+}
+
+fn names(dir: &Path) -> Vec<String> {
+    fs::read_dir(dir).map(|rd| rd.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()).unwrap_or_default()
 }
 
 #[test]
-fn sanitized_paths() {
-    assert_eq!(region_dir(Path::new("/d"), "prog", "m/1"), PathBuf::from("/d/prog/m_1"));
-    assert_eq!(region_dir(Path::new("/d"), "..", ""), PathBuf::from("/d/_../_"));
+fn program_folders_keep_programs_with_one_name_apart() {
+    let a = Program::new("main", "/src/hecbench/a/main");
+    let b = Program::new("main", "/src/hecbench/b/main");
+    assert_ne!(a.folder(), b.folder());
+    assert!(a.folder().starts_with("main-") && a.folder().len() == "main-".len() + 16, "{}", a.folder());
+    assert_eq!(a.folder(), Program::new("main", "/src/hecbench/a/main").folder(), "stable across runs and rebuilds");
+    assert_eq!(region_dir(Path::new("/d"), &a, "m/1"), PathBuf::from(format!("/d/{}/m_1", a.folder())));
+    assert_eq!(sanitize(".."), "_..");
 }
 
 #[test]
 fn round_trip_deltas_and_immediate_training() {
     let dir = tmpdir("rt");
-    let r = region(4, &cfg());
-    attach(&r, &dir, "prog", 100);
+    let r = region(4);
+    let mut b = attach(&r, &dir, &prog(), 100);
     for f in [10.0, 20.0] {
         run(&r, f);
         run(&r, f);
@@ -45,37 +72,63 @@ fn round_trip_deltas_and_immediate_training() {
     for _ in 0..3 {
         run(&r, 10.0); // model-chosen
     }
-    let p1 = save(&r).unwrap().expect("written");
+    let p1 = save(&r, &mut b).unwrap().expect("written");
     let text = fs::read_to_string(&p1).unwrap();
     assert!(text.contains("\"format\": \"ompadapt-samples\"") && text.contains("\"version\": 2"), "{text}");
     let f1: DataFile = serde_json::from_str(&text).unwrap();
     assert_eq!(f1.samples.len(), 4);
+    assert_eq!(f1.program_id, "/opt/app/prog");
     assert_eq!(f1.monitored.iter().map(|m| m.count).sum::<u64>(), 3);
     assert!(f1.model_trained.is_some());
-    assert_eq!(save(&r).unwrap(), None, "nothing new: nothing written");
+    assert_eq!(save(&r, &mut b).unwrap(), None, "nothing new: nothing written");
     run(&r, 10.0);
-    let f2 = read_file(&save(&r).unwrap().unwrap()).unwrap();
+    let f2 = read_file(&save(&r, &mut b).unwrap().unwrap()).unwrap();
     assert!(f2.samples.is_empty() && f2.model_trained.is_none());
     assert_eq!(f2.monitored.iter().map(|m| m.count).sum::<u64>(), 1, "only the delta");
-    assert!(!fs::read_dir(&r.persist.lock().unwrap().as_ref().unwrap().dir).unwrap().any(|e| e
-        .unwrap()
-        .file_name()
-        .to_string_lossy()
-        .starts_with(".tmp")));
+    assert!(!names(&b.dir).iter().any(|n| n.starts_with(".tmp")));
 
     // a second run starts trained, from the first run's samples
-    let r2 = region(4, &cfg());
-    attach(&r2, &dir, "prog", 100);
+    let r2 = region(4);
+    let mut b2 = attach(&r2, &dir, &prog(), 100);
     assert!(r2.is_trained());
     assert_eq!(r2.trained().unwrap().origin, Origin::Loaded);
     assert_eq!(r2.training_samples(), 4);
-    assert_eq!(r2.persist.lock().unwrap().as_ref().unwrap().loaded_samples, 4);
-    assert_eq!(save(&r2).unwrap(), None, "loaded data is not saved again");
+    assert_eq!(r2.loaded_samples.load(std::sync::atomic::Ordering::Relaxed), 4);
+    assert_eq!(save(&r2, &mut b2).unwrap(), None, "loaded data is not saved again");
     // a region with other variant names keeps the ones that match
-    let s3 = spec::parse("ompadapt1;model=m/1;features=N;variants=gpu,fpga").unwrap().spec;
-    let r3 = Region::with_config(s3, -1, -1, -1, &cfg(), &RegionOptions::default());
-    attach(&r3, &dir, "prog", 100);
+    let r3 = region_with(RegionBuilder::new().warmup(false), "ompadapt1;model=m/1;features=N;variants=gpu,fpga");
+    attach(&r3, &dir, &prog(), 100);
     assert_eq!(r3.training_samples(), 2);
+    // another program with the same name and region sees none of it
+    let r4 = region(4);
+    attach(&r4, &dir, &Program::new("prog", "/elsewhere/prog"), 100);
+    assert_eq!((r4.training_samples(), r4.is_trained()), (0, false));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Learning across runs whatever the executions per run: a program that executes its region
+/// once per process, with 11 variants, chooses the best by run 22 and in every run after (each
+/// execution is the variant's first in its process: cold, and labelled from cold data).
+#[test]
+fn one_execution_per_run_learns_across_runs() {
+    let dir = tmpdir("oneshot");
+    let variants: Vec<String> = (0..11).map(|i| format!("v{i}")).collect();
+    let descriptor = format!("ompadapt1;model=once;loc=o.c:1;features=n;variants={}", variants.join(","));
+    let cost: Vec<u64> = (0..11).map(|v| 200 + 37 * ((v * 7 + 3) % 11) as u64).collect();
+    let best = (0..11).min_by_key(|&v| cost[v]).unwrap();
+    let mut chosen = Vec::new();
+    for _run in 1..=30 {
+        let r = region_with(RegionBuilder::new().sample(1), &descriptor);
+        let mut b = attach(&r, &dir, &prog(), 16);
+        chosen.push(run_cost(&r, 64.0, &cost));
+        save(&r, &mut b).unwrap();
+    }
+    let first_best = chosen.iter().position(|&v| v == best).unwrap();
+    assert!(first_best < 22, "{chosen:?}");
+    assert!(chosen[21..].iter().all(|&v| v == best), "runs 22..30: {chosen:?}");
+    let mut explored = chosen[..11].to_vec();
+    explored.sort();
+    assert_eq!(explored, (0..11).collect::<Vec<_>>(), "the first 11 runs measure the 11 variants once each");
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -83,25 +136,51 @@ fn round_trip_deltas_and_immediate_training() {
 fn compaction_loses_nothing_and_counts_once() {
     let dir = tmpdir("compact");
     for round in 0..5 {
-        let r = region(1000, &cfg());
-        attach(&r, &dir, "prog", 3);
+        let r = region(1000);
+        let mut b = attach(&r, &dir, &prog(), 3);
         for i in 0..(round + 1) {
-            run(&r, i as f64);
+            run(&r, 100.0 + i as f64);
         }
-        save(&r).unwrap();
+        save(&r, &mut b).unwrap();
     }
-    let rdir = region_dir(&dir, "prog", "m/1");
-    let names: Vec<String> = fs::read_dir(&rdir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    assert!(names.contains(&"merged.json".to_string()), "{names:?}");
-    assert!(names.iter().filter(|n| is_part(n)).count() < 3, "{names:?}");
+    let rdir = region_dir(&dir, &prog(), "m/1");
+    let n = names(&rdir);
+    assert!(n.contains(&"merged.json".to_string()), "{n:?}");
+    assert!(n.iter().filter(|n| is_part(n)).count() < 3, "{n:?}");
     let m = load_dir(&rdir, "m", None);
     assert_eq!(m.sample_count(), 1 + 2 + 3 + 4 + 5);
-    // a crash after writing merged.json but before deleting its parts: parts are skipped
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A compaction killed between renaming its merged.json and deleting the parts it contains,
+/// then any later compaction: those parts were counted twice, forever. The next compaction
+/// lists them again and deletes them; nothing is counted twice, nothing lost.
+#[test]
+fn leftover_parts_of_an_interrupted_compaction_are_counted_once() {
+    let dir = tmpdir("leftover");
+    let rdir = region_dir(&dir, &prog(), "m/1");
+    let save_one = |f: f64| {
+        let r = region(1000);
+        let mut b = attach(&r, &dir, &prog(), 1000);
+        run(&r, f);
+        save(&r, &mut b).unwrap().unwrap()
+    };
+    let p1 = save_one(1.0);
+    let p2 = save_one(2.0);
+    let kept = [fs::read(&p1).unwrap(), fs::read(&p2).unwrap()];
+    compact(&rdir, "m").unwrap();
+    // the crash: the parts it merged are back, as if never deleted
+    fs::write(&p1, &kept[0]).unwrap();
+    fs::write(&p2, &kept[1]).unwrap();
+    assert_eq!(load_dir(&rdir, "m", None).sample_count(), 2, "listed in merged_parts: skipped");
+    save_one(3.0);
+    assert_eq!(compact(&rdir, "m").unwrap(), 1, "merges the new part");
     let merged = read_file(&rdir.join("merged.json")).unwrap();
-    if let Some(p) = merged.merged_parts.first() {
-        fs::write(rdir.join(p), serde_json::to_vec(&DataFile { samples: merged.samples.clone(), ..merged.clone() }).unwrap()).unwrap();
-        assert_eq!(load_dir(&rdir, "m", None).sample_count(), 15);
-    }
+    assert_eq!(merged.merged_parts.len(), 3, "the leftovers are listed again: {:?}", merged.merged_parts);
+    assert!(!p1.exists() && !p2.exists(), "and deleted");
+    save_one(4.0);
+    compact(&rdir, "m").unwrap();
+    assert_eq!(load_dir(&rdir, "m", None).sample_count(), 4, "each sample once");
     fs::remove_dir_all(&dir).unwrap();
 }
 
@@ -109,10 +188,10 @@ fn compaction_loses_nothing_and_counts_once() {
 fn corrupt_truncated_and_foreign_files_are_moved_aside() {
     let dir = tmpdir("damage");
     let good = {
-        let r = region(1000, &cfg());
-        attach(&r, &dir, "prog", 100);
+        let r = region(1000);
+        let mut b = attach(&r, &dir, &prog(), 100);
         run(&r, 1.0);
-        save(&r).unwrap().unwrap()
+        save(&r, &mut b).unwrap().unwrap()
     };
     let rdir = good.parent().unwrap().to_path_buf();
     let text = fs::read_to_string(&good).unwrap();
@@ -120,84 +199,122 @@ fn corrupt_truncated_and_foreign_files_are_moved_aside() {
     fs::write(rdir.join("part-garbage-0.json"), "\u{0}\u{1}binary").unwrap();
     fs::write(rdir.join("part-foreign-0.json"), r#"{"format":"ompadapt-samples","version":99,"x":[]}"#).unwrap();
     fs::write(rdir.join("part-invalid-0.json"), text.replace("\"count\": 1", "\"count\": 0")).unwrap();
-    let r = region(1000, &cfg());
-    attach(&r, &dir, "prog", 100);
+    let r = region(1000);
+    let mut b = attach(&r, &dir, &prog(), 100);
     assert_eq!(r.training_samples(), 1, "the good file loads, the others do not");
-    let names: Vec<String> = fs::read_dir(&rdir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    let n = names(&rdir);
     for (orig, tag) in [("part-trunc-0.json", "corrupt"), ("part-garbage-0.json", "corrupt"), ("part-foreign-0.json", "foreign"), ("part-invalid-0.json", "corrupt")] {
-        assert!(!names.contains(&orig.to_string()), "{orig} still there: {names:?}");
-        assert!(names.iter().any(|n| n.starts_with(&format!("{orig}.{tag}-"))), "{orig} not moved aside as {tag}: {names:?}");
+        assert!(!n.contains(&orig.to_string()), "{orig} still there: {n:?}");
+        assert!(n.iter().any(|x| x.starts_with(&format!("{orig}.{tag}-"))), "{orig} not moved aside as {tag}: {n:?}");
     }
     // the region carries on: saving works
     run(&r, 2.0);
-    assert!(save(&r).unwrap().is_some());
+    assert!(save(&r, &mut b).unwrap().is_some());
     fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn other_features_are_stale() {
     let dir = tmpdir("stale");
-    let r = region(1000, &cfg());
-    attach(&r, &dir, "prog", 100);
+    let r = region(1000);
+    let mut b = attach(&r, &dir, &prog(), 100);
     run(&r, 1.0);
-    let p = save(&r).unwrap().unwrap();
-    let s = spec::parse("ompadapt1;model=m/1;features=N,M;variants=cpu,gpu").unwrap().spec;
-    let r2 = Region::with_config(s, -1, -1, -1, &cfg(), &RegionOptions::default());
-    attach(&r2, &dir, "prog", 100);
+    let p = save(&r, &mut b).unwrap().unwrap();
+    let r2 = region_with(RegionBuilder::new().warmup(false), "ompadapt1;model=m/1;features=N,M;variants=cpu,gpu");
+    attach(&r2, &dir, &prog(), 100);
     assert_eq!(r2.training_samples(), 0);
     assert!(!p.exists());
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// After a drift the re-measured pairs supersede their earlier measurements; every other
+/// pair, and the earlier measurements' count, stay.
 #[test]
-fn drift_reset_makes_older_data_obsolete() {
-    let dir = tmpdir("reset");
-    let r = region(1000, &cfg());
-    attach(&r, &dir, "prog", 100);
+fn remeasured_pairs_supersede_per_pair() {
+    let dir = tmpdir("supersede");
+    let r = region(1000);
+    let mut b = attach(&r, &dir, &prog(), 100);
     run(&r, 1.0);
-    save(&r).unwrap();
-    r.with_store(|s| s.reset());
+    run(&r, 1.0);
     run(&r, 2.0);
-    let f = read_file(&save(&r).unwrap().unwrap()).unwrap();
-    assert!(f.reset);
-    let m = load_dir(&region_dir(&dir, "prog", "m/1"), "m", None);
-    assert_eq!(m.sample_count(), 1);
-    assert_eq!(m.samples[0].0 .0, vec![2.0]);
+    save(&r, &mut b).unwrap();
+    assert_eq!(r.remeasure(&[1.0]), Some(0));
+    run_cost(&r, 1.0, &[900, 300]);
+    run_cost(&r, 1.0, &[900, 300]);
+    let f = read_file(&save(&r, &mut b).unwrap().unwrap()).unwrap();
+    assert!(f.samples.iter().all(|s| s.supersedes && s.features == vec![1.0]), "{:?}", f.samples);
+    assert!(!f.reset);
+    let m = load_dir(&region_dir(&dir, &prog(), "m/1"), "m", None);
+    assert_eq!(m.sample_count(), 5, "nothing forgotten");
+    let pair = |f: f64, v: &str| m.samples.iter().find(|((k, n), _)| k == &vec![f] && n == v).unwrap().1.clone();
+    assert_eq!((pair(1.0, "cpu").count, pair(1.0, "cpu").warm.len(), pair(1.0, "cpu").superseded), (2, 1, 1));
+    assert!(pair(1.0, "cpu").warm[0] > 800_000.0, "labels use the new measurement");
+    assert_eq!(pair(2.0, "cpu").warm.len(), 1, "the other vector is untouched");
+    let r2 = region(2);
+    attach(&r2, &dir, &prog(), 100);
+    assert_eq!(r2.label(&[1.0]), Some(1), "the next run labels from the new measurements");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Old files with `reset: true` (runtimes that forgot everything on a drift) hide nothing.
+#[test]
+fn an_old_reset_flag_hides_nothing() {
+    let dir = tmpdir("reset");
+    let r = region(1000);
+    let mut b = attach(&r, &dir, &prog(), 100);
+    run(&r, 1.0);
+    save(&r, &mut b).unwrap();
+    run(&r, 2.0);
+    let p = save(&r, &mut b).unwrap().unwrap();
+    let text = fs::read_to_string(&p).unwrap().replacen("\"format\"", "\"reset\": true,\n  \"format\"", 1);
+    fs::write(&p, text).unwrap();
+    assert!(read_file(&p).unwrap().reset);
+    assert_eq!(load_dir(&region_dir(&dir, &prog(), "m/1"), "m", None).sample_count(), 2);
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Counts add up saturating: two files that each claim nearly 2^64 measurements.
+#[test]
+fn counts_saturate_never_wrap() {
+    let dir = tmpdir("saturate");
+    let r = region(1000);
+    let mut b = attach(&r, &dir, &prog(), 100);
+    run(&r, 1.0);
+    let p = save(&r, &mut b).unwrap().unwrap();
+    let mut f = read_file(&p).unwrap();
+    f.samples[0].count = u64::MAX - 1;
+    f.monitored = vec![MonitoredRecord { features: vec![1.0], variant: "cpu".into(), count: u64::MAX - 1, sum_ns: u64::MAX - 1, timed: Some(u64::MAX - 1) }];
+    fs::write(&p, serde_json::to_vec(&f).unwrap()).unwrap();
+    fs::write(p.with_file_name("part-copy-0.json"), serde_json::to_vec(&f).unwrap()).unwrap();
+    let rdir = region_dir(&dir, &prog(), "m/1");
+    let m = load_dir(&rdir, "m", None);
+    assert_eq!(m.sample_count(), u64::MAX);
+    assert_eq!(m.monitored[0].1.count, u64::MAX);
+    compact(&rdir, "m").unwrap();
+    assert_eq!(load_dir(&rdir, "m", None).sample_count(), u64::MAX);
+    let r2 = region(1000);
+    attach(&r2, &dir, &prog(), 100);
+    assert_eq!(r2.with_store(|s| s.counts(0)[0].count), u32::MAX, "the region's own counter saturates too");
     fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn frozen_uses_the_stored_model() {
     let dir = tmpdir("frozen");
-    let r = region(2, &cfg());
-    attach(&r, &dir, "prog", 100);
-    let mut c = Ctx::zeroed();
+    let r = region(2);
+    let mut b = attach(&r, &dir, &prog(), 100);
     for _ in 0..2 {
-        r.begin(&[1.0], &mut c);
-        let v = c.variant;
-        c.t0 = crate::clock::now() - crate::region::tests_ticks(if v == 1 { 1000 } else { 900_000 }) | (c.t0 & crate::region::T0_FLAGS);
-        r.end(&c);
+        run_cost(&r, 1.0, &[900, 1]);
     }
     assert_eq!(r.decide(&[1.0]), Some(1));
-    save(&r).unwrap();
-    let frozen = Config { frozen: true, ..cfg() };
-    let r2 = region(2, &frozen);
-    // wipe the samples: a frozen run needs only the stored model
-    let rdir = region_dir(&dir, "prog", "m/1");
-    attach(&r2, &dir, "prog", 100);
+    save(&r, &mut b).unwrap();
+    let r2 = region_with(builder(2).frozen(true), "ompadapt1;model=m/1;loc=a.c:3;features=N;variants=cpu,gpu");
+    attach(&r2, &dir, &prog(), 100);
     assert_eq!(r2.trained().unwrap().origin, Origin::Frozen);
     assert_eq!(r2.decide(&[1.0]), Some(1));
-    assert!(rdir.exists());
     // no stored model: first variant
-    let r3 = Region::with_config(
-        spec::parse("ompadapt1;model=other;features=N;variants=cpu,gpu").unwrap().spec,
-        -1,
-        -1,
-        -1,
-        &frozen,
-        &RegionOptions::default(),
-    );
-    attach(&r3, &dir, "prog", 100);
+    let r3 = region_with(RegionBuilder::new().frozen(true), "ompadapt1;model=other;features=N;variants=cpu,gpu");
+    attach(&r3, &dir, &prog(), 100);
     assert_eq!(r3.trained().unwrap().origin, Origin::Fixed);
     fs::remove_dir_all(&dir).unwrap();
 }
@@ -208,20 +325,13 @@ fn frozen_uses_the_stored_model() {
 #[test]
 fn coarse_mode_learns_across_runs() {
     let dir = tmpdir("coarse");
-    let c = Config { coarse: crate::config::PerRegion::all(true), ..cfg() };
-    let cost = [30_000u64, 10_000, 20_000];
+    let cost = [30u64, 10, 20];
     for run in 0..5 {
-        let s = spec::parse("ompadapt1;model=big;features=N;variants=a,b,c").unwrap().spec;
-        let r = Region::with_config(s, 3, -1, -1, &c, &RegionOptions::default());
-        attach(&r, &dir, "prog", 100);
+        let r = region_with(RegionBuilder::new().min_train(3).warmup(false).coarse(true), "ompadapt1;model=big;features=N;variants=a,b,c");
+        let mut b = attach(&r, &dir, &prog(), 100);
         let mut used = std::collections::BTreeSet::new();
         for _ in 0..5 {
-            let mut ctx = Ctx::zeroed();
-            r.begin(&[64.0], &mut ctx);
-            let v = ctx.variant as usize;
-            used.insert(v);
-            ctx.t0 = crate::clock::now() - crate::region::tests_ticks(cost[v]) | (ctx.t0 & crate::region::T0_FLAGS);
-            r.end(&ctx);
+            used.insert(run_cost(&r, 64.0, &cost));
         }
         assert_eq!(used.len(), 1, "one variant for the whole run");
         let v = *used.iter().next().unwrap();
@@ -232,11 +342,11 @@ fn coarse_mode_learns_across_runs() {
             assert_eq!(v, 1, "run {run}: trained on the totals, the fastest");
             assert_eq!(r.trained().unwrap().origin, Origin::Loaded);
         }
-        let f = read_file(&save(&r).unwrap().unwrap()).unwrap();
+        let f = read_file(&save(&r, &mut b).unwrap().unwrap()).unwrap();
         assert_eq!(f.runs.len(), 1);
         assert_eq!((f.runs[0].executions, f.runs[0].variant.as_str()), (5, ["a", "b", "c"][v]));
         let total = f.runs[0].total_ns as f64;
-        assert!((total - 5.0 * cost[v] as f64).abs() < 0.05 * total, "{total}");
+        assert!((total - 5000.0 * cost[v] as f64).abs() < 0.05 * total, "{total}");
     }
     fs::remove_dir_all(&dir).unwrap();
 }
@@ -250,37 +360,37 @@ fn version_1_files_are_imported_once() {
         &old,
         r#"{"format":"ompadapt-samples","version":1,"program":"prog","model":"m/1","loc":"a.c:3","features":["N"],
             "variants":["cpu","gpu"],"samples":[
-            {"features":[10.0],"variant":"cpu","count":3,"sum_ns":30,"min_ns":9,"max_ns":11,"recent_ns":[9,10,11]},
-            {"features":[10.0],"variant":"gpu","count":1,"sum_ns":90,"min_ns":90,"max_ns":90,"recent_ns":[90]}]}"#,
+            {"features":[10.0],"variant":"cpu","count":3,"sum_ns":30,"min_ns":9,"max_ns":11,"recent_ns":[9000,10000,11000]},
+            {"features":[10.0],"variant":"gpu","count":1,"sum_ns":90,"min_ns":90,"max_ns":90,"recent_ns":[90000]}]}"#,
     )
     .unwrap();
-    let r = region(2, &cfg());
-    attach(&r, &dir, "prog", 100);
+    let r = region(2);
+    attach(&r, &dir, &prog(), 100);
     assert!(r.is_trained(), "the imported samples train the region");
     assert_eq!(r.decide(&[10.0]), Some(0));
     assert!(!old.exists());
-    let r2 = region(2, &cfg());
-    attach(&r2, &dir, "prog", 100);
-    assert_eq!(r2.persist.lock().unwrap().as_ref().unwrap().loaded_samples, 4, "imported once");
+    let r2 = region(2);
+    attach(&r2, &dir, &prog(), 100);
+    assert_eq!(r2.loaded_samples.load(std::sync::atomic::Ordering::Relaxed), 4, "imported once");
     fs::remove_dir_all(&dir).unwrap();
 }
 
 #[test]
 fn a_linked_program_or_region_folder_is_neither_loaded_nor_written() {
-    for linked in ["prog", "prog/m_1"] {
+    for linked in [prog().folder(), format!("{}/m_1", prog().folder())] {
         let dir = tmpdir(&format!("link-{}", linked.len()));
         let elsewhere = dir.join("elsewhere");
         fs::create_dir_all(&elsewhere).unwrap();
-        let link = dir.join("store").join(linked);
+        let link = dir.join("store").join(&linked);
         fs::create_dir_all(link.parent().unwrap()).unwrap();
         std::os::unix::fs::symlink(&elsewhere, &link).unwrap();
-        let r = region(4, &cfg());
-        attach(&r, &dir.join("store"), "prog", 100);
+        let r = region(4);
+        let mut b = attach(&r, &dir.join("store"), &prog(), 100);
         for f in [10.0, 20.0] {
             run(&r, f);
             run(&r, f);
         }
-        assert_eq!(save(&r).unwrap(), None, "{linked}: refused, nothing written");
+        assert_eq!(save(&r, &mut b).unwrap(), None, "{linked}: refused, nothing written");
         assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0, "{linked}: nothing written through the link");
         assert!(r.is_trained(), "{linked}: the region still learns, in memory");
         fs::remove_dir_all(&dir).unwrap();
@@ -288,25 +398,26 @@ fn a_linked_program_or_region_folder_is_neither_loaded_nor_written() {
 }
 
 #[test]
-fn oversized_links_and_fifos_among_the_parts_are_moved_aside_unread() {
+fn oversized_links_fifos_and_sockets_among_the_parts_are_moved_aside_unread() {
     let dir = tmpdir("oversized");
-    let r = region(100, &cfg());
-    attach(&r, &dir, "prog", 100);
+    let r = region(100);
+    let mut b = attach(&r, &dir, &prog(), 100);
     run(&r, 1.0);
-    save(&r).unwrap().expect("written");
-    let rdir = region_dir(&dir, "prog", "m/1");
+    save(&r, &mut b).unwrap().expect("written");
+    let rdir = region_dir(&dir, &prog(), "m/1");
     // sparse: no disk used, but a reader without a bound would allocate it all
     fs::File::create(rdir.join("part-huge-0.json")).unwrap().set_len(safe_fs::MAX_READ + 1).unwrap();
     std::os::unix::fs::symlink("/etc/passwd", rdir.join("part-link-0.json")).unwrap();
     let fifo = std::ffi::CString::new(rdir.join("part-fifo-0.json").to_str().unwrap()).unwrap();
     // SAFETY: a valid NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    let _sock = std::os::unix::net::UnixListener::bind(rdir.join("part-sock-0.json")).unwrap();
     let m = load_dir(&rdir, "m", None);
     assert_eq!(m.sample_count(), 1, "the real part still loads");
-    let names: Vec<String> = fs::read_dir(&rdir).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
-    for (planted, tag) in [("part-huge-0.json", "oversized"), ("part-link-0.json", "symlink"), ("part-fifo-0.json", "special")] {
-        assert!(!names.iter().any(|n| n == planted), "{planted} is moved aside: {names:?}");
-        assert!(names.iter().any(|n| n.starts_with(&format!("{planted}.{tag}-"))), "{planted}: {names:?}");
+    let n = names(&rdir);
+    for (planted, tag) in [("part-huge-0.json", "oversized"), ("part-link-0.json", "symlink"), ("part-fifo-0.json", "special"), ("part-sock-0.json", "special")] {
+        assert!(!n.iter().any(|x| x == planted), "{planted} is moved aside: {n:?}");
+        assert!(n.iter().any(|x| x.starts_with(&format!("{planted}.{tag}-"))), "{planted}: {n:?}");
     }
     assert!(fs::read_to_string("/etc/passwd").is_ok_and(|t| !t.is_empty()), "the link's target is untouched");
     fs::remove_dir_all(&dir).unwrap();

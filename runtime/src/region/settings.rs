@@ -22,15 +22,16 @@ impl Region {
 
     fn set_params(&self, g: &mut Inner, p: Params) {
         self.adopt_pending(g);
-        g.store.set_params(p);
+        self.env_with(|env| g.store.set_params(p, env));
         self.strategy.store(p.strategy as u8, Relaxed);
         self.xver.fetch_add(1, Release);
     }
 
-    /// Sets the measurements per pair before it counts (`OMPADAPT_REPEATS`).
+    /// Sets the measurements per pair before it counts (`OMPADAPT_REPEATS`;
+    /// [`crate::explore::ADAPTIVE`]: adaptive).
     pub fn set_repeats(&self, r: u32) {
         let mut g = self.lock();
-        let p = Params { repeats: r.max(1), ..g.store.params };
+        let p = Params { repeats: r, ..g.store.params };
         self.set_params(&mut g, p);
     }
 
@@ -55,6 +56,7 @@ impl Region {
     /// `Random` model_info).
     pub fn set_explore_only(&self, on: bool) {
         self.lock().settings.explore_only = on;
+        self.cycling.store(on, Relaxed);
     }
 
     /// Always run variant `v` (Apollo's `Static,policy=N`); `None` returns to learning.
@@ -129,9 +131,22 @@ impl Region {
         self.epoch.load(Acquire)
     }
 
-    /// Drift resets so far.
+    /// Drifts so far (vectors re-measured).
     pub fn drift_events(&self) -> Vec<DriftEvent> {
         self.lock().drifts.clone()
+    }
+
+    /// The label exploration found for `features` (None: not measured, or undecided).
+    pub fn label(&self, features: &[f64]) -> Option<usize> {
+        let mut g = self.lock();
+        self.adopt_pending(&mut g);
+        let st = &g.store;
+        st.find(&FKey::new(features)).and_then(|i| st.rec(i).decided())
+    }
+
+    /// Exploring executions while a model decided (new vectors, drift re-measurements).
+    pub fn learning_executions(&self) -> u64 {
+        self.learn_execs.load(Relaxed)
     }
 
     /// Whether trained executions are still checked for drift.
@@ -147,14 +162,9 @@ impl Region {
     }
 
     /// Runs `f` on the store (persistence), with every buffered measurement in it.
-    pub(crate) fn with_store<R>(&self, f: impl FnOnce(&mut Store) -> R) -> R {
+    pub fn with_store<R>(&self, f: impl FnOnce(&mut Store) -> R) -> R {
         let mut g = self.lock();
         self.adopt_pending(&mut g);
-        let before = g.store.generation;
-        let r = f(&mut g.store);
-        if g.store.generation != before {
-            self.xver.fetch_add(1, Release);
-        }
-        r
+        f(&mut g.store)
     }
 }

@@ -2,7 +2,7 @@
 
 use std::sync::atomic::Ordering::*;
 
-use super::{Region, Settings};
+use super::{Inner, Region, Settings};
 use crate::clock;
 use crate::explore::{all_mask, Params};
 use crate::stats::{FKey, FxBuild};
@@ -12,39 +12,51 @@ impl Region {
     pub fn executions(&self) -> u64 {
         let mut g = self.lock();
         self.adopt_pending(&mut g);
+        self.executions_locked(&g)
+    }
+
+    /// [`Region::executions`] for a caller that holds the lock (buffered exploring
+    /// measurements not yet in the store are not counted).
+    pub(super) fn executions_locked(&self, g: &Inner) -> u64 {
         let mut n = self.unrecorded.load(Relaxed) + g.store.recorded_explore + g.overflow.values().map(|x| x.0).sum::<u64>();
         let nv = self.nvariants();
         self.shards.for_each(|s| s.for_each(|slot| n += (0..nv).map(|v| slot.count(v).load(Relaxed)).sum::<u64>()));
         n
     }
 
-    /// Trained-execution counters per (feature vector, variant): `(count, sum_ns)`, summed over
-    /// threads (time is summed in ticks and converted here).
-    pub fn monitored(&self) -> Vec<(FKey, Vec<(u64, u64)>)> {
+    /// Trained-execution counters per (feature vector, variant), summed over threads.
+    pub fn monitored(&self) -> Vec<(FKey, Vec<Monitored>)> {
         let nv = self.nvariants();
         let mut index: std::collections::HashMap<FKey, usize, FxBuild> = Default::default();
-        let mut out: Vec<(FKey, Vec<(u64, u64)>)> = Vec::new();
-        let mut add = |k: &FKey, v: usize, c: u64, s: u64| {
-            if c == 0 {
+        let mut out: Vec<(FKey, Vec<Monitored>)> = Vec::new();
+        let mut add = |k: &FKey, v: usize, m: Monitored| {
+            if m.count == 0 {
                 return;
             }
             let i = *index.entry(*k).or_insert_with(|| {
-                out.push((*k, vec![(0, 0); nv]));
+                out.push((*k, vec![Monitored::default(); nv]));
                 out.len() - 1
             });
-            out[i].1[v].0 += c;
-            out[i].1[v].1 += s;
+            let o = &mut out[i].1[v];
+            o.count = o.count.saturating_add(m.count);
+            o.timed = o.timed.saturating_add(m.timed);
+            o.sum_ns = o.sum_ns.saturating_add(m.sum_ns);
         };
         let ns = |ticks: u64| clock::to_ns(ticks);
         self.shards.for_each(|s| {
             s.for_each(|slot| {
                 for v in 0..nv {
-                    add(slot.key(), v, slot.count(v).load(Relaxed), ns(slot.ticks(v).load(Relaxed)));
+                    let m = Monitored {
+                        count: slot.count(v).load(Relaxed),
+                        timed: slot.timed(v).load(Relaxed),
+                        sum_ns: ns(slot.ticks(v).load(Relaxed)),
+                    };
+                    add(slot.key(), v, m);
                 }
             })
         });
-        for ((k, v), (c, s)) in self.lock().overflow.iter() {
-            add(k, *v, *c, ns(*s));
+        for ((k, v), &(count, timed, ticks)) in self.lock().overflow.iter() {
+            add(k, *v, Monitored { count, timed, sum_ns: ns(ticks) });
         }
         out
     }
@@ -66,7 +78,9 @@ impl Region {
                     .map(|v| PairView {
                         count: st.counts(i)[v].count as u64,
                         times: st.rec(i).times_of(v),
+                        estimate: st.rec(i).estimate(v).map(|e| e.0),
                         model_count: 0,
+                        model_timed: 0,
                         model_sum_ns: 0,
                     })
                     .collect(),
@@ -86,10 +100,12 @@ impl Region {
                     entries.len() - 1
                 }
             };
-            for (v, (c, s)) in per.into_iter().enumerate() {
-                entries[i].per_variant[v].model_count += c;
-                entries[i].per_variant[v].model_sum_ns += s;
-                recorded_model += c;
+            for (v, m) in per.into_iter().enumerate() {
+                let p = &mut entries[i].per_variant[v];
+                p.model_count += m.count;
+                p.model_timed += m.timed;
+                p.model_sum_ns += m.sum_ns;
+                recorded_model += m.count;
             }
         }
         Snapshot {
@@ -109,15 +125,28 @@ impl Region {
     }
 }
 
+/// Trained executions of one (feature vector, variant) pair: all are counted, one in
+/// `OMPADAPT_SAMPLE` is timed.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Monitored {
+    pub count: u64,
+    pub timed: u64,
+    /// Sum of the timed ones' times.
+    pub sum_ns: u64,
+}
+
 /// One variant's data on one feature vector.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct PairView {
-    /// Exploring executions recorded (this generation).
+    /// Exploring executions recorded (including earlier runs').
     pub count: u64,
     /// Their retained times, ns, oldest first.
     pub times: Vec<f64>,
-    /// Executions the model chose, and the sum of their times.
+    /// The robust time labels use (see `explore`).
+    pub estimate: Option<f64>,
+    /// Executions the model chose, those timed, and the sum of their times.
     pub model_count: u64,
+    pub model_timed: u64,
     pub model_sum_ns: u64,
 }
 
@@ -132,9 +161,9 @@ impl PairView {
         crate::stats::median_f64(&self.times)
     }
 
-    /// Mean over exploring (retained) and model-chosen executions.
+    /// Mean over exploring (retained) and timed model-chosen executions.
     pub fn mean(&self) -> Option<f64> {
-        let n = self.times.len() as u64 + self.model_count;
+        let n = self.times.len() as u64 + self.model_timed;
         (n > 0).then(|| (self.times.iter().sum::<f64>() + self.model_sum_ns as f64) / n as f64)
     }
 }

@@ -49,6 +49,8 @@ pub enum Origin {
     Online,
     /// Trained by an explicit train call.
     Explicit,
+    /// Trained again in this run: new vectors were measured, or drifting ones re-measured.
+    Retrained,
     /// Trained at start-up from data saved by earlier runs.
     Loaded,
     /// The stored model of a frozen (production) run.
@@ -105,20 +107,29 @@ pub(super) struct TrainJob {
 }
 
 impl Region {
-    /// If the region is ready and nothing decides yet, claims the training flag and returns
-    /// the training set.
+    /// Claims the training flag and returns the training set when the region should train:
+    /// exploring and ready, or trained and its labels changed since (new vectors, drift).
     pub(super) fn claim(&self, g: &mut Inner) -> Option<TrainJob> {
-        if self.epoch.load(Relaxed) & 1 == 0
-            && !g.settings.explore_only
-            && !self.mode.frozen
-            && g.store.ready(g.settings.min_train)
-            && !self.training.swap(true, AcqRel)
-        {
-            let labels = g.store.labels();
-            Some(self.job(g, labels, Origin::Online))
-        } else {
-            None
+        if g.settings.explore_only || self.mode.frozen || self.training.load(Relaxed) {
+            return None;
         }
+        let origin = if self.epoch.load(Relaxed) & 1 == 0 {
+            if !g.store.ready(g.settings.min_train) {
+                return None;
+            }
+            Origin::Online
+        } else {
+            match self.model.load_full() {
+                Some(t) if g.store.labels_changed && self.learns_after_training(&t) => Origin::Retrained,
+                _ => return None,
+            }
+        };
+        if self.training.swap(true, AcqRel) {
+            return None;
+        }
+        g.store.labels_changed = false;
+        let labels = g.store.labels();
+        Some(self.job(g, labels, origin))
     }
 
     fn job(&self, g: &mut Inner, labels: Vec<(FKey, usize)>, origin: Origin) -> TrainJob {
@@ -180,6 +191,9 @@ impl Region {
 
     pub(super) fn train_and_publish(&self, job: TrainJob) -> bool {
         let generation = job.generation;
+        if job.origin == Origin::Retrained {
+            self.retrains.fetch_add(1, Relaxed);
+        }
         let t = self.fit(job);
         let ok = self.publish(t, Some(generation));
         self.training.store(false, Release);
@@ -285,6 +299,11 @@ impl Region {
         self.publish(t, None)
     }
 
+    /// Times the model was retrained in this run.
+    pub fn retrains(&self) -> u32 {
+        self.retrains.load(Relaxed)
+    }
+
     /// Trains at start-up if loaded data suffices (same rule as online training).
     pub fn train_if_ready(&self) -> bool {
         let job = {
@@ -295,6 +314,7 @@ impl Region {
             if g.settings.explore_only || !g.store.ready(g.settings.min_train) || self.training.swap(true, AcqRel) {
                 return false;
             }
+            g.store.labels_changed = false;
             let labels = g.store.labels();
             self.job(&mut g, labels, Origin::Loaded)
         };

@@ -1,6 +1,6 @@
 /* Calls the runtime by hand through include/ompadapt.h. Exit status 0 = every check passed;
  * otherwise the status says which check failed. Mode "explore" (first run, empty sample
- * directory) checks the round-robin order; mode "trained" (second run) expects the model that
+ * directory) checks the exploration order; mode "trained" (second run) expects the model that
  * was trained from the first run's saved samples to decide at once. */
 #include "ompadapt.h"
 
@@ -54,13 +54,16 @@ int main(int argc, char **argv) {
   static void *slot; /* one per call site, as the plugin emits */
   ompadapt_ctx c0;
   if (!trained_mode) {
-    /* round-robin per feature vector: cpu, gpu, cpu, gpu */
+    /* n = 1000: cpu, gpu (each variant's first execution in the process: cold), then cpu, gpu
+     * again (warm measurements are preferred where the process can take them) */
     for (int i = 0; i < 4; i++)
       if (run(&slot, 1000, i % 2) != i % 2) return 20 + i;
     if (slot == NULL) return 25;
-    for (int i = 0; i < 2; i++)
-      if (run(&slot, 99000, 0) != i % 2) return 30 + i;
-    /* 4 training samples (2 vectors x 2 variants, after the 2 warm-ups): trained now */
+    /* n = 99000: cpu, gpu, and cpu once more (the neighbouring vector's label, measured twice
+     * before another variant wins) */
+    for (int i = 0; i < 3; i++)
+      if (run(&slot, 99000, 0) != (i == 1)) return 30 + i;
+    /* 4 training samples (2 vectors x 2 variants), both vectors labelled: trained now */
   }
   for (int i = 0; i < 20; i++) {
     if (run(&slot, 1000, 0) != 0) return 40;
@@ -72,7 +75,7 @@ int main(int argc, char **argv) {
   static void *xslot;
   const char *XSPEC = "ompadapt1;model=c_explicit;loc=abi_test.c:90;features=n;variants=slow,fast";
   if (!trained_mode) {
-    for (int i = 0; i < 4; i++) { /* slow(warm-up), fast(warm-up), slow, fast */
+    for (int i = 0; i < 4; i++) { /* slow (cold), fast (cold), slow, fast */
       double f[1] = {7};
       ompadapt_begin(&xslot, XSPEC, 1000, -1, -1, f, 1, &c0);
       work(c0.variant == 0 ? 200000 : 1000);

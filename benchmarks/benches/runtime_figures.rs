@@ -1,8 +1,9 @@
-//! Every figure of issue 3, item 9, measured on this machine and printed beside LLNL Apollo 2.0's
-//! (its own `apollo-overhead` test, measured on this project's machine) and the paper's (seed
-//! 000, Table 4), plus the exploration comparison of item 3.
+//! The runtime's overhead figures (a trained execution, exploration, memory per stored sample),
+//! measured on this machine and printed beside the paper's (seed 000, Table 4) and LLNL Apollo
+//! 2.0's where measured here; the trained execution against Apollo itself, side by side in
+//! one process, is `--bench apollo_side_by_side`.
 //!
-//! `cargo bench -p ompadapt-benchmarks --bench item9` (about 20 s). Each timing is the median
+//! `cargo bench -p ompadapt-benchmarks --bench runtime_figures` (about 20 s). Each timing is the median
 //! over 15 batches of its per-iteration time (a batch: tens of thousands of iterations, timed
 //! with `Instant`), so one preempted batch on a busy machine does not move it.
 //!
@@ -39,7 +40,8 @@ use ompadapt_rt::config::{Config, DriftConfig, PerRegion};
 use ompadapt_rt::ctx::MAX_FEATURES;
 use ompadapt_rt::explore::{Params, Strategy};
 use ompadapt_rt::model::{self, ModelChoice};
-use ompadapt_rt::region::{Region, RegionOptions};
+use ompadapt_rt::config::Directive;
+use ompadapt_rt::region::{Region, RegionBuilder};
 use ompadapt_rt::stats::{FKey, XorShift};
 use ompadapt_rt::store::Store;
 use ompadapt_rt::{clock, ompadapt_begin, ompadapt_end, registry, spec, Ctx};
@@ -94,7 +96,8 @@ fn execute(slot: &AtomicPtr<c_void>, spec: &[u8], min_train: i64, f: &[f64; 2]) 
 
 fn rust_region(name: &str, variants: &str, min_train: i64, c: &Config) -> Region {
     let s = spec::parse(&format!("ompadapt1;model={name};features=n,m;variants={variants}")).unwrap().spec;
-    Region::with_config(s, min_train, -1, -1, c, &RegionOptions::default())
+    let d = Directive { min_train: Some(min_train.clamp(1, i64::MAX) as usize), ..Directive::default() };
+    RegionBuilder::from_settings(c.region_settings(name, &d)).build(s)
 }
 
 fn rust_execute(r: &Region, f: &[f64]) -> i32 {
@@ -142,23 +145,23 @@ fn main() {
 
     // ---- one execution after training, through the C ABI ------------------------------
     static SLOT: AtomicPtr<c_void> = AtomicPtr::new(null_mut());
-    const SPEC: &[u8] = b"ompadapt1;model=item9_trained;loc=item9.rs:1;features=n,m;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree\0";
+    const SPEC: &[u8] = b"ompadapt1;model=figures_trained;loc=runtime_figures.rs:1;features=n,m;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree\0";
     let vectors = [[1000.0, 8.0], [100000.0, 8.0]];
     for i in 0..1000 {
         execute(&SLOT, SPEC, 4, &vectors[i % 2]);
-        if registry::global().find("item9_trained").is_some_and(|r| r.is_trained()) {
+        if registry::global().find("figures_trained").is_some_and(|r| r.is_trained()) {
             break;
         }
     }
-    assert!(registry::global().find("item9_trained").unwrap().is_trained());
+    assert!(registry::global().find("figures_trained").unwrap().is_trained());
     let fs = [[50000.0, 8.0], [120000.0, 8.0]];
     let trained = time_ns(ITERS, BATCHES, |i| {
         execute(&SLOT, SPEC, 4, black_box(&fs[i & 1]));
     });
-    rows.push(row("one region execution after training (C ABI, 2 features, drift check on)", fmt_ns(trained), "≤ 40 ns", "191 ns", "200–646 ns"));
+    rows.push(row("one region execution after training (C ABI, 2 features, drift check on)", fmt_ns(trained), "≤ 40 ns", "see apollo_side_by_side", "200–646 ns"));
 
     let no_drift = Config { persist: false, drift: DriftConfig { enabled: false, ..DriftConfig::default() }, ..Config::default() };
-    let r = rust_region("item9_nodrift", "cpu,gpu", 4, &no_drift);
+    let r = rust_region("figures_nodrift", "cpu,gpu", 4, &no_drift);
     while !r.is_trained() {
         for f in &vectors {
             rust_execute(&r, f);
@@ -175,7 +178,7 @@ fn main() {
 
     // ---- exploration ---------------------------------------------------------------------
     static XSLOT: AtomicPtr<c_void> = AtomicPtr::new(null_mut());
-    const XSPEC: &[u8] = b"ompadapt1;model=item9_explore;loc=item9.rs:2;features=n,m;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree\0";
+    const XSPEC: &[u8] = b"ompadapt1;model=figures_explore;loc=runtime_figures.rs:2;features=n,m;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree\0";
     let f = [1000.0, 8.0];
     let explore_settled = time_ns(ITERS, BATCHES, |_| {
         execute(&XSLOT, XSPEC, i64::MAX, black_box(&f));
@@ -189,7 +192,7 @@ fn main() {
     ));
     // every measurement counted: repeats 255 keeps each pair unsettled for 255 measurements
     let counted_cfg = Config { persist: false, repeats: PerRegion::all(255), ..Config::default() };
-    let r = rust_region("item9_counted", "cpu,gpu", i64::MAX, &counted_cfg);
+    let r = rust_region("figures_counted", "cpu,gpu", i64::MAX, &counted_cfg);
     let keys: Vec<[f64; 2]> = (0..500).map(|i| [i as f64, 8.0]).collect();
     let explore_counted = time_ns(ITERS / 4, BATCHES, |i| {
         rust_execute(&r, black_box(&keys[i % keys.len()]));
@@ -208,7 +211,7 @@ fn main() {
     let ck: Vec<[f64; 2]> = (0..1000).map(|i| [i as f64, 8.0]).collect();
     let mut completing: Vec<f64> = (0..15)
         .map(|k| {
-            let r = rust_region(&format!("item9_completing{k}"), "a,b,c,d", 1_000_000, &completing_cfg);
+            let r = rust_region(&format!("figures_completing{k}"), "a,b,c,d", 1_000_000, &completing_cfg);
             for _ in 0..4 {
                 for f in &ck {
                     rust_execute(&r, f);
@@ -231,7 +234,7 @@ fn main() {
     let phase_cfg = Config { persist: false, repeats: PerRegion::all(3), ..Config::default() };
     let mut phase: Vec<f64> = (0..60)
         .map(|k| {
-            let r = rust_region(&format!("item9_phase{k}"), "a,b,c,d", 40, &phase_cfg);
+            let r = rust_region(&format!("figures_phase{k}"), "a,b,c,d", 40, &phase_cfg);
             let mut n = 0usize;
             let s = Instant::now();
             while !r.is_trained() {
@@ -308,7 +311,7 @@ fn main() {
         .ok()
         .and_then(|t| t.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned()))
         .unwrap_or_default();
-    println!("ompadapt, issue 3 item 9 — {cpu}, {} cores; clock: {}", std::thread::available_parallelism().map_or(0, |n| n.get()), clock::source());
+    println!("ompadapt runtime figures — {cpu}, {} cores; clock: {}", std::thread::available_parallelism().map_or(0, |n| n.get()), clock::source());
     let w = rows.iter().map(|r| r.what.chars().count()).max().unwrap_or(0);
     let wo = rows.iter().map(|r| r.ours.chars().count()).max().unwrap_or(0).max(8);
     println!("{:w$}  {:wo$}  {:12}  {:18}  {}", "figure", "ompadapt", "target", "Apollo 2.0 (here)", "paper (Apollo)");
@@ -316,7 +319,7 @@ fn main() {
         println!("{:w$}  {:wo$}  {:12}  {:18}  {}", r.what, r.ours, r.target, r.apollo, r.paper);
     }
 
-    // ---- exploration strategies (item 3) ----------------------------------------------------
+    // ---- exploration strategies ----------------------------------------------------------
     println!();
     println!("exploration strategies: exploring executions until every feature vector is decided,");
     println!("and whether the decisions equal round-robin's (12 vectors × 4 variants, 3 % noise, 1 in 50");

@@ -1,0 +1,173 @@
+//! Programs that learn across runs the way HPC programs are run: one kernel launch per
+//! process, several programs called `main` sharing one store, sizes the model never saw.
+//! Compiled with clang-19 -fopenmp and -fplugin=libompadapt.so; every run checks its results.
+
+use ompadapt_tests::*;
+use std::path::{Path, PathBuf};
+
+fn build(src: &str, exe: &Path, extra: &[&str]) -> PathBuf {
+    std::fs::create_dir_all(exe.parent().unwrap()).unwrap();
+    let out = compile(&source(&format!("programs/{src}.c")), exe, &[&["-O2"], extra].concat());
+    out.expect_ok(&format!("compiling {src}.c"));
+    exe.to_path_buf()
+}
+
+/// Runs `exe` with the store `store` (shared between programs); the decisions it printed.
+fn decisions(exe: &Path, store: &Path, args: &[&str], env: &[(&str, &str)]) -> (Vec<(u32, u32)>, Run) {
+    let mut c = std::process::Command::new(exe);
+    c.args(args).current_dir(exe.parent().unwrap()).env_remove("OMPADAPT_REPORT").env("OMPADAPT_DIR", store);
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = run(&mut c);
+    out.expect_ok(&format!("{} {args:?} (checks its result)", exe.display()));
+    let d = records(&out.stdout, "DECISION").iter().map(|r| (r["n"].parse().unwrap(), r["variant"].parse().unwrap())).collect();
+    (d, out)
+}
+
+/// One execution of the region per process, eleven variants: every run measures what is still
+/// missing (no restart at variant 0), one-shot cold measurements decide, and from run 2 × 11
+/// on every run takes the fastest variant.
+#[test]
+fn a_program_that_runs_its_region_once_per_process_learns_across_runs() {
+    let _timing = timing_lock();
+    let dir = scratch();
+    let exe = build("one_launch", &dir.path().join("main"), &[]);
+    with_retries(3, || {
+        let store = dir.path().join("store");
+        let _ = std::fs::remove_dir_all(&store);
+        let mut chosen = Vec::new();
+        for _run in 0..26 {
+            let (d, _) = decisions(&exe, &store, &["1000"], &[]);
+            assert_eq!(d.len(), 1);
+            chosen.push(d[0].1);
+        }
+        let first11: std::collections::BTreeSet<u32> = chosen[..11].iter().copied().collect();
+        if first11.len() != 11 {
+            return Err(format!("the first 11 runs must measure 11 different variants: {chosen:?}"));
+        }
+        match chosen[21..].iter().all(|&v| v == 6) {
+            true => Ok(()),
+            false => Err(format!("from run 22 on, every run must take t7 (index 6): {chosen:?}")),
+        }
+    });
+}
+
+/// Two different programs, both called `main`, both with a model called `by_len`, one store:
+/// each learns its own best variant and neither starts from the other's data. Rebuilding one
+/// in place keeps what it learned; the export names both identities.
+#[test]
+fn two_programs_called_main_keep_their_data_apart() {
+    let _timing = timing_lock();
+    let dir = scratch();
+    let a = build("one_launch", &dir.path().join("a/main"), &["-DBEST=1"]);
+    let b = build("one_launch", &dir.path().join("b/main"), &["-DBEST=8"]);
+    with_retries(3, || {
+        let store = dir.path().join("store");
+        let _ = std::fs::remove_dir_all(&store);
+        let (mut ca, mut cb) = (Vec::new(), Vec::new());
+        for _run in 0..25 {
+            ca.push(decisions(&a, &store, &["500"], &[]).0[0].1);
+            cb.push(decisions(&b, &store, &["500"], &[]).0[0].1);
+        }
+        // program b's first run starts afresh (an exploring run begins with variant 0), never
+        // with a's label
+        if cb[0] == 1 || ca[21..].iter().any(|&v| v != 1) || cb[21..].iter().any(|&v| v != 8) {
+            return Err(format!("a must settle on t2 (1), b on t9 (8):\na {ca:?}\nb {cb:?}"));
+        }
+        Ok(())
+    });
+    let store = dir.path().join("store");
+    let folders: Vec<String> = std::fs::read_dir(&store).unwrap().map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect();
+    assert_eq!(folders.len(), 2, "{folders:?}");
+    assert!(folders.iter().all(|f| f.starts_with("main-")), "{folders:?}");
+
+    // rebuilt in place: same path, same regions, so it keeps what it learned
+    build("one_launch", &a, &["-DBEST=1"]);
+    for _ in 0..3 {
+        let (d, out) = decisions(&a, &store, &["500"], &[("OMPADAPT_REPORT", "1")]);
+        assert_eq!(d, vec![(500, 1)], "the rebuilt program starts from what it learned:\n{}", out.stderr);
+    }
+
+    // `ompadapt list` shows which program each folder belongs to
+    let list = run(std::process::Command::new(lib_dir().join("ompadapt")).arg("--dir").arg(&store).args(["--json", "list", "main"]));
+    list.expect_ok("ompadapt list");
+    let doc: serde_json::Value = serde_json::from_str(&list.stdout).unwrap();
+    let mut ids: Vec<String> = doc["regions"].as_array().unwrap().iter().map(|r| r["program_id"].as_str().unwrap().to_owned()).collect();
+    ids.sort();
+    let mut want = vec![a.canonicalize().unwrap().display().to_string(), b.canonicalize().unwrap().display().to_string()];
+    want.sort();
+    assert_eq!(ids, want);
+}
+
+/// A model trained on four sizes meets a size far slower than it predicts: the size is
+/// explored (not taken for drift), nothing is forgotten, and the next run at a trained size
+/// starts trained.
+#[test]
+fn a_new_size_is_learned_not_taken_for_drift() {
+    let _timing = timing_lock();
+    let dir = scratch();
+    let exe = build("size_sweep", &dir.path().join("size_sweep"), &[]);
+    let want = |n: u32| u32::from(n > 500 && n <= 1000);
+    // three measurements per pair: this test is about novelty and drift, not about labels
+    // from single measurements on a loaded machine (runtime/tests/label_accuracy.rs is)
+    let env = |report: bool| -> Vec<(&str, &str)> {
+        let mut e = vec![("OMPADAPT_REPEATS", "3")];
+        if report {
+            e.push(("OMPADAPT_REPORT", "1"));
+        }
+        e
+    };
+    with_retries(3, || {
+        let store = dir.path().join("store");
+        let _ = std::fs::remove_dir_all(&store);
+        let (d, _) = decisions(&exe, &store, &["10", "100", "200", "700", "800"], &env(false));
+        if d.iter().any(|&(n, v)| v != want(n)) {
+            return Err(format!("training run: {d:?}"));
+        }
+        // the new size, in runs of its own: explored within the learning budget (about half
+        // of a run's executions), never taken for a drift, learned by the second run
+        for run in 0..2 {
+            let (d, out) = decisions(&exe, &store, &["6", "2500"], &env(true));
+            if out.stderr.contains("drift") {
+                return Err(format!("a new size is not a drift:\n{}", out.stderr));
+            }
+            if run == 1 && d != vec![(2500, 0)] {
+                return Err(format!("the new size must be learned: {d:?}\n{}", out.stderr));
+            }
+        }
+        // a trained size next: trained from the start, nothing explored
+        let (d, out) = decisions(&exe, &store, &["0", "100", "200", "700", "800", "2500"], &env(true));
+        if out.stderr.contains("not trained yet") || out.stderr.contains("drift") {
+            return Err(format!("the model must survive the new size:\n{}", out.stderr));
+        }
+        if d.iter().any(|&(n, v)| v != want(n)) {
+            return Err(format!("run after the new size: {d:?}\n{}", out.stderr));
+        }
+        Ok(())
+    });
+}
+
+/// The exit report comes after everything the program printed, even with the program's output
+/// buffered and both streams going to one file.
+#[test]
+fn the_exit_report_follows_the_programs_output() {
+    let dir = scratch();
+    let exe = build("one_launch", &dir.path().join("main"), &[]);
+    let log = dir.path().join("log");
+    let f = std::fs::File::create(&log).unwrap();
+    let st = std::process::Command::new(&exe)
+        .arg("100")
+        .current_dir(dir.path())
+        .env("OMPADAPT_DIR", dir.path().join("store"))
+        .env("OMPADAPT_REPORT", "1")
+        .stdout(f.try_clone().unwrap())
+        .stderr(f)
+        .status()
+        .unwrap();
+    assert!(st.success());
+    let text = std::fs::read_to_string(&log).unwrap();
+    let (decision, report) = (text.find("DECISION n=100"), text.find("ompadapt: report"));
+    assert!(decision.is_some() && report.is_some(), "{text}");
+    assert!(decision < report, "the report must follow the program's output:\n{text}");
+}
