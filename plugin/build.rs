@@ -13,6 +13,16 @@ fn llvm_config(arg: &str) -> String {
     String::from_utf8(out.stdout).expect("utf-8").trim().to_string()
 }
 
+/// The C++ shims, one job each (see each file's header).
+const SHIMS: [&str; 6] = [
+    "OmpAdaptPlugin.cpp",
+    "OmpPragmaHandler.cpp",
+    "StatementCollector.cpp",
+    "TokenBridge.cpp",
+    "DirectiveLookahead.cpp",
+    "PassLoader.cpp",
+];
+
 fn main() {
     let libdir = llvm_config("--libdir");
     let includedir = llvm_config("--includedir");
@@ -28,13 +38,16 @@ fn main() {
     if Command::new("clang++-19").arg("--version").output().is_ok() {
         build.compiler("clang++-19");
     }
-    build.file("shim/frontend_plugin.cpp");
+    for f in SHIMS {
+        build.file(format!("shim/{f}"));
+    }
     build.compile("ompadapt_shims");
     println!("cargo:rustc-link-search=native={libdir}");
     println!("cargo:rustc-link-lib=dylib=clang-cpp");
     println!("cargo:rustc-link-lib=dylib=LLVM");
     println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,{libdir}");
-    for f in ["shim/frontend_plugin.cpp", "shim/ffi.h", "include/ompadapt_lowering.h", "../runtime/include/ompadapt.h"] {
+    println!("cargo:rerun-if-changed=shim");
+    for f in ["include/ompadapt_lowering.h", "../runtime/include/ompadapt.h"] {
         println!("cargo:rerun-if-changed={f}");
     }
     println!("cargo:rerun-if-env-changed=LLVM_CONFIG");

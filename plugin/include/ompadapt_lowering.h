@@ -13,6 +13,11 @@
  *                             default runtime is loaded only if it is trusted (see
  *                             __ompadapt_untrusted), as glibc ignores LD_PRELOAD there.
  *   __ompadapt_offload_site() marker that the ompadapt pass replaces by a CPU/offload dispatch.
+ *   __ompadapt_check_output() the type check of model_output, in ompadapt's words
+ *                             (diagnose_if: the error is at the model_output argument).
+ *   __ompadapt_output<T>      (C++) model_output's conversion, as an assignment would do it.
+ *   __ompadapt_omp_get_max_threads/teams()
+ *                             seed 001's feature identifiers omp_num_threads, omp_num_teams.
  *
  * Everything is static inline: a translation unit without adaptive regions emits nothing.
  * libc functions are reached through asm labels so that these declarations never clash with
@@ -47,13 +52,32 @@ struct __ompadapt_statx {
 };
 typedef char __ompadapt_statx_is_256_bytes[sizeof(struct __ompadapt_statx) == 256 ? 1 : -1];
 
+extern int __ompadapt_omp_get_max_threads(void) __asm__("omp_get_max_threads");
+extern int __ompadapt_omp_get_max_teams(void) __asm__("omp_get_max_teams");
+
+/* model_output needs a modifiable lvalue of arithmetic type; `cls` is its
+ * __builtin_classify_type (1 integer and C enum, 3 C++ enum, 4 bool, 8 real floating). */
+static inline void __ompadapt_check_output(int cls)
+    __attribute__((diagnose_if(cls == 5, "'model_output' needs a modifiable lvalue of arithmetic "
+                                         "type, not a pointer or an array", "error")))
+    __attribute__((diagnose_if(cls == 12 || cls == 13, "'model_output' needs a modifiable lvalue of "
+                                                       "arithmetic type, not a struct, union or class",
+                               "error")))
+    __attribute__((diagnose_if(cls != 1 && cls != 3 && cls != 4 && cls != 5 && cls != 8 &&
+                                   cls != 12 && cls != 13,
+                               "'model_output' needs a modifiable lvalue of arithmetic type",
+                               "error"))) {
+  (void)cls;
+}
+
 static inline __attribute__((unused)) void __ompadapt_say(const char *s) {
   unsigned long n = 0;
   while (s[n]) ++n;
   (void)__ompadapt_libc_write(2, s, n);
 }
 
-/* Without a runtime: variant 0, with its value read from the descriptor's `values=`. */
+/* Without a runtime: variant 0 (or the descriptor's `fallback=`: the variant of an associated
+ * region that runs with its primary's first), with its value read from `values=`. */
 static inline __attribute__((unused)) void
 __ompadapt_fallback_begin(void **slot, const char *spec, long min_train, long p1, long p2,
                           const double *features, int nfeatures, ompadapt_ctx *ctx) {
@@ -65,9 +89,21 @@ __ompadapt_fallback_begin(void **slot, const char *spec, long min_train, long p1
   ctx->nfeatures = 0;
   ctx->value = 0.0;
   for (; *v; ++v)
+    if (v[0] == ';' && v[1] == 'f' && v[2] == 'a' && v[3] == 'l' && v[4] == 'l' && v[5] == 'b' &&
+        v[6] == 'a' && v[7] == 'c' && v[8] == 'k' && v[9] == '=') {
+      ctx->variant = (int)__ompadapt_libc_strtod(v + 10, 0);
+      break;
+    }
+  for (v = spec; *v; ++v)
     if (v[0] == ';' && v[1] == 'v' && v[2] == 'a' && v[3] == 'l' && v[4] == 'u' && v[5] == 'e' &&
         v[6] == 's' && v[7] == '=') {
-      ctx->value = __ompadapt_libc_strtod(v + 8, 0);
+      int i;
+      v += 8;
+      for (i = 0; i < ctx->variant && *v && *v != ';'; ++v)
+        if (*v == ',')
+          ++i;
+      if (i == ctx->variant)
+        ctx->value = __ompadapt_libc_strtod(v, 0);
       break;
     }
 }
@@ -170,7 +206,7 @@ static inline __attribute__((unused, noinline, cold)) const struct ompadapt_api 
   return api;
 }
 
-static inline __attribute__((unused, always_inline)) const struct ompadapt_api *__ompadapt_api(void) {
+static inline __attribute__((always_inline)) const struct ompadapt_api *__ompadapt_api(void) {
   static const struct ompadapt_api *cached;
   const struct ompadapt_api *a = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
   if (__builtin_expect(a == 0, 0)) {
@@ -181,12 +217,22 @@ static inline __attribute__((unused, always_inline)) const struct ompadapt_api *
 }
 
 /* Replaced by the ompadapt pass; if the pass did not run, the runtime warns once. */
-static inline __attribute__((unused, noinline)) void __ompadapt_offload_site(int use_host, const char *model) {
+static inline __attribute__((noinline)) void __ompadapt_offload_site(int use_host, const char *model) {
   if (use_host)
     __ompadapt_api()->unlowered_offload_site(model);
 }
 
 #ifdef __cplusplus
 }
+
+/* model_output in C++: the value converted to the lvalue's type. For a type that is not
+ * arithmetic, __ompadapt_check_output has reported the error; `convert` is then only declared,
+ * so that no second error follows. */
+template <class T, bool = __is_arithmetic(T) || __is_enum(T)> struct __ompadapt_output {
+  static T convert(double v) { return (T)v; }
+};
+template <class T> struct __ompadapt_output<T, false> {
+  static T convert(double);
+};
 #endif
 #endif /* OMPADAPT_LOWERING_H */

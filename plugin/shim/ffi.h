@@ -1,54 +1,126 @@
-// Interface between the C++ shims and the Rust side of libompadapt.so (plugin/src/ffi.rs).
-// Keep in sync with the #[repr(C)] structs there.
-#pragma once
+//===- ffi.h - Interface between the C++ shims and Rust ---------*- C++ -*-===//
+//
+// The C interface of the Rust side of libompadapt.so (plugin/src/ffi.rs). Keep
+// in sync with the #[repr(C)] structs there. Every function catches Rust
+// panics: an unexpected failure comes back as one "internal error" diagnostic.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OMPADAPT_SHIM_FFI_H
+#define OMPADAPT_SHIM_FFI_H
+
 #include <cstddef>
 #include <cstdint>
 
 extern "C" {
 
-enum OaTokKind : uint32_t { OA_IDENT, OA_NUMBER, OA_LITERAL, OA_PUNCT, OA_OMP_BEGIN, OA_OMP_END, OA_OTHER_ANNOT };
+enum OaTokKind : uint32_t {
+  OA_IDENT,
+  OA_NUMBER,
+  OA_LITERAL,
+  OA_PUNCT,
+  OA_OMP_BEGIN,
+  OA_OMP_END,
+  OA_OTHER_ANNOT
+};
+enum OaTokFlag : uint32_t { OA_LEADING_SPACE = 1 };
 enum OaSeverity : uint32_t { OA_ERROR, OA_WARNING, OA_NOTE };
-enum OaOutcome : uint32_t { OA_NOT_OURS, OA_EMIT, OA_NEED_STATEMENT };
-enum OaPieceKind : uint32_t { OA_TEXT, OA_USER, OA_PIECE_OMP_BEGIN, OA_PIECE_OMP_END, OA_STATEMENT, OA_TEXT_AT };
+enum OaOutcome : uint32_t {
+  OA_NOT_OURS,
+  OA_EMIT,
+  OA_NEED_STATEMENT,
+  OA_NEED_NEXT_TOKEN,
+  OA_NEED_LOOKAHEAD
+};
+enum OaPieceKind : uint32_t {
+  OA_TEXT,
+  OA_USER,
+  OA_PIECE_OMP_BEGIN,
+  OA_PIECE_OMP_END,
+  OA_STATEMENT,
+  OA_TEXT_AT,
+  OA_SAVED,
+  OA_TEXT_AT_SAVED,
+  OA_SAVED_AT
+};
+/// `list` of a diagnostic or piece that refers to the directive being handled
+/// (otherwise: the index of a saved token list).
+constexpr uint32_t OA_HERE = 0xffffffffu;
 
 struct OaTok {
-  const char *text;
-  size_t len;
-  uint32_t kind;
+  const char *Text;
+  size_t Len;
+  uint32_t Kind;  // OaTokKind
+  uint32_t Flags; // OaTokFlag
+  /// Non-zero for a token from a macro expansion: identifies the outermost
+  /// expansion (its expansion location).
+  uint64_t Expansion;
+  /// On the first token of an expansion: the expansion as written, or null.
+  const char *Written;
+  size_t WrittenLen;
 };
 struct OaDiag {
-  uint32_t severity;
-  uint32_t tok, end;       // token range in the directive; tok == ntoks: end of line
-  const char *message;     // NUL-terminated
-  const char *fixit;       // NULL or replacement text for [tok, end)
+  uint32_t Severity;
+  uint32_t List;     // OA_HERE or a saved token list
+  uint32_t Tok, End; // token range; Tok == number of tokens: end of line
+  const char *Message;
+  const char *Fixit; // null, or replacement text for [Tok, End)
 };
 struct OaPiece {
-  uint32_t kind;
-  uint32_t a, b;           // OA_USER: token range; OA_TEXT_AT: a = token giving the location
-  const char *text;        // OA_TEXT, OA_TEXT_AT
-  size_t len;
+  uint32_t Kind;
+  uint32_t List; // OA_SAVED*, OA_TEXT_AT_SAVED: the saved token list
+  uint32_t A, B; // token range; OA_TEXT_AT*: A gives the location
+  /// OA_SAVED_AT: the copies are located at token AtTok of AtList (OA_HERE or
+  /// a saved list).
+  uint32_t AtList, AtTok;
+  const char *Text;
+  size_t Len;
 };
 struct OaResult {
-  uint32_t outcome;
-  const OaDiag *diags;
-  size_t ndiags;
-  const OaPiece *pieces;
-  size_t npieces;
+  uint32_t Outcome; // OaOutcome
+  uint32_t Save;    // keep this directive's tokens as the next saved list
+  const OaDiag *Diags;
+  size_t NumDiags;
+  const OaPiece *Pieces;
+  size_t NumPieces;
+};
+struct OaContext {
+  const char *Location; // file:line
+  uint64_t Block;       // innermost enclosing block, 0 at file scope
+  uint64_t LocCookie;   // the directive's SourceLocation
+  uint64_t File;        // the file the directive is written in
 };
 
-// offload_targets: the compilation has -fopenmp-targets (target constructs can be dispatched).
-void *ompadapt_session_new(bool offload_targets);
-void ompadapt_session_free(void *session);
-OaResult *ompadapt_on_pragma(void *session, const OaTok *toks, size_t ntoks, const char *location,
-                             uint64_t block, uint64_t loc_cookie);
-OaResult *ompadapt_on_statement(void *session, const OaTok *toks, size_t ntoks);
-void ompadapt_result_free(OaResult *result);
-// The i-th region opened by 'begin adaptation' and never closed; NULL past the last one.
-const char *ompadapt_unclosed(void *session, size_t i, uint64_t *loc_cookie);
-// Text appended to the predefines of every translation unit (freed by ompadapt_string_free).
-char *ompadapt_prelude(const char *runtime_path);
-void ompadapt_string_free(char *s);
+void *ompadapt_session_new(bool OffloadTargets, bool CPlusPlus);
+void ompadapt_session_free(void *Session);
+OaResult *ompadapt_on_pragma(void *Session, const OaTok *Toks, size_t NumToks,
+                             const OaContext *Ctx);
+OaResult *ompadapt_on_statement(void *Session, const OaTok *Toks,
+                                size_t NumToks);
+OaResult *ompadapt_after_next_token(void *Session, uint32_t Saved);
+/// A `declare adaptation` line found ahead (and the metadirective line after
+/// it, if any); its tokens become the next saved list.
+void ompadapt_on_lookahead(void *Session, const OaTok *Toks, size_t NumToks,
+                           const OaTok *Meta, size_t NumMeta,
+                           const char *Location);
+void ompadapt_lookahead_done(void *Session, uint64_t File);
+/// Where the statement after a directive ends: fed one token at a time.
+enum OaStatementStep : uint32_t { OA_TAKE, OA_TAKE_AND_STOP, OA_GIVE_BACK };
+void *ompadapt_statement_new(void);
+void ompadapt_statement_free(void *Scanner);
+uint32_t ompadapt_statement_feed(void *Scanner, const OaTok *Tok);
+bool ompadapt_statement_is_empty(const void *Scanner);
+void ompadapt_result_free(OaResult *Result);
+/// The I-th region opened by 'begin adaptation' and never closed; null past
+/// the last one.
+const char *ompadapt_unclosed(void *Session, size_t I, uint64_t *LocCookie);
+/// Text appended to the predefines of every translation unit (freed by
+/// ompadapt_string_free).
+char *ompadapt_prelude(const char *RuntimePath);
+void ompadapt_string_free(char *S);
 
-// C++ side, referenced from Rust so that the linker keeps the plugin's registrations.
+/// C++ side, referenced from Rust so that the linker keeps the plugin's
+/// registrations.
 int ompadapt_frontend_plugin_anchor(void);
 }
+
+#endif // OMPADAPT_SHIM_FFI_H

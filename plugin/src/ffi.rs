@@ -1,8 +1,13 @@
-//! The C interface the frontend shim calls (declared in shim/ffi.h): directive tokens in,
-//! diagnostics and lowered pieces out. Every entry point catches panics: a bug here must
-//! become "directive left to Clang", never a crashed compiler.
+//! The C interface the frontend shims call (declared in shim/ffi.h): directive tokens in,
+//! diagnostics and lowered pieces out.
+//!
+//! Every entry point runs under `guard`: a panic (a bug here) never unwinds into Clang and
+//! never prints a backtrace; it becomes one located `internal error in the ompadapt plugin`
+//! diagnostic on the directive, and the directive's statement is kept.
 
-use ompadapt_syntax::{Diagnostic, Outcome, Piece, PragmaContext, Session, Severity, Tok, TokKind};
+use ompadapt_syntax::statement::{StatementScanner, Step};
+use ompadapt_syntax::{Diagnostic, Outcome, Piece, PragmaContext, Reply, Session, Severity, Src, Tok, TokKind};
+use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
@@ -11,11 +16,16 @@ pub struct OaTok {
     text: *const c_char,
     len: usize,
     kind: u32,
+    flags: u32,
+    expansion: u64,
+    written: *const c_char,
+    written_len: usize,
 }
 
 #[repr(C)]
 pub struct OaDiag {
     severity: u32,
+    list: u32,
     tok: u32,
     end: u32,
     message: *const c_char,
@@ -25,8 +35,11 @@ pub struct OaDiag {
 #[repr(C)]
 pub struct OaPiece {
     kind: u32,
+    list: u32,
     a: u32,
     b: u32,
+    at_list: u32,
+    at_tok: u32,
     text: *const c_char,
     len: usize,
 }
@@ -34,10 +47,19 @@ pub struct OaPiece {
 #[repr(C)]
 pub struct OaResult {
     outcome: u32,
+    save: u32,
     diags: *const OaDiag,
     ndiags: usize,
     pieces: *const OaPiece,
     npieces: usize,
+}
+
+#[repr(C)]
+pub struct OaContext {
+    location: *const c_char,
+    block: u64,
+    loc_cookie: u64,
+    file: u64,
 }
 
 /// An OaResult with the storage its pointers point into. `header` must stay first.
@@ -52,6 +74,10 @@ struct OwnedResult {
 const OUTCOME_NOT_OURS: u32 = 0;
 const OUTCOME_EMIT: u32 = 1;
 const OUTCOME_NEED_STATEMENT: u32 = 2;
+const OUTCOME_NEED_NEXT_TOKEN: u32 = 3;
+const OUTCOME_NEED_LOOKAHEAD: u32 = 4;
+const HERE: u32 = u32::MAX;
+const LEADING_SPACE: u32 = 1;
 
 fn tok_kind(k: u32) -> TokKind {
     match k {
@@ -65,28 +91,49 @@ fn tok_kind(k: u32) -> TokKind {
     }
 }
 
+unsafe fn text(p: *const c_char, len: usize) -> String {
+    if p.is_null() || len == 0 {
+        return String::new();
+    }
+    String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len)).into_owned()
+}
+
 unsafe fn tokens(toks: *const OaTok, n: usize) -> Vec<Tok> {
-    if n == 0 {
+    if n == 0 || toks.is_null() {
         return Vec::new();
     }
     std::slice::from_raw_parts(toks, n)
         .iter()
-        .map(|t| {
-            let bytes = if t.len == 0 { &[][..] } else { std::slice::from_raw_parts(t.text.cast::<u8>(), t.len) };
-            Tok { kind: tok_kind(t.kind), text: String::from_utf8_lossy(bytes).into_owned() }
+        .map(|t| Tok {
+            kind: tok_kind(t.kind),
+            text: text(t.text, t.len),
+            space: t.flags & LEADING_SPACE != 0,
+            exp: t.expansion,
+            written: (!t.written.is_null()).then(|| text(t.written, t.written_len)),
         })
         .collect()
 }
 
 fn cstring(s: &str) -> CString {
-    CString::new(s.replace('\0', " ")).expect("no NUL")
+    CString::new(s.replace('\0', " ")).unwrap_or_default()
 }
 
-fn build(outcome: u32, diags: &[Diagnostic], pieces: &[Piece]) -> *mut OaResult {
+fn clamp(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX - 1)
+}
+
+fn build(outcome: u32, save: bool, diags: &[Diagnostic], pieces: &[Piece]) -> *mut OaResult {
     let mut r = Box::new(OwnedResult {
-        header: OaResult { outcome, diags: std::ptr::null(), ndiags: 0, pieces: std::ptr::null(), npieces: 0 },
-        diags: Vec::new(),
-        pieces: Vec::new(),
+        header: OaResult {
+            outcome,
+            save: u32::from(save),
+            diags: std::ptr::null(),
+            ndiags: 0,
+            pieces: std::ptr::null(),
+            npieces: 0,
+        },
+        diags: Vec::with_capacity(diags.len()),
+        pieces: Vec::with_capacity(pieces.len()),
         strings: Vec::new(),
     });
     for d in diags {
@@ -98,8 +145,12 @@ fn build(outcome: u32, diags: &[Diagnostic], pieces: &[Piece]) -> *mut OaResult 
                 Severity::Warning => 1,
                 Severity::Note => 2,
             },
-            tok: d.tok as u32,
-            end: d.end as u32,
+            list: match d.src {
+                Src::Here => HERE,
+                Src::Saved(k) => k,
+            },
+            tok: clamp(d.tok),
+            end: clamp(d.end),
             message: message.as_ptr(),
             fixit: fixit.as_ref().map_or(std::ptr::null(), |f| f.as_ptr()),
         });
@@ -107,16 +158,27 @@ fn build(outcome: u32, diags: &[Diagnostic], pieces: &[Piece]) -> *mut OaResult 
         r.strings.extend(fixit);
     }
     for p in pieces {
-        let (kind, a, b, text) = match p {
-            Piece::Text(t) => (0, 0, 0, Some(cstring(t))),
-            Piece::User(range) => (1, range.start as u32, range.end as u32, None),
-            Piece::OmpBegin => (2, 0, 0, None),
-            Piece::OmpEnd => (3, 0, 0, None),
-            Piece::Statement => (4, 0, 0, None),
-            Piece::TextAt(t, at) => (5, *at as u32, 0, Some(cstring(t))),
+        let (mut at_list, mut at_tok) = (HERE, 0);
+        let (kind, list, a, b, text) = match p {
+            Piece::Text(t) => (0, HERE, 0, 0, Some(cstring(t))),
+            Piece::User(range) => (1, HERE, clamp(range.start), clamp(range.end), None),
+            Piece::OmpBegin => (2, HERE, 0, 0, None),
+            Piece::OmpEnd => (3, HERE, 0, 0, None),
+            Piece::Statement => (4, HERE, 0, 0, None),
+            Piece::TextAt(t, at) => (5, HERE, clamp(*at), 0, Some(cstring(t))),
+            Piece::Saved(k, range) => (6, *k, clamp(range.start), clamp(range.end), None),
+            Piece::TextAtSaved(t, k, at) => (7, *k, clamp(*at), 0, Some(cstring(t))),
+            Piece::SavedAt(k, range, (src, tok)) => {
+                at_list = match src {
+                    Src::Here => HERE,
+                    Src::Saved(l) => *l,
+                };
+                at_tok = clamp(*tok);
+                (8, *k, clamp(range.start), clamp(range.end), None)
+            }
         };
         let (ptr, len) = text.as_ref().map_or((std::ptr::null(), 0), |t| (t.as_ptr(), t.as_bytes().len()));
-        r.pieces.push(OaPiece { kind, a, b, text: ptr, len });
+        r.pieces.push(OaPiece { kind, list, a, b, at_list, at_tok, text: ptr, len });
         r.strings.extend(text);
     }
     r.header.diags = r.diags.as_ptr();
@@ -126,9 +188,59 @@ fn build(outcome: u32, diags: &[Diagnostic], pieces: &[Piece]) -> *mut OaResult 
     Box::into_raw(r).cast::<OaResult>()
 }
 
+fn reply(r: Reply) -> *mut OaResult {
+    let (outcome, pieces) = match r.outcome {
+        Outcome::NotOurs => (OUTCOME_NOT_OURS, vec![]),
+        Outcome::Emit(p) => (OUTCOME_EMIT, p),
+        Outcome::NeedStatement => (OUTCOME_NEED_STATEMENT, vec![]),
+        Outcome::NeedNextToken => (OUTCOME_NEED_NEXT_TOKEN, vec![]),
+        Outcome::NeedLookahead => (OUTCOME_NEED_LOOKAHEAD, vec![]),
+    };
+    build(outcome, r.save, &r.diags, &pieces)
+}
+
+thread_local! {
+    /// The message of the last panic on this thread, recorded by the hook.
+    static LAST_PANIC: RefCell<Option<String>> = const { RefCell::new(None) };
+}
+
+/// Panics are reported as diagnostics, not printed: the hook only records the message.
+fn install_panic_hook() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            let msg = info
+                .payload()
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| info.payload().downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "unknown panic".to_string());
+            let at = info.location().map(|l| format!(" at {}:{}", l.file(), l.line())).unwrap_or_default();
+            LAST_PANIC.with(|p| *p.borrow_mut() = Some(format!("{msg}{at}")));
+        }));
+    });
+}
+
+/// Runs `f`; a panic becomes `fallback(internal error diagnostic)`.
+fn guard<T>(f: impl FnOnce() -> T, fallback: impl FnOnce(Diagnostic) -> T) -> T {
+    install_panic_hook();
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(v) => v,
+        Err(_) => {
+            let why = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| "unknown panic".to_string());
+            fallback(Diagnostic::error(
+                0,
+                0,
+                format!("internal error in the ompadapt plugin: {why}; please report it with this directive"),
+            ))
+        }
+    }
+}
+
 #[no_mangle]
-pub extern "C" fn ompadapt_session_new(offload_targets: bool) -> *mut Session {
-    Box::into_raw(Box::new(Session::new(offload_targets)))
+pub extern "C" fn ompadapt_session_new(offload_targets: bool, cplusplus: bool) -> *mut Session {
+    install_panic_hook();
+    Box::into_raw(Box::new(Session::new(offload_targets, cplusplus)))
 }
 
 /// # Safety
@@ -143,42 +255,118 @@ pub unsafe extern "C" fn ompadapt_session_free(session: *mut Session) {
 /// # Safety
 /// Pointers are valid for the call; `toks` has `n` elements.
 #[no_mangle]
-pub unsafe extern "C" fn ompadapt_on_pragma(
-    session: *mut Session,
-    toks: *const OaTok,
-    n: usize,
-    location: *const c_char,
-    block: u64,
-    loc_cookie: u64,
-) -> *mut OaResult {
-    let run = AssertUnwindSafe(|| {
-        let toks = tokens(toks, n);
-        let location = CStr::from_ptr(location).to_string_lossy().into_owned();
-        let ctx = PragmaContext { location, block, loc_cookie };
-        let (outcome, diags) = (*session).on_pragma(&toks, &ctx);
-        match outcome {
-            Outcome::NotOurs => build(OUTCOME_NOT_OURS, &diags, &[]),
-            Outcome::Emit(pieces) => build(OUTCOME_EMIT, &diags, &pieces),
-            Outcome::NeedStatement => build(OUTCOME_NEED_STATEMENT, &diags, &[]),
-        }
-    });
-    catch_unwind(run).unwrap_or(std::ptr::null_mut())
+pub unsafe extern "C" fn ompadapt_on_pragma(session: *mut Session, toks: *const OaTok, n: usize, ctx: *const OaContext) -> *mut OaResult {
+    guard(
+        || {
+            let toks = tokens(toks, n);
+            let c = &*ctx;
+            let location = if c.location.is_null() { String::new() } else { CStr::from_ptr(c.location).to_string_lossy().into_owned() };
+            let ctx = PragmaContext { location, block: c.block, loc_cookie: c.loc_cookie, file: c.file };
+            reply((*session).on_pragma(&toks, &ctx))
+        },
+        |d| build(OUTCOME_EMIT, false, &[d], &[]),
+    )
 }
 
 /// # Safety
 /// As `ompadapt_on_pragma`.
 #[no_mangle]
 pub unsafe extern "C" fn ompadapt_on_statement(session: *mut Session, toks: *const OaTok, n: usize) -> *mut OaResult {
-    let run = AssertUnwindSafe(|| {
-        let toks = tokens(toks, n);
-        let pieces = (*session).on_statement(&toks);
-        build(OUTCOME_EMIT, &[], &pieces)
-    });
-    catch_unwind(run).unwrap_or(std::ptr::null_mut())
+    guard(
+        || {
+            let toks = tokens(toks, n);
+            let pieces = (*session).on_statement(&toks);
+            build(OUTCOME_EMIT, false, &[], &pieces)
+        },
+        |d| build(OUTCOME_EMIT, false, &[d], &[Piece::Statement]),
+    )
 }
 
 /// # Safety
-/// `result` comes from `ompadapt_on_pragma`/`ompadapt_on_statement` (or is null).
+/// `session` is valid.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_after_next_token(session: *mut Session, saved: u32) -> *mut OaResult {
+    guard(|| build(OUTCOME_EMIT, false, &(*session).after_next_token(saved), &[]), |d| build(OUTCOME_EMIT, false, &[d.in_saved(saved)], &[]))
+}
+
+/// # Safety
+/// Pointers are valid for the call.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_on_lookahead(
+    session: *mut Session,
+    toks: *const OaTok,
+    n: usize,
+    meta: *const OaTok,
+    m: usize,
+    location: *const c_char,
+) {
+    let s = &mut *session;
+    let before = s.saved_lists();
+    let ok = guard(
+        || {
+            let location = if location.is_null() { String::new() } else { CStr::from_ptr(location).to_string_lossy().into_owned() };
+            s.on_lookahead(&tokens(toks, n), &tokens(meta, m), &location);
+            true
+        },
+        |_| false,
+    );
+    // The C++ side saves these tokens in any case: keep the numbering in step.
+    if !ok {
+        (*session).pad_saved_lists(before + 1);
+    }
+}
+
+/// # Safety
+/// `session` is valid.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_lookahead_done(session: *mut Session, file: u64) {
+    guard(|| (*session).lookahead_done(file), |_| ());
+}
+
+/// A scanner of the statement after a directive (see `ompadapt_syntax::statement`).
+#[no_mangle]
+pub extern "C" fn ompadapt_statement_new() -> *mut StatementScanner {
+    Box::into_raw(Box::new(StatementScanner::new()))
+}
+
+/// # Safety
+/// `s` comes from `ompadapt_statement_new` and is not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_statement_free(s: *mut StatementScanner) {
+    if !s.is_null() {
+        drop(Box::from_raw(s));
+    }
+}
+
+/// What to do with the next token: 0 take it, 1 take it and stop, 2 give it back and stop.
+///
+/// # Safety
+/// `s` is valid; `tok` points to one token.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_statement_feed(s: *mut StatementScanner, tok: *const OaTok) -> u32 {
+    guard(
+        || match (*s).feed(&tokens(tok, 1)[0]) {
+            Step::Take => 0,
+            Step::TakeAndStop => 1,
+            Step::GiveBack => 2,
+        },
+        // the scanner is broken: end the statement here, keeping what was read
+        |_| 2,
+    )
+}
+
+/// Whether the scanner took no token (the statement is missing).
+///
+/// # Safety
+/// `s` is valid.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_statement_is_empty(s: *const StatementScanner) -> bool {
+    (*s).is_empty()
+}
+
+
+/// # Safety
+/// `result` comes from one of the functions above (or is null).
 #[no_mangle]
 pub unsafe extern "C" fn ompadapt_result_free(result: *mut OaResult) {
     if !result.is_null() {
@@ -187,20 +375,24 @@ pub unsafe extern "C" fn ompadapt_result_free(result: *mut OaResult) {
 }
 
 /// # Safety
-/// `session` is valid; the returned string lives until the session is freed.
+/// `session` is valid; the returned string lives until the next call on this thread.
 #[no_mangle]
 pub unsafe extern "C" fn ompadapt_unclosed(session: *mut Session, i: usize, loc_cookie: *mut u64) -> *const c_char {
     thread_local! {
-        static NAMES: std::cell::RefCell<Vec<CString>> = const { std::cell::RefCell::new(Vec::new()) };
+        static NAME: RefCell<CString> = RefCell::new(CString::default());
     }
-    let unclosed = (*session).unclosed_regions();
-    let Some((model, cookie)) = unclosed.get(i) else { return std::ptr::null() };
-    *loc_cookie = *cookie;
-    NAMES.with(|n| {
-        let mut n = n.borrow_mut();
-        n.push(cstring(model));
-        n.last().expect("pushed").as_ptr()
-    })
+    guard(
+        || {
+            let unclosed = (*session).unclosed_regions();
+            let Some((model, cookie)) = unclosed.get(i) else { return std::ptr::null() };
+            *loc_cookie = *cookie;
+            NAME.with(|n| {
+                *n.borrow_mut() = cstring(model);
+                n.borrow().as_ptr()
+            })
+        },
+        |_| std::ptr::null(),
+    )
 }
 
 /// The public runtime header and the lowering support, as text for Clang's predefines.
@@ -211,17 +403,23 @@ const LOWERING_HEADER: &str = include_str!("../include/ompadapt_lowering.h");
 /// `runtime_path` is a NUL-terminated string (may be empty).
 #[no_mangle]
 pub unsafe extern "C" fn ompadapt_prelude(runtime_path: *const c_char) -> *mut c_char {
-    let given = CStr::from_ptr(runtime_path).to_string_lossy();
+    let given = if runtime_path.is_null() { String::new() } else { CStr::from_ptr(runtime_path).to_string_lossy().into_owned() };
     // Baked in as an absolute, link-free path: a relative one (`-fplugin=./libompadapt.so`)
     // would be resolved against whatever directory the program later runs in, and
     // secure-execution mode loads only absolute paths it can check (ompadapt_lowering.h).
-    let path = std::fs::canonicalize(&*given).map(|p| p.to_string_lossy().into_owned()).unwrap_or_else(|_| given.into_owned());
-    let mut s = String::from("\n");
+    let path = std::fs::canonicalize(&given).map(|p| p.to_string_lossy().into_owned()).unwrap_or(given);
+    // The headers are the plugin's, not the user's: no warning of theirs shows, whatever the
+    // user's -W flags (-pedantic would call diagnose_if a clang extension).
+    let mut s = String::from("\n#pragma clang diagnostic push\n#pragma clang diagnostic ignored \"-Weverything\"\n");
     s.push_str(RUNTIME_HEADER);
     if !path.is_empty() {
         s.push_str(&format!("#define __OMPADAPT_DEFAULT_RUNTIME {}\n", ompadapt_syntax::lower::c_string(&path)));
     }
+    // C89 has no `inline`: the header's static inline functions use GNU's spelling there, for
+    // the header only.
+    s.push_str("#if !defined(__cplusplus) && !defined(__STDC_VERSION__)\n#define inline __inline__\n#define __OMPADAPT_UNDEF_INLINE\n#endif\n");
     s.push_str(LOWERING_HEADER);
+    s.push_str("\n#ifdef __OMPADAPT_UNDEF_INLINE\n#undef inline\n#undef __OMPADAPT_UNDEF_INLINE\n#endif\n#pragma clang diagnostic pop\n");
     cstring(&s).into_raw()
 }
 
@@ -231,5 +429,20 @@ pub unsafe extern "C" fn ompadapt_prelude(runtime_path: *const c_char) -> *mut c
 pub unsafe extern "C" fn ompadapt_string_free(s: *mut c_char) {
     if !s.is_null() {
         drop(CString::from_raw(s));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_one_located_internal_error() {
+        let d = guard(|| -> Option<Diagnostic> { panic!("index out of bounds") }, Some).expect("the fallback ran");
+        assert_eq!(d.severity, Severity::Error);
+        assert_eq!((d.tok, d.end), (0, 0), "located at the directive");
+        assert!(d.message.starts_with("internal error in the ompadapt plugin: index out of bounds at "), "{}", d.message);
+        // Later calls work normally.
+        assert_eq!(guard(|| 7, |_| 0), 7);
     }
 }

@@ -59,12 +59,22 @@ typedef struct ompadapt_ctx {
 
 /* Region descriptor ("spec"), produced by the plugin, one line of ';'-separated fields:
  *   ompadapt1;model=NAME;loc=FILE:LINE;features=F1,F2;variants=V1,V2;values=X1,X2;
- *   numeric=0|1;model_type=auto|dtree|rfc
+ *   numeric=0|1;model_type=auto|dtree|rfc|logistic
  * `model_type=auto` (or no model_type): the runtime picks its model by cross-validated regret.
- * `features` holds the source text of each feature (commas inside replaced by spaces),
- * `values` the numeric value of each variant (indices for categorical variants).
- * min_train, param1 and param2 come from min_train_data(...) and model_type(kind, p1, p2);
- * -1 means "not given, use the default". */
+ * `features` holds the source text of each feature, `values` the numeric value of each
+ * variant (indices for categorical variants); names and text are percent-encoded where they
+ * contain '%', ';' or ','. Seed 001's `declare adaptation` adds, all optional:
+ *   feature_ranges=LO:HI,...    declared range per feature (empty: none); executions outside
+ *                               are counted in the report
+ *   min_sample_points=N,...     per feature; without min_train the region trains after
+ *                               (product of them) x (number of variants) samples
+ *   use_model=P;variant_mapping=I,...[;primary=SPEC]
+ *                               an associated region: ompadapt_begin gets P's features and
+ *                               sets `variant` to the index mapped to P's decision (the
+ *                               number of variants when none is), records nothing
+ *   fallback=N                  the variant generated code runs without a runtime
+ * Up to 1024 variants. min_train, param1 and param2 come from min_train_data(...) and
+ * model_type(kind, p1, p2); -1 means "not given, use the default". */
 
 /* Starts one execution of the region described by `spec` and selects its variant.
  *   slot      per-call-site cache of the region (a `void *` initialised to NULL, written only

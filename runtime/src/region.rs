@@ -49,6 +49,7 @@ use crate::spec::Spec;
 use crate::stats::{fnv1a, hash_features, FKey, XorShift};
 use crate::store::{Env, Store};
 
+pub mod declared;
 mod settings;
 mod snapshot;
 mod training;
@@ -322,6 +323,8 @@ pub struct Region {
     pub loaded_samples: AtomicU64,
     /// Data movement per variant (from the OMPT tool, when loaded).
     pub data: crate::dataflow::RegionData,
+    /// Seed 001's declared feature ranges and associated regions (see `declared`).
+    declared: declared::Declared,
 }
 
 impl std::fmt::Debug for Region {
@@ -341,7 +344,18 @@ impl Region {
         clock::init();
         let nv = spec.variants.len();
         let name = spec.model.clone();
-        let min_train = s.min_train.unwrap_or(nv).max(1);
+        // Without min_train_data: seed 001's suggested size (the min_sample_points product
+        // times the variants), else one sample per variant.
+        let min_train = s.min_train.unwrap_or_else(|| spec.suggested_training_size().unwrap_or(nv)).max(1);
+        // Successive elimination keeps its candidates in a 64-bit mask.
+        let mut params = s.params;
+        if params.strategy == Strategy::Elimination && nv > 64 {
+            diag::warn_once(
+                &format!("elimination:{name}"),
+                &format!("region '{name}': {nv} variants, successive elimination handles at most 64; exploring round-robin"),
+            );
+            params.strategy = Strategy::RoundRobin;
+        }
         let mode = Mode { coarse: s.coarse, frozen: s.frozen };
         let monitor = s.drift.enabled && !mode.frozen && !mode.coarse;
         let r = Region {
@@ -366,11 +380,11 @@ impl Region {
             resets: AtomicU32::new(0),
             retrains: AtomicU32::new(0),
             xver: AtomicU64::new(0),
-            strategy: std::sync::atomic::AtomicU8::new(s.params.strategy as u8),
+            strategy: std::sync::atomic::AtomicU8::new(params.strategy as u8),
             slack: AtomicI64::new(0),
             shards: Shards::new(nv.max(1)),
             inner: Mutex::new(Inner {
-                store: Store::new(nv, s.params, fnv1a(&name) ^ s.seed),
+                store: Store::new(nv, params, fnv1a(&name) ^ s.seed),
                 settings: Settings { min_train, choice: s.model.clone(), explore_only: s.explore_only },
                 overflow: Default::default(),
                 drifts: Vec::new(),
@@ -378,6 +392,7 @@ impl Region {
             }),
             loaded_samples: AtomicU64::new(0),
             data: crate::dataflow::RegionData::new(nv),
+            declared: declared::Declared::new(&spec),
             spec,
         };
         drop(r.lock()); // publishes what training needs to `slack`
@@ -394,6 +409,9 @@ impl Region {
             values: vec![0.0],
             numeric: false,
             model_type: crate::spec::ModelType::DecisionTree,
+            feature_ranges: Vec::new(),
+            min_sample_points: Vec::new(),
+            assoc: None,
         };
         let mut r = RegionBuilder::new().warmup(false).build(spec);
         r.broken = Some(reason);
@@ -443,6 +461,17 @@ impl Region {
             return;
         }
         let f = &ctx.features[..n];
+        if self.declared.hooked() {
+            if let Some(v) = self.declared_begin(f) {
+                // fixed by an associated region for this run: recorded as an exploring measurement
+                let v = v.min(self.nvariants() - 1);
+                let cold = self.warmup && !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed);
+                ctx.variant = v as c_int;
+                ctx.value = self.spec.values[v];
+                ctx.t0 = clock::now() | if cold { T0_COLD } else { 0 };
+                return;
+            }
+        }
         let epoch = self.epoch.load(Acquire);
         let shard = self.shards.local();
         let h = hash_features(f);

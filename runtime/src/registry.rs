@@ -119,7 +119,9 @@ impl Registry {
         d.model = config::directive_model(spec.model_type, p1, p2);
         let builder = RegionBuilder::from_settings(c.region_settings(&spec.model, &d)).call_args((min_train, p1, p2));
         let region: &'static Region = Box::leak(Box::new(builder.build(spec)));
-        if c.persist {
+        if region.is_associated() {
+            // follows its primary's model: nothing of its own to load or save
+        } else if c.persist {
             let b = persist::attach(region, &c.dir, &Program::of(c), c.compact_after);
             self.bindings.lock().unwrap_or_else(|e| e.into_inner()).push((region, b));
         } else if c.frozen {

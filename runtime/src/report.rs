@@ -90,6 +90,10 @@ pub struct RegionReport {
     /// `libompadapt_dataperf.so` measured them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub data_movement: Vec<DataMovementReport>,
+    /// Seed 001's declarations: executions outside declared feature ranges; for an associated
+    /// region, its primary, mapping and executions per variant.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared: Option<crate::region::declared::DeclaredReport>,
 }
 
 #[derive(Serialize, Debug)]
@@ -218,6 +222,7 @@ pub fn region_report(r: &Region) -> RegionReport {
         data_movement: (0..r.nvariants())
             .filter_map(|v| r.data_movement(v).map(|m| DataMovementReport { variant: vname(v), per_execution: m }))
             .collect(),
+        declared: crate::region::declared::report(r),
     };
     let Some(snap) = snap else { return rep };
     rep.executions = snap.executions();
@@ -256,6 +261,10 @@ pub fn render(r: &Region) -> String {
         out.push_str(&format!("  malformed region descriptor ({why}): always ran its first variant\n"));
         return out;
     }
+    if r.is_associated() {
+        out.push_str(&crate::region::declared::render(r));
+        return out;
+    }
     let rep = region_report(r);
     let snap = r.snapshot();
     let nf = snap.entries.iter().map(|e| e.key.len()).max().unwrap_or(spec.features.len());
@@ -288,6 +297,7 @@ pub fn render(r: &Region) -> String {
         "  training samples: {} measured (feature vector, variant) pairs; training needs {}\n",
         rep.training_samples, rep.min_train
     ));
+    out.push_str(&crate::region::declared::render(r));
     if rep.loaded_samples > 0 {
         out.push_str(&format!("  loaded from earlier runs: {} measurements\n", rep.loaded_samples));
     }

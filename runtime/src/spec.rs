@@ -4,8 +4,13 @@
 //! format tag:
 //!
 //! ```text
-//! ompadapt1;model=NAME;loc=FILE:LINE;features=F1,F2;variants=V1,V2;values=X1,X2;numeric=0|1;model_type=auto|dtree|rfc
+//! ompadapt1;model=NAME;loc=FILE:LINE;features=F1,F2;variants=V1,V2;values=X1,X2;numeric=0|1;model_type=auto|dtree|rfc|logistic
 //! ```
+//!
+//! Seed 001's `declare adaptation` adds optional fields: `feature_ranges=LO:HI,` (per feature,
+//! empty when not declared), `min_sample_points=N,` (likewise), and for an associated region
+//! `use_model=PRIMARY;variant_mapping=2,3[;primary=<the primary's descriptor>]`.
+//! Names and source text are percent-encoded where they contain `%`, `;` or `,`.
 //!
 //! * `model` and `variants` are required; everything else has a default (`loc=?`, no feature
 //!   names, `values` = the variant indices, `numeric=0`, `model_type=auto`).
@@ -18,8 +23,9 @@
 
 use std::fmt;
 
-/// Most variants a region may have.
-pub const MAX_VARIANTS: usize = 64;
+/// Most variants a region may have; the plugin accepts exactly as many
+/// (plugin/syntax/src/limits.rs), so a region that compiles always adapts. A power of two.
+pub const MAX_VARIANTS: usize = 1024;
 
 /// The model family named by `model_type=`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -28,6 +34,8 @@ pub enum ModelType {
     DecisionTree,
     /// `rfc`: random forest classifier; param1 = trees, param2 = max depth.
     RandomForest,
+    /// `logistic`: multinomial logistic regression.
+    Logistic,
     /// `auto` (what the plugin passes when the directive names no model type, and the default
     /// of a spec without `model_type=`): the runtime chooses by cross-validated regret.
     Auto,
@@ -39,6 +47,7 @@ impl ModelType {
         match self {
             ModelType::DecisionTree => "dtree",
             ModelType::RandomForest => "rfc",
+            ModelType::Logistic => "logistic",
             ModelType::Auto => "auto",
         }
     }
@@ -61,6 +70,23 @@ pub struct Spec {
     pub numeric: bool,
     /// `model_type=`.
     pub model_type: ModelType,
+    /// `feature_ranges=`: the declared range of each feature (seed 001 `range[lo:hi]`).
+    pub feature_ranges: Vec<Option<(f64, f64)>>,
+    /// `min_sample_points=`: per feature, values to sample before training (seed 001).
+    pub min_sample_points: Vec<Option<u64>>,
+    /// `use_model=` …: the region is associated with a primary region (seed 001).
+    pub assoc: Option<AssocSpec>,
+}
+
+/// An associated region's link to its primary region.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AssocSpec {
+    /// `use_model=`: the primary region's model name.
+    pub primary: String,
+    /// `variant_mapping=`: for each variant of this region, the primary's variant it runs with.
+    pub mapping: Vec<usize>,
+    /// `primary=`: the primary's own descriptor, when the compiler knew it.
+    pub primary_spec: Option<String>,
 }
 
 impl Spec {
@@ -72,6 +98,16 @@ impl Spec {
             && self.values == other.values
             && self.numeric == other.numeric
             && self.model_type == other.model_type
+    }
+
+    /// Seed 001's suggested training-set size: the product of the features' `min_sample_points`
+    /// times the number of variants; None when no feature declares one.
+    pub fn suggested_training_size(&self) -> Option<usize> {
+        if self.min_sample_points.iter().all(Option::is_none) {
+            return None;
+        }
+        let product = self.min_sample_points.iter().flatten().fold(1u64, |a, &n| a.saturating_mul(n.max(1)));
+        Some(product.saturating_mul(self.variants.len() as u64).min(usize::MAX as u64) as usize)
     }
 
     /// Display name of feature `i` (its source text, or `f<i>` when the spec has none).
@@ -114,8 +150,47 @@ fn split_list(v: &str) -> Vec<String> {
     if v.is_empty() {
         Vec::new()
     } else {
-        v.split(',').map(|s| s.trim().to_owned()).collect()
+        v.split(',').map(|s| decode(s.trim())).collect()
     }
+}
+
+/// Undoes the plugin's percent-encoding (`%2C` is a comma); anything else is kept as it is.
+pub fn decode(s: &str) -> String {
+    if !s.contains('%') {
+        return s.to_owned();
+    }
+    let b = s.as_bytes();
+    let mut out = Vec::with_capacity(b.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' && i + 2 < b.len() + 1 && i + 3 <= b.len() {
+            if let Ok(v) = u8::from_str_radix(&s[i + 1..i + 3], 16) {
+                out.push(v);
+                i += 3;
+                continue;
+            }
+        }
+        out.push(b[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// `LO:HI` or empty, per feature.
+fn parse_ranges(v: &str) -> Result<Vec<Option<(f64, f64)>>, String> {
+    v.split(',')
+        .map(|x| {
+            let x = x.trim();
+            if x.is_empty() {
+                return Ok(None);
+            }
+            let (lo, hi) = x.split_once(':').ok_or_else(|| format!("feature range '{x}' is not LO:HI"))?;
+            match (lo.trim().parse::<f64>(), hi.trim().parse::<f64>()) {
+                (Ok(lo), Ok(hi)) if lo <= hi => Ok(Some((lo, hi))),
+                _ => Err(format!("feature range '{x}' is not LO:HI with LO <= HI")),
+            }
+        })
+        .collect()
 }
 
 /// Parses a spec.
@@ -130,11 +205,17 @@ pub fn parse(text: &str) -> Result<Parsed, SpecError> {
     let mut values_text = None;
     let mut numeric_text = None;
     let mut model_type_text = None;
+    let (mut ranges_text, mut min_points_text, mut use_model, mut mapping_text, mut primary) = (None, None, None, None, None);
     for field in fields {
         let Some((k, v)) = field.split_once('=') else { continue };
         match k.trim() {
-            "model" => model = Some(v.trim().to_owned()),
-            "loc" => loc = Some(v.trim().to_owned()),
+            "model" => model = Some(decode(v.trim())),
+            "loc" => loc = Some(decode(v.trim())),
+            "feature_ranges" => ranges_text = Some(v.to_owned()),
+            "min_sample_points" => min_points_text = Some(v.to_owned()),
+            "use_model" => use_model = Some(decode(v.trim())),
+            "variant_mapping" => mapping_text = Some(v.trim().to_owned()),
+            "primary" => primary = Some(decode(v.trim())),
             "features" => features = split_list(v),
             "variants" => variants = Some(split_list(v.trim())),
             "values" => values_text = Some(v.trim().to_owned()),
@@ -205,6 +286,7 @@ pub fn parse(text: &str) -> Result<Parsed, SpecError> {
         None | Some("") | Some("auto") => ModelType::Auto,
         Some("dtree") => ModelType::DecisionTree,
         Some("rfc") => ModelType::RandomForest,
+        Some("logistic") => ModelType::Logistic,
         Some(x) => {
             warnings.push(format!(
                 "region '{model}': model type '{x}' is not supported by this runtime; using a \
@@ -212,6 +294,38 @@ pub fn parse(text: &str) -> Result<Parsed, SpecError> {
             ));
             ModelType::DecisionTree
         }
+    };
+    let feature_ranges = match ranges_text.as_deref().map(parse_ranges) {
+        None => Vec::new(),
+        Some(Ok(r)) => r,
+        Some(Err(e)) => return fail(e),
+    };
+    let mut min_sample_points = Vec::new();
+    for x in min_points_text.as_deref().map(|t| t.split(',').collect::<Vec<_>>()).unwrap_or_default() {
+        match x.trim() {
+            "" => min_sample_points.push(None),
+            n => match n.parse::<u64>() {
+                Ok(n) if n >= 1 => min_sample_points.push(Some(n)),
+                _ => return fail(format!("min_sample_points '{n}' is not a positive integer")),
+            },
+        }
+    }
+    let assoc = match (use_model, mapping_text) {
+        (None, None) => None,
+        (Some(p), Some(m)) if !p.is_empty() => {
+            let mut mapping = Vec::new();
+            for x in m.split(',') {
+                match x.trim().parse::<usize>() {
+                    Ok(v) if v < MAX_VARIANTS => mapping.push(v),
+                    _ => return fail(format!("variant_mapping entry '{}' is not a variant index", x.trim())),
+                }
+            }
+            if mapping.len() != variants.len() {
+                return fail(format!("variant_mapping has {} entries for {} variants", mapping.len(), variants.len()));
+            }
+            Some(AssocSpec { primary: p, mapping, primary_spec: primary })
+        }
+        _ => return fail("use_model and variant_mapping come together".to_owned()),
     };
     Ok(Parsed {
         spec: Spec {
@@ -222,6 +336,9 @@ pub fn parse(text: &str) -> Result<Parsed, SpecError> {
             values,
             numeric,
             model_type,
+            feature_ranges,
+            min_sample_points,
+            assoc,
         },
         warnings,
     })
@@ -302,8 +419,46 @@ mod tests {
             assert!(!line.contains('\n'), "one line: {line}");
             assert!(line.contains(&e.region));
         }
-        let many = format!("ompadapt1;model=x;variants={}", (0..65).map(|i| format!("v{i}")).collect::<Vec<_>>().join(","));
-        assert!(parse(&many).is_err());
+        let many = |n: usize| format!("ompadapt1;model=x;variants={}", (0..n).map(|i| format!("v{i}")).collect::<Vec<_>>().join(","));
+        assert!(parse(&many(MAX_VARIANTS + 1)).is_err());
+        assert_eq!(parse(&many(MAX_VARIANTS)).unwrap().spec.variants.len(), MAX_VARIANTS);
+        for bad in [
+            "ompadapt1;model=x;variants=a,b;feature_ranges=3:1",
+            "ompadapt1;model=x;variants=a,b;feature_ranges=zz",
+            "ompadapt1;model=x;variants=a,b;min_sample_points=0",
+            "ompadapt1;model=x;variants=a;use_model=p",
+            "ompadapt1;model=x;variants=a;use_model=p;variant_mapping=1,2",
+            "ompadapt1;model=x;variants=a;use_model=p;variant_mapping=q",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn seed_001_fields() {
+        let p = parse(
+            "ompadapt1;model=declare@sw.c:13;loc=sw.c:13;features=nDiag,max(a%2C b);variants=plain,parallel for,target;\
+             values=0,1,2;numeric=0;model_type=logistic;feature_ranges=0:30000,;min_sample_points=25,4",
+        )
+        .unwrap();
+        assert!(p.warnings.is_empty());
+        let s = p.spec;
+        assert_eq!(s.features, vec!["nDiag", "max(a, b)"]);
+        assert_eq!(s.model_type, ModelType::Logistic);
+        assert_eq!(s.feature_ranges, vec![Some((0.0, 30000.0)), None]);
+        assert_eq!(s.suggested_training_size(), Some(25 * 4 * 3));
+        assert!(s.assoc.is_none());
+        let a = parse(
+            "ompadapt1;model=p<-sw.c:3;variants=enter data;use_model=scoring_loop;variant_mapping=2;\
+             primary=ompadapt1%3Bmodel%3Dscoring_loop%3Bvariants%3Da%2Cb%2Cc;fallback=1",
+        )
+        .unwrap()
+        .spec;
+        let assoc = a.assoc.unwrap();
+        assert_eq!((assoc.primary.as_str(), assoc.mapping.as_slice()), ("scoring_loop", &[2usize][..]));
+        let primary = parse(assoc.primary_spec.as_deref().unwrap()).unwrap().spec;
+        assert_eq!(primary.variants, vec!["a", "b", "c"]);
+        assert_eq!(decode("100%25%zz%2"), "100%%zz%2");
     }
 
     #[test]

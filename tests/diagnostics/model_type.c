@@ -1,9 +1,9 @@
 // model_type, min_train_data and model_output arguments.
-// EXPECT: 11:71: error: unknown model type 'svm'; expected 'dtree' or 'rfc'
+// EXPECT: 11:71: error: unknown model type 'svm'; expected 'dtree'/'decision_tree', 'rfc'/'random_forest', 'logistic'/'logistic_regression' or 'auto'
 // EXPECT: 15:76: error: 'rfc' takes both the number of trees and the maximum depth, or neither
 // EXPECT: 19:81: error: 'dtree' takes at most one parameter, the maximum depth
 // EXPECT: 23:75: error: 'min_train_data' must be at least 1
-// EXPECT: 27:73: error: 'model_output' takes the name of an assignable variable
+// EXPECT: 27:73: error: expression is not assignable
 // EXPECT: 32:73: error: cannot assign to variable 'k' with const-qualified type 'const int'
 // EXPECT: 36:60: warning: 'model' is the paper's spelling of 'model_type'
 // EXPECT: 36:73: warning: 'min_training_data' is the paper's spelling of 'min_train_data'

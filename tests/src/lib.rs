@@ -147,3 +147,5 @@ pub fn program_folder(exe: &Path) -> String {
     let id = exe.canonicalize().unwrap_or_else(|_| exe.to_path_buf());
     ompadapt_rt::persist::Program::new(&name, &id.to_string_lossy()).folder()
 }
+
+pub mod fuzz;

@@ -37,7 +37,10 @@ fn check_file(name: &str) {
         .collect();
     assert!(!expected.is_empty(), "{name} expects nothing");
     let mut c = Command::new(CLANG);
-    c.args(["-fsyntax-only", "-fopenmp", "-fno-color-diagnostics", "-fno-caret-diagnostics"])
+    if name.ends_with(".cpp") {
+        c.args(["-x", "c++"]);
+    }
+    c.args(["-fsyntax-only", "-fopenmp", "-ferror-limit=0", "-fno-color-diagnostics", "-fno-caret-diagnostics"])
         .arg(format!("-fplugin={}", plugin().display()))
         .arg(&path);
     let out = run(&mut c);
@@ -86,4 +89,39 @@ fn model_type_and_output_diagnostics() {
 #[test]
 fn selector_diagnostics() {
     check_file("selectors.c");
+}
+
+#[test]
+fn declare_adaptation_diagnostics() {
+    check_file("declare.c");
+}
+
+#[test]
+fn resource_limit_diagnostics() {
+    check_file("limits.c");
+}
+
+#[test]
+fn model_output_diagnostics() {
+    check_file("model_output.c");
+}
+
+#[test]
+fn model_output_diagnostics_cplusplus() {
+    check_file("model_output.cpp");
+}
+
+#[test]
+fn directive_variant_diagnostics() {
+    check_file("directive_variants.c");
+}
+
+#[test]
+fn associated_region_features_out_of_scope() {
+    check_file("declare_scope.c");
+}
+
+#[test]
+fn syntax_error_in_every_clause() {
+    check_file("syntax.c");
 }

@@ -158,3 +158,36 @@ fn without_a_runtime_the_program_runs_its_first_variant() {
     let complaints = out.stderr.lines().filter(|l| l.contains("cannot use the runtime library")).count();
     assert_eq!(complaints, 1, "exactly one line says why:\n{}", out.stderr);
 }
+
+#[test]
+fn model_output_reaches_members_elements_and_dereferences() {
+    let dir = scratch();
+    let exe = build("output_targets", dir.path(), &["-O2"]);
+    let report = dir.path().join("report.json");
+    let spec = format!("json:{}", report.display());
+    let env = [("OMPADAPT_PERSIST", "0"), ("OMP_NUM_TEAMS", "3"), ("OMPADAPT_REPORT", spec.as_str())];
+    let out = run_program(&exe, dir.path(), &env);
+    out.expect_ok("output_targets (every value is one of its region's variants)");
+    assert!(out.stdout.contains("RESULT ok"), "{}", out.stdout);
+    assert!(!out.stderr.contains("malformed"), "{}", out.stderr);
+    let rows: Vec<Vec<f64>> = out
+        .stdout
+        .lines()
+        .filter_map(|l| l.strip_prefix("OUT "))
+        .map(|l| l.split(' ').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), 300);
+    let distinct = |col: usize| rows.iter().map(|r| r[col].to_string()).collect::<BTreeSet<_>>();
+    // Two feature vectors explore all 128 thread counts each within 256 executions.
+    let threads = distinct(0);
+    assert_eq!(threads.len(), 128, "{threads:?}");
+    assert_eq!(distinct(1), BTreeSet::from(["0.25".into(), "0.5".into(), "1.75".into()]));
+    assert_eq!(distinct(2), BTreeSet::from(["0".into(), "1".into()]), "1.75 into a short is 1");
+    assert_eq!(distinct(3).len(), 5, "[-1:1:0.5]: {:?}", distinct(3));
+    // omp_num_teams is what a teams construct started there would get (OMP_NUM_TEAMS).
+    let rep: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+    let deref = rep["regions"].as_array().unwrap().iter().find(|r| r["region"] == "deref").expect("region deref");
+    assert_eq!(deref["features"], serde_json::json!(["k % 3", "omp_num_teams"]));
+    let timings = deref["timings"].as_array().unwrap();
+    assert!(!timings.is_empty() && timings.iter().all(|t| t["features"][1] == 3.0), "{deref}");
+}

@@ -1,5 +1,8 @@
 //! Diagnostics produced while parsing a directive. Locations are token indices into the
-//! directive's tokens (the tokens after `omp`); index == len means the end of the line.
+//! directive's tokens (the tokens after `omp`), or into a token list the plugin saved earlier
+//! (an earlier `declare adaptation` line); index == len means the end of the line.
+
+use crate::token::Src;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Severity {
@@ -11,6 +14,8 @@ pub enum Severity {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Diagnostic {
     pub severity: Severity,
+    /// Which tokens `tok` and `end` index.
+    pub src: Src,
     /// First token of the highlighted range.
     pub tok: usize,
     /// One past the last token of the highlighted range (== tok for a point).
@@ -21,20 +26,32 @@ pub struct Diagnostic {
 }
 
 impl Diagnostic {
+    fn new(severity: Severity, tok: usize, end: usize, message: impl Into<String>) -> Self {
+        Diagnostic { severity, src: Src::Here, tok, end, message: message.into(), fixit: None }
+    }
     pub fn error(tok: usize, end: usize, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Error, tok, end, message: message.into(), fixit: None }
+        Self::new(Severity::Error, tok, end, message)
     }
     pub fn warning(tok: usize, end: usize, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Warning, tok, end, message: message.into(), fixit: None }
+        Self::new(Severity::Warning, tok, end, message)
     }
     pub fn note(tok: usize, end: usize, message: impl Into<String>) -> Self {
-        Diagnostic { severity: Severity::Note, tok, end, message: message.into(), fixit: None }
+        Self::new(Severity::Note, tok, end, message)
     }
     pub fn with_fixit(mut self, text: impl Into<String>) -> Self {
         self.fixit = Some(text.into());
         self
     }
+    /// Located in saved token list `list` instead of the current directive.
+    pub fn in_saved(mut self, list: u32) -> Self {
+        self.src = Src::Saved(list);
+        self
+    }
 }
 
-/// Result of parsing one piece of a directive: diagnostics are collected on the side.
+/// Diagnostics are collected on the side while a directive is parsed.
 pub type Diags = Vec<Diagnostic>;
+
+pub fn has_error(d: &[Diagnostic]) -> bool {
+    d.iter().any(|d| d.severity == Severity::Error)
+}

@@ -3,19 +3,33 @@
 //! "not ours" (the line goes to Clang's own OpenMP parser unchanged), diagnostics, or the
 //! lowered token stream to inject.
 //!
-//! Directives handled (seed 000 §3.1):
-//! - `#pragma omp begin adaptation <clauses>` / `#pragma omp end adaptation [model_name(id)]`
-//! - `#pragma omp adaptation <clauses>` followed by a structured block
-//! - `#pragma omp metadirective when(user={adaptation(<model> <relop> <variant>)} : ...) ...`
+//! Directives handled:
+//! - seed 000 §3.1: `#pragma omp begin adaptation <clauses>` / `#pragma omp end adaptation
+//!   [model_name(id)]`, `#pragma omp adaptation <clauses>` followed by a structured block, and
+//!   `#pragma omp metadirective when(user={adaptation(<model> <relop> <variant>)} : ...) ...`
+//! - seed 001 §4: `#pragma omp declare adaptation <clauses>` followed by a `metadirective`.
+//!
+//! Every input gives diagnostics or pieces, never a panic; nothing recurses deeper than the
+//! directive's brackets nest (at most `limits::MAX_NESTING`), and every check is O(n log n).
 
+pub mod adaptation;
+pub mod brackets;
 pub mod clauses;
+pub mod constant;
+pub mod declare;
+pub mod descriptor;
 pub mod diag;
+pub mod directive_variant;
+pub mod feature_clause;
+pub mod limits;
 pub mod lower;
+pub mod metadirective;
 pub mod selector;
 pub mod session;
+pub mod statement;
 pub mod token;
 pub mod variants;
 
 pub use diag::{Diagnostic, Severity};
-pub use session::{Outcome, Piece, PragmaContext, Session};
-pub use token::{Tok, TokKind};
+pub use session::{Outcome, Piece, PragmaContext, Reply, Session};
+pub use token::{Src, Tok, TokKind};

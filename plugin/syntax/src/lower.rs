@@ -1,4 +1,4 @@
-//! Lowering of an adaptation region into calls of the ompadapt runtime (runtime/include/
+//! Lowering of adaptation regions into calls of the ompadapt runtime (runtime/include/
 //! ompadapt.h). The generated code reaches the runtime through `__ompadapt_api()`, defined in
 //! the header the plugin injects (plugin/include/ompadapt_lowering.h), which loads the runtime
 //! on first use unless the program links it.
@@ -6,14 +6,98 @@
 //! Generated names carry the region's number in the translation unit, so that several regions
 //! (also nested ones, also with the same model) can share a scope.
 
-use crate::clauses::Clauses;
+use crate::descriptor::{spec, AssocSpec, FeatureSpec, SpecFields};
+use crate::clauses::ModelKind;
+use crate::directive_variant::DirectiveVariant;
 use crate::session::Piece;
-use crate::token::{spell, Tok};
-use crate::variants::{format_value, VariantSet};
+use crate::token::{Src, Tok, TokKind};
+use crate::variants::VariantSet;
+use std::ops::Range;
 
-/// Names of the generated variables of region `id`.
+/// Tokens of a region's clause, in the directive or in a saved token list.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ExprRef {
+    pub src: Src,
+    pub range: Range<usize>,
+    /// Where the copies are located instead of at the tokens themselves: an associated region
+    /// evaluates its primary's features at its own `use_model`, so that Clang's errors on them
+    /// (a name not in scope there) point at the associated region.
+    pub at: Option<(Src, usize)>,
+}
+
+impl ExprRef {
+    pub fn here(range: Range<usize>) -> ExprRef {
+        ExprRef { src: Src::Here, range, at: None }
+    }
+    pub fn saved(list: u32, range: Range<usize>) -> ExprRef {
+        ExprRef { src: Src::Saved(list), range, at: None }
+    }
+    fn piece(&self, r: Range<usize>) -> Piece {
+        match (self.src, self.at) {
+            (Src::Saved(k), Some(at)) => Piece::SavedAt(k, r, at),
+            (Src::Here, _) => Piece::User(r),
+            (Src::Saved(k), None) => Piece::Saved(k, r),
+        }
+    }
+    /// A text piece located at this expression's first token (or where its copies go).
+    fn text_at(&self, text: impl Into<String>) -> Piece {
+        match self.at.unwrap_or((self.src, self.range.start)) {
+            (Src::Here, tok) => Piece::TextAt(text.into(), tok),
+            (Src::Saved(k), tok) => Piece::TextAtSaved(text.into(), k, tok),
+        }
+    }
+}
+
+/// A feature: its expression and what the descriptor says about it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FeatureDesc {
+    pub expr: ExprRef,
+    pub spec: FeatureSpec,
+}
+
+/// Everything the lowering needs about one region.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RegionDesc {
+    pub id: u32,
+    pub name: String,
+    pub location: String,
+    pub features: Vec<FeatureDesc>,
+    pub variants: VariantSet,
+    pub model: ModelKind,
+    pub min_train: Option<ExprRef>,
+    pub params: Vec<ExprRef>,
+    pub model_output: Option<ExprRef>,
+    pub assoc: Option<AssocSpec>,
+}
+
+impl RegionDesc {
+    /// The variant generated code runs without a runtime: the first, or for an associated region
+    /// the one mapped to its primary's first (none: `variants.len()`).
+    pub fn fallback(&self) -> usize {
+        match &self.assoc {
+            Some(a) => a.mapping.iter().position(|&m| m == 0).unwrap_or(a.mapping.len()),
+            None => 0,
+        }
+    }
+
+    pub fn spec(&self) -> String {
+        let features: Vec<FeatureSpec> = self.features.iter().map(|f| f.spec.clone()).collect();
+        spec(&SpecFields {
+            name: &self.name,
+            location: &self.location,
+            features: &features,
+            variants: &self.variants,
+            model: self.model,
+            assoc: self.assoc.as_ref(),
+            fallback: self.fallback(),
+        })
+    }
+}
+
+/// Names of the generated variables of region `id`. Block-scope names with one leading
+/// underscore: not reserved (no -Wreserved-identifier), and unlikely to meet a user's.
 pub fn ctx_var(id: u32) -> String {
-    format!("__ompadapt_c{id}")
+    format!("_ompadapt_c{id}")
 }
 
 /// Escapes text for a C string literal.
@@ -25,7 +109,9 @@ pub fn c_string(s: &str) -> String {
             '"' => out.push_str("\\\""),
             '\\' => out.push_str("\\\\"),
             '\n' => out.push_str("\\n"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\x{:02x}", c as u32)),
+            // `??x` would be a trigraph in C89 modes.
+            '?' => out.push_str("\\?"),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\x{:02x}\"\"", c as u32)),
             c => out.push(c),
         }
     }
@@ -33,64 +119,109 @@ pub fn c_string(s: &str) -> String {
     out
 }
 
-/// The region descriptor string read by the runtime (format in ompadapt.h).
-pub fn spec(model: &str, location: &str, features: &[String], variants: &VariantSet, model_type: &str) -> String {
-    let clean = |s: &str| s.replace([';', ','], " ");
-    let names: Vec<String> = variants.variants.iter().map(|v| clean(&v.name)).collect();
-    let values: Vec<String> = variants.variants.iter().map(|v| format_value(v.value)).collect();
-    format!(
-        "ompadapt1;model={};loc={};features={};variants={};values={};numeric={};model_type={}",
-        clean(model),
-        clean(location),
-        features.iter().map(|f| clean(f)).collect::<Vec<_>>().join(","),
-        names.join(","),
-        values.join(","),
-        u8::from(variants.numeric),
-        model_type
-    )
+/// seed 001's OpenMP context identifiers, usable in features: what a parallel region (teams
+/// construct) started here would get.
+const CONTEXT_FEATURES: [(&str, &str); 2] =
+    [("omp_num_threads", "__ompadapt_omp_get_max_threads()"), ("omp_num_teams", "__ompadapt_omp_get_max_teams()")];
+
+/// A feature expression as pieces, with seed 001's special identifiers replaced.
+fn feature_pieces(e: &ExprRef, toks: &[Tok], p: &mut Vec<Piece>) {
+    let mut run = e.range.start;
+    for i in e.range.clone() {
+        let t = &toks[i];
+        if t.kind != TokKind::Ident {
+            continue;
+        }
+        let Some((_, call)) = CONTEXT_FEATURES.iter().find(|(name, _)| t.text == *name) else { continue };
+        let member = i > e.range.start && ["." , "->", "::"].iter().any(|m| toks[i - 1].is_punct(m));
+        let called = toks.get(i + 1).is_some_and(|n| n.is_punct("(")) && i + 1 < e.range.end;
+        if member || called {
+            continue;
+        }
+        if run < i {
+            p.push(e.piece(run..i));
+        }
+        p.push(e.text_at(*call));
+        run = i + 1;
+    }
+    if run < e.range.end {
+        p.push(e.piece(run..e.range.end));
+    }
 }
 
-/// Code for the start of region `id`: declare the context, call begin, store model_output.
-pub fn begin_region(id: u32, toks: &[Tok], c: &Clauses, variants: &VariantSet, location: &str) -> Vec<Piece> {
-    let model = &c.model_name.as_ref().expect("checked by the caller").0;
-    let features: Vec<String> = c.features.iter().map(|r| spell(&toks[r.clone()])).collect();
-    // no model_type clause: the runtime chooses its model by cross-validated regret
-    let model_type = c.model_type.as_ref().map_or("auto", |m| m.kind.spec_name());
-    let spec = spec(model, location, &features, variants, model_type);
-    let (h, cv, f) = (format!("__ompadapt_h{id}"), ctx_var(id), format!("__ompadapt_f{id}"));
+/// Code for the start of a region: declare the context, call begin, store model_output.
+/// `tokens(src)` gives the tokens a Src refers to.
+pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplusplus: bool) -> Vec<Piece> {
+    let (h, cv, f) = (format!("_ompadapt_h{}", r.id), ctx_var(r.id), format!("_ompadapt_f{}", r.id));
+    // Explicit conversions (functional casts in C++: no -Wold-style-cast).
+    let (to_double, to_long) = if cplusplus { ("double(", "long(") } else { ("(double)(", "(long)(") };
     let mut p = vec![Piece::Text(format!(
         "static void *{h}; ompadapt_ctx {cv}; {{ const double {f}[{}] = {{",
-        c.features.len().max(1)
+        r.features.len().max(1)
     ))];
-    if c.features.is_empty() {
+    if r.features.is_empty() {
         p.push(Piece::Text("0".into()));
     }
-    for (i, r) in c.features.iter().enumerate() {
+    for (i, feat) in r.features.iter().enumerate() {
         if i > 0 {
             p.push(Piece::Text(",".into()));
         }
-        p.push(Piece::TextAt("(double)(".into(), r.start));
-        p.push(Piece::User(r.clone()));
-        p.push(Piece::TextAt(")".into(), r.start));
+        p.push(feat.expr.text_at(to_double));
+        feature_pieces(&feat.expr, tokens(feat.expr.src), &mut p);
+        p.push(feat.expr.text_at(")"));
     }
-    p.push(Piece::Text(format!("}}; __ompadapt_api()->begin(&{h}, {}, ", c_string(&spec))));
-    let params = c.model_type.as_ref().map(|m| m.params.clone()).unwrap_or_default();
-    for arg in [c.min_train.clone(), params.first().cloned(), params.get(1).cloned()] {
+    p.push(Piece::Text(format!("}}; __ompadapt_api()->begin(&{h}, {}, ", c_string(&r.spec()))));
+    let params = [r.min_train.clone(), r.params.first().cloned(), r.params.get(1).cloned()];
+    for arg in params {
         match arg {
-            Some(r) => {
-                p.push(Piece::TextAt("(long)(".into(), r.start));
-                p.push(Piece::User(r.clone()));
-                p.push(Piece::TextAt("), ".into(), r.start));
+            Some(e) => {
+                p.push(e.text_at(to_long));
+                p.push(e.piece(e.range.clone()));
+                p.push(e.text_at("), "));
             }
             None => p.push(Piece::Text("-1L, ".into())),
         }
     }
-    p.push(Piece::Text(format!("{f}, {}, &{cv}); }}", c.features.len())));
-    if let Some(out) = c.model_output {
-        p.push(Piece::User(out..out + 1));
-        p.push(Piece::TextAt(format!(" = {cv}.value;"), out));
+    p.push(Piece::Text(format!("{f}, {}, &{cv}); }}", r.features.len())));
+    if let Some(out) = &r.model_output {
+        store_output(out, &cv, cplusplus, &mut p);
     }
     p
+}
+
+/// `out = ctx.value`, converted explicitly to the lvalue's type (no -Wconversion on generated
+/// code), after a type check that reports a non-arithmetic lvalue in ompadapt's words
+/// (plugin/include/ompadapt_lowering.h).
+fn store_output(out: &ExprRef, cv: &str, cplusplus: bool, p: &mut Vec<Piece>) {
+    let lv = || out.piece(out.range.clone());
+    p.push(out.text_at("__ompadapt_check_output(__builtin_classify_type("));
+    p.push(lv());
+    p.push(out.text_at("));"));
+    p.push(lv());
+    if cplusplus {
+        p.push(out.text_at(" = __ompadapt_output<__remove_cvref(__decltype("));
+        p.push(lv());
+        p.push(out.text_at(format!("))>::convert({cv}.value);")));
+        return;
+    }
+    // C: integer (1), bool (4) and real floating (8) type classes take the value, cast to their
+    // type by a generic selection; anything else keeps its own value (the check above has
+    // reported it, and no second error follows). `__extension__`: also in C89/C99 modes.
+    let v = format!("{cv}.value");
+    let casts: String = [
+        "_Bool", "char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned int", "long",
+        "unsigned long", "long long", "unsigned long long", "float", "double", "long double",
+    ]
+    .iter()
+    .map(|t| format!("{t}: ({t})({v}), "))
+    .collect();
+    p.push(out.text_at(" = __extension__ __builtin_choose_expr((0x112u >> (__builtin_classify_type("));
+    p.push(lv());
+    p.push(out.text_at(") & 31)) & 1u, _Generic(("));
+    p.push(lv());
+    p.push(out.text_at(format!("), {casts}default: {v}), ")));
+    p.push(lv());
+    p.push(out.text_at(");"));
 }
 
 pub fn end_region(id: u32) -> Piece {
@@ -99,35 +230,74 @@ pub fn end_region(id: u32) -> Piece {
 
 /// Marker before a target construct whose host variant the pass dispatches to (pass/).
 pub fn offload_site(id: u32, cpu_index: usize, model: &str) -> Piece {
-    Piece::Text(format!(
-        "__ompadapt_offload_site({}.variant == {cpu_index}, {});",
-        ctx_var(id),
-        c_string(model)
-    ))
+    Piece::Text(format!("__ompadapt_offload_site({}.variant == {cpu_index}, {});", ctx_var(id), c_string(model)))
+}
+
+/// One arm of a run-time choice between directive variants.
+pub struct ChoiceArm<'a> {
+    /// The variant index that selects this arm.
+    pub variant: usize,
+    pub directive: &'a DirectiveVariant,
+}
+
+/// `if (c.variant == 0) { #pragma omp v0  stmt } else if ... [else { stmt }]`. With
+/// `statement`, each arm gets a copy of the statement, and `bare` adds a last arm that runs the
+/// statement without a directive (for variants no arm names); the last arm of a full chain is
+/// a plain `else`.
+pub fn choice(id: u32, arms: &[ChoiceArm], statement: bool, bare: bool) -> Vec<Piece> {
+    let mut p = Vec::new();
+    let cv = ctx_var(id);
+    for (i, arm) in arms.iter().enumerate() {
+        // A full chain over a statement ends in a plain `else`: the statement always runs.
+        let last_else = statement && !bare && i + 1 == arms.len();
+        let head = match (i, last_else) {
+            (0, true) => "{".to_string(),
+            (_, true) => "else {".to_string(),
+            (0, false) => format!("if ({cv}.variant == {}) {{", arm.variant),
+            _ => format!("else if ({cv}.variant == {}) {{", arm.variant),
+        };
+        p.push(Piece::Text(head));
+        if !arm.directive.pieces.is_empty() {
+            p.push(Piece::OmpBegin);
+            p.extend(arm.directive.pieces.iter().map(|r| Piece::User(r.clone())));
+            p.push(Piece::OmpEnd);
+        }
+        if statement {
+            p.push(Piece::Statement);
+        }
+        p.push(Piece::Text("}".into()));
+    }
+    if statement && bare {
+        p.push(Piece::Text(if arms.is_empty() { "{" } else { "else {" }.into()));
+        p.push(Piece::Statement);
+        p.push(Piece::Text("}".into()));
+    }
+    p
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variants::Variant;
-
-    #[test]
-    fn spec_format() {
-        let vs = VariantSet {
-            numeric: true,
-            variants: vec![
-                Variant { name: "0.5".into(), value: 0.5, tok: 0 },
-                Variant { name: "1".into(), value: 1.0, tok: 0 },
-            ],
-        };
-        assert_eq!(
-            spec("m", "a.c:3", &["f(a,b)".into()], &vs, "rfc"),
-            "ompadapt1;model=m;loc=a.c:3;features=f(a b);variants=0.5,1;values=0.5,1;numeric=1;model_type=rfc"
-        );
-    }
 
     #[test]
     fn c_strings_are_escaped() {
-        assert_eq!(c_string("a\"b\\c"), "\"a\\\"b\\\\c\"");
+        assert_eq!(c_string("a\"b\\c??="), "\"a\\\"b\\\\c\\?\\?=\"");
+        assert_eq!(c_string("\x01f"), "\"\\x01\"\"f\"");
+    }
+
+    #[test]
+    fn context_identifiers_become_calls() {
+        let toks = crate::token::lex("omp_num_threads * 2 + s.omp_num_teams + omp_num_teams");
+        let e = ExprRef::here(0..toks.len());
+        let mut p = Vec::new();
+        feature_pieces(&e, &toks, &mut p);
+        assert_eq!(
+            p,
+            vec![
+                Piece::TextAt("__ompadapt_omp_get_max_threads()".into(), 0),
+                Piece::User(1..8),
+                Piece::TextAt("__ompadapt_omp_get_max_teams()".into(), 0),
+            ]
+        );
     }
 }

@@ -1,12 +1,20 @@
-//! One translation unit's worth of directive handling: which adaptation regions are open,
-//! and what each `#pragma omp` line becomes.
+//! One translation unit's worth of directive handling: which adaptation regions are open, which
+//! `declare adaptation` waits for its metadirective, which primary regions are known, and what
+//! each `#pragma omp` line becomes.
 
-use crate::clauses::{parse_clauses, Clauses, ADAPTATION_CLAUSES};
-use crate::diag::{Diagnostic, Diags, Severity};
-use crate::lower;
-use crate::selector::{self, Arm, CondPiece, ModelRef};
-use crate::token::{Tok, TokKind};
+use crate::adaptation::{parse_clauses, Clauses, ADAPTATION_CLAUSES};
+use crate::brackets::Brackets;
+use crate::clauses::ModelKind;
+use crate::declare::{self, DeclareClauses, DECLARE};
+use crate::descriptor::{AssocSpec, FeatureSpec};
+use crate::diag::{has_error, Diagnostic, Diags};
+use crate::directive_variant::DirectiveVariant;
+use crate::lower::{self, ChoiceArm, ExprRef, FeatureDesc, RegionDesc};
+use crate::metadirective::{self, parse_arms};
+use crate::selector::{self, CondPiece, ModelRef};
+use crate::token::{spell_written, Src, Tok, TokKind};
 use crate::variants::VariantSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 /// A piece of the token stream that replaces a directive.
@@ -17,8 +25,14 @@ pub enum Piece {
     /// C source text whose tokens get the location of directive token `.1` (the clause it
     /// implements), so that Clang's errors on it point at that clause.
     TextAt(String, usize),
+    /// C source text located at token `.2` of saved token list `.1`.
+    TextAtSaved(String, u32, usize),
     /// Tokens of the directive itself (user expressions keep their source locations).
     User(Range<usize>),
+    /// Tokens of saved token list `.0` (an earlier `declare adaptation`, or one found ahead).
+    Saved(u32, Range<usize>),
+    /// As `Saved`, the copies located at token `.2.1` of `.2.0`.
+    SavedAt(u32, Range<usize>, (Src, usize)),
     /// `annot_pragma_openmp`: starts an OpenMP directive handed to Clang's parser.
     OmpBegin,
     /// `annot_pragma_openmp_end`.
@@ -35,6 +49,21 @@ pub enum Outcome {
     Emit(Vec<Piece>),
     /// The lowering needs the statement that follows: collect it and call `on_statement`.
     NeedStatement,
+    /// A `declare adaptation`: emit nothing, lex the next token (the following metadirective is
+    /// handled meanwhile), then call `after_next_token`.
+    NeedNextToken,
+    /// Scan the rest of this file for `declare adaptation` lines (`on_lookahead` for each,
+    /// then `lookahead_done`) and hand this directive over again.
+    NeedLookahead,
+}
+
+/// What the plugin does with one directive.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Reply {
+    pub outcome: Outcome,
+    pub diags: Diags,
+    /// Keep this directive's tokens as the next saved token list (`Piece::Saved` refers to it).
+    pub save: bool,
 }
 
 /// Where a directive stands, as the plugin knows it.
@@ -46,6 +75,8 @@ pub struct PragmaContext {
     pub block: u64,
     /// Opaque source location of the directive, returned in `unclosed_regions`.
     pub loc_cookie: u64,
+    /// Identifies the file the directive is written in (for looking ahead in it).
+    pub file: u64,
 }
 
 #[derive(Clone, Debug)]
@@ -64,9 +95,32 @@ struct OpenRegion {
 enum Pending {
     /// Single `adaptation` directive: region already open.
     Region { pieces: Vec<Piece>, id: u32, model: String, cpu_index: Option<usize> },
-    Metadirective(Vec<Arm>),
+    Metadirective(Vec<selector::Arm>),
+    /// A metadirective under `declare adaptation`: the region's start, and its arms.
+    Declared { pieces: Vec<Piece>, id: u32, arms: Vec<(usize, DirectiveVariant)>, bare: bool },
     /// Erroneous directive: emit the statement unchanged.
     Plain,
+}
+
+/// A `declare adaptation` waiting for its metadirective.
+struct PendingDeclare {
+    /// None when the directive had errors.
+    clauses: Option<DeclareClauses>,
+    /// Its saved token list.
+    saved: u32,
+    location: String,
+}
+
+/// A primary region (`declare adaptation model_name(...)`) as associated regions see it.
+#[derive(Clone, Debug)]
+struct Primary {
+    /// Its descriptor; None when its variants are not known (found ahead without its
+    /// metadirective).
+    spec: Option<String>,
+    /// Number of variants, when known.
+    nvariants: Option<usize>,
+    features: Vec<FeatureDesc>,
+    location: String,
 }
 
 #[derive(Default)]
@@ -77,6 +131,17 @@ pub struct Session {
     /// The compilation offloads (-fopenmp-targets): target constructs have a launch the pass can
     /// dispatch. Without it there is nothing to dispatch, so no marker is emitted.
     offload: bool,
+    /// C++ (the lowering of model_output differs).
+    cplusplus: bool,
+    /// Copies of the saved token lists, by index.
+    saved: Vec<Vec<Tok>>,
+    declare: Option<PendingDeclare>,
+    /// Primary regions lowered so far, by name.
+    primaries: HashMap<String, Primary>,
+    /// Primary regions found by looking ahead, by name.
+    ahead: HashMap<String, Primary>,
+    /// Files looked ahead in.
+    scanned: HashSet<u64>,
 }
 
 /// Names for the directive in messages.
@@ -85,14 +150,19 @@ const END: &str = "end adaptation";
 const SINGLE: &str = "adaptation";
 
 impl Session {
-    pub fn new(offload: bool) -> Session {
-        Session { offload, ..Session::default() }
+    pub fn new(offload: bool, cplusplus: bool) -> Session {
+        Session { offload, cplusplus, ..Session::default() }
     }
 
     /// Handles the tokens of one `#pragma omp` line (everything after `omp`).
-    pub fn on_pragma(&mut self, toks: &[Tok], ctx: &PragmaContext) -> (Outcome, Diags) {
+    pub fn on_pragma(&mut self, toks: &[Tok], ctx: &PragmaContext) -> Reply {
         let word = |i: usize, w: &str| toks.get(i).is_some_and(|t| t.is_ident(w));
         let mut diags = Vec::new();
+        let is_meta = word(0, "metadirective");
+        if !is_meta {
+            self.declare_not_followed(&mut diags);
+        }
+        let mut save = false;
         let outcome = if word(0, "begin") && word(1, "adaptation") {
             self.begin(toks, ctx, &mut diags)
         } else if word(0, "end") && word(1, "adaptation") {
@@ -100,14 +170,20 @@ impl Session {
         } else if word(0, "adaptation") {
             self.single(toks, ctx, &mut diags)
         } else if word(0, "declare") && word(1, "adaptation") {
-            diags.push(Diagnostic::error(0, 2, "'declare adaptation' is not supported yet"));
-            Outcome::Emit(vec![])
-        } else if word(0, "metadirective") && selector::uses_adaptation(toks) {
+            let o = self.declare(toks, ctx, &mut diags);
+            save = o == Outcome::NeedNextToken;
+            o
+        } else if is_meta && self.declare.is_some() {
+            self.declared_metadirective(toks, &mut diags)
+        } else if is_meta && selector::uses_adaptation(toks) {
             self.metadirective(toks, &mut diags)
         } else {
             Outcome::NotOurs
         };
-        (outcome, diags)
+        if save {
+            self.saved.push(toks.to_vec());
+        }
+        Reply { outcome, diags, save }
     }
 
     /// Completes a directive that returned `NeedStatement`; `stmt` are the statement's tokens.
@@ -124,8 +200,66 @@ impl Session {
                 pieces
             }
             Some(Pending::Metadirective(arms)) => metadirective_chain(&arms),
+            Some(Pending::Declared { mut pieces, id, arms, bare }) => {
+                let arms: Vec<ChoiceArm> = arms.iter().map(|(v, d)| ChoiceArm { variant: *v, directive: d }).collect();
+                pieces.extend(lower::choice(id, &arms, true, bare));
+                pieces.push(lower::end_region(id));
+                pieces.push(Piece::Text("}".into()));
+                pieces
+            }
             Some(Pending::Plain) | None => vec![Piece::Statement],
         }
+    }
+
+    /// After a `declare adaptation` (saved as list `saved`) and the token that follows it: an
+    /// error if no metadirective took it.
+    pub fn after_next_token(&mut self, saved: u32) -> Diags {
+        let mut diags = Vec::new();
+        if self.declare.as_ref().is_some_and(|d| d.saved == saved) {
+            self.declare_not_followed(&mut diags);
+        }
+        diags
+    }
+
+    /// A `declare adaptation` line found by looking ahead in a file (`toks`: after `omp`), and
+    /// the `metadirective` line after it if there is one. Its tokens become the next saved list.
+    pub fn on_lookahead(&mut self, toks: &[Tok], meta: &[Tok], location: &str) {
+        let k = self.saved.len() as u32;
+        self.saved.push(toks.to_vec());
+        let mut quiet = Vec::new();
+        let Some(b) = Brackets::new(toks, &mut quiet) else { return };
+        let Some(c) = declare::parse(toks, 2, &b, &mut quiet) else { return };
+        let Some((name, _)) = c.model_name.clone() else { return };
+        if self.primaries.contains_key(&name) || self.ahead.contains_key(&name) {
+            return;
+        }
+        let variants = (|| {
+            let w = |i: usize, s: &str| meta.get(i).is_some_and(|t| t.is_ident(s));
+            if !w(0, "metadirective") {
+                return None;
+            }
+            let mb = Brackets::new(meta, &mut quiet)?;
+            let arms = parse_arms(meta, 1, &mb, &mut quiet)?;
+            Some(variant_names(meta, arms.iter().map(|a| &a.variant)))
+        })();
+        let features = feature_descs(&c, Src::Saved(k), toks);
+        let primary = primary(&name, location, features, variants, model_kind(&c));
+        self.ahead.insert(name, primary);
+    }
+
+    /// How many token lists have been saved.
+    pub fn saved_lists(&self) -> usize {
+        self.saved.len()
+    }
+
+    /// Keeps the numbering of saved lists in step with the plugin's after a failure.
+    pub fn pad_saved_lists(&mut self, n: usize) {
+        self.saved.resize_with(n.max(self.saved.len()), Vec::new);
+    }
+
+    /// Looking ahead in file `file` is done.
+    pub fn lookahead_done(&mut self, file: u64) {
+        self.scanned.insert(file);
     }
 
     /// Regions opened by `begin adaptation` and never closed: (model, loc_cookie).
@@ -133,31 +267,49 @@ impl Session {
         self.open.iter().filter(|r| r.begin_end).map(|r| (r.model.clone(), r.loc_cookie)).collect()
     }
 
-    fn check_clauses(&self, toks: &[Tok], start: usize, directive: &str, ctx: &PragmaContext, diags: &mut Diags) -> Clauses {
-        let before = diags.len();
-        let c = parse_clauses(toks, start, directive, &ADAPTATION_CLAUSES, diags);
-        if diags[before..].iter().any(|d| d.severity == Severity::Error) {
-            return c;
+    /// The error for a pending `declare adaptation` that no metadirective took.
+    fn declare_not_followed(&mut self, diags: &mut Diags) {
+        if let Some(d) = self.declare.take() {
+            diags.push(
+                Diagnostic::error(0, 2, format!("'{DECLARE}' must be followed immediately by a 'metadirective'")).in_saved(d.saved),
+            );
         }
-        if c.model_name.is_none() {
-            diags.push(Diagnostic::error(0, start, format!("'{directive}' requires a 'model_name' clause")));
-        }
-        if c.variants.is_none() && !toks[start..].iter().any(|t| t.is_ident("variants")) {
-            diags.push(Diagnostic::error(0, start, format!("'{directive}' requires a 'variants' clause")));
-        }
-        if ctx.block == 0 {
-            diags.push(Diagnostic::error(0, start, format!("'{directive}' must appear inside a function body")));
-        }
-        c
     }
 
-    fn open_region(&mut self, c: &Clauses, ok: bool, begin_end: bool, ctx: &PragmaContext) -> u32 {
+    fn require_function(&self, directive: &str, ctx: &PragmaContext, end: usize, diags: &mut Diags) -> bool {
+        if ctx.block == 0 {
+            diags.push(Diagnostic::error(0, end, format!("'{directive}' must appear inside a function body")));
+        }
+        ctx.block != 0
+    }
+
+    /// The clauses of `begin adaptation` / `adaptation`, checked; None after an error.
+    fn check_clauses(&self, toks: &[Tok], start: usize, directive: &str, ctx: &PragmaContext, diags: &mut Diags) -> Option<Clauses> {
+        let b = Brackets::new(toks, diags)?;
+        let c = parse_clauses(toks, start, &b, directive, &ADAPTATION_CLAUSES, diags)?;
+        let mut ok = true;
+        if c.model_name.is_none() {
+            diags.push(Diagnostic::error(0, start, format!("'{directive}' requires a 'model_name' clause")));
+            ok = false;
+        }
+        if c.variants.is_none() {
+            diags.push(Diagnostic::error(0, start, format!("'{directive}' requires a 'variants' clause")));
+            ok = false;
+        }
+        ok &= self.require_function(directive, ctx, start, diags);
+        ok.then_some(c)
+    }
+
+    fn open_region(&mut self, c: Option<&Clauses>, begin_end: bool, ctx: &PragmaContext, toks: &[Tok]) -> u32 {
         self.next_id += 1;
         let id = self.next_id;
+        // An erroneous directive still opens its region, named as well as can be told, so that
+        // its `end` and its selectors do not draw further errors.
+        let model = c.and_then(|c| c.model_name.as_ref().map(|m| m.0.clone())).unwrap_or_else(|| guess_model_name(toks));
         self.open.push(OpenRegion {
-            model: c.model_name.as_ref().map(|m| m.0.clone()).unwrap_or_default(),
+            model,
             id,
-            variants: if ok { c.variants.clone() } else { None },
+            variants: c.and_then(|c| c.variants.clone()),
             begin_end,
             block: ctx.block,
             location: ctx.location.clone(),
@@ -166,50 +318,82 @@ impl Session {
         id
     }
 
-    fn begin(&mut self, toks: &[Tok], ctx: &PragmaContext, diags: &mut Diags) -> Outcome {
-        let before = diags.len();
-        let c = self.check_clauses(toks, 2, BEGIN, ctx, diags);
-        let ok = !has_error(&diags[before..]);
-        let id = self.open_region(&c, ok, true, ctx);
-        if !ok {
-            return Outcome::Emit(vec![]);
+    fn region_desc(&self, id: u32, c: &Clauses, toks: &[Tok], location: &str) -> RegionDesc {
+        RegionDesc {
+            id,
+            name: c.model_name.as_ref().map(|m| m.0.clone()).unwrap_or_default(),
+            location: location.to_string(),
+            features: c
+                .features
+                .iter()
+                .map(|f| FeatureDesc {
+                    expr: ExprRef::here(f.expr.clone()),
+                    spec: FeatureSpec { text: spell_written(toks, f.expr.clone()), range: f.range, min_samples: f.min_samples },
+                })
+                .collect(),
+            variants: c.variants.clone().unwrap_or_else(|| VariantSet::categorical(vec![])),
+            model: c.model_type.as_ref().map_or(ModelKind::Auto, |m| m.kind),
+            min_train: c.min_train.clone().map(ExprRef::here),
+            params: c.model_type.as_ref().map(|m| m.params.iter().cloned().map(ExprRef::here).collect()).unwrap_or_default(),
+            model_output: c.model_output.clone().map(ExprRef::here),
+            assoc: None,
         }
-        let variants = c.variants.as_ref().expect("checked");
-        Outcome::Emit(lower::begin_region(id, toks, &c, variants, &ctx.location))
+    }
+
+    fn begin_pieces(&self, desc: &RegionDesc, toks: &[Tok]) -> Vec<Piece> {
+        let saved = &self.saved;
+        let tokens = |s: Src| -> &[Tok] {
+            match s {
+                Src::Here => toks,
+                Src::Saved(k) => saved.get(k as usize).map_or(&[][..], |v| v.as_slice()),
+            }
+        };
+        lower::begin_region(desc, &tokens, self.cplusplus)
+    }
+
+    fn begin(&mut self, toks: &[Tok], ctx: &PragmaContext, diags: &mut Diags) -> Outcome {
+        let c = self.check_clauses(toks, 2, BEGIN, ctx, diags);
+        let id = self.open_region(c.as_ref(), true, ctx, toks);
+        let Some(c) = c else { return Outcome::Emit(vec![]) };
+        let desc = self.region_desc(id, &c, toks, &ctx.location);
+        Outcome::Emit(self.begin_pieces(&desc, toks))
     }
 
     fn end(&mut self, toks: &[Tok], ctx: &PragmaContext, diags: &mut Diags) -> Outcome {
-        let before = diags.len();
-        let c = parse_clauses(toks, 2, END, &["model_name"], diags);
-        if has_error(&diags[before..]) {
-            return Outcome::Emit(vec![]);
-        }
+        let Some(b) = Brackets::new(toks, diags) else { return Outcome::Emit(vec![]) };
+        let Some(c) = parse_clauses(toks, 2, &b, END, &["model_name"], diags) else { return Outcome::Emit(vec![]) };
         let Some(top) = self.open.last() else {
             diags.push(Diagnostic::error(0, 2, "'end adaptation' without a matching 'begin adaptation'"));
             return Outcome::Emit(vec![]);
         };
         if !top.begin_end {
-            diags.push(Diagnostic::error(0, 2, format!(
-                "'end adaptation' inside the structured block of the 'adaptation' directive for '{}'",
-                top.model
-            )));
+            diags.push(Diagnostic::error(
+                0,
+                2,
+                format!("'end adaptation' inside the structured block of the 'adaptation' directive for '{}'", top.model),
+            ));
             return Outcome::Emit(vec![]);
         }
         if let Some((name, at)) = &c.model_name {
             if *name != top.model {
-                diags.push(Diagnostic::error(*at, *at + 1, format!(
-                    "'end adaptation' names '{name}' but the innermost open adaptation region is '{}'",
-                    top.model
-                )));
+                diags.push(Diagnostic::error(
+                    *at,
+                    *at + 1,
+                    format!("'end adaptation' names '{name}' but the innermost open adaptation region is '{}'", top.model),
+                ));
                 diags.push(Diagnostic::note(*at, *at + 1, format!("'{}' was opened at {}", top.model, top.location)));
                 return Outcome::Emit(vec![]);
             }
         }
         if top.block != ctx.block {
-            diags.push(Diagnostic::error(0, 2, format!(
-                "'end adaptation' must be in the same block as the 'begin adaptation' of '{}' ({})",
-                top.model, top.location
-            )));
+            diags.push(Diagnostic::error(
+                0,
+                2,
+                format!(
+                    "'end adaptation' must be in the same block as the 'begin adaptation' of '{}' ({})",
+                    top.model, top.location
+                ),
+            ));
             self.open.pop();
             return Outcome::Emit(vec![]);
         }
@@ -221,50 +405,275 @@ impl Session {
     }
 
     fn single(&mut self, toks: &[Tok], ctx: &PragmaContext, diags: &mut Diags) -> Outcome {
-        let before = diags.len();
-        let c = self.check_clauses(toks, 1, SINGLE, ctx, diags);
-        let ok = !has_error(&diags[before..]);
-        let id = self.open_region(&c, ok, false, ctx);
-        if !ok {
-            self.open.pop();
+        let Some(c) = self.check_clauses(toks, 1, SINGLE, ctx, diags) else {
             self.pending.push(Pending::Plain);
             return Outcome::NeedStatement;
-        }
-        let variants = c.variants.as_ref().expect("checked");
-        let cpu_index = (!variants.numeric && self.offload).then(|| variants.index_of_name("cpu")).flatten();
+        };
+        let id = self.open_region(Some(&c), false, ctx, toks);
+        let desc = self.region_desc(id, &c, toks, &ctx.location);
+        let cpu_index = (!desc.variants.numeric && self.offload).then(|| desc.variants.index_of_name("cpu")).flatten();
         let mut pieces = vec![Piece::Text("{".into())];
-        pieces.extend(lower::begin_region(id, toks, &c, variants, &ctx.location));
-        let model = c.model_name.expect("checked").0;
-        self.pending.push(Pending::Region { pieces, id, model, cpu_index });
+        pieces.extend(self.begin_pieces(&desc, toks));
+        self.pending.push(Pending::Region { pieces, id, model: desc.name, cpu_index });
         Outcome::NeedStatement
     }
 
     fn metadirective(&mut self, toks: &[Tok], diags: &mut Diags) -> Outcome {
+        let Some(b) = Brackets::new(toks, diags) else {
+            self.pending.push(Pending::Plain);
+            return Outcome::NeedStatement;
+        };
         let open = &self.open;
+        // A region whose directive had errors: accept any selector on it silently.
+        let names: HashSet<&str> = open.iter().filter(|r| r.variants.is_none()).map(|r| r.model.as_str()).collect();
+        if toks.iter().any(|t| t.kind == TokKind::Ident && names.contains(t.text.as_str())) {
+            self.pending.push(Pending::Plain);
+            return Outcome::NeedStatement;
+        }
         let lookup = |name: &str| -> Option<ModelRef<'_>> {
             let r = open.iter().rev().find(|r| r.model == name)?;
             Some(ModelRef { variant_expr: format!("{}.variant", lower::ctx_var(r.id)), variants: r.variants.as_ref()? })
         };
-        // A region whose directive had errors: accept any selector on it silently.
-        if let Some(bad) = toks.iter().find(|t| open.iter().any(|r| r.model == t.text && r.variants.is_none())) {
-            let _ = bad;
-            self.pending.push(Pending::Plain);
-            return Outcome::NeedStatement;
-        }
-        match selector::parse_metadirective(toks, 1, &lookup, diags) {
+        match selector::parse_metadirective(toks, 1, &b, &lookup, diags) {
             Some(arms) => self.pending.push(Pending::Metadirective(arms)),
             None => self.pending.push(Pending::Plain),
         }
         Outcome::NeedStatement
     }
+
+    /// `declare adaptation`: checks its clauses and waits for the metadirective.
+    fn declare(&mut self, toks: &[Tok], ctx: &PragmaContext, diags: &mut Diags) -> Outcome {
+        let before = diags.len();
+        let clauses = Brackets::new(toks, diags).and_then(|b| declare::parse(toks, 2, &b, diags));
+        if let Some((primary, at)) = clauses.as_ref().and_then(|c| c.use_model.clone()) {
+            let known = self.primaries.get(&primary).or_else(|| self.ahead.get(&primary));
+            if known.is_none() && !self.scanned.contains(&ctx.file) {
+                // Seed 001 Figure 7: an associated region before its primary; its features are
+                // in the primary's directive further down this file.
+                diags.truncate(before);
+                return Outcome::NeedLookahead;
+            }
+            if let (Some(p), Some(c)) = (known, clauses.as_ref()) {
+                if let Some(n) = p.nvariants {
+                    if let Some(&(bad, bad_at)) = c.mapping.iter().find(|(m, _)| *m as usize >= n) {
+                        diags.push(Diagnostic::error(
+                            bad_at,
+                            bad_at + 1,
+                            format!("primary region '{primary}' has no variant {bad}: it has {n} (IDs 0 to {})", n - 1),
+                        ));
+                        diags.push(Diagnostic::note(at, at + 1, format!("'{primary}' is declared at {}", p.location)));
+                    } else if c.mapping.len() > n {
+                        let m = c.mapping_at.unwrap_or(at);
+                        diags.push(Diagnostic::error(
+                            m,
+                            m + 1,
+                            format!("an associated region cannot have more variants than its primary region '{primary}' ({n})"),
+                        ));
+                    }
+                }
+            }
+        }
+        let ok = !has_error(&diags[before..]) & self.require_function(DECLARE, ctx, 2, diags);
+        if ctx.block == 0 {
+            // Outside a function nothing follows that could take it: no second error.
+            return Outcome::Emit(vec![]);
+        }
+        self.declare = Some(PendingDeclare {
+            clauses: clauses.filter(|_| ok),
+            saved: self.saved.len() as u32,
+            location: ctx.location.clone(),
+        });
+        Outcome::NeedNextToken
+    }
+
+    /// The metadirective after a `declare adaptation`: each `when`/`default` is a variant.
+    fn declared_metadirective(&mut self, toks: &[Tok], diags: &mut Diags) -> Outcome {
+        let decl = self.declare.take().expect("checked by the caller");
+        let arms = Brackets::new(toks, diags).and_then(|b| parse_arms(toks, 1, &b, diags));
+        let (Some(c), Some(arms)) = (decl.clauses, arms) else {
+            return self.plain_metadirective(toks);
+        };
+        let standalone = metadirective::is_standalone(&arms);
+        let k = decl.saved;
+        let dtoks = self.saved[k as usize].clone();
+        self.next_id += 1;
+        let id = self.next_id;
+        let names = variant_names(toks, arms.iter().map(|a| &a.variant));
+        let mut desc = RegionDesc {
+            id,
+            name: String::new(),
+            location: decl.location.clone(),
+            features: Vec::new(),
+            variants: VariantSet::categorical(names.clone()),
+            model: model_kind(&c),
+            min_train: None,
+            params: c.model.as_ref().map(|m| m.params.iter().map(|r| ExprRef::saved(k, r.clone())).collect()).unwrap_or_default(),
+            model_output: None,
+            assoc: None,
+        };
+        let (choice_arms, bare): (Vec<(usize, DirectiveVariant)>, bool) = match &c.use_model {
+            None => {
+                let name = c.model_name.as_ref().map_or_else(|| format!("declare@{}", short_location(&decl.location)), |m| m.0.clone());
+                desc.name = name.clone();
+                desc.features = feature_descs(&c, Src::Saved(k), &dtoks);
+                let p = primary(&name, &decl.location, desc.features.clone(), Some(names), desc.model);
+                if let Some(prev) = self.primaries.get(&name) {
+                    if prev.nvariants != p.nvariants {
+                        diags.push(Diagnostic::error(0, 1, format!("primary region '{name}' is declared again with {} variants", arms.len())));
+                        diags.push(Diagnostic::note(0, 1, format!("'{name}' was declared at {} with {} variants", prev.location, prev.nvariants.unwrap_or(0))));
+                        return self.plain_metadirective(toks);
+                    }
+                }
+                self.primaries.insert(name, p);
+                let arms = arms.into_iter().enumerate().map(|(i, a)| (i, a.variant)).collect::<Vec<_>>();
+                (arms, false)
+            }
+            Some((primary_name, _)) => {
+                let mapping: Vec<u32> = c.mapping.iter().map(|m| m.0).collect();
+                if mapping.len() != arms.len() {
+                    diags.push(Diagnostic::error(
+                        0,
+                        1,
+                        format!(
+                            "this metadirective has {} variant{} but 'variant_mapping' lists {}",
+                            arms.len(),
+                            if arms.len() == 1 { "" } else { "s" },
+                            mapping.len()
+                        ),
+                    ));
+                    let m = c.mapping_at.unwrap_or(0);
+                    diags.push(Diagnostic::note(m, m + 1, "'variant_mapping' is here").in_saved(k));
+                    return self.plain_metadirective(toks);
+                }
+                let known = self.primaries.get(primary_name).or_else(|| self.ahead.get(primary_name)).cloned();
+                desc.name = format!("{primary_name}<-{}", short_location(&decl.location));
+                let use_model_at = c.use_model.as_ref().map_or(0, |u| u.1);
+                desc.features = known
+                    .as_ref()
+                    .map(|p| {
+                        let mut f = p.features.clone();
+                        for x in &mut f {
+                            x.expr.at = Some((Src::Saved(k), use_model_at));
+                        }
+                        f
+                    })
+                    .unwrap_or_default();
+                desc.assoc = Some(AssocSpec {
+                    primary: primary_name.clone(),
+                    mapping: mapping.clone(),
+                    primary_spec: known.and_then(|p| p.spec),
+                });
+                // Each arm runs when the primary decides the variant it maps to: the arm's own
+                // index selects it (the runtime maps the primary's decision).
+                let arms = arms.into_iter().enumerate().map(|(i, a)| (i, a.variant)).collect::<Vec<_>>();
+                (arms, true)
+            }
+        };
+        let mut pieces = vec![Piece::Text("{".into())];
+        pieces.extend(self.begin_pieces(&desc, toks));
+        if standalone {
+            let arms: Vec<ChoiceArm> = choice_arms.iter().map(|(v, d)| ChoiceArm { variant: *v, directive: d }).collect();
+            pieces.extend(lower::choice(id, &arms, false, false));
+            pieces.push(lower::end_region(id));
+            pieces.push(Piece::Text("}".into()));
+            return Outcome::Emit(pieces);
+        }
+        self.pending.push(Pending::Declared { pieces, id, arms: choice_arms, bare });
+        Outcome::NeedStatement
+    }
+
+    /// A metadirective whose `declare adaptation` had errors: its statement runs unchanged (a
+    /// standalone one is dropped), without further errors.
+    fn plain_metadirective(&mut self, toks: &[Tok]) -> Outcome {
+        let standalone = (|| {
+            let b = Brackets::new(toks, &mut Vec::new())?;
+            let arms = parse_arms(toks, 1, &b, &mut Vec::new())?;
+            Some(metadirective::is_standalone(&arms))
+        })()
+        .unwrap_or(false);
+        if standalone {
+            return Outcome::Emit(vec![]);
+        }
+        self.pending.push(Pending::Plain);
+        Outcome::NeedStatement
+    }
 }
 
-fn has_error(d: &[Diagnostic]) -> bool {
-    d.iter().any(|d| d.severity == Severity::Error)
+/// `file:line` with the file's directory left out, for generated region names (which name the
+/// region's folder of learned data: no slashes).
+fn short_location(location: &str) -> String {
+    location.rsplit('/').next().unwrap_or(location).to_string()
+}
+
+/// The name of a model in an erroneous directive, for suppressing follow-up errors.
+fn guess_model_name(toks: &[Tok]) -> String {
+    toks.windows(3)
+        .find(|w| w[0].is_ident("model_name") && w[1].is_punct("("))
+        .map(|w| w[2].text.trim_matches('"').to_string())
+        .unwrap_or_default()
+}
+
+fn model_kind(c: &DeclareClauses) -> ModelKind {
+    c.model.as_ref().map_or(ModelKind::Auto, |m| m.kind)
+}
+
+fn feature_descs(c: &DeclareClauses, src: Src, toks: &[Tok]) -> Vec<FeatureDesc> {
+    c.features
+        .iter()
+        .map(|f| FeatureDesc {
+            expr: ExprRef { src, range: f.expr.clone(), at: None },
+            spec: FeatureSpec { text: spell_written(toks, f.expr.clone()), range: f.range, min_samples: f.min_samples },
+        })
+        .collect()
+}
+
+/// A primary region's record; its descriptor when its variants are known.
+fn primary(name: &str, location: &str, features: Vec<FeatureDesc>, variants: Option<Vec<String>>, model: ModelKind) -> Primary {
+    let nvariants = variants.as_ref().map(Vec::len);
+    let spec = variants.map(|v| {
+        RegionDesc {
+            id: 0,
+            name: name.to_string(),
+            location: location.to_string(),
+            features: features.clone(),
+            variants: VariantSet::categorical(v),
+            model,
+            min_train: None,
+            params: Vec::new(),
+            model_output: None,
+            assoc: None,
+        }
+        .spec()
+    });
+    Primary { spec, nvariants, features, location: location.to_string() }
+}
+
+/// Display names of a metadirective's variants: the directive as written (`parallel for`), or
+/// `plain` for a variant without a directive; unique (a repeated name gets `#index`).
+fn variant_names<'a>(toks: &[Tok], variants: impl Iterator<Item = &'a DirectiveVariant>) -> Vec<String> {
+    const LONGEST: usize = 64;
+    let mut out: Vec<String> = Vec::new();
+    let mut seen = HashSet::new();
+    for (i, v) in variants.enumerate() {
+        let mut name = if v.pieces.is_empty() {
+            "plain".to_string()
+        } else {
+            v.pieces.iter().map(|r| spell_written(toks, r.clone())).collect::<Vec<_>>().join(" ")
+        };
+        if name.chars().count() > LONGEST {
+            name = name.chars().take(LONGEST).collect::<String>() + "...";
+        }
+        if !seen.insert(name.clone()) {
+            name = format!("{name} #{i}");
+            seen.insert(name.clone());
+        }
+        out.push(name);
+    }
+    out
 }
 
 /// `if (c1) { #pragma omp v1 \n stmt } else if (c2) { ... } else { [default] stmt }`
-fn metadirective_chain(arms: &[Arm]) -> Vec<Piece> {
+fn metadirective_chain(arms: &[selector::Arm]) -> Vec<Piece> {
     let mut p = Vec::new();
     let mut has_default = false;
     for (i, arm) in arms.iter().enumerate() {
@@ -284,9 +693,9 @@ fn metadirective_chain(arms: &[Arm]) -> Vec<Piece> {
                 p.push(Piece::Text(if i == 0 { "{" } else { "else {" }.into()));
             }
         }
-        if !arm.directive.is_empty() {
+        if !arm.directive.pieces.is_empty() {
             p.push(Piece::OmpBegin);
-            p.extend(arm.directive.iter().map(|r| Piece::User(r.clone())));
+            p.extend(arm.directive.pieces.iter().map(|r| Piece::User(r.clone())));
             p.push(Piece::OmpEnd);
         }
         p.push(Piece::Statement);
@@ -309,88 +718,4 @@ fn starts_with_target_construct(stmt: &[Tok]) -> bool {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::token::lex;
-
-    fn ctx() -> PragmaContext {
-        PragmaContext { location: "t.c:1".into(), block: 7, loc_cookie: 1 }
-    }
-
-    fn texts(p: &[Piece]) -> String {
-        p.iter()
-            .map(|p| match p {
-                Piece::Text(t) | Piece::TextAt(t, _) => t.clone(),
-                Piece::User(r) => format!("<{}..{}>", r.start, r.end),
-                Piece::OmpBegin => "#omp[".into(),
-                Piece::OmpEnd => "]".into(),
-                Piece::Statement => "STMT".into(),
-            })
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
-
-    #[test]
-    fn not_ours() {
-        let mut s = Session::new(true);
-        for src in ["parallel for", "target teams", "metadirective when(user={condition(1)}: parallel)"] {
-            assert_eq!(s.on_pragma(&lex(src), &ctx()).0, Outcome::NotOurs);
-        }
-    }
-
-    #[test]
-    fn begin_metadirective_end() {
-        let mut s = Session::new(true);
-        let (o, d) = s.on_pragma(&lex("begin adaptation model_name(by_len) features(N) variants(cpu, gpu)"), &ctx());
-        assert!(d.is_empty());
-        let Outcome::Emit(p) = o else { panic!() };
-        let t = texts(&p);
-        assert!(t.contains("__ompadapt_api()->begin(&__ompadapt_h1"), "{t}");
-        assert!(t.contains("model=by_len;loc=t.c:1;features=N;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto"), "{t}");
-        let (o, d) = s.on_pragma(
-            &lex("metadirective when(user={adaptation(by_len==cpu)}: parallel for) when(user={adaptation(by_len==gpu)}: target teams distribute parallel for)"),
-            &ctx(),
-        );
-        assert!(d.is_empty(), "{d:?}");
-        assert_eq!(o, Outcome::NeedStatement);
-        let t = texts(&s.on_statement(&lex("for(;;);")));
-        assert_eq!(t, "if ( __ompadapt_c1.variant == 0 ) { #omp[ <14..15> <15..16> ] STMT } else if ( __ompadapt_c1.variant == 1 ) { #omp[ <30..31> <31..32> <32..33> <33..34> <34..35> ] STMT } else { STMT }");
-        let (o, d) = s.on_pragma(&lex("end adaptation model_name(by_len)"), &ctx());
-        assert!(d.is_empty());
-        assert_eq!(o, Outcome::Emit(vec![Piece::Text("__ompadapt_api()->end(&__ompadapt_c1);".into())]));
-        assert!(s.unclosed_regions().is_empty());
-    }
-
-    #[test]
-    fn single_form_before_target_gets_offload_site() {
-        let mut s = Session::new(true);
-        let (o, _) = s.on_pragma(&lex("adaptation model_name(m) features(N) variants(cpu, gpu)"), &ctx());
-        assert_eq!(o, Outcome::NeedStatement);
-        let stmt = vec![Tok::new(TokKind::OmpBegin, ""), Tok::new(TokKind::Ident, "target")];
-        let t = texts(&s.on_statement(&stmt));
-        assert!(t.contains("__ompadapt_offload_site(__ompadapt_c1.variant == 0, \"m\"); STMT __ompadapt_api()->end(&__ompadapt_c1); }"), "{t}");
-        // A region over something else gets no marker.
-        s.on_pragma(&lex("adaptation model_name(m) variants(cpu, gpu)"), &ctx());
-        assert!(!texts(&s.on_statement(&lex("f();"))).contains("offload_site"));
-    }
-
-    #[test]
-    fn structural_errors() {
-        let mut s = Session::new(true);
-        let (_, d) = s.on_pragma(&lex("end adaptation"), &ctx());
-        assert_eq!(d[0].message, "'end adaptation' without a matching 'begin adaptation'");
-        let (_, d) = s.on_pragma(&lex("begin adaptation features(N) variants(a)"), &ctx());
-        assert_eq!(d[0].message, "'begin adaptation' requires a 'model_name' clause");
-        // The erroneous begin still opens a region, so its end does not cascade.
-        let (_, d) = s.on_pragma(&lex("end adaptation"), &ctx());
-        assert!(d.is_empty(), "{d:?}");
-        s.on_pragma(&lex("begin adaptation model_name(a) variants(x, y)"), &ctx());
-        let (_, d) = s.on_pragma(&lex("end adaptation model_name(b)"), &ctx());
-        assert_eq!(d[0].message, "'end adaptation' names 'b' but the innermost open adaptation region is 'a'");
-        assert_eq!(d[0].tok, 4);
-        assert_eq!(s.unclosed_regions(), vec![("a".to_string(), 1)]);
-        let outside = PragmaContext { block: 0, ..ctx() };
-        let (_, d) = Session::new(true).on_pragma(&lex("begin adaptation model_name(a) variants(x)"), &outside);
-        assert_eq!(d[0].message, "'begin adaptation' must appear inside a function body");
-    }
-}
+mod tests;

@@ -1,9 +1,14 @@
 //! The `variants(...)` clause: categorical identifiers, or numbers and `[BEGIN:END:STEP]`
-//! ranges (END inclusive, integer or floating point), expanded at compile time so that the
-//! host and every device compilation agree on the variant list.
+//! ranges (END inclusive, integer or floating point, constant expressions), expanded at compile
+//! time so that the host and every device compilation agree on the variant list.
 
+use crate::brackets::Brackets;
+use crate::clauses::{constant, split_top_level};
+use crate::constant::Number;
 use crate::diag::{Diagnostic, Diags};
+use crate::limits::MAX_VARIANTS;
 use crate::token::{Tok, TokKind};
+use std::collections::HashMap;
 use std::ops::Range;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -20,103 +25,69 @@ pub struct Variant {
 pub struct VariantSet {
     pub numeric: bool,
     pub variants: Vec<Variant>,
+    /// Index of each name: selector lookups in O(1), whatever the number of variants.
+    by_name: HashMap<String, usize>,
 }
 
 impl VariantSet {
+    pub fn new(numeric: bool, variants: Vec<Variant>) -> VariantSet {
+        let by_name = variants.iter().enumerate().map(|(i, v)| (v.name.clone(), i)).collect();
+        VariantSet { numeric, variants, by_name }
+    }
     pub fn index_of_name(&self, name: &str) -> Option<usize> {
-        self.variants.iter().position(|v| v.name == name)
+        self.by_name.get(name).copied()
     }
     pub fn index_of_value(&self, value: f64) -> Option<usize> {
-        let tol = 1e-9 * value.abs().max(1.0);
-        self.variants.iter().position(|v| (v.value - value).abs() <= tol)
+        // Numeric variants are named by their tidy value: exact hits are O(1).
+        self.index_of_name(&format_value(tidy(value))).filter(|&i| self.variants[i].value == tidy(value)).or_else(|| {
+            let tol = 1e-9 * value.abs().max(1.0);
+            self.variants.iter().position(|v| (v.value - value).abs() <= tol)
+        })
     }
     pub fn names(&self) -> Vec<&str> {
         self.variants.iter().map(|v| v.name.as_str()).collect()
     }
-}
-
-/// A parsed C numeric literal.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct Number {
-    pub value: f64,
-    pub is_float: bool,
-}
-
-/// Parses a C numeric literal: decimal, hexadecimal, octal, floating, with u/l/f suffixes.
-pub fn parse_number(text: &str) -> Option<Number> {
-    let t = text.replace('\'', "");
-    let lower = t.to_ascii_lowercase();
-    if let Some(hex) = lower.strip_prefix("0x") {
-        let digits = hex.trim_end_matches(['u', 'l']);
-        return u64::from_str_radix(digits, 16).ok().map(|v| Number { value: v as f64, is_float: false });
+    /// Categorical variants with the given names, valued by their index.
+    pub fn categorical(names: Vec<String>) -> VariantSet {
+        let variants = names.into_iter().enumerate().map(|(i, name)| Variant { name, value: i as f64, tok: 0 }).collect();
+        VariantSet::new(false, variants)
     }
-    let is_float = lower.contains('.') || lower.contains('e');
-    if is_float {
-        let digits = lower.trim_end_matches(['f', 'l']);
-        return digits.parse::<f64>().ok().map(|value| Number { value, is_float: true });
-    }
-    let digits = lower.trim_end_matches(['u', 'l']);
-    let v = if digits.len() > 1 && digits.starts_with('0') {
-        u64::from_str_radix(&digits[1..], 8).ok()?
-    } else {
-        digits.parse::<u64>().ok()?
-    };
-    Some(Number { value: v as f64, is_float: false })
 }
 
 /// Rounds away the binary noise of `BEGIN + i*STEP` (0.30000000000000004 -> 0.3).
 fn tidy(v: f64) -> f64 {
-    format!("{:.12e}", v).parse().unwrap_or(v)
+    format!("{v:.12e}").parse().unwrap_or(v)
 }
 
 pub fn format_value(v: f64) -> String {
     if v == v.trunc() && v.abs() < 1e15 {
         format!("{}", v as i64)
     } else {
-        format!("{}", v)
+        format!("{v}")
     }
 }
 
-/// Splits `toks[range]` at commas that are not nested in (), [] or {}.
-pub fn split_top_level(toks: &[Tok], range: Range<usize>) -> Vec<Range<usize>> {
-    let mut out = Vec::new();
-    let mut depth = 0i32;
-    let mut start = range.start;
-    for i in range.clone() {
-        let t = &toks[i];
-        if t.kind == TokKind::Punct {
-            match t.text.as_str() {
-                "(" | "[" | "{" => depth += 1,
-                ")" | "]" | "}" => depth -= 1,
-                "," if depth == 0 => {
-                    out.push(start..i);
-                    start = i + 1;
-                }
-                _ => {}
-            }
-        }
-    }
-    out.push(start..range.end);
-    out
-}
-
-/// Reads an optionally signed numeric literal at `toks[r]`; the range must be exactly that.
-fn signed_number(toks: &[Tok], r: Range<usize>) -> Option<Number> {
-    let (neg, i) = match toks.get(r.start) {
-        Some(t) if t.is_punct("-") => (true, r.start + 1),
-        Some(t) if t.is_punct("+") => (false, r.start + 1),
-        _ => (false, r.start),
-    };
-    if i + 1 != r.end || toks[i].kind != TokKind::Number {
-        return None;
-    }
-    let n = parse_number(&toks[i].text)?;
-    Some(Number { value: if neg { -n.value } else { n.value }, ..n })
+/// "N variants, at most MAX_VARIANTS are supported" at `r`.
+fn too_many(r: Range<usize>, count: f64, diags: &mut Diags) {
+    diags.push(Diagnostic::error(
+        r.start,
+        r.end,
+        format!(
+            "this gives {} variants; a region has at most {MAX_VARIANTS} (the runtime's limit)",
+            if count < 1e15 { format!("{}", count as u64) } else { "too many".to_string() }
+        ),
+    ));
 }
 
 /// Parses the arguments of `variants(...)`: `clause` is the index of the `variants` token,
 /// `args` the tokens between the parentheses.
-pub fn parse_variants(toks: &[Tok], clause: usize, args: Range<usize>, diags: &mut Diags) -> Option<VariantSet> {
+pub fn parse_variants(
+    toks: &[Tok],
+    clause: usize,
+    args: Range<usize>,
+    brackets: &Brackets,
+    diags: &mut Diags,
+) -> Option<VariantSet> {
     if args.is_empty() {
         diags.push(Diagnostic::error(clause, args.end + 1, "'variants' clause needs at least one variant"));
         return None;
@@ -124,107 +95,87 @@ pub fn parse_variants(toks: &[Tok], clause: usize, args: Range<usize>, diags: &m
     let mut out: Vec<Variant> = Vec::new();
     let mut categorical_at: Option<usize> = None;
     let mut numeric_at: Option<usize> = None;
-    let mut ok = true;
-    for item in split_top_level(toks, args.clone()) {
+    for item in split_top_level(toks, args.clone(), brackets) {
         if item.is_empty() {
             diags.push(Diagnostic::error(item.start, item.start, "expected a variant"));
-            ok = false;
-            continue;
+            return None;
         }
         let first = &toks[item.start];
-        if first.is_punct("[") {
+        if first.is_punct("[") && brackets.close_of(item.start) == Some(item.end - 1) {
             numeric_at.get_or_insert(item.start);
-            match parse_range(toks, item.clone(), diags) {
-                Some(vals) => out.extend(vals.into_iter().map(|v| Variant {
-                    name: format_value(v),
-                    value: v,
-                    tok: item.start,
-                })),
-                None => ok = false,
-            }
+            let vals = parse_range(toks, item.clone(), brackets, MAX_VARIANTS - out.len(), diags)?;
+            out.extend(vals.into_iter().map(|v| Variant { name: format_value(v), value: v, tok: item.start }));
         } else if first.kind == TokKind::Ident && item.len() == 1 {
             categorical_at.get_or_insert(item.start);
+            if out.len() == MAX_VARIANTS {
+                too_many(item.clone(), (out.len() + 1) as f64, diags);
+                return None;
+            }
             let value = out.len() as f64;
             out.push(Variant { name: first.text.clone(), value, tok: item.start });
-        } else if let Some(n) = signed_number(toks, item.clone()) {
+        } else if matches!(first.kind, TokKind::Number | TokKind::Punct) && !first.is_punct("[") {
+            let n = constant(toks, item.clone(), brackets, "a numeric variant", diags)?;
             numeric_at.get_or_insert(item.start);
-            out.push(Variant { name: format_value(n.value), value: n.value, tok: item.start });
+            if out.len() == MAX_VARIANTS {
+                too_many(item.clone(), (out.len() + 1) as f64, diags);
+                return None;
+            }
+            let value = tidy(n.value);
+            out.push(Variant { name: format_value(value), value, tok: item.start });
         } else {
             diags.push(Diagnostic::error(
                 item.start,
                 item.end,
                 "a variant is an identifier, a numeric constant or a range [BEGIN:END:STEP]",
             ));
-            ok = false;
+            return None;
+        }
+        if let (Some(c), Some(n)) = (categorical_at, numeric_at) {
+            let at = c.max(n);
+            diags.push(Diagnostic::error(at, at + 1, "variants cannot mix identifiers and numbers"));
+            return None;
         }
     }
-    if let (Some(c), Some(n)) = (categorical_at, numeric_at) {
-        let at = c.max(n);
-        diags.push(Diagnostic::error(at, at + 1, "variants cannot mix identifiers and numbers"));
-        return None;
-    }
-    for (i, v) in out.iter().enumerate() {
-        if let Some(prev) = out[..i].iter().find(|p| p.name == v.name) {
+    let mut first_at: HashMap<&str, usize> = HashMap::with_capacity(out.len());
+    for v in &out {
+        if let Some(&prev) = first_at.get(v.name.as_str()) {
             diags.push(Diagnostic::error(v.tok, v.tok + 1, format!("duplicate variant '{}'", v.name)));
-            if prev.tok != v.tok {
-                diags.push(Diagnostic::note(prev.tok, prev.tok + 1, "first listed here"));
+            if prev != v.tok {
+                diags.push(Diagnostic::note(prev, prev + 1, "first listed here"));
             }
-            ok = false;
-            break;
+            return None;
         }
+        first_at.insert(&v.name, v.tok);
     }
-    if !ok {
-        return None;
-    }
-    if out.is_empty() {
-        diags.push(Diagnostic::error(clause, args.end + 1, "'variants' clause needs at least one variant"));
-        return None;
-    }
-    let numeric = numeric_at.is_some();
-    if numeric {
-        for (i, v) in out.iter_mut().enumerate() {
-            let _ = i;
-            v.value = tidy(v.value);
-        }
-    }
-    Some(VariantSet { numeric, variants: out })
+    Some(VariantSet::new(numeric_at.is_some(), out))
 }
 
-/// `[BEGIN:END:STEP]`, END inclusive.
-fn parse_range(toks: &[Tok], item: Range<usize>, diags: &mut Diags) -> Option<Vec<f64>> {
+/// `[BEGIN:END:STEP]`, END inclusive; at most `room` values.
+fn parse_range(toks: &[Tok], item: Range<usize>, brackets: &Brackets, room: usize, diags: &mut Diags) -> Option<Vec<f64>> {
     let close = item.end - 1;
-    if !toks[close].is_punct("]") {
-        diags.push(Diagnostic::error(item.start, item.end, "expected ']' to close the range [BEGIN:END:STEP]"));
-        return None;
-    }
-    // Split the inside at ':' tokens.
+    // Split the inside at ':' tokens outside nested brackets.
     let mut parts = Vec::new();
     let mut s = item.start + 1;
-    for i in item.start + 1..close {
+    let mut i = item.start + 1;
+    while i < close {
+        if let Some(c) = brackets.close_of(i) {
+            i = c + 1;
+            continue;
+        }
         if toks[i].is_punct(":") {
             parts.push(s..i);
             s = i + 1;
         }
+        i += 1;
     }
     parts.push(s..close);
     if parts.len() != 3 {
         diags.push(Diagnostic::error(item.start, item.end, "a range is written [BEGIN:END:STEP]"));
         return None;
     }
-    let mut nums = Vec::new();
-    for (p, what) in parts.iter().zip(["BEGIN", "END", "STEP"]) {
-        match signed_number(toks, p.clone()) {
-            Some(n) => nums.push(n),
-            None => {
-                let at = if p.is_empty() { p.start } else { p.start };
-                diags.push(Diagnostic::error(
-                    at,
-                    p.end.max(at + 1),
-                    format!("range {what} must be a numeric constant"),
-                ));
-                return None;
-            }
-        }
+    let mut nums: Vec<Number> = Vec::new();
+    for (p, what) in parts.iter().zip(["range BEGIN", "range END", "range STEP"]) {
+        nums.push(constant(toks, p.clone(), brackets, what, diags)?);
     }
     let (b, e, st) = (nums[0], nums[1], nums[2]);
     if st.value <= 0.0 {
@@ -237,21 +188,14 @@ fn parse_range(toks: &[Tok], item: Range<usize>, diags: &mut Diags) -> Option<Ve
         return None;
     }
     let float = b.is_float || e.is_float || st.is_float;
-    let count = if float {
-        ((e.value - b.value) / st.value + 1e-9).floor() as u64 + 1
-    } else {
-        ((e.value - b.value) / st.value).floor() as u64 + 1
-    };
-    const MAX_VARIANTS: u64 = 4096;
-    if count > MAX_VARIANTS {
-        diags.push(Diagnostic::error(
-            item.start,
-            item.end,
-            format!("range has {count} variants; at most {MAX_VARIANTS} are supported"),
-        ));
+    let slack = if float { 1e-9 } else { 0.0 };
+    let count = ((e.value - b.value) / st.value + slack).floor() + 1.0;
+    // NaN cannot occur (finite operands, positive step); `>` also catches infinity.
+    if count > room as f64 {
+        too_many(item, count, diags);
         return None;
     }
-    Some((0..count).map(|i| tidy(b.value + i as f64 * st.value)).collect())
+    Some((0..count as u64).map(|i| tidy(b.value + i as f64 * st.value)).collect())
 }
 
 #[cfg(test)]
@@ -262,7 +206,8 @@ mod tests {
     fn variants(src: &str) -> (Option<VariantSet>, Diags) {
         let toks = lex(src);
         let mut d = Vec::new();
-        let v = parse_variants(&toks, 0, 0..toks.len(), &mut d);
+        let b = Brackets::new(&toks, &mut d).unwrap();
+        let v = parse_variants(&toks, 0, 0..toks.len(), &b, &mut d);
         (v, d)
     }
 
@@ -273,8 +218,9 @@ mod tests {
         let v = v.unwrap();
         assert!(v.numeric);
         assert_eq!(v.names(), vec!["10", "12", "14", "16", "18", "20"]);
-        let (v, _) = variants("[64:1024:64]");
-        assert_eq!(v.unwrap().variants.len(), 16);
+        assert_eq!(variants("[64:1024:64]").0.unwrap().variants.len(), 16);
+        assert_eq!(variants("[32:1024:32]").0.unwrap().variants.len(), 32);
+        assert_eq!(variants("[2*16:32*32:32]").0.unwrap().variants.len(), 32);
     }
 
     #[test]
@@ -286,12 +232,14 @@ mod tests {
         assert_eq!(v.variants[3].value, 0.3);
         assert_eq!(v.variants[3].name, "0.3");
         assert_eq!(v.variants[10].value, 1.0);
+        let v = variants("[0:1:0.01]").0.unwrap();
+        assert_eq!(v.variants.len(), 101);
+        assert_eq!(v.variants[37].name, "0.37");
     }
 
     #[test]
     fn categorical_values_are_indices() {
-        let (v, _) = variants("cpu, gpu");
-        let v = v.unwrap();
+        let v = variants("cpu, gpu").0.unwrap();
         assert!(!v.numeric);
         assert_eq!(v.variants[1].value, 1.0);
         assert_eq!(v.index_of_name("gpu"), Some(1));
@@ -299,9 +247,34 @@ mod tests {
 
     #[test]
     fn numbers_ranges_and_signs_mix() {
-        let (v, d) = variants("-1, 4, [8:16:8]");
-        assert!(d.is_empty());
-        assert_eq!(v.unwrap().names(), vec!["-1", "4", "8", "16"]);
+        let (v, d) = variants("-1, 4, [8:16:8], 2*16");
+        assert!(d.is_empty(), "{d:?}");
+        assert_eq!(v.unwrap().names(), vec!["-1", "4", "8", "16", "32"]);
+    }
+
+    #[test]
+    fn limits() {
+        assert_eq!(variants(&format!("[1:{MAX_VARIANTS}:1]")).0.unwrap().variants.len(), MAX_VARIANTS);
+        let (v, d) = variants(&format!("[1:{}:1]", MAX_VARIANTS + 1));
+        assert!(v.is_none());
+        assert!(d[0].message.starts_with(&format!("this gives {} variants", MAX_VARIANTS + 1)), "{d:?}");
+        let (_, d) = variants("[0:1e300:1e-300]");
+        assert!(d[0].message.contains("at most"), "{d:?}");
+        let names: Vec<String> = (0..MAX_VARIANTS + 1).map(|i| format!("v{i}")).collect();
+        let (v, d) = variants(&names.join(","));
+        assert!(v.is_none() && d[0].message.contains("at most"));
+    }
+
+    #[test]
+    fn duplicates_are_found_in_linear_time() {
+        let names: Vec<String> = (0..MAX_VARIANTS).map(|i| format!("v{i}")).collect();
+        let t = std::time::Instant::now();
+        let (v, _) = variants(&names.join(","));
+        assert_eq!(v.unwrap().variants.len(), MAX_VARIANTS);
+        assert!(t.elapsed().as_millis() < 500);
+        let (_, d) = variants("a, b, a");
+        assert_eq!(d[0].message, "duplicate variant 'a'");
+        assert_eq!((d[0].tok, d[1].tok), (4, 0));
     }
 
     #[test]
@@ -315,19 +288,12 @@ mod tests {
             ("cpu, 4", "variants cannot mix identifiers and numbers"),
             ("cpu, cpu", "duplicate variant 'cpu'"),
             ("a+b", "a variant is an identifier, a numeric constant or a range [BEGIN:END:STEP]"),
+            ("[1:2:1] x", "a variant is an identifier, a numeric constant or a range [BEGIN:END:STEP]"),
+            ("1/0", "a numeric variant must be a numeric constant (division by zero)"),
         ] {
             let (v, d) = variants(src);
             assert!(v.is_none(), "{src}");
             assert_eq!(d[0].message, msg, "{src}");
         }
-    }
-
-    #[test]
-    fn number_literals() {
-        assert_eq!(parse_number("0x40").unwrap().value, 64.0);
-        assert_eq!(parse_number("010").unwrap().value, 8.0);
-        assert_eq!(parse_number("1e3").unwrap(), Number { value: 1000.0, is_float: true });
-        assert_eq!(parse_number("2.5f").unwrap().value, 2.5);
-        assert_eq!(parse_number("64u").unwrap().value, 64.0);
     }
 }

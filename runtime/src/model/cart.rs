@@ -31,8 +31,8 @@
 use super::data::Table;
 use crate::spec::MAX_VARIANTS;
 
-/// Class weights of a node (labels are variant indices, < [`MAX_VARIANTS`]); on the stack.
-type Counts = [f64; MAX_VARIANTS];
+/// Class weights of a node (labels are variant indices, < [`MAX_VARIANTS`]), one per class.
+type Counts = Vec<f64>;
 
 /// Largest `rows × features` of a node for which the exhaustive depth-2 search runs.
 pub const EXACT_LIMIT: usize = 256;
@@ -138,7 +138,7 @@ impl<'a> Grower<'a> {
     }
 
     fn counts(&self, rows: &[u32]) -> (Counts, f64) {
-        let mut c = [0.0; MAX_VARIANTS];
+        let mut c = vec![0.0; self.t.k.min(MAX_VARIANTS)];
         let mut total = 0.0;
         for &r in rows {
             c[self.t.y[r as usize] as usize] += self.w[r as usize];
@@ -226,8 +226,8 @@ impl<'a> Grower<'a> {
     fn best(&mut self, rows: &[u32], parent: &[f64], total: f64, stump: bool) -> Option<Cand> {
         let mut best: Option<Cand> = None;
         let k = parent.len();
-        let (mut left, mut right) = ([0.0; MAX_VARIANTS], [0.0; MAX_VARIANTS]);
-        let (left, right) = (&mut left[..k], &mut right[..k]);
+        let (mut left, mut right) = (vec![0.0; k], vec![0.0; k]);
+        let (left, right) = (&mut left[..], &mut right[..]);
         let mut sorted = std::mem::take(&mut self.sorted);
         for &f in self.features {
             sorted.clear();

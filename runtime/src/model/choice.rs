@@ -52,6 +52,7 @@ impl ModelChoice {
                 trees: pick(p1, DEFAULT_FOREST_TREES, MAX_TREES),
                 max_depth: pick(p2, DEFAULT_FOREST_DEPTH, MAX_DEPTH),
             },
+            ModelType::Logistic => ModelChoice::LogisticRegression,
             ModelType::Auto => ModelChoice::Auto,
         }
     }

@@ -110,7 +110,7 @@ mod tests {
         assert_eq!(t.distinct(), vec![(0, 1), (1, 0), (3, 0)]);
         assert!(Table::new(&rows, &[0]).is_err());
         assert!(Table::new(&[], &[]).is_err());
-        assert!(Table::new(&[vec![1.0]], &[64]).is_err());
+        assert!(Table::new(&[vec![1.0]], &[MAX_VARIANTS]).is_err());
         let wide = Table::new(&[vec![1.0; 20]], &[0]).unwrap();
         assert_eq!(wide.p, MAX_FEATURES);
     }

@@ -1,0 +1,27 @@
+//===- PassLoader.h - Registering the ompadapt pass with clang --*- C++ -*-===//
+//
+// -fplugin=libompadapt.so alone enables the pass (libompadapt_pass.so, beside
+// the plugin): it is added to the compilation's pass plugins, and, for
+// offloading compilations, run on the host module before its bitcode is
+// written.
+//
+//===----------------------------------------------------------------------===//
+#ifndef OMPADAPT_SHIM_PASSLOADER_H
+#define OMPADAPT_SHIM_PASSLOADER_H
+
+#include "clang/Frontend/CompilerInstance.h"
+
+#include <string>
+
+namespace ompadapt {
+
+/// The directory this library was loaded from, with a trailing '/'; empty if
+/// unknown.
+std::string pluginDirectory();
+
+/// Registers the pass in `PassLibrary` with the compilation `CI`.
+void registerPass(clang::CompilerInstance &CI, const std::string &PassLibrary);
+
+} // namespace ompadapt
+
+#endif // OMPADAPT_SHIM_PASSLOADER_H

@@ -1,0 +1,217 @@
+use super::*;
+use crate::token::lex;
+
+fn ctx() -> PragmaContext {
+    PragmaContext { location: "t.c:1".into(), block: 7, loc_cookie: 1, file: 1 }
+}
+
+fn texts(p: &[Piece]) -> String {
+    p.iter()
+        .map(|p| match p {
+            Piece::Text(t) | Piece::TextAt(t, _) | Piece::TextAtSaved(t, _, _) => t.clone(),
+            Piece::User(r) => format!("<{}..{}>", r.start, r.end),
+            Piece::Saved(k, r) | Piece::SavedAt(k, r, _) => format!("<s{k}:{}..{}>", r.start, r.end),
+            Piece::OmpBegin => "#omp[".into(),
+            Piece::OmpEnd => "]".into(),
+            Piece::Statement => "STMT".into(),
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+fn emitted(r: Reply) -> Vec<Piece> {
+    match r.outcome {
+        Outcome::Emit(p) => p,
+        o => panic!("expected pieces, got {o:?} ({:?})", r.diags),
+    }
+}
+
+#[test]
+fn not_ours() {
+    let mut s = Session::new(true, false);
+    for src in ["parallel for", "target teams", "metadirective when(user={condition(1)}: parallel)", "declare simd"] {
+        assert_eq!(s.on_pragma(&lex(src), &ctx()).outcome, Outcome::NotOurs);
+    }
+}
+
+#[test]
+fn begin_metadirective_end() {
+    let mut s = Session::new(true, false);
+    let r = s.on_pragma(&lex("begin adaptation model_name(by_len) features(N) variants(cpu, gpu)"), &ctx());
+    assert!(r.diags.is_empty());
+    let t = texts(&emitted(r));
+    assert!(t.contains("__ompadapt_api()->begin(&_ompadapt_h1"), "{t}");
+    assert!(t.contains("model=by_len;loc=t.c:1;features=N;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto\""), "{t}");
+    let r = s.on_pragma(
+        &lex("metadirective when(user={adaptation(by_len==cpu)}: parallel for) when(user={adaptation(by_len==gpu)}: target teams distribute parallel for)"),
+        &ctx(),
+    );
+    assert!(r.diags.is_empty(), "{:?}", r.diags);
+    assert_eq!(r.outcome, Outcome::NeedStatement);
+    let t = texts(&s.on_statement(&lex("for(;;);")));
+    assert_eq!(t, "if ( _ompadapt_c1.variant == 0 ) { #omp[ <14..15> <15..16> ] STMT } else if ( _ompadapt_c1.variant == 1 ) { #omp[ <30..31> <31..32> <32..33> <33..34> <34..35> ] STMT } else { STMT }");
+    let r = s.on_pragma(&lex("end adaptation model_name(by_len)"), &ctx());
+    assert!(r.diags.is_empty());
+    assert_eq!(emitted(r), vec![Piece::Text("__ompadapt_api()->end(&_ompadapt_c1);".into())]);
+    assert!(s.unclosed_regions().is_empty());
+}
+
+#[test]
+fn single_form_before_target_gets_offload_site() {
+    let mut s = Session::new(true, false);
+    let r = s.on_pragma(&lex("adaptation model_name(m) features(N) variants(cpu, gpu)"), &ctx());
+    assert_eq!(r.outcome, Outcome::NeedStatement);
+    let stmt = vec![Tok::new(TokKind::OmpBegin, ""), Tok::new(TokKind::Ident, "target")];
+    let t = texts(&s.on_statement(&stmt));
+    assert!(t.contains("__ompadapt_offload_site(_ompadapt_c1.variant == 0, \"m\"); STMT __ompadapt_api()->end(&_ompadapt_c1); }"), "{t}");
+    s.on_pragma(&lex("adaptation model_name(m) variants(cpu, gpu)"), &ctx());
+    assert!(!texts(&s.on_statement(&lex("f();"))).contains("offload_site"));
+}
+
+#[test]
+fn model_output_takes_any_lvalue() {
+    for (cxx, want) in [
+        (false, "__ompadapt_check_output(__builtin_classify_type( <14..17> )); <14..17>  = __extension__ __builtin_choose_expr((0x112u >> (__builtin_classify_type( <14..17> ) & 31)) & 1u, _Generic(( <14..17> ), _Bool: (_Bool)(_ompadapt_c1.value), "),
+        (true, "__ompadapt_check_output(__builtin_classify_type( <14..17> )); <14..17>  = __ompadapt_output<__remove_cvref(__decltype( <14..17> ))>::convert(_ompadapt_c1.value);"),
+    ] {
+        let mut s = Session::new(false, cxx);
+        let r = s.on_pragma(&lex("begin adaptation model_name(m) variants(1, 2) model_output(out.threads)"), &ctx());
+        assert!(r.diags.is_empty(), "{:?}", r.diags);
+        let t = texts(&emitted(r));
+        assert!(t.contains(want), "{t}");
+        assert!(t.ends_with(if cxx { "convert(_ompadapt_c1.value);" } else { "default: _ompadapt_c1.value),  <14..17> );" }), "{t}");
+    }
+}
+
+#[test]
+fn structural_errors() {
+    let mut s = Session::new(true, false);
+    let r = s.on_pragma(&lex("end adaptation"), &ctx());
+    assert_eq!(r.diags[0].message, "'end adaptation' without a matching 'begin adaptation'");
+    let r = s.on_pragma(&lex("begin adaptation features(N) variants(a)"), &ctx());
+    assert_eq!(r.diags[0].message, "'begin adaptation' requires a 'model_name' clause");
+    // The erroneous begin still opens a region, so its end does not cascade.
+    assert!(s.on_pragma(&lex("end adaptation"), &ctx()).diags.is_empty());
+    s.on_pragma(&lex("begin adaptation model_name(a) variants(x, y)"), &ctx());
+    let r = s.on_pragma(&lex("end adaptation model_name(b)"), &ctx());
+    assert_eq!(r.diags[0].message, "'end adaptation' names 'b' but the innermost open adaptation region is 'a'");
+    assert_eq!(r.diags[0].tok, 4);
+    assert_eq!(s.unclosed_regions(), vec![("a".to_string(), 1)]);
+    let outside = PragmaContext { block: 0, ..ctx() };
+    let r = Session::new(true, false).on_pragma(&lex("begin adaptation model_name(a) variants(x)"), &outside);
+    assert_eq!(r.diags[0].message, "'begin adaptation' must appear inside a function body");
+}
+
+#[test]
+fn issue_reproducers_give_diagnostics() {
+    // features(() variants(x, y)) swallows the variants clause: a missing clause, not a panic.
+    let mut s = Session::new(true, false);
+    let r = s.on_pragma(&lex("adaptation model_name(m) features(() variants(x, y))"), &ctx());
+    assert_eq!(r.diags[0].message, "'adaptation' requires a 'variants' clause");
+    assert_eq!(r.outcome, Outcome::NeedStatement);
+    assert_eq!(s.on_statement(&lex("x;")), vec![Piece::Statement]);
+    // Unbalanced: located at the end of the line, with a note at the open parenthesis.
+    let r = s.on_pragma(&lex("adaptation model_name(m) features(n variants(x, y)"), &ctx());
+    assert_eq!((r.diags[0].message.as_str(), r.diags[0].tok), ("expected ')'", 14));
+    s.on_statement(&[]);
+}
+
+#[test]
+fn declare_adaptation_primary_figure_6() {
+    let mut s = Session::new(true, false);
+    let r = s.on_pragma(&lex("declare adaptation model(decision_tree) feature(nDiag)"), &ctx());
+    assert!(r.diags.is_empty(), "{:?}", r.diags);
+    assert_eq!((r.outcome, r.save), (Outcome::NeedNextToken, true));
+    let r = s.on_pragma(
+        &lex("metadirective when (:) when (:parallel for) default(target teams distribute parallel for map(to:a[0:m]))"),
+        &ctx(),
+    );
+    assert!(r.diags.is_empty(), "{:?}", r.diags);
+    assert_eq!(r.outcome, Outcome::NeedStatement);
+    assert!(s.after_next_token(0).is_empty(), "the metadirective took the declare");
+    let t = texts(&s.on_statement(&lex("for (j = 0; j < n; ++j) f(j);")));
+    assert!(t.contains("model=declare@t.c:1;loc=t.c:1;features=nDiag;variants=plain,parallel for,target teams distribute parallel for map(to:a[0:m]);values=0,1,2;numeric=0;model_type=dtree\""), "{t}");
+    assert!(t.contains("(double)( <s0:8..9> )"), "{t}");
+    assert!(t.ends_with("if (_ompadapt_c1.variant == 0) { STMT } else if (_ompadapt_c1.variant == 1) { #omp[ <8..9> <9..10> ] STMT } else { #omp[ <13..14> <14..15> <15..16> <16..17> <17..18> <18..29> ] STMT } __ompadapt_api()->end(&_ompadapt_c1); }"), "{t}");
+}
+
+#[test]
+fn declare_adaptation_figure_7_associated_before_primary() {
+    let mut s = Session::new(true, false);
+    let assoc = lex("declare adaptation use_model(\"scoring_loop\") variant_mapping(2)");
+    // The primary is not known yet: look ahead in the file.
+    let r = s.on_pragma(&assoc, &ctx());
+    assert_eq!((r.outcome.clone(), r.save), (Outcome::NeedLookahead, false));
+    s.on_lookahead(
+        &lex("declare adaptation model_name(\"scoring_loop\") model(decision_tree) feature(nDiag)"),
+        &lex("metadirective when(:) when(: parallel for private(j)) default(target teams distribute parallel for)"),
+        "t.c:13",
+    );
+    s.lookahead_done(1);
+    let r = s.on_pragma(&assoc, &ctx());
+    assert!(r.diags.is_empty(), "{:?}", r.diags);
+    assert_eq!((r.outcome, r.save), (Outcome::NeedNextToken, true));
+    // Standalone: no statement is collected.
+    let r = s.on_pragma(&lex("metadirective when(: target enter data map(to:a[0:m]))"), &ctx());
+    let t = texts(&emitted(r));
+    assert!(t.contains("(double)( <s0:12..13> )"), "the primary's feature, from the directive found ahead: {t}");
+    assert!(t.contains(";use_model=scoring_loop;variant_mapping=2;primary=ompadapt1%3Bmodel%3Dscoring_loop%3Bloc%3Dt.c:13%3Bfeatures%3DnDiag%3Bvariants%3Dplain%2Cparallel for private(j)%2Ctarget teams distribute parallel for"), "{t}");
+    assert!(t.contains(";fallback=1\""), "without a runtime the primary runs variant 0, to which nothing maps: {t}");
+    assert!(t.ends_with("if (_ompadapt_c1.variant == 0) { #omp[ <4..5> <5..6> <6..7> <7..18> ] } __ompadapt_api()->end(&_ompadapt_c1); }"), "{t}");
+    // The primary itself, then an associated region after it.
+    s.on_pragma(&lex("declare adaptation model_name(\"scoring_loop\") model(decision_tree) feature(nDiag)"), &ctx());
+    s.on_pragma(&lex("metadirective when(:) when(: parallel for private(j)) default(target teams distribute parallel for)"), &ctx());
+    s.on_statement(&lex("for(;;);"));
+    let r = s.on_pragma(&lex("declare adaptation use_model(scoring_loop) variant_mapping(2, 1)"), &ctx());
+    assert_eq!(r.outcome, Outcome::NeedNextToken);
+    let r = s.on_pragma(&lex("metadirective when(: target exit data map(from: H[0:n])) when(: taskwait)"), &ctx());
+    assert!(texts(&emitted(r)).contains("(double)( <s2:12..13> )"));
+}
+
+#[test]
+fn declare_adaptation_misuse() {
+    let mut s = Session::new(true, false);
+    s.on_pragma(&lex("declare adaptation model_name(p) feature(n)"), &ctx());
+    s.on_pragma(&lex("metadirective when(:) default(parallel for)"), &ctx());
+    s.on_statement(&lex("x;"));
+    // Mapping to a variant the primary does not have.
+    let r = s.on_pragma(&lex("declare adaptation use_model(p) variant_mapping(2)"), &ctx());
+    assert_eq!((r.diags[0].message.as_str(), r.diags[0].tok), ("primary region 'p' has no variant 2: it has 2 (IDs 0 to 1)", 8));
+    // The metadirective after an erroneous declare runs its statement unchanged.
+    assert_eq!(s.on_pragma(&lex("metadirective when(: parallel for)"), &ctx()).outcome, Outcome::NeedStatement);
+    assert_eq!(s.on_statement(&lex("x;")), vec![Piece::Statement]);
+    // Mapping length differs from the variant count: at the metadirective, note at the mapping.
+    s.on_pragma(&lex("declare adaptation use_model(p) variant_mapping(0, 1)"), &ctx());
+    let r = s.on_pragma(&lex("metadirective when(: parallel for)"), &ctx());
+    assert_eq!(r.diags[0].message, "this metadirective has 1 variant but 'variant_mapping' lists 2");
+    assert_eq!((r.diags[1].src, r.diags[1].tok), (Src::Saved(2), 6));
+    s.on_statement(&lex("x;"));
+    // Not followed by a metadirective: the error is at the declare (saved list 3).
+    let r = s.on_pragma(&lex("declare adaptation feature(n)"), &ctx());
+    assert_eq!(r.outcome, Outcome::NeedNextToken);
+    let d = s.after_next_token(3);
+    assert_eq!(d[0].message, "'declare adaptation' must be followed immediately by a 'metadirective'");
+    assert_eq!(d[0].src, Src::Saved(3));
+    // ... also when another directive follows.
+    s.on_pragma(&lex("declare adaptation feature(n)"), &ctx());
+    let r = s.on_pragma(&lex("parallel for"), &ctx());
+    assert_eq!(r.outcome, Outcome::NotOurs);
+    assert_eq!(r.diags[0].src, Src::Saved(4));
+    assert!(s.after_next_token(4).is_empty());
+    // A primary nobody declares in this file: decided at run time.
+    s.lookahead_done(1);
+    let r = s.on_pragma(&lex("declare adaptation use_model(elsewhere) variant_mapping(1)"), &ctx());
+    assert!(r.diags.is_empty());
+    let t = texts(&emitted(s.on_pragma(&lex("metadirective when(: target update to(a))"), &ctx())));
+    assert!(t.contains("use_model=elsewhere;variant_mapping=1;fallback=1\""), "{t}");
+}
+
+#[test]
+fn context_features() {
+    let mut s = Session::new(true, false);
+    s.on_pragma(&lex("declare adaptation feature(omp_num_threads, n) model(random_forest)"), &ctx());
+    s.on_pragma(&lex("metadirective when(: parallel for) default(simd)"), &ctx());
+    let t = texts(&s.on_statement(&lex("x;")));
+    assert!(t.contains("(double)( __ompadapt_omp_get_max_threads() ) , (double)( <s0:6..7> )"), "{t}");
+    assert!(t.contains("features=omp_num_threads,n;"), "{t}");
+}
