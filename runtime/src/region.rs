@@ -451,9 +451,17 @@ impl Region {
     #[inline]
     pub fn begin(&self, features: &[f64], ctx: &mut Ctx) {
         let n = features.len().min(MAX_FEATURES);
+        copy_features(&mut ctx.features, &features[..n]);
+        self.begin_filled(n, ctx);
+    }
+
+    /// [`Region::begin`] with the `n` features already in `ctx.features` (Apollo's ABI collects
+    /// them there, one call at a time).
+    #[inline]
+    pub(crate) fn begin_filled(&self, n: usize, ctx: &mut Ctx) {
+        let n = n.min(MAX_FEATURES);
         ctx.region = self as *const Region as *mut c_void;
         ctx.nfeatures = n as c_int;
-        copy_features(&mut ctx.features, &features[..n]);
         if self.broken.is_some() {
             ctx.variant = 0;
             ctx.value = self.spec.values[0];

@@ -125,19 +125,20 @@ impl FKey {
     /// [`hash_features`] of the values the key was built from.
     #[inline]
     pub fn hash64(&self) -> u64 {
-        let mut h = FxHasher::default();
-        h.write_u64(self.len as u64);
-        for &b in &self.bits[..self.len()] {
-            h.write_u64(b);
+        let n = self.len();
+        let mut acc = n as u64;
+        for (i, &b) in self.bits[..n].iter().enumerate() {
+            acc = acc.wrapping_add(mix_at(i, b));
         }
-        avalanche(h.finish())
+        avalanche(acc)
     }
 
     /// Whether the key equals the feature slice `f` (as [`FKey::new`] would build it).
     #[inline]
     pub fn matches(&self, f: &[f64]) -> bool {
         let n = f.len().min(MAX_FEATURES);
-        n == self.len() && f[..n].iter().zip(&self.bits).all(|(&x, &b)| norm_bits(x) == b)
+        // equal bits first: a stored value is normalised, so equal raw bits are a match
+        n == self.len() && f[..n].iter().zip(&self.bits).all(|(&x, &b)| x.to_bits() == b || norm_bits(x) == b)
     }
 }
 
@@ -145,12 +146,36 @@ impl FKey {
 #[inline]
 pub fn hash_features(f: &[f64]) -> u64 {
     let n = f.len().min(MAX_FEATURES);
-    let mut h = FxHasher::default();
-    h.write_u64(n as u64);
-    for &x in &f[..n] {
-        h.write_u64(norm_bits(x));
+    let mut acc = n as u64;
+    for (i, &x) in f[..n].iter().enumerate() {
+        acc = acc.wrapping_add(mix_at(i, norm_bits(x)));
     }
-    avalanche(h.finish())
+    avalanche(acc)
+}
+
+/// Odd multipliers per feature position (from the SplitMix64 and Murmur3 constants).
+const POSITION: [u64; MAX_FEATURES] = {
+    let mut k = [0u64; MAX_FEATURES];
+    let mut x = 0x9E37_79B9_7F4A_7C15u64;
+    let mut i = 0;
+    while i < MAX_FEATURES {
+        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = x;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        k[i] = (z ^ (z >> 31)) | 1;
+        i += 1;
+    }
+    k
+};
+
+/// Feature `i`'s share of the hash. The shares are summed: independent multiplications, not
+/// a chain of one per feature (the hash is on every execution's path). Folding the high bits
+/// down first makes the product's low bits depend on them (features such as 1.0, 2.0, 3.0
+/// differ only in their high bits).
+#[inline(always)]
+fn mix_at(i: usize, b: u64) -> u64 {
+    (b ^ (b >> 29) ^ (b >> 47)).wrapping_mul(POSITION[i])
 }
 
 #[inline]
@@ -262,6 +287,7 @@ mod tests {
         assert_eq!(a.hash64(), FKey::new(&[1.0, 0.0]).hash64());
         assert_ne!(a.hash64(), FKey::new(&[1.0]).hash64());
         assert_eq!(a.hash64(), hash_features(&[1.0, -0.0]));
+        assert_ne!(FKey::new(&[1.0, 2.0]).hash64(), FKey::new(&[2.0, 1.0]).hash64(), "positions count");
         assert!(a.matches(&[1.0, 0.0]) && a.matches(&[1.0, -0.0]));
         assert!(!a.matches(&[1.0]) && !a.matches(&[1.0, 0.0, 0.0]) && !a.matches(&[2.0, 0.0]));
         assert!(FKey::new(&[f64::NAN]).matches(&[-f64::NAN]));
@@ -271,5 +297,27 @@ mod tests {
             seen[r.below(3)] += 1;
         }
         assert!(seen.iter().all(|&c| c > 60), "{seen:?}");
+    }
+
+    /// Feature vectors as programs give them (small integers, sizes, powers of two, fractions):
+    /// the low bits (shard index buckets) and the top 32 bits (the store's index) spread.
+    #[test]
+    fn hashes_spread_typical_vectors() {
+        let mut keys = Vec::new();
+        for a in 0..16 {
+            for b in 0..16 {
+                for c in [1.0, 2.0, 4.0, 1024.0, 1e6, 0.5] {
+                    keys.push(FKey::new(&[a as f64, (1u64 << b) as f64, c]));
+                }
+                keys.push(FKey::new(&[a as f64 * 0.25, b as f64]));
+            }
+        }
+        let n = keys.len();
+        // bit 0 is always set (0 marks an empty entry): buckets by bits 1..12
+        let low: std::collections::HashSet<u64> = keys.iter().map(|k| k.hash64() & 0xffe).collect();
+        let top: std::collections::HashSet<u64> = keys.iter().map(|k| k.hash64() >> 32).collect();
+        assert_eq!(top.len(), n, "no collisions in the top 32 bits");
+        // a uniform hash puts n = 1792 keys into about 1194 of 2048 buckets
+        assert!(low.len() > 1100, "{} of {n} keys in distinct low-bit buckets", low.len());
     }
 }

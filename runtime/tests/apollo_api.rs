@@ -291,3 +291,37 @@ fn eight_threads_lose_nothing() {
     assert_eq!(o.training_samples, (T * 2) as u64, "8 vectors (t, 10t) x 2 policies");
     assert_eq!(i.training_samples, (T * 3) as u64, "8 vectors (100 + t) x 3 policies");
 }
+
+/// Threads come and go (their thread pointers and execution stacks are reused by later ones),
+/// some exit with an execution still open: each new thread starts with no open execution, and
+/// every ended execution of every thread is counted once.
+#[test]
+fn exited_threads_leave_nothing_to_their_successors() {
+    let r = create(1, "mt_api_churn", 2, 0, "RoundRobin") as usize;
+    let mut ended = 0u64;
+    for round in 0..40 {
+        let n = std::thread::scope(|s| {
+            let hs: Vec<_> = (0..3)
+                .map(|t| {
+                    s.spawn(move || {
+                        let r = r as *mut c_void;
+                        assert_eq!(apollo::open_executions(), 0, "round {round}: a new thread inherited open executions");
+                        for k in 0..10 {
+                            exec(r, &[(t * 10 + k) as f32]);
+                        }
+                        if t == 0 {
+                            unsafe {
+                                begin(r);
+                                set_feature(r, 1.0);
+                            } // left open at thread exit: never recorded
+                        }
+                        10u64
+                    })
+                })
+                .collect();
+            hs.into_iter().map(|h| h.join().unwrap()).sum::<u64>()
+        });
+        ended += n;
+    }
+    assert_eq!(stats(r as *mut c_void).executions, ended);
+}

@@ -14,16 +14,25 @@
 //! the paper's Listing 2 work (the float arrives in the same register either way, the region
 //! argument is then garbage and is only compared, never dereferenced).
 //!
-//! The stack is a fixed array of [`DEPTH`] frames in thread-local storage with no destructor:
-//! each call is one thread-local address lookup and no lazy-initialisation check, no lock, no
-//! allocation. Executions begun deeper than that on one thread run policy 0 unrecorded (one
-//! warning).
+//! The stack is a fixed array of [`DEPTH`] frames. A thread finds its own through a table
+//! indexed by its thread id (the thread pointer, one instruction), not through a thread-local:
+//! in a `dlopen`ed library every thread-local access is a call to `__tls_get_addr`, and an
+//! Apollo execution makes one per call (4 features: 7 calls). The table's entry is claimed
+//! once per thread (a thread whose entry is taken by another falls back to its thread-local
+//! pointer) and released, with the stack, when the thread exits. No lock, no allocation on
+//! any call but a thread's first. Executions begun deeper than [`DEPTH`] on one thread run
+//! policy 0 unrecorded (one warning).
 
-use std::cell::UnsafeCell;
+use std::cell::Cell;
+use std::ffi::c_void;
+use std::ptr::null_mut;
+use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering::*};
+use std::sync::Mutex;
 
 use super::handle::Handle;
 use crate::ctx::{Ctx, MAX_FEATURES};
 use crate::diag;
+use crate::shard::thread_id;
 
 /// Executions one thread may have begun and not ended (nesting and interleaving).
 pub const DEPTH: usize = 32;
@@ -31,6 +40,8 @@ pub const DEPTH: usize = 32;
 /// One execution between `begin` and `end`.
 #[derive(Clone, Copy)]
 struct Frame {
+    /// The pointer the program passes for the region (what `create` returned).
+    key: *const c_void,
     handle: *const Handle,
     /// Features set so far (may exceed `MAX_FEATURES`; the extra ones are dropped).
     set: usize,
@@ -47,28 +58,103 @@ struct Stack {
     frames: [Frame; DEPTH],
 }
 
-const EMPTY: Frame = Frame { handle: std::ptr::null(), set: 0, decided: false, ctx: Ctx::zeroed() };
+const EMPTY: Frame =
+    Frame { key: std::ptr::null(), handle: std::ptr::null(), set: 0, decided: false, ctx: Ctx::zeroed() };
+
+/// Entries of the thread table.
+const THREADS: usize = 256;
+/// Marks a table entry being filled.
+const FILLING: usize = 1;
+/// Entry `i`: the thread id that owns it (0: free; published with release after the stack),
+static TIDS: [AtomicUsize; THREADS] = [const { AtomicUsize::new(0) }; THREADS];
+/// and that thread's stack.
+static STACKS: [AtomicPtr<Stack>; THREADS] = [const { AtomicPtr::new(null_mut()) }; THREADS];
+/// Stacks of exited threads, reused by new ones (emptied).
+static SPARE: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
 thread_local! {
-    static STACK: UnsafeCell<Stack> = const { UnsafeCell::new(Stack { len: 0, overflow: 0, frames: [EMPTY; DEPTH] }) };
+    /// This thread's stack (null before its first call).
+    static OWN: Cell<*mut Stack> = const { Cell::new(null_mut()) };
+    static EXIT: ThreadExit = const { ThreadExit };
+}
+
+/// Releases the thread's table entry and keeps its stack for another thread.
+struct ThreadExit;
+
+impl Drop for ThreadExit {
+    fn drop(&mut self) {
+        let tid = thread_id();
+        let i = slot_of(tid);
+        if TIDS[i].load(Relaxed) == tid {
+            TIDS[i].store(0, Release);
+        }
+        let p = OWN.with(|o| o.replace(null_mut()));
+        if !p.is_null() {
+            // SAFETY: only this thread uses its stack, and it runs no more executions here.
+            let s = unsafe { &mut *p };
+            s.len = 0;
+            s.overflow = 0;
+            SPARE.lock().unwrap_or_else(|e| e.into_inner()).push(p as usize);
+        }
+    }
+}
+
+#[inline(always)]
+fn slot_of(tid: usize) -> usize {
+    // thread pointers are far apart and aligned: mix the bits
+    (tid.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) % THREADS
+}
+
+/// This thread's stack: its first call allocates one (or reuses an exited thread's).
+#[cold]
+#[inline(never)]
+fn stack_slow(tid: usize, i: usize) -> *mut Stack {
+    let (p, exits) = OWN.with(|o| {
+        if o.get().is_null() {
+            let spare = SPARE.lock().unwrap_or_else(|e| e.into_inner()).pop();
+            let p = match spare {
+                Some(p) => p as *mut Stack,
+                None => Box::into_raw(Box::new(Stack { len: 0, overflow: 0, frames: [EMPTY; DEPTH] })),
+            };
+            o.set(p);
+        }
+        // false once the thread's destructors run (a call from a later one): then the stack
+        // is never released and the table entry not claimed
+        (o.get(), EXIT.try_with(|_| ()).is_ok())
+    });
+    if exits && tid > FILLING && TIDS[i].compare_exchange(0, FILLING, Acquire, Relaxed).is_ok() {
+        STACKS[i].store(p, Relaxed);
+        TIDS[i].store(tid, Release);
+    }
+    p
 }
 
 /// Runs `f` on this thread's stack. Nothing called while it runs re-enters this module (the
 /// region's decision and recording never call Apollo's ABI), so the access is exclusive.
 #[inline(always)]
 fn with<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
-    // SAFETY: the stack is this thread's own, and `f` never reaches another `with` (above).
-    STACK.with(|s| f(unsafe { &mut *s.get() }))
+    let tid = thread_id();
+    let i = slot_of(tid);
+    let p = if TIDS[i].load(Acquire) == tid { STACKS[i].load(Relaxed) } else { stack_slow(tid, i) };
+    // SAFETY: the stack is this thread's own (entry `i` names this thread, or it is the
+    // thread's own pointer), and `f` never reaches another `with` (above).
+    f(unsafe { &mut *p })
 }
 
-/// Most recent frame of `h` on this thread.
+/// Most recent frame on this thread of the region the program calls `key`. Only handles are
+/// ever stored, so a `key` that is not one matches nothing.
 #[inline(always)]
-fn find(s: &Stack, h: *const Handle) -> Option<usize> {
-    s.frames[..s.len].iter().rposition(|f| std::ptr::eq(f.handle, h))
+fn find(s: &Stack, key: *const c_void) -> Option<usize> {
+    let top = s.len.checked_sub(1)?;
+    if std::ptr::eq(s.frames[top].key, key) {
+        return Some(top); // the usual case: the innermost execution
+    }
+    s.frames[..top].iter().rposition(|f| std::ptr::eq(f.key, key))
 }
 
-/// `begin`: pushes an execution of `h`.
-pub fn begin(h: &'static Handle) {
+/// `begin`: pushes an execution of `h`, which the program calls `key`.
+#[inline]
+pub fn begin(key: *const c_void, h: &'static Handle) {
     with(|s| {
         if s.len == DEPTH {
             s.overflow += 1;
@@ -79,6 +165,7 @@ pub fn begin(h: &'static Handle) {
             return;
         }
         let f = &mut s.frames[s.len];
+        f.key = key;
         f.handle = h;
         f.set = 0;
         f.decided = false;
@@ -86,81 +173,100 @@ pub fn begin(h: &'static Handle) {
     })
 }
 
-/// `set_feature`: appends `v` to the most recent execution of `h` (or, if `h` has none on this
-/// thread or is not a handle, to the most recent execution).
+/// `set_feature`: appends `v` to the most recent execution of the region `key` (or, if it has
+/// none on this thread or `key` is not a handle, to the most recent execution).
 #[inline]
-pub fn set_feature(h: Option<&'static Handle>, v: f64) {
+pub fn set_feature(key: *const c_void, v: f64) {
     with(|s| {
-        let top = s.len.checked_sub(1);
-        let i = match (h, top) {
-            (Some(h), Some(t)) if std::ptr::eq(s.frames[t].handle, h) => Some(t),
-            (Some(h), _) => find(s, h).or(top),
-            (None, _) => top,
-        };
-        let Some(i) = i else {
+        let Some(i) = find(s, key).or(s.len.checked_sub(1)) else {
             if s.overflow == 0 {
                 diag::warn_once("apollo:feature-without-begin", "__apollo_region_set_feature called outside any region execution; ignored");
             }
             return;
         };
         let f = &mut s.frames[i];
-        if f.decided {
-            // SAFETY: frames in the stack hold handles `begin` received (never freed).
-            let id = unsafe { &(*f.handle).id };
-            diag::warn_once(&format!("apollo:late-feature:{id}"), &format!("Apollo region '{id}': a feature set after get_policy is ignored"));
+        if f.set < MAX_FEATURES && !f.decided {
+            f.ctx.features[f.set] = v;
+            f.set += 1;
             return;
         }
-        if f.set < MAX_FEATURES {
-            f.ctx.features[f.set] = v;
-        } else if f.set == MAX_FEATURES {
-            // SAFETY: as above.
-            let id = unsafe { &(*f.handle).id };
-            diag::warn_once(
-                &format!("apollo:features:{id}"),
-                &format!("Apollo region '{id}': more than {MAX_FEATURES} features set; the rest are ignored"),
-            );
-        }
-        f.set += 1;
+        set_feature_late(f, v);
     })
 }
 
-/// `get_policy`: decides the most recent execution of `h` (once). `None` if `h` has no
-/// execution on this thread (Some(0) for one begun too deep).
-pub fn get_policy(h: &'static Handle) -> Option<usize> {
+/// A feature after the decision, or past [`MAX_FEATURES`]: ignored, with a warning.
+#[cold]
+#[inline(never)]
+fn set_feature_late(f: &mut Frame, _v: f64) {
+    // SAFETY: frames in the stack hold handles `begin` received (never freed).
+    let id = unsafe { &(*f.handle).id };
+    if f.decided {
+        diag::warn_once(&format!("apollo:late-feature:{id}"), &format!("Apollo region '{id}': a feature set after get_policy is ignored"));
+        return;
+    }
+    if f.set == MAX_FEATURES {
+        diag::warn_once(
+            &format!("apollo:features:{id}"),
+            &format!("Apollo region '{id}': more than {MAX_FEATURES} features set; the rest are ignored"),
+        );
+    }
+    f.set += 1;
+}
+
+/// What `get_policy` and `end` found on this thread for a region.
+pub enum Found<T> {
+    /// An execution of it: the policy, or that it was recorded and removed.
+    Frame(T),
+    /// None, but executions begun too deep are open (they run policy 0).
+    Overflow,
+    /// None.
+    Nothing,
+}
+
+/// `get_policy`: decides the most recent execution of the region `key` (once).
+#[inline]
+pub fn get_policy(key: *const c_void) -> Found<usize> {
     with(|s| {
-        let Some(i) = find(s, h) else {
-            return (s.overflow > 0).then_some(0);
+        let Some(i) = find(s, key) else {
+            return if s.overflow > 0 { Found::Overflow } else { Found::Nothing };
         };
         let f = &mut s.frames[i];
         if !f.decided {
             let n = f.set.min(MAX_FEATURES);
-            let features = f.ctx.features;
-            h.decide(&features[..n], &mut f.ctx);
+            // SAFETY: frames in the stack hold handles `begin` received (never freed).
+            let h = unsafe { &*f.handle };
+            h.decide_filled(n, &mut f.ctx);
             f.decided = true;
         }
-        Some(f.ctx.variant.max(0) as usize)
+        Found::Frame(f.ctx.variant.max(0) as usize)
     })
 }
 
-/// `end`: records the most recent execution of `h` if it was decided, and removes it. Returns
-/// whether there was one.
-pub fn end(h: &'static Handle) -> bool {
+/// `end`: records the most recent execution of the region `key` if it was decided, and removes
+/// it. ([`end_deep`] ends an execution begun too deep.)
+#[inline]
+pub fn end(key: *const c_void) -> Found<()> {
     with(|s| {
-        let Some(i) = find(s, h) else {
-            if s.overflow > 0 {
-                s.overflow -= 1;
-                return true;
-            }
-            return false;
+        let Some(i) = find(s, key) else {
+            return if s.overflow > 0 { Found::Overflow } else { Found::Nothing };
         };
-        if s.frames[i].decided {
-            // Recording may train the model; it never calls back into this module.
-            h.record(&s.frames[i].ctx);
+        let f = &s.frames[i];
+        if f.decided {
+            // SAFETY: as in `get_policy`. Recording may train the model; it never calls back
+            // into this module.
+            unsafe { &*f.handle }.record(&f.ctx);
         }
-        s.frames.copy_within(i + 1..s.len, i);
+        if i + 1 < s.len {
+            s.frames.copy_within(i + 1..s.len, i);
+        }
         s.len -= 1;
-        true
+        Found::Frame(())
     })
+}
+
+/// Ends one of the executions begun too deep on this thread.
+pub fn end_deep() {
+    with(|s| s.overflow = s.overflow.saturating_sub(1))
 }
 
 /// Executions begun and not ended on this thread (tests).

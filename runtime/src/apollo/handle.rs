@@ -200,6 +200,13 @@ impl Handle {
         (ctx.variant.max(0) as usize).min(self.num_policies - 1)
     }
 
+    /// [`Handle::decide`] with the first `n` features already in `ctx.features`.
+    #[inline]
+    pub(crate) fn decide_filled(&self, n: usize, ctx: &mut Ctx) -> usize {
+        self.region.begin_filled(n, ctx);
+        (ctx.variant.max(0) as usize).min(self.num_policies - 1)
+    }
+
     /// Ends the execution decided on `ctx`: the region records it.
     #[inline]
     pub fn record(&self, ctx: &Ctx) {

@@ -78,7 +78,7 @@ pub unsafe extern "C" fn __apollo_region_create(
 #[no_mangle]
 pub unsafe extern "C" fn __apollo_region_begin(region: *mut c_void) {
     let _ = catch_unwind(|| match handle::from_ptr(region) {
-        Some(h) => frames::begin(h),
+        Some(h) => frames::begin(region, h),
         None => warn_bad_handle("__apollo_region_begin", region),
     });
 }
@@ -90,7 +90,7 @@ pub unsafe extern "C" fn __apollo_region_begin(region: *mut c_void) {
 /// Any pointer is accepted (only handles `create` returned are used).
 #[no_mangle]
 pub unsafe extern "C" fn __apollo_region_set_feature(region: *mut c_void, feature: f32) {
-    let _ = catch_unwind(|| frames::set_feature(handle::from_ptr(region), feature as f64));
+    let _ = catch_unwind(|| frames::set_feature(region, feature as f64));
 }
 
 /// `__apollo_region_get_policy`: the policy of this thread's most recent execution of `region`,
@@ -101,13 +101,19 @@ pub unsafe extern "C" fn __apollo_region_set_feature(region: *mut c_void, featur
 #[no_mangle]
 pub unsafe extern "C" fn __apollo_region_get_policy(region: *mut c_void) -> c_int {
     catch_unwind(|| {
+        // frames hold only handles: one found proves `region` is one
+        let found = match frames::get_policy(region) {
+            frames::Found::Frame(p) => return p as c_int,
+            other => other,
+        };
         let Some(h) = handle::from_ptr(region) else {
             warn_bad_handle("__apollo_region_get_policy", region);
             return 0;
         };
-        match frames::get_policy(h) {
-            Some(p) => p as c_int,
-            None => {
+        match found {
+            frames::Found::Frame(p) => p as c_int,
+            frames::Found::Overflow => 0, // begun too deep: policy 0
+            frames::Found::Nothing => {
                 diag::warn_once(
                     &format!("apollo:policy-without-begin:{}", h.id),
                     &format!("Apollo region '{}': get_policy without begin on this thread; policy 0", h.id),
@@ -125,16 +131,24 @@ pub unsafe extern "C" fn __apollo_region_get_policy(region: *mut c_void) -> c_in
 /// Any pointer is accepted (only handles `create` returned are used).
 #[no_mangle]
 pub unsafe extern "C" fn __apollo_region_end(region: *mut c_void) {
-    let _ = catch_unwind(|| match handle::from_ptr(region) {
-        Some(h) => {
-            if !frames::end(h) {
-                diag::warn_once(
-                    &format!("apollo:end-without-begin:{}", h.id),
-                    &format!("Apollo region '{}': end without begin on this thread; ignored", h.id),
-                );
-            }
+    let _ = catch_unwind(|| {
+        let found = frames::end(region);
+        if let frames::Found::Frame(()) = found {
+            return;
         }
-        None => warn_bad_handle("__apollo_region_end", region),
+        match handle::from_ptr(region) {
+            Some(h) => {
+                if let frames::Found::Overflow = found {
+                    frames::end_deep();
+                } else {
+                    diag::warn_once(
+                        &format!("apollo:end-without-begin:{}", h.id),
+                        &format!("Apollo region '{}': end without begin on this thread; ignored", h.id),
+                    );
+                }
+            }
+            None => warn_bad_handle("__apollo_region_end", region),
+        }
     });
 }
 
