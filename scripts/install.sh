@@ -2,7 +2,7 @@
 # Installs the built ompadapt (cargo build --release) into PREFIX (default /usr/local):
 #   PREFIX/lib/{libompadapt.so,libompadapt_pass.so,libompadapt_rt.so,libompadapt_rt.a}
 #   PREFIX/include/{ompadapt.h,apollo.h}
-#   PREFIX/bin/ompadapt-export                                    (prints learned data)
+#   PREFIX/bin/ompadapt       (list, show, train, evaluate, export/import, clear; bench)
 #   PREFIX/lib/libompadapt_dataperf.so, PREFIX/bin/ompadapt-dataperf (data-movement analysis;
 #   the launcher finds the tool in ../lib), PREFIX/include/ompadapt_dataperf.h
 #   PREFIX/lib/cmake/OmpAdapt/OmpAdaptConfig{,Version}.cmake    (find_package(OmpAdapt))
@@ -19,7 +19,7 @@ done
 install -d "$prefix/lib" "$prefix/include" "$prefix/lib/cmake/OmpAdapt" "$prefix/lib/pkgconfig"
 install -m 755 "$lib/libompadapt.so" "$lib/libompadapt_pass.so" "$lib/libompadapt_rt.so" "$prefix/lib/"
 install -m 644 "$lib/libompadapt_rt.a" "$prefix/lib/"
-if [ -f "$lib/ompadapt-export" ]; then install -D -m 755 "$lib/ompadapt-export" "$prefix/bin/ompadapt-export"; fi
+if [ -f "$lib/ompadapt" ]; then install -D -m 755 "$lib/ompadapt" "$prefix/bin/ompadapt"; fi
 if [ -f "$lib/libompadapt_dataperf.so" ] && [ -f "$lib/ompadapt-dataperf" ]; then
   install -m 755 "$lib/libompadapt_dataperf.so" "$prefix/lib/"
   install -D -m 755 "$lib/ompadapt-dataperf" "$prefix/bin/ompadapt-dataperf"

@@ -16,6 +16,7 @@
 //! | `OMPADAPT_SEED` | `0` | Seed of the `random` strategy (mixed with the region name). |
 //! | `OMPADAPT_COARSE` | `0` | `1`: seed 001's coarse-grained mode: one variant per feature vector for a whole program run, learned across runs from the region's total time (needs persistence). Per region: `0;mm:1`. |
 //! | `OMPADAPT_EXPLORE_ONLY` | `0` | `1`: never train automatically, keep exploring (data-collection runs). |
+//! | `OMPADAPT_VARIANT` | unset | Always run this variant (by name), never explore or train: the static comparators of an evaluation (Static CPU, Static GPU). Per region: `gpu;heat:cpu`. A name the region does not have is reported once and the region learns as usual. |
 //! | `OMPADAPT_FROZEN` | `0` | `1`: production: use the stored model as it is; never explore, retrain or check for drift (a region without a stored model runs its first variant). |
 //! | `OMPADAPT_LEARN` | `0.5` | After training, feature vectors the model was not trained on that recur (seen before in this run or an earlier one) are explored and the model retrains, while such exploring executions stay below this fraction of the run's executions plus one pass over the variants; `0`: the model decides them. |
 //! | `OMPADAPT_SAMPLE` | `16` | After training, one execution in this many is timed (per thread), for drift detection and the report; the others only count. `1`: time every execution. Coarse mode times every execution. |
@@ -218,6 +219,8 @@ pub struct Config {
     pub elimination_margin: f64,
     pub seed: u64,
     pub coarse: PerRegion<bool>,
+    /// `OMPADAPT_VARIANT`: a variant (by name) some regions always run.
+    pub variant: PerRegion<String>,
     pub explore_only: bool,
     pub frozen: bool,
     pub drift: DriftConfig,
@@ -250,6 +253,7 @@ impl Default for Config {
             elimination_margin: 0.05,
             seed: 0,
             coarse: PerRegion::default(),
+            variant: PerRegion::default(),
             explore_only: false,
             frozen: false,
             drift: DriftConfig::default(),
@@ -349,6 +353,12 @@ impl Config {
             match PerRegion::parse(&v, parse_bool) {
                 Ok(p) => c.coarse = p,
                 Err(e) => bad("OMPADAPT_COARSE", &v, &e),
+            }
+        }
+        if let Some(v) = var("OMPADAPT_VARIANT") {
+            match PerRegion::parse(&v, |s| if s.is_empty() { Err("empty variant name".to_owned()) } else { Ok(s.to_owned()) }) {
+                Ok(p) => c.variant = p,
+                Err(e) => bad("OMPADAPT_VARIANT", &v, &e),
             }
         }
         if let Some(v) = var("OMPADAPT_LABEL") {
@@ -595,6 +605,7 @@ mod tests {
             ("OMPADAPT_DRIFT_WINDOW", "8"),
             ("OMPADAPT_LABEL", "vote"),
             ("OMPADAPT_MIN_TRAIN", "mm:7"),
+            ("OMPADAPT_VARIANT", "gpu;heat:cpu"),
         ]);
         assert_eq!(c.report, Report::Json(PathBuf::from("/tmp/r.json")));
         assert!(!c.persist && !c.warmup && c.frozen);
@@ -607,6 +618,7 @@ mod tests {
         assert_eq!((c.drift.factor, c.drift.window), (3.0, 8));
         assert_eq!(c.labeling, Labeling::Vote);
         assert_eq!((c.min_train.get("mm"), c.min_train.get("x")), (Some(7), None));
+        assert_eq!((c.variant.get("heat").as_deref(), c.variant.get("x").as_deref()), (Some("cpu"), Some("gpu")));
         let c = cfg(&[("OMPADAPT_MODEL", "dtree,3;mm:rfc,10,2"), ("OMPADAPT_REPORT", "1")]);
         assert_eq!(c.model_override.get("x"), Some(ModelChoice::Tree { max_depth: 3 }));
         assert_eq!(c.model_override.get("mm"), Some(ModelChoice::Forest { trees: 10, max_depth: 2 }));

@@ -20,7 +20,7 @@
 //! Entry points: [`adaptive_k`] on plain data ([`Costs`]: feature vectors with per-variant
 //! times), [`adaptive_k_against`] when the times to score against differ from the training
 //! times (controlled experiments: noisy measurements for training, true costs for scoring),
-//! [`costs_from_file`] for a region's persisted data (`ompadapt-export`'s [`DataFile`]).
+//! [`costs_from_file`] for a region's persisted data (what `ompadapt export` archives: a [`DataFile`]).
 //! [`synthetic`] makes controlled cost models for tests and benchmarks.
 
 pub mod synthetic;
@@ -110,9 +110,62 @@ pub fn adaptive_k_against(train: &Costs, truth: &Costs, models: &[ModelChoice], 
     Ok(out)
 }
 
-fn score_one(train: &Costs, truth: &Costs, choice: ModelChoice, m: usize, method: &Method) -> Score {
+/// One trained fold of an Adaptive-K scenario: which inputs it trained on, and what the model
+/// decided for each of the others.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Fold {
+    /// Shuffle (0-based) and first training group of the rotation.
+    pub shuffle: usize,
+    pub rotation: usize,
+    /// Rows of the data trained on.
+    pub train: Vec<usize>,
+    /// Rows decided, with the decided variant.
+    pub decisions: Vec<(usize, usize)>,
+    /// The model the fold trained (for `auto`: the one its cross-validation chose); `None` when
+    /// training failed and the fold decided its training data's most frequent label.
+    pub chosen: Option<String>,
+}
+
+/// The folds of one scenario (`m` of `method.k` groups trained), in order: shuffles, then
+/// rotations. The shuffles depend only on the number of rows and `method.seed`: data sets with
+/// the same number of rows in the same input order (two regions of one program, one row per
+/// input) get the same splits.
+pub fn folds(train: &Costs, choice: ModelChoice, m: usize, method: &Method) -> Vec<Fold> {
     let n = train.n();
     let mut rng = XorShift::new(method.seed);
+    let mut out = Vec::new();
+    for shuffle in 0..method.shuffles {
+        let mut order: Vec<usize> = (0..n).collect();
+        for i in (1..n).rev() {
+            order.swap(i, rng.below(i + 1));
+        }
+        // group g holds order[bounds[g]..bounds[g + 1]]
+        let bounds: Vec<usize> = (0..=method.k).map(|g| g * n / method.k).collect();
+        let group = |g: usize| &order[bounds[g % method.k]..bounds[g % method.k + 1]];
+        for start in 0..method.k {
+            let train_idx: Vec<usize> = (start..start + m).flat_map(|g| group(g).iter().copied()).collect();
+            let test_idx: Vec<usize> = (start + m..start + method.k).flat_map(|g| group(g).iter().copied()).collect();
+            let fold = train.subset(&train_idx);
+            let seed = rng.next_u64();
+            let (chosen, decide): (Option<String>, Box<dyn Fn(usize) -> usize>) = match model::fit_costs(choice, &fold, seed) {
+                Ok(f) => (Some(f.chosen.describe()), Box::new(move |i| f.model.predict(&train.padded(i)))),
+                Err(_) => {
+                    let mut counts = vec![0usize; train.k];
+                    for &y in &fold.y {
+                        counts[y as usize] += 1;
+                    }
+                    let best = (0..counts.len()).fold(0, |b, c| if counts[c] > counts[b] { c } else { b });
+                    (None, Box::new(move |_| best))
+                }
+            };
+            let decisions = test_idx.iter().map(|&i| (i, decide(i))).collect();
+            out.push(Fold { shuffle, rotation: start, train: train_idx, decisions, chosen });
+        }
+    }
+    out
+}
+
+fn score_one(train: &Costs, truth: &Costs, choice: ModelChoice, m: usize, method: &Method) -> Score {
     let mut s = Score {
         model: choice.describe(),
         choice,
@@ -128,49 +181,25 @@ fn score_one(train: &Costs, truth: &Costs, choice: ModelChoice, m: usize, method
     let mut within = 0usize;
     let mut sum = 0.0;
     let mut chosen: Vec<(String, usize)> = Vec::new();
-    for _ in 0..method.shuffles {
-        let mut order: Vec<usize> = (0..n).collect();
-        for i in (1..n).rev() {
-            order.swap(i, rng.below(i + 1));
-        }
-        // group g holds order[bounds[g]..bounds[g + 1]]
-        let bounds: Vec<usize> = (0..=method.k).map(|g| g * n / method.k).collect();
-        let group = |g: usize| &order[bounds[g % method.k]..bounds[g % method.k + 1]];
-        for start in 0..method.k {
-            let train_idx: Vec<usize> = (start..start + m).flat_map(|g| group(g).iter().copied()).collect();
-            let test_idx: Vec<usize> = (start + m..start + method.k).flat_map(|g| group(g).iter().copied()).collect();
-            let fold = train.subset(&train_idx);
-            let seed = rng.next_u64();
-            let decide: Box<dyn Fn(usize) -> usize> = match model::fit_costs(choice, &fold, seed) {
-                Ok(f) => {
-                    s.trained += 1;
-                    let name = f.chosen.describe();
-                    match chosen.iter_mut().find(|(c, _)| *c == name) {
-                        Some(c) => c.1 += 1,
-                        None => chosen.push((name, 1)),
-                    }
-                    Box::new(move |i| f.model.predict(&truth.padded(i)))
+    for fold in folds(train, choice, m, method) {
+        match fold.chosen {
+            Some(name) => {
+                s.trained += 1;
+                match chosen.iter_mut().find(|(c, _)| *c == name) {
+                    Some(c) => c.1 += 1,
+                    None => chosen.push((name, 1)),
                 }
-                Err(_) => {
-                    s.failures += 1;
-                    let mut counts = vec![0usize; train.k];
-                    for &y in &fold.y {
-                        counts[y as usize] += 1;
-                    }
-                    let best = (0..counts.len()).fold(0, |b, c| if counts[c] > counts[b] { c } else { b });
-                    Box::new(move |_| best)
-                }
-            };
-            for &i in test_idx.iter().filter(|&&i| truth.complete(i)) {
-                let v = decide(i);
-                let ts = truth.times(i);
-                let best = ts.iter().copied().fold(f64::INFINITY, f64::min);
-                let r = if best > 0.0 { (ts[v.min(ts.len() - 1)] / best - 1.0).max(0.0) } else { 0.0 };
-                s.decisions += 1;
-                sum += r;
-                within += (r <= method.tolerance) as usize;
-                s.worst_regret = s.worst_regret.max(r);
             }
+            None => s.failures += 1,
+        }
+        for &(i, v) in fold.decisions.iter().filter(|&&(i, _)| truth.complete(i)) {
+            let ts = truth.times(i);
+            let best = ts.iter().copied().fold(f64::INFINITY, f64::min);
+            let r = if best > 0.0 { (ts[v.min(ts.len() - 1)] / best - 1.0).max(0.0) } else { 0.0 };
+            s.decisions += 1;
+            sum += r;
+            within += (r <= method.tolerance) as usize;
+            s.worst_regret = s.worst_regret.max(r);
         }
     }
     if s.decisions > 0 {

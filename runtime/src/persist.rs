@@ -21,7 +21,7 @@
 //! what it learned (regions are matched by model name, variants by name, and data recorded
 //! with other feature names is moved aside as stale). A copy of the program at another path
 //! starts afresh unless `OMPADAPT_PROGRAM` names one identity for both. Every file records
-//! `program_id`; `ompadapt-export` prints it.
+//! `program_id`; `ompadapt list` shows it.
 //!
 //! A version-1 file of the first runtime (`<dir>/<program>/<region>.json`) is converted once
 //! into `part-imported-v1.json` and renamed `<file>.imported-<t>`.
@@ -54,7 +54,7 @@
 //! replaces the pair's earlier measurements for labelling), `monitored` aggregates of
 //! executions the model chose (one in `OMPADAPT_SAMPLE` timed), `runs` coarse-mode run totals,
 //! `model` the training set of the last model trained (what `OMPADAPT_FROZEN=1` uses). Counts
-//! add up saturating. `ompadapt-export` prints the merged view of a directory.
+//! add up saturating. `ompadapt export` archives the merged view of a directory (`persist::export`).
 //!
 //! # Damaged files
 //! A file that does not parse (corrupt, truncated), has another format version, or breaks the
@@ -136,7 +136,8 @@ fn open_program(dir: &Path, program: &Program, create: bool) -> Result<Dir, safe
     Dir::open(dir, create)?.sub(&program.folder(), create)
 }
 
-pub(crate) fn sanitize(s: &str) -> String {
+/// A program or region name as a directory name (what the store calls it on disk).
+pub fn sanitize(s: &str) -> String {
     let t: String = s
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' })

@@ -127,6 +127,19 @@ impl Registry {
         } else if c.frozen {
             region.set_fixed_variant(Some(0));
         }
+        if let Some(name) = c.variant.get(&region.spec.model) {
+            match region.spec.variants.iter().position(|v| *v == name) {
+                Some(v) => region.set_fixed_variant(Some(v)),
+                None => {
+                    let why = format!(
+                        "region '{}': OMPADAPT_VARIANT names '{name}', which is not one of its variants ({}); the region learns as usual",
+                        region.spec.model,
+                        region.spec.variants.join(", ")
+                    );
+                    diag::warn_once(&format!("variant:{}", region.spec.model), &why);
+                }
+            }
+        }
         region
     }
 

@@ -133,7 +133,7 @@ fn adaptive_k_structure() {
     assert!(evaluate::adaptive_k(&c.subset(&[0, 1]), &[ModelChoice::Auto], &Method::default()).is_err());
 }
 
-/// Persisted data (what `ompadapt-export` prints) evaluates like the plain data it holds.
+/// Persisted data (what `ompadapt export` archives) evaluates like the plain data it holds.
 #[test]
 fn persisted_data_evaluates() {
     use ompadapt_rt::persist::{DataFile, SampleRecord};

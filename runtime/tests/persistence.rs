@@ -104,17 +104,13 @@ fn sixteen_concurrent_writers_lose_nothing() {
     }
     assert_eq!(m.samples.len(), expect.len());
 
-    // the readable export: the same merged data, as JSON, without changing the directory
+    // the merged view `ompadapt export` archives: the same data, without changing the directory
     let before: Vec<_> = std::fs::read_dir(&rdir).unwrap().map(|e| e.unwrap().file_name()).collect();
-    let out = Command::new(env!("CARGO_BIN_EXE_ompadapt-export")).arg(dir.join("store")).arg(&program.name).output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_eq!(doc["format"], "ompadapt-export");
-    let regions = doc["regions"].as_array().unwrap();
+    let regions = persist::export(&dir.join("store"), Some(&program.name), None);
     assert_eq!(regions.len(), 1);
-    assert_eq!(regions[0]["model"], "shared");
-    assert_eq!(regions[0]["variants"], serde_json::json!(["a", "b", "c"]));
-    let exported: u64 = regions[0]["samples"].as_array().unwrap().iter().map(|s| s["count"].as_u64().unwrap()).sum();
+    assert_eq!(regions[0].model, "shared");
+    assert_eq!(regions[0].variants, ["a", "b", "c"]);
+    let exported: u64 = regions[0].samples.iter().map(|s| s.count).sum();
     assert_eq!(exported, (WRITERS * ROUNDS * PER_ROUND) as u64);
     let after: Vec<_> = std::fs::read_dir(&rdir).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(before.len(), after.len(), "export changes nothing");

@@ -89,10 +89,10 @@ fn two_programs_called_main_keep_their_data_apart() {
         assert_eq!(d, vec![(500, 1)], "the rebuilt program starts from what it learned:\n{}", out.stderr);
     }
 
-    // the export shows which program each folder belongs to
-    let export = run(std::process::Command::new(lib_dir().join("ompadapt-export")).arg(&store).arg("main"));
-    export.expect_ok("ompadapt-export");
-    let doc: serde_json::Value = serde_json::from_str(&export.stdout).unwrap();
+    // `ompadapt list` shows which program each folder belongs to
+    let list = run(std::process::Command::new(lib_dir().join("ompadapt")).arg("--dir").arg(&store).args(["--json", "list", "main"]));
+    list.expect_ok("ompadapt list");
+    let doc: serde_json::Value = serde_json::from_str(&list.stdout).unwrap();
     let mut ids: Vec<String> = doc["regions"].as_array().unwrap().iter().map(|r| r["program_id"].as_str().unwrap().to_owned()).collect();
     ids.sort();
     let mut want = vec![a.canonicalize().unwrap().display().to_string(), b.canonicalize().unwrap().display().to_string()];

@@ -1,0 +1,103 @@
+/* Shared by the evaluation kernels (benchmarks/kernels/): arguments, timing, the result line
+ * the harness reads, and counting the variants the adaptive regions chose.
+ *
+ * Every kernel: `kernel N [STEPS]` (N: the input size, the region's feature), keeps its data in
+ * `target data` around the time-step loop as HeCBench codes do, times that loop, recomputes the
+ * result with a serial reference and compares: a wrong result prints `check=FAILED` and exits
+ * with status 1. Output:
+ *   RESULT kernel=<name> n=<N> steps=<S> time_s=<loop time> steady_s=<all but the first step>
+ *          check=ok err=<max error>
+ *   DECISIONS region=<model> <variant>=<executions> ...
+ *
+ * Mutable state (arrays every step reads and writes) is mapped per launch by default:
+ * inside `target data` the pass's `cpu` variant runs the host version of the region on the host
+ * copies, which is only correct when the host copies are current. Built with
+ * -DRESIDENT_STATE=1 the state lives in the enclosing `target data` too, as in HeCBench: that
+ * needs a pass whose cpu variant brings present data to the host and back (the harness's
+ * --resident). Read-only inputs are in `target data` either way (their host copy is current). */
+#ifndef OMPADAPT_BENCH_H
+#define OMPADAPT_BENCH_H
+#include <math.h>
+#include <omp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifndef RESIDENT_STATE
+#define RESIDENT_STATE 0
+#endif
+/* STATE_DATA(...) goes on the `target data` construct, STATE_LAUNCH(...) on each launch. */
+#if RESIDENT_STATE
+#define STATE_DATA(...) map(__VA_ARGS__)
+#define STATE_LAUNCH(...)
+#else
+#define STATE_DATA(...)
+#define STATE_LAUNCH(...) map(__VA_ARGS__)
+#endif
+
+static long bench_arg(int argc, char **argv, int i, long def) {
+  if (argc <= i) return def;
+  char *end;
+  long v = strtol(argv[i], &end, 10);
+  if (*end || v <= 0) {
+    fprintf(stderr, "%s: argument %d ('%s') must be a positive integer\n", argv[0], i, argv[i]);
+    exit(2);
+  }
+  return v;
+}
+
+/* Deterministic pseudo-random numbers (the same in the parallel and the serial code). */
+static inline uint64_t bench_hash(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ull;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+static inline double bench_unit(uint64_t x) { return (double)(bench_hash(x) >> 11) * (1.0 / 9007199254740992.0); }
+
+/* Up to 4 regions per kernel, up to 8 variants each: executions per chosen variant. */
+typedef struct {
+  const char *model;
+  const char *const *variants;
+  int nvariants;
+  long count[8];
+} bench_region;
+
+/* `chosen`: the region's model_output after an execution. */
+static inline void bench_count(bench_region *r, int chosen) {
+  if (chosen >= 0 && chosen < r->nvariants) r->count[chosen]++;
+}
+
+/* The time-step loop's clock. `steady` leaves out the first step, which pays one-off costs
+ * (the first offload initialises the device; the runtime loads what it stored and trains). */
+typedef struct {
+  double start, first, end;
+  long steps;
+} bench_clock;
+static inline void bench_start(bench_clock *c) { c->start = omp_get_wtime(), c->first = 0, c->steps = 0; }
+static inline void bench_step(bench_clock *c) {
+  if (c->steps++ == 0) c->first = omp_get_wtime();
+}
+static inline void bench_stop(bench_clock *c) { c->end = omp_get_wtime(); }
+
+static inline void bench_report(const char *kernel, long n, long steps, const bench_clock *c, double err, double tol,
+                                bench_region *regions, int nregions) {
+  int ok = err <= tol && !isnan(err);
+  double total = c->end - c->start, steady = c->steps > 1 ? c->end - c->first : total;
+  printf("RESULT kernel=%s n=%ld steps=%ld time_s=%.9f steady_s=%.9f check=%s err=%.3g\n", kernel, n, steps, total, steady,
+         ok ? "ok" : "FAILED", err);
+  for (int i = 0; i < nregions; ++i) {
+    printf("DECISIONS region=%s", regions[i].model);
+    for (int v = 0; v < regions[i].nvariants; ++v) printf(" %s=%ld", regions[i].variants[v], regions[i].count[v]);
+    printf("\n");
+  }
+  fflush(stdout);
+  if (!ok) {
+    fprintf(stderr, "%s: WRONG RESULT for n=%ld: max error %.3g > %.3g\n", kernel, n, err, tol);
+    exit(1);
+  }
+}
+
+static const char *const CPU_GPU[] = {"cpu", "gpu"};
+#endif

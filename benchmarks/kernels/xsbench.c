@@ -1,0 +1,77 @@
+/* XSBench-like macroscopic cross-section lookups (Monte Carlo neutron transport): per lookup a
+ * random energy and material; for each nuclide of the material a binary search in its energy
+ * grid and a linear interpolation of 5 cross sections, summed weighted by concentration.
+ * L lookups per batch (the feature, seed 000 Table 3: "number of lookups"), BATCHES batches
+ * (default 6). Usage: xsbench L [BATCHES]. */
+#include "bench.h"
+
+static int chosen;
+
+enum { NUCLIDES = 34, GRID = 1000, MATERIALS = 12, MAXNUC = 34 };
+
+/* Binary search for the interval of `e` in the nuclide's grid, interpolation, accumulation. */
+#define XS_LOOKUP(egrid, xs, nucs, nnuc, conc, out, l, batch)                                     \
+  do {                                                                                            \
+    uint64_t key = (uint64_t)(batch) * 0x100000000ull + (uint64_t)(l);                          \
+    double e = bench_unit(key);                                                                   \
+    int mat = (int)(bench_hash(key ^ 0x5555) % MATERIALS);                                        \
+    double acc[5] = {0, 0, 0, 0, 0};                                                              \
+    for (int k = 0; k < nnuc[mat]; ++k) {                                                         \
+      int nuc = nucs[mat * MAXNUC + k];                                                           \
+      const double *g = egrid + (long)nuc * GRID;                                                 \
+      long lo = 0, hi = GRID - 1;                                                                 \
+      while (hi - lo > 1) {                                                                       \
+        long mid = (lo + hi) / 2;                                                                 \
+        if (g[mid] > e) hi = mid; else lo = mid;                                                  \
+      }                                                                                           \
+      double f = (e - g[lo]) / (g[hi] - g[lo]);                                                   \
+      const double *x0 = xs + ((long)nuc * GRID + lo) * 5, *x1 = xs + ((long)nuc * GRID + hi) * 5; \
+      for (int c = 0; c < 5; ++c) acc[c] += conc[mat * MAXNUC + k] * (x0[c] + f * (x1[c] - x0[c])); \
+    }                                                                                             \
+    for (int c = 0; c < 5; ++c) out[(l) * 5 + c] = acc[c];                                      \
+  } while (0)
+
+int main(int argc, char **argv) {
+  long L = bench_arg(argc, argv, 1, 100000), batches = bench_arg(argc, argv, 2, 6);
+  double *egrid = malloc(NUCLIDES * GRID * sizeof *egrid), *xs = malloc(NUCLIDES * GRID * 5 * sizeof *xs);
+  for (long u = 0; u < NUCLIDES; ++u) {
+    /* increasing energies from 0 to 1, spacing jittered */
+    double e = 0;
+    for (long g = 0; g < GRID; ++g) {
+      egrid[u * GRID + g] = e;
+      e += (0.5 + bench_unit(u * GRID + g)) / GRID;
+    }
+    for (long g = 0; g < GRID; ++g) egrid[u * GRID + g] /= e - (0.5 + bench_unit(u * GRID + GRID - 1)) / GRID;
+    egrid[u * GRID + GRID - 1] = 1.0;
+    for (long k = 0; k < GRID * 5; ++k) xs[u * GRID * 5 + k] = bench_unit(k + 7919 * u);
+  }
+  int nnuc[MATERIALS], nucs[MATERIALS * MAXNUC];
+  double conc[MATERIALS * MAXNUC];
+  for (int m = 0; m < MATERIALS; ++m) {
+    nnuc[m] = m == 0 ? NUCLIDES : 4 + (int)(bench_hash(m) % 12); /* fuel has every nuclide */
+    for (int k = 0; k < nnuc[m]; ++k) nucs[m * MAXNUC + k] = m == 0 ? k : (int)(bench_hash(m * 100 + k) % NUCLIDES), conc[m * MAXNUC + k] = bench_unit(m * 1000 + k);
+  }
+  double *out = malloc(L * 5 * sizeof *out), *ref = malloc(L * 5 * sizeof *ref);
+  bench_region reg = {"xs_lookup", CPU_GPU, 2, {0}};
+
+  bench_clock clk;
+  bench_start(&clk);
+  long last = batches - 1;
+#pragma omp target data map(to: egrid[0:NUCLIDES * GRID], xs[0:NUCLIDES * GRID * 5], nnuc[0:MATERIALS], nucs[0:MATERIALS * MAXNUC], conc[0:MATERIALS * MAXNUC]) STATE_DATA(from: out[0:L * 5])
+  for (long batch = 0; batch < batches; ++batch) {
+#pragma omp adaptation model_name(xs_lookup) features(L) variants(cpu, gpu) model_output(chosen)
+#pragma omp target teams distribute parallel for STATE_LAUNCH(from: out[0:L * 5])
+    for (long l = 0; l < L; ++l)
+      XS_LOOKUP(egrid, xs, nucs, nnuc, conc, out, l, batch);
+    bench_count(&reg, chosen);
+    bench_step(&clk);
+  }
+  bench_stop(&clk);
+
+  for (long l = 0; l < L; ++l)
+    XS_LOOKUP(egrid, xs, nucs, nnuc, conc, ref, l, last);
+  double err = 0;
+  for (long k = 0; k < L * 5; ++k) err = fmax(err, fabs(out[k] - ref[k]) / (1.0 + fabs(ref[k])));
+  bench_report("xsbench", L, batches, &clk, err, 1e-12, &reg, 1);
+  return 0;
+}

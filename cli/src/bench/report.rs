@@ -1,0 +1,294 @@
+//! The harness's numbers: comparators per input, the summary tables (accuracy against the
+//! oracle, speedup over Static GPU, overhead after training, exploration cost) and the CSV files.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use anyhow::Result;
+use ompadapt_rt::evaluate::Method;
+use serde_json::{json, Value};
+
+use super::runner::{Output, Toolchain};
+use super::{fastest, KernelRun};
+
+/// A decision within this fraction of the oracle's time counts as right (seed 000: 5 %).
+pub const TOLERANCE: f64 = 0.05;
+
+/// Every run, for `runs.csv`.
+#[derive(Default)]
+pub struct RunLog {
+    rows: Vec<String>,
+}
+
+impl RunLog {
+    pub fn add(&mut self, kernel: &str, input: u64, mode: &str, pinned: &str, o: &Output) {
+        let dec: Vec<String> = o.decisions.iter().map(|(r, c)| format!("{r}:{}", c.iter().map(|(v, n)| format!("{v}={n}")).collect::<Vec<_>>().join("/"))).collect();
+        self.rows.push(format!("{kernel},{input},{mode},{pinned},{:.9},{}", o.time_s, dec.join(" ")));
+    }
+}
+
+/// One comparator at one input.
+#[derive(Clone, Debug)]
+pub struct Point {
+    pub input: u64,
+    /// Time of the run (or, for the K-fold models, mean time of the decided combinations).
+    pub time: f64,
+    /// Decisions made at this input and how many were within [`TOLERANCE`] of the oracle.
+    pub decisions: usize,
+    pub within: usize,
+    /// The combinations decided (violins).
+    pub combos: Vec<Vec<usize>>,
+}
+
+pub struct Comparator {
+    pub name: String,
+    pub points: Vec<Point>,
+}
+
+impl Comparator {
+    pub fn within(&self) -> (usize, usize) {
+        (self.points.iter().map(|p| p.within).sum(), self.points.iter().map(|p| p.decisions).sum())
+    }
+}
+
+pub fn comparators(r: &KernelRun, strategies: &[String]) -> Vec<Comparator> {
+    let oracle = |n: u64| r.oracle(n).1;
+    let ok = |n: u64, combo: &[usize]| (r.time(n, combo) <= oracle(n) * (1.0 + TOLERANCE)) as usize;
+    let fixed = |name: String, combo: Vec<usize>| Comparator {
+        name,
+        points: r.inputs.iter().map(|&n| Point { input: n, time: r.time(n, &combo), decisions: 1, within: ok(n, &combo), combos: vec![combo.clone()] }).collect(),
+    };
+    let mut out = vec![
+        fixed("Static CPU".into(), r.uniform(r.cpu())),
+        fixed("Static GPU".into(), r.uniform(r.gpu())),
+        fixed(format!("Static Best ({})", r.variants[r.static_best()]), r.uniform(r.static_best())),
+        Comparator {
+            name: "Oracle".into(),
+            points: r.inputs.iter().map(|&n| Point { input: n, time: oracle(n), decisions: 1, within: 1, combos: vec![r.oracle(n).0] }).collect(),
+        },
+    ];
+    for s in strategies {
+        out.push(Comparator {
+            name: format!("Online ({s})"),
+            points: r
+                .inputs
+                .iter()
+                .filter_map(|&n| r.online.get(&(s.clone(), n)).map(|(t, c, _)| Point { input: n, time: fastest(t), decisions: 1, within: ok(n, c), combos: vec![c.clone()] }))
+                .collect(),
+        });
+    }
+    for pct in [25u32, 50, 75] {
+        let points: Vec<Point> = r
+            .inputs
+            .iter()
+            .filter_map(|&n| {
+                let combos = r.folds.get(&(pct, n))?;
+                let time = combos.iter().map(|c| r.time(n, c)).sum::<f64>() / combos.len() as f64;
+                Some(Point { input: n, time, decisions: combos.len(), within: combos.iter().map(|c| ok(n, c)).sum(), combos: combos.clone() })
+            })
+            .collect();
+        if !points.is_empty() {
+            out.push(Comparator { name: format!("Adaptive-{pct}"), points });
+        }
+    }
+    out.push(Comparator {
+        name: "Adaptive-100".into(),
+        points: r.inputs.iter().filter_map(|&n| r.a100.get(&n).map(|(t, c)| Point { input: n, time: fastest(t), decisions: 1, within: ok(n, c), combos: vec![c.clone()] })).collect(),
+    });
+    out
+}
+
+fn geomean(v: impl IntoIterator<Item = f64>) -> f64 {
+    let (s, n) = v.into_iter().filter(|x| x.is_finite() && *x > 0.0).fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
+    if n == 0 { f64::NAN } else { (s / n as f64).exp() }
+}
+
+fn pct(x: f64) -> String {
+    if x.is_finite() { format!("{:.1} %", x * 100.0) } else { "—".into() }
+}
+
+/// Writes the CSV files, `summary.json` and `summary.md`; returns the summary.
+pub fn write_all(out: &Path, results: &[KernelRun], log: &RunLog, strategies: &[String], method: &Method, tc: &Toolchain, repeats: usize) -> Result<Value> {
+    let mut runs = String::from("kernel,input,mode,pinned,time_s,decisions\n");
+    for r in &log.rows {
+        runs += r;
+        runs.push('\n');
+    }
+    std::fs::write(out.join("runs.csv"), runs)?;
+    let mut comp_csv = String::from("kernel,input,comparator,time_s,speedup_vs_static_gpu,decisions,within_5pct\n");
+    let mut dec_csv = String::from("kernel,comparator,input,region,variant,count\n");
+    let mut kernels_json = Vec::new();
+    // pooled accuracy over all kernels
+    let mut pooled: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+    let mut md = String::new();
+    let machine = format!(
+        "{} ({} cores), offload target {}{}",
+        cpu_model(),
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+        tc.targets,
+        if tc.targets.starts_with("x86_64") { " — HOST OFFLOAD: the \"gpu\" variant runs on libomptarget's host plugin, not on a GPU" } else { "" }
+    );
+    writeln!(md, "Machine: {machine}. Runs per measured configuration: {repeats} (the fastest counts). K-fold: K = {}, {} shuffles. Times: all steps of a run but the first (the first pays one-off costs: thread and device start-up, loading the store, training; shown apart). Decision within {:.0} % of the oracle counts as right.\n", method.k, method.shuffles, TOLERANCE * 100.0)?;
+
+    let order = |name: &str| -> bool { name.starts_with("Adaptive") || name.starts_with("Online") || name.starts_with("Static Best") };
+    let mut acc_rows = Vec::new();
+    let mut speed_rows = Vec::new();
+    let mut over_rows = Vec::new();
+    let mut explore_rows = Vec::new();
+    let mut profile_rows = Vec::new();
+    let mut noise_rows = Vec::new();
+    let mut profile_pooled = [(0.0f64, 0usize); 3];
+    let mut header: Vec<String> = Vec::new();
+    for r in results {
+        let comps = comparators(r, strategies);
+        let base: std::collections::BTreeMap<u64, f64> = comps.iter().find(|c| c.name == "Static GPU").map(|c| c.points.iter().map(|p| (p.input, p.time)).collect()).unwrap_or_default();
+        for c in &comps {
+            for p in &c.points {
+                writeln!(comp_csv, "{},{},{},{:.9},{:.4},{},{}", r.kernel.name, p.input, c.name, p.time, base[&p.input] / p.time, p.decisions, p.within)?;
+                let mut counts: std::collections::BTreeMap<(usize, usize), usize> = Default::default();
+                for combo in &p.combos {
+                    for (reg, &v) in combo.iter().enumerate() {
+                        *counts.entry((reg, v)).or_default() += 1;
+                    }
+                }
+                for ((reg, v), n) in counts {
+                    writeln!(dec_csv, "{},{},{},{},{},{n}", r.kernel.name, c.name, p.input, r.kernel.regions[reg], r.variants[v])?;
+                }
+            }
+        }
+        let shown: Vec<&crate::bench::report::Comparator> = comps.iter().filter(|c| order(&c.name)).collect();
+        if header.is_empty() {
+            header = shown.iter().map(|c| if c.name.starts_with("Static Best") { "Static Best".to_owned() } else { c.name.clone() }).collect();
+        }
+        let mut acc = vec![format!("{} ({})", r.kernel.name, r.kernel.models)];
+        let mut speed = vec![r.kernel.name.to_owned()];
+        let mut kj = serde_json::Map::new();
+        for c in &shown {
+            let (w, d) = c.within();
+            let key = if c.name.starts_with("Static Best") { "Static Best".to_owned() } else { c.name.clone() };
+            let e = pooled.entry(key.clone()).or_default();
+            e.0 += w;
+            e.1 += d;
+            acc.push(format!("{} ({w}/{d})", pct(w as f64 / d.max(1) as f64)));
+            let g = geomean(c.points.iter().map(|p| base[&p.input] / p.time));
+            let mx = c.points.iter().map(|p| base[&p.input] / p.time).fold(f64::NAN, f64::max);
+            speed.push(format!("{g:.2}× (max {mx:.2}×)"));
+            kj.insert(key, json!({"within": w, "decisions": d, "speedup_geomean": g, "speedup_max": mx}));
+        }
+        acc_rows.push(acc);
+        speed_rows.push(speed);
+        // overhead of the trained path: Adaptive-100's runs against the static runs of the
+        // combination they chose (same variants, no decisions); the first step apart (one-off:
+        // loading the store and training)
+        let over: Vec<f64> = r.a100.iter().map(|(&n, (t, c))| fastest(t) / r.time(n, c)).collect();
+        let vs_oracle: Vec<f64> = r.a100.iter().map(|(&n, (t, _))| fastest(t) / r.oracle(n).1).collect();
+        let one_off: Vec<f64> = r.first.values().map(|(s, a)| fastest(a) - fastest(s)).filter(|x| x.is_finite()).collect();
+        let med = ompadapt_rt::stats::median_f64(&over).unwrap_or(f64::NAN);
+        let one = ompadapt_rt::stats::median_f64(&one_off).unwrap_or(f64::NAN);
+        over_rows.push(vec![
+            r.kernel.name.to_owned(),
+            pct(geomean(over.iter().copied()) - 1.0),
+            pct(med - 1.0),
+            pct(geomean(vs_oracle.iter().copied()) - 1.0),
+            format!("{:.2} ms", one * 1e3),
+        ]);
+        kj.insert("overhead_after_training".into(), json!({"geomean": geomean(over.iter().copied()) - 1.0, "median": med - 1.0, "vs_oracle_geomean": geomean(vs_oracle.iter().copied()) - 1.0, "first_step_extra_s_median": one}));
+        let mut ex = vec![r.kernel.name.to_owned()];
+        let mut exj = serde_json::Map::new();
+        for s in strategies {
+            let ratio: Vec<f64> = r.inputs.iter().filter_map(|&n| Some(fastest(&r.online.get(&(s.clone(), n))?.0) / fastest(&r.a100.get(&n)?.0))).collect();
+            let execs: Vec<f64> = r.inputs.iter().filter_map(|&n| r.online.get(&(s.clone(), n)).map(|o| o.2 as f64)).collect();
+            let g = geomean(ratio.iter().copied()) - 1.0;
+            let mean_execs = execs.iter().sum::<f64>() / execs.len().max(1) as f64;
+            ex.push(format!("{} ({mean_execs:.1} exec.)", pct(g)));
+            exj.insert(s.clone(), json!({"time_vs_adaptive100_geomean": g, "minority_executions_mean": mean_execs}));
+        }
+        explore_rows.push(ex);
+        // the models against the measurements they learn from (seed 001's prediction
+        // accuracy): the runtime's Adaptive-K scoring on the stored data, pooled over regions
+        let mut prow = vec![r.kernel.name.to_owned()];
+        let mut pj = serde_json::Map::new();
+        for (i, m) in [1usize, 2, 3].iter().enumerate() {
+            let one = Method { train_groups: vec![*m], ..method.clone() };
+            let (mut w, mut d, mut reg) = (0.0, 0usize, 0.0);
+            for c in &r.profiles {
+                if let Ok(sc) = ompadapt_rt::evaluate::adaptive_k(c, &[r.choice], &one) {
+                    w += sc[0].within * sc[0].decisions as f64;
+                    reg += sc[0].mean_regret * sc[0].decisions as f64;
+                    d += sc[0].decisions;
+                }
+            }
+            profile_pooled[i].0 += w;
+            profile_pooled[i].1 += d;
+            prow.push(format!("{} ({:.2} % mean regret)", pct(w / d.max(1) as f64), 100.0 * reg / d.max(1) as f64));
+            pj.insert(format!("Adaptive-{}", m * 25), json!({"within": w / d.max(1) as f64, "decisions": d, "mean_regret": reg / d.max(1) as f64}));
+        }
+        profile_rows.push(prow);
+        kj.insert("profile_accuracy".into(), Value::Object(pj));
+        // how far apart the variants are, against how much one configuration's runs vary
+        let spreads: Vec<f64> = r.combos.values().filter(|t| t.len() > 1).map(|t| t.iter().copied().fold(f64::MIN, f64::max) / fastest(t) - 1.0).collect();
+        let spread = ompadapt_rt::stats::median_f64(&spreads).unwrap_or(f64::NAN);
+        let gaps: Vec<f64> = r.inputs.iter().map(|&n| r.time(n, &r.uniform(r.cpu())).max(r.time(n, &r.uniform(r.gpu()))) / r.time(n, &r.uniform(r.cpu())).min(r.time(n, &r.uniform(r.gpu()))) - 1.0).collect();
+        let apart = gaps.iter().filter(|&&g| g > spread.max(TOLERANCE)).count();
+        noise_rows.push(vec![r.kernel.name.to_owned(), pct(spread), pct(ompadapt_rt::stats::median_f64(&gaps).unwrap_or(f64::NAN)), format!("{apart} of {}", r.inputs.len())]);
+        kj.insert("noise".into(), json!({"run_spread_median": spread, "cpu_gpu_gap_median": ompadapt_rt::stats::median_f64(&gaps), "inputs_apart": apart}));
+        kj.insert("exploration".into(), Value::Object(exj));
+        kj.insert("inputs".into(), json!(r.inputs));
+        kj.insert("models".into(), json!(r.models.iter().map(|(reg, t)| json!({"region": reg, "text": t})).collect::<Vec<_>>()));
+        kernels_json.push((r.kernel.name.to_owned(), Value::Object(kj)));
+    }
+    std::fs::write(out.join("comparators.csv"), comp_csv)?;
+    std::fs::write(out.join("decisions.csv"), dec_csv)?;
+
+    let mut all = vec!["**all kernels**".to_owned()];
+    for h in &header {
+        let (w, d) = pooled.get(h).copied().unwrap_or((0, 0));
+        all.push(format!("**{}** ({w}/{d})", pct(w as f64 / d.max(1) as f64)));
+    }
+    acc_rows.push(all);
+    let table = |head: Vec<String>, rows: &[Vec<String>]| -> String {
+        let mut t = format!("| {} |\n|{}\n", head.join(" | "), "---|".repeat(head.len()));
+        for r in rows {
+            t += &format!("| {} |\n", r.join(" | "));
+        }
+        t
+    };
+    let mut h = vec!["kernel".to_owned()];
+    h.extend(header.iter().cloned());
+    writeln!(md, "### Accuracy: decisions within {:.0} % of the oracle (fastest measured variant per input)\n", TOLERANCE * 100.0)?;
+    md += &table(h.clone(), &acc_rows);
+    writeln!(md, "\n### Accuracy against the stored measurements the models learn from (Adaptive-K on the profiling data, as seed 001 scores prediction accuracy; regions pooled)\n")?;
+    let mut prow = vec!["**all kernels**".to_owned()];
+    for (w, d) in profile_pooled {
+        prow.push(format!("**{}** ({d} decisions)", pct(w / d.max(1) as f64)));
+    }
+    profile_rows.push(prow);
+    md += &table(vec!["kernel".into(), "Adaptive-25".into(), "Adaptive-50".into(), "Adaptive-75".into()], &profile_rows);
+    writeln!(md, "\n### Noise: median spread of one configuration's runs (slowest / fastest − 1), median gap between Static CPU and Static GPU, inputs where the gap exceeds both the spread and 5 %\n")?;
+    md += &table(vec!["kernel".into(), "run-to-run spread".into(), "CPU/GPU gap".into(), "inputs apart".into()], &noise_rows);
+    writeln!(md, "\n### Speedup over Static GPU (geometric mean over the inputs, and the largest)\n")?;
+    md += &table(h, &speed_rows);
+    writeln!(md, "\n### Overhead after training: Adaptive-100's runs against static runs of the variants it chose, against the oracle, and the one-off cost in the first step (loading the store, training; median over inputs)\n")?;
+    md += &table(vec!["kernel".into(), "geometric mean".into(), "median".into(), "against the oracle".into(), "first step, extra".into()], &over_rows);
+    writeln!(md, "\n### Exploration cost: Online runs (nothing stored, explore + train + decide in the run) against Adaptive-100's runs, and executions not on the run's final choice\n")?;
+    let mut eh = vec!["kernel".to_owned()];
+    eh.extend(strategies.iter().cloned());
+    md += &table(eh, &explore_rows);
+    std::fs::write(out.join("summary.md"), &md)?;
+    let summary = json!({
+        "machine": machine,
+        "repeats": repeats,
+        "method": {"k": method.k, "shuffles": method.shuffles, "tolerance": TOLERANCE},
+        "pooled_accuracy": pooled.iter().map(|(k, (w, d))| (k.clone(), json!({"within": w, "decisions": d}))).collect::<serde_json::Map<_, _>>(),
+        "kernels": kernels_json.into_iter().collect::<serde_json::Map<_, _>>(),
+    });
+    std::fs::write(out.join("summary.json"), serde_json::to_string_pretty(&summary)?)?;
+    Ok(summary)
+}
+
+fn cpu_model() -> String {
+    std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_owned()))
+        .unwrap_or_else(|| "unknown CPU".into())
+}

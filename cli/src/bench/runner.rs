@@ -1,0 +1,135 @@
+//! Building a kernel with clang + the plugin, and running it: every `OMPADAPT_*` variable of
+//! the caller's environment is removed, the mode's own are set, and the `RESULT` and
+//! `DECISIONS` lines are read. A run whose result is wrong (`check=FAILED`, exit 1), that
+//! fails otherwise, or prints no result is an error naming the kernel, input and mode.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{anyhow, bail, Context, Result};
+
+/// How kernels are compiled.
+pub struct Toolchain {
+    pub cc: String,
+    pub plugin: PathBuf,
+    /// `-fopenmp-targets=` value (`x86_64-pc-linux-gnu`: host offload).
+    pub targets: String,
+    pub cflags: Vec<String>,
+    /// Mutable state in `target data` too (needs a pass whose cpu variant is correct there).
+    pub resident: bool,
+}
+
+impl Toolchain {
+    pub fn build(&self, source: &Path, exe: &Path) -> Result<()> {
+        let mut c = Command::new(&self.cc);
+        c.args(["-O2", "-fopenmp"]).arg(format!("-fopenmp-targets={}", self.targets)).arg(format!("-fplugin={}", self.plugin.display()));
+        if self.resident {
+            c.arg("-DRESIDENT_STATE=1");
+        }
+        c.args(&self.cflags).arg(source).arg("-o").arg(exe).arg("-lm");
+        let out = c.output().with_context(|| format!("cannot run {}", self.cc))?;
+        if !out.status.success() {
+            let err = String::from_utf8_lossy(&out.stderr);
+            let first = err.lines().find(|l| l.contains("error")).unwrap_or_else(|| err.lines().next().unwrap_or(""));
+            bail!("building {} failed: {first}", source.display());
+        }
+        Ok(())
+    }
+}
+
+/// What one run printed.
+#[derive(Clone, Debug)]
+pub struct Output {
+    pub time_s: f64,
+    /// All but the first step (which pays one-off costs: device start, loading the store, training).
+    pub steady_s: f64,
+    /// Per region (in the kernel's order): executions per variant, `(variant, count)`.
+    pub decisions: Vec<(String, Vec<(String, u64)>)>,
+}
+
+impl Output {
+    /// Per region, the variant it ran most often (index into its variants).
+    pub fn majority(&self) -> Vec<usize> {
+        self.decisions
+            .iter()
+            .map(|(_, c)| (0..c.len()).fold(0, |b, v| if c[v].1 > c[b].1 { v } else { b }))
+            .collect()
+    }
+
+    /// Executions that did not run the region's most frequent variant (exploration, mostly).
+    pub fn minority_executions(&self) -> u64 {
+        let maj = self.majority();
+        self.decisions.iter().zip(maj).map(|((_, c), m)| c.iter().enumerate().filter(|(v, _)| *v != m).map(|(_, x)| x.1).sum::<u64>()).sum()
+    }
+}
+
+pub fn parse(stdout: &str) -> Result<Output> {
+    let mut time = None;
+    let mut steady = None;
+    let mut decisions = Vec::new();
+    for line in stdout.lines() {
+        let fields = |rest: &str| -> Vec<(String, String)> {
+            rest.split_whitespace().filter_map(|kv| kv.split_once('=')).map(|(k, v)| (k.to_owned(), v.to_owned())).collect()
+        };
+        if let Some(rest) = line.strip_prefix("RESULT ") {
+            let f = fields(rest);
+            let get = |k: &str| f.iter().find(|(a, _)| a == k).map(|(_, v)| v.as_str());
+            if get("check") != Some("ok") {
+                bail!("wrong result ({line})");
+            }
+            time = get("time_s").and_then(|t| t.parse::<f64>().ok());
+            steady = get("steady_s").and_then(|t| t.parse::<f64>().ok());
+        } else if let Some(rest) = line.strip_prefix("DECISIONS ") {
+            let f = fields(rest);
+            let region = f.iter().find(|(k, _)| k == "region").map(|(_, v)| v.clone()).unwrap_or_default();
+            let counts = f.iter().filter(|(k, _)| k != "region").map(|(k, v)| (k.clone(), v.parse().unwrap_or(0))).collect();
+            decisions.push((region, counts));
+        }
+    }
+    let time_s = time.ok_or_else(|| anyhow!("no RESULT line"))?;
+    Ok(Output { time_s, steady_s: steady.unwrap_or(time_s), decisions })
+}
+
+/// Runs `exe input` in `cwd` with only `env` among the `OMPADAPT_*` variables.
+pub fn run(exe: &Path, input: u64, cwd: &Path, env: &[(&str, String)]) -> Result<Output> {
+    let mut c = Command::new(exe);
+    c.arg(input.to_string()).current_dir(cwd);
+    for (k, _) in std::env::vars() {
+        if k.starts_with("OMPADAPT_") {
+            c.env_remove(k);
+        }
+    }
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = c.output().with_context(|| format!("cannot run {}", exe.display()))?;
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let what = || {
+        let vars: Vec<String> = env.iter().filter(|(k, _)| *k != "OMPADAPT_DIR").map(|(k, v)| format!("{k}={v}")).collect();
+        format!("{} {input} ({})", exe.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), vars.join(" "))
+    };
+    let parsed = parse(&stdout).with_context(what);
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let last = err.lines().last().unwrap_or("").to_owned();
+        return Err(parsed.err().unwrap_or_else(|| anyhow!("exit status {}: {last}", out.status))).with_context(what);
+    }
+    parsed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wrong_result_or_no_result_is_an_error() {
+        let good = "RESULT kernel=heat2d n=32 steps=20 time_s=0.001 steady_s=0.0009 check=ok err=0\nDECISIONS region=heat cpu=18 gpu=2\n";
+        let o = parse(good).unwrap();
+        assert_eq!((o.time_s, o.steady_s), (0.001, 0.0009));
+        assert_eq!(o.decisions, vec![("heat".to_owned(), vec![("cpu".to_owned(), 18), ("gpu".to_owned(), 2)])]);
+        assert_eq!((o.majority(), o.minority_executions()), (vec![0], 2));
+        let wrong = good.replace("check=ok err=0", "check=FAILED err=4.17");
+        assert!(parse(&wrong).unwrap_err().to_string().contains("wrong result"));
+        assert!(parse("DECISIONS region=heat cpu=1 gpu=0\n").unwrap_err().to_string().contains("no RESULT"));
+    }
+}

@@ -1,0 +1,117 @@
+//! `ompadapt evaluate`: seed 000's Adaptive-K evaluation (K-fold over the inputs, train on
+//! 25/50/75 %, 10 shuffles) of one or more models on each region's stored data, with the
+//! decision quality of the oracle's nearest static competitor (the single best variant) beside
+//! it. The folds, the training and the scoring are the runtime's (`ompadapt_rt::evaluate`).
+
+use anyhow::Result;
+use ompadapt_rt::evaluate::{adaptive_k, Method, Score};
+use ompadapt_rt::model::{Costs, ModelChoice};
+use ompadapt_rt::persist::DataFile;
+use serde_json::{json, Value};
+
+use crate::show::table;
+use crate::store;
+
+/// The single variant with the lowest mean regret over the complete vectors (Static,Best), its
+/// mean regret and fraction within `tol`.
+pub fn static_best(c: &Costs, tol: f64) -> Option<(usize, f64, f64)> {
+    let rows: Vec<usize> = (0..c.n()).filter(|&i| c.complete(i)).collect();
+    if rows.is_empty() {
+        return None;
+    }
+    (0..c.k)
+        .map(|v| {
+            let r: Vec<f64> = rows.iter().map(|&i| c.regret(i, v)).collect();
+            (v, r.iter().sum::<f64>() / r.len() as f64, r.iter().filter(|&&x| x <= tol).count() as f64 / r.len() as f64)
+        })
+        .min_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal))
+}
+
+pub struct RegionScores {
+    pub file: DataFile,
+    pub complete: usize,
+    pub scores: Result<Vec<Score>, String>,
+    pub static_best: Option<(usize, f64, f64)>,
+}
+
+pub fn evaluate(f: DataFile, models: &[ModelChoice], method: &Method) -> RegionScores {
+    let costs = store::costs(&f);
+    let (complete, scores, sb) = match costs {
+        Ok(c) => {
+            let complete = (0..c.n()).filter(|&i| c.complete(i)).count();
+            (complete, adaptive_k(&c, models, method), static_best(&c, method.tolerance))
+        }
+        Err(e) => (0, Err(format!("{e:#}")), None),
+    };
+    RegionScores { file: f, complete, scores, static_best: sb }
+}
+
+pub fn to_json(r: &RegionScores, method: &Method) -> Value {
+    json!({
+        "program": r.file.program,
+        "region": r.file.model,
+        "complete_vectors": r.complete,
+        "method": {"k": method.k, "train_groups": method.train_groups, "shuffles": method.shuffles, "seed": method.seed, "tolerance": method.tolerance},
+        "static_best": r.static_best.map(|(v, m, w)| json!({"variant": r.file.variants.get(v), "mean_regret": m, "within": w})),
+        "error": r.scores.as_ref().err(),
+        "scores": r.scores.as_ref().map(|s| s.iter().map(|s| json!({
+            "model": s.model,
+            "fraction": s.fraction,
+            "trained": s.trained,
+            "decisions": s.decisions,
+            "within": s.within,
+            "mean_regret": s.mean_regret,
+            "worst_regret": s.worst_regret,
+            "failures": s.failures,
+            "chosen": s.chosen.iter().map(|(m, c)| json!({"model": m, "folds": c})).collect::<Vec<_>>(),
+        })).collect::<Vec<_>>()).unwrap_or_default(),
+    })
+}
+
+pub fn to_text(r: &RegionScores, method: &Method) -> String {
+    let mut out = format!(
+        "region '{}' of program '{}': {} feature vectors with every variant measured; K = {}, {} shuffles\n",
+        r.file.model, r.file.program, r.complete, method.k, method.shuffles
+    );
+    match &r.scores {
+        Err(e) => out += &format!("  not evaluated: {e}\n"),
+        Ok(scores) => {
+            let tol = method.tolerance * 100.0;
+            let mut rows = vec![vec![
+                "model".to_owned(),
+                "trained on".into(),
+                format!("within {tol:.0} % of the oracle"),
+                "mean regret".into(),
+                "worst regret".into(),
+                "chosen by auto".into(),
+            ]];
+            for s in scores {
+                let chosen = if s.chosen.len() > 1 || s.chosen.first().is_some_and(|c| c.0 != s.model) {
+                    s.chosen.iter().take(3).map(|(m, c)| format!("{m} ×{c}")).collect::<Vec<_>>().join(", ")
+                } else {
+                    String::new()
+                };
+                rows.push(vec![
+                    s.model.clone(),
+                    format!("{:.0} %", s.fraction * 100.0),
+                    format!("{:.1} % of {}", s.within * 100.0, s.decisions),
+                    format!("{:.2} %", s.mean_regret * 100.0),
+                    format!("{:.1} %", s.worst_regret * 100.0),
+                    chosen,
+                ]);
+            }
+            if let Some((v, m, w)) = r.static_best {
+                rows.push(vec![
+                    format!("static best ({})", r.file.variants.get(v).map_or("?", String::as_str)),
+                    "—".into(),
+                    format!("{:.1} %", w * 100.0),
+                    format!("{:.2} %", m * 100.0),
+                    String::new(),
+                    String::new(),
+                ]);
+            }
+            out += &table(&rows, 2);
+        }
+    }
+    out
+}

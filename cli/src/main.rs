@@ -1,0 +1,301 @@
+//! `ompadapt`: the command-line tool over what the runtime learned (its store), and the
+//! evaluation harness of the benchmark kernels (`ompadapt bench`).
+//!
+//! Every command reads the store through the runtime's own library (`ompadapt_rt::persist`,
+//! `model`, `evaluate`), so what it shows is what a program would load. Errors are one line
+//! on stderr (`ompadapt: error: ...`) and exit status 1 (2 for bad usage, from clap).
+
+mod archive;
+mod bench;
+mod clear;
+mod evaluate;
+mod plot;
+mod show;
+mod store;
+mod train;
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Result};
+use clap::{Parser, Subcommand};
+use indicatif::{ProgressBar, ProgressStyle};
+use ompadapt_rt::evaluate::Method;
+use serde_json::json;
+
+#[derive(Parser)]
+#[command(name = "ompadapt", version, about = "Inspect, train, evaluate, move and clear what adaptive OpenMP regions learned; run the evaluation harness")]
+struct Cli {
+    /// The store: where programs save what they learned (as the runtime: $OMPADAPT_DIR, else ./.ompadapt).
+    #[arg(long, global = true, env = "OMPADAPT_DIR", value_name = "DIR")]
+    dir: Option<PathBuf>,
+    /// Machine-readable JSON on stdout instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Programs, regions and samples in the store.
+    List {
+        /// Only this program.
+        program: Option<String>,
+    },
+    /// A region's model (as text, and as a picture with --svg), its timings per variant and decisions.
+    Show {
+        /// REGION or PROGRAM/REGION.
+        region: String,
+        /// Model to fit on the stored data (default: the kind the runtime trained, else auto); spelled as OMPADAPT_MODEL.
+        #[arg(long)]
+        model: Option<String>,
+        /// Write the picture (measured times per variant; the model's decision over the features) as SVG.
+        #[arg(long, value_name = "FILE")]
+        svg: Option<PathBuf>,
+        /// Also write it as PNG.
+        #[arg(long, value_name = "FILE")]
+        png: Option<PathBuf>,
+        /// Feature on the picture's horizontal axis (name or index; default the first).
+        #[arg(long)]
+        axis: Option<String>,
+    },
+    /// Train a model offline on a region's stored data and store it as the region's model.
+    Train {
+        /// REGION or PROGRAM/REGION.
+        region: String,
+        /// auto, cost[,family[,depth]], dtree[,depth], rfc[,trees[,depth]], logistic.
+        #[arg(long, default_value = "auto")]
+        model: String,
+        /// Train and show, store nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// K-fold cross-validated decision quality (seed 000's Adaptive-K) and regret against the oracle.
+    Evaluate {
+        /// Regions (REGION or PROGRAM/REGION); default every region of the store.
+        regions: Vec<String>,
+        /// Models to evaluate (repeatable).
+        #[arg(long = "model", default_values_t = vec!["auto".to_owned(), "dtree,2".to_owned()])]
+        models: Vec<String>,
+        /// Groups the inputs are split into.
+        #[arg(long, default_value_t = 4)]
+        k: usize,
+        /// Training fractions in percent (multiples of 100/K).
+        #[arg(long, value_delimiter = ',', default_values_t = vec![25, 50, 75])]
+        train: Vec<usize>,
+        /// Shuffles of the inputs.
+        #[arg(long, default_value_t = 10)]
+        shuffles: usize,
+        /// Regret that still counts as the best, in percent.
+        #[arg(long, default_value_t = 5.0)]
+        tolerance: f64,
+        #[arg(long, default_value_t = 1)]
+        seed: u64,
+    },
+    /// Write what the store learned as a versioned archive (to stdout, or -o FILE).
+    Export {
+        /// Only this program (or PROGRAM/REGION).
+        what: Option<String>,
+        #[arg(short, long, value_name = "FILE")]
+        output: Option<PathBuf>,
+    },
+    /// Add an archive's data to the store (created if missing); importing twice adds nothing.
+    Import {
+        /// The archive (- for stdin).
+        archive: PathBuf,
+        /// The program on this machine: its data go where that executable finds them (by
+        /// default they go to the folder they came from, which a program at the same path finds).
+        #[arg(long, value_name = "PATH", conflicts_with = "program_id")]
+        executable: Option<PathBuf>,
+        /// The identity to file the data under (what the program runs with in OMPADAPT_PROGRAM).
+        #[arg(long, value_name = "ID")]
+        program_id: Option<String>,
+    },
+    /// Run the paper's evaluation on the benchmark kernels: comparators, CSV, plots.
+    Bench(bench::Args),
+    /// Remove what the store holds for a region, a program, or (--all) everything.
+    Clear {
+        /// PROGRAM, or PROGRAM/REGION, or --region REGION.
+        what: Option<String>,
+        /// A region in whichever program has it.
+        #[arg(long, conflicts_with = "what")]
+        region: Option<String>,
+        /// Everything in the store.
+        #[arg(long, conflicts_with_all = ["what", "region"])]
+        all: bool,
+    },
+}
+
+fn bar(len: u64, what: &str, hidden: bool) -> ProgressBar {
+    let b = if hidden { ProgressBar::hidden() } else { ProgressBar::new(len) };
+    b.set_style(ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg} ({elapsed})").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
+    b.set_prefix(what.to_owned());
+    b
+}
+
+fn main() {
+    let cli = Cli::parse();
+    if let Err(e) = run(cli) {
+        // one line: the causes joined
+        let msg = format!("{e:#}").replace('\n', " ");
+        eprintln!("ompadapt: error: {msg}");
+        std::process::exit(1);
+    }
+}
+
+fn run(cli: Cli) -> Result<()> {
+    let root = store::root(cli.dir.clone());
+    let as_json = cli.json;
+    match cli.command {
+        Command::List { program } => {
+            let regions = store::regions(&root, program.as_deref())?;
+            let sums: Vec<store::Summary> = regions.iter().map(store::summary).collect();
+            if as_json {
+                println!("{}", serde_json::to_string_pretty(&json!({"store": root.display().to_string(), "regions": sums}))?);
+                return Ok(());
+            }
+            if sums.is_empty() {
+                println!("{}: no saved regions", root.display());
+                return Ok(());
+            }
+            let mut rows = vec![["program", "region", "location", "features", "variants", "samples", "vectors", "complete", "model"].map(String::from).to_vec()];
+            for s in &sums {
+                rows.push(vec![
+                    s.program.clone(),
+                    s.region.clone(),
+                    s.location.clone(),
+                    s.features.join(","),
+                    s.variants.join(","),
+                    s.samples.to_string(),
+                    s.feature_vectors.to_string(),
+                    s.complete_vectors.to_string(),
+                    s.model.clone().unwrap_or_else(|| "—".into()),
+                ]);
+            }
+            print!("{}", show::table(&rows, 0));
+        }
+        Command::Show { region, model, svg, png, axis } => {
+            let choice = model.as_deref().map(store::parse_model).transpose()?;
+            let learned = show::Learned::fit(store::region(&root, &region)?, choice)?;
+            show::run(&learned, svg, png, axis.as_deref(), as_json)?;
+        }
+        Command::Train { region, model, dry_run } => {
+            let choice = store::parse_model(&model)?;
+            let learned = show::Learned::fit(store::region(&root, &region)?, Some(choice))?;
+            train::run(&root, &learned, &model, !dry_run, as_json)?;
+        }
+        Command::Evaluate { regions, models, k, train, shuffles, tolerance, seed } => {
+            let choices = models.iter().map(|m| store::parse_model(m)).collect::<Result<Vec<_>>>()?;
+            let mut groups = Vec::new();
+            for t in &train {
+                let m = t * k;
+                if m % 100 != 0 || m == 0 || m >= 100 * k {
+                    bail!("--train {t}: with K = {k} the training fractions are multiples of {}% below 100%", 100 / k.max(1));
+                }
+                groups.push(m / 100);
+            }
+            if k < 2 || shuffles == 0 || !(0.0..100.0).contains(&tolerance) {
+                bail!("need K >= 2, at least one shuffle and a tolerance in [0, 100)");
+            }
+            let method = Method { k, train_groups: groups, shuffles, seed, tolerance: tolerance / 100.0 };
+            let files = if regions.is_empty() {
+                store::regions(&root, None)?
+            } else {
+                regions.iter().map(|r| store::region(&root, r)).collect::<Result<Vec<_>>>()?
+            };
+            if files.is_empty() {
+                bail!("no saved regions in {}", root.display());
+            }
+            let pb = bar(files.len() as u64, "evaluating", as_json);
+            let mut out = Vec::new();
+            for f in files {
+                pb.set_message(f.file.model.clone());
+                out.push(evaluate::evaluate(f.file, &choices, &method));
+                pb.inc(1);
+            }
+            pb.finish_and_clear();
+            if as_json {
+                let docs: Vec<_> = out.iter().map(|r| evaluate::to_json(r, &method)).collect();
+                println!("{}", serde_json::to_string_pretty(&json!({"regions": docs}))?);
+            } else {
+                for r in &out {
+                    print!("{}", evaluate::to_text(r, &method));
+                }
+            }
+        }
+        Command::Export { what, output } => {
+            let (program, region) = match what.as_deref().map(|w| w.split_once('/').map_or((w, None), |(p, r)| (p, Some(r)))) {
+                Some((p, r)) => (Some(p.to_owned()), r.map(str::to_owned)),
+                None => (None, None),
+            };
+            let mut regions = store::regions(&root, program.as_deref())?;
+            if let Some(r) = &region {
+                regions.retain(|s| &s.file.model == r || &s.region_dir == r);
+            }
+            if regions.is_empty() {
+                bail!("nothing to export in {}{}", root.display(), what.map(|w| format!(" for '{w}'")).unwrap_or_default());
+            }
+            let a = archive::export(&root, regions);
+            let text = serde_json::to_string_pretty(&a)?;
+            match &output {
+                Some(p) => {
+                    ompadapt_rt::persist::write_atomic(p, text.as_bytes()).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+                    let summary = json!({"archive": p.display().to_string(), "regions": a.regions.iter().map(|r| json!({"program": r.data.program, "region": r.data.model, "directory": format!("{}/{}", r.program_dir, r.region_dir)})).collect::<Vec<_>>()});
+                    if as_json {
+                        println!("{}", serde_json::to_string_pretty(&summary)?);
+                    } else {
+                        println!("exported {} regions to {}", a.regions.len(), p.display());
+                    }
+                }
+                None => println!("{text}"),
+            }
+        }
+        Command::Import { archive: path, executable, program_id } => {
+            let a = archive::read(&path)?;
+            let identity = match (executable, program_id) {
+                (Some(e), _) => Some(e.canonicalize().map_err(|err| anyhow::anyhow!("--executable {}: {err}", e.display()))?.display().to_string()),
+                (None, id) => id,
+            };
+            if identity.is_some() && a.regions.iter().map(|r| &r.data.program).collect::<std::collections::BTreeSet<_>>().len() > 1 {
+                bail!("the archive holds several programs: export one program to import it under --executable or --program-id");
+            }
+            let pb = bar(a.regions.len() as u64, "importing", as_json);
+            let done = archive::import(&root, &a, identity.as_deref(), |r| {
+                pb.set_message(r.to_owned());
+                pb.inc(1);
+            })?;
+            pb.finish_and_clear();
+            if as_json {
+                println!("{}", serde_json::to_string_pretty(&json!({"store": root.display().to_string(), "imported": done}))?);
+            } else {
+                for d in &done {
+                    match &d.file {
+                        Some(f) => println!("{}/{}: {} measurements -> {f}", d.program, d.region, d.samples),
+                        None => println!("{}/{}: already imported, nothing added", d.program, d.region),
+                    }
+                }
+            }
+        }
+        Command::Clear { what, region, all } => {
+            let target = match (what, region, all) {
+                (_, _, true) => clear::Target::All,
+                (Some(w), None, false) if w.contains('/') => clear::Target::Region(w),
+                (Some(w), None, false) => clear::Target::Program(w),
+                (None, Some(r), false) => clear::Target::Region(r),
+                _ => bail!("say what to clear: PROGRAM, PROGRAM/REGION, --region REGION or --all"),
+            };
+            let removed = clear::clear(&root, &target)?;
+            if as_json {
+                println!("{}", serde_json::to_string_pretty(&json!({"removed": removed}))?);
+            } else if removed.is_empty() {
+                println!("{}: nothing to clear", root.display());
+            } else {
+                for r in &removed {
+                    println!("removed {}", r.display());
+                }
+            }
+        }
+        Command::Bench(args) => bench::run(args, as_json)?,
+    }
+    Ok(())
+}

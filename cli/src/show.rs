@@ -1,0 +1,335 @@
+//! `ompadapt show REGION`: what a region learned, as text, JSON and a picture.
+//!
+//! The model shown is refitted here from the stored measurements with the model the runtime
+//! last trained (its description is stored), or `--model`: the same learner on the same data
+//! gives the runtime's decisions. The stored model's own text is printed beside it.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use ompadapt_rt::ctx::MAX_FEATURES;
+use ompadapt_rt::model::{self, Costs, Fitted, ModelChoice};
+use ompadapt_rt::persist::DataFile;
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use serde_json::{json, Value};
+
+use crate::plot::{self, pe, Figure, Span};
+use crate::store;
+
+/// A region's data and a model fitted on it.
+pub struct Learned {
+    /// Where the region lives in the store.
+    pub stored: store::Stored,
+    pub file: DataFile,
+    pub costs: Costs,
+    pub asked: ModelChoice,
+    pub fitted: Fitted,
+}
+
+/// Seed of every fit the command makes (forests and selection are reproducible).
+pub const SEED: u64 = 1;
+
+impl Learned {
+    /// Fits `model` (else the stored model's kind, else `auto`) on the region's data.
+    pub fn fit(stored: store::Stored, model: Option<ModelChoice>) -> Result<Learned> {
+        let file = stored.file.clone();
+        let costs = store::costs(&file)?;
+        let asked = model
+            .or_else(|| file.model_trained.as_ref().and_then(|m| store::choice_from_description(&m.kind)))
+            .unwrap_or(ModelChoice::Auto);
+        let fitted = model::train_costs(asked, &costs, SEED).map_err(|e| anyhow::anyhow!("region '{}': training {} failed: {e}", file.model, asked.describe()))?;
+        Ok(Learned { stored, file, costs, asked, fitted })
+    }
+
+    pub fn decide(&self, x: &[f64]) -> usize {
+        let mut p = [0.0; MAX_FEATURES];
+        for (d, s) in p.iter_mut().zip(x) {
+            *d = *s;
+        }
+        self.fitted.model.predict(&p)
+    }
+
+    pub fn feature_name(&self, j: usize) -> String {
+        self.file.features.get(j).cloned().unwrap_or_else(|| format!("f{j}"))
+    }
+
+    pub fn variant_name(&self, v: usize) -> String {
+        self.file.variants.get(v).cloned().unwrap_or_else(|| format!("v{v}"))
+    }
+
+    pub fn model_text(&self) -> String {
+        self.fitted.model.render(&|j| self.feature_name(j), &|v| self.variant_name(v), 2)
+    }
+
+    /// Rows sorted by their features, for tables.
+    pub fn order(&self) -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..self.costs.n()).collect();
+        idx.sort_by(|&a, &b| self.costs.row(a).partial_cmp(self.costs.row(b)).unwrap_or(std::cmp::Ordering::Equal));
+        idx
+    }
+
+    pub fn to_json(&self) -> Value {
+        let est = self.fitted.estimate.as_ref().map(|e| json!({"mean_regret": e.mean_regret, "within5": e.within5, "decisions": e.decisions, "folds": e.folds}));
+        let vectors: Vec<Value> = self
+            .order()
+            .into_iter()
+            .map(|i| {
+                let times: serde_json::Map<String, Value> = self
+                    .costs
+                    .times(i)
+                    .iter()
+                    .enumerate()
+                    .map(|(v, t)| (self.variant_name(v), if t.is_finite() { json!(t) } else { Value::Null }))
+                    .collect();
+                json!({
+                    "features": &self.costs.row(i)[..self.file.features.len().clamp(1, self.costs.p)],
+                    "times_ns": times,
+                    "best": self.variant_name(self.costs.y[i] as usize),
+                    "decision": self.variant_name(self.decide(self.costs.row(i))),
+                })
+            })
+            .collect();
+        json!({
+            "program": self.file.program,
+            "region": self.file.model,
+            "directory": self.stored.rel(),
+            "location": self.file.loc,
+            "features": self.file.features,
+            "variants": self.file.variants,
+            "stored_model": self.file.model_trained.as_ref().map(|m| json!({"kind": m.kind, "text": m.text, "labels": m.labels.len()})),
+            "model": {
+                "asked": self.asked.describe(),
+                "chosen": self.fitted.chosen.describe(),
+                "text": self.model_text(),
+                "estimate": est,
+            },
+            "vectors": vectors,
+        })
+    }
+
+    pub fn to_text(&self) -> String {
+        let f = &self.file;
+        let s = store::summary(&self.stored);
+        let mut out = format!("region '{}' of program '{}' ({})\n", f.model, f.program, if f.loc.is_empty() { "?" } else { &f.loc });
+        out += &format!("  features: {}   variants: {}\n", f.features.join(", "), f.variants.join(", "));
+        out += &format!(
+            "  data: {} measurements on {} feature vectors ({} with every variant measured), {} executions chosen by a model, {} files\n",
+            s.samples, s.feature_vectors, s.complete_vectors, s.monitored_executions, s.files
+        );
+        match &f.model_trained {
+            Some(m) => {
+                out += &format!("  stored model (what the runtime trained): {}, on {} vectors\n", m.kind, m.labels.len());
+                for l in m.text.lines() {
+                    out += &format!("    {l}\n");
+                }
+            }
+            None => out += "  stored model: none (the runtime has not trained this region yet)\n",
+        }
+        out += &format!("  model fitted here: {}", self.fitted.chosen.describe());
+        if self.asked != self.fitted.chosen {
+            out += &format!(" (asked for: {})", self.asked.describe());
+        }
+        if let Some(e) = &self.fitted.estimate {
+            out += &format!(
+                "; cross-validated on {} vectors: mean regret {:.2} %, {:.0} % within 5 % of the best",
+                e.decisions,
+                e.mean_regret * 100.0,
+                e.within5 * 100.0
+            );
+        }
+        out += "\n";
+        out += &self.model_text();
+        // the table
+        let p = f.features.len().clamp(1, self.costs.p);
+        let mut header: Vec<String> = (0..p).map(|j| self.feature_name(j)).collect();
+        header.extend(f.variants.iter().cloned());
+        header.push("best".into());
+        header.push("decision".into());
+        let mut rows = vec![header];
+        for i in self.order() {
+            let mut r: Vec<String> = self.costs.row(i)[..p].iter().map(|&x| plot::short(x)).collect();
+            r.extend(self.costs.times(i).iter().map(|&t| plot::time(t)));
+            r.push(self.variant_name(self.costs.y[i] as usize));
+            let d = self.decide(self.costs.row(i));
+            r.push(format!("{}{}", self.variant_name(d), if d == self.costs.y[i] as usize { "" } else { " *" }));
+            rows.push(r);
+        }
+        out += &table(&rows, 2);
+        out
+    }
+}
+
+/// Left-aligned columns, two spaces apart, indented.
+pub fn table(rows: &[Vec<String>], indent: usize) -> String {
+    let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
+    let width: Vec<usize> = (0..cols).map(|c| rows.iter().filter_map(|r| r.get(c)).map(|s| s.chars().count()).max().unwrap_or(0)).collect();
+    let mut out = String::new();
+    for r in rows {
+        let line: Vec<String> = r.iter().enumerate().map(|(c, s)| format!("{s:<w$}", w = width[c])).collect();
+        out += &format!("{}{}\n", " ".repeat(indent), line.join("  ").trim_end());
+    }
+    out
+}
+
+/// The picture: measured time per variant over one feature (top), and the model's decision
+/// over the feature range (bottom: a band for one feature, a map over two).
+pub struct RegionFigure<'a> {
+    pub learned: &'a Learned,
+    /// Feature on the horizontal axis.
+    pub axis: usize,
+}
+
+impl Figure for RegionFigure<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<()> {
+        let (top, bottom) = root.split_vertically(root.dim_in_pixel().1 * 11 / 20);
+        self.times(&top)?;
+        self.decisions(&bottom)?;
+        Ok(())
+    }
+}
+
+impl RegionFigure<'_> {
+    fn times<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<()> {
+        let l = self.learned;
+        let c = &l.costs;
+        let xs = Span::of((0..c.n()).map(|i| c.row(i)[self.axis]));
+        let ts = Span::of(c.t.iter().copied().filter(|t| *t > 0.0));
+        let ts = Span { log: ts.lo > 0.0 && ts.hi / ts.lo > 4.0, ..ts };
+        let mut chart = ChartBuilder::on(area)
+            .caption(format!("{}: measured time per variant ({})", l.file.model, l.file.program), ("sans-serif", 18))
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(70)
+            .build_cartesian_2d(xs.range(), ts.range())
+            .map_err(pe)?;
+        chart
+            .configure_mesh()
+            .x_desc(l.feature_name(self.axis))
+            .y_desc(if ts.log { "median time (log scale)" } else { "median time" })
+            .x_label_formatter(&|u| if xs.log { plot::sig2(xs.inv(*u)) } else { plot::short(xs.inv(*u)) })
+            .y_label_formatter(&|u| plot::time_label(ts.inv(*u)))
+            .light_line_style(WHITE.mix(0.0))
+            .draw()
+            .map_err(pe)?;
+        let one_feature = c.p == 1 || l.file.features.len() <= 1;
+        for v in 0..c.k {
+            let col = plot::color(v);
+            let mut pts: Vec<(f64, f64)> = (0..c.n())
+                .filter(|&i| c.times(i)[v].is_finite() && c.times(i)[v] > 0.0)
+                .map(|i| (xs.fwd(c.row(i)[self.axis]), ts.fwd(c.times(i)[v])))
+                .collect();
+            pts.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
+            if one_feature {
+                chart.draw_series(LineSeries::new(pts.clone(), col.stroke_width(2))).map_err(pe)?;
+            }
+            chart
+                .draw_series(pts.iter().map(|&p| Circle::new(p, 4, col.filled())))
+                .map_err(pe)?
+                .label(l.variant_name(v))
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], col.filled()));
+        }
+        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).position(SeriesLabelPosition::UpperLeft).draw().map_err(pe)?;
+        Ok(())
+    }
+
+    fn decisions<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<()> {
+        let l = self.learned;
+        let c = &l.costs;
+        let p = l.file.features.len().clamp(1, c.p);
+        let xs = Span::of((0..c.n()).map(|i| c.row(i)[self.axis]));
+        // the other features at their median (the map's second axis: the next feature)
+        let median = |j: usize| ompadapt_rt::stats::median_f64(&(0..c.n()).map(|i| c.row(i)[j]).collect::<Vec<_>>()).unwrap_or(0.0);
+        let mut base: Vec<f64> = (0..p).map(median).collect();
+        let second = (p >= 2).then_some(if self.axis == 0 { 1 } else { 0 });
+        let ys = second.map(|j| Span::of((0..c.n()).map(|i| c.row(i)[j]))).unwrap_or(Span { lo: 0.0, hi: 1.4, log: false });
+        let title = match second {
+            Some(j) => format!("decision of the model over {} × {} (other features at their median)", l.feature_name(self.axis), l.feature_name(j)),
+            None => format!("decision of the model over {}; dots: measured best", l.feature_name(self.axis)),
+        };
+        let mut chart = ChartBuilder::on(area)
+            .caption(title, ("sans-serif", 16))
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(70)
+            .build_cartesian_2d(xs.range(), ys.range())
+            .map_err(pe)?;
+        let ydesc = second.map(|j| l.feature_name(j)).unwrap_or_default();
+        chart
+            .configure_mesh()
+            .x_desc(l.feature_name(self.axis))
+            .y_desc(ydesc)
+            .x_label_formatter(&|u| if xs.log { plot::sig2(xs.inv(*u)) } else { plot::short(xs.inv(*u)) })
+            .y_label_formatter(&|u| if second.is_none() { String::new() } else if ys.log { plot::sig2(ys.inv(*u)) } else { plot::short(ys.inv(*u)) })
+            .disable_mesh()
+            .draw()
+            .map_err(pe)?;
+        let (nx, ny) = (240, if second.is_some() { 80 } else { 1 });
+        let ex = xs.edges(nx);
+        let ey = if second.is_some() { ys.edges(ny) } else { vec![0.0, 1.0] };
+        let mut cells = Vec::with_capacity(nx * ny);
+        for a in 0..nx {
+            for b in 0..ny {
+                base[self.axis] = xs.inv((xs.fwd(ex[a]) + xs.fwd(ex[a + 1])) / 2.0);
+                if let Some(j) = second {
+                    base[j] = ys.inv((ys.fwd(ey[b]) + ys.fwd(ey[b + 1])) / 2.0);
+                }
+                let v = l.decide(&base);
+                let (y0, y1) = if second.is_some() { (ys.fwd(ey[b]), ys.fwd(ey[b + 1])) } else { (0.0, 0.5) };
+                cells.push(Rectangle::new([(xs.fwd(ex[a]), y0), (xs.fwd(ex[a + 1]), y1)], plot::color(v).mix(0.55).filled()));
+            }
+        }
+        chart.draw_series(cells).map_err(pe)?;
+        // measured best per vector
+        let dots = (0..c.n()).map(|i| {
+            let y = match second {
+                Some(j) => ys.fwd(c.row(i)[j]),
+                None => 0.7,
+            };
+            EmptyElement::at((xs.fwd(c.row(i)[self.axis]), y))
+                + Circle::new((0, 0), 5, plot::color(c.y[i] as usize).filled())
+                + Circle::new((0, 0), 5, BLACK.stroke_width(1))
+        });
+        chart.draw_series(dots).map_err(pe)?;
+        for v in 0..c.k {
+            let col = plot::color(v);
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+                .map_err(pe)?
+                .label(l.variant_name(v))
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], col.mix(0.55).filled()));
+        }
+        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).position(SeriesLabelPosition::UpperRight).draw().map_err(pe)?;
+        Ok(())
+    }
+}
+
+/// `show`: text (or JSON) on stdout, the picture where asked.
+pub fn run(learned: &Learned, svg: Option<PathBuf>, png: Option<PathBuf>, axis: Option<&str>, as_json: bool) -> Result<()> {
+    let axis = match axis {
+        None => 0,
+        Some(a) => learned
+            .file
+            .features
+            .iter()
+            .position(|f| f == a)
+            .or_else(|| a.parse::<usize>().ok().filter(|&j| j < learned.costs.p))
+            .ok_or_else(|| anyhow::anyhow!("--axis {a}: region '{}' has features ({})", learned.file.model, learned.file.features.join(", ")))?,
+    };
+    if let Some(svg) = &svg {
+        plot::write(svg, png.as_deref(), (960, 720), &RegionFigure { learned, axis })?;
+    } else if png.is_some() {
+        anyhow::bail!("--png needs --svg (the picture is always written as SVG too)");
+    }
+    if as_json {
+        let mut doc = learned.to_json();
+        doc["picture"] = json!({"svg": svg.as_ref().map(|p| p.display().to_string()), "png": png.as_ref().map(|p| p.display().to_string())});
+        println!("{}", serde_json::to_string_pretty(&doc)?);
+    } else {
+        print!("{}", learned.to_text());
+        if let Some(svg) = &svg {
+            println!("  picture: {}{}", svg.display(), png.map(|p| format!(", {}", p.display())).unwrap_or_default());
+        }
+    }
+    Ok(())
+}

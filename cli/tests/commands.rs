@@ -1,0 +1,293 @@
+//! Every `ompadapt` command on stores written in the runtime's data format, with controlled
+//! costs (so that the right decisions are known): list, show (text, JSON, SVG and PNG
+//! pictures), train, evaluate, export → import on a fresh store (same decisions), clear, and
+//! the errors (one line on stderr, non-zero exit). The same on a real program's store, with
+//! its runs' decisions compared, is in `tests/tests/cli_store.rs`.
+
+use std::os::unix::fs::FileTypeExt;
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::{json, Value};
+
+fn ompadapt(dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_ompadapt")).arg("--dir").arg(dir).args(args).env_remove("OMPADAPT_DIR").output().expect("runs")
+}
+
+#[track_caller]
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let o = ompadapt(dir, args);
+    assert!(o.status.success(), "ompadapt {args:?} failed: {}\n{}", String::from_utf8_lossy(&o.stderr), String::from_utf8_lossy(&o.stdout));
+    String::from_utf8(o.stdout).unwrap()
+}
+
+#[track_caller]
+fn json_of(dir: &Path, args: &[&str]) -> Value {
+    let mut a = vec!["--json"];
+    a.extend_from_slice(args);
+    let out = ok(dir, &a);
+    serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: not JSON ({e}):\n{out}"))
+}
+
+/// Fails with exactly one line on stderr, naming `what`.
+#[track_caller]
+fn fails(dir: &Path, args: &[&str], what: &str) {
+    let o = ompadapt(dir, args);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "ompadapt {args:?} should fail");
+    assert_eq!(err.trim_end().lines().count(), 1, "one line: {err}");
+    assert!(err.starts_with("ompadapt: error: ") && err.contains(what), "{args:?}: {err}");
+}
+
+/// CPU: 1 µs + 2 ns per element; GPU: 50 µs + 0.2 ns per element (crossover near 27 000).
+fn crossover(n: f64) -> [f64; 2] {
+    [1000.0 + 2.0 * n, 50_000.0 + 0.2 * n]
+}
+
+/// Writes one region's part file the way the runtime does (format version 2).
+fn write_region(root: &Path, program: &str, region: &str, features: &[&str], variants: &[&str], rows: &[(Vec<f64>, Vec<f64>)]) {
+    let dir = root.join(program).join(region);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut samples = Vec::new();
+    for (x, ts) in rows {
+        for (v, t) in ts.iter().enumerate() {
+            // five measurements with a little deterministic jitter around the cost
+            let times: Vec<f64> = (0..5).map(|r| t * (1.0 + 0.01 * ((r as f64) - 2.0))).collect();
+            samples.push(json!({"features": x, "variant": variants[v], "count": 5, "times_ns": times}));
+        }
+    }
+    let doc = json!({
+        "format": "ompadapt-samples", "version": 2, "program": program, "model": region,
+        "loc": format!("{region}.c:10"), "features": features, "variants": variants,
+        "written_unix_ns": 1, "writer": {"host": "h", "pid": 1, "rank": null, "size": null, "run": "r"},
+        "samples": samples,
+    });
+    std::fs::write(dir.join("part-1-h-1-0.json"), serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+}
+
+fn sizes() -> Vec<f64> {
+    (6..=21).map(|e| (1u64 << e) as f64).collect()
+}
+
+/// A store with two programs: `stencil` (region `by_n`, one feature, crossover) and `spmv`
+/// (region `layout`, two features, three variants).
+fn store() -> tempfile::TempDir {
+    let d = tempfile::tempdir().unwrap();
+    let rows: Vec<_> = sizes().into_iter().map(|n| (vec![n], crossover(n).to_vec())).collect();
+    write_region(d.path(), "stencil", "by_n", &["n"], &["cpu", "gpu"], &rows);
+    let mut rows2 = Vec::new();
+    for n in [1e3, 1e4, 1e5, 1e6] {
+        for nnz in [2.0, 8.0, 32.0] {
+            let work = n * nnz;
+            rows2.push((vec![n, nnz], vec![500.0 + 3.0 * work, 40_000.0 + 0.3 * work, 9_000.0 + 1.0 * work + 50.0 * nnz]));
+        }
+    }
+    write_region(d.path(), "spmv", "layout", &["n", "nnz_per_row"], &["cpu", "gpu", "hybrid"], &rows2);
+    d
+}
+
+fn decisions(doc: &Value) -> Vec<(String, String)> {
+    doc["vectors"].as_array().unwrap().iter().map(|v| (v["features"].to_string(), v["decision"].as_str().unwrap().to_owned())).collect()
+}
+
+#[test]
+fn list_names_programs_regions_and_samples() {
+    let d = store();
+    let doc = json_of(d.path(), &["list"]);
+    let regions = doc["regions"].as_array().unwrap();
+    assert_eq!(regions.len(), 2);
+    let by_n = regions.iter().find(|r| r["region"] == "by_n").unwrap();
+    assert_eq!(by_n["program"], "stencil");
+    assert_eq!(by_n["samples"], 16 * 2 * 5);
+    assert_eq!(by_n["feature_vectors"], 16);
+    assert_eq!(by_n["complete_vectors"], 16);
+    assert_eq!(by_n["variants"], json!(["cpu", "gpu"]));
+    assert!(by_n["model"].is_null());
+    let text = ok(d.path(), &["list"]);
+    assert!(text.contains("stencil") && text.contains("layout") && text.contains("160"), "{text}");
+    // one program only
+    let doc = json_of(d.path(), &["list", "spmv"]);
+    assert_eq!(doc["regions"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn show_gives_the_model_the_decisions_and_a_picture() {
+    let d = store();
+    let svg = d.path().join("pics/by_n.svg");
+    let png = d.path().join("pics/by_n.png");
+    let doc = json_of(d.path(), &["show", "by_n", "--model", "dtree,2", "--svg", svg.to_str().unwrap(), "--png", png.to_str().unwrap()]);
+    // the tree splits between 16384 and 32768, where the costs cross
+    for (f, dec) in decisions(&doc) {
+        let n: f64 = f.trim_matches(|c| c == '[' || c == ']').parse().unwrap();
+        let t = crossover(n);
+        assert_eq!(dec, if t[0] <= t[1] { "cpu" } else { "gpu" }, "n = {n}");
+    }
+    assert!(doc["model"]["text"].as_str().unwrap().contains("if n < "), "{doc}");
+    let pic = std::fs::read_to_string(&svg).unwrap();
+    assert!(pic.starts_with("<svg") && pic.len() > 10_000, "an SVG with content ({} bytes)", pic.len());
+    // the decision band: rectangles in both variants' colours, and the variant names as text
+    assert!(pic.matches("<rect").count() > 100 && pic.contains("\ncpu\n</text>") && pic.contains("\ngpu\n</text>"), "decision band and legend");
+    assert!(pic.contains("#0072B2") || pic.contains("#0072b2"), "first series colour");
+    let png_bytes = std::fs::read(&png).unwrap();
+    assert!(png_bytes.starts_with(b"\x89PNG") && png_bytes.len() > 5_000);
+    // text form
+    let text = ok(d.path(), &["show", "stencil/by_n"]);
+    assert!(text.contains("region 'by_n' of program 'stencil'") && text.contains("stored model: none") && text.contains("decision"), "{text}");
+    // two features: a decision map
+    let svg2 = d.path().join("layout.svg");
+    let doc = json_of(d.path(), &["show", "layout", "--svg", svg2.to_str().unwrap(), "--axis", "nnz_per_row"]);
+    assert_eq!(doc["vectors"].as_array().unwrap().len(), 12);
+    let pic = std::fs::read_to_string(&svg2).unwrap();
+    assert!(pic.matches("<rect").count() > 1000, "a map of cells");
+}
+
+#[test]
+fn train_stores_a_model_the_store_then_reports() {
+    let d = store();
+    let out = ok(d.path(), &["train", "by_n", "--model", "dtree,1"]);
+    assert!(out.contains("decision tree (max depth 1)") && out.contains("stored as the region's model"), "{out}");
+    let doc = json_of(d.path(), &["list"]);
+    let by_n = doc["regions"].as_array().unwrap().iter().find(|r| r["region"] == "by_n").unwrap().clone();
+    assert_eq!(by_n["model"], "decision tree (max depth 1)");
+    // show now refits the stored kind and prints the stored text
+    let doc = json_of(d.path(), &["show", "by_n"]);
+    assert_eq!(doc["model"]["chosen"], "decision tree (max depth 1)");
+    assert_eq!(doc["stored_model"]["labels"], 16);
+    // --dry-run stores nothing
+    ok(d.path(), &["train", "by_n", "--model", "rfc,5,2", "--dry-run"]);
+    let doc = json_of(d.path(), &["list"]);
+    assert_eq!(doc["regions"].as_array().unwrap().iter().find(|r| r["region"] == "by_n").unwrap()["model"], "decision tree (max depth 1)");
+}
+
+#[test]
+fn evaluate_scores_adaptive_k_against_the_oracle() {
+    let d = store();
+    let doc = json_of(d.path(), &["evaluate", "by_n", "--model", "dtree,2", "--model", "cost,additive", "--shuffles", "4"]);
+    let r = &doc["regions"][0];
+    assert_eq!(r["complete_vectors"], 16);
+    let scores = r["scores"].as_array().unwrap();
+    assert_eq!(scores.len(), 2 * 3, "two models × Adaptive-25/50/75");
+    for s in scores {
+        let fraction = s["fraction"].as_f64().unwrap();
+        let decisions = s["decisions"].as_u64().unwrap();
+        // 16 inputs, 4 groups of 4; each rotation tests the groups it did not train on
+        assert_eq!(decisions as f64, 4.0 * 4.0 * 16.0 * (1.0 - fraction), "4 shuffles × 4 rotations: {s}");
+        assert!(s["within"].as_f64().unwrap() <= 1.0 && s["mean_regret"].as_f64().unwrap() >= 0.0);
+    }
+    // the additive cost model is the costs' own form: every held-out decision right at 50 %
+    let cost50 = scores.iter().find(|s| s["model"].as_str().unwrap().contains("additive") && s["fraction"] == 0.5).unwrap();
+    assert!(cost50["within"].as_f64().unwrap() >= 0.95, "{cost50}");
+    // static best is worse than that on a crossover
+    assert!(r["static_best"]["within"].as_f64().unwrap() < 0.9);
+    let text = ok(d.path(), &["evaluate", "--shuffles", "2"]);
+    assert!(text.contains("region 'by_n'") && text.contains("region 'layout'") && text.contains("static best"), "{text}");
+}
+
+#[test]
+fn export_then_import_on_a_fresh_store_gives_the_same_decisions() {
+    let d = store();
+    ok(d.path(), &["train", "layout", "--model", "dtree,3"]);
+    let archive = d.path().join("learned.json");
+    ok(d.path(), &["export", "-o", archive.to_str().unwrap()]);
+    let a: Value = serde_json::from_str(&std::fs::read_to_string(&archive).unwrap()).unwrap();
+    assert_eq!(a["format"], "ompadapt-archive");
+    assert_eq!(a["version"], 1);
+    let fresh = tempfile::tempdir().unwrap();
+    let other = fresh.path().join("store");
+    let doc = json_of(&other, &["import", archive.to_str().unwrap()]);
+    assert_eq!(doc["imported"].as_array().unwrap().len(), 2);
+    for region in ["by_n", "layout"] {
+        let before = json_of(d.path(), &["show", region]);
+        let after = json_of(&other, &["show", region]);
+        assert_eq!(decisions(&before), decisions(&after), "{region}");
+        assert_eq!(before["model"]["text"], after["model"]["text"], "{region}: same model");
+        assert_eq!(before["stored_model"], after["stored_model"], "{region}: the trained model travelled");
+    }
+    // importing again adds nothing (the part's name is its content's hash)
+    let doc = json_of(&other, &["import", archive.to_str().unwrap()]);
+    assert!(doc["imported"].as_array().unwrap().iter().all(|r| r["file"].is_null()));
+    let listed = json_of(&other, &["list"]);
+    let by_n = listed["regions"].as_array().unwrap().iter().find(|r| r["region"] == "by_n").unwrap().clone();
+    assert_eq!(by_n["samples"], 160, "not doubled");
+    // one program only
+    let part = d.path().join("one.json");
+    ok(d.path(), &["export", "stencil", "-o", part.to_str().unwrap()]);
+    let a: Value = serde_json::from_str(&std::fs::read_to_string(&part).unwrap()).unwrap();
+    assert_eq!(a["regions"].as_array().unwrap().len(), 1);
+}
+
+#[test]
+fn clear_removes_regions_programs_or_everything() {
+    let d = store();
+    let out = ok(d.path(), &["clear", "--region", "by_n"]);
+    assert!(out.contains("removed") && out.contains("by_n"), "{out}");
+    let doc = json_of(d.path(), &["list"]);
+    assert_eq!(doc["regions"].as_array().unwrap().len(), 1);
+    assert!(!d.path().join("stencil").exists(), "an emptied program goes too");
+    fails(d.path(), &["clear", "--region", "by_n"], "no region 'by_n'");
+    let doc = json_of(d.path(), &["clear", "--all"]);
+    assert_eq!(doc["removed"].as_array().unwrap().len(), 1);
+    assert_eq!(json_of(d.path(), &["list"])["regions"], json!([]));
+}
+
+#[test]
+fn errors_are_one_line_with_a_non_zero_exit() {
+    let d = store();
+    fails(&d.path().join("missing"), &["list"], "is not a store directory");
+    fails(d.path(), &["show", "nosuch"], "no region 'nosuch'");
+    fails(d.path(), &["train", "by_n", "--model", "svm"], "unknown model 'svm'");
+    fails(d.path(), &["show", "by_n", "--axis", "zz"], "has features (n)");
+    fails(d.path(), &["evaluate", "--train", "30"], "multiples of 25%");
+    fails(d.path(), &["clear"], "say what to clear");
+    // archives: not JSON, another format, another version
+    let bad = d.path().join("bad.json");
+    std::fs::write(&bad, "{not json").unwrap();
+    fails(d.path(), &["import", bad.to_str().unwrap()], "not an ompadapt archive");
+    std::fs::write(&bad, r#"{"format": "ompadapt-export", "version": 1, "regions": []}"#).unwrap();
+    fails(d.path(), &["import", bad.to_str().unwrap()], "not an ompadapt archive");
+    std::fs::write(&bad, r#"{"format": "ompadapt-archive", "version": 9, "regions": []}"#).unwrap();
+    fails(d.path(), &["import", bad.to_str().unwrap()], "archive version 9");
+    let evil = r#"{"format": "ompadapt-archive", "version": 1, "regions": [{"program_dir": "..", "region_dir": "x", "data": {}}]}"#;
+    std::fs::write(&bad, evil).unwrap();
+    fails(d.path(), &["import", bad.to_str().unwrap()], "");
+    fails(d.path(), &["import", d.path().join("none.json").to_str().unwrap()], "cannot read");
+    // ambiguity between programs
+    let rows: Vec<_> = sizes().into_iter().map(|n| (vec![n], crossover(n).to_vec())).collect();
+    write_region(d.path(), "other", "by_n", &["n"], &["cpu", "gpu"], &rows);
+    fails(d.path(), &["show", "by_n"], "PROGRAM/by_n");
+    ok(d.path(), &["show", "other/by_n"]);
+    // a bad usage is clap's (exit 2)
+    let o = ompadapt(d.path(), &["frobnicate"]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+
+#[test]
+fn a_fifo_among_the_data_files_blocks_nothing_and_stays() {
+    let d = store();
+    let fifo = d.path().join("stencil/by_n/part-fifo.json");
+    assert!(Command::new("mkfifo").arg(&fifo).status().unwrap().success());
+    let mut child = Command::new(env!("CARGO_BIN_EXE_ompadapt"))
+        .arg("--dir")
+        .arg(d.path())
+        .args(["--json", "list"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("ompadapt list blocked on a FIFO");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.lines().filter(|l| l.contains("part-fifo.json")).count(), 1, "one line: {err}");
+    let doc: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(doc["regions"].as_array().unwrap().len(), 2, "the region's data are still read");
+    assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "left where it was");
+}
