@@ -9,12 +9,11 @@
  *          check=ok err=<max error>
  *   DECISIONS region=<model> <variant>=<executions> ...
  *
- * Mutable state (arrays every step reads and writes) is mapped per launch by default:
- * inside `target data` the pass's `cpu` variant runs the host version of the region on the host
- * copies, which is only correct when the host copies are current. Built with
- * -DRESIDENT_STATE=1 the state lives in the enclosing `target data` too, as in HeCBench: that
- * needs a pass whose cpu variant brings present data to the host and back (the harness's
- * --resident). Read-only inputs are in `target data` either way (their host copy is current). */
+ * Mutable state (arrays every step reads and writes) is mapped per launch by default, as the
+ * results in RESULTS.md were measured. Built with -DRESIDENT_STATE=1 (the harness's --resident)
+ * the state lives in the enclosing `target data` too, as in HeCBench: the `cpu` variant then
+ * brings the present device copies to the host before the host version and sends back what it
+ * wrote, inside its measured time. Read-only inputs are in `target data` either way. */
 #ifndef OMPADAPT_BENCH_H
 #define OMPADAPT_BENCH_H
 #include <math.h>
