@@ -21,9 +21,10 @@ fn header() -> PathBuf {
         }
     }
     candidates.push(PathBuf::from("/usr/lib/llvm-19/lib/clang/19/include/omp-tools.h"));
-    candidates.into_iter().find(|p| p.exists()).unwrap_or_else(|| {
-        panic!("omp-tools.h not found: install libomp-19-dev (scripts/bootstrap.sh does) or set OMPADAPT_OMP_TOOLS_H")
-    })
+    candidates
+        .into_iter()
+        .find(|p| p.exists())
+        .unwrap_or_else(|| panic!("omp-tools.h not found: install libomp-19-dev (scripts/bootstrap.sh does) or set OMPADAPT_OMP_TOOLS_H"))
 }
 
 fn main() {

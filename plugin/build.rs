@@ -14,14 +14,8 @@ fn llvm_config(arg: &str) -> String {
 }
 
 /// The C++ shims, one job each (see each file's header).
-const SHIMS: [&str; 6] = [
-    "OmpAdaptPlugin.cpp",
-    "OmpPragmaHandler.cpp",
-    "StatementCollector.cpp",
-    "TokenBridge.cpp",
-    "DirectiveLookahead.cpp",
-    "PassLoader.cpp",
-];
+const SHIMS: [&str; 6] =
+    ["OmpAdaptPlugin.cpp", "OmpPragmaHandler.cpp", "StatementCollector.cpp", "TokenBridge.cpp", "DirectiveLookahead.cpp", "PassLoader.cpp"];
 
 fn main() {
     let libdir = llvm_config("--libdir");

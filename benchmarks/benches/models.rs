@@ -132,9 +132,7 @@ fn apollo(c: &mut Criterion) {
     std::env::set_var("OMPADAPT_PERSIST", "0");
     std::env::set_var("OMPADAPT_REPORT", "0");
     std::env::remove_var("OMPADAPT_MODEL");
-    let r = unsafe {
-        __apollo_region_create(2, c"bench_apollo".as_ptr(), 2, 4, c"DecisionTree,max_depth=2".as_ptr())
-    };
+    let r = unsafe { __apollo_region_create(2, c"bench_apollo".as_ptr(), 2, 4, c"DecisionTree,max_depth=2".as_ptr()) };
     let exec = |r: *mut c_void, a: f32, b: f32| unsafe {
         __apollo_region_begin(r);
         __apollo_region_set_feature(r, a);

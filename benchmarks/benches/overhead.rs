@@ -46,7 +46,8 @@ fn execute(slot: &AtomicPtr<c_void>, spec: &'static [u8], min_train: i64, f: &[f
 fn trained(c: &mut Criterion) {
     init();
     static SLOT: AtomicPtr<c_void> = AtomicPtr::new(null_mut());
-    const SPEC: &[u8] = b"ompadapt1;model=bench_trained;loc=overhead.rs:1;features=n,m;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree\0";
+    const SPEC: &[u8] =
+        b"ompadapt1;model=bench_trained;loc=overhead.rs:1;features=n,m;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree\0";
     // Explore until trained: 2 vectors x 2 variants (+ 2 warm-ups).
     let vectors = [[1000.0, 8.0], [100000.0, 8.0]];
     for i in 0..1000 {
@@ -63,7 +64,8 @@ fn trained(c: &mut Criterion) {
 fn exploring(c: &mut Criterion) {
     init();
     static SLOT: AtomicPtr<c_void> = AtomicPtr::new(null_mut());
-    const SPEC: &[u8] = b"ompadapt1;model=bench_explore;loc=overhead.rs:2;features=n,m;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree\0";
+    const SPEC: &[u8] =
+        b"ompadapt1;model=bench_explore;loc=overhead.rs:2;features=n,m;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree\0";
     let f = [1000.0, 8.0];
     c.bench_function("exploration_execution", |b| b.iter(|| execute(&SLOT, SPEC, i64::MAX, black_box(&f))));
 }
@@ -76,9 +78,7 @@ fn training(c: &mut Criterion) {
         b.iter(|| model::train(ModelChoice::Tree { max_depth: 2 }, black_box(&rows), black_box(&labels), 1).unwrap())
     });
     c.bench_function("train_rfc10_10x2", |b| {
-        b.iter(|| {
-            model::train(ModelChoice::Forest { trees: 10, max_depth: 2 }, black_box(&rows), black_box(&labels), 1).unwrap()
-        })
+        b.iter(|| model::train(ModelChoice::Forest { trees: 10, max_depth: 2 }, black_box(&rows), black_box(&labels), 1).unwrap())
     });
 }
 

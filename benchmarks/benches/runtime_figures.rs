@@ -36,11 +36,11 @@ use std::ptr::null_mut;
 use std::sync::atomic::{AtomicIsize, AtomicPtr, Ordering};
 use std::time::Instant;
 
+use ompadapt_rt::config::Directive;
 use ompadapt_rt::config::{Config, DriftConfig, PerRegion};
 use ompadapt_rt::ctx::MAX_FEATURES;
 use ompadapt_rt::explore::{Params, Strategy};
 use ompadapt_rt::model::{self, ModelChoice};
-use ompadapt_rt::config::Directive;
 use ompadapt_rt::region::{Region, RegionBuilder};
 use ompadapt_rt::stats::{FKey, XorShift};
 use ompadapt_rt::store::Store;
@@ -145,7 +145,8 @@ fn main() {
 
     // ---- one execution after training, through the C ABI ------------------------------
     static SLOT: AtomicPtr<c_void> = AtomicPtr::new(null_mut());
-    const SPEC: &[u8] = b"ompadapt1;model=figures_trained;loc=runtime_figures.rs:1;features=n,m;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree\0";
+    const SPEC: &[u8] =
+        b"ompadapt1;model=figures_trained;loc=runtime_figures.rs:1;features=n,m;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree\0";
     let vectors = [[1000.0, 8.0], [100000.0, 8.0]];
     for i in 0..1000 {
         execute(&SLOT, SPEC, 4, &vectors[i % 2]);
@@ -158,7 +159,13 @@ fn main() {
     let trained = time_ns(ITERS, BATCHES, |i| {
         execute(&SLOT, SPEC, 4, black_box(&fs[i & 1]));
     });
-    rows.push(row("one region execution after training (C ABI, 2 features, drift check on)", fmt_ns(trained), "≤ 40 ns", "see apollo_side_by_side", "200–646 ns"));
+    rows.push(row(
+        "one region execution after training (C ABI, 2 features, drift check on)",
+        fmt_ns(trained),
+        "≤ 40 ns",
+        "see apollo_side_by_side",
+        "200–646 ns",
+    ));
 
     let no_drift = Config { persist: false, drift: DriftConfig { enabled: false, ..DriftConfig::default() }, ..Config::default() };
     let r = rust_region("figures_nodrift", "cpu,gpu", 4, &no_drift);
@@ -178,7 +185,8 @@ fn main() {
 
     // ---- exploration ---------------------------------------------------------------------
     static XSLOT: AtomicPtr<c_void> = AtomicPtr::new(null_mut());
-    const XSPEC: &[u8] = b"ompadapt1;model=figures_explore;loc=runtime_figures.rs:2;features=n,m;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree\0";
+    const XSPEC: &[u8] =
+        b"ompadapt1;model=figures_explore;loc=runtime_figures.rs:2;features=n,m;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree\0";
     let f = [1000.0, 8.0];
     let explore_settled = time_ns(ITERS, BATCHES, |_| {
         execute(&XSLOT, XSPEC, i64::MAX, black_box(&f));
@@ -311,7 +319,11 @@ fn main() {
         .ok()
         .and_then(|t| t.lines().find(|l| l.starts_with("model name")).map(|l| l.split(':').nth(1).unwrap_or("").trim().to_owned()))
         .unwrap_or_default();
-    println!("ompadapt runtime figures — {cpu}, {} cores; clock: {}", std::thread::available_parallelism().map_or(0, |n| n.get()), clock::source());
+    println!(
+        "ompadapt runtime figures — {cpu}, {} cores; clock: {}",
+        std::thread::available_parallelism().map_or(0, |n| n.get()),
+        clock::source()
+    );
     let w = rows.iter().map(|r| r.what.chars().count()).max().unwrap_or(0);
     let wo = rows.iter().map(|r| r.ours.chars().count()).max().unwrap_or(0).max(8);
     println!("{:w$}  {:wo$}  {:12}  {:18}  {}", "figure", "ompadapt", "target", "Apollo 2.0 (here)", "paper (Apollo)");

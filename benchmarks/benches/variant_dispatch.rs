@@ -34,13 +34,7 @@ fn main() {
     let exe = dir.path().join("dispatch_cost");
     let src = root.join("benchmarks/c/dispatch_cost.c");
     clang(
-        &[
-            "-O2",
-            "-fopenmp",
-            "-fopenmp-targets=x86_64-pc-linux-gnu",
-            &format!("-fplugin={}", plugin.display()),
-            src.to_str().unwrap(),
-        ],
+        &["-O2", "-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu", &format!("-fplugin={}", plugin.display()), src.to_str().unwrap()],
         &exe,
     );
     let reps = std::env::var("OMPADAPT_BENCH_REPS").unwrap_or_else(|_| "300".into());
@@ -55,14 +49,7 @@ fn main() {
         String::from_utf8_lossy(&out.stdout).into_owned()
     };
     let trained = run(&[], &["1048576", "empty-only"]);
-    let pinned = run(
-        &[
-            ("OMPADAPT_RUNTIME", forced.to_str().unwrap()),
-            ("OMPADAPT_TEST_SEQUENCE", "0"),
-            ("OMPADAPT_TEST_QUIET", "1"),
-        ],
-        &[],
-    );
+    let pinned = run(&[("OMPADAPT_RUNTIME", forced.to_str().unwrap()), ("OMPADAPT_TEST_SEQUENCE", "0"), ("OMPADAPT_TEST_QUIET", "1")], &[]);
     let field = |line: &str, key: &str| -> Option<f64> {
         line.split_whitespace().find_map(|kv| kv.strip_prefix(key)?.strip_prefix('=')?.parse().ok())
     };

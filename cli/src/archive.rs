@@ -53,7 +53,14 @@ pub fn host() -> String {
 /// The archive of `regions` (from [`crate::store::regions`]).
 pub fn export(root: &Path, regions: Vec<crate::store::Stored>) -> Archive {
     let regions = regions.into_iter().map(|s| Region { program_dir: s.program_dir, region_dir: s.region_dir, data: s.file }).collect();
-    Archive { format: FORMAT.into(), version: VERSION, created_unix_ns: now_ns(), host: host(), source: root.display().to_string(), regions }
+    Archive {
+        format: FORMAT.into(),
+        version: VERSION,
+        created_unix_ns: now_ns(),
+        host: host(),
+        source: root.display().to_string(),
+        regions,
+    }
 }
 
 /// Reads and checks an archive.
@@ -63,7 +70,8 @@ pub fn read(path: &Path) -> Result<Archive> {
     } else {
         std::fs::read_to_string(path).with_context(|| format!("cannot read {}", path.display()))?
     };
-    let head: serde_json::Value = serde_json::from_str(&text).map_err(|e| anyhow!("{} is not an ompadapt archive (not JSON: {e})", path.display()))?;
+    let head: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| anyhow!("{} is not an ompadapt archive (not JSON: {e})", path.display()))?;
     if head.get("format").and_then(|f| f.as_str()) != Some(FORMAT) {
         bail!("{} is not an ompadapt archive (its \"format\" is not \"{FORMAT}\")", path.display());
     }
@@ -134,15 +142,18 @@ pub fn import(root: &Path, a: &Archive, identity: Option<&str>, mut progress: im
         let name = format!("part-import-{hash:016x}.json");
         part.written_unix_ns = now_ns();
         part.writer = Writer { host: host(), pid: std::process::id(), rank: None, size: None, run: format!("import-{hash:016x}") };
-        let rdir = store
-            .sub(program_dir, true)
-            .and_then(|p| p.sub(region_dir, true))
-            .map_err(|e| anyhow!("region '{}': {e}", r.model))?;
+        let rdir = store.sub(program_dir, true).and_then(|p| p.sub(region_dir, true)).map_err(|e| anyhow!("region '{}': {e}", r.model))?;
         let _lock = rdir.lock(false).map_err(|e| anyhow!("region '{}': cannot lock its directory: {e}", r.model))?;
         let merged_has = persist::read_file_in(&rdir, "merged.json").map(|m| m.merged_parts.contains(&name)).unwrap_or(false);
         let samples = r.samples.iter().map(|s| s.count).sum();
         if rdir.kind(&name).is_some() || merged_has {
-            out.push(Imported { program: r.program.clone(), region: r.model.clone(), directory: format!("{program_dir}/{region_dir}"), file: None, samples });
+            out.push(Imported {
+                program: r.program.clone(),
+                region: r.model.clone(),
+                directory: format!("{program_dir}/{region_dir}"),
+                file: None,
+                samples,
+            });
             continue;
         }
         let json = serde_json::to_vec_pretty(&part)?;
@@ -152,7 +163,13 @@ pub fn import(root: &Path, a: &Archive, identity: Option<&str>, mut progress: im
             let _ = rdir.remove(&name);
             bail!("region '{}' of the archive is not valid data ({e:?}); nothing of it was imported", r.model);
         }
-        out.push(Imported { program: r.program.clone(), region: r.model.clone(), directory: format!("{program_dir}/{region_dir}"), file: Some(rdir.join(&name).display().to_string()), samples });
+        out.push(Imported {
+            program: r.program.clone(),
+            region: r.model.clone(),
+            directory: format!("{program_dir}/{region_dir}"),
+            file: Some(rdir.join(&name).display().to_string()),
+            samples,
+        });
     }
     Ok(out)
 }

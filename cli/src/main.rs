@@ -23,7 +23,11 @@ use ompadapt_rt::evaluate::Method;
 use serde_json::json;
 
 #[derive(Parser)]
-#[command(name = "ompadapt", version, about = "Inspect, train, evaluate, move and clear what adaptive OpenMP regions learned; run the evaluation harness")]
+#[command(
+    name = "ompadapt",
+    version,
+    about = "Inspect, train, evaluate, move and clear what adaptive OpenMP regions learned; run the evaluation harness"
+)]
 struct Cli {
     /// The store: where programs save what they learned (as the runtime: $OMPADAPT_DIR, else ./.ompadapt).
     #[arg(long, global = true, env = "OMPADAPT_DIR", value_name = "DIR")]
@@ -128,7 +132,11 @@ enum Command {
 
 fn bar(len: u64, what: &str, hidden: bool) -> ProgressBar {
     let b = if hidden { ProgressBar::hidden() } else { ProgressBar::new(len) };
-    b.set_style(ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg} ({elapsed})").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
+    b.set_style(
+        ProgressStyle::with_template("{prefix} [{bar:30}] {pos}/{len} {msg} ({elapsed})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
     b.set_prefix(what.to_owned());
     b
 }
@@ -158,7 +166,9 @@ fn run(cli: Cli) -> Result<()> {
                 println!("{}: no saved regions", root.display());
                 return Ok(());
             }
-            let mut rows = vec![["program", "region", "location", "features", "variants", "samples", "vectors", "complete", "model"].map(String::from).to_vec()];
+            let mut rows = vec![["program", "region", "location", "features", "variants", "samples", "vectors", "complete", "model"]
+                .map(String::from)
+                .to_vec()];
             for s in &sums {
                 rows.push(vec![
                     s.program.clone(),
@@ -239,7 +249,8 @@ fn run(cli: Cli) -> Result<()> {
             let text = serde_json::to_string_pretty(&a)?;
             match &output {
                 Some(p) => {
-                    ompadapt_rt::persist::write_atomic(p, text.as_bytes()).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+                    ompadapt_rt::persist::write_atomic(p, text.as_bytes())
+                        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
                     let summary = json!({"archive": p.display().to_string(), "regions": a.regions.iter().map(|r| json!({"program": r.data.program, "region": r.data.model, "directory": format!("{}/{}", r.program_dir, r.region_dir)})).collect::<Vec<_>>()});
                     if as_json {
                         println!("{}", serde_json::to_string_pretty(&summary)?);
@@ -253,7 +264,9 @@ fn run(cli: Cli) -> Result<()> {
         Command::Import { archive: path, executable, program_id } => {
             let a = archive::read(&path)?;
             let identity = match (executable, program_id) {
-                (Some(e), _) => Some(e.canonicalize().map_err(|err| anyhow::anyhow!("--executable {}: {err}", e.display()))?.display().to_string()),
+                (Some(e), _) => {
+                    Some(e.canonicalize().map_err(|err| anyhow::anyhow!("--executable {}: {err}", e.display()))?.display().to_string())
+                }
                 (None, id) => id,
             };
             if identity.is_some() && a.regions.iter().map(|r| &r.data.program).collect::<std::collections::BTreeSet<_>>().len() > 1 {

@@ -122,12 +122,20 @@ impl Span {
 
     /// Plot coordinate of `x` (log10 on a log span: plotters then draws one linear axis type).
     pub fn fwd(&self, x: f64) -> f64 {
-        if self.log { x.max(self.lo).log10() } else { x }
+        if self.log {
+            x.max(self.lo).log10()
+        } else {
+            x
+        }
     }
 
     /// The value at plot coordinate `u`.
     pub fn inv(&self, u: f64) -> f64 {
-        if self.log { 10f64.powf(u) } else { u }
+        if self.log {
+            10f64.powf(u)
+        } else {
+            u
+        }
     }
 
     /// The axis range in plot coordinates.
@@ -167,7 +175,15 @@ pub fn short(x: f64) -> String {
     } else {
         (x, "")
     };
-    let digits = if v.abs() >= 100.0 { 0 } else if v.abs() >= 10.0 { 1 } else if v.abs() >= 1.0 { 2 } else { 3 };
+    let digits = if v.abs() >= 100.0 {
+        0
+    } else if v.abs() >= 10.0 {
+        1
+    } else if v.abs() >= 1.0 {
+        2
+    } else {
+        3
+    };
     let t = format!("{v:.digits$}");
     let t = if t.contains('.') { t.trim_end_matches('0').trim_end_matches('.').to_owned() } else { t };
     format!("{t}{suffix}")
@@ -206,6 +222,14 @@ pub fn time_label(ns: f64) -> String {
     let e = ns.log10().floor() as i32 - 1;
     let m = 10f64.powi(e);
     let r = (ns / m).round() * m;
-    let (v, unit) = if r >= 1e9 { (r / 1e9, "s") } else if r >= 1e6 { (r / 1e6, "ms") } else if r >= 1e3 { (r / 1e3, "µs") } else { (r, "ns") };
+    let (v, unit) = if r >= 1e9 {
+        (r / 1e9, "s")
+    } else if r >= 1e6 {
+        (r / 1e6, "ms")
+    } else if r >= 1e3 {
+        (r / 1e3, "µs")
+    } else {
+        (r, "ns")
+    };
     format!("{} {unit}", short(v))
 }

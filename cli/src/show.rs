@@ -38,7 +38,8 @@ impl Learned {
         let asked = model
             .or_else(|| file.model_trained.as_ref().and_then(|m| store::choice_from_description(&m.kind)))
             .unwrap_or(ModelChoice::Auto);
-        let fitted = model::train_costs(asked, &costs, SEED).map_err(|e| anyhow::anyhow!("region '{}': training {} failed: {e}", file.model, asked.describe()))?;
+        let fitted = model::train_costs(asked, &costs, SEED)
+            .map_err(|e| anyhow::anyhow!("region '{}': training {} failed: {e}", file.model, asked.describe()))?;
         Ok(Learned { stored, file, costs, asked, fitted })
     }
 
@@ -70,7 +71,11 @@ impl Learned {
     }
 
     pub fn to_json(&self) -> Value {
-        let est = self.fitted.estimate.as_ref().map(|e| json!({"mean_regret": e.mean_regret, "within5": e.within5, "decisions": e.decisions, "folds": e.folds}));
+        let est = self
+            .fitted
+            .estimate
+            .as_ref()
+            .map(|e| json!({"mean_regret": e.mean_regret, "within5": e.within5, "decisions": e.decisions, "folds": e.folds}));
         let vectors: Vec<Value> = self
             .order()
             .into_iter()
@@ -229,7 +234,13 @@ impl RegionFigure<'_> {
                 .label(l.variant_name(v))
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], col.filled()));
         }
-        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).position(SeriesLabelPosition::UpperLeft).draw().map_err(pe)?;
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperLeft)
+            .draw()
+            .map_err(pe)?;
         Ok(())
     }
 
@@ -244,7 +255,9 @@ impl RegionFigure<'_> {
         let second = (p >= 2).then_some(if self.axis == 0 { 1 } else { 0 });
         let ys = second.map(|j| Span::of((0..c.n()).map(|i| c.row(i)[j]))).unwrap_or(Span { lo: 0.0, hi: 1.4, log: false });
         let title = match second {
-            Some(j) => format!("decision of the model over {} × {} (other features at their median)", l.feature_name(self.axis), l.feature_name(j)),
+            Some(j) => {
+                format!("decision of the model over {} × {} (other features at their median)", l.feature_name(self.axis), l.feature_name(j))
+            }
             None => format!("decision of the model over {}; dots: measured best", l.feature_name(self.axis)),
         };
         let mut chart = ChartBuilder::on(area)
@@ -260,7 +273,15 @@ impl RegionFigure<'_> {
             .x_desc(l.feature_name(self.axis))
             .y_desc(ydesc)
             .x_label_formatter(&|u| if xs.log { plot::sig2(xs.inv(*u)) } else { plot::short(xs.inv(*u)) })
-            .y_label_formatter(&|u| if second.is_none() { String::new() } else if ys.log { plot::sig2(ys.inv(*u)) } else { plot::short(ys.inv(*u)) })
+            .y_label_formatter(&|u| {
+                if second.is_none() {
+                    String::new()
+                } else if ys.log {
+                    plot::sig2(ys.inv(*u))
+                } else {
+                    plot::short(ys.inv(*u))
+                }
+            })
             .disable_mesh()
             .draw()
             .map_err(pe)?;
@@ -299,7 +320,13 @@ impl RegionFigure<'_> {
                 .label(l.variant_name(v))
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], col.mix(0.55).filled()));
         }
-        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).position(SeriesLabelPosition::UpperRight).draw().map_err(pe)?;
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(pe)?;
         Ok(())
     }
 }
@@ -314,7 +341,9 @@ pub fn run(learned: &Learned, svg: Option<PathBuf>, png: Option<PathBuf>, axis: 
             .iter()
             .position(|f| f == a)
             .or_else(|| a.parse::<usize>().ok().filter(|&j| j < learned.costs.p))
-            .ok_or_else(|| anyhow::anyhow!("--axis {a}: region '{}' has features ({})", learned.file.model, learned.file.features.join(", ")))?,
+            .ok_or_else(|| {
+            anyhow::anyhow!("--axis {a}: region '{}' has features ({})", learned.file.model, learned.file.features.join(", "))
+        })?,
     };
     if let Some(svg) = &svg {
         plot::write(svg, png.as_deref(), (960, 720), &RegionFigure { learned, axis })?;
@@ -323,7 +352,8 @@ pub fn run(learned: &Learned, svg: Option<PathBuf>, png: Option<PathBuf>, axis: 
     }
     if as_json {
         let mut doc = learned.to_json();
-        doc["picture"] = json!({"svg": svg.as_ref().map(|p| p.display().to_string()), "png": png.as_ref().map(|p| p.display().to_string())});
+        doc["picture"] =
+            json!({"svg": svg.as_ref().map(|p| p.display().to_string()), "png": png.as_ref().map(|p| p.display().to_string())});
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         print!("{}", learned.to_text());

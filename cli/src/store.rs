@@ -44,7 +44,8 @@ impl Stored {
 }
 
 fn subdirs(d: &Dir) -> Vec<String> {
-    let mut v: Vec<String> = d.entries().unwrap_or_default().into_iter().filter(|(n, k)| *k == Kind::Dir && !n.starts_with('.')).map(|(n, _)| n).collect();
+    let mut v: Vec<String> =
+        d.entries().unwrap_or_default().into_iter().filter(|(n, k)| *k == Kind::Dir && !n.starts_with('.')).map(|(n, _)| n).collect();
     v.sort();
     v
 }

@@ -47,7 +47,8 @@ pub fn store_model(root: &Path, learned: &Learned) -> Result<String> {
     };
     let rdir = learned.stored.open(root)?;
     let name = format!("part-{run}-0.json");
-    rdir.write_atomic(&name, &serde_json::to_vec_pretty(&part)?).map_err(|e| anyhow!("cannot write {}: {e}", rdir.join(&name).display()))?;
+    rdir.write_atomic(&name, &serde_json::to_vec_pretty(&part)?)
+        .map_err(|e| anyhow!("cannot write {}: {e}", rdir.join(&name).display()))?;
     Ok(rdir.join(&name).display().to_string())
 }
 
@@ -60,7 +61,13 @@ pub fn run(root: &Path, learned: &Learned, spelling: &str, save: bool, as_json: 
         println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
-    println!("region '{}' of program '{}': trained {} on {} feature vectors", learned.file.model, learned.file.program, kind, learned.costs.n());
+    println!(
+        "region '{}' of program '{}': trained {} on {} feature vectors",
+        learned.file.model,
+        learned.file.program,
+        kind,
+        learned.costs.n()
+    );
     if let Some(e) = &learned.fitted.estimate {
         println!(
             "  chosen by cross-validation: mean regret {:.2} %, {:.0} % of held-out vectors within 5 % of the best",

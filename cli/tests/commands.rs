@@ -126,13 +126,19 @@ fn show_gives_the_model_the_decisions_and_a_picture() {
     let pic = std::fs::read_to_string(&svg).unwrap();
     assert!(pic.starts_with("<svg") && pic.len() > 10_000, "an SVG with content ({} bytes)", pic.len());
     // the decision band: rectangles in both variants' colours, and the variant names as text
-    assert!(pic.matches("<rect").count() > 100 && pic.contains("\ncpu\n</text>") && pic.contains("\ngpu\n</text>"), "decision band and legend");
+    assert!(
+        pic.matches("<rect").count() > 100 && pic.contains("\ncpu\n</text>") && pic.contains("\ngpu\n</text>"),
+        "decision band and legend"
+    );
     assert!(pic.contains("#0072B2") || pic.contains("#0072b2"), "first series colour");
     let png_bytes = std::fs::read(&png).unwrap();
     assert!(png_bytes.starts_with(b"\x89PNG") && png_bytes.len() > 5_000);
     // text form
     let text = ok(d.path(), &["show", "stencil/by_n"]);
-    assert!(text.contains("region 'by_n' of program 'stencil'") && text.contains("stored model: none") && text.contains("decision"), "{text}");
+    assert!(
+        text.contains("region 'by_n' of program 'stencil'") && text.contains("stored model: none") && text.contains("decision"),
+        "{text}"
+    );
     // two features: a decision map
     let svg2 = d.path().join("layout.svg");
     let doc = json_of(d.path(), &["show", "layout", "--svg", svg2.to_str().unwrap(), "--axis", "nnz_per_row"]);
@@ -260,7 +266,6 @@ fn errors_are_one_line_with_a_non_zero_exit() {
     let o = ompadapt(d.path(), &["frobnicate"]);
     assert_eq!(o.status.code(), Some(2));
 }
-
 
 #[test]
 fn a_fifo_among_the_data_files_blocks_nothing_and_stays() {

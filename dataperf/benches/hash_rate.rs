@@ -20,6 +20,11 @@ fn main() {
         }
         let copy = t.elapsed().as_secs_f64();
         let gb = (size * reps) as f64 / 1e9;
-        println!("{size:>9} bytes: hash {:6.1} GB/s, memcpy {:6.1} GB/s, hash/memcpy time {:.2} ({acc:x})", gb / hash, gb / copy, hash / copy);
+        println!(
+            "{size:>9} bytes: hash {:6.1} GB/s, memcpy {:6.1} GB/s, hash/memcpy time {:.2} ({acc:x})",
+            gb / hash,
+            gb / copy,
+            hash / copy
+        );
     }
 }

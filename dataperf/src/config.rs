@@ -48,10 +48,8 @@ impl Config {
     pub fn from_env() -> Option<Config> {
         if secure_execution() {
             // Only the names are looked at, to say once what was not honoured.
-            let ignored: Vec<String> = std::env::vars_os()
-                .filter_map(|(k, _)| k.into_string().ok())
-                .filter(|k| k.starts_with("OMPADAPT_DATA"))
-                .collect();
+            let ignored: Vec<String> =
+                std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()).filter(|k| k.starts_with("OMPADAPT_DATA")).collect();
             if !ignored.is_empty() {
                 warn(&format!(
                     "secure-execution mode (set-user-ID, set-group-ID or capabilities): ignored {}; no analysis, no report",
@@ -139,8 +137,7 @@ mod tests {
     use super::*;
 
     fn cfg(pairs: &[(&str, &str)]) -> Option<Config> {
-        let m: std::collections::HashMap<String, String> =
-            pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let m: std::collections::HashMap<String, String> = pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         Config::from_lookup(|k| m.get(k).cloned())
     }
 

@@ -22,8 +22,8 @@ pub mod intercept;
 pub mod mem;
 pub mod ompt;
 pub mod output;
-pub mod symbolize;
 pub mod report;
+pub mod symbolize;
 pub mod tool;
 
 #[global_allocator]

@@ -244,11 +244,7 @@ impl Report {
                 Key::UnusedTransfer { dev, site, var, region, why, by_site } => {
                     counts.unused_transfers += agg.count;
                     let related_site = r.site(by_site);
-                    f.unused_transfers.push(Finding {
-                        related_site,
-                        reason: Some(why.name()),
-                        ..base(&mut r, dev, site, var, region)
-                    });
+                    f.unused_transfers.push(Finding { related_site, reason: Some(why.name()), ..base(&mut r, dev, site, var, region) });
                 }
                 Key::UnmatchedDelete { dev, site, region } => {
                     counts.unmatched_deletes += agg.count;
@@ -351,7 +347,14 @@ impl Report {
             }
         };
         section(&mut o, "duplicate transfers (a device receives content it already received)", &self.findings.duplicate_transfers, &|f| {
-            format!("{} <- {}  {}  {}{}", dev(f.device), dev(f.other_device.unwrap_or(-1)), loc(&f.site), var(&f.variable), region(&f.region))
+            format!(
+                "{} <- {}  {}  {}{}",
+                dev(f.device),
+                dev(f.other_device.unwrap_or(-1)),
+                loc(&f.site),
+                var(&f.variable),
+                region(&f.region)
+            )
         });
         section(&mut o, "round trips (content sent out comes back unmodified)", &self.findings.round_trips, &|f| {
             format!(
@@ -420,7 +423,14 @@ impl Report {
             );
         }
         let m = &self.memory;
-        let _ = writeln!(o, "\n--- tool: {} of memory at peak (cap {}), hashing {} bytes took {}", fmt_bytes(m.peak_bytes), fmt_bytes(m.cap_bytes), m.hashed_bytes, fmt_ns(m.hash_ns));
+        let _ = writeln!(
+            o,
+            "\n--- tool: {} of memory at peak (cap {}), hashing {} bytes took {}",
+            fmt_bytes(m.peak_bytes),
+            fmt_bytes(m.cap_bytes),
+            m.hashed_bytes,
+            fmt_ns(m.hash_ns)
+        );
         if !m.complete {
             let d = &m.dropped;
             let _ = writeln!(

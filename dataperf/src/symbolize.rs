@@ -158,11 +158,8 @@ impl Symbolizer {
         }
         // The function as the programmer wrote it: the innermost frame that is not a helper
         // the compiler generated for the construct.
-        loc.function = frames
-            .iter()
-            .filter_map(|(n, _)| n.clone())
-            .find(|n| !generated(n))
-            .or_else(|| frames.first().and_then(|(n, _)| n.clone()));
+        loc.function =
+            frames.iter().filter_map(|(n, _)| n.clone()).find(|n| !generated(n)).or_else(|| frames.first().and_then(|(n, _)| n.clone()));
         if loc.function.is_none() {
             loc.function = loader.find_symbol(probe).map(|s| addr2line::demangle_auto(s.into(), None).into_owned());
         }

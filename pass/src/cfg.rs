@@ -5,9 +5,7 @@
 use std::collections::{HashSet, VecDeque};
 
 use inkwell::basic_block::BasicBlock;
-use inkwell::values::{
-    AsValueRef, BasicValue, BasicValueEnum, FunctionValue, InstructionOpcode, PhiValue,
-};
+use inkwell::values::{AsValueRef, BasicValue, BasicValueEnum, FunctionValue, InstructionOpcode, PhiValue};
 use llvm_sys::core::{LLVMGetNumSuccessors, LLVMGetSuccessor};
 
 /// Successors of `block` in terminator order (empty when it has no terminator yet).
@@ -16,11 +14,7 @@ pub fn successors<'ctx>(block: BasicBlock<'ctx>) -> Vec<BasicBlock<'ctx>> {
         return Vec::new();
     };
     let raw = term.as_value_ref();
-    unsafe {
-        (0..LLVMGetNumSuccessors(raw))
-            .filter_map(|i| BasicBlock::new(LLVMGetSuccessor(raw, i)))
-            .collect()
-    }
+    unsafe { (0..LLVMGetNumSuccessors(raw)).filter_map(|i| BasicBlock::new(LLVMGetSuccessor(raw, i))).collect() }
 }
 
 /// Whether every path from the entry of `function` to `target` goes through `dom`
@@ -54,19 +48,11 @@ pub fn dominates(function: FunctionValue<'_>, dom: BasicBlock<'_>, target: Basic
 
 /// The phis at the top of `block`.
 pub fn phis<'ctx>(block: BasicBlock<'ctx>) -> Vec<PhiValue<'ctx>> {
-    block
-        .get_instructions()
-        .take_while(|i| i.get_opcode() == InstructionOpcode::Phi)
-        .filter_map(|i| PhiValue::try_from(i).ok())
-        .collect()
+    block.get_instructions().take_while(|i| i.get_opcode() == InstructionOpcode::Phi).filter_map(|i| PhiValue::try_from(i).ok()).collect()
 }
 
 /// In the phis of `block`, incoming edges from `from` now come from `to`.
-pub fn retarget_phi_incoming<'ctx>(
-    block: BasicBlock<'ctx>,
-    from: BasicBlock<'ctx>,
-    to: BasicBlock<'ctx>,
-) {
+pub fn retarget_phi_incoming<'ctx>(block: BasicBlock<'ctx>, from: BasicBlock<'ctx>, to: BasicBlock<'ctx>) {
     for phi in phis(block) {
         if phi.get_incomings().any(|(_, bb)| bb == from) {
             rebuild_phi(phi, |v, bb| Some((v, if bb == from { to } else { bb })));
@@ -87,29 +73,19 @@ pub fn remove_phi_incoming<'ctx>(block: BasicBlock<'ctx>, pred: BasicBlock<'ctx>
 /// (`None` drops a pair); the new phi takes over the name, debug location and uses.
 fn rebuild_phi<'ctx>(
     phi: PhiValue<'ctx>,
-    edit: impl Fn(
-        BasicValueEnum<'ctx>,
-        BasicBlock<'ctx>,
-    ) -> Option<(BasicValueEnum<'ctx>, BasicBlock<'ctx>)>,
+    edit: impl Fn(BasicValueEnum<'ctx>, BasicBlock<'ctx>) -> Option<(BasicValueEnum<'ctx>, BasicBlock<'ctx>)>,
 ) {
     let old = phi.as_instruction();
     let name = phi.get_name().to_string_lossy().into_owned();
-    let incoming: Vec<_> = phi
-        .get_incomings()
-        .filter_map(|(v, bb)| edit(v, bb))
-        .collect();
+    let incoming: Vec<_> = phi.get_incomings().filter_map(|(v, bb)| edit(v, bb)).collect();
     let ty = phi.as_basic_value().get_type();
     let context = old.get_parent().expect("a phi is in a block").get_context();
     let builder = context.create_builder();
     builder.position_before(&old);
     let new = builder.build_phi(ty, "").expect("builder is positioned");
-    let pairs: Vec<(&dyn BasicValue<'ctx>, BasicBlock<'ctx>)> = incoming
-        .iter()
-        .map(|(v, bb)| (v as &dyn BasicValue<'ctx>, *bb))
-        .collect();
+    let pairs: Vec<(&dyn BasicValue<'ctx>, BasicBlock<'ctx>)> = incoming.iter().map(|(v, bb)| (v as &dyn BasicValue<'ctx>, *bb)).collect();
     new.add_incoming(&pairs);
-    new.as_instruction()
-        .set_debug_location(old.get_debug_location());
+    new.as_instruction().set_debug_location(old.get_debug_location());
     old.replace_all_uses_with(&new.as_instruction());
     old.erase_from_basic_block();
     if !name.is_empty() {

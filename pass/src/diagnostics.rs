@@ -51,10 +51,7 @@ impl Unlowered {
 
 /// `ompadapt: warning: in function 'f': adaptive region 'm': <reason>`.
 pub fn unlowered_warning(function: &str, model: &str, why: Unlowered) -> String {
-    format!(
-        "{WARNING_PREFIX}in function '{function}': adaptive region '{model}': {}",
-        why.reason()
-    )
+    format!("{WARNING_PREFIX}in function '{function}': adaptive region '{model}': {}", why.reason())
 }
 
 /// A call of the marker function that is not a marker (wrong operands).

@@ -96,9 +96,7 @@ pub fn build_dispatch<'ctx>(
     }
 
     builder.position_at_end(block);
-    let br = builder
-        .build_unconditional_branch(dispatch_block)
-        .expect("positioned");
+    let br = builder.build_unconditional_branch(dispatch_block).expect("positioned");
     br.set_debug_location(debug_location);
 
     builder.position_at_end(dispatch_block);
@@ -106,30 +104,20 @@ pub fn build_dispatch<'ctx>(
         use_host
     } else {
         let zero = use_host.get_type().const_zero();
-        let cmp = builder
-            .build_int_compare(IntPredicate::NE, use_host, zero, USE_HOST_VALUE)
-            .expect("positioned");
+        let cmp = builder.build_int_compare(IntPredicate::NE, use_host, zero, USE_HOST_VALUE).expect("positioned");
         if let Some(inst) = cmp.as_instruction() {
             inst.set_debug_location(debug_location);
         }
         cmp
     };
-    let branch = builder
-        .build_conditional_branch(condition, host_block, offload_block)
-        .expect("positioned");
+    let branch = builder.build_conditional_branch(condition, host_block, offload_block).expect("positioned");
     branch.set_debug_location(debug_location);
     metadata::tag_dispatch_branch(context, branch, model);
 
     builder.position_at_end(offload_block);
-    builder
-        .build_unconditional_branch(join_block)
-        .expect("positioned")
-        .set_debug_location(debug_location);
+    builder.build_unconditional_branch(join_block).expect("positioned").set_debug_location(debug_location);
     builder.position_at_end(host_block);
-    builder
-        .build_unconditional_branch(join_block)
-        .expect("positioned")
-        .set_debug_location(debug_location);
+    builder.build_unconditional_branch(join_block).expect("positioned").set_debug_location(debug_location);
 
     // The launch's users now read the phi: the launch's result, or OFFLOAD_FAIL from the host.
     let result_type = launch.get_type().into_int_type();
@@ -137,30 +125,19 @@ pub fn build_dispatch<'ctx>(
         Some(first) => builder.position_before(&first),
         None => builder.position_at_end(join_block),
     }
-    let phi = builder
-        .build_phi(result_type, LAUNCH_RESULT_VALUE)
-        .expect("positioned");
+    let phi = builder.build_phi(result_type, LAUNCH_RESULT_VALUE).expect("positioned");
     phi.as_instruction().set_debug_location(debug_location);
     launch.replace_all_uses_with(&phi.as_instruction());
     let launch_value: BasicValueEnum<'ctx> = launch_result(launch);
     let failed = result_type.const_int(OFFLOAD_FAIL as u64, true);
-    phi.add_incoming(&[
-        (&launch_value as &dyn BasicValue<'ctx>, offload_block),
-        (&failed as &dyn BasicValue<'ctx>, host_block),
-    ]);
+    phi.add_incoming(&[(&launch_value as &dyn BasicValue<'ctx>, offload_block), (&failed as &dyn BasicValue<'ctx>, host_block)]);
 
     if let Some(settings) = settings {
         builder.position_before(&launch);
         set_launch_settings(context, &builder, launch, settings, debug_location);
     }
 
-    Dispatch {
-        dispatch_block,
-        host_block,
-        offload_block,
-        join_block,
-        branch,
-    }
+    Dispatch { dispatch_block, host_block, offload_block, join_block, branch }
 }
 
 /// Values the chosen variant sets in the launch; 0 at run time keeps what clang compiled.
@@ -208,14 +185,9 @@ fn set_launch_settings<'ctx>(
         if value.is_const() && value.get_zero_extended_constant() == Some(0) {
             continue;
         }
-        let value = if value.get_type().get_bit_width() == 32 {
-            value
-        } else {
-            builder.build_int_cast(value, i32t, "").expect("positioned")
-        };
-        let set = builder
-            .build_int_compare(IntPredicate::NE, value, i32t.const_zero(), &format!("{name}.set"))
-            .expect("positioned");
+        let value =
+            if value.get_type().get_bit_width() == 32 { value } else { builder.build_int_cast(value, i32t, "").expect("positioned") };
+        let set = builder.build_int_compare(IntPredicate::NE, value, i32t.const_zero(), &format!("{name}.set")).expect("positioned");
         located(&set);
         if let Some(old) = launch.get_operand(arg).and_then(|op| op.value()).filter(|v| v.is_int_value()) {
             let old = old.into_int_value();
@@ -226,10 +198,8 @@ fn set_launch_settings<'ctx>(
             }
         }
         if let Some(kargs) = kargs {
-            let field = unsafe {
-                builder.build_in_bounds_gep(i8t, kargs, &[context.i64_type().const_int(offset, false)], "")
-            }
-            .expect("positioned");
+            let field =
+                unsafe { builder.build_in_bounds_gep(i8t, kargs, &[context.i64_type().const_int(offset, false)], "") }.expect("positioned");
             let old = builder.build_load(i32t, field, "").expect("positioned").into_int_value();
             located(&old);
             let new = builder.build_select(set, value, old, "").expect("positioned");
@@ -242,11 +212,7 @@ fn set_launch_settings<'ctx>(
 
 /// Moves `inst` to the end of `block`, keeping its name (the builder never carries a debug
 /// location, so the instruction keeps its own).
-fn move_to_end<'ctx>(
-    builder: &Builder<'ctx>,
-    inst: InstructionValue<'ctx>,
-    block: BasicBlock<'ctx>,
-) {
+fn move_to_end<'ctx>(builder: &Builder<'ctx>, inst: InstructionValue<'ctx>, block: BasicBlock<'ctx>) {
     let name = inst.get_name().map(|n| n.to_string_lossy().into_owned());
     inst.remove_from_basic_block();
     builder.position_at_end(block);
@@ -254,7 +220,5 @@ fn move_to_end<'ctx>(
 }
 
 fn launch_result<'ctx>(launch: InstructionValue<'ctx>) -> BasicValueEnum<'ctx> {
-    IntValue::try_from(launch)
-        .expect("a launch returns an integer")
-        .as_basic_value_enum()
+    IntValue::try_from(launch).expect("a launch returns an integer").as_basic_value_enum()
 }

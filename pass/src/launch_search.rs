@@ -26,10 +26,7 @@ pub enum LaunchSearch<'ctx> {
 }
 
 /// Looks for the launch of `site`; `claimed` holds launches other sites already rewrote.
-pub fn find_launch_after<'ctx>(
-    site: &OffloadSite<'ctx>,
-    claimed: &HashSet<LLVMValueRef>,
-) -> LaunchSearch<'ctx> {
+pub fn find_launch_after<'ctx>(site: &OffloadSite<'ctx>, claimed: &HashSet<LLVMValueRef>) -> LaunchSearch<'ctx> {
     let Some(marker_block) = site.marker.get_parent() else {
         return LaunchSearch::NotFound { deferred: false };
     };
@@ -41,11 +38,7 @@ pub fn find_launch_after<'ctx>(
     loop {
         match scan_block_from(next_scan, claimed, &mut deferred) {
             Scan::Launch(launch) => {
-                return if dominated_by_marker(site, launch) {
-                    LaunchSearch::Found(launch)
-                } else {
-                    LaunchSearch::NotDominated(launch)
-                }
+                return if dominated_by_marker(site, launch) { LaunchSearch::Found(launch) } else { LaunchSearch::NotDominated(launch) }
             }
             Scan::Blocked => {}
             Scan::End(block) => {
@@ -74,22 +67,14 @@ enum Scan<'ctx> {
 }
 
 /// Walks from `start` to the end of its block; sets `deferred` on a deferred target task.
-fn scan_block_from<'ctx>(
-    start: Option<InstructionValue<'ctx>>,
-    claimed: &HashSet<LLVMValueRef>,
-    deferred: &mut bool,
-) -> Scan<'ctx> {
+fn scan_block_from<'ctx>(start: Option<InstructionValue<'ctx>>, claimed: &HashSet<LLVMValueRef>, deferred: &mut bool) -> Scan<'ctx> {
     let Some(block) = start.and_then(|i| i.get_parent()) else {
         return Scan::Blocked;
     };
     let mut cursor = start;
     while let Some(inst) = cursor {
         if is_kernel_launch(inst) {
-            return if claimed.contains(&inst.as_value_ref()) {
-                Scan::Blocked
-            } else {
-                Scan::Launch(inst)
-            };
+            return if claimed.contains(&inst.as_value_ref()) { Scan::Blocked } else { Scan::Launch(inst) };
         }
         if is_marker_call(inst) {
             return Scan::Blocked;
@@ -103,8 +88,7 @@ fn scan_block_from<'ctx>(
 }
 
 fn dominated_by_marker(site: &OffloadSite<'_>, launch: InstructionValue<'_>) -> bool {
-    let (Some(marker_block), Some(launch_block)) = (site.marker.get_parent(), launch.get_parent())
-    else {
+    let (Some(marker_block), Some(launch_block)) = (site.marker.get_parent(), launch.get_parent()) else {
         return false;
     };
     if marker_block == launch_block {

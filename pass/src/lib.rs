@@ -42,9 +42,7 @@ pub use offload_site::MARKER_FUNCTION;
 
 use launch_search::{find_launch_after, LaunchSearch};
 use llvm_sys::prelude::LLVMValueRef;
-use offload_site::{
-    find_offload_sites, remove_marker, remove_unused_marker_functions, OffloadSite,
-};
+use offload_site::{find_offload_sites, remove_marker, remove_unused_marker_functions, OffloadSite};
 
 /// Name under which the pass is registered (`opt -passes=ompadapt`).
 pub const PASS_NAME: &str = "ompadapt";
@@ -100,11 +98,7 @@ pub fn transform_module(module: &Module<'_>) -> PassOutcome {
     }
     let (sites, malformed) = find_offload_sites(module);
     for m in malformed {
-        outcome.warnings.push(diagnostics::malformed_marker_warning(
-            &m.function,
-            MARKER_FUNCTION,
-            m.reason,
-        ));
+        outcome.warnings.push(diagnostics::malformed_marker_warning(&m.function, MARKER_FUNCTION, m.reason));
     }
     let mut claimed = HashSet::new();
     let mut reported = BTreeSet::new();
@@ -119,9 +113,7 @@ pub fn transform_module(module: &Module<'_>) -> PassOutcome {
                 let (function, model) = (site.function_name(), site.model());
                 // Once per function and region.
                 if reported.insert((function.clone(), model.clone())) {
-                    outcome
-                        .warnings
-                        .push(diagnostics::unlowered_warning(&function, &model, why));
+                    outcome.warnings.push(diagnostics::unlowered_warning(&function, &model, why));
                 }
             }
         }
@@ -145,22 +137,18 @@ fn lower_site(
         LaunchSearch::NotDominated(_) => return Err(Unlowered::NotDominated),
         LaunchSearch::NotFound { deferred: true } => return Err(Unlowered::DeferredTarget),
         LaunchSearch::NotFound { deferred: false } => {
-            return Err(
-                if module.get_function(omp_calls::TGT_TARGET_KERNEL).is_none() {
-                    Unlowered::NoOffloadInModule
-                } else {
-                    Unlowered::NoLaunch
-                },
-            )
+            return Err(if module.get_function(omp_calls::TGT_TARGET_KERNEL).is_none() {
+                Unlowered::NoOffloadInModule
+            } else {
+                Unlowered::NoLaunch
+            })
         }
     };
     let model = site.model();
     let record = RegionRecord {
         model: model.clone(),
         region_id: omp_calls::region_id_name(launch),
-        host_fallback: omp_calls::host_fallback(launch)
-            .map(|f| f.get_name().to_string_lossy().into_owned())
-            .unwrap_or_default(),
+        host_fallback: omp_calls::host_fallback(launch).map(|f| f.get_name().to_string_lossy().into_owned()).unwrap_or_default(),
     };
     let context = module.get_context();
     let use_host = site.use_host.into_int_value();
@@ -177,11 +165,5 @@ fn lower_site(
     );
     remove_marker(site);
     metadata::record_region(module, &record);
-    Ok((
-        launch.as_value_ref(),
-        RewrittenSite {
-            function: site.function_name(),
-            record,
-        },
-    ))
+    Ok((launch.as_value_ref(), RewrittenSite { function: site.function_name(), record }))
 }

@@ -36,18 +36,14 @@ pub fn record_region(module: &Module<'_>, record: &RegionRecord) {
         string(&context, &record.region_id),
         string(&context, &record.host_fallback),
     ]);
-    module
-        .add_global_metadata(REGIONS_METADATA, &node)
-        .expect("a metadata node is valid named metadata");
+    module.add_global_metadata(REGIONS_METADATA, &node).expect("a metadata node is valid named metadata");
 }
 
 /// Attaches `!ompadapt.dispatch !{!"<model>"}` to a dispatch branch.
 pub fn tag_dispatch_branch(context: &ContextRef<'_>, branch: InstructionValue<'_>, model: &str) {
     let node = context.metadata_node(&[string(context, model)]);
     let kind = context.get_kind_id(DISPATCH_METADATA);
-    branch
-        .set_metadata(node, kind)
-        .expect("a metadata node can be attached to a branch");
+    branch.set_metadata(node, kind).expect("a metadata node can be attached to a branch");
 }
 
 /// The records of [`REGIONS_METADATA`] in `module`, in order (operands that are not strings
@@ -60,18 +56,13 @@ pub fn recorded_regions(module: &Module<'_>) -> Vec<RegionRecord> {
             let values = node.get_node_values().unwrap_or_default();
             let field = |i: usize| -> String {
                 match values.get(i) {
-                    Some(BasicMetadataValueEnum::MetadataValue(m)) => m
-                        .get_string_value()
-                        .map(|s| String::from_utf8_lossy(s).into_owned())
-                        .unwrap_or_default(),
+                    Some(BasicMetadataValueEnum::MetadataValue(m)) => {
+                        m.get_string_value().map(|s| String::from_utf8_lossy(s).into_owned()).unwrap_or_default()
+                    }
                     _ => String::new(),
                 }
             };
-            RegionRecord {
-                model: field(0),
-                region_id: field(1),
-                host_fallback: field(2),
-            }
+            RegionRecord { model: field(0), region_id: field(1), host_fallback: field(2) }
         })
         .collect()
 }

@@ -16,6 +16,5 @@ const OPENMP_DEVICE_FLAG: &str = "openmp-device";
 pub fn is_device_module(module: &Module<'_>) -> bool {
     let triple = module.get_triple();
     let triple = triple.as_str().to_string_lossy();
-    DEVICE_TRIPLE_PREFIXES.iter().any(|p| triple.starts_with(p))
-        || module.get_flag(OPENMP_DEVICE_FLAG).is_some()
+    DEVICE_TRIPLE_PREFIXES.iter().any(|p| triple.starts_with(p)) || module.get_flag(OPENMP_DEVICE_FLAG).is_some()
 }

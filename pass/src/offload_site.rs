@@ -15,12 +15,10 @@
 //! operands and deletes the call.
 
 use inkwell::module::Module;
-use inkwell::values::{
-    AsValueRef, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue, IntValue,
-};
+use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue, IntValue};
 use llvm_sys::core::{
-    LLVMGetAsString, LLVMGetConstOpcode, LLVMGetFirstUse, LLVMGetInitializer, LLVMGetNumOperands,
-    LLVMGetOperand, LLVMIsAConstantDataSequential, LLVMIsAConstantExpr, LLVMIsAGlobalVariable,
+    LLVMGetAsString, LLVMGetConstOpcode, LLVMGetFirstUse, LLVMGetInitializer, LLVMGetNumOperands, LLVMGetOperand,
+    LLVMIsAConstantDataSequential, LLVMIsAConstantExpr, LLVMIsAGlobalVariable,
 };
 use llvm_sys::prelude::LLVMValueRef;
 use llvm_sys::LLVMOpcode;
@@ -37,21 +35,16 @@ pub const LAUNCH_MARKER_FUNCTION: &str = "__ompadapt_launch_site";
 
 /// Itanium-mangled prefixes of the marker in C++: clang mangles a `static` function even inside
 /// `extern "C"` (`_ZL23__ompadapt_offload_siteiPKc`); `_Z` if it is not static.
-const MANGLED_MARKER_PREFIXES: &[&str] = &[
-    "_ZL23__ompadapt_offload_site",
-    "_Z23__ompadapt_offload_site",
-    "_ZL22__ompadapt_launch_site",
-    "_Z22__ompadapt_launch_site",
-];
+const MANGLED_MARKER_PREFIXES: &[&str] =
+    &["_ZL23__ompadapt_offload_site", "_Z23__ompadapt_offload_site", "_ZL22__ompadapt_launch_site", "_Z22__ompadapt_launch_site"];
 
 /// Whether `name` names the marker function (C name or C++ mangled name).
 pub fn is_marker_name(name: &[u8]) -> bool {
     name == MARKER_FUNCTION.as_bytes()
         || name == LAUNCH_MARKER_FUNCTION.as_bytes()
         || MANGLED_MARKER_PREFIXES.iter().any(|p| {
-            name.strip_prefix(p.as_bytes()).is_some_and(|rest| {
-                !rest.is_empty() && rest.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
-            })
+            name.strip_prefix(p.as_bytes())
+                .is_some_and(|rest| !rest.is_empty() && rest.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_'))
         })
 }
 
@@ -102,17 +95,12 @@ pub struct MalformedMarker {
 
 /// The marker functions of `module` (normally at most one).
 pub fn marker_functions<'ctx>(module: &Module<'ctx>) -> Vec<FunctionValue<'ctx>> {
-    module
-        .get_functions()
-        .filter(|f| is_marker_name(f.get_name().to_bytes()))
-        .collect()
+    module.get_functions().filter(|f| is_marker_name(f.get_name().to_bytes())).collect()
 }
 
 /// All marker calls of `module`, in module order (functions, blocks, instructions), and the
 /// calls of the marker function that cannot be markers.
-pub fn find_offload_sites<'ctx>(
-    module: &Module<'ctx>,
-) -> (Vec<OffloadSite<'ctx>>, Vec<MalformedMarker>) {
+pub fn find_offload_sites<'ctx>(module: &Module<'ctx>) -> (Vec<OffloadSite<'ctx>>, Vec<MalformedMarker>) {
     let mut sites = Vec::new();
     let mut malformed = Vec::new();
     if marker_functions(module).is_empty() {
@@ -126,10 +114,7 @@ pub fn find_offload_sites<'ctx>(
                 }
                 match as_site(inst, function) {
                     Ok(site) => sites.push(site),
-                    Err(reason) => malformed.push(MalformedMarker {
-                        function: function.get_name().to_string_lossy().into_owned(),
-                        reason,
-                    }),
+                    Err(reason) => malformed.push(MalformedMarker { function: function.get_name().to_string_lossy().into_owned(), reason }),
                 }
             }
         }
@@ -137,10 +122,7 @@ pub fn find_offload_sites<'ctx>(
     (sites, malformed)
 }
 
-fn as_site<'ctx>(
-    inst: InstructionValue<'ctx>,
-    function: FunctionValue<'ctx>,
-) -> Result<OffloadSite<'ctx>, &'static str> {
+fn as_site<'ctx>(inst: InstructionValue<'ctx>, function: FunctionValue<'ctx>) -> Result<OffloadSite<'ctx>, &'static str> {
     let launch = called_function(inst).is_some_and(|f| {
         let name = f.get_name().to_bytes();
         name == LAUNCH_MARKER_FUNCTION.as_bytes() || name.windows(22).any(|w| w == b"22__ompadapt_launch_si")
@@ -164,32 +146,18 @@ fn as_site<'ctx>(
     if !inst.get_type().is_void_type() && inst.get_first_use().is_some() {
         return Err("the marker call's result is used");
     }
-    let use_host = inst
-        .get_operand(0)
-        .and_then(|op| op.value())
-        .ok_or("the marker's first argument is not a value")?;
+    let use_host = inst.get_operand(0).and_then(|op| op.value()).ok_or("the marker's first argument is not a value")?;
     if !use_host.is_int_value() {
         return Err("the marker's first argument (use_host) is not an integer");
     }
-    Ok(OffloadSite {
-        marker: inst,
-        function,
-        use_host,
-        num_teams,
-        thread_limit,
-        model_arg: if launch { 3 } else { 1 },
-    })
+    Ok(OffloadSite { marker: inst, function, use_host, num_teams, thread_limit, model_arg: if launch { 3 } else { 1 } })
 }
 
 /// Where the code after the marker starts: the next instruction for a `call`, the first
 /// instruction of the normal destination for an `invoke`.
-pub fn first_instruction_after<'ctx>(
-    marker: InstructionValue<'ctx>,
-) -> Option<InstructionValue<'ctx>> {
+pub fn first_instruction_after<'ctx>(marker: InstructionValue<'ctx>) -> Option<InstructionValue<'ctx>> {
     if marker.get_opcode() == InstructionOpcode::Invoke {
-        cfg::successors(marker.get_parent()?)
-            .first()?
-            .get_first_instruction()
+        cfg::successors(marker.get_parent()?).first()?.get_first_instruction()
     } else {
         marker.get_next_instruction()
     }
@@ -207,9 +175,7 @@ pub fn remove_marker(site: &OffloadSite<'_>) {
         let (normal, unwind) = (succs[0], succs[1]);
         let builder = site.function.get_type().get_context().create_builder();
         builder.position_before(&marker);
-        let br = builder
-            .build_unconditional_branch(normal)
-            .expect("builder is positioned");
+        let br = builder.build_unconditional_branch(normal).expect("builder is positioned");
         br.set_debug_location(marker.get_debug_location());
         if unwind != normal {
             cfg::remove_phi_incoming(unwind, block);
@@ -241,11 +207,7 @@ fn constant_c_string(value: LLVMValueRef) -> Option<String> {
                 break;
             }
             match LLVMGetConstOpcode(v) {
-                LLVMOpcode::LLVMGetElementPtr
-                | LLVMOpcode::LLVMBitCast
-                | LLVMOpcode::LLVMAddrSpaceCast
-                    if LLVMGetNumOperands(v) > 0 =>
-                {
+                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast if LLVMGetNumOperands(v) > 0 => {
                     v = LLVMGetOperand(v, 0)
                 }
                 _ => return None,

@@ -18,8 +18,8 @@ use inkwell::basic_block::BasicBlock;
 use inkwell::values::{AsValueRef, FunctionValue, InstructionOpcode, InstructionValue};
 use inkwell::IntPredicate;
 use llvm_sys::core::{
-    LLVMGetCalledValue, LLVMGetFirstUse, LLVMGetNextUse, LLVMGetNumArgOperands, LLVMGetUser,
-    LLVMGetValueName2, LLVMIsAFunction, LLVMIsAInstruction,
+    LLVMGetCalledValue, LLVMGetFirstUse, LLVMGetNextUse, LLVMGetNumArgOperands, LLVMGetUser, LLVMGetValueName2, LLVMIsAFunction,
+    LLVMIsAInstruction,
 };
 
 /// `int __tgt_target_kernel(ident_t *loc, int64_t device, int32_t teams, int32_t threads,
@@ -74,9 +74,7 @@ pub fn num_call_args(inst: InstructionValue<'_>) -> u32 {
 /// `invoke`; libomptarget's entry points are `nounwind`) of [`TGT_TARGET_KERNEL`] returning an
 /// integer.
 pub fn is_kernel_launch(inst: InstructionValue<'_>) -> bool {
-    inst.get_opcode() == InstructionOpcode::Call
-        && is_call_to(inst, TGT_TARGET_KERNEL)
-        && inst.get_type().is_int_type()
+    inst.get_opcode() == InstructionOpcode::Call && is_call_to(inst, TGT_TARGET_KERNEL) && inst.get_type().is_int_type()
 }
 
 /// Name of a value (empty when it has none).
@@ -109,10 +107,7 @@ pub fn region_id_name(launch: InstructionValue<'_>) -> String {
 /// Prefers the function whose name matches the region id; `None` when clang's pattern is not
 /// there.
 pub fn host_fallback<'ctx>(launch: InstructionValue<'ctx>) -> Option<FunctionValue<'ctx>> {
-    let expected = region_id_name(launch)
-        .strip_prefix('.')
-        .and_then(|n| n.strip_suffix(REGION_ID_SUFFIX))
-        .map(str::to_owned);
+    let expected = region_id_name(launch).strip_prefix('.').and_then(|n| n.strip_suffix(REGION_ID_SUFFIX)).map(str::to_owned);
     let mut candidates = Vec::new();
     for failed_block in failure_blocks(launch) {
         for inst in failed_block.get_instructions() {
@@ -125,10 +120,7 @@ pub fn host_fallback<'ctx>(launch: InstructionValue<'ctx>) -> Option<FunctionVal
         }
     }
     if let Some(expected) = expected {
-        if let Some(f) = candidates
-            .iter()
-            .find(|f| f.get_name().to_bytes() == expected.as_bytes())
-        {
+        if let Some(f) = candidates.iter().find(|f| f.get_name().to_bytes() == expected.as_bytes()) {
             return Some(*f);
         }
     }

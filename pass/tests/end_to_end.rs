@@ -11,51 +11,29 @@ mod common;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use common::{
-    have_clang, host_ir, input, ir_text, parse, run_ok, scratch, verify, Opt, CLANG, CLANGXX,
-    OFFLOAD_TRIPLE,
-};
+use common::{have_clang, host_ir, input, ir_text, parse, run_ok, scratch, verify, Opt, CLANG, CLANGXX, OFFLOAD_TRIPLE};
 use inkwell::context::Context;
 use ompadapt_pass::transform_module;
 
 const LLVM_LIB: &str = "/usr/lib/llvm-19/lib";
 
 fn packager() -> Option<PathBuf> {
-    [
-        "/usr/lib/llvm-19/bin/clang-offload-packager",
-        "clang-offload-packager-19",
-    ]
-    .iter()
-    .map(PathBuf::from)
-    .find(|p| {
-        Command::new(p)
-            .arg("--version")
-            .output()
-            .is_ok_and(|o| o.status.success())
-    })
+    ["/usr/lib/llvm-19/bin/clang-offload-packager", "clang-offload-packager-19"]
+        .iter()
+        .map(PathBuf::from)
+        .find(|p| Command::new(p).arg("--version").output().is_ok_and(|o| o.status.success()))
 }
 
 fn offload_flags() -> [String; 2] {
-    [
-        "-fopenmp".into(),
-        format!("-fopenmp-targets={OFFLOAD_TRIPLE}"),
-    ]
+    ["-fopenmp".into(), format!("-fopenmp-targets={OFFLOAD_TRIPLE}")]
 }
 
 /// Builds the program `source` (an input) at `opt`, with or without the pass over its host IR.
 fn build(source: &str, opt: Opt, packager: &Path, transform: bool, dir: &Path) -> PathBuf {
     let src = input(source);
-    let driver = if source.ends_with(".cpp") {
-        CLANGXX
-    } else {
-        CLANG
-    };
+    let driver = if source.ends_with(".cpp") { CLANGXX } else { CLANG };
     let stem = src.file_stem().unwrap().to_string_lossy().into_owned();
-    let tag = format!(
-        "{stem}.{}{}",
-        opt.tag(),
-        if transform { "" } else { ".plain" }
-    );
+    let tag = format!("{stem}.{}{}", opt.tag(), if transform { "" } else { ".plain" });
     // Device image, packaged as the driver does.
     let device_obj = dir.join(format!("device.{tag}.o"));
     run_ok(
@@ -68,10 +46,12 @@ fn build(source: &str, opt: Opt, packager: &Path, transform: bool, dir: &Path) -
             .arg(&device_obj),
     );
     let package = dir.join(format!("device.{tag}.pkg"));
-    run_ok(Command::new(packager).arg("-o").arg(&package).arg(format!(
-        "--image=file={},triple={OFFLOAD_TRIPLE},arch=,kind=openmp",
-        device_obj.display()
-    )));
+    run_ok(
+        Command::new(packager)
+            .arg("-o")
+            .arg(&package)
+            .arg(format!("--image=file={},triple={OFFLOAD_TRIPLE},arch=,kind=openmp", device_obj.display())),
+    );
     // Host IR before any LLVM pass, rewritten by the pass.
     let host_ll = host_ir(&src, opt, &[], dir);
     let host_out = dir.join(format!("host.{tag}.out.ll"));
@@ -92,22 +72,12 @@ fn build(source: &str, opt: Opt, packager: &Path, transform: bool, dir: &Path) -
             .args(opt.flags())
             .arg("-c")
             .arg(&host_out)
-            .arg(format!(
-                "-Xclang=-fembed-offload-object={}",
-                package.display()
-            ))
+            .arg(format!("-Xclang=-fembed-offload-object={}", package.display()))
             .arg("-o")
             .arg(&host_obj),
     );
     let exe = dir.join(tag);
-    run_ok(
-        Command::new(driver)
-            .args(offload_flags())
-            .arg(&host_obj)
-            .arg(format!("-Wl,-rpath,{LLVM_LIB}"))
-            .arg("-o")
-            .arg(&exe),
-    );
+    run_ok(Command::new(driver).args(offload_flags()).arg(&host_obj).arg(format!("-Wl,-rpath,{LLVM_LIB}")).arg("-o").arg(&exe));
     exe
 }
 
@@ -144,23 +114,14 @@ fn end_to_end(source: &str, opt: Opt) {
     for env in [None, Some("MANDATORY")] {
         // cpu: the host version runs (no offload), even when offload is mandatory.
         let (out, err) = run(&exe, "0", env);
-        assert_eq!(
-            out, "HHHH OK",
-            "variant cpu, OMP_TARGET_OFFLOAD={env:?}; stderr: {err}"
-        );
+        assert_eq!(out, "HHHH OK", "variant cpu, OMP_TARGET_OFFLOAD={env:?}; stderr: {err}");
         assert!(!err.contains("UNLOWERED"), "the marker must be gone: {err}");
         // gpu: the original offload runs on the host-offload device.
         let (out, err) = run(&exe, "1", env);
-        assert_eq!(
-            out, "DDDD OK",
-            "variant gpu, OMP_TARGET_OFFLOAD={env:?}; stderr: {err}"
-        );
+        assert_eq!(out, "DDDD OK", "variant gpu, OMP_TARGET_OFFLOAD={env:?}; stderr: {err}");
         // Switching at run time, call by call.
         let (out, _) = run(&exe, "alt", env);
-        assert_eq!(
-            out, "HDHD OK",
-            "alternating variants, OMP_TARGET_OFFLOAD={env:?}"
-        );
+        assert_eq!(out, "HDHD OK", "alternating variants, OMP_TARGET_OFFLOAD={env:?}");
     }
     // OMP_TARGET_OFFLOAD=DISABLED still runs everything on the host, correctly.
     let (out, _) = run(&exe, "1", Some("DISABLED"));

@@ -13,14 +13,7 @@ fn second_run_is_a_no_op() {
     }
     let dir = scratch("second_run_is_a_no_op");
     for opt in [Opt::O0, Opt::O2] {
-        for name in [
-            "vecadd.c",
-            "multi_site.c",
-            "if_clause.c",
-            "bool_marker.c",
-            "cleanup.cpp",
-            "no_launch.c",
-        ] {
+        for name in ["vecadd.c", "multi_site.c", "if_clause.c", "bool_marker.c", "cleanup.cpp", "no_launch.c"] {
             let ll = host_ir(&input(name), opt, &[], &dir);
             let context = Context::create();
             let module = parse(&context, &ll);
@@ -28,16 +21,9 @@ fn second_run_is_a_no_op() {
             verify(&module, name);
             let once = ir_text(&module);
             let second = transform_module(&module);
-            assert!(
-                !second.changed,
-                "{name} at {opt:?}: second run changed the module"
-            );
+            assert!(!second.changed, "{name} at {opt:?}: second run changed the module");
             assert!(second.rewritten.is_empty());
-            assert_eq!(
-                once,
-                ir_text(&module),
-                "{name} at {opt:?}: IR differs after a second run"
-            );
+            assert_eq!(once, ir_text(&module), "{name} at {opt:?}: IR differs after a second run");
             // And through the public entry point.
             assert!(!run_on_module(&module));
             assert_eq!(once, ir_text(&module));

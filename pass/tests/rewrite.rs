@@ -31,20 +31,10 @@ fn filecheck_all(opt: Opt) {
         let module = parse(&context, &ll);
         let outcome = transform_module(&module);
         verify(&module, name);
-        assert_eq!(
-            outcome.rewritten.len(),
-            sites,
-            "{name} at {opt:?}: {outcome:?}"
-        );
+        assert_eq!(outcome.rewritten.len(), sites, "{name} at {opt:?}: {outcome:?}");
         assert_eq!(outcome.changed, sites > 0, "{name}");
         let checks = std::fs::read_to_string(input(name)).unwrap();
-        file_check(
-            &ir_text(&module),
-            &checks,
-            "CHECK",
-            &dir,
-            &format!("{name}.{}", opt.tag()),
-        );
+        file_check(&ir_text(&module), &checks, "CHECK", &dir, &format!("{name}.{}", opt.tag()));
     }
 }
 
@@ -58,14 +48,8 @@ fn filecheck_inputs_at_o2_before_llvm_passes() {
     filecheck_all(Opt::O2);
 }
 
-fn block_named<'ctx>(
-    f: inkwell::values::FunctionValue<'ctx>,
-    name: &str,
-) -> inkwell::basic_block::BasicBlock<'ctx> {
-    f.get_basic_blocks()
-        .into_iter()
-        .find(|b| b.get_name().to_bytes() == name.as_bytes())
-        .unwrap_or_else(|| panic!("no block {name}"))
+fn block_named<'ctx>(f: inkwell::values::FunctionValue<'ctx>, name: &str) -> inkwell::basic_block::BasicBlock<'ctx> {
+    f.get_basic_blocks().into_iter().find(|b| b.get_name().to_bytes() == name.as_bytes()).unwrap_or_else(|| panic!("no block {name}"))
 }
 
 fn is_call_named(inst: InstructionValue<'_>, name: &str) -> bool {
@@ -86,9 +70,7 @@ fn check_vecadd_structure(opt: Opt) {
     let ll = host_ir(&input("vecadd.c"), opt, &[], &dir);
     let context = Context::create();
     let module = parse(&context, &ll);
-    let before_marker_calls = ir_text(&module)
-        .matches(&format!("call void @{MARKER_FUNCTION}("))
-        .count();
+    let before_marker_calls = ir_text(&module).matches(&format!("call void @{MARKER_FUNCTION}(")).count();
     assert_eq!(before_marker_calls, 1);
 
     let outcome = transform_module(&module);
@@ -97,10 +79,7 @@ fn check_vecadd_structure(opt: Opt) {
     assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
     assert_eq!(outcome.rewritten.len(), 1);
     assert_eq!(outcome.rewritten[0].function, "vecadd");
-    assert!(
-        module.get_function(MARKER_FUNCTION).is_none(),
-        "the unused marker function is deleted"
-    );
+    assert!(module.get_function(MARKER_FUNCTION).is_none(), "the unused marker function is deleted");
 
     let f = module.get_function("vecadd").unwrap();
     let dispatch = block_named(f, "ompadapt.dispatch");
@@ -112,44 +91,19 @@ fn check_vecadd_structure(opt: Opt) {
     let br = dispatch.get_terminator().unwrap();
     assert_eq!(br.get_opcode(), InstructionOpcode::Br);
     assert!(br.is_conditional().unwrap());
-    assert_eq!(
-        br.get_operand(2).unwrap().block(),
-        Some(host),
-        "true -> host"
-    );
-    assert_eq!(
-        br.get_operand(1).unwrap().block(),
-        Some(offload),
-        "false -> offload"
-    );
+    assert_eq!(br.get_operand(2).unwrap().block(), Some(host), "true -> host");
+    assert_eq!(br.get_operand(1).unwrap().block(), Some(offload), "false -> offload");
     let kind = context.get_kind_id(DISPATCH_METADATA);
-    let md = br
-        .get_metadata(kind)
-        .expect("!ompadapt.dispatch on the branch");
+    let md = br.get_metadata(kind).expect("!ompadapt.dispatch on the branch");
     let model = md.get_node_values().unwrap()[0].into_metadata_value();
     assert_eq!(model.get_string_value(), Some(&b"vecadd"[..]));
 
     // offload: the launch, then br join; host: br join.
     let launch = offload.get_first_instruction().unwrap();
     assert!(is_call_named(launch, "__tgt_target_kernel"));
-    assert_eq!(
-        offload
-            .get_terminator()
-            .unwrap()
-            .get_operand(0)
-            .unwrap()
-            .block(),
-        Some(join)
-    );
+    assert_eq!(offload.get_terminator().unwrap().get_operand(0).unwrap().block(), Some(join));
     assert_eq!(host.get_first_instruction(), host.get_terminator());
-    assert_eq!(
-        host.get_terminator()
-            .unwrap()
-            .get_operand(0)
-            .unwrap()
-            .block(),
-        Some(join)
-    );
+    assert_eq!(host.get_terminator().unwrap().get_operand(0).unwrap().block(), Some(join));
 
     // join: phi [launch, offload], [-1, host], used by the failure test.
     let phi = PhiValue::try_from(join.get_first_instruction().unwrap()).unwrap();
@@ -158,16 +112,10 @@ fn check_vecadd_structure(opt: Opt) {
     assert!(incoming.contains(&(launch_value(launch), offload)));
     let (host_value, from) = incoming.iter().find(|(_, bb)| *bb == host).unwrap();
     assert_eq!(*from, host);
-    assert_eq!(
-        host_value.into_int_value().get_sign_extended_constant(),
-        Some(-1)
-    );
+    assert_eq!(host_value.into_int_value().get_sign_extended_constant(), Some(-1));
     let cmp = phi.as_instruction().get_next_instruction().unwrap();
     assert_eq!(cmp.get_opcode(), InstructionOpcode::ICmp);
-    assert_eq!(
-        cmp.get_operand(0).unwrap().value().unwrap().as_value_ref(),
-        phi.as_basic_value().as_value_ref()
-    );
+    assert_eq!(cmp.get_operand(0).unwrap().value().unwrap().as_value_ref(), phi.as_basic_value().as_value_ref());
 
     // The only use of the launch is the phi.
     let first_use = launch.get_first_use().unwrap();
@@ -176,10 +124,7 @@ fn check_vecadd_structure(opt: Opt) {
     let regions = recorded_regions(&module);
     assert_eq!(regions.len(), 1);
     assert_eq!(regions[0].model, "vecadd");
-    assert!(
-        regions[0].region_id.starts_with(".__omp_offloading_")
-            && regions[0].region_id.ends_with(".region_id")
-    );
+    assert!(regions[0].region_id.starts_with(".__omp_offloading_") && regions[0].region_id.ends_with(".region_id"));
     assert_eq!(
         format!(".{}.region_id", regions[0].host_fallback),
         regions[0].region_id,
@@ -218,13 +163,8 @@ fn debug_info_is_kept() {
             assert_eq!(outcome.rewritten.len(), 1, "{name}");
             verify(&module, name);
             let f = module.get_function(&outcome.rewritten[0].function).unwrap();
-            let br = block_named(f, "ompadapt.dispatch")
-                .get_terminator()
-                .unwrap();
-            assert!(
-                br.get_debug_location().is_some(),
-                "{name} at {opt:?}: dispatch branch has a !dbg"
-            );
+            let br = block_named(f, "ompadapt.dispatch").get_terminator().unwrap();
+            assert!(br.get_debug_location().is_some(), "{name} at {opt:?}: dispatch branch has a !dbg");
         }
     }
 }

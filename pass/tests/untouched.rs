@@ -5,9 +5,7 @@ mod common;
 
 use std::process::Command;
 
-use common::{
-    have_clang, host_ir, input, ir_text, parse, run_ok, scratch, verify, Opt, CLANG, OFFLOAD_TRIPLE,
-};
+use common::{have_clang, host_ir, input, ir_text, parse, run_ok, scratch, verify, Opt, CLANG, OFFLOAD_TRIPLE};
 use inkwell::context::Context;
 use inkwell::targets::TargetTriple;
 use ompadapt_pass::diagnostics::unlowered_warning;
@@ -61,25 +59,12 @@ fn odd_markers_are_left_with_a_reason() {
             ("two_markers_one_launch", "first", Unlowered::NoLaunch),
             ("deferred", "deferred", Unlowered::DeferredTarget),
         ];
-        assert_eq!(
-            outcome.warnings.len(),
-            expect.len(),
-            "{:?}",
-            outcome.warnings
-        );
+        assert_eq!(outcome.warnings.len(), expect.len(), "{:?}", outcome.warnings);
         for ((function, model, why), warning) in expect.iter().zip(&outcome.warnings) {
             assert_eq!(warning, &unlowered_warning(function, model, *why));
         }
-        assert!(
-            module.get_function(MARKER_FUNCTION).is_some(),
-            "still called by the markers left"
-        );
-        assert_eq!(
-            ir_text(&module)
-                .matches(&format!("call void @{MARKER_FUNCTION}("))
-                .count(),
-            3
-        );
+        assert!(module.get_function(MARKER_FUNCTION).is_some(), "still called by the markers left");
+        assert_eq!(ir_text(&module).matches(&format!("call void @{MARKER_FUNCTION}(")).count(), 3);
     }
 }
 
@@ -94,13 +79,7 @@ fn module_without_offload_targets() {
     let ll = dir.join("vecadd.nooffload.ll");
     run_ok(
         Command::new(CLANG)
-            .args([
-                "-fopenmp",
-                "-S",
-                "-emit-llvm",
-                "-Xclang",
-                "-disable-llvm-passes",
-            ])
+            .args(["-fopenmp", "-S", "-emit-llvm", "-Xclang", "-disable-llvm-passes"])
             .arg(input("vecadd.c"))
             .arg("-o")
             .arg(&ll),
@@ -111,14 +90,7 @@ fn module_without_offload_targets() {
     let outcome = transform_module(&module);
     assert!(!outcome.changed);
     assert_eq!(before, ir_text(&module));
-    assert_eq!(
-        outcome.warnings,
-        vec![unlowered_warning(
-            "vecadd",
-            "vecadd",
-            Unlowered::NoOffloadInModule
-        )]
-    );
+    assert_eq!(outcome.warnings, vec![unlowered_warning("vecadd", "vecadd", Unlowered::NoOffloadInModule)]);
 }
 
 /// `run_on_module` prints the warning on stderr, once. Checked in a child process (this test
@@ -138,31 +110,15 @@ fn warning_is_printed_once_on_stderr() {
     let dir = scratch("warning_on_stderr");
     let ll = host_ir(&input("no_launch.c"), Opt::O0, &[], &dir);
     let out = Command::new(std::env::current_exe().unwrap())
-        .args([
-            "--exact",
-            "warning_is_printed_once_on_stderr",
-            "--nocapture",
-            "--test-threads=1",
-        ])
+        .args(["--exact", "warning_is_printed_once_on_stderr", "--nocapture", "--test-threads=1"])
         .env(CHILD, &ll)
         .output()
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    let warnings: Vec<_> = stderr
-        .lines()
-        .filter(|l| l.starts_with(WARNING_PREFIX))
-        .collect();
+    let warnings: Vec<_> = stderr.lines().filter(|l| l.starts_with(WARNING_PREFIX)).collect();
     assert_eq!(warnings.len(), 1, "stderr:\n{stderr}");
-    assert!(
-        warnings[0].contains("in function 'lonely'"),
-        "{}",
-        warnings[0]
-    );
+    assert!(warnings[0].contains("in function 'lonely'"), "{}", warnings[0]);
 }
 
 #[test]
@@ -176,13 +132,7 @@ fn device_modules_are_untouched() {
     run_ok(
         Command::new(CLANG)
             .args(["-fopenmp", &format!("-fopenmp-targets={OFFLOAD_TRIPLE}")])
-            .args([
-                "--offload-device-only",
-                "-S",
-                "-emit-llvm",
-                "-Xclang",
-                "-disable-llvm-passes",
-            ])
+            .args(["--offload-device-only", "-S", "-emit-llvm", "-Xclang", "-disable-llvm-passes"])
             .arg(input("vecadd.c"))
             .arg("-o")
             .arg(&device_ll),

@@ -126,14 +126,7 @@ fn clamp(n: usize) -> u32 {
 
 fn build(outcome: u32, save: bool, diags: &[Diagnostic], pieces: &[Piece]) -> *mut OaResult {
     let mut r = Box::new(OwnedResult {
-        header: OaResult {
-            outcome,
-            save: u32::from(save),
-            diags: std::ptr::null(),
-            ndiags: 0,
-            pieces: std::ptr::null(),
-            npieces: 0,
-        },
+        header: OaResult { outcome, save: u32::from(save), diags: std::ptr::null(), ndiags: 0, pieces: std::ptr::null(), npieces: 0 },
         diags: Vec::with_capacity(diags.len()),
         pieces: Vec::with_capacity(pieces.len()),
         strings: Vec::new(),
@@ -230,11 +223,7 @@ fn guard<T>(f: impl FnOnce() -> T, fallback: impl FnOnce(Diagnostic) -> T) -> T 
         Ok(v) => v,
         Err(_) => {
             let why = LAST_PANIC.with(|p| p.borrow_mut().take()).unwrap_or_else(|| "unknown panic".to_string());
-            fallback(Diagnostic::error(
-                0,
-                0,
-                format!("internal error in the ompadapt plugin: {why}; please report it with this directive"),
-            ))
+            fallback(Diagnostic::error(0, 0, format!("internal error in the ompadapt plugin: {why}; please report it with this directive")))
         }
     }
 }
@@ -290,7 +279,10 @@ pub unsafe extern "C" fn ompadapt_on_statement(session: *mut Session, toks: *con
 /// `session` is valid.
 #[no_mangle]
 pub unsafe extern "C" fn ompadapt_after_next_token(session: *mut Session, saved: u32) -> *mut OaResult {
-    guard(|| build(OUTCOME_EMIT, false, &(*session).after_next_token(saved), &[]), |d| build(OUTCOME_EMIT, false, &[d.in_saved(saved)], &[]))
+    guard(
+        || build(OUTCOME_EMIT, false, &(*session).after_next_token(saved), &[]),
+        |d| build(OUTCOME_EMIT, false, &[d.in_saved(saved)], &[]),
+    )
 }
 
 /// # Safety
@@ -368,7 +360,6 @@ pub unsafe extern "C" fn ompadapt_statement_is_empty(s: *const StatementScanner)
     (*s).is_empty()
 }
 
-
 /// # Safety
 /// `result` comes from one of the functions above (or is null).
 #[no_mangle]
@@ -421,7 +412,9 @@ pub unsafe extern "C" fn ompadapt_prelude(runtime_path: *const c_char) -> *mut c
     }
     // C89 has no `inline`: the header's static inline functions use GNU's spelling there, for
     // the header only.
-    s.push_str("#if !defined(__cplusplus) && !defined(__STDC_VERSION__)\n#define inline __inline__\n#define __OMPADAPT_UNDEF_INLINE\n#endif\n");
+    s.push_str(
+        "#if !defined(__cplusplus) && !defined(__STDC_VERSION__)\n#define inline __inline__\n#define __OMPADAPT_UNDEF_INLINE\n#endif\n",
+    );
     s.push_str(LOWERING_HEADER);
     s.push_str("\n#ifdef __OMPADAPT_UNDEF_INLINE\n#undef inline\n#undef __OMPADAPT_UNDEF_INLINE\n#endif\n#pragma clang diagnostic pop\n");
     cstring(&s).into_raw()

@@ -1,6 +1,10 @@
 //! Prints the Adaptive-K table of every model on every controlled cost shape (several seeds).
 //! `cargo run --release -p ompadapt-rt --example eval_shapes [shape] [seeds]`.
-use ompadapt_rt::evaluate::{self, synthetic::{self, Noise, Shape}, Method};
+use ompadapt_rt::evaluate::{
+    self,
+    synthetic::{self, Noise, Shape},
+    Method,
+};
 use ompadapt_rt::model::ModelChoice;
 
 fn main() {
@@ -17,7 +21,8 @@ fn main() {
     ];
     models.extend(ompadapt_rt::model::select::candidates(ModelChoice::CostSelected));
     if std::env::var("ONLY_TREES").is_ok() {
-        models = vec![ModelChoice::Tree { max_depth: 2 }, ModelChoice::Tree { max_depth: 4 }, ModelChoice::Forest { trees: 10, max_depth: 4 }];
+        models =
+            vec![ModelChoice::Tree { max_depth: 2 }, ModelChoice::Tree { max_depth: 4 }, ModelChoice::Forest { trees: 10, max_depth: 4 }];
     }
     if std::env::var("ONLY_AUTO").is_ok() {
         models.truncate(1);

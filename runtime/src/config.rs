@@ -386,7 +386,11 @@ impl Config {
         num("OMPADAPT_DRIFT_FACTOR", &mut c.drift.factor, |x| if x > 1.0 { Ok(x) } else { Err("must be > 1".into()) });
         num("OMPADAPT_DRIFT_MIN_NS", &mut c.drift.min_ns, non_negative);
         num("OMPADAPT_DRIFT_FRACTION", &mut c.drift.fraction, |x| {
-            if (0.0..1.0).contains(&x) { Ok(x) } else { Err("must be in [0, 1)".into()) }
+            if (0.0..1.0).contains(&x) {
+                Ok(x)
+            } else {
+                Err("must be in [0, 1)".into())
+            }
         });
         num("OMPADAPT_LEARN", &mut c.learn, |x| if (0.0..=1.0).contains(&x) { Ok(x) } else { Err("must be in [0, 1]".into()) });
         let int = |name: &str, slot: &mut u64, min: u64, max: u64| {
@@ -530,11 +534,19 @@ fn parse_num<T: std::str::FromStr>(v: &str) -> Result<T, String> {
 }
 
 fn positive(x: f64) -> Result<f64, String> {
-    if x > 0.0 && x.is_finite() { Ok(x) } else { Err("must be positive".into()) }
+    if x > 0.0 && x.is_finite() {
+        Ok(x)
+    } else {
+        Err("must be positive".into())
+    }
 }
 
 fn non_negative(x: f64) -> Result<f64, String> {
-    if x >= 0.0 && x.is_finite() { Ok(x) } else { Err("must be ≥ 0".into()) }
+    if x >= 0.0 && x.is_finite() {
+        Ok(x)
+    } else {
+        Err("must be ≥ 0".into())
+    }
 }
 
 fn bool_var(var: &impl Fn(&str) -> Option<String>, name: &str, default: bool) -> bool {

@@ -40,14 +40,7 @@ pub struct Ctx {
 impl Ctx {
     /// An all-zero context, as a C caller would typically declare it.
     pub const fn zeroed() -> Self {
-        Ctx {
-            region: std::ptr::null_mut(),
-            t0: 0,
-            variant: 0,
-            nfeatures: 0,
-            value: 0.0,
-            features: [0.0; MAX_FEATURES],
-        }
+        Ctx { region: std::ptr::null_mut(), t0: 0, variant: 0, nfeatures: 0, value: 0.0, features: [0.0; MAX_FEATURES] }
     }
 
     /// The valid features of this execution.

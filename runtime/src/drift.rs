@@ -63,7 +63,11 @@ pub fn bar_ns(measured: Option<f64>, cfg: &DriftConfig) -> u64 {
     match measured {
         Some(p) if cfg.enabled && p.is_finite() && p >= 0.0 => {
             let bar = (p * cfg.factor).max(p + cfg.min_ns);
-            if bar >= u64::MAX as f64 { u64::MAX } else { bar.ceil() as u64 }
+            if bar >= u64::MAX as f64 {
+                u64::MAX
+            } else {
+                bar.ceil() as u64
+            }
         }
         _ => u64::MAX,
     }

@@ -44,8 +44,7 @@ fn ours(name: &str) -> bool {
 /// The names (never the values) of the ompadapt and Apollo variables present in the
 /// environment, sorted: what secure-execution mode ignores.
 pub fn present_names() -> Vec<String> {
-    let mut names: Vec<String> =
-        std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()).filter(|k| ours(k)).collect();
+    let mut names: Vec<String> = std::env::vars_os().filter_map(|(k, _)| k.into_string().ok()).filter(|k| ours(k)).collect();
     names.sort();
     names.dedup();
     names
@@ -60,10 +59,7 @@ pub fn ignored_message(names: &[String], store: Option<&std::path::Path>) -> Opt
         Some(d) => format!("learned data is saved only in {} (the program's ompadapt_set_dir)", d.display()),
         None => "what the program learns stays in memory (no report, nothing saved)".to_owned(),
     };
-    Some(format!(
-        "secure-execution mode (setuid, setgid or file capabilities): ignored {} from the environment; {kept}",
-        names.join(", ")
-    ))
+    Some(format!("secure-execution mode (setuid, setgid or file capabilities): ignored {} from the environment; {kept}", names.join(", ")))
 }
 
 /// In secure-execution mode, says once on stderr which variables were ignored (nothing when

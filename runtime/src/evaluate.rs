@@ -25,8 +25,8 @@
 
 pub mod synthetic;
 
-use crate::model::{self, Costs, ModelChoice};
 use crate::model::rng::XorShift;
+use crate::model::{self, Costs, ModelChoice};
 use crate::persist::DataFile;
 
 /// The evaluation's parameters.
@@ -234,7 +234,8 @@ pub fn costs_from_file(f: &DataFile) -> Result<Costs, String> {
             }
         }
     }
-    let measured: std::collections::HashSet<(crate::stats::FKey, usize)> = pairs.iter().map(|(f, v, _)| (crate::stats::FKey::new(f), *v)).collect();
+    let measured: std::collections::HashSet<(crate::stats::FKey, usize)> =
+        pairs.iter().map(|(f, v, _)| (crate::stats::FKey::new(f), *v)).collect();
     let mut extra: Vec<_> = per_run.into_iter().filter(|(key, _)| !measured.contains(key)).collect();
     extra.sort_by(|a, b| a.0 .1.cmp(&b.0 .1).then(a.0 .0.values().partial_cmp(&b.0 .0.values()).unwrap_or(std::cmp::Ordering::Equal)));
     for ((key, v), ts) in extra {

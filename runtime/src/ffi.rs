@@ -33,9 +33,7 @@ pub unsafe extern "C" fn ompadapt_begin(
     if ctx.is_null() {
         return;
     }
-    let ok = catch_unwind(AssertUnwindSafe(|| {
-        begin(slot, spec, min_train, param1, param2, features, nfeatures, &mut *ctx)
-    }));
+    let ok = catch_unwind(AssertUnwindSafe(|| begin(slot, spec, min_train, param1, param2, features, nfeatures, &mut *ctx)));
     if ok.is_err() {
         // Variant 0, not recorded (region NULL makes `end` a no-op).
         let c = &mut *ctx;
@@ -83,10 +81,7 @@ unsafe fn begin(
     if n > MAX_FEATURES {
         diag::warn_once(
             &format!("nfeatures:{}", region.spec.model),
-            &format!(
-                "region '{}': {n} features given, only the first {MAX_FEATURES} are used",
-                region.spec.model
-            ),
+            &format!("region '{}': {n} features given, only the first {MAX_FEATURES} are used", region.spec.model),
         );
     }
     let feats = if n == 0 { &[][..] } else { std::slice::from_raw_parts(features, n.min(MAX_FEATURES)) };
@@ -215,12 +210,8 @@ pub struct Api {
 /// `ompadapt_rt_api`: the entry points as a table (version [`API_VERSION`]).
 #[no_mangle]
 #[allow(non_upper_case_globals)]
-pub static ompadapt_rt_api: Api = Api {
-    version: API_VERSION,
-    begin: ompadapt_begin,
-    end: ompadapt_end,
-    unlowered_offload_site: ompadapt_unlowered_offload_site,
-};
+pub static ompadapt_rt_api: Api =
+    Api { version: API_VERSION, begin: ompadapt_begin, end: ompadapt_end, unlowered_offload_site: ompadapt_unlowered_offload_site };
 
 const _: () = {
     use std::mem::{offset_of, size_of};

@@ -42,8 +42,9 @@ pub mod evaluate;
 pub mod explore;
 pub mod ffi;
 pub mod model;
+#[cfg(feature = "mpi")]
+pub mod mpi;
 pub mod openmp_start;
-#[cfg(feature = "mpi")] pub mod mpi;
 pub mod persist;
 pub mod region;
 pub mod registry;
@@ -55,4 +56,6 @@ pub mod stats;
 pub mod store;
 
 pub use ctx::Ctx;
-pub use ffi::{ompadapt_begin, ompadapt_end, ompadapt_rt_api, ompadapt_save, ompadapt_set_dir, ompadapt_train, ompadapt_unlowered_offload_site, Api};
+pub use ffi::{
+    ompadapt_begin, ompadapt_end, ompadapt_rt_api, ompadapt_save, ompadapt_set_dir, ompadapt_train, ompadapt_unlowered_offload_site, Api,
+};

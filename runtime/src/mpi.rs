@@ -243,11 +243,14 @@ pub fn pool_all_in<C: Communicator>(comm: &C, local: Vec<(String, Vec<Row>)>) ->
 
     // 2. The bytes.
     let counts: Vec<Count> = lens.iter().map(|&l| l as Count).collect();
-    let displs: Vec<Count> = counts.iter().scan(0, |acc, &c| {
-        let d = *acc;
-        *acc += c;
-        Some(d)
-    }).collect();
+    let displs: Vec<Count> = counts
+        .iter()
+        .scan(0, |acc, &c| {
+            let d = *acc;
+            *acc += c;
+            Some(d)
+        })
+        .collect();
     let mut all = vec![0u8; total as usize];
     {
         let mut part = PartitionMut::new(&mut all[..], &counts[..], &displs[..]);
@@ -508,18 +511,14 @@ mod tests {
     fn grouping_is_by_first_appearance() {
         let rows = vec![row(&[2.0], 1, 5.0), row(&[1.0], 0, 3.0), row(&[2.0], 1, 6.0), row(&[2.0], 0, 1.0), row(&[1.0], 0, 4.0)];
         let g = group_rows(&rows);
-        assert_eq!(
-            g,
-            vec![(vec![2.0], 1, vec![5.0, 6.0]), (vec![1.0], 0, vec![3.0, 4.0]), (vec![2.0], 0, vec![1.0])]
-        );
+        assert_eq!(g, vec![(vec![2.0], 1, vec![5.0, 6.0]), (vec![1.0], 0, vec![3.0, 4.0]), (vec![2.0], 0, vec![1.0])]);
         assert!(group_rows(&[]).is_empty());
     }
 
     #[test]
     fn launcher_environment() {
-        let env = |pairs: &'static [(&'static str, &'static str)]| {
-            move |k: &str| pairs.iter().find(|(a, _)| *a == k).map(|(_, v)| v.to_string())
-        };
+        let env =
+            |pairs: &'static [(&'static str, &'static str)]| move |k: &str| pairs.iter().find(|(a, _)| *a == k).map(|(_, v)| v.to_string());
         assert_eq!(launcher_rank_from(env(&[])), None);
         assert_eq!(launcher_rank_from(env(&[("OMPI_COMM_WORLD_RANK", "3"), ("OMPI_COMM_WORLD_SIZE", "4")])), Some((3, 4)));
         assert_eq!(launcher_rank_from(env(&[("PMI_RANK", "1"), ("PMI_SIZE", "2")])), Some((1, 2)));

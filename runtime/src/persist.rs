@@ -91,11 +91,13 @@ mod format;
 mod merge;
 
 pub use files::write_atomic;
-pub use format::{read_file, read_file_in, DataFile, Damage, LabelRecord, ModelRecord, MonitoredRecord, RunRecord, SampleRecord, Writer, FORMAT, VERSION};
 use files::{move_aside, write_error};
 use format::Header;
-pub use merge::{compact, compact_in, export, load, load_dir, read_dir, read_dir_with, Merged, MonitoredData, PairData};
+pub use format::{
+    read_file, read_file_in, Damage, DataFile, LabelRecord, ModelRecord, MonitoredRecord, RunRecord, SampleRecord, Writer, FORMAT, VERSION,
+};
 use merge::refused;
+pub use merge::{compact, compact_in, export, load, load_dir, read_dir, read_dir_with, Merged, MonitoredData, PairData};
 
 // ---- paths ----------------------------------------------------------------------------------
 
@@ -138,10 +140,7 @@ fn open_program(dir: &Path, program: &Program, create: bool) -> Result<Dir, safe
 
 /// A program or region name as a directory name (what the store calls it on disk).
 pub fn sanitize(s: &str) -> String {
-    let t: String = s
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' })
-        .collect();
+    let t: String = s.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' }).collect();
     if t.is_empty() || t.starts_with('.') {
         format!("_{t}")
     } else {
@@ -159,7 +158,11 @@ fn hostname() -> String {
     let ok = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) } == 0;
     let end = buf.iter().position(|&b| b == 0).unwrap_or(0);
     let h = if ok { String::from_utf8_lossy(&buf[..end]).into_owned() } else { String::new() };
-    if h.is_empty() { "host".into() } else { sanitize(&h) }
+    if h.is_empty() {
+        "host".into()
+    } else {
+        sanitize(&h)
+    }
 }
 
 /// MPI rank and size of this process, for file names (None outside MPI).
@@ -185,13 +188,7 @@ fn run_id() -> &'static str {
 
 pub(crate) fn writer() -> Writer {
     let rank = mpi_rank();
-    Writer {
-        host: hostname(),
-        pid: std::process::id(),
-        rank: rank.map(|r| r.0),
-        size: rank.map(|r| r.1),
-        run: run_id().to_owned(),
-    }
+    Writer { host: hostname(), pid: std::process::id(), rank: rank.map(|r| r.0), size: rank.map(|r| r.1), run: run_id().to_owned() }
 }
 
 // ---- a region's binding ---------------------------------------------------------------------
@@ -266,7 +263,13 @@ fn import_v1(pdir: &Dir, target: &Dir, model: &str, program_id: &str) {
                     return; // not ours to judge here (a newer runtime's file)
                 }
             }
-            return move_aside(pdir, &old, "corrupt", "is corrupt (a version-1 data file that does not parse)", "the region starts without it");
+            return move_aside(
+                pdir,
+                &old,
+                "corrupt",
+                "is corrupt (a version-1 data file that does not parse)",
+                "the region starts without it",
+            );
         }
     };
     let file = DataFile {
@@ -387,7 +390,11 @@ pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usi
         run: {
             static ATTACHED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
             let n = ATTACHED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            if n == 0 { run_id().to_owned() } else { format!("{}.{n}", run_id()) }
+            if n == 0 {
+                run_id().to_owned()
+            } else {
+                format!("{}.{n}", run_id())
+            }
         },
         monitored_base: HashMap::new(),
         saved_epoch: region.trained().map_or(0, |t| t.epoch),
@@ -438,9 +445,21 @@ pub fn save(region: &Region, b: &mut Binding) -> Result<Option<PathBuf>, String>
             }
             bases.push(((k, v), *m));
             if region.mode.coarse {
-                runs.push(RunRecord { run: b.run.clone(), features: features.clone(), variant: vname(v), total_ns: d.sum_ns, executions: d.count });
+                runs.push(RunRecord {
+                    run: b.run.clone(),
+                    features: features.clone(),
+                    variant: vname(v),
+                    total_ns: d.sum_ns,
+                    executions: d.count,
+                });
             } else {
-                monitored.push(MonitoredRecord { features: features.clone(), variant: vname(v), count: d.count, sum_ns: d.sum_ns, timed: Some(d.timed) });
+                monitored.push(MonitoredRecord {
+                    features: features.clone(),
+                    variant: vname(v),
+                    count: d.count,
+                    sum_ns: d.sum_ns,
+                    timed: Some(d.timed),
+                });
             }
         }
     }

@@ -785,9 +785,7 @@ impl Region {
         let t0 = ctx.t0 & !T0_FLAGS;
         // SAFETY: with T0_STASH, `begin` stored a slot of this region's shards there, and
         // shards live as long as the region.
-        let slot = (flags & T0_STASH != 0)
-            .then(|| unsafe { &*(ctx.features[STASH].to_bits() as *const Slot) })
-            .filter(|s| s.owned_here());
+        let slot = (flags & T0_STASH != 0).then(|| unsafe { &*(ctx.features[STASH].to_bits() as *const Slot) }).filter(|s| s.owned_here());
         if flags & T0_MODEL != 0 {
             match slot {
                 Some(slot) => self.record_slot(slot, v as usize, t0),

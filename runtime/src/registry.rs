@@ -166,10 +166,7 @@ impl Registry {
                 Ok(Some(_)) => n += 1,
                 Ok(None) => {}
                 Err(e) => {
-                    diag::warn(&format!(
-                        "region '{}': data not saved now: {e}; it is kept and saved with the next save",
-                        r.spec.model
-                    ));
+                    diag::warn(&format!("region '{}': data not saved now: {e}; it is kept and saved with the next save", r.spec.model));
                 }
             }
         }

@@ -379,8 +379,7 @@ pub fn render(r: &Region) -> String {
 
         out.push_str("  decisions:\n");
         let trained = r.trained();
-        let labels: std::collections::HashMap<_, _> =
-            trained.as_ref().map(|t| t.labels.iter().copied().collect()).unwrap_or_default();
+        let labels: std::collections::HashMap<_, _> = trained.as_ref().map(|t| t.labels.iter().copied().collect()).unwrap_or_default();
         let mut rows = Vec::new();
         for e in &snap.entries {
             let fv: Vec<String> = (0..e.key.len()).map(|i| format!("{}={}", fname(i), fmt_value(e.key.get(i)))).collect();
@@ -407,8 +406,10 @@ pub fn render(r: &Region) -> String {
         out.push_str(&table(&rows, "    "));
     }
     if !rep.data_movement.is_empty() {
-        out.push_str("  data movement per execution (OMPT):
-");
+        out.push_str(
+            "  data movement per execution (OMPT):
+",
+        );
         let rows: Vec<Vec<String>> = rep
             .data_movement
             .iter()
@@ -533,9 +534,7 @@ mod tests {
         ] {
             assert!(text.contains(needle), "missing '{needle}' in:\n{text}");
         }
-        let decision = |fv: &str| {
-            text.lines().find(|l| l.trim_start().starts_with(&format!("{fv} "))).unwrap_or("").to_owned()
-        };
+        let decision = |fv: &str| text.lines().find(|l| l.trim_start().starts_with(&format!("{fv} "))).unwrap_or("").to_owned();
         assert!(decision("N=1000").contains("-> cpu"), "{text}");
         assert!(decision("N=100000").contains("-> gpu"), "{text}");
         let json: serde_json::Value = serde_json::from_str(&render_json("prog", &[r])).unwrap();

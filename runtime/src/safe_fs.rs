@@ -43,16 +43,26 @@ pub const DIR_MODE: u32 = 0o775;
 #[derive(Debug)]
 pub enum Error {
     /// A symbolic link where ompadapt follows none (the link's owner, if known).
-    Symlink { path: PathBuf, owner: Option<u32> },
+    Symlink {
+        path: PathBuf,
+        owner: Option<u32>,
+    },
     NotDirectory(PathBuf),
     /// A FIFO, socket or device where a regular file was expected.
     NotRegular(PathBuf),
     /// Larger than the bound of the read (its size, or the bound + 1 if it grew while read).
-    TooLarge { path: PathBuf, size: u64, max: u64 },
+    TooLarge {
+        path: PathBuf,
+        size: u64,
+        max: u64,
+    },
     NotFound(PathBuf),
     /// A name that is not a single path component.
     BadName(String),
-    Io { path: PathBuf, err: std::io::Error },
+    Io {
+        path: PathBuf,
+        err: std::io::Error,
+    },
 }
 
 impl Error {
@@ -88,11 +98,9 @@ impl Error {
             }
             Error::NotDirectory(_) => "is not a directory".into(),
             Error::NotRegular(_) => "is not a regular file: refused".into(),
-            Error::TooLarge { size, max, .. } => format!(
-                "is {} MiB, more than the {} MiB ompadapt reads from one stored file: refused",
-                size.div_ceil(1 << 20),
-                max >> 20
-            ),
+            Error::TooLarge { size, max, .. } => {
+                format!("is {} MiB, more than the {} MiB ompadapt reads from one stored file: refused", size.div_ceil(1 << 20), max >> 20)
+            }
             Error::NotFound(_) => "does not exist".into(),
             Error::BadName(_) => "is not a single file name".into(),
             Error::Io { err, .. } => format!("cannot be used: {err}"),

@@ -267,11 +267,7 @@ pub fn parse(text: &str) -> Result<Parsed, SpecError> {
                 }
             }
             if out.len() != variants.len() {
-                return fail(format!(
-                    "{} values for {} variants",
-                    out.len(),
-                    variants.len()
-                ));
+                return fail(format!("{} values for {} variants", out.len(), variants.len()));
             }
             out
         }
@@ -370,9 +366,7 @@ mod tests {
 
     #[test]
     fn defaults_and_unknown_keys() {
-        let s = parse("ompadapt1;model=t;variants=1,2,4,8;future_key=whatever;noequals;")
-            .unwrap()
-            .spec;
+        let s = parse("ompadapt1;model=t;variants=1,2,4,8;future_key=whatever;noequals;").unwrap().spec;
         assert_eq!(s.loc, "?");
         assert!(s.features.is_empty());
         assert_eq!(s.values, vec![0.0, 1.0, 2.0, 3.0]);

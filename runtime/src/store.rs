@@ -223,7 +223,14 @@ impl Store {
         }
         let i = self.recs.len() as u32;
         let vals = key.values();
-        self.recs.push(FvRec { key_off: self.keys.len() as u32, nf: vals.len() as u8, flags: 0, decided: UNDECIDED, alive: all_mask(self.nv), times: Vec::new() });
+        self.recs.push(FvRec {
+            key_off: self.keys.len() as u32,
+            nf: vals.len() as u8,
+            flags: 0,
+            decided: UNDECIDED,
+            alive: all_mask(self.nv),
+            times: Vec::new(),
+        });
         self.keys.extend_from_slice(&vals);
         let first = Counts { want: 1, ..Counts::default() };
         self.counts.extend(std::iter::repeat_n(first, self.nv));
@@ -287,8 +294,7 @@ impl Store {
         let r = &self.recs[i];
         c >= self.params.threshold()
             || (c >= 1
-                && (r.decided != UNDECIDED
-                    || (self.params.strategy == Strategy::Elimination && !crate::explore::is_alive(r.alive, v))))
+                && (r.decided != UNDECIDED || (self.params.strategy == Strategy::Elimination && !crate::explore::is_alive(r.alive, v))))
     }
 
     /// The region's timing noise: σ of the log of a measurement (see the module docs). The

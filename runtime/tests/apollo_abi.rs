@@ -47,22 +47,11 @@ fn build(tag: &str) -> Option<Built> {
     let builds = [
         (
             work.join("apollo_shared"),
-            vec![
-                format!("-L{}", libdir.display()),
-                "-lompadapt_rt".into(),
-                format!("-Wl,-rpath,{}", libdir.display()),
-                omp_rpath.clone(),
-            ],
+            vec![format!("-L{}", libdir.display()), "-lompadapt_rt".into(), format!("-Wl,-rpath,{}", libdir.display()), omp_rpath.clone()],
         ),
         (
             work.join("apollo_static"),
-            vec![
-                libdir.join("libompadapt_rt.a").display().to_string(),
-                "-lpthread".into(),
-                "-ldl".into(),
-                "-lm".into(),
-                omp_rpath,
-            ],
+            vec![libdir.join("libompadapt_rt.a").display().to_string(), "-lpthread".into(), "-ldl".into(), "-lm".into(), omp_rpath],
         ),
     ];
     let mut exes = Vec::new();
@@ -103,11 +92,7 @@ fn run(exe: &Path, mode: &str, dir: &Path) -> (i32, String, String) {
         .env("OMP_NUM_THREADS", "2")
         .output()
         .expect("run the Apollo test program");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 /// Runs `mode` on both builds; `attempts` > 1 for timing-dependent modes (a loaded machine can

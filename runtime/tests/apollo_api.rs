@@ -6,9 +6,8 @@ use std::sync::Once;
 
 use ompadapt_rt::apollo::{self, handle};
 use ompadapt_rt::apollo::{
-    __apollo_region_begin as begin, __apollo_region_create, __apollo_region_end as end,
-    __apollo_region_get_policy as get_policy, __apollo_region_set_feature as set_feature,
-    __apollo_region_train as train,
+    __apollo_region_begin as begin, __apollo_region_create, __apollo_region_end as end, __apollo_region_get_policy as get_policy,
+    __apollo_region_set_feature as set_feature, __apollo_region_train as train,
 };
 
 fn init() {

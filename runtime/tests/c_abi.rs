@@ -27,11 +27,7 @@ fn run(exe: &Path, mode: &str, dir: &Path) -> (i32, String, String) {
         .env_remove("OMPADAPT_MODEL")
         .output()
         .expect("run the C test program");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into_owned(), String::from_utf8_lossy(&out.stderr).into_owned())
 }
 
 #[test]
@@ -54,18 +50,8 @@ fn c_program_uses_the_header_and_library() {
     let shared = work.join("c_abi_shared");
     let static_ = work.join("c_abi_static");
     let builds = [
-        (
-            &shared,
-            vec![
-                format!("-L{}", libdir.display()),
-                "-lompadapt_rt".into(),
-                format!("-Wl,-rpath,{}", libdir.display()),
-            ],
-        ),
-        (
-            &static_,
-            vec![libdir.join("libompadapt_rt.a").display().to_string(), "-lpthread".into(), "-ldl".into(), "-lm".into()],
-        ),
+        (&shared, vec![format!("-L{}", libdir.display()), "-lompadapt_rt".into(), format!("-Wl,-rpath,{}", libdir.display())]),
+        (&static_, vec![libdir.join("libompadapt_rt.a").display().to_string(), "-lpthread".into(), "-ldl".into(), "-lm".into()]),
     ];
     for (exe, link) in &builds {
         let out = Command::new("clang-19")
@@ -94,7 +80,8 @@ fn c_program_uses_the_header_and_library() {
         assert!(stderr.contains("region 'c_test' (abi_test.c:20)"), "{stderr}");
         assert!(stderr.contains("executions: 47 (7 exploring, 40 chosen by the model of which"), "{stderr}");
         assert!(stderr.contains("if n < 50000"), "{stderr}");
-        let program = ompadapt_rt::persist::Program::new(&exe.file_name().unwrap().to_string_lossy(), &exe.canonicalize().unwrap().to_string_lossy());
+        let program =
+            ompadapt_rt::persist::Program::new(&exe.file_name().unwrap().to_string_lossy(), &exe.canonicalize().unwrap().to_string_lossy());
         let rdir = dir.join(program.folder()).join("c_test");
         let parts: Vec<_> = std::fs::read_dir(&rdir)
             .unwrap_or_else(|e| panic!("{}: {e}\n{stderr}", rdir.display()))
@@ -107,7 +94,8 @@ fn c_program_uses_the_header_and_library() {
         assert!(saved.contains("\"version\": 2"));
         // c_explicit: the explicit save, then the exit handler's (3 more executions)
         let xdir = dir.join(program.folder()).join("c_explicit");
-        let xparts = std::fs::read_dir(&xdir).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with("part-")).count();
+        let xparts =
+            std::fs::read_dir(&xdir).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with("part-")).count();
         assert_eq!(xparts, 2, "{stderr}");
         assert!(stderr.contains("trained by an explicit train call"), "{stderr}");
 

@@ -62,10 +62,8 @@ fn crossover_nk_auto_beats_the_classifiers() {
 #[test]
 fn every_shape_meets_the_target_with_exact_times() {
     let results: Vec<(Shape, Rows)> = std::thread::scope(|s| {
-        let handles: Vec<_> = Shape::ALL
-            .iter()
-            .map(|&shape| s.spawn(move || (shape, averaged(shape, Noise::NONE, &[ModelChoice::Auto]))))
-            .collect();
+        let handles: Vec<_> =
+            Shape::ALL.iter().map(|&shape| s.spawn(move || (shape, averaged(shape, Noise::NONE, &[ModelChoice::Auto])))).collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let mut failed = Vec::new();
@@ -85,10 +83,8 @@ fn every_shape_meets_the_target_with_exact_times() {
 #[test]
 fn noisy_timings() {
     let results: Vec<(Shape, Rows)> = std::thread::scope(|s| {
-        let handles: Vec<_> = Shape::ALL
-            .iter()
-            .map(|&shape| s.spawn(move || (shape, averaged(shape, Noise::LOADED, &[ModelChoice::Auto]))))
-            .collect();
+        let handles: Vec<_> =
+            Shape::ALL.iter().map(|&shape| s.spawn(move || (shape, averaged(shape, Noise::LOADED, &[ModelChoice::Auto])))).collect();
         handles.into_iter().map(|h| h.join().unwrap()).collect()
     });
     let mut failed = Vec::new();

@@ -59,9 +59,7 @@ fn controlled_cost_picks_cheaper_variant() {
     let mut failures = Vec::new();
     for attempt in 0..3 {
         let name = format!("controlled_{attempt}");
-        let spec = cspec(&format!(
-            "ompadapt1;model={name};loc=ffi.rs:1;features=f;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree"
-        ));
+        let spec = cspec(&format!("ompadapt1;model={name};loc=ffi.rs:1;features=f;variants=cpu,gpu;values=0,1;numeric=0;model_type=dtree"));
         let slot = AtomicPtr::new(null_mut());
         let mut execs = 0;
         loop {

@@ -38,11 +38,7 @@ fn student3(r: &mut XorShift) -> f64 {
 
 /// One noisy measurement of a region whose true cost is `cost` ns.
 fn measure(cost: f64, symmetric: bool, r: &mut XorShift) -> f64 {
-    let mut t = if symmetric {
-        cost * (0.03 * student3(r)).exp()
-    } else {
-        cost * (0.01 * normal(r) + 0.03 * student3(r).abs()).exp()
-    };
+    let mut t = if symmetric { cost * (0.03 * student3(r)).exp() } else { cost * (0.01 * normal(r) + 0.03 * student3(r).abs()).exp() };
     if r.below(50) == 0 {
         t += cost * 0.5 / unit(r).powf(1.0 / 1.5);
     }
@@ -70,7 +66,11 @@ fn shapes() -> Vec<Shape> {
             }),
         },
         // serial, cpu, gpu
-        Shape { name: "serial/cpu/gpu (3 variants)", nv: 3, cost: Box::new(|x, v| [10.0 * x, 30_000.0 + 2.5 * x, 150_000.0 + 0.25 * x][v]) },
+        Shape {
+            name: "serial/cpu/gpu (3 variants)",
+            nv: 3,
+            cost: Box::new(|x, v| [10.0 * x, 30_000.0 + 2.5 * x, 150_000.0 + 0.25 * x][v]),
+        },
         // 11 variants, e.g. a tile size: a bowl whose minimum moves with the size
         Shape {
             name: "tile sizes (11 variants)",

@@ -60,4 +60,3 @@ fn elimination_falls_back_to_round_robin_past_64_variants() {
     let r = reg.find("m200").unwrap();
     assert_eq!(r.params().strategy, Strategy::RoundRobin);
 }
-

@@ -79,13 +79,7 @@ fn cases() -> Vec<Case> {
             depth2: true,
             linear: true,
         },
-        Case {
-            name: "2 features, 2x2 grid, 4 classes",
-            rows: grid.clone(),
-            labels: vec![0, 1, 2, 3],
-            depth2: true,
-            linear: true,
-        },
+        Case { name: "2 features, 2x2 grid, 4 classes", rows: grid.clone(), labels: vec![0, 1, 2, 3], depth2: true, linear: true },
         Case { name: "2 features, xor", rows: grid.clone(), labels: vec![0, 1, 1, 0], depth2: true, linear: false },
         Case {
             name: "2 features, diagonal (a < b)",

@@ -23,8 +23,8 @@ use std::process::{Command, Stdio};
 use std::ptr::null_mut;
 use std::time::{Duration, Instant};
 
-use rsmpi::topology::Communicator;
 use ompadapt_rt::{ompadapt_begin, ompadapt_end, ompadapt_save, ompadapt_train, persist, registry, Ctx};
+use rsmpi::topology::Communicator;
 
 const CHILD: &str = "OMPADAPT_MPI_TRAIN_CHILD";
 const RANKS: usize = 4;
@@ -131,7 +131,8 @@ fn ompadapt_train_pools_every_rank() {
 
     let program = persist::Program::new(&exe.file_name().unwrap().to_string_lossy(), &exe.canonicalize().unwrap().to_string_lossy());
     let rdir = persist::region_dir(&dir, &program, "mpi_pooled");
-    let mut parts: Vec<PathBuf> = std::fs::read_dir(&rdir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
+    let mut parts: Vec<PathBuf> =
+        std::fs::read_dir(&rdir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
     parts.sort();
     assert_eq!(parts.len(), RANKS, "one part per rank: {parts:?}");
     let mut ranks = Vec::new();

@@ -58,7 +58,12 @@ fn sixteen_openmp_threads_tasks_and_nesting_lose_nothing() {
     for r in [&outer, &inner] {
         let e = |k: &str| r[k].as_u64().unwrap();
         assert_eq!(e("exploring") + e("chosen_by_model") + e("unrecorded"), e("executions"));
-        let timed: u64 = r["timings"].as_array().unwrap().iter().map(|t| t["exploring_runs"].as_u64().unwrap() + t["model_runs"].as_u64().unwrap()).sum();
+        let timed: u64 = r["timings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|t| t["exploring_runs"].as_u64().unwrap() + t["model_runs"].as_u64().unwrap())
+            .sum();
         assert_eq!(timed + e("unrecorded"), e("executions"), "every recorded execution is in the timings");
         assert!(r["model"].is_object(), "trained: {r}");
     }

@@ -386,10 +386,12 @@ fn random_kills_during_saves_and_compactions_lose_and_double_nothing() {
     let started = Instant::now();
     while kills < wanted {
         let first = uid;
-        let mut children: Vec<(u32, Child)> = (0..AT_ONCE).map(|_| {
-            uid += 1;
-            (uid - 1, store.spawn(uid - 1, &[]))
-        }).collect();
+        let mut children: Vec<(u32, Child)> = (0..AT_ONCE)
+            .map(|_| {
+                uid += 1;
+                (uid - 1, store.spawn(uid - 1, &[]))
+            })
+            .collect();
         // each child dies at its own random moment, 10 to 130 ms after the start
         let spawned = Instant::now();
         let mut at: Vec<u64> = (0..AT_ONCE).map(|_| 10 + rng.below(120) as u64).collect();

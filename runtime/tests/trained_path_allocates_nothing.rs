@@ -9,7 +9,10 @@ use std::os::raw::{c_char, c_void};
 use std::ptr::null_mut;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 
-use ompadapt_rt::apollo::{__apollo_region_begin, __apollo_region_create, __apollo_region_end, __apollo_region_get_policy, __apollo_region_set_feature, __apollo_region_train};
+use ompadapt_rt::apollo::{
+    __apollo_region_begin, __apollo_region_create, __apollo_region_end, __apollo_region_get_policy, __apollo_region_set_feature,
+    __apollo_region_train,
+};
 use ompadapt_rt::{ompadapt_begin, ompadapt_end, Ctx};
 
 struct Counting;

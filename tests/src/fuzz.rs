@@ -32,9 +32,7 @@ pub fn corpus() -> Vec<Seed> {
     let mut files: Vec<PathBuf> = Vec::new();
     for dir in ["tests/fuzz/corpus", "tests/programs", "examples"] {
         let Ok(rd) = std::fs::read_dir(root.join(dir)) else { continue };
-        files.extend(rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| {
-            p.extension().is_some_and(|x| x == "c" || x == "cpp")
-        }));
+        files.extend(rd.filter_map(|e| e.ok()).map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "c" || x == "cpp")));
     }
     files.sort();
     files
@@ -50,8 +48,8 @@ pub fn corpus() -> Vec<Seed> {
 /// Byte spans of the C tokens of `src` (comments and whitespace skipped; `#` is a token).
 pub fn token_spans(src: &str) -> Vec<(usize, usize)> {
     const PUNCT: [&str; 22] = [
-        "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=",
-        "%=", "::", "##", "|=",
+        "<<=", ">>=", "...", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "+=", "-=", "*=", "/=", "%=", "::", "##",
+        "|=",
     ];
     let b = src.as_bytes();
     let mut out = Vec::new();
@@ -95,15 +93,61 @@ pub fn token_spans(src: &str) -> Vec<(usize, usize)> {
 }
 
 const ODD_NUMBERS: [&str; 20] = [
-    "0", "-1", "1e309", "0x7fffffffffffffff", "18446744073709551616", "99999999999999999999999", "1.5", "1e-320",
-    "08", "0777", "0b101", "1'000", "0x1p-2", ".5", "1e", "0x", "4294967297", "-0", "1024", "0.001",
+    "0",
+    "-1",
+    "1e309",
+    "0x7fffffffffffffff",
+    "18446744073709551616",
+    "99999999999999999999999",
+    "1.5",
+    "1e-320",
+    "08",
+    "0777",
+    "0b101",
+    "1'000",
+    "0x1p-2",
+    ".5",
+    "1e",
+    "0x",
+    "4294967297",
+    "-0",
+    "1024",
+    "0.001",
 ];
 
 const ODD_IDENTIFIERS: [&str; 32] = [
-    "for", "if", "when", "default", "otherwise", "variants", "model_name", "features", "feature", "use_model",
-    "variant_mapping", "adaptation", "_Pragma", "__ompadapt_api", "_ompadapt_c1", "omp_num_threads", "omp_num_teams",
-    "metadirective", "declare", "end", "begin", "target", "parallel", "int", "struct", "return", "sizeof", "range",
-    "min_sample_points", "model_output", "cpu", "\u{3bb}",
+    "for",
+    "if",
+    "when",
+    "default",
+    "otherwise",
+    "variants",
+    "model_name",
+    "features",
+    "feature",
+    "use_model",
+    "variant_mapping",
+    "adaptation",
+    "_Pragma",
+    "__ompadapt_api",
+    "_ompadapt_c1",
+    "omp_num_threads",
+    "omp_num_teams",
+    "metadirective",
+    "declare",
+    "end",
+    "begin",
+    "target",
+    "parallel",
+    "int",
+    "struct",
+    "return",
+    "sizeof",
+    "range",
+    "min_sample_points",
+    "model_output",
+    "cpu",
+    "\u{3bb}",
 ];
 
 /// Directive lines (and lines that upset statement collection) inserted at random places.
@@ -153,7 +197,10 @@ fn directive_snippets() -> Vec<String> {
     .map(|s| s.to_string())
     .collect();
     v.push(format!("#pragma omp adaptation model_name(deep) features({}n{}) variants(a, b)", "(".repeat(300), ")".repeat(300)));
-    v.push(format!("#pragma omp adaptation model_name(many) variants({})", (0..2000).map(|i| format!("v{i}")).collect::<Vec<_>>().join(",")));
+    v.push(format!(
+        "#pragma omp adaptation model_name(many) variants({})",
+        (0..2000).map(|i| format!("v{i}")).collect::<Vec<_>>().join(",")
+    ));
     v
 }
 
@@ -347,7 +394,9 @@ pub fn is_plain(text: &str) -> bool {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Verdict {
     /// Compiled, or rejected with located diagnostics.
-    Fine { errors: bool },
+    Fine {
+        errors: bool,
+    },
     Crash(String),
     Hang,
     /// A Rust panic that reached the user, or the plugin's last-resort internal error.
@@ -516,7 +565,11 @@ mod tests {
         let dir = crate::scratch();
         let path = dir.path().join("hang.c");
         let cond = format!("{}1{}", "(".repeat(300), ")".repeat(300));
-        std::fs::write(&path, format!("void f(int n) {{\n#pragma omp metadirective when(user={{condition({cond})}}: parallel) default(simd)\n  n++;\n}}\n")).unwrap();
+        std::fs::write(
+            &path,
+            format!("void f(int n) {{\n#pragma omp metadirective when(user={{condition({cond})}}: parallel) default(simd)\n  n++;\n}}\n"),
+        )
+        .unwrap();
         let t = std::time::Instant::now();
         let mode = Mode { full: false, offload: true, with_plugin: false };
         let (v, _) = compile_with(&path, mode, &["-w"], Duration::from_secs(3));

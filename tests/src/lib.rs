@@ -105,12 +105,7 @@ pub fn records(stdout: &str, key: &str) -> Vec<std::collections::BTreeMap<String
     stdout
         .lines()
         .filter_map(|l| l.strip_prefix(key).filter(|r| r.starts_with(' ')))
-        .map(|rest| {
-            rest.split_whitespace()
-                .filter_map(|kv| kv.split_once('='))
-                .map(|(k, v)| (k.to_string(), v.to_string()))
-                .collect()
-        })
+        .map(|rest| rest.split_whitespace().filter_map(|kv| kv.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect())
         .collect()
 }
 

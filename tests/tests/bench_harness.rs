@@ -38,7 +38,18 @@ fn the_smoke_evaluation_writes_every_comparator_table_and_figure() {
             assert_eq!(f[5], "6", "3 shuffles x 2 rotations: {line}");
         }
     }
-    let comparators = ["Static CPU", "Static GPU", "Static Best", "Oracle", "Online (roundrobin)", "Online (elimination)", "Adaptive-25", "Adaptive-50", "Adaptive-75", "Adaptive-100"];
+    let comparators = [
+        "Static CPU",
+        "Static GPU",
+        "Static Best",
+        "Oracle",
+        "Online (roundrobin)",
+        "Online (elimination)",
+        "Adaptive-25",
+        "Adaptive-50",
+        "Adaptive-75",
+        "Adaptive-100",
+    ];
     for (kernel, inputs) in [("heat2d", ["32", "64", "128", "256"]), ("smith_waterman", ["64", "128", "256", "512"])] {
         for n in inputs {
             for c in comparators {
@@ -67,7 +78,15 @@ fn the_smoke_evaluation_writes_every_comparator_table_and_figure() {
         assert!(kj["overhead_after_training"]["geomean"].as_f64().unwrap().is_finite());
         assert!(kj["models"][0]["text"].as_str().unwrap().contains("->"), "the trained tree: {kj}");
     }
-    for f in ["summary.md", "decisions.csv", "accuracy.svg", "accuracy.png", "speedup_heat2d.svg", "speedup_heat2d.png", "decisions_smith_waterman.svg"] {
+    for f in [
+        "summary.md",
+        "decisions.csv",
+        "accuracy.svg",
+        "accuracy.png",
+        "speedup_heat2d.svg",
+        "speedup_heat2d.png",
+        "decisions_smith_waterman.svg",
+    ] {
         let len = std::fs::metadata(res.join(f)).map(|m| m.len()).unwrap_or(0);
         assert!(len > 2000, "{f}: {len} bytes");
     }

@@ -32,10 +32,7 @@ fn both(path: &std::path::Path, offload: bool, flags: &[&str]) -> Option<(String
 }
 
 fn assert_same(name: &str, flags: &[&str], with: &str, without: &str) {
-    assert!(
-        with == without,
-        "{name} {flags:?}: diagnostics differ\n--- with the plugin\n{with}\n--- without\n{without}"
-    );
+    assert!(with == without, "{name} {flags:?}: diagnostics differ\n--- with the plugin\n{with}\n--- without\n{without}");
 }
 
 #[test]

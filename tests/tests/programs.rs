@@ -34,8 +34,7 @@ fn listing4_thread_limit_variants_reach_the_program() {
     let exe = build("listing4", dir.path(), &["-O2"]);
     let out = run_program(&exe, dir.path(), &[("OMPADAPT_PERSIST", "0")]);
     out.expect_ok("listing4");
-    let threads: BTreeSet<u32> =
-        records(&out.stdout, "RUN").iter().map(|r| r["threads"].parse().unwrap()).collect();
+    let threads: BTreeSet<u32> = records(&out.stdout, "RUN").iter().map(|r| r["threads"].parse().unwrap()).collect();
     let expected: BTreeSet<u32> = (1..=16).map(|i| 64 * i).collect();
     assert_eq!(threads, expected, "exploration must deliver each of the 16 thread counts");
 }
@@ -170,12 +169,8 @@ fn model_output_reaches_members_elements_and_dereferences() {
     out.expect_ok("output_targets (every value is one of its region's variants)");
     assert!(out.stdout.contains("RESULT ok"), "{}", out.stdout);
     assert!(!out.stderr.contains("malformed"), "{}", out.stderr);
-    let rows: Vec<Vec<f64>> = out
-        .stdout
-        .lines()
-        .filter_map(|l| l.strip_prefix("OUT "))
-        .map(|l| l.split(' ').map(|x| x.parse().unwrap()).collect())
-        .collect();
+    let rows: Vec<Vec<f64>> =
+        out.stdout.lines().filter_map(|l| l.strip_prefix("OUT ")).map(|l| l.split(' ').map(|x| x.parse().unwrap()).collect()).collect();
     assert_eq!(rows.len(), 300);
     let distinct = |col: usize| rows.iter().map(|r| r[col].to_string()).collect::<BTreeSet<_>>();
     // Two feature vectors explore all 128 thread counts each within 256 executions.

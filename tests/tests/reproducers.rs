@@ -144,16 +144,18 @@ fn a_program_that_redefines_pragma_operator() {
     // must stop before the end of the file (reading it would destroy the running lexer).
     for (name, src) in [
         ("redef_eof.c", "#define _Pragma(x) x\nvoid f(int n) {\n#pragma omp adaptation model_name(m) variants(a, b)\n"),
-        ("redef_if0.c", "#define _Pragma(x) x\nvoid f(int n) {\n#pragma omp adaptation model_name(m) variants(a, b)\n  for (;;)\n#if 0\n x;\n#endif\n"),
-        ("redef_empty.c", "#define _Pragma(x) x\n#define EMPTY\nvoid f(int n) {\n#pragma omp adaptation model_name(m) variants(a, b)\nEMPTY\n"),
+        (
+            "redef_if0.c",
+            "#define _Pragma(x) x\nvoid f(int n) {\n#pragma omp adaptation model_name(m) variants(a, b)\n  for (;;)\n#if 0\n x;\n#endif\n",
+        ),
+        (
+            "redef_empty.c",
+            "#define _Pragma(x) x\n#define EMPTY\nvoid f(int n) {\n#pragma omp adaptation model_name(m) variants(a, b)\nEMPTY\n",
+        ),
     ] {
         compile(name, src, true);
     }
-    compile(
-        "redef_ok.c",
-        "#define _Pragma(x) x\nvoid f(int n) {\n#pragma omp adaptation model_name(m) variants(a, b)\n  n++;\n}\n",
-        false,
-    );
+    compile("redef_ok.c", "#define _Pragma(x) x\nvoid f(int n) {\n#pragma omp adaptation model_name(m) variants(a, b)\n  n++;\n}\n", false);
 }
 
 #[test]

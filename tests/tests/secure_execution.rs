@@ -134,8 +134,7 @@ fn ompadapt_lines(stderr: &str) -> Vec<&str> {
 /// The program's own output: its 8 decisions, every one the cheaper variant (`trained`), or
 /// every one the first variant (no runtime).
 fn check_output(stdout: &str, trained: bool) -> Result<(), String> {
-    let d: Vec<(u32, u32)> =
-        records(stdout, "DECISION").iter().map(|r| (r["n"].parse().unwrap(), r["variant"].parse().unwrap())).collect();
+    let d: Vec<(u32, u32)> = records(stdout, "DECISION").iter().map(|r| (r["n"].parse().unwrap(), r["variant"].parse().unwrap())).collect();
     if d.len() != 8 {
         return Err(format!("expected 8 decisions:\n{stdout}"));
     }
@@ -232,7 +231,7 @@ fn setgid_program_ignores_the_environment_too() {
     let (_trusted, runtime) = TrustedDir::with_runtime("setgid");
     let exe = build_setuid(d, "controlled_cost", &runtime, &[]);
     chmod(&exe, 0o2755); // setgid root, not setuid: the program runs as nobody with group root
-    // writable by group root only: what the privilege would give
+                         // writable by group root only: what the privilege would give
     let group_dir = d.join("group-root");
     fs::create_dir(&group_dir).unwrap();
     chmod(&group_dir, 0o775);

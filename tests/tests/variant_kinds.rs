@@ -75,8 +75,7 @@ fn random_sequence(seed: u64, n: usize, variants: u64) -> String {
 fn stencil_in_target_data_is_exact_under_every_variant_sequence() {
     let dir = scratch();
     let lib = forced_runtime(dir.path());
-    let mut sequences: Vec<String> =
-        ["0", "1", "0,1", "1,0", "0,0,1", "1,1,0", "0,1,1", "1,0,0"].iter().map(|s| s.to_string()).collect();
+    let mut sequences: Vec<String> = ["0", "1", "0,1", "1,0", "0,0,1", "1,1,0", "0,1,1", "1,0,0"].iter().map(|s| s.to_string()).collect();
     sequences.extend((1..=4).map(|seed| random_sequence(seed, 40, 2)));
     for opt in ["-O0", "-O1", "-O2", "-O3"] {
         let exe = build("stencil_target_data", dir.path(), &[opt]);

@@ -46,14 +46,23 @@ impl Figure for Speedup<'_> {
             .iter()
             .filter_map(|c| {
                 let col = drawn(&c.name)?;
-                let pts = c.points.iter().filter_map(|p| r.inputs.iter().position(|&n| n == p.input).map(|i| (i as f64, base(p.input) / p.time))).collect();
+                let pts = c
+                    .points
+                    .iter()
+                    .filter_map(|p| r.inputs.iter().position(|&n| n == p.input).map(|i| (i as f64, base(p.input) / p.time)))
+                    .collect();
                 Some((c, col, pts))
             })
             .collect();
         // a log axis once the speedups span more than 4x (one input can be 20x off)
-        let all: Vec<f64> = series.iter().flat_map(|s| s.2.iter().map(|p| p.1)).filter(|y| y.is_finite() && *y > 0.0).chain([1.0]).collect();
+        let all: Vec<f64> =
+            series.iter().flat_map(|s| s.2.iter().map(|p| p.1)).filter(|y| y.is_finite() && *y > 0.0).chain([1.0]).collect();
         let (lo, hi) = all.iter().fold((f64::MAX, f64::MIN), |(a, b), &y| (a.min(y), b.max(y)));
-        let ys = if hi / lo > 4.0 { plot::Span { lo: lo / 1.2, hi: hi * 1.2, log: true } } else { plot::Span { lo: (lo * 0.9).min(0.9), hi: hi * 1.1, log: false } };
+        let ys = if hi / lo > 4.0 {
+            plot::Span { lo: lo / 1.2, hi: hi * 1.2, log: true }
+        } else {
+            plot::Span { lo: (lo * 0.9).min(0.9), hi: hi * 1.1, log: false }
+        };
         let n = r.inputs.len();
         let mut chart = ChartBuilder::on(root)
             .caption(format!("{}: speedup over Static GPU per input", r.kernel.name), ("sans-serif", 20))
@@ -69,13 +78,20 @@ impl Figure for Speedup<'_> {
             .x_labels(4 * (n + 2))
             .x_label_formatter(&|x| {
                 let i = x.round();
-                if (x - i).abs() < 0.01 && i >= 0.0 && (i as usize) < n { plot::short(r.inputs[i as usize] as f64) } else { String::new() }
+                if (x - i).abs() < 0.01 && i >= 0.0 && (i as usize) < n {
+                    plot::short(r.inputs[i as usize] as f64)
+                } else {
+                    String::new()
+                }
             })
             .y_label_formatter(&|y| format!("{:.2}", ys.inv(*y)))
             .draw()
             .map_err(pe)?;
-        chart.draw_series(LineSeries::new([(-0.5, ys.fwd(1.0)), (n as f64 - 0.5, ys.fwd(1.0))], BLACK.mix(0.5).stroke_width(1))).map_err(pe)?;
-        let series: Vec<Series> = series.into_iter().map(|(c, col, pts)| (c, col, pts.into_iter().map(|(x, y)| (x, ys.fwd(y))).collect())).collect();
+        chart
+            .draw_series(LineSeries::new([(-0.5, ys.fwd(1.0)), (n as f64 - 0.5, ys.fwd(1.0))], BLACK.mix(0.5).stroke_width(1)))
+            .map_err(pe)?;
+        let series: Vec<Series> =
+            series.into_iter().map(|(c, col, pts)| (c, col, pts.into_iter().map(|(x, y)| (x, ys.fwd(y))).collect())).collect();
         // the legend sits in the empty band right of the last input
         for (c, col, pts) in &series {
             let color = plot::color(*col);
@@ -86,7 +102,13 @@ impl Figure for Speedup<'_> {
                 .label(c.name.clone())
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
         }
-        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).position(SeriesLabelPosition::UpperRight).draw().map_err(pe)?;
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::UpperRight)
+            .draw()
+            .map_err(pe)?;
         Ok(())
     }
 }
@@ -108,7 +130,13 @@ impl Figure for Violins<'_> {
         let nv = r.variants.len();
         for (reg, area) in areas.iter().enumerate() {
             let mut chart = ChartBuilder::on(area)
-                .caption(format!("{}: decisions of region '{}' per input (width: share of the models' decisions; black: oracle)", r.kernel.name, r.kernel.regions[reg]), ("sans-serif", 15))
+                .caption(
+                    format!(
+                        "{}: decisions of region '{}' per input (width: share of the models' decisions; black: oracle)",
+                        r.kernel.name, r.kernel.regions[reg]
+                    ),
+                    ("sans-serif", 15),
+                )
                 .margin(10)
                 .x_label_area_size(36)
                 .y_label_area_size(56)
@@ -122,11 +150,19 @@ impl Figure for Violins<'_> {
                 .disable_y_mesh()
                 .x_label_formatter(&|x| {
                     let i = x.round();
-                    if (x - i).abs() < 0.01 && i >= 0.0 && (i as usize) < n { plot::short(r.inputs[i as usize] as f64) } else { String::new() }
+                    if (x - i).abs() < 0.01 && i >= 0.0 && (i as usize) < n {
+                        plot::short(r.inputs[i as usize] as f64)
+                    } else {
+                        String::new()
+                    }
                 })
                 .y_label_formatter(&|y| {
                     let i = y.round();
-                    if (y - i).abs() < 0.01 && i >= 0.0 && (i as usize) < nv { r.variants[i as usize].clone() } else { String::new() }
+                    if (y - i).abs() < 0.01 && i >= 0.0 && (i as usize) < nv {
+                        r.variants[i as usize].clone()
+                    } else {
+                        String::new()
+                    }
                 })
                 .draw()
                 .map_err(pe)?;
@@ -137,7 +173,8 @@ impl Figure for Violins<'_> {
                     let Some(i) = r.inputs.iter().position(|&n| n == p.input) else { continue };
                     let x = i as f64 - 0.4 + slot * (ci as f64 + 0.5);
                     let total = p.combos.len().max(1) as f64;
-                    let share: Vec<f64> = (0..nv).map(|v| p.combos.iter().filter(|c| c.get(reg) == Some(&v)).count() as f64 / total).collect();
+                    let share: Vec<f64> =
+                        (0..nv).map(|v| p.combos.iter().filter(|c| c.get(reg) == Some(&v)).count() as f64 / total).collect();
                     // the outline: left side up the variants, right side down; a variant nobody
                     // chose narrows the shape to a point
                     let w = |v: usize| share[v] * slot * 0.48;
@@ -157,10 +194,21 @@ impl Figure for Violins<'_> {
             for (i, &inp) in r.inputs.iter().enumerate() {
                 let best = r.oracle(inp).0;
                 if let Some(&v) = best.get(reg) {
-                    chart.draw_series(std::iter::once(PathElement::new(vec![(i as f64 - 0.45, v as f64), (i as f64 + 0.45, v as f64)], BLACK.stroke_width(2)))).map_err(pe)?;
+                    chart
+                        .draw_series(std::iter::once(PathElement::new(
+                            vec![(i as f64 - 0.45, v as f64), (i as f64 + 0.45, v as f64)],
+                            BLACK.stroke_width(2),
+                        )))
+                        .map_err(pe)?;
                 }
             }
-            chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).position(SeriesLabelPosition::MiddleRight).draw().map_err(pe)?;
+            chart
+                .configure_series_labels()
+                .background_style(WHITE.mix(0.85))
+                .border_style(BLACK)
+                .position(SeriesLabelPosition::MiddleRight)
+                .draw()
+                .map_err(pe)?;
         }
         Ok(())
     }
@@ -192,7 +240,11 @@ impl Figure for Accuracy<'_> {
             .x_labels(4 * (nk + 1))
             .x_label_formatter(&|x| {
                 let i = x.round();
-                if (x - i).abs() < 0.01 && i >= 0.0 && (i as usize) < nk { self.results[i as usize].kernel.name.to_owned() } else { String::new() }
+                if (x - i).abs() < 0.01 && i >= 0.0 && (i as usize) < nk {
+                    self.results[i as usize].kernel.name.to_owned()
+                } else {
+                    String::new()
+                }
             })
             .y_desc("% of decisions")
             .disable_x_mesh()
@@ -204,7 +256,9 @@ impl Figure for Accuracy<'_> {
             let mut bars = Vec::new();
             for (ki, r) in self.results.iter().enumerate() {
                 let comps = comparators(r, self.strategies);
-                let Some(c) = comps.iter().find(|c| c.name == *name || (name == "Static Best" && c.name.starts_with("Static Best"))) else { continue };
+                let Some(c) = comps.iter().find(|c| c.name == *name || (name == "Static Best" && c.name.starts_with("Static Best"))) else {
+                    continue;
+                };
                 let (w, d) = c.within();
                 let v = 100.0 * w as f64 / d.max(1) as f64;
                 let x0 = ki as f64 - 0.4 + width * ci as f64;
@@ -217,7 +271,13 @@ impl Figure for Accuracy<'_> {
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], col.filled()));
         }
         chart.draw_series(LineSeries::new([(-0.5, 95.0), (nk as f64 - 0.5, 95.0)], BLACK.mix(0.4).stroke_width(1))).map_err(pe)?;
-        chart.configure_series_labels().background_style(WHITE.mix(0.9)).border_style(BLACK).position(SeriesLabelPosition::MiddleRight).draw().map_err(pe)?;
+        chart
+            .configure_series_labels()
+            .background_style(WHITE.mix(0.9))
+            .border_style(BLACK)
+            .position(SeriesLabelPosition::MiddleRight)
+            .draw()
+            .map_err(pe)?;
         Ok(())
     }
 }
@@ -226,10 +286,20 @@ pub fn write_all(out: &Path, results: &[KernelRun], strategies: &[String], png: 
     let png_of = |name: &str| png.then(|| out.join(format!("{name}.png")));
     for r in results {
         let name = format!("speedup_{}", r.kernel.name);
-        plot::write(&out.join(format!("{name}.svg")), png_of(&name).as_deref(), (900, 520), &Speedup { run: r, comps: comparators(r, strategies) })?;
+        plot::write(
+            &out.join(format!("{name}.svg")),
+            png_of(&name).as_deref(),
+            (900, 520),
+            &Speedup { run: r, comps: comparators(r, strategies) },
+        )?;
         let name = format!("decisions_{}", r.kernel.name);
         let h = 300 + 260 * r.kernel.regions.len() as u32;
-        plot::write(&out.join(format!("{name}.svg")), png_of(&name).as_deref(), (900, h), &Violins { run: r, comps: comparators(r, strategies) })?;
+        plot::write(
+            &out.join(format!("{name}.svg")),
+            png_of(&name).as_deref(),
+            (900, h),
+            &Violins { run: r, comps: comparators(r, strategies) },
+        )?;
     }
     plot::write(&out.join("accuracy.svg"), png_of("accuracy").as_deref(), (1000, 520), &Accuracy { results, strategies })?;
     Ok(())

@@ -182,16 +182,34 @@ fn default_plugin() -> Option<PathBuf> {
 }
 
 pub fn run(args: Args, as_json: bool) -> Result<()> {
-    let source = args.source.clone().or_else(default_source).ok_or_else(|| anyhow!("cannot find benchmarks/kernels: run from the checkout or pass --source"))?;
-    let plugin = args.plugin.clone().or_else(default_plugin).ok_or_else(|| anyhow!("cannot find libompadapt.so beside ompadapt: pass --plugin (cargo build --release builds it)"))?;
-    let tc = runner::Toolchain { cc: args.cc.clone(), plugin, targets: args.targets.clone(), cflags: args.cflags.clone(), resident: args.resident };
+    let source = args
+        .source
+        .clone()
+        .or_else(default_source)
+        .ok_or_else(|| anyhow!("cannot find benchmarks/kernels: run from the checkout or pass --source"))?;
+    let plugin = args
+        .plugin
+        .clone()
+        .or_else(default_plugin)
+        .ok_or_else(|| anyhow!("cannot find libompadapt.so beside ompadapt: pass --plugin (cargo build --release builds it)"))?;
+    let tc = runner::Toolchain {
+        cc: args.cc.clone(),
+        plugin,
+        targets: args.targets.clone(),
+        cflags: args.cflags.clone(),
+        resident: args.resident,
+    };
     let choice = store::parse_model(&args.model)?;
     let selected: Vec<&'static kernels::Kernel> = if args.kernels.is_empty() {
         kernels::KERNELS.iter().filter(|k| !args.smoke || !k.smoke.is_empty()).collect()
     } else {
         args.kernels
             .iter()
-            .map(|n| kernels::find(n).ok_or_else(|| anyhow!("no kernel '{n}' (have: {})", kernels::KERNELS.iter().map(|k| k.name).collect::<Vec<_>>().join(", "))))
+            .map(|n| {
+                kernels::find(n).ok_or_else(|| {
+                    anyhow!("no kernel '{n}' (have: {})", kernels::KERNELS.iter().map(|k| k.name).collect::<Vec<_>>().join(", "))
+                })
+            })
             .collect::<Result<_>>()?
     };
     for s in &args.strategies {
@@ -224,12 +242,17 @@ pub fn run(args: Args, as_json: bool) -> Result<()> {
         })
         .sum();
     let pb = if as_json { ProgressBar::hidden() } else { ProgressBar::new(total) };
-    pb.set_style(ProgressStyle::with_template("bench [{bar:30}] {pos}/{len} runs {msg} ({elapsed}, ~{eta} left)").unwrap_or_else(|_| ProgressStyle::default_bar()).progress_chars("=> "));
+    pb.set_style(
+        ProgressStyle::with_template("bench [{bar:30}] {pos}/{len} runs {msg} ({elapsed}, ~{eta} left)")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
     let method = Method { shuffles: args.shuffles, ..Method::default() };
     let mut runs_log = report::RunLog::default();
     let mut results = Vec::new();
     for k in selected {
-        let r = run_kernel(k, &inputs_of(k), &tc, &source, &out, repeats, choice, &args.model, &args.strategies, &method, &pb, &mut runs_log)?;
+        let r =
+            run_kernel(k, &inputs_of(k), &tc, &source, &out, repeats, choice, &args.model, &args.strategies, &method, &pb, &mut runs_log)?;
         results.push(r);
     }
     pb.finish_and_clear();
@@ -313,7 +336,10 @@ fn run_kernel(
     // 2. offline training on everything (Adaptive-100), through the CLI's own code
     let mut per_region: Vec<Costs> = Vec::new();
     for reg in k.regions {
-        let stored = store::regions(&store_dir, None)?.into_iter().find(|s| s.file.model == *reg).ok_or_else(|| anyhow!("{}: region '{reg}' saved nothing", k.name))?;
+        let stored = store::regions(&store_dir, None)?
+            .into_iter()
+            .find(|s| s.file.model == *reg)
+            .ok_or_else(|| anyhow!("{}: region '{reg}' saved nothing", k.name))?;
         let learned = Learned::fit(stored, Some(choice))?;
         crate::train::store_model(&store_dir, &learned)?;
         r.models.push((reg.to_string(), learned.model_text()));
@@ -332,7 +358,12 @@ fn run_kernel(
                 pb.inc(1);
             }
             pb.set_message(format!("{} {n}: adaptive-100", k.name));
-            let o = runner::run(&exe, n, &work, &[dir_env(&store_dir), ("OMPADAPT_FROZEN", "1".into()), ("OMPADAPT_MODEL", model_spelling.to_owned())])?;
+            let o = runner::run(
+                &exe,
+                n,
+                &work,
+                &[dir_env(&store_dir), ("OMPADAPT_FROZEN", "1".into()), ("OMPADAPT_MODEL", model_spelling.to_owned())],
+            )?;
             log.add(k.name, n, "adaptive-100", "", &o);
             let e = r.a100.entry(n).or_insert_with(|| (Vec::new(), o.majority()));
             e.0.push(o.steady_s);
@@ -340,7 +371,12 @@ fn run_kernel(
             pb.inc(1);
             for s in strategies {
                 pb.set_message(format!("{} {n}: online ({s})", k.name));
-                let o = runner::run(&exe, n, &work, &[("OMPADAPT_PERSIST", "0".into()), ("OMPADAPT_EXPLORE", s.clone()), ("OMPADAPT_MODEL", model_spelling.to_owned())])?;
+                let o = runner::run(
+                    &exe,
+                    n,
+                    &work,
+                    &[("OMPADAPT_PERSIST", "0".into()), ("OMPADAPT_EXPLORE", s.clone()), ("OMPADAPT_MODEL", model_spelling.to_owned())],
+                )?;
                 log.add(k.name, n, &format!("online-{s}"), "", &o);
                 let e = r.online.entry((s.clone(), n)).or_insert_with(|| (Vec::new(), o.majority(), o.minority_executions()));
                 e.0.push(o.steady_s);

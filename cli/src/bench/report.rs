@@ -22,7 +22,11 @@ pub struct RunLog {
 
 impl RunLog {
     pub fn add(&mut self, kernel: &str, input: u64, mode: &str, pinned: &str, o: &Output) {
-        let dec: Vec<String> = o.decisions.iter().map(|(r, c)| format!("{r}:{}", c.iter().map(|(v, n)| format!("{v}={n}")).collect::<Vec<_>>().join("/"))).collect();
+        let dec: Vec<String> = o
+            .decisions
+            .iter()
+            .map(|(r, c)| format!("{r}:{}", c.iter().map(|(v, n)| format!("{v}={n}")).collect::<Vec<_>>().join("/")))
+            .collect();
         self.rows.push(format!("{kernel},{input},{mode},{pinned},{:.9},{}", o.time_s, dec.join(" ")));
     }
 }
@@ -56,7 +60,11 @@ pub fn comparators(r: &KernelRun, strategies: &[String]) -> Vec<Comparator> {
     let ok = |n: u64, combo: &[usize]| (r.time(n, combo) <= oracle(n) * (1.0 + TOLERANCE)) as usize;
     let fixed = |name: String, combo: Vec<usize>| Comparator {
         name,
-        points: r.inputs.iter().map(|&n| Point { input: n, time: r.time(n, &combo), decisions: 1, within: ok(n, &combo), combos: vec![combo.clone()] }).collect(),
+        points: r
+            .inputs
+            .iter()
+            .map(|&n| Point { input: n, time: r.time(n, &combo), decisions: 1, within: ok(n, &combo), combos: vec![combo.clone()] })
+            .collect(),
     };
     let mut out = vec![
         fixed("Static CPU".into(), r.uniform(r.cpu())),
@@ -64,7 +72,11 @@ pub fn comparators(r: &KernelRun, strategies: &[String]) -> Vec<Comparator> {
         fixed(format!("Static Best ({})", r.variants[r.static_best()]), r.uniform(r.static_best())),
         Comparator {
             name: "Oracle".into(),
-            points: r.inputs.iter().map(|&n| Point { input: n, time: oracle(n), decisions: 1, within: 1, combos: vec![r.oracle(n).0] }).collect(),
+            points: r
+                .inputs
+                .iter()
+                .map(|&n| Point { input: n, time: oracle(n), decisions: 1, within: 1, combos: vec![r.oracle(n).0] })
+                .collect(),
         },
     ];
     for s in strategies {
@@ -73,7 +85,15 @@ pub fn comparators(r: &KernelRun, strategies: &[String]) -> Vec<Comparator> {
             points: r
                 .inputs
                 .iter()
-                .filter_map(|&n| r.online.get(&(s.clone(), n)).map(|(t, c, _)| Point { input: n, time: fastest(t), decisions: 1, within: ok(n, c), combos: vec![c.clone()] }))
+                .filter_map(|&n| {
+                    r.online.get(&(s.clone(), n)).map(|(t, c, _)| Point {
+                        input: n,
+                        time: fastest(t),
+                        decisions: 1,
+                        within: ok(n, c),
+                        combos: vec![c.clone()],
+                    })
+                })
                 .collect(),
         });
     }
@@ -84,7 +104,13 @@ pub fn comparators(r: &KernelRun, strategies: &[String]) -> Vec<Comparator> {
             .filter_map(|&n| {
                 let combos = r.folds.get(&(pct, n))?;
                 let time = combos.iter().map(|c| r.time(n, c)).sum::<f64>() / combos.len() as f64;
-                Some(Point { input: n, time, decisions: combos.len(), within: combos.iter().map(|c| ok(n, c)).sum(), combos: combos.clone() })
+                Some(Point {
+                    input: n,
+                    time,
+                    decisions: combos.len(),
+                    within: combos.iter().map(|c| ok(n, c)).sum(),
+                    combos: combos.clone(),
+                })
             })
             .collect();
         if !points.is_empty() {
@@ -93,22 +119,44 @@ pub fn comparators(r: &KernelRun, strategies: &[String]) -> Vec<Comparator> {
     }
     out.push(Comparator {
         name: "Adaptive-100".into(),
-        points: r.inputs.iter().filter_map(|&n| r.a100.get(&n).map(|(t, c)| Point { input: n, time: fastest(t), decisions: 1, within: ok(n, c), combos: vec![c.clone()] })).collect(),
+        points: r
+            .inputs
+            .iter()
+            .filter_map(|&n| {
+                r.a100.get(&n).map(|(t, c)| Point { input: n, time: fastest(t), decisions: 1, within: ok(n, c), combos: vec![c.clone()] })
+            })
+            .collect(),
     });
     out
 }
 
 fn geomean(v: impl IntoIterator<Item = f64>) -> f64 {
     let (s, n) = v.into_iter().filter(|x| x.is_finite() && *x > 0.0).fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
-    if n == 0 { f64::NAN } else { (s / n as f64).exp() }
+    if n == 0 {
+        f64::NAN
+    } else {
+        (s / n as f64).exp()
+    }
 }
 
 fn pct(x: f64) -> String {
-    if x.is_finite() { format!("{:.1} %", x * 100.0) } else { "—".into() }
+    if x.is_finite() {
+        format!("{:.1} %", x * 100.0)
+    } else {
+        "—".into()
+    }
 }
 
 /// Writes the CSV files, `summary.json` and `summary.md`; returns the summary.
-pub fn write_all(out: &Path, results: &[KernelRun], log: &RunLog, strategies: &[String], method: &Method, tc: &Toolchain, repeats: usize) -> Result<Value> {
+pub fn write_all(
+    out: &Path,
+    results: &[KernelRun],
+    log: &RunLog,
+    strategies: &[String],
+    method: &Method,
+    tc: &Toolchain,
+    repeats: usize,
+) -> Result<Value> {
     let mut runs = String::from("kernel,input,mode,pinned,time_s,decisions\n");
     for r in &log.rows {
         runs += r;
@@ -126,7 +174,11 @@ pub fn write_all(out: &Path, results: &[KernelRun], log: &RunLog, strategies: &[
         cpu_model(),
         std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
         tc.targets,
-        if tc.targets.starts_with("x86_64") { " — HOST OFFLOAD: the \"gpu\" variant runs on libomptarget's host plugin, not on a GPU" } else { "" }
+        if tc.targets.starts_with("x86_64") {
+            " — HOST OFFLOAD: the \"gpu\" variant runs on libomptarget's host plugin, not on a GPU"
+        } else {
+            ""
+        }
     );
     writeln!(md, "Machine: {machine}. Runs per measured configuration: {repeats} (the fastest counts). K-fold: K = {}, {} shuffles. Times: all steps of a run but the first (the first pays one-off costs: thread and device start-up, loading the store, training; shown apart). Decision within {:.0} % of the oracle counts as right.\n", method.k, method.shuffles, TOLERANCE * 100.0)?;
 
@@ -141,10 +193,21 @@ pub fn write_all(out: &Path, results: &[KernelRun], log: &RunLog, strategies: &[
     let mut header: Vec<String> = Vec::new();
     for r in results {
         let comps = comparators(r, strategies);
-        let base: std::collections::BTreeMap<u64, f64> = comps.iter().find(|c| c.name == "Static GPU").map(|c| c.points.iter().map(|p| (p.input, p.time)).collect()).unwrap_or_default();
+        let base: std::collections::BTreeMap<u64, f64> =
+            comps.iter().find(|c| c.name == "Static GPU").map(|c| c.points.iter().map(|p| (p.input, p.time)).collect()).unwrap_or_default();
         for c in &comps {
             for p in &c.points {
-                writeln!(comp_csv, "{},{},{},{:.9},{:.4},{},{}", r.kernel.name, p.input, c.name, p.time, base[&p.input] / p.time, p.decisions, p.within)?;
+                writeln!(
+                    comp_csv,
+                    "{},{},{},{:.9},{:.4},{},{}",
+                    r.kernel.name,
+                    p.input,
+                    c.name,
+                    p.time,
+                    base[&p.input] / p.time,
+                    p.decisions,
+                    p.within
+                )?;
                 let mut counts: std::collections::BTreeMap<(usize, usize), usize> = Default::default();
                 for combo in &p.combos {
                     for (reg, &v) in combo.iter().enumerate() {
@@ -158,7 +221,8 @@ pub fn write_all(out: &Path, results: &[KernelRun], log: &RunLog, strategies: &[
         }
         let shown: Vec<&crate::bench::report::Comparator> = comps.iter().filter(|c| order(&c.name)).collect();
         if header.is_empty() {
-            header = shown.iter().map(|c| if c.name.starts_with("Static Best") { "Static Best".to_owned() } else { c.name.clone() }).collect();
+            header =
+                shown.iter().map(|c| if c.name.starts_with("Static Best") { "Static Best".to_owned() } else { c.name.clone() }).collect();
         }
         let mut acc = vec![format!("{} ({})", r.kernel.name, r.kernel.models)];
         let mut speed = vec![r.kernel.name.to_owned()];
@@ -196,7 +260,8 @@ pub fn write_all(out: &Path, results: &[KernelRun], log: &RunLog, strategies: &[
         let mut ex = vec![r.kernel.name.to_owned()];
         let mut exj = serde_json::Map::new();
         for s in strategies {
-            let ratio: Vec<f64> = r.inputs.iter().filter_map(|&n| Some(fastest(&r.online.get(&(s.clone(), n))?.0) / fastest(&r.a100.get(&n)?.0))).collect();
+            let ratio: Vec<f64> =
+                r.inputs.iter().filter_map(|&n| Some(fastest(&r.online.get(&(s.clone(), n))?.0) / fastest(&r.a100.get(&n)?.0))).collect();
             let execs: Vec<f64> = r.inputs.iter().filter_map(|&n| r.online.get(&(s.clone(), n)).map(|o| o.2 as f64)).collect();
             let g = geomean(ratio.iter().copied()) - 1.0;
             let mean_execs = execs.iter().sum::<f64>() / execs.len().max(1) as f64;
@@ -221,17 +286,37 @@ pub fn write_all(out: &Path, results: &[KernelRun], log: &RunLog, strategies: &[
             profile_pooled[i].0 += w;
             profile_pooled[i].1 += d;
             prow.push(format!("{} ({:.2} % mean regret)", pct(w / d.max(1) as f64), 100.0 * reg / d.max(1) as f64));
-            pj.insert(format!("Adaptive-{}", m * 25), json!({"within": w / d.max(1) as f64, "decisions": d, "mean_regret": reg / d.max(1) as f64}));
+            pj.insert(
+                format!("Adaptive-{}", m * 25),
+                json!({"within": w / d.max(1) as f64, "decisions": d, "mean_regret": reg / d.max(1) as f64}),
+            );
         }
         profile_rows.push(prow);
         kj.insert("profile_accuracy".into(), Value::Object(pj));
         // how far apart the variants are, against how much one configuration's runs vary
-        let spreads: Vec<f64> = r.combos.values().filter(|t| t.len() > 1).map(|t| t.iter().copied().fold(f64::MIN, f64::max) / fastest(t) - 1.0).collect();
+        let spreads: Vec<f64> =
+            r.combos.values().filter(|t| t.len() > 1).map(|t| t.iter().copied().fold(f64::MIN, f64::max) / fastest(t) - 1.0).collect();
         let spread = ompadapt_rt::stats::median_f64(&spreads).unwrap_or(f64::NAN);
-        let gaps: Vec<f64> = r.inputs.iter().map(|&n| r.time(n, &r.uniform(r.cpu())).max(r.time(n, &r.uniform(r.gpu()))) / r.time(n, &r.uniform(r.cpu())).min(r.time(n, &r.uniform(r.gpu()))) - 1.0).collect();
+        let gaps: Vec<f64> = r
+            .inputs
+            .iter()
+            .map(|&n| {
+                r.time(n, &r.uniform(r.cpu())).max(r.time(n, &r.uniform(r.gpu())))
+                    / r.time(n, &r.uniform(r.cpu())).min(r.time(n, &r.uniform(r.gpu())))
+                    - 1.0
+            })
+            .collect();
         let apart = gaps.iter().filter(|&&g| g > spread.max(TOLERANCE)).count();
-        noise_rows.push(vec![r.kernel.name.to_owned(), pct(spread), pct(ompadapt_rt::stats::median_f64(&gaps).unwrap_or(f64::NAN)), format!("{apart} of {}", r.inputs.len())]);
-        kj.insert("noise".into(), json!({"run_spread_median": spread, "cpu_gpu_gap_median": ompadapt_rt::stats::median_f64(&gaps), "inputs_apart": apart}));
+        noise_rows.push(vec![
+            r.kernel.name.to_owned(),
+            pct(spread),
+            pct(ompadapt_rt::stats::median_f64(&gaps).unwrap_or(f64::NAN)),
+            format!("{apart} of {}", r.inputs.len()),
+        ]);
+        kj.insert(
+            "noise".into(),
+            json!({"run_spread_median": spread, "cpu_gpu_gap_median": ompadapt_rt::stats::median_f64(&gaps), "inputs_apart": apart}),
+        );
         kj.insert("exploration".into(), Value::Object(exj));
         kj.insert("inputs".into(), json!(r.inputs));
         kj.insert("models".into(), json!(r.models.iter().map(|(reg, t)| json!({"region": reg, "text": t})).collect::<Vec<_>>()));
@@ -269,7 +354,10 @@ pub fn write_all(out: &Path, results: &[KernelRun], log: &RunLog, strategies: &[
     writeln!(md, "\n### Speedup over Static GPU (geometric mean over the inputs, and the largest)\n")?;
     md += &table(h, &speed_rows);
     writeln!(md, "\n### Overhead after training: Adaptive-100's runs against static runs of the variants it chose, against the oracle, and the one-off cost in the first step (loading the store, training; median over inputs)\n")?;
-    md += &table(vec!["kernel".into(), "geometric mean".into(), "median".into(), "against the oracle".into(), "first step, extra".into()], &over_rows);
+    md += &table(
+        vec!["kernel".into(), "geometric mean".into(), "median".into(), "against the oracle".into(), "first step, extra".into()],
+        &over_rows,
+    );
     writeln!(md, "\n### Exploration cost: Online runs (nothing stored, explore + train + decide in the run) against Adaptive-100's runs, and executions not on the run's final choice\n")?;
     let mut eh = vec!["kernel".to_owned()];
     eh.extend(strategies.iter().cloned());

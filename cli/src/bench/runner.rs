@@ -50,10 +50,7 @@ pub struct Output {
 impl Output {
     /// Per region, the variant it ran most often (index into its variants).
     pub fn majority(&self) -> Vec<usize> {
-        self.decisions
-            .iter()
-            .map(|(_, c)| (0..c.len()).fold(0, |b, v| if c[v].1 > c[b].1 { v } else { b }))
-            .collect()
+        self.decisions.iter().map(|(_, c)| (0..c.len()).fold(0, |b, v| if c[v].1 > c[b].1 { v } else { b })).collect()
     }
 
     /// Executions that did not run the region's most frequent variant (exploration, mostly).

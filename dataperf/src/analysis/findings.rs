@@ -68,9 +68,7 @@ impl Key {
             Key::RoundTrip { a, b, .. } => Key::RoundTrip { a, b, send_site: 0, send_var: 0, site: 0, var: 0, region: 0 },
             Key::RepeatedAlloc { dev, .. } => Key::RepeatedAlloc { dev, site: 0, delete_site: 0, var: 0, region: 0 },
             Key::UnusedAlloc { dev, .. } => Key::UnusedAlloc { dev, site: 0, delete_site: 0, var: 0, region: 0 },
-            Key::UnusedTransfer { dev, why, .. } => {
-                Key::UnusedTransfer { dev, site: 0, var: 0, region: 0, why, by_site: 0 }
-            }
+            Key::UnusedTransfer { dev, why, .. } => Key::UnusedTransfer { dev, site: 0, var: 0, region: 0, why, by_site: 0 },
             Key::UnmatchedDelete { dev, .. } => Key::UnmatchedDelete { dev, site: 0, region: 0 },
         }
     }

@@ -387,15 +387,7 @@ impl Analyzer {
                     }
                 }
                 if let Some((send_site, send_var)) = trip {
-                    let key = Key::RoundTrip {
-                        a: dst,
-                        b: src,
-                        send_site,
-                        send_var,
-                        site: op.site,
-                        var: op.var,
-                        region: op.region,
-                    };
+                    let key = Key::RoundTrip { a: dst, b: src, send_site, send_var, site: op.site, var: op.var, region: op.region };
                     self.findings.add(key, op.bytes, op.ns());
                 }
                 let p = self.sends.get_or_insert_with((src, dst, h, op.bytes), || Pending { count: 0, site: op.site, var: op.var });
@@ -435,15 +427,7 @@ impl Analyzer {
             self.dropped.transfers_unjudged += 1;
             return;
         }
-        let c = Candidate {
-            end,
-            bytes: op.bytes,
-            ns: op.ns(),
-            site: op.site,
-            var: op.var,
-            region: op.region,
-            avoidable,
-        };
+        let c = Candidate { end, bytes: op.bytes, ns: op.ns(), site: op.site, var: op.var, region: op.region, avoidable };
         if self.candidates.entry(dev).or_default().insert(start, c).is_none() {
             self.candidate_count += 1;
         }
@@ -473,11 +457,7 @@ impl Analyzer {
 
     fn deleted_range(&mut self, dev: i32, start: u64, bytes: u64) {
         let end = start.saturating_add(bytes.max(1));
-        let inside: Vec<u64> = self
-            .candidates
-            .get(&dev)
-            .map(|c| c.range(start..end).map(|(a, _)| *a).collect())
-            .unwrap_or_default();
+        let inside: Vec<u64> = self.candidates.get(&dev).map(|c| c.range(start..end).map(|(a, _)| *a).collect()).unwrap_or_default();
         for a in inside {
             let c = self.candidates.get_mut(&dev).unwrap().remove(&a).unwrap();
             self.candidate_count -= 1;
@@ -488,10 +468,8 @@ impl Analyzer {
     /// End of the program: judges what is still pending (transfers no kernel followed,
     /// allocations never deleted and never used).
     pub fn finish(&mut self) {
-        let pending: Vec<(i32, Candidate)> = std::mem::take(&mut self.candidates)
-            .into_iter()
-            .flat_map(|(dev, c)| c.into_values().map(move |c| (dev, c)))
-            .collect();
+        let pending: Vec<(i32, Candidate)> =
+            std::mem::take(&mut self.candidates).into_iter().flat_map(|(dev, c)| c.into_values().map(move |c| (dev, c))).collect();
         self.candidate_count = 0;
         for (dev, c) in pending {
             self.unused_transfer(dev, &c, UnusedWhy::NoKernelAfter, 0);

@@ -14,7 +14,11 @@ use std::process::{Command, ExitCode};
 use clap::Parser;
 
 #[derive(Parser, Debug)]
-#[command(name = "ompadapt-dataperf", version, about = "Find inefficient OpenMP data mappings of a program (seed 004's patterns) and where they are in the source")]
+#[command(
+    name = "ompadapt-dataperf",
+    version,
+    about = "Find inefficient OpenMP data mappings of a program (seed 004's patterns) and where they are in the source"
+)]
 struct Args {
     /// Write the report as JSON to FILE (`%p` becomes the process id) instead of text on stderr.
     #[arg(long, value_name = "FILE")]

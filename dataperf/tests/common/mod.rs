@@ -34,14 +34,8 @@ pub fn text(o: &Output) -> (String, String) {
 /// Compiles `src` with clang-19 -fopenmp and host offload, plus `extra` flags.
 pub fn compile(src: &Path, exe: &Path, extra: &[&str]) {
     let compiler = if src.extension().is_some_and(|e| e == "cpp") { "clang++-19" } else { "clang-19" };
-    let o = Command::new(compiler)
-        .args(["-fopenmp", HOST_OFFLOAD])
-        .args(extra)
-        .arg(src)
-        .arg("-o")
-        .arg(exe)
-        .output()
-        .expect("clang-19 runs");
+    let o =
+        Command::new(compiler).args(["-fopenmp", HOST_OFFLOAD]).args(extra).arg(src).arg("-o").arg(exe).output().expect("clang-19 runs");
     let (out, err) = text(&o);
     assert!(o.status.success(), "compiling {} {extra:?} failed:\n{out}\n{err}", src.display());
 }
@@ -50,8 +44,7 @@ pub fn compile(src: &Path, exe: &Path, extra: &[&str]) {
 pub fn line_of(src: &Path, marker: &str) -> u64 {
     let text = std::fs::read_to_string(src).unwrap();
     let tag = format!("/* @{marker} */");
-    let hits: Vec<u64> =
-        text.lines().enumerate().filter(|(_, l)| l.contains(&tag)).map(|(i, _)| i as u64 + 1).collect();
+    let hits: Vec<u64> = text.lines().enumerate().filter(|(_, l)| l.contains(&tag)).map(|(i, _)| i as u64 + 1).collect();
     assert!(!hits.is_empty(), "no {tag} in {}", src.display());
     hits[0]
 }

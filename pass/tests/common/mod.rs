@@ -13,11 +13,7 @@ use inkwell::module::Module;
 pub const CLANG: &str = "clang-19";
 pub const CLANGXX: &str = "clang++-19";
 pub const OFFLOAD_TRIPLE: &str = "x86_64-pc-linux-gnu";
-const FILECHECK_CANDIDATES: &[&str] = &[
-    "/usr/lib/llvm-19/bin/FileCheck",
-    "FileCheck-19",
-    "FileCheck",
-];
+const FILECHECK_CANDIDATES: &[&str] = &["/usr/lib/llvm-19/bin/FileCheck", "FileCheck-19", "FileCheck"];
 
 /// Optimisation settings the IR is generated at.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -53,21 +49,14 @@ pub fn input(name: &str) -> PathBuf {
 
 /// A fresh scratch directory for one test.
 pub fn scratch(test: &str) -> PathBuf {
-    let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
-        .join("ompadapt-pass")
-        .join(test);
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("ompadapt-pass").join(test);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
     dir
 }
 
 fn runs(program: &str, arg: &str) -> bool {
-    Command::new(program)
-        .arg(arg)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
+    Command::new(program).arg(arg).stdout(Stdio::null()).stderr(Stdio::null()).status().is_ok_and(|s| s.success())
 }
 
 /// Whether clang-19 can be run; prints why a test is skipped when not.
@@ -80,10 +69,7 @@ pub fn have_clang(test: &str) -> bool {
 }
 
 pub fn filecheck() -> Option<&'static str> {
-    FILECHECK_CANDIDATES
-        .iter()
-        .copied()
-        .find(|p| runs(p, "--version"))
+    FILECHECK_CANDIDATES.iter().copied().find(|p| runs(p, "--version"))
 }
 
 /// Host IR of `source` as clang-19 emits it before any LLVM pass
@@ -96,13 +82,7 @@ pub fn host_ir(source: &Path, opt: Opt, extra: &[&str], dir: &Path) -> PathBuf {
     cmd.args(opt.flags())
         .arg("-fopenmp")
         .arg(format!("-fopenmp-targets={OFFLOAD_TRIPLE}"))
-        .args([
-            "--offload-host-only",
-            "-S",
-            "-emit-llvm",
-            "-Xclang",
-            "-disable-llvm-passes",
-        ])
+        .args(["--offload-host-only", "-S", "-emit-llvm", "-Xclang", "-disable-llvm-passes"])
         .args(extra)
         .arg(source)
         .arg("-o")
@@ -113,9 +93,7 @@ pub fn host_ir(source: &Path, opt: Opt, extra: &[&str], dir: &Path) -> PathBuf {
 
 /// Runs a command, panicking with its output when it fails; returns its stdout.
 pub fn run_ok(cmd: &mut Command) -> String {
-    let output = cmd
-        .output()
-        .unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
+    let output = cmd.output().unwrap_or_else(|e| panic!("cannot run {cmd:?}: {e}"));
     if !output.status.success() {
         panic!(
             "{cmd:?} failed ({}):\n{}\n{}",
@@ -129,18 +107,12 @@ pub fn run_ok(cmd: &mut Command) -> String {
 
 pub fn parse<'ctx>(context: &'ctx Context, path: &Path) -> Module<'ctx> {
     let buffer = MemoryBuffer::create_from_file(path).unwrap();
-    context
-        .create_module_from_ir(buffer)
-        .unwrap_or_else(|e| panic!("cannot parse {}: {}", path.display(), e.to_string()))
+    context.create_module_from_ir(buffer).unwrap_or_else(|e| panic!("cannot parse {}: {}", path.display(), e.to_string()))
 }
 
 pub fn verify(module: &Module<'_>, what: &str) {
     if let Err(e) = module.verify() {
-        panic!(
-            "{what}: module does not verify:\n{}\n{}",
-            e.to_string(),
-            module.print_to_string().to_string()
-        );
+        panic!("{what}: module does not verify:\n{}\n{}", e.to_string(), module.print_to_string().to_string());
     }
 }
 
@@ -168,12 +140,7 @@ pub fn file_check(ir: &str, checks: &str, prefix: &str, dir: &Path, name: &str) 
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(ir.as_bytes())
-        .unwrap();
+    child.stdin.take().unwrap().write_all(ir.as_bytes()).unwrap();
     let out = child.wait_with_output().unwrap();
     assert!(
         out.status.success(),

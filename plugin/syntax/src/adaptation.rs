@@ -8,8 +8,7 @@ use crate::token::{Tok, TokKind};
 use crate::variants::{parse_variants, VariantSet};
 use std::ops::Range;
 
-pub const ADAPTATION_CLAUSES: [&str; 6] =
-    ["model_name", "features", "variants", "min_train_data", "model_type", "model_output"];
+pub const ADAPTATION_CLAUSES: [&str; 6] = ["model_name", "features", "variants", "min_train_data", "model_type", "model_output"];
 
 /// Spellings used in the paper's listings, accepted with a warning and a fix-it.
 const ALIASES: [(&str, &str); 2] = [("model", "model_type"), ("min_training_data", "min_train_data")];

@@ -27,13 +27,7 @@ impl RawClause {
 }
 
 /// Scans `toks[start..]` into clauses; reports the first token that cannot start a clause.
-pub fn scan_clauses(
-    toks: &[Tok],
-    start: usize,
-    brackets: &Brackets,
-    directive: &str,
-    diags: &mut Diags,
-) -> Option<Vec<RawClause>> {
+pub fn scan_clauses(toks: &[Tok], start: usize, brackets: &Brackets, directive: &str, diags: &mut Diags) -> Option<Vec<RawClause>> {
     let mut out = Vec::new();
     let mut i = start;
     while i < toks.len() {
@@ -117,11 +111,7 @@ pub fn region_name(toks: &[Tok], clause: &RawClause, args: Range<usize>, diags: 
         TokKind::Literal if t.text.starts_with('"') && t.text.ends_with('"') && t.text.len() >= 2 => {
             let inner = &t.text[1..t.text.len() - 1];
             if inner.is_empty() || inner.contains('\\') || inner.chars().any(char::is_control) {
-                diags.push(Diagnostic::error(
-                    args.start,
-                    args.end,
-                    "a region name must be non-empty, without escape sequences",
-                ));
+                diags.push(Diagnostic::error(args.start, args.end, "a region name must be non-empty, without escape sequences"));
                 return None;
             }
             inner.to_string()

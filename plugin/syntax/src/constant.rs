@@ -108,10 +108,7 @@ impl Eval<'_> {
             let op = op.to_string();
             self.pos += 1;
             let b = self.product()?;
-            a = Number {
-                value: if op == "+" { a.value + b.value } else { a.value - b.value },
-                is_float: a.is_float || b.is_float,
-            };
+            a = Number { value: if op == "+" { a.value + b.value } else { a.value - b.value }, is_float: a.is_float || b.is_float };
         }
         finite(a, self.pos)
     }
@@ -173,8 +170,7 @@ impl Eval<'_> {
         }
         if t.kind == TokKind::Number {
             self.pos += 1;
-            return parse_number(&t.text)
-                .ok_or_else(|| NotConstant { tok: at, message: format!("'{}' is not a valid number", t.text) });
+            return parse_number(&t.text).ok_or_else(|| NotConstant { tok: at, message: format!("'{}' is not a valid number", t.text) });
         }
         Err(NotConstant { tok: at, message: EXPECTED.into() })
     }

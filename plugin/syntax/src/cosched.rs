@@ -29,8 +29,8 @@ const UNSAFE_CLAUSES: [&str; 10] =
 const HOST_CLAUSES: [&str; 3] = ["private", "firstprivate", "shared"];
 
 const KEYWORDS: [&str; 24] = [
-    "if", "else", "for", "while", "do", "return", "sizeof", "const", "volatile", "static", "unsigned", "signed", "int",
-    "long", "short", "char", "float", "double", "void", "struct", "break", "continue", "switch", "case",
+    "if", "else", "for", "while", "do", "return", "sizeof", "const", "volatile", "static", "unsigned", "signed", "int", "long", "short",
+    "char", "float", "double", "void", "struct", "break", "continue", "switch", "case",
 ];
 
 fn stmt(r: std::ops::Range<usize>) -> Piece {

@@ -78,11 +78,7 @@ pub fn spec(f: &SpecFields) -> String {
         s.push_str(&format!(";min_sample_points={}", list(mins)));
     }
     if let Some(a) = f.assoc {
-        s.push_str(&format!(
-            ";use_model={};variant_mapping={}",
-            escape(&a.primary),
-            list(a.mapping.iter().map(u32::to_string).collect())
-        ));
+        s.push_str(&format!(";use_model={};variant_mapping={}", escape(&a.primary), list(a.mapping.iter().map(u32::to_string).collect())));
         if let Some(p) = &a.primary_spec {
             s.push_str(&format!(";primary={}", escape_all(p)));
         }

@@ -10,10 +10,48 @@ use std::ops::Range;
 
 /// Words that make up OpenMP directive names (clang 19's OMP.td).
 const DIRECTIVE_WORDS: [&str; 43] = [
-    "allocate", "allocators", "assumes", "atomic", "barrier", "cancel", "cancellation", "critical", "data",
-    "depobj", "dispatch", "distribute", "do", "enter", "error", "exit", "flush", "for", "interchange", "interop",
-    "loop", "masked", "master", "nothing", "ordered", "parallel", "point", "scan", "scope", "section", "sections",
-    "simd", "single", "target", "task", "taskgroup", "taskloop", "taskwait", "taskyield", "teams", "tile", "unroll",
+    "allocate",
+    "allocators",
+    "assumes",
+    "atomic",
+    "barrier",
+    "cancel",
+    "cancellation",
+    "critical",
+    "data",
+    "depobj",
+    "dispatch",
+    "distribute",
+    "do",
+    "enter",
+    "error",
+    "exit",
+    "flush",
+    "for",
+    "interchange",
+    "interop",
+    "loop",
+    "masked",
+    "master",
+    "nothing",
+    "ordered",
+    "parallel",
+    "point",
+    "scan",
+    "scope",
+    "section",
+    "sections",
+    "simd",
+    "single",
+    "target",
+    "task",
+    "taskgroup",
+    "taskloop",
+    "taskwait",
+    "taskyield",
+    "teams",
+    "tile",
+    "unroll",
     "update",
 ];
 
@@ -23,17 +61,8 @@ const NOT_VARIANTS: [&str; 7] = ["declare", "begin", "end", "requires", "threadp
 
 /// Clauses on which clang 19 makes no progress when the directive does not accept them: the
 /// parser reports the clause and then sees it again, forever (checked against every directive).
-const CLANG_LOOPS_ON: [&str; 9] = [
-    "adjust_args",
-    "append_args",
-    "cancellation_construct_type",
-    "inbranch",
-    "indirect",
-    "link",
-    "memory_order",
-    "notinbranch",
-    "when",
-];
+const CLANG_LOOPS_ON: [&str; 9] =
+    ["adjust_args", "append_args", "cancellation_construct_type", "inbranch", "indirect", "link", "memory_order", "notinbranch", "when"];
 
 /// The `when` clause of a directive other than `metadirective` (`#pragma omp for when(...)`),
 /// at the top level of its clauses: clang 19 reports it and then sees it again, forever, so
@@ -61,10 +90,8 @@ pub fn stray_when(toks: &[Tok]) -> Option<usize> {
 pub fn is_standalone(words: &[&str]) -> bool {
     match words {
         ["target", "enter" | "exit" | "update", ..] => true,
-        [w, ..] => {
-            ["barrier", "taskwait", "taskyield", "flush", "depobj", "scan", "cancel", "cancellation", "error", "interop", "nothing"]
-                .contains(w)
-        }
+        [w, ..] => ["barrier", "taskwait", "taskyield", "flush", "depobj", "scan", "cancel", "cancellation", "error", "interop", "nothing"]
+            .contains(w),
         [] => false,
     }
 }
@@ -74,12 +101,8 @@ pub fn is_standalone(words: &[&str]) -> bool {
 /// nor declarative ones (`declare simd`, `threadprivate(x)`, `allocate(x)`).
 pub fn has_statement(toks: &[Tok]) -> bool {
     let words: Vec<&str> = toks.iter().take(3).take_while(|t| t.kind == TokKind::Ident).map(|t| t.text.as_str()).collect();
-    let declarative = matches!(
-        words.first(),
-        Some(&("declare" | "threadprivate" | "requires" | "assumes" | "begin" | "end" | "allocate"))
-    );
-    let ordered_standalone = words.first() == Some(&"ordered")
-        && toks.iter().any(|t| t.is_ident("depend") || t.is_ident("doacross"));
+    let declarative = matches!(words.first(), Some(&("declare" | "threadprivate" | "requires" | "assumes" | "begin" | "end" | "allocate")));
+    let ordered_standalone = words.first() == Some(&"ordered") && toks.iter().any(|t| t.is_ident("depend") || t.is_ident("doacross"));
     !(declarative || ordered_standalone || is_standalone(&words))
 }
 
@@ -146,11 +169,7 @@ pub fn parse(toks: &[Tok], range: Range<usize>, brackets: &Brackets, diags: &mut
         let next_is_paren = i + 1 < range.end && toks[i + 1].is_punct("(");
         if CLANG_LOOPS_ON.contains(&t.text.as_str()) {
             let end = if next_is_paren { brackets.close_of(i + 1).map_or(i + 1, |c| c + 1) } else { i + 1 };
-            diags.push(Diagnostic::error(
-                i,
-                end,
-                format!("'{}' is not a clause of the directive variant '{}'", t.text, names.join(" ")),
-            ));
+            diags.push(Diagnostic::error(i, end, format!("'{}' is not a clause of the directive variant '{}'", t.text, names.join(" "))));
             return None;
         }
         if next_is_paren {
@@ -162,7 +181,11 @@ pub fn parse(toks: &[Tok], range: Range<usize>, brackets: &Brackets, diags: &mut
         if DIRECTIVE_WORDS.contains(&t.text.as_str()) && (!clauses.is_empty() || words.last().is_some_and(|w| w.end == i)) {
             if !clauses.is_empty() {
                 let mut end = i + 1;
-                while end < range.end && toks[end].kind == TokKind::Ident && DIRECTIVE_WORDS.contains(&toks[end].text.as_str()) && !toks.get(end + 1).is_some_and(|p| p.is_punct("(")) {
+                while end < range.end
+                    && toks[end].kind == TokKind::Ident
+                    && DIRECTIVE_WORDS.contains(&toks[end].text.as_str())
+                    && !toks.get(end + 1).is_some_and(|p| p.is_punct("("))
+                {
                     end += 1;
                 }
                 let moved: Vec<&str> = toks[i..end].iter().map(|t| t.text.as_str()).collect();

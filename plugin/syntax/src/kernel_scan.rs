@@ -10,8 +10,7 @@ use crate::token::{Tok, TokKind};
 use std::ops::Range;
 
 /// Words that make up an OpenMP directive name.
-const DIRECTIVE_WORDS: [&str; 11] =
-    ["target", "teams", "distribute", "parallel", "for", "simd", "loop", "data", "enter", "exit", "update"];
+const DIRECTIVE_WORDS: [&str; 11] = ["target", "teams", "distribute", "parallel", "for", "simd", "loop", "data", "enter", "exit", "update"];
 
 /// One clause of a directive in the statement.
 #[derive(Clone, Debug, PartialEq)]
@@ -66,7 +65,10 @@ impl Construct {
     pub fn is_target_loop(&self) -> bool {
         let w: Vec<&str> = self.words.iter().map(String::as_str).collect();
         let w = w.strip_suffix(&["simd"]).unwrap_or(&w);
-        matches!(w, ["target", "teams", "distribute", "parallel", "for"] | ["target", "parallel", "for"] | ["target", "teams", "distribute"])
+        matches!(
+            w,
+            ["target", "teams", "distribute", "parallel", "for"] | ["target", "parallel", "for"] | ["target", "teams", "distribute"]
+        )
     }
     /// A host worksharing loop that forks its own team: `parallel for [simd]`.
     pub fn is_parallel_for(&self) -> bool {
@@ -104,11 +106,7 @@ pub fn construct(stmt: &[Tok]) -> Option<Construct> {
             i += 1;
             continue;
         }
-        let args = if stmt.get(i + 1).is_some_and(|n| n.is_punct("(")) {
-            brackets.close_of(i + 1).map(|c| i + 2..c)
-        } else {
-            None
-        };
+        let args = if stmt.get(i + 1).is_some_and(|n| n.is_punct("(")) { brackets.close_of(i + 1).map(|c| i + 2..c) } else { None };
         let next = args.as_ref().map_or(i + 1, |a| a.end + 1);
         clauses.push(ClauseRef { name: t.text.clone(), at: i, args });
         i = next;
@@ -200,7 +198,26 @@ pub fn may_write(toks: &[Tok], range: Range<usize>, brackets: &Brackets, name: &
         let reading = next.kind == TokKind::Punct
             && matches!(
                 next.text.as_str(),
-                "+" | "-" | "*" | "/" | "%" | "<" | ">" | "<=" | ">=" | "==" | "!=" | "&&" | "||" | ";" | "?" | ":" | "&" | "|" | "^" | "<<" | ">>"
+                "+" | "-"
+                    | "*"
+                    | "/"
+                    | "%"
+                    | "<"
+                    | ">"
+                    | "<="
+                    | ">="
+                    | "=="
+                    | "!="
+                    | "&&"
+                    | "||"
+                    | ";"
+                    | "?"
+                    | ":"
+                    | "&"
+                    | "|"
+                    | "^"
+                    | "<<"
+                    | ">>"
             )
             || (subscripted && (next.is_punct(",") || next.is_punct(")")));
         if !reading {

@@ -19,8 +19,7 @@ pub const RANGE_KINDS: [&str; 4] = ["thread_limit", "num_teams", "coschedule", "
 /// Schedules `schedule(...)` takes.
 pub const SCHEDULES: [&str; 4] = ["static", "dynamic", "guided", "auto"];
 /// Every kind name, for messages.
-pub const ALL_KINDS: &str =
-    "cpu, gpu, thread_limit[B:E:S], num_teams[B:E:S], coschedule[B:E:S] (before a target construct); \
+pub const ALL_KINDS: &str = "cpu, gpu, thread_limit[B:E:S], num_teams[B:E:S], coschedule[B:E:S] (before a target construct); \
      serial, num_threads[B:E:S], schedule(static|dynamic|guided|auto[, chunk]) (before a parallel for)";
 
 /// One decoded variant.
@@ -134,17 +133,17 @@ pub fn expand_kind_item(
         return Some(values.into_iter().map(|v| (format!("{name}={}", format_value(v)), v)).collect());
     }
     if name != "schedule" {
-        diags.push(Diagnostic::error(
-            item.start,
-            item.start + 1,
-            format!("unknown variant kind '{name}(...)'; the kinds are {ALL_KINDS}"),
-        ));
+        diags.push(Diagnostic::error(item.start, item.start + 1, format!("unknown variant kind '{name}(...)'; the kinds are {ALL_KINDS}")));
         return None;
     }
     let args = split_top_level(toks, open + 1..item.end - 1, brackets);
     let sched = args.first().filter(|a| a.len() == 1 && SCHEDULES.iter().any(|s| toks[a.start].is_ident(s)));
     let Some(sched) = sched else {
-        diags.push(Diagnostic::error(open + 1, item.end - 1, "'schedule' variants are schedule(static | dynamic | guided | auto [, chunk or [B:E:S]])"));
+        diags.push(Diagnostic::error(
+            open + 1,
+            item.end - 1,
+            "'schedule' variants are schedule(static | dynamic | guided | auto [, chunk or [B:E:S]])",
+        ));
         return None;
     };
     let kind = toks[sched.start].text.clone();

@@ -6,8 +6,8 @@
 //! Generated names carry the region's number in the translation unit, so that several regions
 //! (also nested ones, also with the same model) can share a scope.
 
-use crate::descriptor::{spec, AssocSpec, FeatureSpec, SpecFields};
 use crate::clauses::ModelKind;
+use crate::descriptor::{spec, AssocSpec, FeatureSpec, SpecFields};
 use crate::directive_variant::DirectiveVariant;
 use crate::session::Piece;
 use crate::token::{Src, Tok, TokKind};
@@ -133,7 +133,7 @@ fn feature_pieces(e: &ExprRef, toks: &[Tok], p: &mut Vec<Piece>) {
             continue;
         }
         let Some((_, call)) = CONTEXT_FEATURES.iter().find(|(name, _)| t.text == *name) else { continue };
-        let member = i > e.range.start && ["." , "->", "::"].iter().any(|m| toks[i - 1].is_punct(m));
+        let member = i > e.range.start && [".", "->", "::"].iter().any(|m| toks[i - 1].is_punct(m));
         let called = toks.get(i + 1).is_some_and(|n| n.is_punct("(")) && i + 1 < e.range.end;
         if member || called {
             continue;
@@ -155,10 +155,7 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
     let (h, cv, f) = (format!("_ompadapt_h{}", r.id), ctx_var(r.id), format!("_ompadapt_f{}", r.id));
     // Explicit conversions (functional casts in C++: no -Wold-style-cast).
     let (to_double, to_long) = if cplusplus { ("double(", "long(") } else { ("(double)(", "(long)(") };
-    let mut p = vec![Piece::Text(format!(
-        "static void *{h}; ompadapt_ctx {cv}; {{ const double {f}[{}] = {{",
-        r.features.len().max(1)
-    ))];
+    let mut p = vec![Piece::Text(format!("static void *{h}; ompadapt_ctx {cv}; {{ const double {f}[{}] = {{", r.features.len().max(1)))];
     if r.features.is_empty() {
         p.push(Piece::Text("0".into()));
     }
@@ -209,8 +206,21 @@ fn store_output(out: &ExprRef, cv: &str, cplusplus: bool, p: &mut Vec<Piece>) {
     // reported it, and no second error follows). `__extension__`: also in C89/C99 modes.
     let v = format!("{cv}.value");
     let casts: String = [
-        "_Bool", "char", "signed char", "unsigned char", "short", "unsigned short", "int", "unsigned int", "long",
-        "unsigned long", "long long", "unsigned long long", "float", "double", "long double",
+        "_Bool",
+        "char",
+        "signed char",
+        "unsigned char",
+        "short",
+        "unsigned short",
+        "int",
+        "unsigned int",
+        "long",
+        "unsigned long",
+        "long long",
+        "unsigned long long",
+        "float",
+        "double",
+        "long double",
     ]
     .iter()
     .map(|t| format!("{t}: ({t})({v}), "))

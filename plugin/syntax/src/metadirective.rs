@@ -33,11 +33,7 @@ pub fn parse_arms(toks: &[Tok], start: usize, brackets: &Brackets, diags: &mut D
         };
         if c.name == "when" {
             let Some(colon) = top_level_colon(toks, args.clone(), brackets) else {
-                diags.push(Diagnostic::error(
-                    c.at,
-                    args.end + 1,
-                    "expected ':' between the context selector and the directive variant",
-                ));
+                diags.push(Diagnostic::error(c.at, args.end + 1, "expected ':' between the context selector and the directive variant"));
                 return None;
             };
             let variant = directive_variant::parse(toks, colon + 1..args.end, brackets, diags)?;

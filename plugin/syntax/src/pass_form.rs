@@ -210,7 +210,11 @@ fn lower_target(s: &Site, c: &Construct, kinds: &[&Kind], diags: &mut Diags) -> 
             Ok(p) => Some(p),
             Err((at, why)) => {
                 let v = &s.variants.variants[cosched[0]];
-                diags.push(Diagnostic::warning(v.tok, v.tok + 1, format!("'coschedule' variants dropped: {why}; the region keeps its other variants")));
+                diags.push(Diagnostic::warning(
+                    v.tok,
+                    v.tok + 1,
+                    format!("'coschedule' variants dropped: {why}; the region keeps its other variants"),
+                ));
                 if let Some(at) = at {
                     diags.push(at_stmt(Diagnostic::note(at, at + 1, "here")));
                 }

@@ -336,11 +336,7 @@ mod tests {
 
     #[test]
     fn deep_nesting_is_bounded() {
-        let deep = format!(
-            "metadirective when(user={{adaptation({}by_len==cpu{})}}: parallel)",
-            "(".repeat(20_000),
-            ")".repeat(20_000)
-        );
+        let deep = format!("metadirective when(user={{adaptation({}by_len==cpu{})}}: parallel)", "(".repeat(20_000), ")".repeat(20_000));
         let (arms, d, _) = parse(&deep);
         assert!(arms.is_none());
         assert!(d[0].message.starts_with("brackets nested too deeply"), "{:?}", d[0]);

@@ -7,7 +7,6 @@ use crate::brackets::Brackets;
 use crate::clauses::ModelKind;
 use crate::data_env::{DataDirective, DataEnv};
 use crate::declare::{self, DeclareClauses, DECLARE};
-use crate::{kernel_scan, kinds, pass_form};
 use crate::descriptor::{AssocSpec, FeatureSpec};
 use crate::diag::{has_error, Diagnostic, Diags};
 use crate::directive_variant::DirectiveVariant;
@@ -16,6 +15,7 @@ use crate::metadirective::{self, parse_arms};
 use crate::selector::{self, CondPiece, ModelRef};
 use crate::token::{spell_written, Src, Tok, TokKind};
 use crate::variants::VariantSet;
+use crate::{kernel_scan, kinds, pass_form};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -188,11 +188,18 @@ impl Session {
         } else if is_meta && selector::uses_adaptation(toks) {
             self.metadirective(toks, ctx, &mut diags)
         } else if let Some(at) = crate::directive_variant::stray_when(toks) {
-            let name = toks.iter().take_while(|t| t.kind == TokKind::Ident && !t.is_ident("when")).map(|t| t.text.as_str()).collect::<Vec<_>>().join(" ");
+            let name = toks
+                .iter()
+                .take_while(|t| t.kind == TokKind::Ident && !t.is_ident("when"))
+                .map(|t| t.text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
             diags.push(Diagnostic::error(
                 at,
                 at + 1,
-                format!("'when' is a clause of 'metadirective', not of '{name}' (clang 19 would loop on it here); the directive is dropped"),
+                format!(
+                    "'when' is a clause of 'metadirective', not of '{name}' (clang 19 would loop on it here); the directive is dropped"
+                ),
             ));
             Outcome::Emit(vec![])
         } else {
@@ -264,11 +271,16 @@ impl Session {
             diags.extend(d);
             if let Some(l) = lowered.as_ref().filter(|l| !l.dropped.is_empty()) {
                 // The variants that cannot be generated leave the region.
-                let kept: Vec<_> = desc.variants.variants.iter().enumerate().filter(|(i, _)| !l.dropped.contains(i)).map(|(_, v)| v.clone()).collect();
+                let kept: Vec<_> =
+                    desc.variants.variants.iter().enumerate().filter(|(i, _)| !l.dropped.contains(i)).map(|(_, v)| v.clone()).collect();
                 let mut kept = kept;
                 if kept.is_empty() {
                     let v = &desc.variants.variants[0];
-                    diags.push(Diagnostic::error(v.tok, v.tok + 1, "no variant is left once the 'coschedule' variants are dropped; add 'gpu' (the offload as written)"));
+                    diags.push(Diagnostic::error(
+                        v.tok,
+                        v.tok + 1,
+                        "no variant is left once the 'coschedule' variants are dropped; add 'gpu' (the offload as written)",
+                    ));
                     self.statement_diags = diags;
                     return vec![Piece::Statement];
                 }
@@ -368,9 +380,7 @@ impl Session {
     /// The error for a pending `declare adaptation` that no metadirective took.
     fn declare_not_followed(&mut self, diags: &mut Diags) {
         if let Some(d) = self.declare.take() {
-            diags.push(
-                Diagnostic::error(0, 2, format!("'{DECLARE}' must be followed immediately by a 'metadirective'")).in_saved(d.saved),
-            );
+            diags.push(Diagnostic::error(0, 2, format!("'{DECLARE}' must be followed immediately by a 'metadirective'")).in_saved(d.saved));
         }
     }
 
@@ -487,10 +497,7 @@ impl Session {
             diags.push(Diagnostic::error(
                 0,
                 2,
-                format!(
-                    "'end adaptation' must be in the same block as the 'begin adaptation' of '{}' ({})",
-                    top.model, top.location
-                ),
+                format!("'end adaptation' must be in the same block as the 'begin adaptation' of '{}' ({})", top.model, top.location),
             ));
             self.open.pop();
             return Outcome::Emit(vec![]);
@@ -577,11 +584,8 @@ impl Session {
             // Outside a function nothing follows that could take it: no second error.
             return Outcome::Emit(vec![]);
         }
-        self.declare = Some(PendingDeclare {
-            clauses: clauses.filter(|_| ok),
-            saved: self.saved.len() as u32,
-            location: ctx.location.clone(),
-        });
+        self.declare =
+            Some(PendingDeclare { clauses: clauses.filter(|_| ok), saved: self.saved.len() as u32, location: ctx.location.clone() });
         Outcome::NeedNextToken
     }
 
@@ -618,8 +622,16 @@ impl Session {
                 let p = primary(&name, &decl.location, desc.features.clone(), Some(names), desc.model);
                 if let Some(prev) = self.primaries.get(&name) {
                     if prev.nvariants != p.nvariants {
-                        diags.push(Diagnostic::error(0, 1, format!("primary region '{name}' is declared again with {} variants", arms.len())));
-                        diags.push(Diagnostic::note(0, 1, format!("'{name}' was declared at {} with {} variants", prev.location, prev.nvariants.unwrap_or(0))));
+                        diags.push(Diagnostic::error(
+                            0,
+                            1,
+                            format!("primary region '{name}' is declared again with {} variants", arms.len()),
+                        ));
+                        diags.push(Diagnostic::note(
+                            0,
+                            1,
+                            format!("'{name}' was declared at {} with {} variants", prev.location, prev.nvariants.unwrap_or(0)),
+                        ));
                         return self.plain_metadirective(toks);
                     }
                 }
@@ -657,11 +669,8 @@ impl Session {
                         f
                     })
                     .unwrap_or_default();
-                desc.assoc = Some(AssocSpec {
-                    primary: primary_name.clone(),
-                    mapping: mapping.clone(),
-                    primary_spec: known.and_then(|p| p.spec),
-                });
+                desc.assoc =
+                    Some(AssocSpec { primary: primary_name.clone(), mapping: mapping.clone(), primary_spec: known.and_then(|p| p.spec) });
                 // Each arm runs when the primary decides the variant it maps to: the arm's own
                 // index selects it (the runtime maps the primary's decision).
                 let arms = arms.into_iter().enumerate().map(|(i, a)| (i, a.variant)).collect::<Vec<_>>();

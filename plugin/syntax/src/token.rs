@@ -58,8 +58,7 @@ impl Tok {
 /// preprocessor supplies the tokens.
 pub fn lex(src: &str) -> Vec<Tok> {
     const PUNCT3: [&str; 3] = ["<<=", ">>=", "..."];
-    const PUNCT2: [&str; 16] =
-        ["==", "!=", "<=", ">=", "&&", "||", "->", "++", "--", "<<", ">>", "+=", "-=", "*=", "/=", "::"];
+    const PUNCT2: [&str; 16] = ["==", "!=", "<=", ">=", "&&", "||", "->", "++", "--", "<<", ">>", "+=", "-=", "*=", "/=", "::"];
     let b = src.as_bytes();
     let mut i = 0;
     let mut out = Vec::new();
@@ -163,8 +162,8 @@ pub fn spell_written(toks: &[Tok], range: std::ops::Range<usize>) -> String {
 fn fuses(a: &str, b: &str) -> bool {
     let joined = format!("{a}{b}");
     const LONGER: [&str; 24] = [
-        "==", "!=", "<=", ">=", "&&", "||", "->", "++", "--", "<<", ">>", "+=", "-=", "*=", "/=", "%=", "&=",
-        "|=", "^=", "::", "<<=", ">>=", "...", "->*",
+        "==", "!=", "<=", ">=", "&&", "||", "->", "++", "--", "<<", ">>", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "::", "<<=",
+        ">>=", "...", "->*",
     ];
     LONGER.iter().any(|l| joined.starts_with(l) && l.len() > a.len()) || (a == "/" && (b.starts_with('/') || b.starts_with('*')))
 }

@@ -6,8 +6,8 @@ use crate::brackets::Brackets;
 use crate::clauses::{constant, split_top_level};
 use crate::constant::Number;
 use crate::diag::{Diagnostic, Diags};
-use crate::limits::MAX_VARIANTS;
 use crate::kinds;
+use crate::limits::MAX_VARIANTS;
 use crate::token::{Tok, TokKind};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -82,13 +82,7 @@ pub(crate) fn too_many(r: Range<usize>, count: f64, diags: &mut Diags) {
 
 /// Parses the arguments of `variants(...)`: `clause` is the index of the `variants` token,
 /// `args` the tokens between the parentheses.
-pub fn parse_variants(
-    toks: &[Tok],
-    clause: usize,
-    args: Range<usize>,
-    brackets: &Brackets,
-    diags: &mut Diags,
-) -> Option<VariantSet> {
+pub fn parse_variants(toks: &[Tok], clause: usize, args: Range<usize>, brackets: &Brackets, diags: &mut Diags) -> Option<VariantSet> {
     if args.is_empty() {
         diags.push(Diagnostic::error(clause, args.end + 1, "'variants' clause needs at least one variant"));
         return None;

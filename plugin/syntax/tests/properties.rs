@@ -7,22 +7,68 @@ use ompadapt_syntax::brackets::Brackets;
 use ompadapt_syntax::constant::evaluate;
 use ompadapt_syntax::descriptor::escape;
 use ompadapt_syntax::limits::MAX_VARIANTS;
-use ompadapt_syntax::token::{lex, spell};
 use ompadapt_syntax::statement::{StatementScanner, Step};
+use ompadapt_syntax::token::{lex, spell};
 use ompadapt_syntax::variants::parse_variants;
 use ompadapt_syntax::{Outcome, Piece, PragmaContext, Session, Src, Tok, TokKind};
 use proptest::prelude::*;
 
 /// Words of the directive language, OpenMP and C, plus odd ones.
 const WORDS: &[&str] = &[
-    "begin", "end", "adaptation", "declare", "metadirective", "when", "default", "otherwise", "user", "adaptation",
-    "condition", "model_name", "features", "feature", "variants", "min_train_data", "model_type", "model_output",
-    "model", "use_model", "variant_mapping", "range", "min_sample_points", "dtree", "rfc", "logistic",
-    "decision_tree", "random_forest", "parallel", "for", "target", "teams", "distribute", "simd", "enter", "exit",
-    "data", "update", "map", "to", "from", "tofrom", "nowait", "notinbranch", "omp_num_threads", "cpu", "gpu", "m",
-    "n", "x",
+    "begin",
+    "end",
+    "adaptation",
+    "declare",
+    "metadirective",
+    "when",
+    "default",
+    "otherwise",
+    "user",
+    "adaptation",
+    "condition",
+    "model_name",
+    "features",
+    "feature",
+    "variants",
+    "min_train_data",
+    "model_type",
+    "model_output",
+    "model",
+    "use_model",
+    "variant_mapping",
+    "range",
+    "min_sample_points",
+    "dtree",
+    "rfc",
+    "logistic",
+    "decision_tree",
+    "random_forest",
+    "parallel",
+    "for",
+    "target",
+    "teams",
+    "distribute",
+    "simd",
+    "enter",
+    "exit",
+    "data",
+    "update",
+    "map",
+    "to",
+    "from",
+    "tofrom",
+    "nowait",
+    "notinbranch",
+    "omp_num_threads",
+    "cpu",
+    "gpu",
+    "m",
+    "n",
+    "x",
 ];
-const PUNCT: &[&str] = &["(", ")", "[", "]", "{", "}", ",", ":", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "!", "-", "+", "*", "/", "%", ".", "->", "=", ";"];
+const PUNCT: &[&str] = &[
+    "(", ")", "[", "]", "{", "}", ",", ":", "==", "!=", "<", "<=", ">", ">=", "&&", "||", "!", "-", "+", "*", "/", "%", ".", "->", "=", ";",
+];
 const NUMBERS: &[&str] = &["0", "1", "2", "3", "64", "1024", "0.5", "1e3", "0x10", "08", "1e999", "-", "9999999999999999999999"];
 
 fn token() -> impl Strategy<Value = Tok> {

@@ -58,8 +58,7 @@ struct Stack {
     frames: [Frame; DEPTH],
 }
 
-const EMPTY: Frame =
-    Frame { key: std::ptr::null(), handle: std::ptr::null(), set: 0, decided: false, ctx: Ctx::zeroed() };
+const EMPTY: Frame = Frame { key: std::ptr::null(), handle: std::ptr::null(), set: 0, decided: false, ctx: Ctx::zeroed() };
 
 /// Entries of the thread table.
 const THREADS: usize = 256;
@@ -160,7 +159,9 @@ pub fn begin(key: *const c_void, h: &'static Handle) {
             s.overflow += 1;
             diag::warn_once(
                 "apollo:depth",
-                &format!("more than {DEPTH} Apollo region executions begun and not ended on one thread; the deeper ones run policy 0 unrecorded"),
+                &format!(
+                    "more than {DEPTH} Apollo region executions begun and not ended on one thread; the deeper ones run policy 0 unrecorded"
+                ),
             );
             return;
         }

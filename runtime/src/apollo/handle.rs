@@ -171,9 +171,7 @@ pub fn create(
     let mode = match info.kind {
         Kind::Static { policy } => {
             if policy as usize >= np {
-                diag::warn(&format!(
-                    "Apollo region '{id}': Static,policy={policy} is not below num_policies {np}; running policy 0"
-                ));
+                diag::warn(&format!("Apollo region '{id}': Static,policy={policy} is not below num_policies {np}; running policy 0"));
                 Mode::Fixed(0)
             } else {
                 Mode::Fixed(policy as usize)

@@ -67,10 +67,9 @@ impl ModelInfo {
     pub fn canonical(&self) -> String {
         let mut s = match &self.kind {
             Kind::DecisionTree { max_depth } => opt("DecisionTree", &[("max_depth", max_depth.map(|v| v as i64))]),
-            Kind::RandomForest { num_trees, max_depth } => opt(
-                "RandomForest",
-                &[("num_trees", num_trees.map(|v| v as i64)), ("max_depth", max_depth.map(|v| v as i64))],
-            ),
+            Kind::RandomForest { num_trees, max_depth } => {
+                opt("RandomForest", &[("num_trees", num_trees.map(|v| v as i64)), ("max_depth", max_depth.map(|v| v as i64))])
+            }
             Kind::LogisticRegression => "LogisticRegression".to_owned(),
             Kind::Static { policy } => format!("Static,policy={policy}"),
             Kind::RoundRobin => "RoundRobin".to_owned(),
@@ -131,12 +130,10 @@ pub fn parse(text: &str) -> ModelInfo {
                     _ => bad("expected explore=RoundRobin, Random or Elimination"),
                 }
             }
-            (Kind::DecisionTree { max_depth } | Kind::RandomForest { max_depth, .. }, "max_depth") => {
-                match number(v, 1) {
-                    Some(n) => *max_depth = Some(n as usize),
-                    None => bad("max_depth needs a positive integer"),
-                }
-            }
+            (Kind::DecisionTree { max_depth } | Kind::RandomForest { max_depth, .. }, "max_depth") => match number(v, 1) {
+                Some(n) => *max_depth = Some(n as usize),
+                None => bad("max_depth needs a positive integer"),
+            },
             (Kind::RandomForest { num_trees, .. }, "num_trees") => match number(v, 1) {
                 Some(n) => *num_trees = Some(n as usize),
                 None => bad("num_trees needs a positive integer"),

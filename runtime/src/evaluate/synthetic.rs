@@ -144,10 +144,7 @@ fn model(shape: Shape, r: &mut XorShift) -> Model {
                 slope /= log_uniform(r, 5.0, 30.0);
             }
             let n = size(1e2, 1e7);
-            Model {
-                sample: Box::new(move |r| vec![n(r)]),
-                cost: Box::new(move |f| params.iter().map(|(a, b)| a + b * f[0]).collect()),
-            }
+            Model { sample: Box::new(move |r| vec![n(r)]), cost: Box::new(move |f| params.iter().map(|(a, b)| a + b * f[0]).collect()) }
         }
         Shape::Linear3 => {
             let params: Vec<[f64; 4]> = (0..3)

@@ -93,9 +93,8 @@ impl ModelChoice {
             "cost" => {
                 too_many(3)?;
                 let Some(f) = parts.get(1) else { return Ok(ModelChoice::CostSelected) };
-                let family = Family::parse(f).ok_or_else(|| {
-                    format!("unknown cost model '{f}' (expected additive, linear, loglinear or logquadratic)")
-                })?;
+                let family = Family::parse(f)
+                    .ok_or_else(|| format!("unknown cost model '{f}' (expected additive, linear, loglinear or logquadratic)"))?;
                 let depth = match parts.get(2) {
                     None => 0,
                     Some(d) => match d.parse::<u8>() {
@@ -136,10 +135,7 @@ mod tests {
         assert_eq!(ModelChoice::resolve(ModelType::DecisionTree, -1, -1), ModelChoice::Tree { max_depth: 2 });
         assert_eq!(ModelChoice::resolve(ModelType::DecisionTree, 4, -1), ModelChoice::Tree { max_depth: 4 });
         assert_eq!(ModelChoice::resolve(ModelType::DecisionTree, 400, -1), ModelChoice::Tree { max_depth: MAX_DEPTH });
-        assert_eq!(
-            ModelChoice::resolve(ModelType::RandomForest, -1, -1),
-            ModelChoice::Forest { trees: 10, max_depth: 2 }
-        );
+        assert_eq!(ModelChoice::resolve(ModelType::RandomForest, -1, -1), ModelChoice::Forest { trees: 10, max_depth: 2 });
     }
 
     #[test]
@@ -148,20 +144,14 @@ mod tests {
         assert_eq!(ModelChoice::parse_override("dtree").unwrap(), ModelChoice::Tree { max_depth: 2 });
         assert_eq!(ModelChoice::parse_override(" logistic ").unwrap(), ModelChoice::LogisticRegression);
         assert_eq!(ModelChoice::parse_override("LogisticRegression").unwrap(), ModelChoice::LogisticRegression);
-        assert_eq!(
-            ModelChoice::parse_override("RandomForest,20,3").unwrap(),
-            ModelChoice::Forest { trees: 20, max_depth: 3 }
-        );
+        assert_eq!(ModelChoice::parse_override("RandomForest,20,3").unwrap(), ModelChoice::Forest { trees: 20, max_depth: 3 });
         assert!(ModelChoice::parse_override("dtree,1,2").is_err());
         assert!(ModelChoice::parse_override("dtree,0").is_err());
         assert!(ModelChoice::parse_override("logistic,1").is_err());
         assert!(ModelChoice::parse_override("svm").unwrap_err().contains("logistic"));
         assert_eq!(ModelChoice::parse_override("auto").unwrap(), ModelChoice::Auto);
         assert_eq!(ModelChoice::parse_override("cost").unwrap(), ModelChoice::CostSelected);
-        assert_eq!(
-            ModelChoice::parse_override("cost,LogLinear,2").unwrap(),
-            ModelChoice::Cost(CostForm::new(Family::LogLinear, 2))
-        );
+        assert_eq!(ModelChoice::parse_override("cost,LogLinear,2").unwrap(), ModelChoice::Cost(CostForm::new(Family::LogLinear, 2)));
         assert!(ModelChoice::parse_override("cost,spline").is_err());
         assert!(ModelChoice::parse_override("cost,additive,9").is_err());
     }

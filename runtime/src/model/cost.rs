@@ -622,11 +622,7 @@ fn grow_by(rows: &Rows, set: &[usize], j: usize, depth: u8, out: &mut Vec<PNode>
 /// Fits a cost model of `form` on `c`'s times. Fails when no variant has a usable fit, or when
 /// `form.by_category` and no feature is categorical.
 pub fn fit(c: &Costs, form: CostForm) -> Result<CostModel, String> {
-    let category = if form.by_category {
-        Some(categorical_feature(c).ok_or("no categorical feature")?)
-    } else {
-        None
-    };
+    let category = if form.by_category { Some(categorical_feature(c).ok_or("no categorical feature")?) } else { None };
     let basis = Basis::fit(c, form.family);
     let m = basis.terms();
     let mut nodes: Vec<Node> = Vec::new();
@@ -840,6 +836,10 @@ mod tests {
             assert_eq!(m.times(&pad(&[3000.0, layout]))[0].unwrap(), unseen, "layout {layout}");
         }
         assert_ne!(m.times(&pad(&[3000.0, 3.0]))[0].unwrap(), unseen);
-        assert!(fit(&Costs::new(&rows[..3], &times[..3], 2).unwrap(), CostForm { by_category: true, ..CostForm::new(Family::Additive, 0) }).is_err());
+        assert!(fit(
+            &Costs::new(&rows[..3], &times[..3], 2).unwrap(),
+            CostForm { by_category: true, ..CostForm::new(Family::Additive, 0) }
+        )
+        .is_err());
     }
 }

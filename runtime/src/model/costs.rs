@@ -130,7 +130,15 @@ impl Costs {
             return 0.0;
         }
         let best = ts[y];
-        let r = |t: f64| if best > 0.0 { (t / best - 1.0).max(0.0) } else if t > 0.0 { UNMEASURED_REGRET } else { 0.0 };
+        let r = |t: f64| {
+            if best > 0.0 {
+                (t / best - 1.0).max(0.0)
+            } else if t > 0.0 {
+                UNMEASURED_REGRET
+            } else {
+                0.0
+            }
+        };
         if ts[v].is_nan() || best.is_nan() {
             ts.iter().filter(|t| !t.is_nan()).map(|&t| r(t)).fold(UNMEASURED_REGRET, f64::max)
         } else {

@@ -79,20 +79,11 @@ impl Linear {
         let mut out = String::new();
         for j in 0..s.p {
             let raw = if s.is_log(j) { format!("ln({})", feature(j)) } else { feature(j) };
-            out.push_str(&format!(
-                "{pad}z{j} = ({raw} - {}) / {}\n",
-                fmt_number(s.mean[j]),
-                fmt_number(s.scale[j])
-            ));
+            out.push_str(&format!("{pad}z{j} = ({raw} - {}) / {}\n", fmt_number(s.mean[j]), fmt_number(s.scale[j])));
         }
         for (c, wc) in self.w.chunks_exact(s.p).enumerate() {
             let terms: Vec<String> = wc.iter().enumerate().map(|(j, w)| format!("{} z{j}", fmt_number(*w))).collect();
-            out.push_str(&format!(
-                "{pad}score({}) = {} + {}\n",
-                class(self.classes[c] as usize),
-                fmt_number(self.b[c]),
-                terms.join(" + ")
-            ));
+            out.push_str(&format!("{pad}score({}) = {} + {}\n", class(self.classes[c] as usize), fmt_number(self.b[c]), terms.join(" + ")));
         }
         out.push_str(&format!("{pad}-> the variant with the highest score\n"));
         out

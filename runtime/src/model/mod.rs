@@ -35,12 +35,12 @@ pub mod tree;
 pub use choice::{ModelChoice, DEFAULT_FOREST_DEPTH, DEFAULT_FOREST_TREES, DEFAULT_TREE_DEPTH, MAX_DEPTH, MAX_TREES};
 pub use cost::{CostForm, CostModel, Family};
 pub use costs::Costs;
-pub use select::Estimate;
 pub use data::Table;
 pub use forest::FlatForest;
 pub use logistic::Linear;
 pub use patch::{Exception, Patched, MAX_EXCEPTIONS};
 pub use rng::fnv1a;
+pub use select::Estimate;
 pub use tree::{FlatTree, Node};
 
 use crate::ctx::MAX_FEATURES;
@@ -154,11 +154,9 @@ pub fn fit_costs(choice: ModelChoice, c: &Costs, seed: u64) -> Result<Fitted, St
     let model = match fit_learner(chosen, c, seed) {
         Ok(m) => m,
         // a selection falls back on its other candidates rather than failing
-        Err(e) if chosen != choice => select::candidates(choice)
-            .into_iter()
-            .filter(|&k| k != chosen)
-            .find_map(|k| fit_learner(k, c, seed).ok())
-            .ok_or(e)?,
+        Err(e) if chosen != choice => {
+            select::candidates(choice).into_iter().filter(|&k| k != chosen).find_map(|k| fit_learner(k, c, seed).ok()).ok_or(e)?
+        }
         Err(e) => return Err(e),
     };
     Ok(Fitted { model, chosen, estimate })

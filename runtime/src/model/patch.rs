@@ -54,9 +54,7 @@ impl Patched {
     pub fn render(&self, feature: &dyn Fn(usize) -> String, class: &dyn Fn(usize) -> String, indent: usize) -> String {
         let pad = "  ".repeat(indent);
         let mut out = self.model.render(feature, class, indent);
-        out.push_str(&format!(
-            "{pad}exceptions (trained-on vectors the model gets wrong, answered from the measurements):\n"
-        ));
+        out.push_str(&format!("{pad}exceptions (trained-on vectors the model gets wrong, answered from the measurements):\n"));
         for e in self.exceptions.iter() {
             let fs: Vec<String> = (0..e.len).map(|j| format!("{}={}", feature(j), fmt_number(e.x[j]))).collect();
             out.push_str(&format!("{pad}  {} -> {}\n", fs.join(", "), class(e.class as usize)));

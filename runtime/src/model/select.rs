@@ -230,4 +230,3 @@ mod tests {
         assert_eq!(all.len(), candidates(ModelChoice::Auto).len() - 2, "no categorical feature: per-category forms skipped");
     }
 }
-

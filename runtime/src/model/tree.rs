@@ -101,13 +101,7 @@ impl FlatTree {
 }
 
 /// Renders the subtree of `nodes` rooted at `root`.
-pub fn render_at(
-    nodes: &[Node],
-    root: u32,
-    feature: &dyn Fn(usize) -> String,
-    class: &dyn Fn(usize) -> String,
-    indent: usize,
-) -> String {
+pub fn render_at(nodes: &[Node], root: u32, feature: &dyn Fn(usize) -> String, class: &dyn Fn(usize) -> String, indent: usize) -> String {
     fn go(nodes: &[Node], i: usize, depth: usize, f: &dyn Fn(usize) -> String, c: &dyn Fn(usize) -> String, out: &mut String) {
         let n = &nodes[i];
         let pad = "  ".repeat(depth);

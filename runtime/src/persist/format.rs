@@ -159,7 +159,6 @@ impl DataFile {
     }
 }
 
-
 /// How a file failed to load.
 #[derive(Debug, PartialEq)]
 pub enum Damage {

@@ -157,7 +157,13 @@ impl Merged {
             monitored: self
                 .monitored
                 .iter()
-                .map(|((f, v), m)| MonitoredRecord { features: f.clone(), variant: v.clone(), count: m.count, sum_ns: m.sum_ns, timed: Some(m.timed) })
+                .map(|((f, v), m)| MonitoredRecord {
+                    features: f.clone(),
+                    variant: v.clone(),
+                    count: m.count,
+                    sum_ns: m.sum_ns,
+                    timed: Some(m.timed),
+                })
                 .collect(),
             runs: self
                 .runs
@@ -246,7 +252,10 @@ pub fn read_dir_with(dir: &Dir, region: &str, features: Option<&[String]>, move_
                 let path = dir.join(name);
                 diag::warn_once(
                     &format!("unreadable:{}", path.display()),
-                    &format!("{} cannot be read now ({why}); region '{region}' goes on without it and reads it once it can", path.display()),
+                    &format!(
+                        "{} cannot be read now ({why}); region '{region}' goes on without it and reads it once it can",
+                        path.display()
+                    ),
                 );
                 unreadable.borrow_mut().push(name.to_owned());
                 None
@@ -262,11 +271,8 @@ pub fn read_dir_with(dir: &Dir, region: &str, features: Option<&[String]>, move_
     }
     // a FIFO or socket named like a part is moved aside (or, by the export, reported) unread:
     // anything that is not a directory is offered to `load`, which never blocks
-    let mut parts: Vec<(String, DataFile)> = names
-        .iter()
-        .filter(|n| is_part(n) && !skip.contains(n))
-        .filter_map(|n| load(n).map(|f| (n.clone(), f)))
-        .collect();
+    let mut parts: Vec<(String, DataFile)> =
+        names.iter().filter(|n| is_part(n) && !skip.contains(n)).filter_map(|n| load(n).map(|f| (n.clone(), f))).collect();
     parts.sort_by(|a, b| (a.1.written_unix_ns, &a.0).cmp(&(b.1.written_unix_ns, &b.0)));
     files.extend(parts);
     let mut m = Merged::merge(files);
@@ -310,13 +316,8 @@ pub(crate) fn refused(e: &safe_fs::Error, consequence: &str) {
 /// line each).
 pub fn export(root: &Path, program: Option<&str>, region: Option<&str>) -> Vec<DataFile> {
     let subdirs = |d: &Dir| -> Vec<Dir> {
-        let mut names: Vec<String> = d
-            .entries()
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|(n, k)| *k != Kind::File && !n.starts_with('.'))
-            .map(|(n, _)| n)
-            .collect();
+        let mut names: Vec<String> =
+            d.entries().unwrap_or_default().into_iter().filter(|(n, k)| *k != Kind::File && !n.starts_with('.')).map(|(n, _)| n).collect();
         names.sort();
         names
             .into_iter()
@@ -338,7 +339,10 @@ pub fn export(root: &Path, program: Option<&str>, region: Option<&str>) -> Vec<D
     let is_program = |folder: &str, want: &str| {
         let want = sanitize(want);
         folder == want
-            || folder.strip_prefix(&want).and_then(|r| r.strip_prefix('-')).is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
+            || folder
+                .strip_prefix(&want)
+                .and_then(|r| r.strip_prefix('-'))
+                .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()))
     };
     for pdir in subdirs(&root).into_iter().filter(|p| program.is_none_or(|want| is_program(&name(p), want))) {
         for rdir in subdirs(&pdir).into_iter().filter(|r| region.is_none_or(|want| name(r) == sanitize(want))) {

@@ -203,7 +203,12 @@ fn corrupt_truncated_and_foreign_files_are_moved_aside() {
     let mut b = attach(&r, &dir, &prog(), 100);
     assert_eq!(r.training_samples(), 1, "the good file loads, the others do not");
     let n = names(&rdir);
-    for (orig, tag) in [("part-trunc-0.json", "corrupt"), ("part-garbage-0.json", "corrupt"), ("part-foreign-0.json", "foreign"), ("part-invalid-0.json", "corrupt")] {
+    for (orig, tag) in [
+        ("part-trunc-0.json", "corrupt"),
+        ("part-garbage-0.json", "corrupt"),
+        ("part-foreign-0.json", "foreign"),
+        ("part-invalid-0.json", "corrupt"),
+    ] {
         assert!(!n.contains(&orig.to_string()), "{orig} still there: {n:?}");
         assert!(n.iter().any(|x| x.starts_with(&format!("{orig}.{tag}-"))), "{orig} not moved aside as {tag}: {n:?}");
     }
@@ -283,7 +288,13 @@ fn counts_saturate_never_wrap() {
     let p = save(&r, &mut b).unwrap().unwrap();
     let mut f = read_file(&p).unwrap();
     f.samples[0].count = u64::MAX - 1;
-    f.monitored = vec![MonitoredRecord { features: vec![1.0], variant: "cpu".into(), count: u64::MAX - 1, sum_ns: u64::MAX - 1, timed: Some(u64::MAX - 1) }];
+    f.monitored = vec![MonitoredRecord {
+        features: vec![1.0],
+        variant: "cpu".into(),
+        count: u64::MAX - 1,
+        sum_ns: u64::MAX - 1,
+        timed: Some(u64::MAX - 1),
+    }];
     fs::write(&p, serde_json::to_vec(&f).unwrap()).unwrap();
     fs::write(p.with_file_name("part-copy-0.json"), serde_json::to_vec(&f).unwrap()).unwrap();
     let rdir = region_dir(&dir, &prog(), "m/1");
@@ -415,7 +426,12 @@ fn oversized_links_fifos_and_sockets_among_the_parts_are_moved_aside_unread() {
     let m = load_dir(&rdir, "m", None);
     assert_eq!(m.sample_count(), 1, "the real part still loads");
     let n = names(&rdir);
-    for (planted, tag) in [("part-huge-0.json", "oversized"), ("part-link-0.json", "symlink"), ("part-fifo-0.json", "special"), ("part-sock-0.json", "special")] {
+    for (planted, tag) in [
+        ("part-huge-0.json", "oversized"),
+        ("part-link-0.json", "symlink"),
+        ("part-fifo-0.json", "special"),
+        ("part-sock-0.json", "special"),
+    ] {
         assert!(!n.iter().any(|x| x == planted), "{planted} is moved aside: {n:?}");
         assert!(n.iter().any(|x| x.starts_with(&format!("{planted}.{tag}-"))), "{planted}: {n:?}");
     }

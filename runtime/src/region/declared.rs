@@ -180,7 +180,10 @@ impl Region {
                 &format!("assoc-map:{}", self.spec.model),
                 &format!(
                     "region '{}' ({}): variant_mapping names variant {bad} of '{}', which has {}; that entry never runs",
-                    self.spec.model, self.spec.loc, link.spec.primary, p.nvariants()
+                    self.spec.model,
+                    self.spec.loc,
+                    link.spec.primary,
+                    p.nvariants()
                 ),
             );
         }
@@ -257,11 +260,7 @@ pub fn render(r: &Region) -> String {
         let mut ran: Vec<String> =
             (0..nv).map(|v| format!("'{}' {} times", r.spec.variants[v], rep.runs.get(v).copied().unwrap_or(0))).collect();
         ran.push(format!("none {} times", rep.runs.get(nv).copied().unwrap_or(0)));
-        out.push_str(&format!(
-            "  associated with '{p}' (variant_mapping {}): ran {}\n",
-            mapping.join(", "),
-            ran.join(", ")
-        ));
+        out.push_str(&format!("  associated with '{p}' (variant_mapping {}): ran {}\n", mapping.join(", "), ran.join(", ")));
     }
     if r.declared.ranges.is_some() {
         out.push_str(&format!("  executions with a feature outside its declared range: {}\n", rep.outside_range));

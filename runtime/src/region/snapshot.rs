@@ -91,12 +91,7 @@ impl Region {
             let i = match entries.iter().position(|e| e.key == k) {
                 Some(i) => i,
                 None => {
-                    entries.push(EntryView {
-                        key: k,
-                        decided: None,
-                        alive: all_mask(nv),
-                        per_variant: vec![PairView::default(); nv],
-                    });
+                    entries.push(EntryView { key: k, decided: None, alive: all_mask(nv), per_variant: vec![PairView::default(); nv] });
                     entries.len() - 1
                 }
             };
@@ -206,4 +201,3 @@ impl Snapshot {
         self.recorded_explore + self.recorded_model + self.unrecorded
     }
 }
-

@@ -131,7 +131,11 @@ fn fixed_repeats_make_labels_robust() {
         for f in [1.0, 2.0] {
             exec(&r, &[f], |v| {
                 k += 1;
-                if k == 1 { 5_000_000 } else { [10_000, 12_000][v] }
+                if k == 1 {
+                    5_000_000
+                } else {
+                    [10_000, 12_000][v]
+                }
             });
         }
     }
@@ -176,7 +180,11 @@ fn cold_first_executions_are_recorded_and_warm_ones_preferred() {
     let mut cold = [true, true];
     let mut cost = |v: usize| {
         let c = std::mem::replace(&mut cold[v], false);
-        if c && v == 0 { 5_000_000 } else { [100_000, 200_000][v] }
+        if c && v == 0 {
+            5_000_000
+        } else {
+            [100_000, 200_000][v]
+        }
     };
     let seen: Vec<usize> = (0..6).map(|_| exec(&r, &[1.0], &mut cost)).collect();
     assert_eq!(seen, vec![0, 1, 0, 1, 0, 0], "a cold pass, a warm pass, then the label");
@@ -213,7 +221,11 @@ fn labels_are_robust_to_an_outlier() {
         exec(&r, &[1.0], |v| {
             if v == 0 {
                 i += 1;
-                if i == 3 { 1_000_000_000 } else { 10_000 }
+                if i == 3 {
+                    1_000_000_000
+                } else {
+                    10_000
+                }
             } else {
                 50_000
             }
@@ -357,7 +369,17 @@ fn drifting(window: u32) -> RegionBuilder {
 fn drift_remeasures_the_vector_and_retrains() {
     let r = built("a,b", drifting(16));
     let before = |f: f64| move |v: usize| if (v == 0) == (f < 500.0) { 20_000 } else { 200_000 };
-    let after = |f: f64| move |v: usize| if f > 500.0 { before(f)(v) } else if v == 0 { 400_000 } else { 50_000 };
+    let after = |f: f64| {
+        move |v: usize| {
+            if f > 500.0 {
+                before(f)(v)
+            } else if v == 0 {
+                400_000
+            } else {
+                50_000
+            }
+        }
+    };
     let mut n = 0;
     while r.trained().is_none_or(|t| t.labels.len() < 2) {
         for f in [100.0, 900.0] {
@@ -420,7 +442,8 @@ fn a_drift_the_new_data_do_not_confirm_keeps_the_model() {
 /// trained sizes keep their labels.
 #[test]
 fn a_new_size_is_explored_not_taken_for_drift() {
-    let r = built("a,b", RegionBuilder::new().min_train(8).warmup(false).sample(1).drift(DriftConfig { window: 4, ..DriftConfig::default() }));
+    let r =
+        built("a,b", RegionBuilder::new().min_train(8).warmup(false).sample(1).drift(DriftConfig { window: 4, ..DriftConfig::default() }));
     // a is faster below 300, b above; times grow with n
     let cost = |n: f64| move |v: usize| ((if (v == 0) == (n < 300.0) { 1.0 } else { 3.0 }) * n * 1000.0) as u64;
     while r.trained().is_none_or(|t| t.labels.len() < 4) {
@@ -499,7 +522,10 @@ fn learning_after_training_stays_within_its_budget() {
 
 #[test]
 fn drift_remeasurements_are_bounded() {
-    let r = built("a,b", RegionBuilder::new().min_train(2).warmup(false).sample(1).drift(DriftConfig { window: 4, max_resets: 2, ..DriftConfig::default() }));
+    let r = built(
+        "a,b",
+        RegionBuilder::new().min_train(2).warmup(false).sample(1).drift(DriftConfig { window: 4, max_resets: 2, ..DriftConfig::default() }),
+    );
     // times grow without bound: every window drifts
     let mut t = 10_000u64;
     for _ in 0..400 {

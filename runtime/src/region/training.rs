@@ -153,8 +153,10 @@ impl Region {
         let fitted = if job.labels.is_empty() {
             Err("no labelled feature vector".to_owned())
         } else {
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| fit_labelled(choice, &job.labels, &job.medians, self.nvariants(), seed)))
-                .unwrap_or_else(|_| Err("the learner panicked".to_owned()))
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                fit_labelled(choice, &job.labels, &job.medians, self.nvariants(), seed)
+            }))
+            .unwrap_or_else(|_| Err("the learner panicked".to_owned()))
         };
         let (predictor, chosen, estimate, fallback) = match fitted {
             Ok(f) => (Predictor::Model(f.model), f.chosen, f.estimate, None),
@@ -326,7 +328,13 @@ impl Region {
 /// (what cost models, regret-aware trees and model selection learn from). Without any
 /// measured time (labels stored by an earlier run without their samples) a classifier learns
 /// the labels alone, and a cost model or selection becomes the default tree.
-fn fit_labelled(choice: ModelChoice, labels: &[(FKey, usize)], medians: &[(FKey, usize, f64)], nv: usize, seed: u64) -> Result<model::Fitted, String> {
+fn fit_labelled(
+    choice: ModelChoice,
+    labels: &[(FKey, usize)],
+    medians: &[(FKey, usize, f64)],
+    nv: usize,
+    seed: u64,
+) -> Result<model::Fitted, String> {
     let index: std::collections::HashMap<FKey, usize, crate::stats::FxBuild> =
         labels.iter().enumerate().map(|(i, (k, _))| (*k, i)).collect();
     let mut times = vec![vec![f64::NAN; nv]; labels.len()];

@@ -63,7 +63,10 @@ fn single_form_before_target_gets_offload_site() {
     assert_eq!(r.outcome, Outcome::NeedStatement);
     let stmt = vec![Tok::new(TokKind::OmpBegin, ""), Tok::new(TokKind::Ident, "target"), Tok::new(TokKind::OmpEnd, "")];
     let t = texts(&s.on_statement(&stmt));
-    assert!(t.contains("__ompadapt_launch_site(_ompadapt_c1.variant == 0, 0, 0, \"m\"); STMT __ompadapt_api()->end(&_ompadapt_c1); }"), "{t}");
+    assert!(
+        t.contains("__ompadapt_launch_site(_ompadapt_c1.variant == 0, 0, 0, \"m\"); STMT __ompadapt_api()->end(&_ompadapt_c1); }"),
+        "{t}"
+    );
     s.on_pragma(&lex("adaptation model_name(m) variants(cpu, gpu)"), &ctx());
     assert!(!texts(&s.on_statement(&lex("f();"))).contains("launch_site"));
 }
@@ -157,7 +160,10 @@ fn declare_adaptation_figure_7_associated_before_primary() {
     assert!(t.contains("(double)( <s0:12..13> )"), "the primary's feature, from the directive found ahead: {t}");
     assert!(t.contains(";use_model=scoring_loop;variant_mapping=2;primary=ompadapt1%3Bmodel%3Dscoring_loop%3Bloc%3Dt.c:13%3Bfeatures%3DnDiag%3Bvariants%3Dplain%2Cparallel for private(j)%2Ctarget teams distribute parallel for"), "{t}");
     assert!(t.contains(";fallback=1\""), "without a runtime the primary runs variant 0, to which nothing maps: {t}");
-    assert!(t.ends_with("if (_ompadapt_c1.variant == 0) { #omp[ <4..5> <5..6> <6..7> <7..18> ] } __ompadapt_api()->end(&_ompadapt_c1); }"), "{t}");
+    assert!(
+        t.ends_with("if (_ompadapt_c1.variant == 0) { #omp[ <4..5> <5..6> <6..7> <7..18> ] } __ompadapt_api()->end(&_ompadapt_c1); }"),
+        "{t}"
+    );
     // The primary itself, then an associated region after it.
     s.on_pragma(&lex("declare adaptation model_name(\"scoring_loop\") model(decision_tree) feature(nDiag)"), &ctx());
     s.on_pragma(&lex("metadirective when(:) when(: parallel for private(j)) default(target teams distribute parallel for)"), &ctx());
