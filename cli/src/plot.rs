@@ -62,6 +62,15 @@ pub fn pe<E: std::fmt::Debug>(e: E) -> anyhow::Error {
     anyhow!("drawing failed: {e:?}")
 }
 
+/// The series legend every figure draws: a framed, mostly opaque box at `pos`.
+pub fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
+    chart: &mut ChartContext<'a, DB, CT>,
+    pos: SeriesLabelPosition,
+    opacity: f64,
+) -> Result<()> {
+    chart.configure_series_labels().background_style(WHITE.mix(opacity)).border_style(BLACK).position(pos).draw().map_err(pe)
+}
+
 /// A picture drawn on any plotters backend (SVG or bitmap).
 pub trait Figure {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<()>;

@@ -234,13 +234,7 @@ impl RegionFigure<'_> {
                 .label(l.variant_name(v))
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], col.filled()));
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperLeft)
-            .draw()
-            .map_err(pe)?;
+        plot::legend(&mut chart, SeriesLabelPosition::UpperLeft, 0.85)?;
         Ok(())
     }
 
@@ -320,13 +314,7 @@ impl RegionFigure<'_> {
                 .label(l.variant_name(v))
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], col.mix(0.55).filled()));
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(pe)?;
+        plot::legend(&mut chart, SeriesLabelPosition::UpperRight, 0.85)?;
         Ok(())
     }
 }

@@ -102,13 +102,7 @@ impl Figure for Speedup<'_> {
                 .label(c.name.clone())
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], color.filled()));
         }
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.85))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::UpperRight)
-            .draw()
-            .map_err(pe)?;
+        plot::legend(&mut chart, SeriesLabelPosition::UpperRight, 0.85)?;
         Ok(())
     }
 }
@@ -202,13 +196,7 @@ impl Figure for Violins<'_> {
                         .map_err(pe)?;
                 }
             }
-            chart
-                .configure_series_labels()
-                .background_style(WHITE.mix(0.85))
-                .border_style(BLACK)
-                .position(SeriesLabelPosition::MiddleRight)
-                .draw()
-                .map_err(pe)?;
+            plot::legend(&mut chart, SeriesLabelPosition::MiddleRight, 0.85)?;
         }
         Ok(())
     }
@@ -271,13 +259,7 @@ impl Figure for Accuracy<'_> {
                 .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], col.filled()));
         }
         chart.draw_series(LineSeries::new([(-0.5, 95.0), (nk as f64 - 0.5, 95.0)], BLACK.mix(0.4).stroke_width(1))).map_err(pe)?;
-        chart
-            .configure_series_labels()
-            .background_style(WHITE.mix(0.9))
-            .border_style(BLACK)
-            .position(SeriesLabelPosition::MiddleRight)
-            .draw()
-            .map_err(pe)?;
+        plot::legend(&mut chart, SeriesLabelPosition::MiddleRight, 0.9)?;
         Ok(())
     }
 }
