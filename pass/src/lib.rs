@@ -20,15 +20,23 @@
 //! - [`module_kind`]: host vs device modules;
 //! - [`diagnostics`]: the warnings.
 
+pub mod auto_features;
 pub mod cfg;
 pub mod diagnostics;
 pub mod dispatch;
+pub mod ir;
 pub mod launch_search;
+pub mod map_sizes;
+pub mod memory;
 pub mod metadata;
 pub mod module_kind;
 pub mod offload_site;
 pub mod omp_calls;
 pub mod plugin_entry;
+pub mod remarks;
+pub mod slice;
+pub mod static_features;
+pub mod worksharing;
 
 use std::collections::{BTreeSet, HashSet};
 use std::mem::ManuallyDrop;
@@ -56,6 +64,11 @@ pub struct PassOutcome {
     pub rewritten: Vec<RewrittenSite>,
     /// Warnings (each a full line starting with [`WARNING_PREFIX`]), not yet printed.
     pub warnings: Vec<String>,
+    /// Remarks (each a full line starting with [`remarks::REMARK_PREFIX`]), printed only when
+    /// remarks are on.
+    pub remarks: Vec<String>,
+    /// The regions whose `features(auto)` marker was replaced: model and feature names.
+    pub auto_features: Vec<(String, Vec<String>)>,
 }
 
 /// One marker whose launch became a dispatch.
@@ -72,6 +85,11 @@ pub fn run_on_module(module: &Module<'_>) -> bool {
     let outcome = transform_module(module);
     for warning in &outcome.warnings {
         eprintln!("{warning}");
+    }
+    if remarks::remarks_enabled() {
+        for remark in &outcome.remarks {
+            eprintln!("{remark}");
+        }
     }
     outcome.changed
 }
@@ -96,6 +114,13 @@ pub fn transform_module(module: &Module<'_>) -> PassOutcome {
     if module_kind::is_device_module(module) {
         return outcome;
     }
+    // Automatic features first: they are sliced to the region's marker while the launch is
+    // still clang's, before it becomes a dispatch.
+    let auto = auto_features::lower_auto_features(module);
+    outcome.changed |= auto.changed;
+    outcome.remarks = auto.remarks;
+    outcome.warnings.extend(auto.warnings);
+    outcome.auto_features = auto.regions;
     let (sites, malformed) = find_offload_sites(module);
     for m in malformed {
         outcome.warnings.push(diagnostics::malformed_marker_warning(&m.function, MARKER_FUNCTION, m.reason));
