@@ -123,10 +123,16 @@ fn lower_one(module: &Module<'_>, td: LLVMTargetDataRef, call: V, sites: &[Offlo
     // 1. Trip counts.
     let mut trip: Vec<(Option<TripCount>, ())> = Vec::new();
     let mut reasons = Vec::new();
+    let mut chunk_loops = Vec::new();
     for l in &loops {
         match trip_count(td, call, launch, l) {
             Ok(t) => trip.push((Some(t), ())),
-            Err(NoSlice::ChunkOfOuterLoop) => {}
+            Err(NoSlice::ChunkOfOuterLoop) => {
+                // The functions from the fork that runs the chunks down to the init (with -g,
+                // clang puts a wrapper in between).
+                let fork = l.frames.iter().rposition(|f| f.call.is_some_and(|c| ir::callee_name(c).starts_with("__kmpc_fork")));
+                chunk_loops.extend(l.frames[fork.unwrap_or(l.frames.len() - 1)..].iter().map(|f| f.function));
+            }
             Err(NoSlice::Because(why)) => {
                 reasons.push((trip.len(), why));
                 trip.push((None, ()));
@@ -165,7 +171,7 @@ fn lower_one(module: &Module<'_>, td: LLVMTargetDataRef, call: V, sites: &[Offlo
 
     // 3. Static features.
     if !functions.is_empty() {
-        let s = static_features(&functions, td);
+        let s = static_features(&functions, td, &chunk_loops);
         for (n, v) in STATIC_NAMES.iter().zip(s.values()) {
             features.push((n.to_string(), Value::Const(v)));
         }
@@ -186,10 +192,8 @@ fn lower_one(module: &Module<'_>, td: LLVMTargetDataRef, call: V, sites: &[Offlo
         let frames = [crate::worksharing::Frame { function: host, call: None, args: ir::params(host).into_iter().map(Some).collect() }];
         let mut slicer = Slicer::new(td, call, &frames, call, None);
         let ptr_ty = ir::type_of(args[0]);
-        match slicer.slice_memory(args[2], ptr_ty, call, 0, None).as_deref() {
-            Ok(Expr::Avail(v)) => ir::c_string(*v),
-            _ => None,
-        }
+        let (addr, _) = slicer.provenance(args[2], 0);
+        slicer.reaching_stored_value(addr, ptr_ty, call).and_then(ir::c_string)
     };
     let names: Vec<String> = features.iter().map(|(n, _)| n.clone()).collect();
     let k = match (old_spec, features.is_empty()) {

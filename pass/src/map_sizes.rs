@@ -38,13 +38,7 @@ pub fn bytes_mapped(slicer: &mut Slicer<'_>, launch: V) -> Result<Rc<Expr>, NoSl
         unsafe { (llvm_sys::target::LLVMOffsetOfElement(td, st, i) as i64 + base.offset.unwrap_or(0), LLVMStructGetTypeAtIndex(st, i)) }
     };
     let reaching = |slicer: &mut Slicer<'_>, off: i64, ty: LLVMTypeRef| -> Option<V> {
-        match &*slicer.slice_object(Addr { base: base.base, offset: Some(off) }, 0, None, ty, launch, 0, None).ok()? {
-            Expr::Avail(v) => Some(*v),
-            // An address computed after the marker (a GEP into a stack array): the
-            // instruction itself says which object it is.
-            Expr::Clone { inst, .. } => Some(*inst),
-            _ => None,
-        }
+        slicer.reaching_stored_value(Addr { base: base.base, offset: Some(off) }, ty, launch)
     };
     let (n_off, n_ty) = field(1);
     let Some(n) = reaching(slicer, n_off, n_ty).and_then(ir::const_int) else {

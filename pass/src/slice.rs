@@ -194,16 +194,19 @@ impl<'a> Slicer<'a> {
                     }
                 }
                 let pj = at(self, j);
-                let reaching = self.reaching_store(addr, size, pj)?;
-                if let Some(s) = reaching {
-                    return self.stored_value(s, addr, ty, j);
-                }
                 let writers: Vec<V> = ir::between(None, pj).into_iter().filter(|w| self.writes(*w, addr, Some(size), false)).collect();
-                if j == 0 && writers.iter().all(|w| !ir::between(Some(self.marker), pj).contains(w) && *w != self.marker) {
+                if j == 0 {
                     // Written only before the marker: read it there.
-                    if let (Some(off), true) = (addr.offset, ir::inst_dominates(x, self.marker)) {
+                    let after_marker = ir::between(Some(self.marker), pj);
+                    if let (Some(off), true) = (addr.offset, writers.iter().all(|w| !after_marker.contains(w)) && ir::inst_dominates(x, self.marker)) {
+                        if writers.iter().any(|w| writes_bound_of_init(self.td, *w, x)) {
+                            return Err(NoSlice::ChunkOfOuterLoop);
+                        }
                         return Ok(Rc::new(Expr::Load { ty, addr: offset(Rc::new(Expr::Avail(x)), off) }));
                     }
+                }
+                if let Some(s) = self.reaching_store(addr, size, pj)? {
+                    return self.stored_value(s, addr, ty, j);
                 }
                 no(format!("no single store to {} reaches the region", describe(x)))
             }
@@ -259,6 +262,17 @@ impl<'a> Slicer<'a> {
                     writers.iter().all(|w| w == s || !after.contains(w))
                 }
         }))
+    }
+
+    /// The value the last store to `addr` (an alloca-based address of the marker's function)
+    /// before `point` wrote, unsliced: for constants the pass reads (a descriptor, map arrays).
+    pub fn reaching_stored_value(&mut self, addr: Addr, ty: LLVMTypeRef, point: V) -> Option<V> {
+        let size = memory::store_size(self.td, ty);
+        let s = self.reaching_store(addr, size, point).ok()??;
+        (ir::opcode(s) == Some(LLVMOpcode::LLVMStore)
+            && memory::decompose(self.td, ir::operand(s, 1)).offset == addr.offset
+            && ir::type_of(ir::operand(s, 0)) == ty)
+            .then(|| ir::operand(s, 0))
     }
 
     /// The object a pointer of frame `k` points to: through parameters to the caller's

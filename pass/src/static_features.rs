@@ -53,8 +53,10 @@ fn is_float_math(name: &str) -> bool {
 }
 
 /// Counts the features over `roots` and the module functions they call (each function once).
-/// `loop_depth` is the deepest nesting of natural loops, through calls.
-pub fn static_features(roots: &[V], td: llvm_sys::target::LLVMTargetDataRef) -> StaticFeatures {
+/// `loop_depth` is the deepest nesting of natural loops, through calls; `chunk_loops`: the
+/// outlined functions whose worksharing loop runs the chunks of the loop that forks them (the
+/// inner half of a combined `distribute parallel for`: one source loop, two IR loops).
+pub fn static_features(roots: &[V], td: llvm_sys::target::LLVMTargetDataRef, chunk_loops: &[V]) -> StaticFeatures {
     let mut out = StaticFeatures::default();
     let mut seen = HashSet::new();
     let mut work: Vec<V> = roots.to_vec();
@@ -98,9 +100,12 @@ pub fn static_features(roots: &[V], td: llvm_sys::target::LLVMTargetDataRef) -> 
                         out.memory_accesses += 1;
                     } else if !name.starts_with("llvm.") {
                         let outlined = name.contains(".omp_outlined") || name.starts_with(crate::omp_calls::OFFLOADING_PREFIX);
-                        if !outlined {
-                            out.calls += 1;
+                        if outlined {
+                            // Part of the region (clang's -g wrappers), not a call of the code.
+                            work.push(callee);
+                            continue;
                         }
+                        out.calls += 1;
                     }
                     if !callee.is_null() {
                         work.push(callee);
@@ -112,13 +117,13 @@ pub fn static_features(roots: &[V], td: llvm_sys::target::LLVMTargetDataRef) -> 
         }
     }
     let mut depth_memo = HashMap::new();
-    out.loop_depth = roots.iter().map(|f| loop_depth(*f, &mut depth_memo, &mut HashSet::new())).max().unwrap_or(0);
+    out.loop_depth = roots.iter().map(|f| loop_depth(*f, &mut depth_memo, &mut HashSet::new(), chunk_loops)).max().unwrap_or(0);
     out
 }
 
 /// Deepest natural-loop nesting of `f`, counting the loops of the functions it calls (and of
 /// the outlined functions it forks) at the depth of the call.
-fn loop_depth(f: V, memo: &mut HashMap<V, u64>, active: &mut HashSet<V>) -> u64 {
+fn loop_depth(f: V, memo: &mut HashMap<V, u64>, active: &mut HashSet<V>, chunk_loops: &[V]) -> u64 {
     if let Some(d) = memo.get(&f) {
         return *d;
     }
@@ -167,7 +172,10 @@ fn loop_depth(f: V, memo: &mut HashMap<V, u64>, active: &mut HashSet<V>) -> u64 
                 ir::callee(inst)
             };
             if !target.is_null() && ir::is_function(target) {
-                best = best.max(d + loop_depth(target, memo, active));
+                let inner = loop_depth(target, memo, active, chunk_loops);
+                let forks = name.starts_with("__kmpc_fork");
+                let d = if forks && chunk_loops.contains(&target) { d.saturating_sub(1) } else { d };
+                best = best.max(d + inner);
             }
         }
     }
