@@ -149,7 +149,7 @@ fn lower_one(module: &Module<'_>, td: LLVMTargetDataRef, call: V, sites: &[Offlo
         }
     };
     for (i, why) in reasons {
-        say(format!("no {} feature: its bound {why}", loop_name(i)));
+        say(format!("no {} feature, its bound cannot be computed at the region's start: {why}", loop_name(i)));
     }
     let mut features: Vec<(String, Value)> = Vec::new();
     for (i, (t, _)) in trip.into_iter().enumerate() {
