@@ -130,6 +130,20 @@ void opaque(double *a, int n) {
   printf("TRUE model=opaque bytes_mapped=%ld\n", (long)n * 8);
 }
 
+/* Before an adaptation region (the pass form: the runtime's begin, the cpu variant's copies
+ * and the launch-site marker lie between the marker and the launch). */
+void adaptive(double *a, int n) {
+  int len = n / 2;
+  AUTO("adaptive", "i");
+#ifdef __OMPADAPT_DEFAULT_RUNTIME /* stock clang does not know the directive */
+#pragma omp adaptation model_name(adaptive) features(n) variants(cpu, gpu)
+#endif
+#pragma omp target teams distribute parallel for map(tofrom: a[0:n])
+  for (int i = 0; i < len; ++i) a[i] = a[i] * 0.75 + 1;
+  show("adaptive", spec_, f_, k_);
+  printf("TRUE model=adaptive trip_count(i)=%d bytes_mapped=%ld\n", len, (long)n * 8);
+}
+
 int main(int argc, char **argv) {
   int sizes[] = {0, 1, 7, 1000};
   int first = argc > 1 ? atoi(argv[1]) : 0;
@@ -147,6 +161,7 @@ int main(int argc, char **argv) {
     host_for(a, n);
     written_after(a, n);
     opaque(a, n);
+    adaptive(a, n);
     printf("SUM size=%d value=%.6f\n", n, checksum(a, n * m + 8));
     free(a);
   }
