@@ -95,7 +95,9 @@ pub fn static_features(roots: &[V], td: llvm_sys::target::LLVMTargetDataRef, chu
                         continue;
                     }
                     if is_float_math(&name) {
-                        out.flops += 1;
+                        // A fused multiply-add is a multiplication and an addition (clang
+                        // contracts `a * x + y` into llvm.fmuladd).
+                        out.flops += if name.starts_with("llvm.fmuladd") || name.starts_with("llvm.fma.") || name == "fma" || name == "fmaf" { 2 } else { 1 };
                     } else if memory::mem_intrinsic_dest(inst).is_some() {
                         out.memory_accesses += 1;
                     } else if !name.starts_with("llvm.") {

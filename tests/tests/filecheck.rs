@@ -58,3 +58,8 @@ fn variant_kinds_ir() {
 fn auto_features_ir() {
     run_file("auto_features.c");
 }
+
+#[test]
+fn auto_features_cxx_ir() {
+    run_file("auto_features_cxx.cpp");
+}
