@@ -83,10 +83,19 @@ pub fn lower_auto_features(module: &Module<'_>) -> AutoOutcome {
     }
     let td = unsafe { LLVMGetModuleDataLayout(module.as_mut_ptr()) };
     let sites = find_offload_sites(module).0;
+    ir::invalidate();
     for call in calls {
+        let invoke = ir::opcode(call) == Some(LLVMOpcode::LLVMInvoke);
         lower_one(module, td, call, &sites, &mut out);
         out.changed = true;
+        // The values emitted before the call moved instructions; an invoke became a branch.
+        if invoke {
+            ir::invalidate();
+        } else {
+            ir::invalidate_instructions();
+        }
     }
+    ir::invalidate();
     for f in module.get_functions().filter(|f| is_auto_marker_name(&f.get_name().to_string_lossy())).collect::<Vec<_>>() {
         if ir::users(f.as_value_ref()).is_empty() {
             unsafe { f.delete() };
@@ -244,34 +253,39 @@ fn lower_one(module: &Module<'_>, td: LLVMTargetDataRef, call: V, sites: &[Offlo
 /// The launch of the region: that of the first launch-site marker with the same model the call
 /// dominates, else the first OpenMP launch after the call.
 fn region_launch(call: V, model: &str, sites: &[OffloadSite<'_>]) -> Option<V> {
-    let after = forward_order(call);
-    for inst in &after {
-        if let Some(site) = sites.iter().find(|s| s.marker.as_value_ref() == *inst) {
-            if site.model() == model && ir::inst_dominates(call, *inst) {
-                if let LaunchSearch::Found(l) = find_launch_after(site, &Default::default()) {
-                    return Some(l.as_value_ref());
-                }
-            }
+    let markers: std::collections::HashMap<V, &OffloadSite<'_>> = sites
+        .iter()
+        .filter(|s| s.function.as_value_ref() == ir::function_of(call) && s.model() == model)
+        .map(|s| (s.marker.as_value_ref(), s))
+        .collect();
+    let site = find_forward(call, |i| markers.get(&i).is_some_and(|_| ir::inst_dominates(call, i)));
+    if let Some(site) = site.and_then(|m| markers.get(&m)) {
+        if let LaunchSearch::Found(l) = find_launch_after(site, &Default::default()) {
+            return Some(l.as_value_ref());
         }
     }
-    after.into_iter().find(|i| is_region_launch(*i) && ir::inst_dominates(call, *i))
+    find_forward(call, |i| is_region_launch(i) && ir::inst_dominates(call, i))
 }
 
-/// The instructions after `call` in breadth-first block order.
-fn forward_order(call: V) -> Vec<V> {
+/// The first instruction after `call`, in breadth-first block order, that satisfies `pred`.
+fn find_forward(call: V, mut pred: impl FnMut(V) -> bool) -> Option<V> {
     let b = ir::block_of(call);
     let idx = ir::index_in_block(call);
-    let mut out: Vec<V> = ir::instructions(b)[idx + 1..].to_vec();
+    if let Some(i) = ir::instructions(b)[idx + 1..].iter().copied().find(|i| pred(*i)) {
+        return Some(i);
+    }
     let mut seen = std::collections::HashSet::from([b]);
     let mut queue: std::collections::VecDeque<_> = ir::successors(b).into();
     while let Some(x) = queue.pop_front() {
         if !seen.insert(x) {
             continue;
         }
-        out.extend(ir::instructions(x));
+        if let Some(i) = ir::instructions(x).into_iter().find(|i| pred(*i)) {
+            return Some(i);
+        }
         queue.extend(ir::successors(x));
     }
-    out
+    None
 }
 
 fn trip_count(td: LLVMTargetDataRef, marker: V, launch: V, l: &WsLoop) -> Result<TripCount, NoSlice> {

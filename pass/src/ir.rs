@@ -3,7 +3,9 @@
 //! `LLVMValueRef` directly keeps them short where inkwell's typed wrappers would need a
 //! conversion at every step.
 
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::rc::Rc;
 
 use llvm_sys::core::*;
 use llvm_sys::prelude::{LLVMBasicBlockRef, LLVMTypeRef, LLVMValueRef};
@@ -11,6 +13,48 @@ use llvm_sys::LLVMOpcode;
 
 pub type V = LLVMValueRef;
 pub type B = LLVMBasicBlockRef;
+
+/// Per-run memo of the CFG queries, which the slicer asks many times over the same functions.
+/// Keys are raw LLVM pointers: [`invalidate`] must be called whenever the IR changes.
+#[derive(Default)]
+struct Cache {
+    position: HashMap<V, usize>,
+    preds: HashMap<V, Rc<HashMap<B, Vec<B>>>>,
+    domtree: HashMap<V, Rc<DomTree>>,
+    between: HashMap<(V, V), Rc<Between>>,
+}
+
+thread_local! {
+    static CACHE: RefCell<Cache> = RefCell::new(Cache::default());
+}
+
+/// Forgets everything memoised about the IR (call after changing it).
+pub fn invalidate() {
+    CACHE.with(|c| *c.borrow_mut() = Cache::default());
+}
+
+/// Forgets what depends on instruction positions, keeping the control-flow graph's facts
+/// (call after inserting or deleting instructions other than terminators).
+pub fn invalidate_instructions() {
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        c.position.clear();
+        c.between.clear();
+    });
+}
+
+/// The instructions on the paths between two points ([`between`]).
+#[derive(Debug, Default)]
+pub struct Between {
+    pub list: Vec<V>,
+    set: HashSet<V>,
+}
+
+impl Between {
+    pub fn contains(&self, v: &V) -> bool {
+        self.set.contains(v)
+    }
+}
 
 pub fn is_instruction(v: V) -> bool {
     !v.is_null() && unsafe { !LLVMIsAInstruction(v).is_null() }
@@ -177,11 +221,24 @@ pub fn users(v: V) -> Vec<V> {
 
 /// Position of an instruction in its block.
 pub fn index_in_block(v: V) -> usize {
-    instructions(block_of(v)).iter().position(|i| *i == v).unwrap_or(0)
+    if let Some(i) = CACHE.with(|c| c.borrow().position.get(&v).copied()) {
+        return i;
+    }
+    let all = instructions(block_of(v));
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        for (i, inst) in all.iter().enumerate() {
+            c.position.insert(*inst, i);
+        }
+    });
+    all.iter().position(|i| *i == v).unwrap_or(0)
 }
 
 /// Predecessor lists of the blocks of `f`.
-pub fn predecessors(f: V) -> HashMap<B, Vec<B>> {
+pub fn predecessors(f: V) -> Rc<HashMap<B, Vec<B>>> {
+    if let Some(p) = CACHE.with(|c| c.borrow().preds.get(&f).cloned()) {
+        return p;
+    }
     let mut preds: HashMap<B, Vec<B>> = HashMap::new();
     for b in blocks(f) {
         preds.entry(b).or_default();
@@ -189,6 +246,8 @@ pub fn predecessors(f: V) -> HashMap<B, Vec<B>> {
             preds.entry(s).or_default().push(b);
         }
     }
+    let preds = Rc::new(preds);
+    CACHE.with(|c| c.borrow_mut().preds.insert(f, preds.clone()));
     preds
 }
 
@@ -233,7 +292,107 @@ pub fn block_dominates(f: V, dom: B, b: B) -> bool {
     if dom == b || dom == entry_block(f) {
         return true;
     }
-    !reachable_from(&[entry_block(f)], Some(dom)).contains(&b)
+    let tree = match CACHE.with(|c| c.borrow().domtree.get(&f).cloned()) {
+        Some(t) => t,
+        None => {
+            let t = Rc::new(DomTree::new(f));
+            CACHE.with(|c| c.borrow_mut().domtree.insert(f, t.clone()));
+            t
+        }
+    };
+    match (tree.number.get(&dom), tree.number.get(&b)) {
+        (Some(&(dpre, dpost)), Some(&(bpre, bpost))) => dpre <= bpre && bpost <= dpost,
+        // Unreachable blocks are dominated by everything; they dominate nothing reachable.
+        (_, None) => true,
+        (None, Some(_)) => false,
+    }
+}
+
+/// The dominator tree of a function (Cooper, Harvey and Kennedy's iterative algorithm over the
+/// reverse post-order), numbered by a depth-first walk so that a dominance query is two
+/// comparisons.
+struct DomTree {
+    number: HashMap<B, (usize, usize)>,
+}
+
+impl DomTree {
+    fn new(f: V) -> DomTree {
+        let entry = entry_block(f);
+        // Post-order of the blocks reachable from the entry (iteratively: no recursion limit).
+        let mut post = Vec::new();
+        let mut seen = HashSet::from([entry]);
+        let mut stack = vec![(entry, successors(entry), 0usize)];
+        while let Some((b, succ, i)) = stack.last_mut() {
+            if *i < succ.len() {
+                let s = succ[*i];
+                *i += 1;
+                if seen.insert(s) {
+                    let ss = successors(s);
+                    stack.push((s, ss, 0));
+                }
+            } else {
+                post.push(*b);
+                stack.pop();
+            }
+        }
+        let order: HashMap<B, usize> = post.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+        let preds = predecessors(f);
+        let mut idom: HashMap<B, B> = HashMap::from([(entry, entry)]);
+        let intersect = |idom: &HashMap<B, B>, mut a: B, mut b: B| {
+            while a != b {
+                while order[&a] < order[&b] {
+                    a = idom[&a];
+                }
+                while order[&b] < order[&a] {
+                    b = idom[&b];
+                }
+            }
+            a
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in post.iter().rev().filter(|b| **b != entry) {
+                let mut new: Option<B> = None;
+                for p in preds.get(b).into_iter().flatten().filter(|p| idom.contains_key(p)) {
+                    new = Some(match new {
+                        None => *p,
+                        Some(n) => intersect(&idom, *p, n),
+                    });
+                }
+                if let Some(n) = new {
+                    if idom.get(b) != Some(&n) {
+                        idom.insert(*b, n);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        let mut children: HashMap<B, Vec<B>> = HashMap::new();
+        for (b, d) in &idom {
+            if b != d {
+                children.entry(*d).or_default().push(*b);
+            }
+        }
+        let mut number = HashMap::new();
+        let mut counter = 0usize;
+        let mut stack = vec![(entry, false)];
+        let mut pre: HashMap<B, usize> = HashMap::new();
+        while let Some((b, done)) = stack.pop() {
+            if done {
+                number.insert(b, (pre[&b], counter));
+                counter += 1;
+                continue;
+            }
+            pre.insert(b, counter);
+            counter += 1;
+            stack.push((b, true));
+            for c in children.get(&b).into_iter().flatten() {
+                stack.push((*c, false));
+            }
+        }
+        DomTree { number }
+    }
 }
 
 /// Whether instruction `a` dominates instruction `b` (same function); `a` does not dominate
@@ -248,7 +407,19 @@ pub fn inst_dominates(a: V, b: V) -> bool {
 
 /// Instructions that may execute after `from` and before `to` on some path from `from` to `to`
 /// in their function (both excluded); `from = None` means the function's entry.
-pub fn between(from: Option<V>, to: V) -> Vec<V> {
+pub fn between(from: Option<V>, to: V) -> Rc<Between> {
+    let key = (from.unwrap_or(std::ptr::null_mut()), to);
+    if let Some(b) = CACHE.with(|c| c.borrow().between.get(&key).cloned()) {
+        return b;
+    }
+    let list = between_uncached(from, to);
+    let set = list.iter().copied().collect();
+    let b = Rc::new(Between { list, set });
+    CACHE.with(|c| c.borrow_mut().between.insert(key, b.clone()));
+    b
+}
+
+fn between_uncached(from: Option<V>, to: V) -> Vec<V> {
     let f = function_of(to);
     let tb = block_of(to);
     let ti = index_in_block(to);
@@ -295,6 +466,11 @@ pub fn between(from: Option<V>, to: V) -> Vec<V> {
         add(*i, &mut out);
     }
     out
+}
+
+/// Whether `b` lies on a cycle of its function.
+pub fn in_cycle(b: B) -> bool {
+    reachable_from(&successors(b), None).contains(&b)
 }
 
 /// Whether `to` can be reached from `from` (same function) without executing `avoid`.

@@ -189,17 +189,17 @@ impl<'a> Slicer<'a> {
                 // Deeper frames receive the variable by pointer: nothing there may write it.
                 for i in j + 1..=k {
                     let p = at(self, i);
-                    if let Some(w) = ir::between(None, p).into_iter().find(|w| self.writes(*w, addr, Some(size), false)) {
+                    if let Some(w) = ir::between(None, p).list.iter().copied().find(|w| self.writes(*w, addr, Some(size), false)) {
                         return no(format!("{} may be written before the loop starts ({})", describe(x), what(w)));
                     }
                 }
                 let pj = at(self, j);
-                let writers: Vec<V> = ir::between(None, pj).into_iter().filter(|w| self.writes(*w, addr, Some(size), false)).collect();
                 if j == 0 {
-                    // Written only before the marker: read it there.
+                    // Not written between the marker and the point: read it at the marker.
                     let after_marker = ir::between(Some(self.marker), pj);
-                    if let (Some(off), true) = (addr.offset, writers.iter().all(|w| !after_marker.contains(w)) && ir::inst_dominates(x, self.marker)) {
-                        if writers.iter().any(|w| writes_bound_of_init(self.td, *w, x)) {
+                    let written_after = after_marker.list.iter().any(|w| self.writes(*w, addr, Some(size), false));
+                    if let (Some(off), false, true) = (addr.offset, written_after, ir::inst_dominates(x, self.marker)) {
+                        if ir::users(x).into_iter().any(|w| writes_bound_of_init(self.td, w, x)) {
                             return Err(NoSlice::ChunkOfOuterLoop);
                         }
                         return Ok(Rc::new(Expr::Load { ty, addr: offset(Rc::new(Expr::Avail(x)), off) }));
@@ -250,7 +250,28 @@ impl<'a> Slicer<'a> {
         let Base::Alloca(x) = addr.base else {
             return Ok(None);
         };
-        let writers: Vec<V> = ir::between(None, point).into_iter().filter(|w| self.writes(*w, addr, Some(size), false)).collect();
+        // In the marker's function, when the marker is in no cycle, a store after it that
+        // dominates the point hides everything before the marker: look there first (a large
+        // function with many regions is then not scanned from its entry for each).
+        if ir::function_of(point) == ir::function_of(self.marker) && !ir::in_cycle(ir::block_of(self.marker)) {
+            let after: Vec<V> =
+                ir::between(Some(self.marker), point).list.iter().copied().filter(|w| self.writes(*w, addr, Some(size), false)).collect();
+            if after.iter().any(|w| writes_bound_of_init(self.td, *w, x)) {
+                return Err(NoSlice::ChunkOfOuterLoop);
+            }
+            let found = after.iter().copied().find(|s| {
+                (ir::opcode(*s) == Some(LLVMOpcode::LLVMStore) || memory::mem_intrinsic_dest(*s).is_some())
+                    && ir::inst_dominates(*s, point)
+                    && {
+                        let later = ir::between(Some(*s), point);
+                        after.iter().all(|w| w == s || !later.contains(w))
+                    }
+            });
+            if found.is_some() {
+                return Ok(found);
+            }
+        }
+        let writers: Vec<V> = ir::between(None, point).list.iter().copied().filter(|w| self.writes(*w, addr, Some(size), false)).collect();
         if writers.iter().any(|w| writes_bound_of_init(self.td, *w, x)) {
             return Err(NoSlice::ChunkOfOuterLoop);
         }
@@ -322,7 +343,7 @@ impl<'a> Slicer<'a> {
         for i in 0..=k {
             let p = if i == k { point } else { self.point(i) };
             let from = if i == 0 { Some(self.marker) } else { None };
-            if let Some(w) = ir::between(from, p).into_iter().find(|w| self.writes(*w, addr, Some(size), outside)) {
+            if let Some(w) = ir::between(from, p).list.iter().copied().find(|w| self.writes(*w, addr, Some(size), outside)) {
                 let obj = match addr.base {
                     Base::Global(g) => format!("global '{}'", ir::name(g)),
                     _ => "memory read through a pointer".to_string(),
