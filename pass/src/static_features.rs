@@ -154,7 +154,27 @@ fn loop_depth(f: V, memo: &mut HashMap<V, u64>, active: &mut HashSet<V>, chunk_l
             }
         }
     }
-    for body in loops.values() {
+    // The loops libomp's schedules add around a worksharing loop (fetching the next chunk:
+    // `__kmpc_dispatch_next`, or advancing a static chunk's bounds) are not source loops.
+    let td = unsafe { llvm_sys::target::LLVMGetModuleDataLayout(llvm_sys::core::LLVMGetGlobalParent(f)) };
+    let bound_slots: HashSet<V> = ir::function_instructions(f)
+        .into_iter()
+        .filter_map(|i| match crate::worksharing::init_kind(i) {
+            Some((crate::worksharing::Bounds::ByPointer { lower, .. }, _, _)) => match memory::decompose(td, ir::call_args(i)[lower as usize]).base {
+                Base::Alloca(a) => Some(a),
+                _ => None,
+            },
+            _ => None,
+        })
+        .collect();
+    let chunk_loop = |body: &HashSet<ir::B>| {
+        body.iter().flat_map(|b| ir::instructions(*b)).any(|i| {
+            ir::callee_name(i).starts_with("__kmpc_dispatch_next")
+                || (ir::opcode(i) == Some(LLVMOpcode::LLVMStore)
+                    && matches!(memory::decompose(td, ir::operand(i, 1)).base, Base::Alloca(a) if bound_slots.contains(&a)))
+        })
+    };
+    for body in loops.values().filter(|b| !chunk_loop(b)) {
         for b in body {
             *depth.entry(*b).or_default() += 1;
         }

@@ -109,6 +109,15 @@ void host_for(double *a, long n) {
   printf("TRUE model=host_for trip_count(i)=%ld\n", n);
 }
 
+/* Dynamic schedule (__kmpc_dispatch_init: bounds by value), unsigned bounds, a step of 2. */
+void dynamic(double *a, unsigned n) {
+  AUTO("dynamic", "i");
+#pragma omp parallel for schedule(dynamic, 4)
+  for (unsigned i = 1; i < n; i += 2) a[i] -= 1;
+  show("dynamic", spec_, f_, k_);
+  printf("TRUE model=dynamic trip_count(i)=%u\n", n > 1 ? (n - 1 + 1) / 2 : 0);
+}
+
 /* No slice: the bound is written between the marker and the launch. */
 void written_after(double *a, int n) {
   AUTO("written_after", "i");
@@ -159,6 +168,7 @@ int main(int argc, char **argv) {
     from_struct(&g);
     nested(a, n, m);
     host_for(a, n);
+    dynamic(a, (unsigned)n);
     written_after(a, n);
     opaque(a, n);
     adaptive(a, n);
