@@ -1,14 +1,23 @@
 //! ompadapt-pass: turns the offload launches the ompadapt Clang plugin marked into dispatch stubs
 //! that choose, at run time, between the host version of the outlined target region (variant
-//! `cpu`: no data mapping, no offload) and the original offload (variant `gpu`).
+//! `cpu`: no data mapping, no offload) and the original offload (variant `gpu`), and replaces
+//! the `features(auto)` markers by features computed from the IR.
 //!
-//! For each call of [`MARKER_FUNCTION`] (`__ompadapt_offload_site(use_host, "model")`) the pass
-//! finds the first `__tgt_target_kernel` call reachable after it, rewrites it (see
-//! [`dispatch`]) so that a non-zero `use_host` skips the launch and takes clang's own failure
-//! path (the host fallback), deletes the marker, records the site in `!ompadapt.regions`, and
-//! deletes the marker function once unused. A marker with no launch after it is left alone
-//! (the runtime warns when it runs) and reported on stderr. Running the pass twice changes
-//! nothing the second time; device modules are never touched.
+//! First, each call of [`auto_features::AUTO_MARKER`] (`__ompadapt_auto_features(out, cap,
+//! &spec, "model", "loops")`) becomes the region's automatic features, computed at the call:
+//! loop trip counts sliced from the bounds of the worksharing loops its launch runs,
+//! `bytes_mapped` of an offload launch, and static features of the region's code; `*spec`
+//! points at a descriptor naming them and the call's result becomes their number (see
+//! [`auto_features`]).
+//!
+//! Then, for each call of [`MARKER_FUNCTION`] (`__ompadapt_offload_site(use_host, "model")`,
+//! or `__ompadapt_launch_site` with launch settings) the pass finds the first
+//! `__tgt_target_kernel` call reachable after it, rewrites it (see [`dispatch`]) so that a
+//! non-zero `use_host` skips the launch and takes clang's own failure path (the host fallback),
+//! deletes the marker, records the site in `!ompadapt.regions`, and deletes the marker function
+//! once unused. A marker with no launch after it is left alone (the runtime warns when it runs)
+//! and reported on stderr. Running the pass twice changes nothing the second time; device
+//! modules are never touched.
 //!
 //! Layout:
 //! - [`omp_calls`]: libomptarget entry points and how to recognise their calls;
@@ -18,7 +27,11 @@
 //! - [`dispatch`]: the rewrite;
 //! - [`metadata`]: `!ompadapt.regions` and `!ompadapt.dispatch`;
 //! - [`module_kind`]: host vs device modules;
-//! - [`diagnostics`]: the warnings.
+//! - [`diagnostics`]: the warnings; [`remarks`]: the optional remarks;
+//! - [`auto_features`]: the `features(auto)` markers, with [`worksharing`] (the loops a launch
+//!   runs), [`slice`] (bounds rebuilt at the marker), [`memory`] (what may write what),
+//!   [`map_sizes`] (`bytes_mapped`), [`static_features`] and [`ir`] (raw IR helpers, memoised
+//!   CFG queries).
 
 pub mod auto_features;
 pub mod cfg;
