@@ -307,12 +307,13 @@ fn host_guard(s: &Site, secs: &[Section], cpu: usize, replacement: Option<usize>
     if n == 0 {
         return vec![call("0")];
     }
+    // In the scope of the launch, not a block of its own: the check reads the array at the
+    // launch, and a block's end would end its lifetime before that.
     let g = format!("_ompadapt_g{}", s.id);
-    let mut p = vec![Piece::Text(format!("{{ const void *{g}[{}] = {{", 2 * n))];
+    let mut p = vec![Piece::Text(format!("const void *{g}[{}] = {{", 2 * n))];
     p.extend(pairs);
     p.push(Piece::Text("};".into()));
     p.push(call(&g));
-    p.push(Piece::Text("}".into()));
     p
 }
 
