@@ -284,32 +284,53 @@ pub fn guard_check_function<'ctx>(module: &Module<'ctx>) -> Option<FunctionValue
     module.get_functions().find(|f| names_function(f.get_name().to_bytes(), GUARD_CHECK_FUNCTION) && f.count_params() == 7)
 }
 
-/// The guard of `site`: the guard call of the same model that precedes the launch-site marker
-/// on its straight-line path (same block, or blocks with one predecessor, as an `invoke` in
-/// C++ makes), with no other launch-site marker in between.
+/// The guard of `site`: a guard call of the same model, in the same function, whose block
+/// dominates the launch-site marker's (its operands are then available at the launch) and from
+/// which the first launch-site marker reached going forward is this one. Between the two
+/// there may be branches (the launch settings' `?:` and `&&` make some).
 pub fn guard_of<'ctx>(site: &OffloadSite<'ctx>) -> Option<HostGuard<'ctx>> {
     let model = site.model();
-    let mut inst = site.marker.get_previous_instruction();
-    let mut block = site.marker.get_parent()?;
-    for _ in 0..16 {
-        while let Some(i) = inst {
-            if is_guard_call(i) {
-                let g = HostGuard { call: i, function: site.function };
-                return (g.model() == model).then_some(g);
+    let marker_block = site.marker.get_parent()?;
+    for block in site.function.get_basic_blocks() {
+        for inst in block.get_instructions() {
+            if !is_guard_call(inst) {
+                continue;
             }
-            if is_marker_call(i) {
-                return None;
+            let g = HostGuard { call: inst, function: site.function };
+            if g.model() == model
+                && cfg::dominates(site.function, block, marker_block)
+                && next_marker(inst).is_some_and(|m| m == site.marker)
+            {
+                return Some(g);
             }
-            inst = i.get_previous_instruction();
         }
-        let preds: Vec<_> = site.function.get_basic_blocks().into_iter().filter(|b| cfg::successors(*b).contains(&block)).collect();
-        if preds.len() != 1 {
-            return None;
-        }
-        block = preds[0];
-        inst = block.get_last_instruction();
     }
     None
+}
+
+/// The first marker call reached going forward from `from` (the rest of its block, then
+/// successors breadth-first; a path ends at the first marker on it).
+fn next_marker<'ctx>(from: InstructionValue<'ctx>) -> Option<InstructionValue<'ctx>> {
+    let mut visited = std::collections::HashSet::new();
+    let mut queue = std::collections::VecDeque::new();
+    let mut cursor = first_instruction_after(from);
+    let mut block = from.get_parent()?;
+    visited.insert(block.as_mut_ptr());
+    loop {
+        while let Some(i) = cursor {
+            if is_marker_call(i) {
+                return Some(i);
+            }
+            cursor = i.get_next_instruction();
+        }
+        for succ in cfg::successors(block) {
+            if visited.insert(succ.as_mut_ptr()) {
+                queue.push_back(succ);
+            }
+        }
+        block = queue.pop_front()?;
+        cursor = block.get_first_instruction();
+    }
 }
 
 /// Deletes a guard call (an `invoke` becomes a branch to its normal destination).

@@ -53,3 +53,8 @@ fn nvptx_device_compilation() {
 fn variant_kinds_ir() {
     run_file("variant_kinds.c");
 }
+
+#[test]
+fn host_guard_ir() {
+    run_file("host_guard.c");
+}
