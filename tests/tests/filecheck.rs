@@ -63,3 +63,8 @@ fn auto_features_ir() {
 fn auto_features_cxx_ir() {
     run_file("auto_features_cxx.cpp");
 }
+
+#[test]
+fn host_guard_ir() {
+    run_file("host_guard.c");
+}
