@@ -14,6 +14,8 @@
  *                             __ompadapt_untrusted), as glibc ignores LD_PRELOAD there.
  *   __ompadapt_offload_site() marker that the ompadapt pass replaces by a CPU/offload dispatch.
  *   __ompadapt_launch_site()  the same, with the launch's num_teams and thread_limit.
+ *   __ompadapt_auto_features() marker that the ompadapt pass replaces by a region's automatic
+ *                             features (features(auto), zero-source-change mode).
  *   __ompadapt_check_output() the type check of model_output, in ompadapt's words
  *                             (diagnose_if: the error is at the model_output argument).
  *   __ompadapt_output<T>      (C++) model_output's conversion, as an assignment would do it.
@@ -234,6 +236,17 @@ static inline __attribute__((noinline)) void __ompadapt_launch_site(int use_host
                                                                     const char *model) {
   if (use_host || num_teams || thread_limit)
     __ompadapt_api()->unlowered_offload_site(model);
+}
+
+/* features(auto): the ompadapt pass replaces each call by the region's automatic features
+ * (stored into out[0..cap), *spec pointed at a descriptor that names them) and their count.
+ * Without the pass: no automatic features; the program still runs. */
+static inline __attribute__((noinline)) int __ompadapt_auto_features(double *out, int cap,
+                                                                     const char **spec,
+                                                                     const char *model,
+                                                                     const char *loops) {
+  (void)out; (void)cap; (void)spec; (void)model; (void)loops;
+  return 0;
 }
 
 #ifdef __cplusplus

@@ -53,3 +53,8 @@ fn nvptx_device_compilation() {
 fn variant_kinds_ir() {
     run_file("variant_kinds.c");
 }
+
+#[test]
+fn auto_features_and_auto_mode_ir() {
+    run_file("auto_mode.c");
+}
