@@ -2,7 +2,15 @@ use super::*;
 use crate::token::lex;
 
 fn ctx() -> PragmaContext {
-    PragmaContext { location: "t.c:1".into(), block: 7, loc_cookie: 1, file: 1, open: vec![7] }
+    PragmaContext {
+        location: "t.c:1".into(),
+        block: 7,
+        loc_cookie: 1,
+        file: 1,
+        open: vec![7],
+        function: "f".into(),
+        first_in_statement: false,
+    }
 }
 
 fn texts(p: &[Piece]) -> String {
