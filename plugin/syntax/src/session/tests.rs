@@ -266,7 +266,8 @@ fn host_guard_sections_and_replacement() {
     let mut s = Session::new(true, false);
     s.on_pragma(&lex("target data map(tofrom: a[3], x, s.m, p->q, b[1:], c[0:n][0:m], d[:n])"), &ctx());
     s.on_pragma(&lex("adaptation model_name(m) variants(thread_limit[64:128:64], cpu)"), &ctx());
-    let stmt = omp_stmt("target teams distribute parallel for", "for (int i = 0; i < n; ++i) a[i] = x + s.m + p->q + b[i] + c[i][0] + d[i];");
+    let stmt =
+        omp_stmt("target teams distribute parallel for", "for (int i = 0; i < n; ++i) a[i] = x + s.m + p->q + b[i] + c[i][0] + d[i];");
     let t = texts(&s.on_statement(&stmt));
     assert!(t.contains("const void *_ompadapt_g1[10] = {"), "{t}");
     assert!(t.contains("__ompadapt_host_guard(&_ompadapt_c1, 2, -1, _ompadapt_g1, 5, \"m\");"), "{t}");
