@@ -125,26 +125,6 @@ impl Builds {
     }
 }
 
-/// Whether the plugin takes `-fplugin-arg-ompadapt-auto` (zero-source-change mode comes from
-/// another branch; until it is merged these tests say so on stderr and check nothing).
-fn auto_mode_available() -> bool {
-    static AVAILABLE: OnceLock<bool> = OnceLock::new();
-    *AVAILABLE.get_or_init(|| {
-        let dir = scratch();
-        let src = dir.path().join("probe.c");
-        std::fs::write(&src, "int main(void) { return 0; }\n").unwrap();
-        let out = run(Command::new(CLANG)
-            .args(["-fopenmp", "-fsyntax-only"])
-            .arg(format!("-fplugin={}", plugin().display()))
-            .arg("-fplugin-arg-ompadapt-auto=cpu,gpu")
-            .arg(&src));
-        if !out.ok() {
-            eprintln!("SKIPPED: the plugin has no zero-source-change mode yet: {}", out.stderr.trim());
-        }
-        out.ok()
-    })
-}
-
 fn build_name(kinds: Option<usize>) -> String {
     kinds.map_or("stock".to_string(), |k| format!("auto{k}"))
 }
