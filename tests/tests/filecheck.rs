@@ -53,3 +53,18 @@ fn nvptx_device_compilation() {
 fn variant_kinds_ir() {
     run_file("variant_kinds.c");
 }
+
+#[test]
+fn auto_features_ir() {
+    run_file("auto_features.c");
+}
+
+#[test]
+fn auto_features_cxx_ir() {
+    run_file("auto_features_cxx.cpp");
+}
+
+#[test]
+fn host_guard_ir() {
+    run_file("host_guard.c");
+}
