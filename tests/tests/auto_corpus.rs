@@ -53,22 +53,9 @@ fn programs() -> Vec<Program> {
 }
 
 /// Programs whose kernels use device data that their own function does not show mapped (a
-/// caller's `target data`, a constructor's `target enter data`): their `cpu` variant is correct
-/// only with the host guard, which the runtime's API version 2 (`variant_unavailable`) comes with.
+/// caller's `target data`, a constructor's `target enter data`): their `cpu` variant is made
+/// safe by the host guard, which refuses it at run time and offloads instead.
 const NEED_HOST_GUARD: [&str; 2] = ["caller_data_env", "particles_class"];
-
-fn host_guard_available() -> bool {
-    let header = std::fs::read_to_string(workspace_root().join("runtime/include/ompadapt.h")).unwrap_or_default();
-    header.contains("variant_unavailable")
-}
-
-fn covered(p: &Program) -> bool {
-    if NEED_HOST_GUARD.contains(&p.name.as_str()) && !host_guard_available() {
-        eprintln!("{}: not checked, its cpu variant needs the host guard (runtime API version 2), which is not built yet", p.name);
-        return false;
-    }
-    true
-}
 
 /// The lines of the constructs zero-source-change mode must make adaptive: offloading `target`
 /// directives (written as `#pragma omp target`, `_Pragma("omp target`, or through the corpus'
@@ -192,14 +179,25 @@ fn builds() -> &'static Builds {
     })
 }
 
-/// Stdout without the forced runtime's `FORCED` lines, and the regions those lines named.
-fn split_forced(stdout: &str) -> (String, Vec<(String, usize)>) {
+/// What the forced runtime printed besides the program.
+#[derive(Default)]
+struct Forced {
+    /// (region, variant) of each execution (`FORCED` lines).
+    choices: Vec<(String, usize)>,
+    /// Executions whose variant the host guard found unsafe (`UNAVAILABLE` lines).
+    unavailable: usize,
+}
+
+/// Stdout without the forced runtime's `FORCED` and `UNAVAILABLE` lines, and those lines.
+fn split_forced(stdout: &str) -> (String, Forced) {
     let mut program = String::new();
-    let mut forced = Vec::new();
+    let mut forced = Forced::default();
     for l in stdout.lines() {
         if let Some(r) = l.strip_prefix("FORCED ") {
             let kv: BTreeMap<&str, &str> = r.split_whitespace().filter_map(|x| x.split_once('=')).collect();
-            forced.push((kv["region"].to_string(), kv["variant"].parse().unwrap()));
+            forced.choices.push((kv["region"].to_string(), kv["variant"].parse().unwrap()));
+        } else if l.starts_with("UNAVAILABLE ") {
+            forced.unavailable += 1;
         } else {
             program.push_str(l);
             program.push('\n');
@@ -242,9 +240,6 @@ fn every_variant_sequence_prints_what_the_stock_build_prints() {
     let b = builds();
     let mut checked = 0;
     for p in programs() {
-        if !covered(&p) {
-            continue;
-        }
         let (adaptive, left) = expected_regions(&p);
         for k in 0..KINDS.len() {
             let exe = b.exe(&p, &build_name(Some(k)));
@@ -260,7 +255,15 @@ fn every_variant_sequence_prints_what_the_stock_build_prints() {
                 out.expect_ok(&what);
                 let (stdout, forced) = split_forced(&out.stdout);
                 assert_eq!(stdout, b.stock_out[&p.name], "{what}: output differs from the stock build");
-                for (region, v) in forced {
+                // The host guard at work: where the kernels' data environment is not visible,
+                // a pinned cpu variant is refused and the launch offloaded instead.
+                if NEED_HOST_GUARD.contains(&p.name.as_str()) && seq == "0" {
+                    assert!(forced.unavailable > 0, "{what}: the host guard must refuse the cpu variant");
+                }
+                if !NEED_HOST_GUARD.contains(&p.name.as_str()) {
+                    assert_eq!(forced.unavailable, 0, "{what}: every data environment is visible, no variant may be refused");
+                }
+                for (region, v) in forced.choices {
                     let line = region_line(&p, &region);
                     assert!(adaptive.contains(&line), "{what}: region '{region}' is not an eligible construct ({adaptive:?})");
                     assert!(!left.contains(&line), "{what}: the asynchronous construct at line {line} must stay as written");
@@ -294,9 +297,6 @@ fn the_real_runtime_keeps_results_and_reports_every_region_with_its_features() {
     // Variant names explored anywhere in the corpus, per kinds.
     let mut explored: Vec<BTreeSet<String>> = vec![BTreeSet::new(); KINDS.len()];
     for p in programs() {
-        if !covered(&p) {
-            continue;
-        }
         let (adaptive, _) = expected_regions(&p);
         for k in 0..KINDS.len() {
             let exe = b.exe(&p, &build_name(Some(k)));
@@ -365,13 +365,7 @@ fn rebuild_and_compare_passes_on_the_corpus() {
     plugin();
     let mut c = Command::new(workspace_root().join("scripts/rebuild-and-compare.sh"));
     c.args(["--runs", "2", "--jobs", "2", "--kinds", "cpu,gpu"]).arg("--plugin").arg(plugin());
-    let mut expected = 0;
-    for p in programs() {
-        if !NEED_HOST_GUARD.contains(&p.name.as_str()) || host_guard_available() {
-            c.arg("--only").arg(format!("{}/", p.name));
-            expected += 1;
-        }
-    }
+    let expected = programs().len();
     let out = run(c.arg(corpus_dir()));
     out.expect_ok("scripts/rebuild-and-compare.sh on the corpus");
     assert!(out.stdout.contains(&format!("{expected} identical, 0 differing")), "{}", out.stdout);
