@@ -14,6 +14,8 @@
  *                             __ompadapt_untrusted), as glibc ignores LD_PRELOAD there.
  *   __ompadapt_offload_site() marker that the ompadapt pass replaces by a CPU/offload dispatch.
  *   __ompadapt_launch_site()  the same, with the launch's num_teams and thread_limit.
+ *   __ompadapt_auto_features() features(auto): replaced by the pass with the region's automatic
+ *                             features (0 without the pass).
  *   __ompadapt_host_guard()   marker before the launch site of a region with a `cpu` variant:
  *                             the sections the cpu variant copies; the pass makes the stub's
  *                             host path call __ompadapt_host_guard_check() with the launch's
@@ -246,6 +248,16 @@ static inline __attribute__((noinline)) void __ompadapt_launch_site(int use_host
                                                                     const char *model) {
   if (use_host || num_teams || thread_limit)
     __ompadapt_api()->unlowered_offload_site(model);
+}
+
+/* features(auto): the ompadapt pass replaces this call by the region's automatic features
+ * (loop trip counts sliced to this point, bytes_mapped, static features of the region's code):
+ * it stores up to `cap` values into out[], points *spec at a descriptor naming them and
+ * returns their number. Without the pass: no automatic features, the program still runs. */
+static inline __attribute__((noinline)) int __ompadapt_auto_features(double *out, int cap, const char **spec,
+                                                                     const char *model, const char *loops) {
+  (void)out; (void)cap; (void)spec; (void)model; (void)loops;
+  return 0;
 }
 
 /* Whether the host version of a launch may run instead of the launch (the `cpu` variant): no

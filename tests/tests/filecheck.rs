@@ -55,6 +55,16 @@ fn variant_kinds_ir() {
 }
 
 #[test]
+fn auto_features_ir() {
+    run_file("auto_features.c");
+}
+
+#[test]
+fn auto_features_cxx_ir() {
+    run_file("auto_features_cxx.cpp");
+}
+
+#[test]
 fn host_guard_ir() {
     run_file("host_guard.c");
 }
