@@ -283,16 +283,16 @@ __ompadapt_host_guard_check(ompadapt_ctx *ctx, int cpu, int replacement, const v
   void *const *ptrs;
   const long long *sizes, *types;
   unsigned nargs, i;
-  int j, dev;
+  int j, dev = -2; /* looked up at the first entry that needs it: the device queries cost more
+                      than the whole check of a launch whose entries are all covered */
   if (!k || !ctx || ctx->variant != cpu)
     return 1;
   nargs = *(const unsigned *)(k + 4);
   ptrs = *(void *const *const *)(k + 16);
   sizes = *(const long long *const *)(k + 24);
   types = *(const long long *const *)(k + 32);
-  dev = device == -1 ? __ompadapt_omp_get_default_device() : (int)device;
-  if (!ptrs || dev == __ompadapt_omp_get_initial_device())
-    return 1; /* the launch would run on the host: host memory is the data */
+  if (!ptrs)
+    return 1;
   for (i = 0; i < nargs; ++i) {
     const char *p = (const char *)ptrs[i];
     long long size = sizes ? sizes[i] : 0;
@@ -305,7 +305,22 @@ __ompadapt_host_guard_check(ompadapt_ctx *ctx, int cpu, int replacement, const v
        * where the data starts */
       covered = p >= lo && (size > 0 ? p + size <= hi : (p < hi || p == lo));
     }
-    if (!covered && __ompadapt_omp_target_is_present(p, dev)) {
+    if (covered)
+      continue;
+    if (dev == -2) {
+      /* the initial device's number is fixed for the run, and asking libomptarget for it
+       * takes its device lock: asked once */
+      static int initial = -2;
+      int host = __atomic_load_n(&initial, __ATOMIC_RELAXED);
+      if (host == -2) {
+        host = __ompadapt_omp_get_initial_device();
+        __atomic_store_n(&initial, host, __ATOMIC_RELAXED);
+      }
+      dev = device == -1 ? __ompadapt_omp_get_default_device() : (int)device;
+      if (dev == host)
+        return 1; /* the launch would run on the host: host memory is the data */
+    }
+    if (__ompadapt_omp_target_is_present(p, dev)) {
       __ompadapt_api()->variant_unavailable(ctx, replacement);
       return 0;
     }
