@@ -270,15 +270,20 @@ pub fn reachable_from(start: &[B], avoid: Option<B>) -> HashSet<B> {
 
 /// Blocks from which one of `targets` is reachable (inclusive).
 pub fn reaching(f: V, targets: &[B]) -> HashSet<B> {
+    reaching_avoiding(f, targets, None)
+}
+
+/// Blocks from which one of `targets` is reachable (inclusive) without passing through `avoid`.
+fn reaching_avoiding(f: V, targets: &[B], avoid: Option<B>) -> HashSet<B> {
     let preds = predecessors(f);
     let mut seen = HashSet::new();
-    let mut queue: VecDeque<B> = targets.iter().copied().collect();
+    let mut queue: VecDeque<B> = targets.iter().copied().filter(|b| Some(*b) != avoid).collect();
     while let Some(b) = queue.pop_front() {
         if !seen.insert(b) {
             continue;
         }
         for p in preds.get(&b).into_iter().flatten() {
-            if !seen.contains(p) {
+            if Some(*p) != avoid && !seen.contains(p) {
                 queue.push_back(*p);
             }
         }
@@ -406,7 +411,10 @@ pub fn inst_dominates(a: V, b: V) -> bool {
 }
 
 /// Instructions that may execute after `from` and before `to` on some path from `from` to `to`
-/// in their function (both excluded); `from = None` means the function's entry.
+/// in their function (both excluded); `from = None` means the function's entry. A path that
+/// runs through `from` again is not counted: the later execution of `from` is the one that
+/// reaches `to` (a marker, or a store, in the body of a time-step loop is read afresh on each
+/// iteration, so the loop's latch is not "between" it and the launch).
 pub fn between(from: Option<V>, to: V) -> Rc<Between> {
     let key = (from.unwrap_or(std::ptr::null_mut()), to);
     if let Some(b) = CACHE.with(|c| c.borrow().between.get(&key).cloned()) {
@@ -430,38 +438,41 @@ fn between_uncached(from: Option<V>, to: V) -> Vec<V> {
             out.push(v);
         }
     };
-    let (fwd, from_block) = match from {
+    // Paths may not re-enter `from`'s block, except when `to` precedes `from` in that block
+    // (then every path to `to` runs through the block's start; counted conservatively).
+    let (fwd, avoid) = match from {
         Some(a) => {
             let (ab, ai) = (block_of(a), index_in_block(a));
             if ab == tb && ai < ti {
                 for i in &instructions(ab)[ai + 1..ti] {
                     add(*i, &mut out);
                 }
+                return out;
             }
-            let fwd = reachable_from(&successors(ab), None);
+            let avoid = (ab != tb).then_some(ab);
+            let fwd = reachable_from(&successors(ab), avoid);
             if !fwd.contains(&tb) {
                 return out;
             }
             for i in &instructions(ab)[ai + 1..] {
                 add(*i, &mut out);
             }
-            (fwd, Some(ab))
+            (fwd, avoid)
         }
         None => (reachable_from(&[entry_block(f)], None), None),
     };
     if !fwd.contains(&tb) {
         return out;
     }
-    let bwd = reaching(f, &predecessors(f).get(&tb).cloned().unwrap_or_default());
+    let bwd = reaching_avoiding(f, &predecessors(f).get(&tb).cloned().unwrap_or_default(), avoid);
     for b in blocks(f) {
         if fwd.contains(&b) && bwd.contains(&b) {
-            // Blocks strictly on a path; the endpoints' blocks when a cycle runs through them.
+            // Blocks strictly on a path; `to`'s block when a cycle runs through it.
             for i in instructions(b) {
                 add(i, &mut out);
             }
         }
     }
-    let _ = from_block;
     for i in &instructions(tb)[..ti] {
         add(*i, &mut out);
     }
