@@ -12,6 +12,8 @@
 //! The values go to `out[0..K)` (at most `cap`), `*spec` points at a new descriptor whose
 //! `features=` lists their names after the explicit ones, the call's result becomes `K`, and
 //! `!ompadapt.auto_features` records `!{!"<model>", !"<name>", ...}` per region.
+// Raw `LLVMValueRef`s passed around here are values of the module being transformed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::rc::Rc;
 
@@ -108,9 +110,14 @@ fn lower_one(module: &Module<'_>, td: LLVMTargetDataRef, call: V, sites: &[Offlo
     let host = ir::function_of(call);
     let args = ir::call_args(call);
     let place = ir::debug_location(call).unwrap_or_else(|| format!("in function '{}'", ir::name(host)));
-    if args.len() < 5 || !ir::type_of(call).is_null() && unsafe { LLVMGetTypeKind(ir::type_of(call)) } != llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind
+    if args.len() < 5
+        || !ir::type_of(call).is_null() && unsafe { LLVMGetTypeKind(ir::type_of(call)) } != llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind
     {
-        out.warnings.push(crate::diagnostics::malformed_marker_warning(&ir::name(host), AUTO_MARKER, "it does not have the five arguments (out, cap, spec, model, loops)"));
+        out.warnings.push(crate::diagnostics::malformed_marker_warning(
+            &ir::name(host),
+            AUTO_MARKER,
+            "it does not have the five arguments (out, cap, spec, model, loops)",
+        ));
         replace_call(call, 0);
         return;
     }
@@ -342,7 +349,13 @@ fn loop_guards(init: V) -> Result<Vec<(V, bool)>, NoSlice> {
     Ok(out)
 }
 
-fn emit_value(module: &Module<'_>, b: LLVMBuilderRef, td: LLVMTargetDataRef, loc: llvm_sys::prelude::LLVMMetadataRef, v: &Value) -> LLVMValueRef {
+fn emit_value(
+    module: &Module<'_>,
+    b: LLVMBuilderRef,
+    td: LLVMTargetDataRef,
+    loc: llvm_sys::prelude::LLVMMetadataRef,
+    v: &Value,
+) -> LLVMValueRef {
     unsafe {
         let ctx = LLVMGetModuleContext(module.as_mut_ptr());
         let f64t = LLVMDoubleTypeInContext(ctx);
@@ -392,7 +405,7 @@ fn emit_value(module: &Module<'_>, b: LLVMBuilderRef, td: LLVMTargetDataRef, loc
                         LLVMBuildSelect(b, c, zero, trips, c"".as_ptr())
                     });
                 }
-                let _ = LLVMSetValueName2(trips, c"ompadapt.trip_count".as_ptr(), 19);
+                LLVMSetValueName2(trips, c"ompadapt.trip_count".as_ptr(), 19);
                 trips
             }
         }
@@ -471,6 +484,9 @@ mod tests {
             "ompadapt1;model=m;loc=a.c:1;features=n,trip_count(i%2Cj),flops;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto;feature_ranges=1:9,,"
         );
         let e = "ompadapt1;model=m;loc=a.c:1;features=;variants=cpu;values=0;numeric=0;model_type=auto";
-        assert_eq!(extend_descriptor(e, &["ops".into()]), "ompadapt1;model=m;loc=a.c:1;features=ops;variants=cpu;values=0;numeric=0;model_type=auto");
+        assert_eq!(
+            extend_descriptor(e, &["ops".into()]),
+            "ompadapt1;model=m;loc=a.c:1;features=ops;variants=cpu;values=0;numeric=0;model_type=auto"
+        );
     }
 }

@@ -2,6 +2,8 @@
 //! values of every kind (instructions, arguments, constants) across functions: working on
 //! `LLVMValueRef` directly keeps them short where inkwell's typed wrappers would need a
 //! conversion at every step.
+// Raw `LLVMValueRef`s passed around here are values of the module being transformed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet, VecDeque};

@@ -5,6 +5,8 @@
 //! an alloca whose address never leaves its function (stored as a value, passed to a call) can
 //! only be written through itself; anything else may be written by any store through an
 //! unknown pointer and by any call that is not known to leave user memory alone.
+// Raw `LLVMValueRef`s passed around here are values of the module being transformed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::collections::HashMap;
 
@@ -263,7 +265,9 @@ pub fn may_write(td: LLVMTargetDataRef, esc: &mut Escapes, inst: V, target: Addr
             }
         }
         match (w.base, target.base) {
-            (Base::Alloca(x), Base::Alloca(y)) | (Base::Global(x), Base::Global(y)) => x == y && overlaps(w.offset, len, target.offset, size),
+            (Base::Alloca(x), Base::Alloca(y)) | (Base::Global(x), Base::Global(y)) => {
+                x == y && overlaps(w.offset, len, target.offset, size)
+            }
             (Base::Alloca(_), Base::Global(_)) | (Base::Global(_), Base::Alloca(_)) => false,
             (Base::Alloca(x), Base::Unknown(_)) => !outside && alloca_escaped(esc, x),
             (Base::Unknown(_), Base::Alloca(y)) => alloca_escaped(esc, y),
