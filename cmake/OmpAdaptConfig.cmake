@@ -6,6 +6,15 @@
 #                             runtime explicitly or call its C API by hand
 #   OmpAdapt::runtime_static  libompadapt_rt.a (with its system libraries)
 #   OMPADAPT_PLUGIN, OMPADAPT_PASS_PLUGIN   paths of the Clang plugin and the LLVM pass plugin
+#   ompadapt_enable_auto(<target> [KINDS <kinds>] [REMARKS])
+#                             zero-source-change mode for one target: links OmpAdapt::adaptive and
+#                             makes every eligible `target` construct of its sources adaptive with
+#                             <kinds> (default cpu,gpu), e.g. KINDS "cpu,gpu,thread_limit[64:256:64]";
+#                             REMARKS: say why a construct is left as written
+# Cache variable OMPADAPT_AUTO (e.g. -DOMPADAPT_AUTO=cpu,gpu, before find_package): the same for
+# every target that links OmpAdapt::adaptive and does not set its own kinds. Empty (default):
+# only the adaptation directives written in the sources adapt.
+# Target property OMPADAPT_AUTO: a target's own kinds (what ompadapt_enable_auto sets).
 # The plugin only loads into the clang it was built for: Debian's clang-19.
 
 get_filename_component(_ompadapt_prefix "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
@@ -27,10 +36,16 @@ foreach(_lang C CXX)
   endif()
 endforeach()
 
+set(OMPADAPT_AUTO "" CACHE STRING "ompadapt: variant kinds of zero-source-change mode for every target linking OmpAdapt::adaptive (e.g. cpu,gpu); empty: off")
+
 if(NOT TARGET OmpAdapt::adaptive)
+  # The kinds: the consuming target's OMPADAPT_AUTO property, else the cache variable (commas
+  # escaped: they separate generator-expression arguments).
+  string(REPLACE "," "$<COMMA>" _ompadapt_auto_default "${OMPADAPT_AUTO}")
+  set(_ompadapt_kinds "$<IF:$<BOOL:$<TARGET_PROPERTY:OMPADAPT_AUTO>>,$<TARGET_PROPERTY:OMPADAPT_AUTO>,${_ompadapt_auto_default}>")
   add_library(OmpAdapt::adaptive INTERFACE IMPORTED)
   set_target_properties(OmpAdapt::adaptive PROPERTIES
-    INTERFACE_COMPILE_OPTIONS "-fplugin=${OMPADAPT_PLUGIN}")
+    INTERFACE_COMPILE_OPTIONS "-fplugin=${OMPADAPT_PLUGIN};$<$<BOOL:${_ompadapt_kinds}>:-fplugin-arg-ompadapt-auto=${_ompadapt_kinds}>")
 
   add_library(OmpAdapt::runtime SHARED IMPORTED)
   set_target_properties(OmpAdapt::runtime PROPERTIES
@@ -43,5 +58,20 @@ if(NOT TARGET OmpAdapt::adaptive)
     INTERFACE_INCLUDE_DIRECTORIES "${OMPADAPT_INCLUDE_DIR}"
     INTERFACE_LINK_LIBRARIES "pthread;dl;m")
 endif()
+
+function(ompadapt_enable_auto target)
+  cmake_parse_arguments(PARSE_ARGV 1 _oa "REMARKS" "KINDS" "")
+  if(_oa_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "ompadapt_enable_auto(${target}): unknown arguments ${_oa_UNPARSED_ARGUMENTS} (takes KINDS <kinds> and REMARKS)")
+  endif()
+  if(NOT _oa_KINDS)
+    set(_oa_KINDS "cpu,gpu")
+  endif()
+  set_property(TARGET ${target} PROPERTY OMPADAPT_AUTO "${_oa_KINDS}")
+  target_link_libraries(${target} PRIVATE OmpAdapt::adaptive)
+  if(_oa_REMARKS)
+    target_compile_options(${target} PRIVATE -fplugin-arg-ompadapt-remarks)
+  endif()
+endfunction()
 
 set(OmpAdapt_FOUND TRUE)

@@ -158,6 +158,7 @@ pub fn transform_module(module: &Module<'_>) -> PassOutcome {
     }
     if outcome.changed {
         remove_unused_marker_functions(module);
+        offload_site::remove_unused_guard_functions(module);
     }
     outcome
 }
@@ -190,7 +191,7 @@ fn lower_site(
     };
     let context = module.get_context();
     let use_host = site.use_host.into_int_value();
-    dispatch::build_dispatch(
+    let d = dispatch::build_dispatch(
         &context,
         launch,
         use_host,
@@ -201,6 +202,14 @@ fn lower_site(
             _ => None,
         },
     );
+    // the cpu variant's run-time check (regions with a cpu variant, see the lowering header)
+    if let Some(guard) = offload_site::guard_of(site) {
+        if let (Some(check), Some(ops)) = (offload_site::guard_check_function(module), guard.check_operands()) {
+            if dispatch::add_host_guard(&context, &d, launch, check, &ops).is_some() {
+                offload_site::remove_guard(&guard);
+            }
+        }
+    }
     remove_marker(site);
     metadata::record_region(module, &record);
     Ok((launch.as_value_ref(), RewrittenSite { function: site.function_name(), record }))

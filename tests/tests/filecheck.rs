@@ -63,3 +63,13 @@ fn auto_features_ir() {
 fn auto_features_cxx_ir() {
     run_file("auto_features_cxx.cpp");
 }
+
+#[test]
+fn host_guard_ir() {
+    run_file("host_guard.c");
+}
+
+#[test]
+fn auto_features_and_auto_mode_ir() {
+    run_file("auto_mode.c");
+}

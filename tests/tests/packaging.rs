@@ -70,3 +70,69 @@ fn pkg_config_gives_the_plugin_and_the_runtime() {
     assert!(!out.stderr.contains("cannot use the runtime"), "{}", out.stderr);
     assert_eq!(variants_ran(&out.stdout).len(), 2);
 }
+
+/// Zero-source-change mode through CMake: `ompadapt_enable_auto(<target> KINDS ...)` for one
+/// target, the cache variable OMPADAPT_AUTO for every target linking OmpAdapt::adaptive, and a
+/// target without the plugin as the reference; all built from unmodified corpus programs.
+#[test]
+fn cmake_zero_source_change_mode() {
+    if !auto_mode_available() {
+        return;
+    }
+    let dir = scratch();
+    let prefix = dir.path().join("prefix");
+    install(&prefix);
+    let build = dir.path().join("build");
+    run(Command::new("cmake")
+        .arg("-S")
+        .arg(source("cmake_project"))
+        .arg("-B")
+        .arg(&build)
+        .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
+        .arg("-DCMAKE_C_COMPILER=clang-19")
+        .arg(format!("-DLISTING3={}", source("programs/listing3.c").display()))
+        .arg(format!("-DPROGRAMS_DIR={}", source("programs").display()))
+        .arg(format!("-DCORPUS_DIR={}", source("auto_corpus").display()))
+        .arg("-DOMPADAPT_AUTO=cpu,gpu"))
+    .expect_ok("cmake configure");
+    run(Command::new("cmake").arg("--build").arg(&build).args(["-j", "2"])).expect_ok("cmake --build");
+    let report = |exe: &str| -> (Run, Option<serde_json::Value>) {
+        let file = dir.path().join(format!("{exe}.json"));
+        let spec = format!("json:{}", file.display());
+        let out = run_program(&build.join(exe), dir.path(), &[("OMPADAPT_PERSIST", "0"), ("OMPADAPT_REPORT", &spec)]);
+        out.expect_ok(exe);
+        let json = std::fs::read_to_string(&file).ok().map(|t| serde_json::from_str(&t).expect("report JSON"));
+        (out, json)
+    };
+    let regions = |json: &serde_json::Value| -> Vec<(String, Vec<String>)> {
+        json["regions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|r| {
+                let vs = r["variants"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()).collect();
+                (r["region"].as_str().unwrap().to_string(), vs)
+            })
+            .collect()
+    };
+    let (stock, none) = report("reductions_stock");
+    assert!(none.is_none(), "a target without OmpAdapt::adaptive has no adaptive region");
+    // OMPADAPT_AUTO=cpu,gpu: both kernels of the program, named <function>@<file>:<line>.
+    let (adaptive, json) = report("reductions_adaptive");
+    assert_eq!(adaptive.stdout, stock.stdout, "zero-source-change mode keeps the results");
+    let r = regions(&json.expect("a report"));
+    let names: BTreeSet<String> = r.iter().map(|(n, _)| n.split(':').next().unwrap().rsplit('/').next().unwrap().to_string()).collect();
+    assert_eq!(names, BTreeSet::from(["main.c".to_string()]), "{r:?}");
+    assert!(r.iter().any(|(n, _)| n.starts_with("dot@")) && r.iter().any(|(n, _)| n.starts_with("stats@")), "{r:?}");
+    assert!(r.iter().all(|(_, v)| v == &["cpu", "gpu"]), "{r:?}");
+    // ompadapt_enable_auto's own kinds win over the cache variable for that target.
+    let (jacobi, json) = report("jacobi_auto");
+    assert!(jacobi.stdout.ends_with("PASS\n"), "{}", jacobi.stdout);
+    let r = regions(&json.expect("a report"));
+    assert_eq!(r.len(), 3, "jacobi2d's three kernels: {r:?}");
+    assert!(r.iter().all(|(n, v)| n.starts_with("relax@") && v == &["cpu", "gpu", "thread_limit=64", "thread_limit=128"]), "{r:?}");
+    // listing3's explicit directives keep their meaning under OMPADAPT_AUTO.
+    let out = run_program(&build.join("listing3"), dir.path(), &[("OMPADAPT_PERSIST", "0")]);
+    out.expect_ok("listing3 with OMPADAPT_AUTO");
+    assert_eq!(variants_ran(&out.stdout), BTreeSet::from(["0".to_string(), "1".to_string()]));
+}
