@@ -55,7 +55,7 @@ fn automatic_features_equal_the_true_trip_counts_and_map_sizes() {
         let auto = lines(&adaptive.stdout, "AUTO");
         let truth = lines(&adaptive.stdout, "TRUE");
         assert_eq!(auto.len(), truth.len());
-        assert_eq!(auto.len(), 4 * 10, "{opt}: one AUTO line per region and size:\n{}", adaptive.stdout);
+        assert_eq!(auto.len(), 4 * 13, "{opt}: one AUTO line per region and size:\n{}", adaptive.stdout);
         for ((model, got), (tmodel, want)) in auto.iter().zip(&truth) {
             assert_eq!(model, tmodel);
             let k: usize = got["k"].parse().unwrap();
