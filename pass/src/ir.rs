@@ -2,6 +2,8 @@
 //! values of every kind (instructions, arguments, constants) across functions: working on
 //! `LLVMValueRef` directly keeps them short where inkwell's typed wrappers would need a
 //! conversion at every step.
+// Raw `LLVMValueRef`s passed around here are values of the module being transformed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -270,20 +272,15 @@ pub fn reachable_from(start: &[B], avoid: Option<B>) -> HashSet<B> {
 
 /// Blocks from which one of `targets` is reachable (inclusive).
 pub fn reaching(f: V, targets: &[B]) -> HashSet<B> {
-    reaching_avoiding(f, targets, None)
-}
-
-/// Blocks from which one of `targets` is reachable (inclusive) without passing through `avoid`.
-fn reaching_avoiding(f: V, targets: &[B], avoid: Option<B>) -> HashSet<B> {
     let preds = predecessors(f);
     let mut seen = HashSet::new();
-    let mut queue: VecDeque<B> = targets.iter().copied().filter(|b| Some(*b) != avoid).collect();
+    let mut queue: VecDeque<B> = targets.iter().copied().collect();
     while let Some(b) = queue.pop_front() {
         if !seen.insert(b) {
             continue;
         }
         for p in preds.get(&b).into_iter().flatten() {
-            if Some(*p) != avoid && !seen.contains(p) {
+            if !seen.contains(p) {
                 queue.push_back(*p);
             }
         }
@@ -411,10 +408,7 @@ pub fn inst_dominates(a: V, b: V) -> bool {
 }
 
 /// Instructions that may execute after `from` and before `to` on some path from `from` to `to`
-/// in their function (both excluded); `from = None` means the function's entry. A path that
-/// runs through `from` again is not counted: the later execution of `from` is the one that
-/// reaches `to` (a marker, or a store, in the body of a time-step loop is read afresh on each
-/// iteration, so the loop's latch is not "between" it and the launch).
+/// in their function (both excluded); `from = None` means the function's entry.
 pub fn between(from: Option<V>, to: V) -> Rc<Between> {
     let key = (from.unwrap_or(std::ptr::null_mut()), to);
     if let Some(b) = CACHE.with(|c| c.borrow().between.get(&key).cloned()) {
@@ -438,36 +432,47 @@ fn between_uncached(from: Option<V>, to: V) -> Vec<V> {
             out.push(v);
         }
     };
-    // Paths may not re-enter `from`'s block, except when `to` precedes `from` in that block
-    // (then every path to `to` runs through the block's start; counted conservatively).
-    let (fwd, avoid) = match from {
-        Some(a) => {
-            let (ab, ai) = (block_of(a), index_in_block(a));
-            if ab == tb && ai < ti {
-                for i in &instructions(ab)[ai + 1..ti] {
-                    add(*i, &mut out);
-                }
-                return out;
-            }
-            let avoid = (ab != tb).then_some(ab);
-            let fwd = reachable_from(&successors(ab), avoid);
-            if !fwd.contains(&tb) {
-                return out;
-            }
-            for i in &instructions(ab)[ai + 1..] {
-                add(*i, &mut out);
-            }
-            (fwd, avoid)
+    let preds = predecessors(f);
+    let tb_preds = preds.get(&tb).cloned().unwrap_or_default();
+    let Some(a) = from else {
+        let fwd = reachable_from(&[entry_block(f)], None);
+        if !fwd.contains(&tb) {
+            return out;
         }
-        None => (reachable_from(&[entry_block(f)], None), None),
+        let bwd = reaching(f, &tb_preds);
+        for b in blocks(f) {
+            if fwd.contains(&b) && bwd.contains(&b) {
+                for i in instructions(b) {
+                    add(i, &mut out);
+                }
+            }
+        }
+        for i in &instructions(tb)[..ti] {
+            add(*i, &mut out);
+        }
+        return out;
     };
-    if !fwd.contains(&tb) {
+    // Paths from `a` to `to` that do not execute `a` again (what `to` sees comes from the
+    // latest execution of `a`): they never re-enter a's block, unless `to` lies in it before
+    // `a` (entering the block from the top reaches `to` first).
+    let (ab, ai) = (block_of(a), index_in_block(a));
+    if ab == tb && ai < ti {
+        for i in &instructions(ab)[ai + 1..ti] {
+            add(*i, &mut out);
+        }
+    }
+    let fwd = reachable_from(&successors(ab), Some(ab));
+    let reaches = if tb == ab { ti < ai && tb_preds.iter().any(|p| *p == ab || fwd.contains(p)) } else { fwd.contains(&tb) };
+    if !reaches {
         return out;
     }
-    let bwd = reaching_avoiding(f, &predecessors(f).get(&tb).cloned().unwrap_or_default(), avoid);
+    for i in &instructions(ab)[ai + 1..] {
+        add(*i, &mut out);
+    }
+    let targets: Vec<B> = tb_preds.iter().copied().filter(|p| *p != ab).collect();
+    let bwd = reaching_avoiding(&preds, &targets, ab);
     for b in blocks(f) {
-        if fwd.contains(&b) && bwd.contains(&b) {
-            // Blocks strictly on a path; `to`'s block when a cycle runs through it.
+        if b != ab && fwd.contains(&b) && bwd.contains(&b) {
             for i in instructions(b) {
                 add(i, &mut out);
             }
@@ -477,6 +482,23 @@ fn between_uncached(from: Option<V>, to: V) -> Vec<V> {
         add(*i, &mut out);
     }
     out
+}
+
+/// Blocks from which one of `targets` is reachable without entering `avoid` (inclusive).
+fn reaching_avoiding(preds: &HashMap<B, Vec<B>>, targets: &[B], avoid: B) -> HashSet<B> {
+    let mut seen = HashSet::new();
+    let mut queue: VecDeque<B> = targets.iter().copied().filter(|b| *b != avoid).collect();
+    while let Some(b) = queue.pop_front() {
+        if !seen.insert(b) {
+            continue;
+        }
+        for p in preds.get(&b).into_iter().flatten() {
+            if *p != avoid && !seen.contains(p) {
+                queue.push_back(*p);
+            }
+        }
+    }
+    seen
 }
 
 /// Whether `b` lies on a cycle of its function.
