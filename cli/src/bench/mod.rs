@@ -1,10 +1,14 @@
-//! `ompadapt bench`: seed 000's evaluation (section 4) on the kernels of `benchmarks/kernels/`.
+//! `ompadapt bench`: seed 000's evaluation (section 4) on the kernels of `benchmarks/kernels/`,
+//! each built once per use-case of its Table 3 row (CPU/GPU, GPU threads, co-scheduling; see
+//! [`kernels::UseCase`]).
 //!
 //! Per kernel and input, every run is a real run of the kernel compiled with clang + the
 //! plugin, its result checked by the kernel itself:
-//! - **Static CPU / Static GPU** (the baseline): `OMPADAPT_VARIANT` pins every region to one
-//!   variant; for kernels with several regions every combination is measured too (the oracle
-//!   and the K-fold models may mix).
+//! - **Static per variant** (Static CPU / Static GPU, Static thread_limit=64 ..., Static
+//!   coschedule=0 ...; the baseline is Static GPU, Static thread_limit=256 or Static
+//!   coschedule=1): `OMPADAPT_VARIANT` pins every region to one variant; for kernels with
+//!   several regions every combination is measured too (the oracle and the K-fold models may
+//!   mix). Inputs whose two fastest configurations are close get more runs ([`Doubt`]).
 //! - **Static Best**: the one uniform variant with the best geometric-mean time over the inputs.
 //! - **Oracle**: per input the fastest measured combination.
 //! - **Online**: a run that starts with nothing stored, explores, trains and decides within
@@ -18,7 +22,7 @@
 //!   decisions, their times the static measurements: running 120 folds per input is not needed
 //!   to know what a decision costs; Adaptive-100's real runs measure what deciding costs).
 //!
-//! Speedups are over Static GPU. Results go to `--out`: `runs.csv` (every run),
+//! Speedups are over the use-case's baseline. Results go to `--out`: `runs.csv` (every run),
 //! `comparators.csv`, `decisions.csv`, `summary.json`, `summary.md` and the figures (SVG and
 //! PNG): speedup per input and comparator, decision distributions (violins), accuracy.
 
