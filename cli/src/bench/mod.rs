@@ -128,6 +128,8 @@ pub struct KernelRun {
     pub choice: ModelChoice,
     /// Inputs whose static configurations got more runs ([`Doubt`]).
     pub in_doubt: Vec<u64>,
+    /// Regular runs per configuration (before any in doubt).
+    pub repeats: usize,
 }
 
 /// The time of a configuration: the fastest of its runs (on a shared machine interference only
@@ -353,6 +355,7 @@ fn run_kernel(
         profiles: Vec::new(),
         choice,
         in_doubt: Vec::new(),
+        repeats,
     };
     // 1. data collection (also tells the variants), `repeats` runs per input into one store:
     // the labels are medians over all of them
