@@ -39,7 +39,16 @@ fn the_smoke_evaluation_writes_every_comparator_table_and_figure() {
             assert_eq!(f[5], "6", "3 shuffles x 2 rotations: {line}");
         }
     }
-    let common = ["Static Best", "Oracle", "Online (roundrobin)", "Online (elimination)", "Adaptive-25", "Adaptive-50", "Adaptive-75", "Adaptive-100"];
+    let common = [
+        "Static Best",
+        "Oracle",
+        "Online (roundrobin)",
+        "Online (elimination)",
+        "Adaptive-25",
+        "Adaptive-50",
+        "Adaptive-75",
+        "Adaptive-100",
+    ];
     let cpu_gpu = ["Static CPU", "Static GPU"];
     let threads = ["Static thread_limit=64", "Static thread_limit=128", "Static thread_limit=192", "Static thread_limit=256"];
     let cosched =

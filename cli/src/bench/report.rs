@@ -428,10 +428,7 @@ pub fn write_all(
         format!("**{}** ({}/{})", pct(doubt_pooled.2 as f64 / doubt_pooled.3.max(1) as f64), doubt_pooled.2, doubt_pooled.3),
         String::new(),
     ]);
-    md += &table(
-        vec!["kernel".into(), "regular runs only".into(), "all runs".into(), "inputs in doubt".into()],
-        &doubt_rows,
-    );
+    md += &table(vec!["kernel".into(), "regular runs only".into(), "all runs".into(), "inputs in doubt".into()], &doubt_rows);
     writeln!(md, "\n### Accuracy against the stored measurements the models learn from (Adaptive-K on the profiling data, as seed 001 scores prediction accuracy; regions pooled)\n")?;
     let mut prow = vec!["**all kernels**".to_owned()];
     for (w, d) in profile_pooled {
