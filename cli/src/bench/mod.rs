@@ -244,6 +244,9 @@ pub fn run(args: Args, as_json: bool) -> Result<()> {
         }
     }
     let repeats = args.repeats.unwrap_or(if args.smoke { 1 } else { 3 }).max(1);
+    if !(args.doubt.is_finite() && args.doubt >= 0.0) {
+        bail!("--doubt: {} is not a fraction >= 0 (0.25 = 25 %)", args.doubt);
+    }
     let doubt = Doubt { band: args.doubt, repeats: args.doubt_repeats.unwrap_or(2 * repeats) };
     let inputs_of = |k: &kernels::Kernel| -> Vec<u64> {
         if !args.inputs.is_empty() {
