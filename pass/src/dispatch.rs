@@ -29,7 +29,8 @@ use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
 use inkwell::context::ContextRef;
 use inkwell::debug_info::DILocation;
-use inkwell::values::{BasicValue, BasicValueEnum, InstructionValue, IntValue};
+use inkwell::types::BasicMetadataTypeEnum;
+use inkwell::values::{AsValueRef, BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue, InstructionValue, IntValue};
 use inkwell::IntPredicate;
 
 use crate::cfg;
@@ -221,4 +222,62 @@ fn move_to_end<'ctx>(builder: &Builder<'ctx>, inst: InstructionValue<'ctx>, bloc
 
 fn launch_result<'ctx>(launch: InstructionValue<'ctx>) -> BasicValueEnum<'ctx> {
     IntValue::try_from(launch).expect("a launch returns an integer").as_basic_value_enum()
+}
+
+/// Name of the block the host guard adds between the dispatch and the host path.
+pub const GUARD_BLOCK: &str = "ompadapt.guard";
+pub const HOST_SAFE_VALUE: &str = "ompadapt.host_safe";
+/// Operands of `__tgt_target_kernel`: the device.
+const LAUNCH_DEVICE_ARG: u32 = 1;
+
+/// Puts the host guard on `d`'s host path: the dispatch's `cpu` edge goes to a block that calls
+/// `check(ctx, cpu, replacement, sections, n, device, kernel_args)` (the lowering header's
+/// `__ompadapt_host_guard_check`, with the guard marker's five operands and the launch's device
+/// and kernel arguments) and runs the host version only when it returns non-zero; otherwise
+/// the launch (the check has told the runtime the variant is unavailable and switched the
+/// execution to its replacement).
+///
+/// The check is a C function in the header rather than IR built here: it walks the launch's
+/// map arrays (a loop over `KernelArgsTy::NumArgs`, with libomptarget calls and the runtime's
+/// table), which reads and tests better as C, and the header is already in every translation
+/// unit that has a launch site.
+pub fn add_host_guard<'ctx>(
+    context: &ContextRef<'ctx>,
+    d: &Dispatch<'ctx>,
+    launch: InstructionValue<'ctx>,
+    check: FunctionValue<'ctx>,
+    guard_operands: &[BasicValueEnum<'ctx>],
+) -> Option<BasicBlock<'ctx>> {
+    let device = launch.get_operand(LAUNCH_DEVICE_ARG).and_then(|op| op.value()).filter(|v| v.is_int_value())?;
+    let kargs = launch.get_operand(LAUNCH_KERNEL_ARGS_ARG).and_then(|op| op.value()).filter(|v| v.is_pointer_value())?;
+    let params = check.get_type().get_param_types();
+    if guard_operands.len() != 5 || params.len() != 7 {
+        return None;
+    }
+    let debug_location = d.branch.get_debug_location();
+    let builder = context.create_builder();
+    let guard_block = context.insert_basic_block_after(d.dispatch_block, GUARD_BLOCK);
+    builder.position_at_end(guard_block);
+    let mut args: Vec<BasicMetadataValueEnum<'ctx>> = Vec::with_capacity(7);
+    for (v, ty) in guard_operands.iter().copied().chain([device, kargs]).zip(&params) {
+        // integers as the check declares them (C's int / long long); pointers are opaque
+        let v = match (v, ty) {
+            (BasicValueEnum::IntValue(i), BasicMetadataTypeEnum::IntType(t)) if i.get_type() != *t => {
+                builder.build_int_s_extend_or_bit_cast(i, *t, "").map(Into::into).unwrap_or(v)
+            }
+            _ => v,
+        };
+        args.push(v.into());
+    }
+    let call = builder.build_call(check, &args, "ompadapt.host_ok").expect("positioned");
+    call.set_call_convention(check.get_call_conventions());
+    let ok = call.try_as_basic_value().basic()?.into_int_value();
+    let safe = builder.build_int_compare(IntPredicate::NE, ok, ok.get_type().const_zero(), HOST_SAFE_VALUE).expect("positioned");
+    let br = builder.build_conditional_branch(safe, d.host_block, d.offload_block).expect("positioned");
+    for i in [call.try_as_basic_value().basic().and_then(|v| v.as_instruction_value()), safe.as_instruction(), Some(br)].into_iter().flatten() {
+        i.set_debug_location(debug_location);
+    }
+    // the dispatch's host edge now goes through the guard
+    unsafe { llvm_sys::core::LLVMSetSuccessor(d.branch.as_value_ref(), 0, guard_block.as_mut_ptr()) };
+    Some(guard_block)
 }

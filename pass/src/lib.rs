@@ -1,14 +1,23 @@
 //! ompadapt-pass: turns the offload launches the ompadapt Clang plugin marked into dispatch stubs
 //! that choose, at run time, between the host version of the outlined target region (variant
-//! `cpu`: no data mapping, no offload) and the original offload (variant `gpu`).
+//! `cpu`: no data mapping, no offload) and the original offload (variant `gpu`), and replaces
+//! the `features(auto)` markers by features computed from the IR.
 //!
-//! For each call of [`MARKER_FUNCTION`] (`__ompadapt_offload_site(use_host, "model")`) the pass
-//! finds the first `__tgt_target_kernel` call reachable after it, rewrites it (see
-//! [`dispatch`]) so that a non-zero `use_host` skips the launch and takes clang's own failure
-//! path (the host fallback), deletes the marker, records the site in `!ompadapt.regions`, and
-//! deletes the marker function once unused. A marker with no launch after it is left alone
-//! (the runtime warns when it runs) and reported on stderr. Running the pass twice changes
-//! nothing the second time; device modules are never touched.
+//! First, each call of [`auto_features::AUTO_MARKER`] (`__ompadapt_auto_features(out, cap,
+//! &spec, "model", "loops")`) becomes the region's automatic features, computed at the call:
+//! loop trip counts sliced from the bounds of the worksharing loops its launch runs,
+//! `bytes_mapped` of an offload launch, and static features of the region's code; `*spec`
+//! points at a descriptor naming them and the call's result becomes their number (see
+//! [`auto_features`]).
+//!
+//! Then, for each call of [`MARKER_FUNCTION`] (`__ompadapt_offload_site(use_host, "model")`,
+//! or `__ompadapt_launch_site` with launch settings) the pass finds the first
+//! `__tgt_target_kernel` call reachable after it, rewrites it (see [`dispatch`]) so that a
+//! non-zero `use_host` skips the launch and takes clang's own failure path (the host fallback),
+//! deletes the marker, records the site in `!ompadapt.regions`, and deletes the marker function
+//! once unused. A marker with no launch after it is left alone (the runtime warns when it runs)
+//! and reported on stderr. Running the pass twice changes nothing the second time; device
+//! modules are never touched.
 //!
 //! Layout:
 //! - [`omp_calls`]: libomptarget entry points and how to recognise their calls;
@@ -18,17 +27,29 @@
 //! - [`dispatch`]: the rewrite;
 //! - [`metadata`]: `!ompadapt.regions` and `!ompadapt.dispatch`;
 //! - [`module_kind`]: host vs device modules;
-//! - [`diagnostics`]: the warnings.
+//! - [`diagnostics`]: the warnings; [`remarks`]: the optional remarks;
+//! - [`auto_features`]: the `features(auto)` markers, with [`worksharing`] (the loops a launch
+//!   runs), [`slice`] (bounds rebuilt at the marker), [`memory`] (what may write what),
+//!   [`map_sizes`] (`bytes_mapped`), [`static_features`] and [`ir`] (raw IR helpers, memoised
+//!   CFG queries).
 
+pub mod auto_features;
 pub mod cfg;
 pub mod diagnostics;
 pub mod dispatch;
+pub mod ir;
 pub mod launch_search;
+pub mod map_sizes;
+pub mod memory;
 pub mod metadata;
 pub mod module_kind;
 pub mod offload_site;
 pub mod omp_calls;
 pub mod plugin_entry;
+pub mod remarks;
+pub mod slice;
+pub mod static_features;
+pub mod worksharing;
 
 use std::collections::{BTreeSet, HashSet};
 use std::mem::ManuallyDrop;
@@ -56,6 +77,11 @@ pub struct PassOutcome {
     pub rewritten: Vec<RewrittenSite>,
     /// Warnings (each a full line starting with [`WARNING_PREFIX`]), not yet printed.
     pub warnings: Vec<String>,
+    /// Remarks (each a full line starting with [`remarks::REMARK_PREFIX`]), printed only when
+    /// remarks are on.
+    pub remarks: Vec<String>,
+    /// The regions whose `features(auto)` marker was replaced: model and feature names.
+    pub auto_features: Vec<(String, Vec<String>)>,
 }
 
 /// One marker whose launch became a dispatch.
@@ -72,6 +98,11 @@ pub fn run_on_module(module: &Module<'_>) -> bool {
     let outcome = transform_module(module);
     for warning in &outcome.warnings {
         eprintln!("{warning}");
+    }
+    if remarks::remarks_enabled() {
+        for remark in &outcome.remarks {
+            eprintln!("{remark}");
+        }
     }
     outcome.changed
 }
@@ -96,6 +127,13 @@ pub fn transform_module(module: &Module<'_>) -> PassOutcome {
     if module_kind::is_device_module(module) {
         return outcome;
     }
+    // Automatic features first: they are sliced to the region's marker while the launch is
+    // still clang's, before it becomes a dispatch.
+    let auto = auto_features::lower_auto_features(module);
+    outcome.changed |= auto.changed;
+    outcome.remarks = auto.remarks;
+    outcome.warnings.extend(auto.warnings);
+    outcome.auto_features = auto.regions;
     let (sites, malformed) = find_offload_sites(module);
     for m in malformed {
         outcome.warnings.push(diagnostics::malformed_marker_warning(&m.function, MARKER_FUNCTION, m.reason));
@@ -120,6 +158,7 @@ pub fn transform_module(module: &Module<'_>) -> PassOutcome {
     }
     if outcome.changed {
         remove_unused_marker_functions(module);
+        offload_site::remove_unused_guard_functions(module);
     }
     outcome
 }
@@ -152,7 +191,7 @@ fn lower_site(
     };
     let context = module.get_context();
     let use_host = site.use_host.into_int_value();
-    dispatch::build_dispatch(
+    let d = dispatch::build_dispatch(
         &context,
         launch,
         use_host,
@@ -163,6 +202,14 @@ fn lower_site(
             _ => None,
         },
     );
+    // the cpu variant's run-time check (regions with a cpu variant, see the lowering header)
+    if let Some(guard) = offload_site::guard_of(site) {
+        if let (Some(check), Some(ops)) = (offload_site::guard_check_function(module), guard.check_operands()) {
+            if dispatch::add_host_guard(&context, &d, launch, check, &ops).is_some() {
+                offload_site::remove_guard(&guard);
+            }
+        }
+    }
     remove_marker(site);
     metadata::record_region(module, &record);
     Ok((launch.as_value_ref(), RewrittenSite { function: site.function_name(), record }))

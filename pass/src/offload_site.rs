@@ -230,3 +230,126 @@ fn constant_c_string(value: LLVMValueRef) -> Option<String> {
         Some(String::from_utf8_lossy(bytes).into_owned())
     }
 }
+
+/// The host guard marker: `__ompadapt_host_guard(ctx, cpu, replacement, sections, n, model)`,
+/// right before the launch-site marker of a region with a `cpu` variant (see the lowering
+/// header). The pass passes its first five operands, with the launch's device and kernel
+/// arguments, to [`GUARD_CHECK_FUNCTION`] on the stub's host path, and deletes it.
+pub const GUARD_FUNCTION: &str = "__ompadapt_host_guard";
+/// The check the stub calls (defined in the lowering header; emitted because the guard
+/// marker's own body calls it).
+pub const GUARD_CHECK_FUNCTION: &str = "__ompadapt_host_guard_check";
+
+/// Whether `name` is `c_name` or its Itanium mangling (`_ZL<len><name><params>`, also `_Z`):
+/// clang mangles a `static` function in C++ even inside `extern "C"`.
+fn names_function(name: &[u8], c_name: &str) -> bool {
+    if name == c_name.as_bytes() {
+        return true;
+    }
+    let len = c_name.len().to_string();
+    ["_ZL", "_Z"].iter().any(|p| {
+        name.strip_prefix(p.as_bytes())
+            .and_then(|r| r.strip_prefix(len.as_bytes()))
+            .and_then(|r| r.strip_prefix(c_name.as_bytes()))
+            .is_some_and(|rest| !rest.is_empty() && rest.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_'))
+    })
+}
+
+/// One guard marker call.
+#[derive(Clone, Copy, Debug)]
+pub struct HostGuard<'ctx> {
+    pub call: InstructionValue<'ctx>,
+    pub function: FunctionValue<'ctx>,
+}
+
+impl<'ctx> HostGuard<'ctx> {
+    /// ctx, cpu, replacement, sections, n: what the check takes before the launch's operands.
+    pub fn check_operands(&self) -> Option<Vec<BasicValueEnum<'ctx>>> {
+        (0..5).map(|i| self.call.get_operand(i).and_then(|op| op.value())).collect()
+    }
+
+    /// The model name (sixth operand).
+    pub fn model(&self) -> String {
+        self.call.get_operand(5).and_then(|op| op.value()).and_then(|v| constant_c_string(v.as_value_ref())).unwrap_or_default()
+    }
+}
+
+/// Whether `inst` calls the guard marker.
+pub fn is_guard_call(inst: InstructionValue<'_>) -> bool {
+    called_function(inst).is_some_and(|f| names_function(f.get_name().to_bytes(), GUARD_FUNCTION)) && num_call_args(inst) >= 6
+}
+
+/// The check function of `module`, if the lowering header's definition was emitted.
+pub fn guard_check_function<'ctx>(module: &Module<'ctx>) -> Option<FunctionValue<'ctx>> {
+    module.get_functions().find(|f| names_function(f.get_name().to_bytes(), GUARD_CHECK_FUNCTION) && f.count_params() == 7)
+}
+
+/// The guard of `site`: a guard call of the same model, in the same function, whose block
+/// dominates the launch-site marker's (its operands are then available at the launch) and from
+/// which the first launch-site marker reached going forward is this one. Between the two
+/// there may be branches (the launch settings' `?:` and `&&` make some).
+pub fn guard_of<'ctx>(site: &OffloadSite<'ctx>) -> Option<HostGuard<'ctx>> {
+    let model = site.model();
+    let marker_block = site.marker.get_parent()?;
+    for block in site.function.get_basic_blocks() {
+        for inst in block.get_instructions() {
+            if !is_guard_call(inst) {
+                continue;
+            }
+            let g = HostGuard { call: inst, function: site.function };
+            if g.model() == model
+                && cfg::dominates(site.function, block, marker_block)
+                && next_marker(inst).is_some_and(|m| m == site.marker)
+            {
+                return Some(g);
+            }
+        }
+    }
+    None
+}
+
+/// The first marker call reached going forward from `from` (the rest of its block, then
+/// successors breadth-first; a path ends at the first marker on it).
+fn next_marker<'ctx>(from: InstructionValue<'ctx>) -> Option<InstructionValue<'ctx>> {
+    let mut visited = std::collections::HashSet::new();
+    let mut queue = std::collections::VecDeque::new();
+    let mut cursor = first_instruction_after(from);
+    let mut block = from.get_parent()?;
+    visited.insert(block.as_mut_ptr());
+    loop {
+        while let Some(i) = cursor {
+            if is_marker_call(i) {
+                return Some(i);
+            }
+            cursor = i.get_next_instruction();
+        }
+        for succ in cfg::successors(block) {
+            if visited.insert(succ.as_mut_ptr()) {
+                queue.push_back(succ);
+            }
+        }
+        block = queue.pop_front()?;
+        cursor = block.get_first_instruction();
+    }
+}
+
+/// Deletes a guard call (an `invoke` becomes a branch to its normal destination).
+pub fn remove_guard(guard: &HostGuard<'_>) {
+    remove_marker(&OffloadSite {
+        marker: guard.call,
+        function: guard.function,
+        use_host: guard.call.get_operand(1).and_then(|op| op.value()).expect("the guard has operands"),
+        num_teams: None,
+        thread_limit: None,
+        model_arg: 5,
+    });
+}
+
+/// Deletes the guard marker functions nothing calls any more.
+pub fn remove_unused_guard_functions(module: &Module<'_>) {
+    for f in module.get_functions().filter(|f| names_function(f.get_name().to_bytes(), GUARD_FUNCTION)).collect::<Vec<_>>() {
+        if unsafe { LLVMGetFirstUse(f.as_value_ref()) }.is_null() {
+            unsafe { f.delete() };
+        }
+    }
+}

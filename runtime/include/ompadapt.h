@@ -43,7 +43,7 @@
 extern "C" {
 #endif
 
-#define OMPADAPT_API_VERSION 1
+#define OMPADAPT_API_VERSION 2
 #define OMPADAPT_MAX_FEATURES 16
 
 /* One execution of an adaptive region. Fields are read by generated code (variant, value);
@@ -104,6 +104,18 @@ void ompadapt_end(ompadapt_ctx *ctx);
  * the first call per model, a lock and a set lookup. */
 void ompadapt_unlowered_offload_site(const char *model);
 
+/* The variant selected on `ctx` cannot run in this process: the generated code found that
+ * the `cpu` variant's launch uses data present on the device that the copies around the host
+ * version do not cover (a `target data` in a caller, `target enter data` in another
+ * function), so the host version would read stale host memory. The region marks the variant
+ * unavailable for the rest of the run (exploration, models and pins never select it again;
+ * the report lists it), says so once on stderr, and the execution continues as variant
+ * `replacement`: ctx->variant and ctx->value are set to it and ompadapt_end records the time
+ * there (-1: ctx->variant = -1 and nothing is recorded). The caller then runs that variant.
+ * Thread-safe; the first call per region and variant takes the region's lock (and may
+ * retrain), later ones only the flag. (API version 2.) */
+void ompadapt_variant_unavailable(ompadapt_ctx *ctx, int replacement);
+
 /* ---- Explicit control (issue 3: training and persistence; added, not in the table) -------- */
 
 /* Trains region MODEL (every region when NULL) now, on what has been measured, even before
@@ -142,6 +154,7 @@ struct ompadapt_api {
                 const double *features, int nfeatures, ompadapt_ctx *ctx);
   void (*end)(ompadapt_ctx *ctx);
   void (*unlowered_offload_site)(const char *model);
+  void (*variant_unavailable)(ompadapt_ctx *ctx, int replacement); /* since version 2 */
 };
 extern const struct ompadapt_api ompadapt_rt_api;
 

@@ -210,6 +210,9 @@ pub struct FvRec {
 pub struct Fv<'a> {
     pub rec: &'a mut FvRec,
     pub counts: &'a mut [Counts],
+    /// Variants unavailable in this run (`off[v]`; shorter than the variants: the rest are
+    /// available): never candidates, never wanted, never the label.
+    pub off: &'a [bool],
 }
 
 /// What an assessment needs from the region.
@@ -365,14 +368,20 @@ impl Fv<'_> {
         self.counts.len()
     }
 
+    /// Whether variant `v` may run in this process (see [`Fv::off`]).
+    #[inline]
+    pub fn available(&self, v: usize) -> bool {
+        !self.off.get(v).copied().unwrap_or(false)
+    }
+
     fn candidates(&self, p: &Params) -> Vec<usize> {
         let alive = if p.strategy == Strategy::Elimination { self.rec.alive } else { u64::MAX };
-        (0..self.nv()).filter(|&v| is_alive(alive, v)).collect()
+        (0..self.nv()).filter(|&v| is_alive(alive, v) && self.available(v)).collect()
     }
 
     /// Whether any measurement is wanted.
     pub fn wants_any(&self) -> bool {
-        self.counts.iter().any(|c| c.want > 0)
+        self.counts.iter().enumerate().any(|(v, c)| c.want > 0 && self.available(v))
     }
 
     /// The variant the next exploring execution of this vector runs, when the choice is made
@@ -382,9 +391,9 @@ impl Fv<'_> {
         if let Some(d) = self.rec.decided() {
             return d;
         }
-        let wanted: Vec<usize> = (0..self.nv()).filter(|&v| self.counts[v].want > 0).collect();
+        let wanted: Vec<usize> = (0..self.nv()).filter(|&v| self.counts[v].want > 0 && self.available(v)).collect();
         if wanted.is_empty() {
-            return (0..self.nv()).min_by_key(|&v| self.counts[v].count).unwrap_or(0);
+            return (0..self.nv()).filter(|&v| self.available(v)).min_by_key(|&v| self.counts[v].count).unwrap_or(0);
         }
         if p.strategy == Strategy::Random {
             wanted[rng.below(wanted.len())]
@@ -474,7 +483,8 @@ impl Fv<'_> {
     }
 
     /// Pairs that count as training samples: `threshold` measurements, or at least one when
-    /// the variant was eliminated or the vector is decided (the strategy needs no more).
+    /// the variant was eliminated or the vector is decided (the strategy needs no more). A
+    /// variant unavailable in this run counts as done: no measurement of it will come.
     pub fn counted_pairs(&self, p: &Params) -> u32 {
         let done = self.rec.decided != UNDECIDED;
         let elim = p.strategy == Strategy::Elimination;
@@ -482,7 +492,7 @@ impl Fv<'_> {
         (0..self.nv())
             .filter(|&v| {
                 let c = self.counts[v].count;
-                c >= r || (c >= 1 && (done || (elim && !is_alive(self.rec.alive, v))))
+                !self.available(v) || c >= r || (c >= 1 && (done || (elim && !is_alive(self.rec.alive, v))))
             })
             .count() as u32
     }
@@ -511,6 +521,9 @@ impl Fv<'_> {
     /// Either the label, or sets the wants and returns the extra measurements asked for.
     fn next_wants(&mut self, p: &Params, j: &Judge) -> Result<usize, u32> {
         let cands = self.candidates(p);
+        if cands.is_empty() {
+            return Err(0); // every variant unavailable: nothing to measure or to label
+        }
         let want = |counts: &mut [Counts], v: usize, n: u32| {
             counts[v].want = counts[v].want.max(n.min(u8::MAX as u32) as u8);
         };
@@ -691,7 +704,7 @@ mod tests {
             Owned(rec, vec![Counts { want: 1, ..Counts::default() }; nv])
         }
         fn fv(&mut self) -> Fv<'_> {
-            Fv { rec: &mut self.0, counts: &mut self.1 }
+            Fv { rec: &mut self.0, counts: &mut self.1, off: &[] }
         }
     }
 

@@ -131,6 +131,61 @@ pub unsafe extern "C" fn ompadapt_unlowered_offload_site(model: *const c_char) {
     }));
 }
 
+/// The line `ompadapt_variant_unavailable` prints (once per region and variant).
+pub fn unavailable_message(model: &str, variant: &str, replacement: Option<&str>) -> String {
+    let instead = match replacement {
+        Some(r) => format!("runs '{r}' instead, and the region no longer selects '{variant}' in this run"),
+        None => format!("the region no longer selects '{variant}' in this run"),
+    };
+    format!(
+        "region '{model}': variant '{variant}' is unavailable: its launch uses data present on the device that \
+         was mapped outside the region's function (a 'target data' in a caller, or 'target enter data' \
+         elsewhere), so the host version would read stale host memory; {instead} (to keep '{variant}', map \
+         that data in the function of the region, or give it to the construct's map clauses)"
+    )
+}
+
+/// `ompadapt_variant_unavailable`: the variant selected on `ctx` cannot run in this process;
+/// the execution runs `replacement` instead (-1: not recorded).
+///
+/// # Safety
+/// `ctx` is null or a context a previous `ompadapt_begin` filled.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_variant_unavailable(ctx: *mut Ctx, replacement: c_int) {
+    if ctx.is_null() {
+        return;
+    }
+    let c = &mut *ctx;
+    let v = c.variant;
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let Some(r) = (c.region as *const Region).as_ref() else { return };
+        if v < 0 || v as usize >= r.nvariants() {
+            return;
+        }
+        let repl = (replacement >= 0 && (replacement as usize) < r.nvariants() && replacement != v).then_some(replacement as usize);
+        if r.mark_unavailable(v as usize, repl) {
+            let names = &r.spec.variants;
+            diag::warn_once(
+                &format!("unavailable:{}:{v}", r.spec.model),
+                &unavailable_message(&r.spec.model, &names[v as usize], repl.map(|x| names[x].as_str())),
+            );
+        }
+    }));
+    // The execution goes on as `replacement`: `end` records it there (its first execution
+    // here is cold), or records nothing.
+    let region = (c.region as *const Region).as_ref();
+    match region {
+        Some(r) if replacement >= 0 && (replacement as usize) < r.nvariants() && replacement != v => {
+            let _ = catch_unwind(AssertUnwindSafe(|| r.switch_execution(c, replacement as usize)));
+        }
+        Some(_) => {
+            c.t0 |= crate::ctx::T0_NO_RECORD;
+            c.variant = if replacement >= 0 { replacement } else { -1 };
+        }
+        None => c.variant = replacement,
+    }
+}
+
 /// `ompadapt_train`: trains `model` (every region when NULL) now, on what has been measured,
 /// even before `min_train_data` is reached. Built with the `mpi` feature and run under MPI with
 /// more than one process, it first pools every rank's measurements: a collective, to be called
@@ -205,13 +260,19 @@ pub struct Api {
     pub begin: unsafe extern "C" fn(*mut *mut c_void, *const c_char, c_long, c_long, c_long, *const f64, c_int, *mut Ctx),
     pub end: unsafe extern "C" fn(*mut Ctx),
     pub unlowered_offload_site: unsafe extern "C" fn(*const c_char),
+    pub variant_unavailable: unsafe extern "C" fn(*mut Ctx, c_int),
 }
 
 /// `ompadapt_rt_api`: the entry points as a table (version [`API_VERSION`]).
 #[no_mangle]
 #[allow(non_upper_case_globals)]
-pub static ompadapt_rt_api: Api =
-    Api { version: API_VERSION, begin: ompadapt_begin, end: ompadapt_end, unlowered_offload_site: ompadapt_unlowered_offload_site };
+pub static ompadapt_rt_api: Api = Api {
+    version: API_VERSION,
+    begin: ompadapt_begin,
+    end: ompadapt_end,
+    unlowered_offload_site: ompadapt_unlowered_offload_site,
+    variant_unavailable: ompadapt_variant_unavailable,
+};
 
 const _: () = {
     use std::mem::{offset_of, size_of};
@@ -219,5 +280,6 @@ const _: () = {
     assert!(offset_of!(Api, begin) == 8);
     assert!(offset_of!(Api, end) == 16);
     assert!(offset_of!(Api, unlowered_offload_site) == 24);
-    assert!(size_of::<Api>() == 32);
+    assert!(offset_of!(Api, variant_unavailable) == 32);
+    assert!(size_of::<Api>() == 40);
 };

@@ -111,8 +111,21 @@ pub(crate) struct Inner {
     /// ((vector, variant), (count, timed, ticks)).
     overflow: std::collections::HashMap<(FKey, usize), (u64, u64, u64), crate::stats::FxBuild>,
     drifts: Vec<DriftEvent>,
+    /// Variants made unavailable in this run, in order.
+    unavailable: Vec<Unavailable>,
     /// The part of [`Region::slack`] the lock's holder last published (see [`Locked`]).
     need: i64,
+}
+
+/// A variant made unavailable in this run: its host version would have read stale memory
+/// (see [`Region::mark_unavailable`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Unavailable {
+    pub variant: usize,
+    /// The variant the execution that found it ran instead (None: not recorded).
+    pub replacement: Option<usize>,
+    /// Executions of the region when it happened.
+    pub at_execution: u64,
 }
 
 /// "Cannot train now" in [`Region::slack`] terms (far from both ends of an `i64`).
@@ -325,6 +338,10 @@ pub struct Region {
     pub data: crate::dataflow::RegionData,
     /// Seed 001's declared feature ranges and associated regions (see `declared`).
     declared: declared::Declared,
+    /// Per variant: unavailable for the rest of the run (see [`Region::mark_unavailable`]).
+    off: Box<[AtomicBool]>,
+    /// Whether any variant is unavailable: one relaxed load where a choice is made.
+    any_off: AtomicBool,
 }
 
 impl std::fmt::Debug for Region {
@@ -388,11 +405,14 @@ impl Region {
                 settings: Settings { min_train, choice: s.model.clone(), explore_only: s.explore_only },
                 overflow: Default::default(),
                 drifts: Vec::new(),
+                unavailable: Vec::new(),
                 need: 0,
             }),
             loaded_samples: AtomicU64::new(0),
             data: crate::dataflow::RegionData::new(nv),
             declared: declared::Declared::new(&spec),
+            off: (0..nv).map(|_| AtomicBool::new(false)).collect(),
+            any_off: AtomicBool::new(false),
             spec,
         };
         drop(r.lock()); // publishes what training needs to `slack`
@@ -445,6 +465,98 @@ impl Region {
         f(&env)
     }
 
+    // ---- unavailable variants -------------------------------------------------------------
+
+    /// Whether variant `v` may run in this process.
+    #[inline]
+    pub fn available(&self, v: usize) -> bool {
+        !self.any_off.load(Relaxed) || !self.off.get(v).is_some_and(|o| o.load(Relaxed))
+    }
+
+    /// The variants unavailable in this run, in the order they became so.
+    pub fn unavailable(&self) -> Vec<Unavailable> {
+        self.lock().unavailable.clone()
+    }
+
+    /// `v`, or what runs instead when it is unavailable: the available variant with the
+    /// lowest time the model measured or predicted for the vector, else the replacement named
+    /// when it became unavailable, else the first available variant (none: `v`; the launch's
+    /// guard still runs the offload).
+    #[inline]
+    pub(crate) fn usable(&self, model: Option<(&FKey, &Trained)>, v: usize) -> usize {
+        if self.available(v) {
+            return v;
+        }
+        self.substitute(model, v)
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn substitute(&self, model: Option<(&FKey, &Trained)>, v: usize) -> usize {
+        let nv = self.nvariants();
+        if let Some((key, t)) = model {
+            let best = (0..nv)
+                .filter(|&u| self.available(u))
+                .filter_map(|u| t.time.predict(key, u).map(|ns| (u, ns)))
+                .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
+            if let Some((u, _)) = best {
+                return u;
+            }
+        }
+        let named = self.lock().unavailable.iter().find(|u| u.variant == v).and_then(|u| u.replacement);
+        named.filter(|&u| self.available(u)).or_else(|| (0..nv).find(|&u| self.available(u))).unwrap_or(v)
+    }
+
+    /// Makes variant `v` unavailable for the rest of the run: the execution on `ctx`-side
+    /// runs `replacement` instead (the caller's business), and no strategy, model or pin
+    /// selects `v` again. Said once on stderr. Returns false if `v` already was unavailable
+    /// (or is no variant).
+    ///
+    /// Why a variant becomes unavailable: the `cpu` variant runs the host version of an
+    /// offload, and its launch uses data present on the device that the copies generated
+    /// around it do not cover (a data environment the compiler did not see, such as a
+    /// `target data` in a caller): the host memory may be stale.
+    pub fn mark_unavailable(&self, v: usize, replacement: Option<usize>) -> bool {
+        if v >= self.nvariants() || self.broken.is_some() || self.off[v].swap(true, AcqRel) {
+            return false;
+        }
+        self.any_off.store(true, Release);
+        let executions = self.executions();
+        let job = {
+            let mut g = self.lock();
+            self.adopt_pending(&mut g);
+            let replacement = replacement.filter(|&r| r < self.nvariants() && r != v);
+            g.unavailable.push(Unavailable { variant: v, replacement, at_execution: executions });
+            let st = &mut g.store;
+            self.env_with(|env| st.set_unavailable(v, env));
+            // every view and cached decision is looked at again
+            self.xver.fetch_add(1, Release);
+            let e = self.epoch.load(Relaxed);
+            if e & 1 == 1 {
+                self.epoch.store(e + 2, Release);
+            }
+            self.claim(&mut g)
+        };
+        if let Some(job) = job {
+            self.train_and_publish(job);
+        }
+        true
+    }
+
+    /// The execution on `ctx` runs variant `v` instead of the one `begin` chose (a guard
+    /// found the chosen one unavailable): `end` records it under `v`; it is cold if `v` has
+    /// not run in this process yet.
+    pub(crate) fn switch_execution(&self, ctx: &mut Ctx, v: usize) {
+        let v = v.min(self.nvariants() - 1);
+        let mut flags = ctx.t0 & T0_FLAGS & !T0_COLD;
+        if self.warmup && !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed) {
+            flags |= T0_COLD;
+        }
+        ctx.t0 = (ctx.t0 & !T0_FLAGS) | flags;
+        ctx.variant = v as c_int;
+        ctx.value = self.spec.values[v];
+    }
+
     // ---- the execution path -------------------------------------------------------------
 
     /// Starts one execution: fills `ctx` (features, variant, value, start time).
@@ -472,7 +584,7 @@ impl Region {
         if self.declared.hooked() {
             if let Some(v) = self.declared_begin(f) {
                 // fixed by an associated region for this run: recorded as an exploring measurement
-                let v = v.min(self.nvariants() - 1);
+                let v = self.usable(None, v.min(self.nvariants() - 1));
                 let cold = self.warmup && !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed);
                 ctx.variant = v as c_int;
                 ctx.value = self.spec.values[v];
@@ -527,6 +639,8 @@ impl Region {
     /// An exploring execution: a variant the vector's view wants (or its label).
     fn begin_exploring(&self, shard: &Shard, h: u64, found: Option<&Slot>, n: usize, ctx: &mut Ctx) {
         let (v, slot) = self.explore_begin(shard, h, found, &ctx.features[..n]);
+        // a view taken before a variant became unavailable may still name it
+        let v = self.usable(None, v);
         let mut flags = 0;
         if !slot.is_null() && n < MAX_FEATURES {
             ctx.features[STASH] = f64::from_bits(slot as u64);
@@ -563,6 +677,7 @@ impl Region {
                 } else {
                     t.predict(&key) as u32
                 };
+                let v = if v == EXPLORE { v } else { self.usable(Some((&key, &t)), v as usize) as u32 };
                 let bar = match v {
                     EXPLORE => u64::MAX,
                     v if self.monitor.load(Relaxed) => match drift::bar_ns(t.time.predict(&key, v as usize), &self.drift_cfg) {
@@ -670,7 +785,7 @@ impl Region {
         if self.cycling.load(Relaxed) {
             // data collection (explore-only, Apollo's RoundRobin and Random): every variant
             // in turn, whatever the labels
-            return (self.next_of(shard, slot, strategy, |_| true), slot);
+            return (self.next_of(shard, slot, strategy, |v| self.available(v)), slot);
         }
         let decided = slot.xdecided.load(Relaxed);
         if decided != u32::MAX {
@@ -688,7 +803,7 @@ impl Region {
                 return (self.explore_locked(f), slot);
             }
         }
-        let v = self.next_of(shard, slot, strategy, |v| slot.xleft(v).load(Relaxed) > 0);
+        let v = self.next_of(shard, slot, strategy, |v| slot.xleft(v).load(Relaxed) > 0 && self.available(v));
         (v.min(nv - 1), slot)
     }
 

@@ -82,6 +82,10 @@ pub struct RegionReport {
     pub stored_samples: usize,
     pub model: Option<ModelReport>,
     pub drift: Vec<DriftReport>,
+    /// Variants that could not run in this process (their host version would have read data
+    /// the device holds), in the order found; empty when every variant was available.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unavailable: Vec<UnavailableReport>,
     pub monitoring: bool,
     pub loaded_samples: u64,
     pub timings: Vec<TimingReport>,
@@ -133,6 +137,18 @@ pub struct DriftReport {
     pub slow: u32,
     pub window: u32,
 }
+
+#[derive(Serialize, Debug)]
+pub struct UnavailableReport {
+    pub variant: String,
+    /// The variant the execution that found it ran instead (null: not recorded).
+    pub replacement: Option<String>,
+    pub at_execution: u64,
+    pub reason: String,
+}
+
+/// Why a variant is unavailable (the only cause today).
+pub const UNAVAILABLE_REASON: &str = "its launch uses device data mapped outside the region's function";
 
 #[derive(Serialize, Debug)]
 pub struct TimingReport {
@@ -215,6 +231,16 @@ pub fn region_report(r: &Region) -> RegionReport {
                 window: d.window,
             })
             .collect(),
+        unavailable: r
+            .unavailable()
+            .into_iter()
+            .map(|u| UnavailableReport {
+                variant: vname(u.variant),
+                replacement: u.replacement.map(vname),
+                at_execution: u.at_execution,
+                reason: UNAVAILABLE_REASON.into(),
+            })
+            .collect(),
         monitoring: r.monitoring(),
         loaded_samples: loaded,
         timings: Vec::new(),
@@ -246,7 +272,7 @@ pub fn region_report(r: &Region) -> RegionReport {
         }
         rep.decisions.push(DecisionReport {
             features: e.key.values(),
-            decision: trained.as_ref().map(|t| vname(t.predict(&e.key))),
+            decision: trained.as_ref().map(|t| vname(r.usable(Some((&e.key, t)), t.predict(&e.key)))),
             explored_best: e.decided.map(vname),
         });
     }
@@ -351,6 +377,15 @@ pub fn render(r: &Region) -> String {
             d.slow,
             d.window,
             d.at_execution
+        ));
+    }
+    for u in &rep.unavailable {
+        out.push_str(&format!(
+            "  unavailable: {} ({}; found at execution {}{}): not selected for the rest of the run\n",
+            u.variant,
+            u.reason,
+            u.at_execution + 1,
+            u.replacement.as_ref().map_or(String::new(), |r| format!(", which ran {r} instead"))
         ));
     }
     if r.retrains() > 0 {

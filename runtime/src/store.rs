@@ -118,6 +118,9 @@ pub struct Store {
     /// Vectors the model decided in earlier runs (from the saved data): they recur, so a
     /// trained region may explore them (see `region`).
     pub seen: HashSet<FKey, FxBuild>,
+    /// Per variant: unavailable in this run (its launch needs device data its code would not
+    /// see, see [`Store::set_unavailable`]); empty while every variant is available.
+    off: Vec<bool>,
 }
 
 impl std::fmt::Debug for IdHasher {
@@ -150,7 +153,30 @@ impl Store {
             rng: XorShift::new(seed),
             pins: HashMap::default(),
             seen: HashSet::default(),
+            off: Vec::new(),
         }
+    }
+
+    /// Whether variant `v` may run in this process.
+    pub fn available(&self, v: usize) -> bool {
+        !self.off.get(v).copied().unwrap_or(false)
+    }
+
+    /// Makes variant `v` unavailable for the rest of the run: no vector wants it, none is
+    /// labelled with it (vectors it labelled are labelled again from the others' measurements,
+    /// or explore them), its pairs count as done, and coarse-mode pins on it are dropped.
+    /// Returns false if it already was.
+    pub fn set_unavailable(&mut self, v: usize, env: &Env) -> bool {
+        if v >= self.nv || !self.available(v) {
+            return false;
+        }
+        if self.off.is_empty() {
+            self.off = vec![false; self.nv];
+        }
+        self.off[v] = true;
+        self.pins.retain(|_, p| *p != v);
+        self.reassess_all(env);
+        true
     }
 
     /// Feature vectors with data.
@@ -199,7 +225,7 @@ impl Store {
     }
 
     fn fv_mut(&mut self, i: usize) -> Fv<'_> {
-        Fv { rec: &mut self.recs[i], counts: &mut self.counts[i * self.nv..(i + 1) * self.nv] }
+        Fv { rec: &mut self.recs[i], counts: &mut self.counts[i * self.nv..(i + 1) * self.nv], off: &self.off }
     }
 
     fn hash32(key: &FKey) -> u32 {
@@ -234,6 +260,11 @@ impl Store {
         self.keys.extend_from_slice(&vals);
         let first = Counts { want: 1, ..Counts::default() };
         self.counts.extend(std::iter::repeat_n(first, self.nv));
+        for (v, &off) in self.off.iter().enumerate() {
+            if off {
+                self.counts[i as usize * self.nv + v].want = 0;
+            }
+        }
         match self.index.entry(Self::hash32(key)) {
             std::collections::hash_map::Entry::Occupied(_) => self.spill.push(i),
             std::collections::hash_map::Entry::Vacant(e) => {
@@ -255,7 +286,7 @@ impl Store {
         let p = self.params;
         let k: u64 = self.counts(i).iter().map(|c| c.count as u64).sum();
         let mut rng = self.rng.clone();
-        let v = Fv { rec: &mut self.recs[i], counts: &mut self.counts[i * self.nv..(i + 1) * self.nv] }.choose(&p, k, &mut rng);
+        let v = Fv { rec: &mut self.recs[i], counts: &mut self.counts[i * self.nv..(i + 1) * self.nv], off: &self.off }.choose(&p, k, &mut rng);
         self.rng = rng;
         (v, i)
     }
@@ -292,7 +323,8 @@ impl Store {
     fn pair_counted(&self, i: usize, v: usize) -> bool {
         let c = self.counts[i * self.nv + v].count;
         let r = &self.recs[i];
-        c >= self.params.threshold()
+        !self.available(v)
+            || c >= self.params.threshold()
             || (c >= 1
                 && (r.decided != UNDECIDED || (self.params.strategy == Strategy::Elimination && !crate::explore::is_alive(r.alive, v))))
     }
@@ -443,8 +475,14 @@ impl Store {
     /// Assesses every vector after loading (what each wants, or its label) and recounts the
     /// training samples. The noise is estimated from the loaded measurements first.
     pub fn settle(&mut self, env: &Env) {
-        let p = self.params;
         self.learn_noise();
+        self.reassess_all(env);
+    }
+
+    /// Assesses every vector afresh (what each wants, or its label) and recounts the training
+    /// samples.
+    fn reassess_all(&mut self, env: &Env) {
+        let p = self.params;
         for i in 0..self.recs.len() {
             let fv = self.fv_mut(i);
             fv.rec.decided = UNDECIDED;
@@ -490,7 +528,7 @@ impl Store {
     /// The label of vector `i` when every variant has a measurement (data pooled from other
     /// ranks carries no exploration state): lowest estimate.
     pub fn label_any(&self, i: usize) -> Option<usize> {
-        let all: Vec<usize> = (0..self.nv).collect();
+        let all: Vec<usize> = (0..self.nv).filter(|&v| self.available(v)).collect();
         self.recs[i].label_among(&all, Labeling::Median)
     }
 
@@ -565,7 +603,7 @@ impl Store {
     pub fn least_measured(&mut self, key: &FKey) -> usize {
         let i = self.fv(key);
         let c = self.counts(i);
-        (0..c.len()).min_by_key(|&v| c[v].count).unwrap_or(0)
+        (0..c.len()).filter(|&v| self.available(v)).min_by_key(|&v| c[v].count).unwrap_or(0)
     }
 
     /// Drift: vector `key` is measured afresh (its retained measurements no longer describe

@@ -26,7 +26,9 @@ void vecadd(double *A, double *B, double *C, int N) {
 // PASS-LABEL: define {{.*}}void @vecadd(
 // PASS-NOT: __ompadapt_launch_site
 // PASS: ompadapt.dispatch:
-// PASS: br i1 %{{.*}}, label %ompadapt.host, label %ompadapt.offload, !ompadapt.dispatch ![[SITE:[0-9]+]]
+// PASS: br i1 %{{.*}}, label %ompadapt.guard, label %ompadapt.offload, !ompadapt.dispatch ![[SITE:[0-9]+]]
+// PASS: ompadapt.guard:
+// PASS: br i1 %ompadapt.host_safe, label %ompadapt.host, label %ompadapt.offload
 // PASS: ompadapt.offload:
 // PASS-NEXT: %[[RET:.*]] = call i32 @__tgt_target_kernel(
 // PASS: ompadapt.join:

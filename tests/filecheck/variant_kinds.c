@@ -62,7 +62,9 @@ void host(double *y, int n) {
 
 // PASS-LABEL: define {{.*}}void @launch(
 // PASS-NOT: __ompadapt_launch_site
-// PASS: br i1 %{{.*}}, label %ompadapt.host, label %ompadapt.offload, !ompadapt.dispatch
+// PASS: br i1 %{{.*}}, label %ompadapt.guard, label %ompadapt.offload, !ompadapt.dispatch
+// PASS: ompadapt.guard:
+// PASS: br i1 %ompadapt.host_safe, label %ompadapt.host, label %ompadapt.offload
 // PASS: ompadapt.offload:
 // PASS: %ompadapt.num_teams.set = icmp ne i32 %{{.*}}, 0
 // PASS: %ompadapt.num_teams = select i1 %ompadapt.num_teams.set

@@ -121,6 +121,13 @@ fn stock_output(exe: &Path, dir: &Path) -> String {
     out.stdout
 }
 
+/// The `features:` line of region `name` in a runtime report.
+fn report_features(report: &str, name: &str) -> Option<String> {
+    let mut lines = report.lines().skip_while(|l| !l.starts_with(&format!("region '{name}'")));
+    lines.next()?;
+    lines.take_while(|l| !l.starts_with("region '")).find_map(|l| l.trim().strip_prefix("features: ")).map(str::to_string)
+}
+
 #[test]
 fn unmodified_programs_keep_their_results_under_every_variant() {
     let dir = scratch();
@@ -171,7 +178,11 @@ fn the_real_runtime_reports_every_region_by_name() {
             out.expect_ok(&format!("{file} with the real runtime, run {round}"));
             assert_eq!(out.stdout, stock, "{file}, run {round}");
             for name in expected_regions(file) {
-                assert!(out.stderr.contains(&format!("region '{name}'")), "{file}: no report of '{name}':\n{}", out.stderr);
+                // Each region is reported with its automatic features (after the explicit ones).
+                let features =
+                    report_features(&out.stderr, &name).unwrap_or_else(|| panic!("{file}: no report of '{name}':\n{}", out.stderr));
+                let first_auto = if name == "explicit_scale" { "n, trip_count(i), " } else { "trip_count(" };
+                assert!(features.starts_with(first_auto) && features.ends_with("loop_depth, calls"), "{name}: {features}");
             }
             assert!(!out.stderr.contains("did not run"), "{file}: {}", out.stderr);
         }
@@ -194,7 +205,7 @@ fn remarks_say_which_constructs_are_left_as_written() {
     let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
     let out = compile_program("heat_steps.c", &exe, &flags);
     out.expect_ok("heat_steps.c with remarks");
-    let remarks: Vec<&str> = out.stderr.lines().filter(|l| l.contains(": remark: ")).collect();
+    let remarks: Vec<&str> = out.stderr.lines().filter(|l| l.starts_with("heat_steps.c:") && l.contains(": remark: ")).collect();
     let nowait = |needle: &str| {
         let line = line_of("heat_steps.c", needle);
         let col =
@@ -204,8 +215,15 @@ fn remarks_say_which_constructs_are_left_as_written() {
     };
     let want = [nowait("map(tofrom: w[0:n]) nowait"), nowait("map(tofrom: z[0:n]) nowait")];
     assert_eq!(remarks, want.iter().map(String::as_str).collect::<Vec<_>>(), "{}", out.stderr);
-    // Said once (by the host compilation), and nothing else is said.
+    // Said once (by the host compilation), and no warning.
     assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+    // The flag reaches the pass too: it says which automatic features each region got.
+    let grid = format!("region 'grid@heat_steps.c:{}'", line_of("heat_steps.c", "collapse(2) map(tofrom: g"));
+    assert!(
+        out.stderr.lines().any(|l| l.starts_with("ompadapt: remark: ") && l.contains(&grid) && l.contains("trip_count(r,c)")),
+        "{}",
+        out.stderr
+    );
     // The remarks are the only difference the flag makes.
     let quiet = compile_program("heat_steps.c", &dir.path().join("heat2"), &flags[..3]);
     assert!(quiet.ok() && quiet.stderr.is_empty(), "{}", quiet.stderr);

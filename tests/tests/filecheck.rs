@@ -58,3 +58,18 @@ fn variant_kinds_ir() {
 fn auto_features_and_auto_mode_ir() {
     run_file("auto_mode.c");
 }
+
+#[test]
+fn auto_features_ir() {
+    run_file("auto_features.c");
+}
+
+#[test]
+fn auto_features_cxx_ir() {
+    run_file("auto_features_cxx.cpp");
+}
+
+#[test]
+fn host_guard_ir() {
+    run_file("host_guard.c");
+}

@@ -139,27 +139,30 @@ struct Section {
     pieces: Piece,
     text: String,
     written: bool,
+    /// Where its tokens are: the saved list and the range in it.
+    list: u32,
+    range: std::ops::Range<usize>,
 }
 
 /// The sections a host variant must copy: those of the data directives in view and of the
 /// construct's own map clauses, for variables the construct uses.
 fn sections(s: &Site, c: &Construct) -> Vec<Section> {
     let mut out: Vec<Section> = Vec::new();
-    let mut add = |pieces: Piece, text: String, base: &str| {
+    let mut add = |list: u32, range: std::ops::Range<usize>, text: String, base: &str| {
         if !mentions(s.stmt, 0..s.stmt.len(), base) || out.iter().any(|x| x.text == text) {
             return;
         }
         let written = may_write(s.stmt, c.body.clone(), &c.brackets, base);
-        out.push(Section { pieces, text, written });
+        out.push(Section { pieces: Piece::Saved(list, range.clone()), text, written, list, range });
     };
     for d in s.data {
         let Some(toks) = s.saved.get(d.saved as usize) else { continue };
         for m in &d.items {
-            add(Piece::Saved(d.saved, m.range.clone()), spell_written(toks, m.range.clone()), &m.base);
+            add(d.saved, m.range.clone(), spell_written(toks, m.range.clone()), &m.base);
         }
     }
     for m in map_items(s.stmt, c.words_range.end..c.end, &c.brackets) {
-        add(stmt(m.range.clone()), spell_written(s.stmt, m.range.clone()), &m.base);
+        add(STATEMENT_LIST, m.range.clone(), spell_written(s.stmt, m.range.clone()), &m.base);
     }
     out
 }
@@ -192,6 +195,126 @@ fn table(id: u32, what: &str, values: &[i64]) -> (String, String) {
         format!("static const int {name}[{}] = {{{}}};", values.len(), list.join(",")),
         format!("({cv}.variant >= 0 && {cv}.variant < {} ? {name}[{cv}.variant] : 0)", values.len()),
     )
+}
+
+/// The extent of a map item as C expressions over its own tokens: `(start, end)` pieces giving
+/// `const void *` values, or None where the item has no single contiguous extent that can be
+/// written down (a multi-dimensional section, `a[lo:]` without a length, an expression that is
+/// not an lvalue path). `a[lo:len]` → `&(a)[lo]`, `&(a)[lo] + (len)` (scaled by the element
+/// size); `a[i]` → one element; `x`, `s.m`, `p->m` → the whole object.
+fn extent(list: u32, toks: &[Tok], r: std::ops::Range<usize>) -> Option<(Vec<Piece>, Vec<Piece>)> {
+    let item = &toks[r.clone()];
+    let text = |t: &str| Piece::Text(t.to_string());
+    let at = |a: usize, b: usize| Piece::Saved(list, r.start + a..r.start + b);
+    if item.last().is_some_and(|t| t.is_punct("]")) {
+        // the '[' that the final ']' closes
+        let mut depth = 0i32;
+        let mut open = None;
+        for (i, t) in item.iter().enumerate().rev() {
+            if t.is_punct("]") || t.is_punct(")") {
+                depth += 1;
+            } else if t.is_punct("[") || t.is_punct("(") {
+                depth -= 1;
+                if depth == 0 {
+                    open = Some(i);
+                    break;
+                }
+            }
+        }
+        let open = open.filter(|&o| o > 0)?;
+        if item[..open].iter().any(|t| t.is_punct(":") || t.is_punct("[")) {
+            return None; // several dimensions (or a section inside the base)
+        }
+        let close = item.len() - 1;
+        let mut depth = 0i32;
+        let mut colon = None;
+        for (i, t) in item.iter().enumerate().take(close).skip(open + 1) {
+            if t.is_punct("(") || t.is_punct("[") || t.is_punct("{") {
+                depth += 1;
+            } else if t.is_punct(")") || t.is_punct("]") || t.is_punct("}") {
+                depth -= 1;
+            } else if depth == 0 && t.is_punct(":") {
+                colon = Some(i);
+                break;
+            }
+        }
+        let (lo, len) = match colon {
+            None if close > open + 1 => (Some((open + 1, close)), None),
+            None => return None,
+            Some(k) if k + 1 < close => ((k > open + 1).then_some((open + 1, k)), Some((k + 1, close))),
+            Some(_) => return None, // `a[lo:]`: the length is the array's, unknown for a pointer
+        };
+        let mut first = vec![text("&("), at(0, open), text(")[")];
+        match lo {
+            Some((a, b)) => first.push(at(a, b)),
+            None => first.push(text("0")),
+        }
+        first.push(text("]"));
+        let mut start = vec![text("(const void *)")];
+        start.extend(first.iter().cloned());
+        let mut end = vec![text("(const void *)(")];
+        end.extend(first);
+        match len {
+            Some((a, b)) => {
+                end.push(text(" + ("));
+                end.push(at(a, b));
+                end.push(text("))"));
+            }
+            None => end.push(text(" + 1)")),
+        }
+        return Some((start, end));
+    }
+    // an lvalue path: x, s.m, p->m
+    let path = !item.is_empty()
+        && item.iter().enumerate().all(|(i, t)| if i % 2 == 0 { t.kind == TokKind::Ident } else { t.is_punct(".") || t.is_punct("->") })
+        && item.len() % 2 == 1;
+    if !path {
+        return None;
+    }
+    let whole = at(0, item.len());
+    Some((vec![text("(const void *)&("), whole.clone(), text(")")], vec![text("(const void *)(&("), whole, text(") + 1)")]))
+}
+
+/// `__ompadapt_host_guard(&ctx, cpu, replacement, sections, n, "model");` (see the lowering
+/// header): what the cpu variant copies, for the pass's run-time check of the launch. Items
+/// whose extent cannot be written are left out: the check is then stricter, never wrong.
+fn host_guard(s: &Site, secs: &[Section], cpu: usize, replacement: Option<usize>) -> Vec<Piece> {
+    let cv = ctx_var(s.id);
+    let mut pairs: Vec<Piece> = Vec::new();
+    let mut n = 0;
+    for sec in secs {
+        let toks: &[Tok] = if sec.list == STATEMENT_LIST {
+            s.stmt
+        } else {
+            match s.saved.get(sec.list as usize) {
+                Some(t) => t,
+                None => continue,
+            }
+        };
+        let Some((start, end)) = extent(sec.list, toks, sec.range.clone()) else { continue };
+        if n > 0 {
+            pairs.push(Piece::Text(", ".into()));
+        }
+        pairs.extend(start);
+        pairs.push(Piece::Text(", ".into()));
+        pairs.extend(end);
+        n += 1;
+    }
+    let repl = replacement.map_or(-1, |r| r as i64);
+    let call = |array: &str| {
+        Piece::Text(format!("__ompadapt_host_guard(&{cv}, {cpu}, {repl}, {array}, {n}, {});", crate::lower::c_string(s.model)))
+    };
+    if n == 0 {
+        return vec![call("0")];
+    }
+    // In the scope of the launch, not a block of its own: the check reads the array at the
+    // launch, and a block's end would end its lifetime before that.
+    let g = format!("_ompadapt_g{}", s.id);
+    let mut p = vec![Piece::Text(format!("const void *{g}[{}] = {{", 2 * n))];
+    p.extend(pairs);
+    p.push(Piece::Text("};".into()));
+    p.push(call(&g));
+    p
 }
 
 fn lower_target(s: &Site, c: &Construct, kinds: &[&Kind], diags: &mut Diags) -> Lowered {
@@ -274,6 +397,9 @@ fn lower_target(s: &Site, c: &Construct, kinds: &[&Kind], diags: &mut Diags) -> 
     // Without an offload target there is no launch to dispatch (and the device compilations
     // compile no host code).
     if s.offload {
+        if let Some(i) = cpu {
+            body.extend(host_guard(s, &secs, i, kinds.iter().position(|k| **k == Kind::Gpu)));
+        }
         body.push(Piece::Text(format!("__ompadapt_launch_site({use_host}, {teams}, {threads}, {});", crate::lower::c_string(s.model))));
     }
     body.push(Piece::Statement);

@@ -130,7 +130,7 @@ impl Region {
         if let Some(&v) = pins.get(&key) {
             return v;
         }
-        let v = self.decision_now(&key);
+        let v = self.usable(None, self.decision_now(&key));
         pins.insert(key, v);
         self.declared.hooked.store(true, Relaxed);
         v
@@ -144,7 +144,7 @@ impl Region {
         }
         let nv = self.nvariants();
         if let Some(t) = self.model.load_full() {
-            return t.predict(key).min(nv - 1);
+            return self.usable(Some((key, &t)), t.predict(key).min(nv - 1));
         }
         if self.mode.coarse {
             return self.coarse_pin(key);

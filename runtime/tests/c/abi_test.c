@@ -15,7 +15,8 @@ _Static_assert(offsetof(ompadapt_ctx, variant) == 16, "variant");
 _Static_assert(offsetof(ompadapt_ctx, nfeatures) == 20, "nfeatures");
 _Static_assert(offsetof(ompadapt_ctx, value) == 24, "value");
 _Static_assert(offsetof(ompadapt_ctx, features) == 32, "features");
-_Static_assert(sizeof(struct ompadapt_api) == 32, "sizeof(struct ompadapt_api)");
+_Static_assert(sizeof(struct ompadapt_api) == 40, "sizeof(struct ompadapt_api)");
+_Static_assert(offsetof(struct ompadapt_api, variant_unavailable) == 32, "variant_unavailable");
 
 static const char *SPEC = "ompadapt1;model=c_test;loc=abi_test.c:20;features=n;variants=cpu,gpu;"
                           "values=0,1;numeric=0;model_type=dtree";
@@ -50,6 +51,7 @@ int main(int argc, char **argv) {
   int trained_mode = argc > 1 && strcmp(argv[1], "trained") == 0;
   if (ompadapt_rt_api.version != OMPADAPT_API_VERSION) return 10;
   if (ompadapt_rt_api.begin != ompadapt_begin || ompadapt_rt_api.end != ompadapt_end) return 11;
+  if (ompadapt_rt_api.variant_unavailable != ompadapt_variant_unavailable) return 12;
 
   static void *slot; /* one per call site, as the plugin emits */
   ompadapt_ctx c0;

@@ -55,7 +55,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < 3; ++k) grid(g, rows, cols);
   SCALE_U(2.0)
 #ifdef OMPADAPT_API_VERSION /* built with the plugin */
-#pragma omp adaptation model_name(explicit_scale) features(n) variants(cpu, gpu)
+#pragma omp adaptation model_name(explicit_scale) features(n, auto) variants(cpu, gpu)
 #endif
 #pragma omp target teams distribute parallel for map(tofrom: v[0:n])
   for (int i = 0; i < n; ++i) v[i] = 3 * v[i] - 1;

@@ -67,4 +67,11 @@ static void end(ompadapt_ctx *ctx) { (void)ctx; }
 
 static void unlowered(const char *model) { fprintf(stderr, "UNLOWERED %s\n", model); }
 
-const struct ompadapt_api ompadapt_rt_api = {OMPADAPT_API_VERSION, begin, end, unlowered};
+/* The host guard found the forced variant unsafe: the execution runs `replacement`. The
+ * sequence is not changed (the next forced cpu is checked again), and each is printed. */
+static void unavailable(ompadapt_ctx *ctx, int replacement) {
+  if (!quiet) printf("UNAVAILABLE variant=%d replacement=%d\n", ctx->variant, replacement);
+  ctx->variant = replacement;
+}
+
+const struct ompadapt_api ompadapt_rt_api = {OMPADAPT_API_VERSION, begin, end, unlowered, unavailable};

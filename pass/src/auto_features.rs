@@ -1,0 +1,476 @@
+//! `features(auto)`: replaces each call of [`AUTO_MARKER`]
+//! (`int __ompadapt_auto_features(double *out, int cap, const char **spec, const char *model,
+//! const char *loops)`, see plugin/include/ompadapt_lowering.h) by the region's automatic
+//! features, computed at the call:
+//!
+//! 1. `trip_count(<vars>)` of each worksharing loop the region's launch runs
+//!    ([`crate::worksharing`]), sliced to the call ([`crate::slice`]); a loop without a slice
+//!    gets no feature and a remark saying why;
+//! 2. `bytes_mapped` of an offload launch ([`crate::map_sizes`]);
+//! 3. the static features of the region's code ([`crate::static_features`]), constants.
+//!
+//! The values go to `out[0..K)` (at most `cap`), `*spec` points at a new descriptor whose
+//! `features=` lists their names after the explicit ones, the call's result becomes `K`, and
+//! `!ompadapt.auto_features` records `!{!"<model>", !"<name>", ...}` per region.
+
+use std::rc::Rc;
+
+use inkwell::module::Module;
+use inkwell::values::{AsValueRef, BasicMetadataValueEnum};
+use llvm_sys::core::*;
+use llvm_sys::debuginfo::{LLVMInstructionGetDebugLoc, LLVMInstructionSetDebugLoc};
+use llvm_sys::prelude::{LLVMBuilderRef, LLVMValueRef};
+use llvm_sys::target::{LLVMGetModuleDataLayout, LLVMTargetDataRef};
+use llvm_sys::{LLVMOpcode, LLVMRealPredicate};
+
+use crate::ir::{self, V};
+use crate::launch_search::{find_launch_after, LaunchSearch};
+use crate::offload_site::{find_offload_sites, OffloadSite};
+use crate::omp_calls::TGT_TARGET_KERNEL;
+use crate::remarks::remark;
+use crate::slice::{emit, Expr, NoSlice, Slicer};
+use crate::static_features::{static_features, NAMES as STATIC_NAMES};
+use crate::worksharing::{is_region_launch, region_loops, Bounds, WsLoop};
+
+/// The marker the frontend emits for `features(auto)`.
+pub const AUTO_MARKER: &str = "__ompadapt_auto_features";
+
+/// Named metadata listing each region's automatic features.
+pub const AUTO_METADATA: &str = "ompadapt.auto_features";
+
+/// What the replacement of the markers did.
+#[derive(Debug, Default)]
+pub struct AutoOutcome {
+    pub changed: bool,
+    /// One entry per marker: the model and the names of the features stored.
+    pub regions: Vec<(String, Vec<String>)>,
+    pub remarks: Vec<String>,
+    pub warnings: Vec<String>,
+}
+
+fn is_auto_marker_name(name: &str) -> bool {
+    // C++: `_ZL24__ompadapt_auto_featuresPdiPPKcS1_S1_` (static, mangled inside extern "C").
+    name == AUTO_MARKER || name.starts_with("_ZL24__ompadapt_auto_features") || name.starts_with("_Z24__ompadapt_auto_features")
+}
+
+/// A feature value: a computation at the marker (integer or double) or a constant.
+enum Value {
+    Int { expr: Rc<Expr>, signed: bool },
+    Trip(TripCount),
+    Const(f64),
+}
+
+struct TripCount {
+    lb: Rc<Expr>,
+    ub: Rc<Expr>,
+    incr: Rc<Expr>,
+    signed: bool,
+    /// Conditions (and the value they must have) for the loop to run at all.
+    guards: Vec<(Rc<Expr>, bool)>,
+}
+
+/// Replaces every auto-features marker of `module`.
+pub fn lower_auto_features(module: &Module<'_>) -> AutoOutcome {
+    let mut out = AutoOutcome::default();
+    let calls: Vec<V> = module
+        .get_functions()
+        .filter(|f| !f.get_name().to_string_lossy().is_empty())
+        .flat_map(|f| ir::function_instructions(f.as_value_ref()))
+        .filter(|i| ir::is_call(*i) && is_auto_marker_name(&ir::callee_name(*i)))
+        .collect();
+    if calls.is_empty() {
+        return out;
+    }
+    let td = unsafe { LLVMGetModuleDataLayout(module.as_mut_ptr()) };
+    let sites = find_offload_sites(module).0;
+    ir::invalidate();
+    for call in calls {
+        let invoke = ir::opcode(call) == Some(LLVMOpcode::LLVMInvoke);
+        lower_one(module, td, call, &sites, &mut out);
+        out.changed = true;
+        // The values emitted before the call moved instructions; an invoke became a branch.
+        if invoke {
+            ir::invalidate();
+        } else {
+            ir::invalidate_instructions();
+        }
+    }
+    ir::invalidate();
+    for f in module.get_functions().filter(|f| is_auto_marker_name(&f.get_name().to_string_lossy())).collect::<Vec<_>>() {
+        if ir::users(f.as_value_ref()).is_empty() {
+            unsafe { f.delete() };
+        }
+    }
+    out
+}
+
+fn lower_one(module: &Module<'_>, td: LLVMTargetDataRef, call: V, sites: &[OffloadSite<'_>], out: &mut AutoOutcome) {
+    let host = ir::function_of(call);
+    let args = ir::call_args(call);
+    let place = ir::debug_location(call).unwrap_or_else(|| format!("in function '{}'", ir::name(host)));
+    if args.len() < 5 || !ir::type_of(call).is_null() && unsafe { LLVMGetTypeKind(ir::type_of(call)) } != llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind
+    {
+        out.warnings.push(crate::diagnostics::malformed_marker_warning(&ir::name(host), AUTO_MARKER, "it does not have the five arguments (out, cap, spec, model, loops)"));
+        replace_call(call, 0);
+        return;
+    }
+    let model = ir::c_string(args[3]).unwrap_or_default();
+    let loop_names_src = ir::c_string(args[4]).unwrap_or_default();
+    let mut say = |what: String| out.remarks.push(remark(&place, &model, &what));
+    let Some(cap) = ir::const_int(args[1]) else {
+        say("the capacity of the feature array is not a constant: no automatic features".into());
+        replace_call(call, 0);
+        return;
+    };
+    let Some(launch) = region_launch(call, &model, sites) else {
+        say("no OpenMP launch follows the region's marker: no automatic features".into());
+        replace_call(call, 0);
+        return;
+    };
+    let (loops, functions) = region_loops(host, launch);
+
+    // 1. Trip counts.
+    let mut trip: Vec<(Option<TripCount>, ())> = Vec::new();
+    let mut reasons = Vec::new();
+    let mut chunk_loops = Vec::new();
+    for l in &loops {
+        match trip_count(td, call, launch, l) {
+            Ok(t) => trip.push((Some(t), ())),
+            Err(NoSlice::ChunkOfOuterLoop) => {
+                // The functions from the fork that runs the chunks down to the init (with -g,
+                // clang puts a wrapper in between).
+                let fork = l.frames.iter().rposition(|f| f.call.is_some_and(|c| ir::callee_name(c).starts_with("__kmpc_fork")));
+                chunk_loops.extend(l.frames[fork.unwrap_or(l.frames.len() - 1)..].iter().map(|f| f.function));
+            }
+            Err(NoSlice::Because(why)) => {
+                reasons.push((trip.len(), why));
+                trip.push((None, ()));
+            }
+        }
+    }
+    let given: Vec<&str> = loop_names_src.split(';').map(str::trim).filter(|s| !s.is_empty()).collect();
+    let found = trip.len();
+    let loop_name = |i: usize| -> String {
+        if given.len() == found {
+            format!("trip_count({})", given[i])
+        } else {
+            format!("trip_count(loop{})", i + 1)
+        }
+    };
+    for (i, why) in reasons {
+        say(format!("no {} feature, its bound cannot be computed at the region's start: {why}", loop_name(i)));
+    }
+    let mut features: Vec<(String, Value)> = Vec::new();
+    for (i, (t, _)) in trip.into_iter().enumerate() {
+        if let Some(t) = t {
+            features.push((loop_name(i), Value::Trip(t)));
+        }
+    }
+
+    // 2. Bytes mapped.
+    if ir::callee_name(launch) == TGT_TARGET_KERNEL {
+        let frames = [crate::worksharing::Frame { function: host, call: None, args: ir::params(host).into_iter().map(Some).collect() }];
+        let mut slicer = Slicer::new(td, call, &frames, launch, Some(launch));
+        match crate::map_sizes::bytes_mapped(&mut slicer, launch) {
+            Ok(e) => features.push(("bytes_mapped".into(), Value::Int { expr: e, signed: false })),
+            Err(NoSlice::Because(why)) => say(format!("no bytes_mapped feature: {why}")),
+            Err(NoSlice::ChunkOfOuterLoop) => say("no bytes_mapped feature: a map size comes from a loop".into()),
+        }
+    }
+
+    // 3. Static features.
+    if !functions.is_empty() {
+        let s = static_features(&functions, td, &chunk_loops);
+        for (n, v) in STATIC_NAMES.iter().zip(s.values()) {
+            features.push((n.to_string(), Value::Const(v)));
+        }
+    }
+
+    let cap = cap.max(0) as usize;
+    if features.len() > cap {
+        let dropped: Vec<String> = features[cap..].iter().map(|(n, _)| n.clone()).collect();
+        say(format!("only {cap} automatic features fit; dropped {}", dropped.join(", ")));
+        features.truncate(cap);
+    }
+
+    // The descriptor the region passes to the runtime.
+    let builder = unsafe { LLVMCreateBuilderInContext(LLVMGetTypeContext(ir::type_of(call))) };
+    unsafe { LLVMPositionBuilderBefore(builder, call) };
+    let loc = unsafe { LLVMInstructionGetDebugLoc(call) };
+    let old_spec = {
+        let frames = [crate::worksharing::Frame { function: host, call: None, args: ir::params(host).into_iter().map(Some).collect() }];
+        let mut slicer = Slicer::new(td, call, &frames, call, None);
+        let ptr_ty = ir::type_of(args[0]);
+        let (addr, _) = slicer.provenance(args[2], 0);
+        slicer.reaching_stored_value(addr, ptr_ty, call).and_then(ir::c_string)
+    };
+    let names: Vec<String> = features.iter().map(|(n, _)| n.clone()).collect();
+    let k = match (old_spec, features.is_empty()) {
+        (_, true) => 0,
+        (None, false) => {
+            say("the region's descriptor is not a constant string at its marker: no automatic features".into());
+            0
+        }
+        (Some(spec), false) => {
+            let ctx = unsafe { LLVMGetTypeContext(ir::type_of(call)) };
+            let f64t = unsafe { LLVMDoubleTypeInContext(ctx) };
+            let i64t = unsafe { LLVMInt64TypeInContext(ctx) };
+            for (i, (_, v)) in features.iter().enumerate() {
+                let value = emit_value(module, builder, td, loc, v);
+                unsafe {
+                    let mut idx = [LLVMConstInt(i64t, i as u64, 0)];
+                    let slot = LLVMBuildGEP2(builder, f64t, args[0], idx.as_mut_ptr(), 1, c"ompadapt.auto.slot".as_ptr());
+                    let st = LLVMBuildStore(builder, value, slot);
+                    for x in [slot, st] {
+                        if ir::is_instruction(x) {
+                            LLVMInstructionSetDebugLoc(x, loc);
+                        }
+                    }
+                }
+            }
+            let text = std::ffi::CString::new(extend_descriptor(&spec, &names)).unwrap_or_default();
+            unsafe {
+                let g = LLVMBuildGlobalString(builder, text.as_ptr(), c"ompadapt.auto.spec".as_ptr());
+                let st = LLVMBuildStore(builder, g, args[2]);
+                LLVMInstructionSetDebugLoc(st, loc);
+            }
+            features.len()
+        }
+    };
+    unsafe { LLVMDisposeBuilder(builder) };
+    replace_call(call, k as i64);
+    let names: Vec<String> = names.into_iter().take(k).collect();
+    let context = module.get_context();
+    let mut node: Vec<BasicMetadataValueEnum> = vec![context.metadata_string(&model).into()];
+    node.extend(names.iter().map(|n| BasicMetadataValueEnum::from(context.metadata_string(n))));
+    let _ = module.add_global_metadata(AUTO_METADATA, &context.metadata_node(&node));
+    if k > 0 {
+        say(format!("automatic features: {}", names.join(", ")));
+    }
+    out.regions.push((model, names));
+}
+
+/// The launch of the region: that of the first launch-site marker with the same model the call
+/// dominates, else the first OpenMP launch after the call.
+fn region_launch(call: V, model: &str, sites: &[OffloadSite<'_>]) -> Option<V> {
+    let markers: std::collections::HashMap<V, &OffloadSite<'_>> = sites
+        .iter()
+        .filter(|s| s.function.as_value_ref() == ir::function_of(call) && s.model() == model)
+        .map(|s| (s.marker.as_value_ref(), s))
+        .collect();
+    let site = find_forward(call, |i| markers.get(&i).is_some_and(|_| ir::inst_dominates(call, i)));
+    if let Some(site) = site.and_then(|m| markers.get(&m)) {
+        if let LaunchSearch::Found(l) = find_launch_after(site, &Default::default()) {
+            return Some(l.as_value_ref());
+        }
+    }
+    find_forward(call, |i| is_region_launch(i) && ir::inst_dominates(call, i))
+}
+
+/// The first instruction after `call`, in breadth-first block order, that satisfies `pred`.
+fn find_forward(call: V, mut pred: impl FnMut(V) -> bool) -> Option<V> {
+    let b = ir::block_of(call);
+    let idx = ir::index_in_block(call);
+    if let Some(i) = ir::instructions(b)[idx + 1..].iter().copied().find(|i| pred(*i)) {
+        return Some(i);
+    }
+    let mut seen = std::collections::HashSet::from([b]);
+    let mut queue: std::collections::VecDeque<_> = ir::successors(b).into();
+    while let Some(x) = queue.pop_front() {
+        if !seen.insert(x) {
+            continue;
+        }
+        if let Some(i) = ir::instructions(x).into_iter().find(|i| pred(*i)) {
+            return Some(i);
+        }
+        queue.extend(ir::successors(x));
+    }
+    None
+}
+
+fn trip_count(td: LLVMTargetDataRef, marker: V, launch: V, l: &WsLoop) -> Result<TripCount, NoSlice> {
+    let last = l.frames.len() - 1;
+    let mut slicer = Slicer::new(td, marker, &l.frames, l.init, Some(launch));
+    let args = ir::call_args(l.init);
+    let ctx = unsafe { LLVMGetTypeContext(ir::type_of(l.init)) };
+    let ity = unsafe { LLVMIntTypeInContext(ctx, l.width * 8) };
+    let (lb, ub, incr) = match l.bounds {
+        Bounds::ByPointer { lower, upper, incr } => (
+            slicer.slice_memory(args[lower as usize], ity, l.init, last, None)?,
+            slicer.slice_memory(args[upper as usize], ity, l.init, last, None)?,
+            slicer.slice(args[incr as usize], last)?,
+        ),
+        Bounds::ByValue { lower, upper, incr } => {
+            (slicer.slice(args[lower as usize], last)?, slicer.slice(args[upper as usize], last)?, slicer.slice(args[incr as usize], last)?)
+        }
+    };
+    let mut guards = Vec::new();
+    for (cond, want) in loop_guards(l.init)? {
+        let g = slicer.slice(cond, last).map_err(|e| match e {
+            NoSlice::Because(why) => NoSlice::Because(format!("is reached under a condition that {why}")),
+            other => other,
+        })?;
+        guards.push((g, want));
+    }
+    Ok(TripCount { lb, ub, incr, signed: l.signed, guards })
+}
+
+/// The conditions under which the init call runs, in its function: conditional branches outside
+/// any cycle that dominate the init and from one side of which it cannot be reached.
+fn loop_guards(init: V) -> Result<Vec<(V, bool)>, NoSlice> {
+    let f = ir::function_of(init);
+    let ib = ir::block_of(init);
+    let mut out = Vec::new();
+    for b in ir::blocks(f) {
+        if b == ib || !ir::block_dominates(f, b, ib) || ir::reachable_from(&ir::successors(b), None).contains(&b) {
+            continue;
+        }
+        let term = unsafe { LLVMGetBasicBlockTerminator(b) };
+        let succ = ir::successors(b);
+        let reach: Vec<bool> = succ.iter().map(|s| ir::reachable_from(&[*s], None).contains(&ib)).collect();
+        if reach.iter().all(|r| *r) {
+            continue;
+        }
+        match ir::opcode(term) {
+            Some(LLVMOpcode::LLVMBr) if succ.len() == 2 => {
+                let cond = unsafe { LLVMGetCondition(term) };
+                out.push((cond, reach[0]));
+            }
+            _ => return Err(NoSlice::Because("is reached through a switch or another kind of branch".into())),
+        }
+    }
+    Ok(out)
+}
+
+fn emit_value(module: &Module<'_>, b: LLVMBuilderRef, td: LLVMTargetDataRef, loc: llvm_sys::prelude::LLVMMetadataRef, v: &Value) -> LLVMValueRef {
+    unsafe {
+        let ctx = LLVMGetModuleContext(module.as_mut_ptr());
+        let f64t = LLVMDoubleTypeInContext(ctx);
+        let to_f64 = |x: V, signed: bool| -> V {
+            if signed {
+                LLVMBuildSIToFP(b, x, f64t, c"".as_ptr())
+            } else {
+                LLVMBuildUIToFP(b, x, f64t, c"".as_ptr())
+            }
+        };
+        let set_loc = |x: V| {
+            if ir::is_instruction(x) {
+                LLVMInstructionSetDebugLoc(x, loc);
+            }
+            x
+        };
+        match v {
+            Value::Const(c) => LLVMConstReal(f64t, *c),
+            Value::Int { expr, signed } => set_loc(to_f64(emit(expr, b, td, loc), *signed)),
+            Value::Trip(t) => {
+                let lb = set_loc(to_f64(emit(&t.lb, b, td, loc), t.signed));
+                let ub = set_loc(to_f64(emit(&t.ub, b, td, loc), t.signed));
+                let diff = set_loc(LLVMBuildFSub(b, ub, lb, c"".as_ptr()));
+                let incr = emit(&t.incr, b, td, loc);
+                let steps = if ir::const_int(incr) == Some(1) {
+                    diff
+                } else {
+                    let q = set_loc(LLVMBuildFDiv(b, diff, set_loc(to_f64(incr, true)), c"".as_ptr()));
+                    let name = c"llvm.floor";
+                    let id = LLVMLookupIntrinsicID(name.as_ptr(), 10);
+                    let mut tys = [f64t];
+                    let floor = LLVMGetIntrinsicDeclaration(module.as_mut_ptr(), id, tys.as_mut_ptr(), 1);
+                    let fty = LLVMIntrinsicGetType(ctx, id, tys.as_mut_ptr(), 1);
+                    let mut a = [q];
+                    set_loc(LLVMBuildCall2(b, fty, floor, a.as_mut_ptr(), 1, c"".as_ptr()))
+                };
+                let one = LLVMConstReal(f64t, 1.0);
+                let zero = LLVMConstReal(f64t, 0.0);
+                let mut trips = set_loc(LLVMBuildFAdd(b, steps, one, c"".as_ptr()));
+                let neg = set_loc(LLVMBuildFCmp(b, LLVMRealPredicate::LLVMRealOLT, trips, zero, c"".as_ptr()));
+                trips = set_loc(LLVMBuildSelect(b, neg, zero, trips, c"".as_ptr()));
+                for (g, want) in &t.guards {
+                    let c = emit(g, b, td, loc);
+                    trips = set_loc(if *want {
+                        LLVMBuildSelect(b, c, trips, zero, c"".as_ptr())
+                    } else {
+                        LLVMBuildSelect(b, c, zero, trips, c"".as_ptr())
+                    });
+                }
+                let _ = LLVMSetValueName2(trips, c"ompadapt.trip_count".as_ptr(), 19);
+                trips
+            }
+        }
+    }
+}
+
+/// Replaces the marker call's result by `k` and deletes the call (an `invoke` becomes a branch
+/// to its normal destination).
+fn replace_call(call: V, k: i64) {
+    unsafe {
+        let ty = LLVMTypeOf(call);
+        if LLVMGetTypeKind(ty) == llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind {
+            LLVMReplaceAllUsesWith(call, LLVMConstInt(ty, k as u64, 1));
+        } else if LLVMGetTypeKind(ty) != llvm_sys::LLVMTypeKind::LLVMVoidTypeKind {
+            LLVMReplaceAllUsesWith(call, LLVMGetPoison(ty));
+        }
+        if ir::opcode(call) == Some(LLVMOpcode::LLVMInvoke) {
+            let block = ir::block_of(call);
+            let (normal, unwind) = (LLVMGetNormalDest(call), LLVMGetUnwindDest(call));
+            let builder = LLVMCreateBuilderInContext(LLVMGetTypeContext(ty));
+            LLVMPositionBuilderBefore(builder, call);
+            LLVMBuildBr(builder, normal);
+            LLVMDisposeBuilder(builder);
+            if unwind != normal {
+                if let (Some(u), Some(bb)) = (inkwell::basic_block::BasicBlock::new(unwind), inkwell::basic_block::BasicBlock::new(block)) {
+                    crate::cfg::remove_phi_incoming(u, bb);
+                }
+            }
+        }
+        LLVMInstructionEraseFromParent(call);
+    }
+}
+
+/// `spec` with `names` appended to its `features=` list (percent-encoded as the frontend does),
+/// and empty entries appended to the per-feature lists that follow it.
+pub fn extend_descriptor(spec: &str, names: &[String]) -> String {
+    let escaped: Vec<String> = names.iter().map(|n| escape(n)).collect();
+    spec.split(';')
+        .map(|field| {
+            if let Some(v) = field.strip_prefix("features=") {
+                let mut items: Vec<String> = if v.is_empty() { Vec::new() } else { vec![v.to_string()] };
+                items.extend(escaped.iter().cloned());
+                format!("features={}", items.join(","))
+            } else if field.starts_with("feature_ranges=") || field.starts_with("min_sample_points=") {
+                format!("{field}{}", ",".repeat(names.len()))
+            } else {
+                field.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(";")
+}
+
+/// Percent-encodes `%`, `;`, `,` and control characters (plugin/syntax/src/descriptor.rs).
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for ch in s.chars() {
+        match ch {
+            '%' | ';' | ',' => out.push_str(&format!("%{:02X}", ch as u32)),
+            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("%{:02X}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn descriptor_gets_the_names_after_the_explicit_features() {
+        let s = "ompadapt1;model=m;loc=a.c:1;features=n;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto;feature_ranges=1:9";
+        assert_eq!(
+            extend_descriptor(s, &["trip_count(i,j)".into(), "flops".into()]),
+            "ompadapt1;model=m;loc=a.c:1;features=n,trip_count(i%2Cj),flops;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto;feature_ranges=1:9,,"
+        );
+        let e = "ompadapt1;model=m;loc=a.c:1;features=;variants=cpu;values=0;numeric=0;model_type=auto";
+        assert_eq!(extend_descriptor(e, &["ops".into()]), "ompadapt1;model=m;loc=a.c:1;features=ops;variants=cpu;values=0;numeric=0;model_type=auto");
+    }
+}

@@ -1,0 +1,574 @@
+//! Thin, raw helpers over the LLVM C API for the analyses of automatic features, which walk
+//! values of every kind (instructions, arguments, constants) across functions: working on
+//! `LLVMValueRef` directly keeps them short where inkwell's typed wrappers would need a
+//! conversion at every step.
+
+use std::cell::RefCell;
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::rc::Rc;
+
+use llvm_sys::core::*;
+use llvm_sys::prelude::{LLVMBasicBlockRef, LLVMTypeRef, LLVMValueRef};
+use llvm_sys::LLVMOpcode;
+
+pub type V = LLVMValueRef;
+pub type B = LLVMBasicBlockRef;
+
+/// Per-run memo of the CFG queries, which the slicer asks many times over the same functions.
+/// Keys are raw LLVM pointers: [`invalidate`] must be called whenever the IR changes.
+#[derive(Default)]
+struct Cache {
+    position: HashMap<V, usize>,
+    preds: HashMap<V, Rc<HashMap<B, Vec<B>>>>,
+    domtree: HashMap<V, Rc<DomTree>>,
+    between: HashMap<(V, V), Rc<Between>>,
+}
+
+thread_local! {
+    static CACHE: RefCell<Cache> = RefCell::new(Cache::default());
+}
+
+/// Forgets everything memoised about the IR (call after changing it).
+pub fn invalidate() {
+    CACHE.with(|c| *c.borrow_mut() = Cache::default());
+}
+
+/// Forgets what depends on instruction positions, keeping the control-flow graph's facts
+/// (call after inserting or deleting instructions other than terminators).
+pub fn invalidate_instructions() {
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        c.position.clear();
+        c.between.clear();
+    });
+}
+
+/// The instructions on the paths between two points ([`between`]).
+#[derive(Debug, Default)]
+pub struct Between {
+    pub list: Vec<V>,
+    set: HashSet<V>,
+}
+
+impl Between {
+    pub fn contains(&self, v: &V) -> bool {
+        self.set.contains(v)
+    }
+}
+
+pub fn is_instruction(v: V) -> bool {
+    !v.is_null() && unsafe { !LLVMIsAInstruction(v).is_null() }
+}
+pub fn is_argument(v: V) -> bool {
+    unsafe { !LLVMIsAArgument(v).is_null() }
+}
+pub fn is_constant(v: V) -> bool {
+    unsafe { !LLVMIsAConstant(v).is_null() }
+}
+pub fn is_alloca(v: V) -> bool {
+    unsafe { !LLVMIsAAllocaInst(v).is_null() }
+}
+pub fn is_global_variable(v: V) -> bool {
+    unsafe { !LLVMIsAGlobalVariable(v).is_null() }
+}
+pub fn is_function(v: V) -> bool {
+    unsafe { !LLVMIsAFunction(v).is_null() }
+}
+
+pub fn opcode(v: V) -> Option<LLVMOpcode> {
+    is_instruction(v).then(|| unsafe { LLVMGetInstructionOpcode(v) })
+}
+
+pub fn operand(v: V, i: u32) -> V {
+    unsafe { LLVMGetOperand(v, i) }
+}
+pub fn num_operands(v: V) -> u32 {
+    unsafe { LLVMGetNumOperands(v) as u32 }
+}
+
+pub fn block_of(v: V) -> B {
+    unsafe { LLVMGetInstructionParent(v) }
+}
+pub fn function_of_block(b: B) -> V {
+    unsafe { LLVMGetBasicBlockParent(b) }
+}
+/// The function an instruction or argument belongs to (null for constants).
+pub fn function_of(v: V) -> V {
+    if is_instruction(v) {
+        function_of_block(block_of(v))
+    } else if is_argument(v) {
+        unsafe { LLVMGetParamParent(v) }
+    } else {
+        std::ptr::null_mut()
+    }
+}
+
+pub fn type_of(v: V) -> LLVMTypeRef {
+    unsafe { LLVMTypeOf(v) }
+}
+
+pub fn name(v: V) -> String {
+    unsafe {
+        let mut len = 0usize;
+        let p = LLVMGetValueName2(v, &mut len);
+        if p.is_null() {
+            return String::new();
+        }
+        String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)).into_owned()
+    }
+}
+
+pub fn is_call(v: V) -> bool {
+    matches!(opcode(v), Some(LLVMOpcode::LLVMCall) | Some(LLVMOpcode::LLVMInvoke))
+}
+
+/// The directly called function of a call or invoke (through no cast), or null.
+pub fn callee(v: V) -> V {
+    if !is_call(v) {
+        return std::ptr::null_mut();
+    }
+    let c = unsafe { LLVMGetCalledValue(v) };
+    if !c.is_null() && is_function(c) {
+        c
+    } else {
+        std::ptr::null_mut()
+    }
+}
+
+/// Name of the directly called function ("" for indirect calls and non-calls).
+pub fn callee_name(v: V) -> String {
+    let c = callee(v);
+    if c.is_null() {
+        String::new()
+    } else {
+        name(c)
+    }
+}
+
+pub fn call_args(v: V) -> Vec<V> {
+    let n = unsafe { LLVMGetNumArgOperands(v) };
+    (0..n).map(|i| operand(v, i)).collect()
+}
+
+pub fn is_declaration(f: V) -> bool {
+    unsafe { LLVMIsDeclaration(f) != 0 }
+}
+
+pub fn params(f: V) -> Vec<V> {
+    let n = unsafe { LLVMCountParams(f) };
+    (0..n).map(|i| unsafe { LLVMGetParam(f, i) }).collect()
+}
+
+pub fn param_index(arg: V) -> Option<usize> {
+    let f = unsafe { LLVMGetParamParent(arg) };
+    params(f).iter().position(|p| *p == arg)
+}
+
+pub fn blocks(f: V) -> Vec<B> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut b = LLVMGetFirstBasicBlock(f);
+        while !b.is_null() {
+            out.push(b);
+            b = LLVMGetNextBasicBlock(b);
+        }
+    }
+    out
+}
+
+pub fn instructions(b: B) -> Vec<V> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut i = LLVMGetFirstInstruction(b);
+        while !i.is_null() {
+            out.push(i);
+            i = LLVMGetNextInstruction(i);
+        }
+    }
+    out
+}
+
+pub fn function_instructions(f: V) -> Vec<V> {
+    blocks(f).into_iter().flat_map(instructions).collect()
+}
+
+pub fn successors(b: B) -> Vec<B> {
+    unsafe {
+        let t = LLVMGetBasicBlockTerminator(b);
+        if t.is_null() {
+            return Vec::new();
+        }
+        (0..LLVMGetNumSuccessors(t)).map(|i| LLVMGetSuccessor(t, i)).collect()
+    }
+}
+
+pub fn entry_block(f: V) -> B {
+    unsafe { LLVMGetEntryBasicBlock(f) }
+}
+
+/// Users of `v` (any kind of value).
+pub fn users(v: V) -> Vec<V> {
+    let mut out = Vec::new();
+    unsafe {
+        let mut u = LLVMGetFirstUse(v);
+        while !u.is_null() {
+            out.push(LLVMGetUser(u));
+            u = LLVMGetNextUse(u);
+        }
+    }
+    out
+}
+
+/// Position of an instruction in its block.
+pub fn index_in_block(v: V) -> usize {
+    if let Some(i) = CACHE.with(|c| c.borrow().position.get(&v).copied()) {
+        return i;
+    }
+    let all = instructions(block_of(v));
+    CACHE.with(|c| {
+        let mut c = c.borrow_mut();
+        for (i, inst) in all.iter().enumerate() {
+            c.position.insert(*inst, i);
+        }
+    });
+    all.iter().position(|i| *i == v).unwrap_or(0)
+}
+
+/// Predecessor lists of the blocks of `f`.
+pub fn predecessors(f: V) -> Rc<HashMap<B, Vec<B>>> {
+    if let Some(p) = CACHE.with(|c| c.borrow().preds.get(&f).cloned()) {
+        return p;
+    }
+    let mut preds: HashMap<B, Vec<B>> = HashMap::new();
+    for b in blocks(f) {
+        preds.entry(b).or_default();
+        for s in successors(b) {
+            preds.entry(s).or_default().push(b);
+        }
+    }
+    let preds = Rc::new(preds);
+    CACHE.with(|c| c.borrow_mut().preds.insert(f, preds.clone()));
+    preds
+}
+
+/// Blocks reachable from `start` (inclusive) through successor edges, not entering `avoid`.
+pub fn reachable_from(start: &[B], avoid: Option<B>) -> HashSet<B> {
+    let mut seen = HashSet::new();
+    let mut queue: VecDeque<B> = start.iter().copied().filter(|b| Some(*b) != avoid).collect();
+    while let Some(b) = queue.pop_front() {
+        if !seen.insert(b) {
+            continue;
+        }
+        for s in successors(b) {
+            if Some(s) != avoid && !seen.contains(&s) {
+                queue.push_back(s);
+            }
+        }
+    }
+    seen
+}
+
+/// Blocks from which one of `targets` is reachable (inclusive).
+pub fn reaching(f: V, targets: &[B]) -> HashSet<B> {
+    let preds = predecessors(f);
+    let mut seen = HashSet::new();
+    let mut queue: VecDeque<B> = targets.iter().copied().collect();
+    while let Some(b) = queue.pop_front() {
+        if !seen.insert(b) {
+            continue;
+        }
+        for p in preds.get(&b).into_iter().flatten() {
+            if !seen.contains(p) {
+                queue.push_back(*p);
+            }
+        }
+    }
+    seen
+}
+
+/// Whether block `dom` dominates block `b` in `f` (blocks unreachable from the entry are
+/// dominated by everything).
+pub fn block_dominates(f: V, dom: B, b: B) -> bool {
+    if dom == b || dom == entry_block(f) {
+        return true;
+    }
+    let tree = match CACHE.with(|c| c.borrow().domtree.get(&f).cloned()) {
+        Some(t) => t,
+        None => {
+            let t = Rc::new(DomTree::new(f));
+            CACHE.with(|c| c.borrow_mut().domtree.insert(f, t.clone()));
+            t
+        }
+    };
+    match (tree.number.get(&dom), tree.number.get(&b)) {
+        (Some(&(dpre, dpost)), Some(&(bpre, bpost))) => dpre <= bpre && bpost <= dpost,
+        // Unreachable blocks are dominated by everything; they dominate nothing reachable.
+        (_, None) => true,
+        (None, Some(_)) => false,
+    }
+}
+
+/// The dominator tree of a function (Cooper, Harvey and Kennedy's iterative algorithm over the
+/// reverse post-order), numbered by a depth-first walk so that a dominance query is two
+/// comparisons.
+struct DomTree {
+    number: HashMap<B, (usize, usize)>,
+}
+
+impl DomTree {
+    fn new(f: V) -> DomTree {
+        let entry = entry_block(f);
+        // Post-order of the blocks reachable from the entry (iteratively: no recursion limit).
+        let mut post = Vec::new();
+        let mut seen = HashSet::from([entry]);
+        let mut stack = vec![(entry, successors(entry), 0usize)];
+        while let Some((b, succ, i)) = stack.last_mut() {
+            if *i < succ.len() {
+                let s = succ[*i];
+                *i += 1;
+                if seen.insert(s) {
+                    let ss = successors(s);
+                    stack.push((s, ss, 0));
+                }
+            } else {
+                post.push(*b);
+                stack.pop();
+            }
+        }
+        let order: HashMap<B, usize> = post.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+        let preds = predecessors(f);
+        let mut idom: HashMap<B, B> = HashMap::from([(entry, entry)]);
+        let intersect = |idom: &HashMap<B, B>, mut a: B, mut b: B| {
+            while a != b {
+                while order[&a] < order[&b] {
+                    a = idom[&a];
+                }
+                while order[&b] < order[&a] {
+                    b = idom[&b];
+                }
+            }
+            a
+        };
+        let mut changed = true;
+        while changed {
+            changed = false;
+            for b in post.iter().rev().filter(|b| **b != entry) {
+                let mut new: Option<B> = None;
+                for p in preds.get(b).into_iter().flatten().filter(|p| idom.contains_key(p)) {
+                    new = Some(match new {
+                        None => *p,
+                        Some(n) => intersect(&idom, *p, n),
+                    });
+                }
+                if let Some(n) = new {
+                    if idom.get(b) != Some(&n) {
+                        idom.insert(*b, n);
+                        changed = true;
+                    }
+                }
+            }
+        }
+        let mut children: HashMap<B, Vec<B>> = HashMap::new();
+        for (b, d) in &idom {
+            if b != d {
+                children.entry(*d).or_default().push(*b);
+            }
+        }
+        let mut number = HashMap::new();
+        let mut counter = 0usize;
+        let mut stack = vec![(entry, false)];
+        let mut pre: HashMap<B, usize> = HashMap::new();
+        while let Some((b, done)) = stack.pop() {
+            if done {
+                number.insert(b, (pre[&b], counter));
+                counter += 1;
+                continue;
+            }
+            pre.insert(b, counter);
+            counter += 1;
+            stack.push((b, true));
+            for c in children.get(&b).into_iter().flatten() {
+                stack.push((*c, false));
+            }
+        }
+        DomTree { number }
+    }
+}
+
+/// Whether instruction `a` dominates instruction `b` (same function); `a` does not dominate
+/// itself.
+pub fn inst_dominates(a: V, b: V) -> bool {
+    let (ba, bb) = (block_of(a), block_of(b));
+    if ba == bb {
+        return index_in_block(a) < index_in_block(b);
+    }
+    block_dominates(function_of_block(ba), ba, bb)
+}
+
+/// Instructions that may execute after `from` and before `to` on some path from `from` to `to`
+/// in their function (both excluded); `from = None` means the function's entry.
+pub fn between(from: Option<V>, to: V) -> Rc<Between> {
+    let key = (from.unwrap_or(std::ptr::null_mut()), to);
+    if let Some(b) = CACHE.with(|c| c.borrow().between.get(&key).cloned()) {
+        return b;
+    }
+    let list = between_uncached(from, to);
+    let set = list.iter().copied().collect();
+    let b = Rc::new(Between { list, set });
+    CACHE.with(|c| c.borrow_mut().between.insert(key, b.clone()));
+    b
+}
+
+fn between_uncached(from: Option<V>, to: V) -> Vec<V> {
+    let f = function_of(to);
+    let tb = block_of(to);
+    let ti = index_in_block(to);
+    let mut out: Vec<V> = Vec::new();
+    let mut seen: HashSet<V> = HashSet::new();
+    let mut add = |v: V, out: &mut Vec<V>| {
+        if Some(v) != from && v != to && seen.insert(v) {
+            out.push(v);
+        }
+    };
+    let (fwd, from_block) = match from {
+        Some(a) => {
+            let (ab, ai) = (block_of(a), index_in_block(a));
+            if ab == tb && ai < ti {
+                for i in &instructions(ab)[ai + 1..ti] {
+                    add(*i, &mut out);
+                }
+            }
+            let fwd = reachable_from(&successors(ab), None);
+            if !fwd.contains(&tb) {
+                return out;
+            }
+            for i in &instructions(ab)[ai + 1..] {
+                add(*i, &mut out);
+            }
+            (fwd, Some(ab))
+        }
+        None => (reachable_from(&[entry_block(f)], None), None),
+    };
+    if !fwd.contains(&tb) {
+        return out;
+    }
+    let bwd = reaching(f, &predecessors(f).get(&tb).cloned().unwrap_or_default());
+    for b in blocks(f) {
+        if fwd.contains(&b) && bwd.contains(&b) {
+            // Blocks strictly on a path; the endpoints' blocks when a cycle runs through them.
+            for i in instructions(b) {
+                add(i, &mut out);
+            }
+        }
+    }
+    let _ = from_block;
+    for i in &instructions(tb)[..ti] {
+        add(*i, &mut out);
+    }
+    out
+}
+
+/// Whether `b` lies on a cycle of its function.
+pub fn in_cycle(b: B) -> bool {
+    reachable_from(&successors(b), None).contains(&b)
+}
+
+/// Whether `to` can be reached from `from` (same function) without executing `avoid`.
+pub fn reaches_avoiding(from: V, to: V, avoid: V) -> bool {
+    let (fb, tb, ab) = (block_of(from), block_of(to), block_of(avoid));
+    let fi = index_in_block(from);
+    if fb == tb && fi < index_in_block(to) && !(ab == fb && index_in_block(avoid) > fi && index_in_block(avoid) < index_in_block(to)) {
+        return true;
+    }
+    if ab == fb && index_in_block(avoid) > fi {
+        return false;
+    }
+    let fwd = reachable_from(&successors(fb), Some(ab));
+    if fwd.contains(&tb) {
+        return true;
+    }
+    // `to` in avoid's block before `avoid`.
+    ab == tb && index_in_block(to) < index_in_block(avoid) && reachable_from(&successors(fb), None).contains(&tb)
+}
+
+/// Intrinsic id of a called function (0 when not an intrinsic).
+pub fn intrinsic_id(f: V) -> u32 {
+    if f.is_null() {
+        0
+    } else {
+        unsafe { LLVMGetIntrinsicID(f) }
+    }
+}
+
+/// The integer value of a constant integer, sign-extended.
+pub fn const_int(v: V) -> Option<i64> {
+    unsafe { (!LLVMIsAConstantInt(v).is_null()).then(|| LLVMConstIntGetSExtValue(v)) }
+}
+
+/// Strips constant-expression casts and GEPs of zero offset down to a global.
+pub fn strip_to_global(v: V) -> V {
+    let mut v = v;
+    for _ in 0..8 {
+        unsafe {
+            if !LLVMIsAConstantExpr(v).is_null() {
+                match LLVMGetConstOpcode(v) {
+                    LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast | LLVMOpcode::LLVMGetElementPtr => {
+                        v = LLVMGetOperand(v, 0);
+                        continue;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        break;
+    }
+    v
+}
+
+/// The bytes of a constant C string global (without the trailing NUL).
+pub fn c_string(v: V) -> Option<String> {
+    let g = strip_to_global(v);
+    if !is_global_variable(g) {
+        return None;
+    }
+    unsafe {
+        let init = LLVMGetInitializer(g);
+        if init.is_null() || LLVMIsAConstantDataSequential(init).is_null() {
+            return None;
+        }
+        let mut len = 0usize;
+        let p = LLVMGetAsString(init, &mut len);
+        if p.is_null() {
+            return None;
+        }
+        let bytes = std::slice::from_raw_parts(p as *const u8, len);
+        let bytes = bytes.split(|&b| b == 0).next().unwrap_or(&[]);
+        Some(String::from_utf8_lossy(bytes).into_owned())
+    }
+}
+
+/// `file:line` of an instruction's debug location, if it has one.
+pub fn debug_location(v: V) -> Option<String> {
+    use llvm_sys::debuginfo::*;
+    unsafe {
+        let loc = LLVMInstructionGetDebugLoc(v);
+        if loc.is_null() {
+            return None;
+        }
+        let line = LLVMDILocationGetLine(loc);
+        let scope = LLVMDILocationGetScope(loc);
+        let file = if scope.is_null() { std::ptr::null_mut() } else { LLVMDIScopeGetFile(scope) };
+        let name = if file.is_null() {
+            String::new()
+        } else {
+            let mut len = 0u32;
+            let p = LLVMDIFileGetFilename(file, &mut len);
+            if p.is_null() {
+                String::new()
+            } else {
+                String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len as usize)).into_owned()
+            }
+        };
+        Some(format!("{}:{line}", if name.is_empty() { "?" } else { &name }))
+    }
+}
