@@ -108,9 +108,14 @@ fn lower_one(module: &Module<'_>, td: LLVMTargetDataRef, call: V, sites: &[Offlo
     let host = ir::function_of(call);
     let args = ir::call_args(call);
     let place = ir::debug_location(call).unwrap_or_else(|| format!("in function '{}'", ir::name(host)));
-    if args.len() < 5 || !ir::type_of(call).is_null() && unsafe { LLVMGetTypeKind(ir::type_of(call)) } != llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind
+    if args.len() < 5
+        || !ir::type_of(call).is_null() && unsafe { LLVMGetTypeKind(ir::type_of(call)) } != llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind
     {
-        out.warnings.push(crate::diagnostics::malformed_marker_warning(&ir::name(host), AUTO_MARKER, "it does not have the five arguments (out, cap, spec, model, loops)"));
+        out.warnings.push(crate::diagnostics::malformed_marker_warning(
+            &ir::name(host),
+            AUTO_MARKER,
+            "it does not have the five arguments (out, cap, spec, model, loops)",
+        ));
         replace_call(call, 0);
         return;
     }
@@ -342,7 +347,13 @@ fn loop_guards(init: V) -> Result<Vec<(V, bool)>, NoSlice> {
     Ok(out)
 }
 
-fn emit_value(module: &Module<'_>, b: LLVMBuilderRef, td: LLVMTargetDataRef, loc: llvm_sys::prelude::LLVMMetadataRef, v: &Value) -> LLVMValueRef {
+fn emit_value(
+    module: &Module<'_>,
+    b: LLVMBuilderRef,
+    td: LLVMTargetDataRef,
+    loc: llvm_sys::prelude::LLVMMetadataRef,
+    v: &Value,
+) -> LLVMValueRef {
     unsafe {
         let ctx = LLVMGetModuleContext(module.as_mut_ptr());
         let f64t = LLVMDoubleTypeInContext(ctx);
@@ -471,6 +482,9 @@ mod tests {
             "ompadapt1;model=m;loc=a.c:1;features=n,trip_count(i%2Cj),flops;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto;feature_ranges=1:9,,"
         );
         let e = "ompadapt1;model=m;loc=a.c:1;features=;variants=cpu;values=0;numeric=0;model_type=auto";
-        assert_eq!(extend_descriptor(e, &["ops".into()]), "ompadapt1;model=m;loc=a.c:1;features=ops;variants=cpu;values=0;numeric=0;model_type=auto");
+        assert_eq!(
+            extend_descriptor(e, &["ops".into()]),
+            "ompadapt1;model=m;loc=a.c:1;features=ops;variants=cpu;values=0;numeric=0;model_type=auto"
+        );
     }
 }

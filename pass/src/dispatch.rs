@@ -274,7 +274,9 @@ pub fn add_host_guard<'ctx>(
     let ok = call.try_as_basic_value().basic()?.into_int_value();
     let safe = builder.build_int_compare(IntPredicate::NE, ok, ok.get_type().const_zero(), HOST_SAFE_VALUE).expect("positioned");
     let br = builder.build_conditional_branch(safe, d.host_block, d.offload_block).expect("positioned");
-    for i in [call.try_as_basic_value().basic().and_then(|v| v.as_instruction_value()), safe.as_instruction(), Some(br)].into_iter().flatten() {
+    for i in
+        [call.try_as_basic_value().basic().and_then(|v| v.as_instruction_value()), safe.as_instruction(), Some(br)].into_iter().flatten()
+    {
         i.set_debug_location(debug_location);
     }
     // the dispatch's host edge now goes through the guard

@@ -263,7 +263,9 @@ pub fn may_write(td: LLVMTargetDataRef, esc: &mut Escapes, inst: V, target: Addr
             }
         }
         match (w.base, target.base) {
-            (Base::Alloca(x), Base::Alloca(y)) | (Base::Global(x), Base::Global(y)) => x == y && overlaps(w.offset, len, target.offset, size),
+            (Base::Alloca(x), Base::Alloca(y)) | (Base::Global(x), Base::Global(y)) => {
+                x == y && overlaps(w.offset, len, target.offset, size)
+            }
             (Base::Alloca(_), Base::Global(_)) | (Base::Global(_), Base::Alloca(_)) => false,
             (Base::Alloca(x), Base::Unknown(_)) => !outside && alloca_escaped(esc, x),
             (Base::Unknown(_), Base::Alloca(y)) => alloca_escaped(esc, y),

@@ -156,8 +156,8 @@ impl<'a> Slicer<'a> {
             }
             LLVMAdd | LLVMSub | LLVMMul | LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem | LLVMShl | LLVMLShr | LLVMAShr | LLVMAnd | LLVMOr
             | LLVMXor | LLVMFAdd | LLVMFSub | LLVMFMul | LLVMFDiv | LLVMFRem | LLVMFNeg | LLVMTrunc | LLVMZExt | LLVMSExt | LLVMFPToUI
-            | LLVMFPToSI | LLVMUIToFP | LLVMSIToFP | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast | LLVMAddrSpaceCast
-            | LLVMICmp | LLVMFCmp | LLVMSelect | LLVMGetElementPtr | LLVMFreeze => {
+            | LLVMFPToSI | LLVMUIToFP | LLVMSIToFP | LLVMFPTrunc | LLVMFPExt | LLVMPtrToInt | LLVMIntToPtr | LLVMBitCast
+            | LLVMAddrSpaceCast | LLVMICmp | LLVMFCmp | LLVMSelect | LLVMGetElementPtr | LLVMFreeze => {
                 let mut ops = Vec::new();
                 for i in 0..ir::num_operands(v) {
                     ops.push(self.slice(ir::operand(v, i), k)?);
@@ -178,7 +178,16 @@ impl<'a> Slicer<'a> {
 
     /// As [`Self::slice_memory`], for an address already resolved to frame `j`.
     #[allow(clippy::too_many_arguments)]
-    pub fn slice_object(&mut self, addr: Addr, j: usize, addr_v: Option<V>, ty: LLVMTypeRef, point: V, k: usize, load: Option<V>) -> Sliced {
+    pub fn slice_object(
+        &mut self,
+        addr: Addr,
+        j: usize,
+        addr_v: Option<V>,
+        ty: LLVMTypeRef,
+        point: V,
+        k: usize,
+        load: Option<V>,
+    ) -> Sliced {
         let size = memory::store_size(self.td, ty);
         let at = |s: &Self, i: usize| if i == k { point } else { s.point(i) };
         match addr.base {
@@ -313,7 +322,10 @@ impl<'a> Slicer<'a> {
                 let p = memory::decompose(self.td, ir::operand(b, 0));
                 let size = memory::store_size(self.td, ir::type_of(b));
                 match self.reaching_store(p, size, b) {
-                    Ok(Some(s)) if ir::opcode(s) == Some(LLVMOpcode::LLVMStore) && memory::decompose(self.td, ir::operand(s, 1)).offset == p.offset => {
+                    Ok(Some(s))
+                        if ir::opcode(s) == Some(LLVMOpcode::LLVMStore)
+                            && memory::decompose(self.td, ir::operand(s, 1)).offset == p.offset =>
+                    {
                         (ir::operand(s, 0), j)
                     }
                     _ => break,

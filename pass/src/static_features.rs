@@ -44,8 +44,8 @@ fn is_bookkeeping(name: &str) -> bool {
 
 fn is_float_math(name: &str) -> bool {
     const MATH: &[&str] = &[
-        "sqrt", "sin", "cos", "tan", "exp", "exp2", "log", "log2", "log10", "pow", "fma", "fmuladd", "fabs", "floor", "ceil", "round", "trunc",
-        "fmin", "fmax", "minnum", "maxnum", "atan", "atan2", "asin", "acos", "sinh", "cosh", "tanh", "cbrt", "hypot", "erf",
+        "sqrt", "sin", "cos", "tan", "exp", "exp2", "log", "log2", "log10", "pow", "fma", "fmuladd", "fabs", "floor", "ceil", "round",
+        "trunc", "fmin", "fmax", "minnum", "maxnum", "atan", "atan2", "asin", "acos", "sinh", "cosh", "tanh", "cbrt", "hypot", "erf",
     ];
     let base = name.strip_prefix("llvm.").map(|n| n.split('.').next().unwrap_or(n)).unwrap_or(name);
     let base = base.strip_suffix('f').filter(|b| MATH.contains(b)).unwrap_or(base);
@@ -97,7 +97,12 @@ pub fn static_features(roots: &[V], td: llvm_sys::target::LLVMTargetDataRef, chu
                     if is_float_math(&name) {
                         // A fused multiply-add is a multiplication and an addition (clang
                         // contracts `a * x + y` into llvm.fmuladd).
-                        out.flops += if name.starts_with("llvm.fmuladd") || name.starts_with("llvm.fma.") || name == "fma" || name == "fmaf" { 2 } else { 1 };
+                        out.flops += if name.starts_with("llvm.fmuladd") || name.starts_with("llvm.fma.") || name == "fma" || name == "fmaf"
+                        {
+                            2
+                        } else {
+                            1
+                        };
                     } else if memory::mem_intrinsic_dest(inst).is_some() {
                         out.memory_accesses += 1;
                     } else if !name.starts_with("llvm.") {
@@ -160,10 +165,12 @@ fn loop_depth(f: V, memo: &mut HashMap<V, u64>, active: &mut HashSet<V>, chunk_l
     let bound_slots: HashSet<V> = ir::function_instructions(f)
         .into_iter()
         .filter_map(|i| match crate::worksharing::init_kind(i) {
-            Some((crate::worksharing::Bounds::ByPointer { lower, .. }, _, _)) => match memory::decompose(td, ir::call_args(i)[lower as usize]).base {
-                Base::Alloca(a) => Some(a),
-                _ => None,
-            },
+            Some((crate::worksharing::Bounds::ByPointer { lower, .. }, _, _)) => {
+                match memory::decompose(td, ir::call_args(i)[lower as usize]).base {
+                    Base::Alloca(a) => Some(a),
+                    _ => None,
+                }
+            }
             _ => None,
         })
         .collect();

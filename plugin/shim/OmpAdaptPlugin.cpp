@@ -12,6 +12,8 @@
 #include "ffi.h"
 
 #include "clang/AST/ASTConsumer.h"
+#include "clang/AST/DeclCXX.h"
+#include "clang/AST/DeclTemplate.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
 #include "clang/Lex/Preprocessor.h"
@@ -27,16 +29,58 @@ using namespace clang;
 namespace ompadapt {
 namespace {
 
+/// The function whose body is being read, by its name as written (C++:
+/// qualified); lambdas, captured regions and blocks belong to the function
+/// around them. Empty outside a function.
+static std::string currentFunction(Sema &S) {
+  for (DeclContext *DC = S.CurContext; DC; DC = DC->getParent()) {
+    if (auto *MD = dyn_cast<CXXMethodDecl>(DC); MD && MD->getParent()->isLambda())
+      continue;
+    if (auto *FD = dyn_cast<FunctionDecl>(DC))
+      return FD->getQualifiedNameAsString();
+    if (auto *RD = dyn_cast<CXXRecordDecl>(DC)) {
+      if (RD->isLambda())
+        continue;
+      // The body of a member function defined in its class is read (and kept
+      // for later) while the class is: that function is the class's last
+      // declaration so far.
+      Decl *Last = nullptr;
+      for (Decl *D : RD->decls())
+        Last = D;
+      if (auto *TD = dyn_cast_or_null<FunctionTemplateDecl>(Last))
+        Last = TD->getTemplatedDecl();
+      if (auto *ND = dyn_cast_or_null<NamedDecl>(Last))
+        return ND->getQualifiedNameAsString();
+      return RD->getQualifiedNameAsString();
+    }
+  }
+  return {};
+}
+
+/// What -fplugin-arg-ompadapt-* said.
+struct PluginArgs {
+  bool RunPass = true;
+  bool Remarks = false;
+  /// -fplugin-arg-ompadapt-auto=<kinds> (checked); empty: off.
+  std::string AutoKinds;
+};
+
 class OmpAdaptConsumer : public SemaConsumer {
 public:
-  OmpAdaptConsumer(bool OffloadTargets, bool CPlusPlus)
-      : Session(ompadapt_session_new(OffloadTargets, CPlusPlus)) {}
+  OmpAdaptConsumer(bool OffloadTargets, bool CPlusPlus, const PluginArgs &Args)
+      : Session(ompadapt_session_new(OffloadTargets, CPlusPlus)), Args(Args) {
+    if (!Args.AutoKinds.empty())
+      ompadapt_session_set_auto(Session, Args.AutoKinds.c_str());
+  }
   ~OmpAdaptConsumer() override { ompadapt_session_free(Session); }
 
   void InitializeSema(Sema &S) override {
     this->S = &S;
     Preprocessor &PP = S.getPreprocessor();
     Handler = std::make_unique<OmpPragmaHandler>(Session, Blocks);
+    Handler->Remarks = Args.Remarks;
+    if (!Args.AutoKinds.empty())
+      Handler->CurrentFunction = [&S]() { return currentFunction(S); };
     PP.setTokenWatcher([this](const Token &T) { Blocks.onToken(T); });
     // Removal goes by name: this releases the parser's `omp` handler (the
     // parser keeps ownership and removes "omp" — then ours — when it is
@@ -63,6 +107,7 @@ public:
 
 private:
   void *Session;
+  PluginArgs Args;
   BlockTracker Blocks;
   std::unique_ptr<OmpPragmaHandler> Handler;
   Sema *S = nullptr;
@@ -76,8 +121,8 @@ protected:
     if (!LO.OpenMP)
       return std::make_unique<ASTConsumer>();
     std::string Dir = pluginDirectory();
-    if (RunPass && !Dir.empty())
-      registerPass(CI, Dir + "libompadapt_pass.so");
+    if (Args.RunPass && !Dir.empty())
+      registerPass(CI, Dir + "libompadapt_pass.so", Args.Remarks);
     std::string Runtime;
     if (const char *Env = std::getenv("OMPADAPT_RUNTIME_DEFAULT"); Env && *Env)
       Runtime = Env;
@@ -88,22 +133,39 @@ protected:
     PP.setPredefines(PP.getPredefines() + Prelude);
     ompadapt_string_free(Prelude);
     return std::make_unique<OmpAdaptConsumer>(!LO.OMPTargetTriples.empty(),
-                                              LO.CPlusPlus);
+                                              LO.CPlusPlus, Args);
   }
 
   // -fplugin-arg-ompadapt-no-pass: lower the directives but leave the IR to
   // `opt -passes=ompadapt`.
+  // -fplugin-arg-ompadapt-auto=<kinds>: zero-source-change mode.
+  // -fplugin-arg-ompadapt-remarks: say what auto mode left alone, and why
+  // (also the pass's remarks).
   bool ParseArgs(const CompilerInstance &CI,
-                 const std::vector<std::string> &Args) override {
-    for (const std::string &A : Args) {
+                 const std::vector<std::string> &Given) override {
+    DiagnosticsEngine &D = CI.getDiagnostics();
+    for (const std::string &A : Given) {
       if (A == "no-pass") {
-        RunPass = false;
+        Args.RunPass = false;
         continue;
       }
-      DiagnosticsEngine &D = CI.getDiagnostics();
-      D.Report(D.getCustomDiagID(
-          DiagnosticsEngine::Error,
-          "unknown ompadapt plugin argument '%0' (known: no-pass)"))
+      if (A == "remarks") {
+        Args.Remarks = true;
+        continue;
+      }
+      if (A == "auto" || A.rfind("auto=", 0) == 0) {
+        std::string Kinds = A == "auto" ? std::string() : A.substr(5);
+        if (char *Why = ompadapt_auto_kinds_error(Kinds.c_str())) {
+          D.Report(D.getCustomDiagID(DiagnosticsEngine::Error, "%0")) << Why;
+          ompadapt_string_free(Why);
+          return false;
+        }
+        Args.AutoKinds = Kinds;
+        continue;
+      }
+      D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
+                                 "unknown ompadapt plugin argument '%0' "
+                                 "(known: no-pass, auto=<kinds>, remarks)"))
           << A;
       return false;
     }
@@ -113,7 +175,7 @@ protected:
   ActionType getActionType() override { return AddBeforeMainAction; }
 
 private:
-  bool RunPass = true;
+  PluginArgs Args;
 };
 
 } // namespace

@@ -104,6 +104,7 @@ void OmpPragmaHandler::HandlePragma(Preprocessor &PP,
   case OA_EMIT:
     return inject(PP, *R, D, {}, D.Eof);
   case OA_NEED_STATEMENT:
+  case OA_NEED_CONSTRUCT:
   case OA_NEED_NEXT_TOKEN:
     // A `#pragma` line is handled from inside the lexer of its file; reading
     // on from there could reach the end of that file, which destroys the
@@ -209,9 +210,25 @@ void OmpPragmaHandler::finish(Preprocessor &PP, const Directive &D,
     C.Missing = true;
     C.GiveBack = D.Eof;
   } else {
+    const StatementCollector *Outer = Collecting;
+    Collecting = &C;
     C.collect();
+    Collecting = Outer;
   }
-  if (C.Missing) {
+  bool Construct = R.Outcome == OA_NEED_CONSTRUCT;
+  if (Construct) {
+    // The construct as written: the directive as Clang's handler would have
+    // emitted it, then its statement.
+    SmallVector<Token, 128> Full;
+    Full.push_back(makeAnnotation(tok::annot_pragma_openmp, D.Introducer.Loc));
+    Full.append(D.Toks.begin(), D.Toks.end());
+    Full.push_back(makeAnnotation(tok::annot_pragma_openmp_end, D.End));
+    Full.append(C.Toks.begin(), C.Toks.end());
+    C.Toks = std::move(Full);
+  }
+  // Without its statement, a construct of zero-source-change mode is left to
+  // Clang, which reports it.
+  if (C.Missing && !Construct) {
     DiagnosticsEngine &DE = PP.getDiagnostics();
     PP.Diag(D.Introducer.Loc,
             DE.getCustomDiagID(
@@ -244,9 +261,15 @@ OmpPragmaHandler::Result OmpPragmaHandler::handOver(Preprocessor &PP,
   FileID FID = SM.getFileID(SM.getExpansionLoc(D.Introducer.Loc));
   SourceLocation At =
       D.Toks.empty() ? D.Introducer.Loc : D.Toks[0].getLocation();
-  OaContext Ctx{Where.c_str(), Blocks.current(), At.getRawEncoding(),
-                static_cast<uint64_t>(FID.getHashValue()), Blocks.open().data(),
-                Blocks.open().size()};
+  std::string Function = CurrentFunction ? CurrentFunction() : std::string();
+  OaContext Ctx{Where.c_str(),
+                Blocks.current(),
+                At.getRawEncoding(),
+                static_cast<uint64_t>(FID.getHashValue()),
+                Blocks.open().data(),
+                Blocks.open().size(),
+                Function.c_str(),
+                Collecting && !Collecting->Started};
   TokenDescs Descs(PP, D.Toks);
   Result R(ompadapt_on_pragma(Session, Descs.data(), Descs.size(), &Ctx));
   if (R && R->Outcome == OA_NEED_LOOKAHEAD) {
@@ -302,13 +325,20 @@ void OmpPragmaHandler::report(Preprocessor &PP, const OaResult &R,
   // are said once, by the host compilation. Errors stop every compilation, so
   // each reports them.
   bool Device = PP.getLangOpts().OpenMPIsTargetDevice;
+  bool Skipping = false;
   for (size_t I = 0; I < R.NumDiags; ++I) {
     const OaDiag &G = R.Diags[I];
-    if (Device && G.Severity == OA_WARNING)
+    // A note belongs to the diagnostic before it: said only with it.
+    if (G.Severity != OA_NOTE)
+      Skipping = (Device && (G.Severity == OA_WARNING ||
+                             G.Severity == OA_REMARK)) ||
+                 (G.Severity == OA_REMARK && !Remarks);
+    if (Skipping)
       continue;
     DiagnosticsEngine::Level L =
         G.Severity == OA_ERROR     ? DiagnosticsEngine::Error
         : G.Severity == OA_WARNING ? DiagnosticsEngine::Warning
+        : G.Severity == OA_REMARK  ? DiagnosticsEngine::Remark
                                    : DiagnosticsEngine::Note;
     SourceLocation Loc = tokenLoc(D, G.List, G.Tok);
     SourceLocation End = G.End > G.Tok ? tokenLoc(D, G.List, G.End - 1) : Loc;

@@ -10,6 +10,7 @@
 #define OMPADAPT_SHIM_OMPPRAGMAHANDLER_H
 
 #include "BlockTracker.h"
+#include "StatementCollector.h"
 #include "ffi.h"
 
 #include "clang/Lex/Pragma.h"
@@ -18,6 +19,8 @@
 #include "llvm/ADT/SmallVector.h"
 
 #include <deque>
+#include <functional>
+#include <string>
 #include <map>
 #include <memory>
 #include <optional>
@@ -31,6 +34,12 @@ public:
 
   void HandlePragma(clang::Preprocessor &PP, clang::PragmaIntroducer Introducer,
                     clang::Token &FirstTok) override;
+
+  /// -fplugin-arg-ompadapt-remarks: show remarks (the host compilation's).
+  bool Remarks = false;
+  /// The enclosing function's name as written, for region names of
+  /// zero-source-change mode (unset: not needed).
+  std::function<std::string()> CurrentFunction;
 
 private:
   /// A directive's tokens kept for later use (a `declare adaptation`, also
@@ -89,6 +98,9 @@ private:
 
   void *Session;
   BlockTracker &Blocks;
+  /// The statement being read for the directive being finished (directives
+  /// in it are handled while it is read), or null.
+  const StatementCollector *Collecting = nullptr;
   /// The statement of the directive being finished (OA_STATEMENT_LIST).
   llvm::ArrayRef<clang::Token> Statement;
   std::deque<SavedTokens> Saved;

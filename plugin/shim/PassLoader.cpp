@@ -73,7 +73,17 @@ rewriteBeforeBitcodeIsWritten(const std::string &PassLibrary) {
   };
 }
 
-void registerPass(CompilerInstance &CI, const std::string &PassLibrary) {
+void registerPass(CompilerInstance &CI, const std::string &PassLibrary,
+                  bool Remarks) {
+  if (Remarks) {
+    // The same library that clang loads as a pass plugin (dlopen returns the
+    // loaded one): the setting holds for the pass that runs.
+    using SetFn = void (*)(int);
+    if (void *Lib = dlopen(PassLibrary.c_str(), RTLD_NOW | RTLD_GLOBAL))
+      if (auto Set = reinterpret_cast<SetFn>(
+              dlsym(Lib, "ompadapt_pass_set_remarks")))
+        Set(1);
+  }
   CodeGenOptions &CG = CI.getCodeGenOpts();
   const LangOptions &LO = CI.getLangOpts();
   if (std::find(CG.PassPlugins.begin(), CG.PassPlugins.end(), PassLibrary) ==

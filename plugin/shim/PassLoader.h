@@ -19,8 +19,10 @@ namespace ompadapt {
 /// unknown.
 std::string pluginDirectory();
 
-/// Registers the pass in `PassLibrary` with the compilation `CI`.
-void registerPass(clang::CompilerInstance &CI, const std::string &PassLibrary);
+/// Registers the pass in `PassLibrary` with the compilation `CI`; `Remarks`:
+/// turn on the pass's remarks (its `ompadapt_pass_set_remarks`, if it has one).
+void registerPass(clang::CompilerInstance &CI, const std::string &PassLibrary,
+                  bool Remarks);
 
 } // namespace ompadapt
 

@@ -19,6 +19,7 @@ Token StatementCollector::next() {
   } else {
     PP.Lex(T);
   }
+  Started = true;
   return T;
 }
 

@@ -38,6 +38,9 @@ public:
   /// it.
   std::function<bool()> EndsHere;
   bool EndedHere = false;
+  /// A token has been read: a directive handled from now on is not the
+  /// statement's first token.
+  bool Started = false;
 
 private:
   clang::Token next();

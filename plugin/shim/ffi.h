@@ -23,13 +23,16 @@ enum OaTokKind : uint32_t {
   OA_OTHER_ANNOT
 };
 enum OaTokFlag : uint32_t { OA_LEADING_SPACE = 1 };
-enum OaSeverity : uint32_t { OA_ERROR, OA_WARNING, OA_NOTE };
+enum OaSeverity : uint32_t { OA_ERROR, OA_WARNING, OA_NOTE, OA_REMARK };
 enum OaOutcome : uint32_t {
   OA_NOT_OURS,
   OA_EMIT,
   OA_NEED_STATEMENT,
   OA_NEED_NEXT_TOKEN,
-  OA_NEED_LOOKAHEAD
+  OA_NEED_LOOKAHEAD,
+  /// Zero-source-change mode: the directive starts a construct made adaptive;
+  /// pass the statement after it with the directive in front.
+  OA_NEED_CONSTRUCT
 };
 enum OaPieceKind : uint32_t {
   OA_TEXT,
@@ -93,10 +96,19 @@ struct OaContext {
   uint64_t File;        // the file the directive is written in
   const uint64_t *Open; // every enclosing block, outermost first
   size_t NumOpen;
+  const char *Function; // the enclosing function's name, or ""
+  /// The directive is the first token of the statement an adaptation
+  /// directive reads (that directive governs its construct).
+  uint32_t FirstInStatement;
 };
 
 void *ompadapt_session_new(bool OffloadTargets, bool CPlusPlus);
 void ompadapt_session_free(void *Session);
+/// Why Kinds is no valid value of -fplugin-arg-ompadapt-auto= (freed by
+/// ompadapt_string_free), or null.
+char *ompadapt_auto_kinds_error(const char *Kinds);
+/// Zero-source-change mode with these (checked) kinds.
+void ompadapt_session_set_auto(void *Session, const char *Kinds);
 OaResult *ompadapt_on_pragma(void *Session, const OaTok *Toks, size_t NumToks,
                              const OaContext *Ctx);
 OaResult *ompadapt_on_statement(void *Session, const OaTok *Toks,

@@ -5,6 +5,7 @@
 //! never prints a backtrace; it becomes one located `internal error in the ompadapt plugin`
 //! diagnostic on the directive, and the directive's statement is kept.
 
+use ompadapt_syntax::auto_mode::AutoMode;
 use ompadapt_syntax::statement::{StatementScanner, Step};
 use ompadapt_syntax::{Diagnostic, Outcome, Piece, PragmaContext, Reply, Session, Severity, Src, Tok, TokKind};
 use std::cell::RefCell;
@@ -62,6 +63,8 @@ pub struct OaContext {
     file: u64,
     open: *const u64,
     nopen: usize,
+    function: *const c_char,
+    first_in_statement: u32,
 }
 
 /// An OaResult with the storage its pointers point into. `header` must stay first.
@@ -78,6 +81,7 @@ const OUTCOME_EMIT: u32 = 1;
 const OUTCOME_NEED_STATEMENT: u32 = 2;
 const OUTCOME_NEED_NEXT_TOKEN: u32 = 3;
 const OUTCOME_NEED_LOOKAHEAD: u32 = 4;
+const OUTCOME_NEED_CONSTRUCT: u32 = 5;
 const HERE: u32 = u32::MAX;
 const LEADING_SPACE: u32 = 1;
 
@@ -139,6 +143,7 @@ fn build(outcome: u32, save: bool, diags: &[Diagnostic], pieces: &[Piece]) -> *m
                 Severity::Error => 0,
                 Severity::Warning => 1,
                 Severity::Note => 2,
+                Severity::Remark => 3,
             },
             list: match d.src {
                 Src::Here => HERE,
@@ -190,6 +195,7 @@ fn reply(r: Reply) -> *mut OaResult {
         Outcome::NeedStatement => (OUTCOME_NEED_STATEMENT, vec![]),
         Outcome::NeedNextToken => (OUTCOME_NEED_NEXT_TOKEN, vec![]),
         Outcome::NeedLookahead => (OUTCOME_NEED_LOOKAHEAD, vec![]),
+        Outcome::NeedConstruct => (OUTCOME_NEED_CONSTRUCT, vec![]),
     };
     build(outcome, r.save, &r.diags, &pieces)
 }
@@ -234,6 +240,34 @@ pub extern "C" fn ompadapt_session_new(offload_targets: bool, cplusplus: bool) -
     Box::into_raw(Box::new(Session::new(offload_targets, cplusplus)))
 }
 
+/// Why `kinds` is no valid value of `-fplugin-arg-ompadapt-auto=` (a message naming the flag,
+/// freed with `ompadapt_string_free`), or null when it is one.
+///
+/// # Safety
+/// `kinds` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_auto_kinds_error(kinds: *const c_char) -> *mut c_char {
+    let kinds = if kinds.is_null() { String::new() } else { CStr::from_ptr(kinds).to_string_lossy().into_owned() };
+    guard(|| AutoMode::parse(&kinds).err(), |d| Some(d.message)).map_or(std::ptr::null_mut(), |e| cstring(&e).into_raw())
+}
+
+/// Turns on zero-source-change mode with `kinds` (checked by `ompadapt_auto_kinds_error`).
+///
+/// # Safety
+/// `session` is valid; `kinds` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_session_set_auto(session: *mut Session, kinds: *const c_char) {
+    let kinds = if kinds.is_null() { String::new() } else { CStr::from_ptr(kinds).to_string_lossy().into_owned() };
+    guard(
+        || {
+            if let Ok(m) = AutoMode::parse(&kinds) {
+                (*session).set_auto(m);
+            }
+        },
+        |_| (),
+    );
+}
+
 /// # Safety
 /// `session` comes from `ompadapt_session_new` and is not used afterwards.
 #[no_mangle]
@@ -253,7 +287,10 @@ pub unsafe extern "C" fn ompadapt_on_pragma(session: *mut Session, toks: *const 
             let c = &*ctx;
             let location = if c.location.is_null() { String::new() } else { CStr::from_ptr(c.location).to_string_lossy().into_owned() };
             let open = if c.open.is_null() || c.nopen == 0 { Vec::new() } else { std::slice::from_raw_parts(c.open, c.nopen).to_vec() };
-            let ctx = PragmaContext { location, block: c.block, loc_cookie: c.loc_cookie, file: c.file, open };
+            let function = if c.function.is_null() { String::new() } else { CStr::from_ptr(c.function).to_string_lossy().into_owned() };
+            let first_in_statement = c.first_in_statement != 0;
+            let ctx =
+                PragmaContext { location, block: c.block, loc_cookie: c.loc_cookie, file: c.file, open, function, first_in_statement };
             reply((*session).on_pragma(&toks, &ctx))
         },
         |d| build(OUTCOME_EMIT, false, &[d], &[]),

@@ -57,5 +57,6 @@ pub mod store;
 
 pub use ctx::Ctx;
 pub use ffi::{
-    ompadapt_begin, ompadapt_end, ompadapt_rt_api, ompadapt_save, ompadapt_set_dir, ompadapt_train, ompadapt_unlowered_offload_site, ompadapt_variant_unavailable, Api,
+    ompadapt_begin, ompadapt_end, ompadapt_rt_api, ompadapt_save, ompadapt_set_dir, ompadapt_train, ompadapt_unlowered_offload_site,
+    ompadapt_variant_unavailable, Api,
 };

@@ -286,7 +286,8 @@ impl Store {
         let p = self.params;
         let k: u64 = self.counts(i).iter().map(|c| c.count as u64).sum();
         let mut rng = self.rng.clone();
-        let v = Fv { rec: &mut self.recs[i], counts: &mut self.counts[i * self.nv..(i + 1) * self.nv], off: &self.off }.choose(&p, k, &mut rng);
+        let v =
+            Fv { rec: &mut self.recs[i], counts: &mut self.counts[i * self.nv..(i + 1) * self.nv], off: &self.off }.choose(&p, k, &mut rng);
         self.rng = rng;
         (v, i)
     }

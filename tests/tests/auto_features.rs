@@ -22,7 +22,13 @@ fn build_and_run(opt: &str, plugin: bool, dir: &std::path::Path) -> Build {
         c.args([opt, "-Wl,-rpath,/usr/lib/llvm-19/lib"]).arg(&src).arg("-o").arg(&exe).env("OMPADAPT_REMARKS", "1");
         run(&mut c)
     } else {
-        run(std::process::Command::new(CLANG).arg("-fopenmp").arg(HOST_OFFLOAD).args([opt, "-Wl,-rpath,/usr/lib/llvm-19/lib"]).arg(&src).arg("-o").arg(&exe))
+        run(std::process::Command::new(CLANG)
+            .arg("-fopenmp")
+            .arg(HOST_OFFLOAD)
+            .args([opt, "-Wl,-rpath,/usr/lib/llvm-19/lib"])
+            .arg(&src)
+            .arg("-o")
+            .arg(&exe))
     };
     out.expect_ok("compiling auto_features.c");
     let r = run_program(&exe, dir, &[]);

@@ -1,8 +1,8 @@
 //! Every diagnostic of the adaptation directives, checked on its text, severity and
 //! line:column. Each file under tests/diagnostics/ lists what it expects in comments:
-//! `// EXPECT: LINE:COL: error|warning|note: MESSAGE` (`{{FILE}}` stands for the file's path).
-//! Errors and warnings must match exactly (nothing missing, nothing extra); listed notes
-//! must be present.
+//! `// EXPECT: LINE:COL: error|warning|remark|note: MESSAGE` (`{{FILE}}` stands for the file's
+//! path), and `// FLAGS: ...` the plugin arguments it needs. Errors, warnings and remarks must
+//! match exactly (nothing missing, nothing extra); listed notes must be present.
 
 use ompadapt_tests::*;
 use std::collections::BTreeSet;
@@ -42,6 +42,7 @@ fn check_file(name: &str) {
     }
     c.args(["-fsyntax-only", "-fopenmp", "-ferror-limit=0", "-fno-color-diagnostics", "-fno-caret-diagnostics"])
         .arg(format!("-fplugin={}", plugin().display()))
+        .args(text.lines().filter_map(|l| l.strip_prefix("// FLAGS: ")).flat_map(str::split_whitespace))
         .arg(&path);
     let out = run(&mut c);
     assert!(!out.ok() || expected.iter().all(|d| d.severity != "error"), "{name} must fail to compile");
@@ -124,6 +125,16 @@ fn associated_region_features_out_of_scope() {
 #[test]
 fn variant_kind_diagnostics() {
     check_file("variant_kinds.c");
+}
+
+#[test]
+fn auto_feature_diagnostics() {
+    check_file("auto_features.c");
+}
+
+#[test]
+fn auto_mode_remarks() {
+    check_file("auto_mode_remarks.c");
 }
 
 #[test]

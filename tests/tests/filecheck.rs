@@ -68,3 +68,8 @@ fn auto_features_cxx_ir() {
 fn host_guard_ir() {
     run_file("host_guard.c");
 }
+
+#[test]
+fn auto_features_and_auto_mode_ir() {
+    run_file("auto_mode.c");
+}

@@ -1,9 +1,10 @@
 //! The clauses of `begin adaptation` / `adaptation` (seed 000 §3.1).
 
 use crate::brackets::Brackets;
-use crate::clauses::{region_name, reject_duplicates, required_args, scan_clauses, try_constant, Feature, RawClause};
+use crate::clauses::{is_auto_feature, region_name, reject_duplicates, required_args, scan_clauses, try_constant, Feature, RawClause};
 use crate::diag::{Diagnostic, Diags};
 use crate::feature_clause::{parse_features, parse_model, ModelType};
+use crate::limits::MAX_FEATURES;
 use crate::token::{Tok, TokKind};
 use crate::variants::{parse_variants, VariantSet};
 use std::ops::Range;
@@ -18,6 +19,9 @@ const ALIASES: [(&str, &str); 2] = [("model", "model_type"), ("min_training_data
 pub struct Clauses {
     pub model_name: Option<(String, usize)>,
     pub features: Vec<Feature>,
+    /// `features(..., auto)`: the token of `auto` (the compiler adds automatic features after
+    /// the explicit ones).
+    pub auto_features: Option<usize>,
     pub variants: Option<VariantSet>,
     pub min_train: Option<Range<usize>>,
     pub model_type: Option<ModelType>,
@@ -70,6 +74,7 @@ fn clause(c: &mut Clauses, toks: &[Tok], raw: &RawClause, args: Range<usize>, br
             if !parse_features(toks, args, brackets, &mut c.features, diags) {
                 return None;
             }
+            c.auto_features = auto_item(toks, &mut c.features, diags)?;
         }
         "variants" => c.variants = Some(parse_variants(toks, raw.at, args, brackets, diags)?),
         "min_train_data" => {
@@ -98,6 +103,41 @@ fn clause(c: &mut Clauses, toks: &[Tok], raw: &RawClause, args: Range<usize>, br
         other => unreachable!("clause list and match arms disagree: {other}"),
     }
     Some(())
+}
+
+/// Takes the `auto` item out of a feature list: its token, after checking that it is alone,
+/// unmodified and leaves room for at least one automatic feature.
+fn auto_item(toks: &[Tok], features: &mut Vec<Feature>, diags: &mut Diags) -> Option<Option<usize>> {
+    let autos: Vec<&Feature> = features.iter().filter(|f| is_auto_feature(toks, &f.expr)).collect();
+    let Some(first) = autos.first() else { return Some(None) };
+    let at = first.expr.start;
+    if let Some(again) = autos.get(1) {
+        let a = again.expr.start;
+        diags.push(Diagnostic::error(a, a + 1, "'auto' is listed twice in 'features'"));
+        diags.push(Diagnostic::note(at, at + 1, "first listed here"));
+        return None;
+    }
+    if first.range.is_some() || first.min_samples.is_some() {
+        diags.push(Diagnostic::error(
+            at,
+            at + 1,
+            "'auto' takes no 'range' or 'min_sample_points' modifier: automatic features have no declared range; list 'auto' in a 'features' clause without modifiers",
+        ));
+        return None;
+    }
+    features.retain(|f| !is_auto_feature(toks, &f.expr));
+    if features.len() >= MAX_FEATURES {
+        diags.push(Diagnostic::error(
+            at,
+            at + 1,
+            format!(
+                "with 'auto', a region has at most {} explicit features: automatic features need at least one of the {MAX_FEATURES} slots",
+                MAX_FEATURES - 1
+            ),
+        ));
+        return None;
+    }
+    Some(Some(at))
 }
 
 #[cfg(test)]

@@ -168,7 +168,15 @@ pub struct Feature {
     pub min_samples: Option<u64>,
 }
 
-/// The items of a feature list, each a non-empty expression.
+/// `auto` as a feature item: the compiler derives the region's features (trip counts, static
+/// features of the code, bytes mapped). `auto` is a keyword in C and C++, so it can be no
+/// feature expression of the user's.
+pub fn is_auto_feature(toks: &[Tok], item: &Range<usize>) -> bool {
+    item.len() == 1 && toks[item.start].is_ident("auto")
+}
+
+/// The items of a feature list, each a non-empty expression (`auto` items are not counted
+/// against the limit: the clause's owner checks them).
 pub fn feature_list(
     toks: &[Tok],
     list: Range<usize>,
@@ -182,7 +190,8 @@ pub fn feature_list(
             diags.push(Diagnostic::error(item.start, item.start, "expected a feature expression"));
             return false;
         }
-        if out.len() == MAX_FEATURES {
+        let explicit = out.iter().filter(|f| !is_auto_feature(toks, &f.expr)).count();
+        if explicit == MAX_FEATURES && !is_auto_feature(toks, &item) {
             diags.push(Diagnostic::error(item.start, item.end, format!("a region has at most {MAX_FEATURES} features")));
             return false;
         }

@@ -71,6 +71,15 @@ pub fn parse(toks: &[Tok], start: usize, brackets: &Brackets, diags: &mut Diags)
                 if !parse_features(toks, args, brackets, &mut out.features, diags) {
                     return None;
                 }
+                if let Some(a) = out.features.iter().find(|f| crate::clauses::is_auto_feature(toks, &f.expr)) {
+                    let at = a.expr.start;
+                    diags.push(Diagnostic::error(
+                        at,
+                        at + 1,
+                        "'auto' features are for 'adaptation' regions: a 'declare adaptation' model is shared with associated regions that evaluate its features where they are, so its features are written out",
+                    ));
+                    return None;
+                }
             }
             "model_name" => out.model_name = Some(region_name(toks, c, args, diags)?),
             "use_model" => out.use_model = Some(region_name(toks, c, args, diags)?),

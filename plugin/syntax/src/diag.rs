@@ -9,6 +9,9 @@ pub enum Severity {
     Error,
     Warning,
     Note,
+    /// Said only on request (`-fplugin-arg-ompadapt-remarks`): what zero-source-change mode
+    /// left alone, and why.
+    Remark,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -37,6 +40,9 @@ impl Diagnostic {
     }
     pub fn note(tok: usize, end: usize, message: impl Into<String>) -> Self {
         Self::new(Severity::Note, tok, end, message)
+    }
+    pub fn remark(tok: usize, end: usize, message: impl Into<String>) -> Self {
+        Self::new(Severity::Remark, tok, end, message)
     }
     pub fn with_fixit(mut self, text: impl Into<String>) -> Self {
         self.fixit = Some(text.into());

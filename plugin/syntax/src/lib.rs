@@ -13,6 +13,7 @@
 //! directive's brackets nest (at most `limits::MAX_NESTING`), and every check is O(n log n).
 
 pub mod adaptation;
+pub mod auto_mode;
 pub mod brackets;
 pub mod clauses;
 pub mod constant;
@@ -26,6 +27,7 @@ pub mod feature_clause;
 pub mod kernel_scan;
 pub mod kinds;
 pub mod limits;
+pub mod loops;
 pub mod lower;
 pub mod metadirective;
 pub mod pass_form;

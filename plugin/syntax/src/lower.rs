@@ -9,6 +9,7 @@
 use crate::clauses::ModelKind;
 use crate::descriptor::{spec, AssocSpec, FeatureSpec, SpecFields};
 use crate::directive_variant::DirectiveVariant;
+use crate::limits::MAX_FEATURES;
 use crate::session::Piece;
 use crate::token::{Src, Tok, TokKind};
 use crate::variants::VariantSet;
@@ -68,6 +69,9 @@ pub struct RegionDesc {
     pub params: Vec<ExprRef>,
     pub model_output: Option<ExprRef>,
     pub assoc: Option<AssocSpec>,
+    /// `features(auto)`: the worksharing loops of the region's construct as the pass names
+    /// their trip counts (`i,j;k`: see [`crate::loops`]); None without automatic features.
+    pub auto_features: Option<String>,
 }
 
 impl RegionDesc {
@@ -155,7 +159,10 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
     let (h, cv, f) = (format!("_ompadapt_h{}", r.id), ctx_var(r.id), format!("_ompadapt_f{}", r.id));
     // Explicit conversions (functional casts in C++: no -Wold-style-cast).
     let (to_double, to_long) = if cplusplus { ("double(", "long(") } else { ("(double)(", "(long)(") };
-    let mut p = vec![Piece::Text(format!("static void *{h}; ompadapt_ctx {cv}; {{ const double {f}[{}] = {{", r.features.len().max(1)))];
+    // With automatic features the array has every slot: the pass stores its features after the
+    // explicit ones, and the descriptor it substitutes names them.
+    let (constness, slots) = if r.auto_features.is_some() { ("", MAX_FEATURES) } else { ("const ", r.features.len().max(1)) };
+    let mut p = vec![Piece::Text(format!("static void *{h}; ompadapt_ctx {cv}; {{ {constness}double {f}[{slots}] = {{"))];
     if r.features.is_empty() {
         p.push(Piece::Text("0".into()));
     }
@@ -167,7 +174,24 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
         feature_pieces(&feat.expr, tokens(feat.expr.src), &mut p);
         p.push(feat.expr.text_at(")"));
     }
-    p.push(Piece::Text(format!("}}; __ompadapt_api()->begin(&{h}, {}, ", c_string(&r.spec()))));
+    let (spec, nfeatures) = match &r.auto_features {
+        Some(loops) => {
+            let (sv, av, e) = (format!("_ompadapt_s{}", r.id), format!("_ompadapt_a{}", r.id), r.features.len());
+            p.push(Piece::Text(format!(
+                "}}; const char *{sv} = {}; int {av} = __ompadapt_auto_features({f} + {e}, {} - {e}, &{sv}, {}, {});",
+                c_string(&r.spec()),
+                MAX_FEATURES,
+                c_string(&r.name),
+                c_string(loops)
+            )));
+            (sv, format!("{e} + {av}"))
+        }
+        None => {
+            p.push(Piece::Text("};".into()));
+            (c_string(&r.spec()), r.features.len().to_string())
+        }
+    };
+    p.push(Piece::Text(format!(" __ompadapt_api()->begin(&{h}, {spec}, ")));
     let params = [r.min_train.clone(), r.params.first().cloned(), r.params.get(1).cloned()];
     for arg in params {
         match arg {
@@ -179,7 +203,7 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
             None => p.push(Piece::Text("-1L, ".into())),
         }
     }
-    p.push(Piece::Text(format!("{f}, {}, &{cv}); }}", r.features.len())));
+    p.push(Piece::Text(format!("{f}, {nfeatures}, &{cv}); }}")));
     if let Some(out) = &r.model_output {
         store_output(out, &cv, cplusplus, &mut p);
     }

@@ -372,7 +372,8 @@ fn lower_target(s: &Site, c: &Construct, kinds: &[&Kind], diags: &mut Diags) -> 
             }
             values.push(v);
         }
-        if values.iter().all(|v| *v == 0) {
+        // Read only by the launch-site marker, which exists only where there is a launch.
+        if values.iter().all(|v| *v == 0) || !s.offload {
             return "0".into();
         }
         let (decl, read) = table(s.id, what, &values);

@@ -3,6 +3,7 @@
 //! each `#pragma omp` line becomes.
 
 use crate::adaptation::{parse_clauses, Clauses, ADAPTATION_CLAUSES};
+use crate::auto_mode::{self, AutoMode};
 use crate::brackets::Brackets;
 use crate::clauses::ModelKind;
 use crate::data_env::{DataDirective, DataEnv};
@@ -57,6 +58,11 @@ pub enum Outcome {
     /// Scan the rest of this file for `declare adaptation` lines (`on_lookahead` for each,
     /// then `lookahead_done`) and hand this directive over again.
     NeedLookahead,
+    /// Zero-source-change mode: this ordinary directive starts a construct made adaptive.
+    /// Collect the statement after it and call `on_statement` with the directive in front
+    /// (`OmpBegin`, its tokens, `OmpEnd`, then the statement), as the statement after an
+    /// explicit adaptation directive reads; `Piece::Statement` is then the construct as written.
+    NeedConstruct,
 }
 
 /// What the plugin does with one directive.
@@ -81,6 +87,11 @@ pub struct PragmaContext {
     pub file: u64,
     /// Every enclosing block, outermost first (`block` is the last).
     pub open: Vec<u64>,
+    /// The enclosing function's name as written (C++: qualified), for the names of regions of
+    /// zero-source-change mode; empty outside a function.
+    pub function: String,
+    /// The directive is the first token of the statement the directive before it reads.
+    pub first_in_statement: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -98,7 +109,9 @@ struct OpenRegion {
 
 enum Pending {
     /// Single `adaptation` directive: region already open.
-    Region { desc: Box<RegionDesc>, toks: Vec<Tok>, data: Vec<DataDirective> },
+    Region { desc: Box<RegionDesc>, toks: Vec<Tok>, data: Vec<DataDirective>, auto_at: Option<usize> },
+    /// Zero-source-change mode: a target construct made adaptive.
+    Auto { desc: Box<RegionDesc>, data: Vec<DataDirective> },
     /// A metadirective, the data directives in view and its tokens (for the stale-copy warning).
     Metadirective(Vec<selector::Arm>, Vec<DataDirective>, Vec<Tok>),
     /// A metadirective under `declare adaptation`: the region's start, and its arms.
@@ -151,6 +164,10 @@ pub struct Session {
     data: DataEnv,
     /// Diagnostics of the last `on_statement`, located in the directive or the statement.
     statement_diags: Diags,
+    /// Zero-source-change mode (`-fplugin-arg-ompadapt-auto=<kinds>`).
+    auto: Option<AutoMode>,
+    /// Depth of `declare target` ... `end declare target` (device code).
+    declare_target: u32,
 }
 
 /// Names for the directive in messages.
@@ -163,10 +180,18 @@ impl Session {
         Session { offload, cplusplus, ..Session::default() }
     }
 
+    /// Turns on zero-source-change mode.
+    pub fn set_auto(&mut self, mode: AutoMode) {
+        self.auto = Some(mode);
+    }
+
     /// Handles the tokens of one `#pragma omp` line (everything after `omp`).
     pub fn on_pragma(&mut self, toks: &[Tok], ctx: &PragmaContext) -> Reply {
         let word = |i: usize, w: &str| toks.get(i).is_some_and(|t| t.is_ident(w));
         let mut diags = Vec::new();
+        // Governed: the directive that starts an explicit directive's statement (not one in a
+        // block that statement opens).
+        let governed = ctx.first_in_statement && self.pending.last().is_some_and(|p| !matches!(p, Pending::Auto { .. }));
         self.data.prune(&ctx.open);
         let is_meta = word(0, "metadirective");
         if !is_meta {
@@ -202,7 +227,10 @@ impl Session {
                 ),
             ));
             Outcome::Emit(vec![])
+        } else if let Some(o) = self.auto_construct(toks, ctx, governed, &mut diags) {
+            o
         } else {
+            self.note_declare_target(toks);
             // A data directive is remembered (its tokens saved) for the regions inside it.
             save = self.data.note(toks, self.saved.len() as u32, ctx.block, &ctx.location);
             Outcome::NotOurs
@@ -217,10 +245,11 @@ impl Session {
     pub fn on_statement(&mut self, stmt: &[Tok]) -> Vec<Piece> {
         self.statement_diags.clear();
         match self.pending.pop() {
-            Some(Pending::Region { desc, toks, data }) => {
+            Some(Pending::Region { desc, toks, data, auto_at }) => {
                 self.open.pop();
-                self.region_statement(*desc, &toks, &data, stmt)
+                self.region_statement(*desc, &toks, &data, stmt, auto_at)
             }
+            Some(Pending::Auto { desc, data }) => self.auto_statement(*desc, &data, stmt),
             Some(Pending::Metadirective(arms, data, toks)) => {
                 let mut diags = Vec::new();
                 stale_host_copies(arms.iter().map(|a| &a.directive), &data, &self.saved, &toks, stmt, &mut diags);
@@ -248,8 +277,25 @@ impl Session {
 
     /// The statement of a single `adaptation` directive: the pass form when its variants name
     /// kinds, else the region around the statement as written.
-    fn region_statement(&mut self, mut desc: RegionDesc, toks: &[Tok], data: &[DataDirective], stmt: &[Tok]) -> Vec<Piece> {
+    fn region_statement(
+        &mut self,
+        mut desc: RegionDesc,
+        toks: &[Tok],
+        data: &[DataDirective],
+        stmt: &[Tok],
+        auto_at: Option<usize>,
+    ) -> Vec<Piece> {
         let mut diags = Vec::new();
+        if desc.auto_features.is_some() {
+            desc.auto_features = crate::loops::loops_of(stmt);
+            if let (None, Some(at)) = (&desc.auto_features, auto_at) {
+                diags.push(Diagnostic::warning(
+                    at,
+                    at + 1,
+                    "no automatic features: the statement has no OpenMP construct whose loops and launch they describe",
+                ));
+            }
+        }
         let mut body = vec![Piece::Statement];
         if let Some(kinds) = kinds::kinds_of(&desc.variants) {
             let site = |desc: &RegionDesc, kinds: &[Option<kinds::Kind>]| -> (Option<pass_form::Lowered>, Diags) {
@@ -445,6 +491,7 @@ impl Session {
             params: c.model_type.as_ref().map(|m| m.params.iter().cloned().map(ExprRef::here).collect()).unwrap_or_default(),
             model_output: c.model_output.clone().map(ExprRef::here),
             assoc: None,
+            auto_features: c.auto_features.map(|_| String::new()),
         }
     }
 
@@ -517,7 +564,7 @@ impl Session {
         let id = self.open_region(Some(&c), false, ctx, toks);
         let desc = self.region_desc(id, &c, toks, &ctx.location);
         let data = self.data.in_view(&ctx.open).into_iter().cloned().collect();
-        self.pending.push(Pending::Region { desc: Box::new(desc), toks: toks.to_vec(), data });
+        self.pending.push(Pending::Region { desc: Box::new(desc), toks: toks.to_vec(), data, auto_at: c.auto_features });
         Outcome::NeedStatement
     }
 
@@ -613,6 +660,7 @@ impl Session {
             params: c.model.as_ref().map(|m| m.params.iter().map(|r| ExprRef::saved(k, r.clone())).collect()).unwrap_or_default(),
             model_output: None,
             assoc: None,
+            auto_features: None,
         };
         let (choice_arms, bare): (Vec<(usize, DirectiveVariant)>, bool) = match &c.use_model {
             None => {
@@ -691,6 +739,92 @@ impl Session {
         Outcome::NeedStatement
     }
 
+    /// Zero-source-change mode: an offloading target construct that is not governed by an
+    /// explicit directive becomes a region (`NeedConstruct`); an ineligible one is left as
+    /// written with a remark saying why. None: not a construct this mode looks at.
+    fn auto_construct(&mut self, toks: &[Tok], ctx: &PragmaContext, governed: bool, diags: &mut Diags) -> Option<Outcome> {
+        let mode = self.auto.as_ref()?;
+        let c = auto_mode::directive(toks)?;
+        if !c.offloads() || governed || ctx.block == 0 {
+            return None;
+        }
+        let why = if let Some(r) = self.open.last() {
+            Some((0, format!("it is inside the adaptation region '{}' ({}), which decides how it runs", r.model, r.location)))
+        } else if !self.pending.is_empty() {
+            Some((0, "it is inside the statement of an adaptation directive, which decides how it runs".to_string()))
+        } else if self.declare_target > 0 {
+            Some((0, "it is in 'declare target' code, which is also compiled for the device".to_string()))
+        } else {
+            auto_mode::ineligible_clause(&c)
+        };
+        if let Some((at, why)) = why {
+            diags.push(Diagnostic::remark(at, at + 1, format!("this target construct is left as written: {why}")));
+            return None;
+        }
+        let mut kept_diags = Vec::new();
+        let variants = auto_mode::fitting(&mode.variants, &c, &mut kept_diags);
+        diags.extend(kept_diags);
+        if variants.variants.is_empty() {
+            diags.push(Diagnostic::remark(
+                0,
+                1,
+                format!("this target construct is left as written: no variant kind of {} fits it", auto_mode::FLAG),
+            ));
+            return None;
+        }
+        let name = self.auto.as_mut().expect("checked").region_name(&ctx.function, &ctx.location);
+        self.next_id += 1;
+        let desc = RegionDesc {
+            id: self.next_id,
+            name,
+            location: ctx.location.clone(),
+            features: Vec::new(),
+            variants,
+            model: ModelKind::Auto,
+            min_train: None,
+            params: Vec::new(),
+            model_output: None,
+            assoc: None,
+            auto_features: Some(String::new()),
+        };
+        let data = self.data.in_view(&ctx.open).into_iter().cloned().collect();
+        self.pending.push(Pending::Auto { desc: Box::new(desc), data });
+        Some(Outcome::NeedConstruct)
+    }
+
+    /// The construct of zero-source-change mode, directive included: lowered as the pass form
+    /// lowers an explicit region, with everything it would warn about said as remarks; left as
+    /// written when nothing can be generated.
+    fn auto_statement(&mut self, desc: RegionDesc, data: &[DataDirective], stmt: &[Tok]) -> Vec<Piece> {
+        let has_body = kernel_scan::construct(stmt).is_some_and(|c| !c.body.is_empty());
+        if !has_body {
+            // Clang reports the missing statement on the construct as written.
+            return vec![Piece::Statement];
+        }
+        let pieces = self.region_statement(desc, &[], data, stmt, None);
+        let diags = std::mem::take(&mut self.statement_diags);
+        self.statement_diags = auto_mode::as_remarks(diags);
+        pieces
+    }
+
+    /// Tracks `declare target` ... `end declare target` (and `begin declare target`): code
+    /// between them is also compiled for the device.
+    fn note_declare_target(&mut self, toks: &[Tok]) {
+        let w = |i: usize, s: &str| toks.get(i).is_some_and(|t| t.is_ident(s));
+        if w(0, "begin") && w(1, "declare") && w(2, "target") {
+            self.declare_target += 1;
+        } else if w(0, "end") && w(1, "declare") && w(2, "target") {
+            self.declare_target = self.declare_target.saturating_sub(1);
+        } else if w(0, "declare") && w(1, "target") {
+            // The delimited form has no list: `declare target` alone (or with device_type).
+            let listed = toks.get(2).is_some_and(|t| t.is_punct("("))
+                || toks[2..].iter().any(|t| t.is_ident("to") || t.is_ident("enter") || t.is_ident("link"));
+            if !listed {
+                self.declare_target += 1;
+            }
+        }
+    }
+
     /// A metadirective whose `declare adaptation` had errors: its statement runs unchanged (a
     /// standalone one is dropped), without further errors.
     fn plain_metadirective(&mut self, toks: &[Tok]) -> Outcome {
@@ -751,6 +885,7 @@ fn primary(name: &str, location: &str, features: Vec<FeatureDesc>, variants: Opt
             params: Vec::new(),
             model_output: None,
             assoc: None,
+            auto_features: None,
         }
         .spec()
     });

@@ -54,8 +54,8 @@ impl Tok {
 }
 
 /// A small C tokenizer for tests and for the reference in docs: identifiers, numbers, string
-/// literals and the punctuators the directives use. The plugin never uses it: there, Clang's
-/// preprocessor supplies the tokens.
+/// literals and the punctuators the directives use. The plugin uses it only for the value of
+/// `-fplugin-arg-ompadapt-auto=<kinds>`; directives' tokens come from Clang's preprocessor.
 pub fn lex(src: &str) -> Vec<Tok> {
     const PUNCT3: [&str; 3] = ["<<=", ">>=", "..."];
     const PUNCT2: [&str; 16] = ["==", "!=", "<=", ">=", "&&", "||", "->", "++", "--", "<<", ">>", "+=", "-=", "*=", "/=", "::"];

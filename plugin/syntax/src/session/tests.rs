@@ -2,7 +2,15 @@ use super::*;
 use crate::token::lex;
 
 fn ctx() -> PragmaContext {
-    PragmaContext { location: "t.c:1".into(), block: 7, loc_cookie: 1, file: 1, open: vec![7] }
+    PragmaContext {
+        location: "t.c:1".into(),
+        block: 7,
+        loc_cookie: 1,
+        file: 1,
+        open: vec![7],
+        function: "f".into(),
+        first_in_statement: false,
+    }
 }
 
 fn texts(p: &[Piece]) -> String {
@@ -258,7 +266,8 @@ fn host_guard_sections_and_replacement() {
     let mut s = Session::new(true, false);
     s.on_pragma(&lex("target data map(tofrom: a[3], x, s.m, p->q, b[1:], c[0:n][0:m], d[:n])"), &ctx());
     s.on_pragma(&lex("adaptation model_name(m) variants(thread_limit[64:128:64], cpu)"), &ctx());
-    let stmt = omp_stmt("target teams distribute parallel for", "for (int i = 0; i < n; ++i) a[i] = x + s.m + p->q + b[i] + c[i][0] + d[i];");
+    let stmt =
+        omp_stmt("target teams distribute parallel for", "for (int i = 0; i < n; ++i) a[i] = x + s.m + p->q + b[i] + c[i][0] + d[i];");
     let t = texts(&s.on_statement(&stmt));
     assert!(t.contains("const void *_ompadapt_g1[10] = {"), "{t}");
     assert!(t.contains("__ompadapt_host_guard(&_ompadapt_c1, 2, -1, _ompadapt_g1, 5, \"m\");"), "{t}");

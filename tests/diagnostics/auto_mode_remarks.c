@@ -1,0 +1,52 @@
+// Zero-source-change mode: constructs it leaves as written and kinds it drops, said as remarks
+// at the directive (only under -fplugin-arg-ompadapt-remarks); never an error or a warning.
+// FLAGS: -fplugin-arg-ompadapt-auto=cpu,gpu,num_teams[2:4:2],coschedule[0:1:0.5] -fplugin-arg-ompadapt-remarks
+// EXPECT: 16:70: remark: this target construct is left as written: 'nowait': a variant is timed from launch to completion, so an asynchronous launch is left as written
+// EXPECT: 19:53: remark: this target construct is left as written: 'depend': a variant is timed from launch to completion, so an asynchronous launch is left as written
+// EXPECT: 21:13: remark: variant kind 'num_teams' dropped for this construct: 'target parallel for' creates no teams
+// EXPECT: 23:13: remark: variant kind 'coschedule' dropped for this construct: the split needs a combined target loop construct, not 'target'
+// EXPECT: 28:13: remark: 'coschedule' variants dropped: the split does not handle the 'reduction' clause; the region keeps its other variants
+// EXPECT: 28:70: note: here
+// EXPECT: 35:13: remark: this target construct is left as written: it is inside the adaptation region 'outer' ({{FILE}}:33), which decides how it runs
+// EXPECT: 49:13: remark: this target construct is left as written: it is in 'declare target' code, which is also compiled for the device
+void helper(double *x, int n);
+
+void f(double *x, double *y, int n) {
+  double s = 0;
+#pragma omp target teams distribute parallel for map(tofrom: x[0:n]) nowait
+  for (int i = 0; i < n; ++i) x[i] += 1;
+#pragma omp taskwait
+#pragma omp target parallel for map(tofrom: x[0:n]) depend(out: x[0])
+  for (int i = 0; i < n; ++i) x[i] += 1;
+#pragma omp target parallel for map(tofrom: x[0:n])
+  for (int i = 0; i < n; ++i) x[i] += 1;
+#pragma omp target map(tofrom: x[0:n])
+  {
+#pragma omp teams distribute parallel for
+    for (int i = 0; i < n; ++i) x[i] += 1;
+  }
+#pragma omp target teams distribute parallel for map(tofrom: x[0:n]) reduction(+: s)
+  for (int i = 0; i < n; ++i) s += x[i];
+#pragma omp adaptation model_name(explicit_one) variants(cpu, gpu)
+#pragma omp target teams distribute parallel for map(tofrom: x[0:n])
+  for (int i = 0; i < n; ++i) x[i] += 1;
+#pragma omp adaptation model_name(outer) variants(a, b)
+  {
+#pragma omp target teams distribute parallel for map(tofrom: x[0:n])
+    for (int i = 0; i < n; ++i) x[i] += 1;
+  }
+#pragma omp target data map(tofrom: x[0:n], y[0:n])
+  {
+#pragma omp target teams distribute parallel for
+    for (int i = 0; i < n; ++i) y[i] = x[i];
+#pragma omp target update from(y[0:n])
+  }
+  helper(x, s > 0 ? n : 0);
+}
+
+#pragma omp begin declare target
+void on_device(double *x, int n) {
+#pragma omp target teams distribute parallel for map(tofrom: x[0:n])
+  for (int i = 0; i < n; ++i) x[i] += 1;
+}
+#pragma omp end declare target
