@@ -1,9 +1,10 @@
 /* AMGmk's relax kernel: weighted Jacobi sweeps x <- x + w (b - A x) / diag(A) with A in CSR,
  * here the 7-point Laplacian of an M x M x M grid (ROWS = M^3 rows), SWEEPS sweeps (default 10).
  * Usage: amgmk_relax M [SWEEPS]. Feature: the number of rows. */
+#define BENCH_HAS_THREADS /* seed 000 Table 3: GPU threads */
 #include "bench.h"
 
-static int chosen;
+static double chosen;
 
 #define RELAX_ROW(x, xn, rowptr, col, val, b, i)                                \
   do {                                                                          \
@@ -31,13 +32,13 @@ int main(int argc, char **argv) {
   }
   rowptr[rows] = nnz;
   double *x = calloc(rows, sizeof *x), *xn = calloc(rows, sizeof *xn), *ref = calloc(rows, sizeof *ref), *tmp = calloc(rows, sizeof *tmp);
-  bench_region reg = {"relax", CPU_GPU, 2, {0}};
+  bench_region reg = {"relax", {0}};
 
   bench_clock clk;
   bench_start(&clk);
 #pragma omp target data map(to: rowptr[0:rows + 1], col[0:nnz], val[0:nnz], b[0:rows]) STATE_DATA(tofrom: x[0:rows], xn[0:rows])
   for (long s = 0; s < sweeps; ++s) {
-#pragma omp adaptation model_name(relax) features(rows) variants(cpu, gpu) model_output(chosen)
+#pragma omp adaptation model_name(relax) features(rows) variants(BENCH_KINDS) model_output(chosen)
 #pragma omp target teams distribute parallel for STATE_LAUNCH(to: x[0:rows]) STATE_LAUNCH(from: xn[0:rows])
     for (long i = 0; i < rows; ++i)
       RELAX_ROW(x, xn, rowptr, col, val, b, i);

@@ -55,17 +55,51 @@ static inline uint64_t bench_hash(uint64_t x) {
 }
 static inline double bench_unit(uint64_t x) { return (double)(bench_hash(x) >> 11) * (1.0 / 9007199254740992.0); }
 
+/* Seed 000 Table 3's use-cases, one per build, selected by a flag (the harness builds each
+ * kernel once per use-case it has). BENCH_KINDS goes into each region's `variants(...)`:
+ *   default          CPU/GPU:  variants(cpu, gpu)                 baseline `gpu`
+ *   -DUSE_THREADS    GPU threads per team: thread_limit 64..256    baseline `thread_limit=256`
+ *                    (seed 000 4.2: 256, the offloading implementation's default)
+ *   -DUSE_COSCHED    co-scheduling: fraction f of the iterations on the device, the rest on
+ *                    the host meanwhile, f = 0, 0.25, ..., 1     baseline `coschedule=1`
+ *                    (GPU only, seed 000 4.3)
+ * A kernel names the use-cases Table 3 marks for it (BENCH_HAS_THREADS / BENCH_HAS_COSCHED
+ * before including this file); asking for another one is a compile error. model_output
+ * receives the variant's number for numeric kinds and the index for cpu/gpu: BENCH_VALUES
+ * maps it back to the variant. */
+#if defined(USE_THREADS) && defined(USE_COSCHED)
+#error "USE_THREADS and USE_COSCHED: one use-case per build"
+#elif defined(USE_THREADS)
+#ifndef BENCH_HAS_THREADS
+#error "this kernel has no GPU-threads use-case (seed 000 Table 3)"
+#endif
+#define BENCH_KINDS thread_limit[64:256:64]
+static const char *const BENCH_VARIANTS[] = {"thread_limit=64", "thread_limit=128", "thread_limit=192", "thread_limit=256"};
+static const double BENCH_VALUES[] = {64, 128, 192, 256};
+#elif defined(USE_COSCHED)
+#ifndef BENCH_HAS_COSCHED
+#error "this kernel has no co-scheduling use-case (seed 000 Table 3)"
+#endif
+#define BENCH_KINDS coschedule[0:1:0.25]
+static const char *const BENCH_VARIANTS[] = {"coschedule=0", "coschedule=0.25", "coschedule=0.5", "coschedule=0.75", "coschedule=1"};
+static const double BENCH_VALUES[] = {0, 0.25, 0.5, 0.75, 1};
+#else
+#define BENCH_KINDS cpu, gpu
+static const char *const BENCH_VARIANTS[] = {"cpu", "gpu"};
+static const double BENCH_VALUES[] = {0, 1};
+#endif
+#define BENCH_NVARIANTS ((int)(sizeof BENCH_VALUES / sizeof BENCH_VALUES[0]))
+
 /* Up to 4 regions per kernel, up to 8 variants each: executions per chosen variant. */
 typedef struct {
   const char *model;
-  const char *const *variants;
-  int nvariants;
   long count[8];
 } bench_region;
 
-/* `chosen`: the region's model_output after an execution. */
-static inline void bench_count(bench_region *r, int chosen) {
-  if (chosen >= 0 && chosen < r->nvariants) r->count[chosen]++;
+/* `chosen`: the region's model_output after an execution (a variant's value, BENCH_VALUES). */
+static inline void bench_count(bench_region *r, double chosen) {
+  for (int v = 0; v < BENCH_NVARIANTS; ++v)
+    if (chosen == BENCH_VALUES[v]) r->count[v]++;
 }
 
 /* The time-step loop's clock. `steady` leaves out the first step, which pays one-off costs
@@ -88,7 +122,7 @@ static inline void bench_report(const char *kernel, long n, long steps, const be
          ok ? "ok" : "FAILED", err);
   for (int i = 0; i < nregions; ++i) {
     printf("DECISIONS region=%s", regions[i].model);
-    for (int v = 0; v < regions[i].nvariants; ++v) printf(" %s=%ld", regions[i].variants[v], regions[i].count[v]);
+    for (int v = 0; v < BENCH_NVARIANTS; ++v) printf(" %s=%ld", BENCH_VARIANTS[v], regions[i].count[v]);
     printf("\n");
   }
   fflush(stdout);
@@ -98,5 +132,4 @@ static inline void bench_report(const char *kernel, long n, long steps, const be
   }
 }
 
-static const char *const CPU_GPU[] = {"cpu", "gpu"};
 #endif

@@ -1,9 +1,10 @@
 /* 2D heat equation, explicit finite differences (HeCBench `heat`), in a heterogeneous medium:
  * a 5-point stencil weighted by each cell's conductivity on an N x N grid with fixed
  * boundaries, STEPS time steps (default 20). Feature: N. */
+#define BENCH_HAS_THREADS /* seed 000 Table 3: GPU threads */
 #include "bench.h"
 
-static int chosen;
+static double chosen;
 
 #define STENCIL(u, w, k, i, j, n) \
   w[(i) * (n) + (j)] = u[(i) * (n) + (j)] + 0.2 * k[(i) * (n) + (j)] * \
@@ -18,13 +19,13 @@ int main(int argc, char **argv) {
     u[c] = w[c] = ref[c] = tmp[c] = (c / n == 0) ? 100.0 : bench_unit(c);
     k[c] = 0.5 + 0.5 * bench_unit(c + nn);
   }
-  bench_region reg = {"heat", CPU_GPU, 2, {0}};
+  bench_region reg = {"heat", {0}};
 
   bench_clock clk;
   bench_start(&clk);
 #pragma omp target data map(to: k[0:nn]) STATE_DATA(tofrom: u[0:nn], w[0:nn])
   for (long s = 0; s < steps; ++s) {
-#pragma omp adaptation model_name(heat) features(n) variants(cpu, gpu) model_output(chosen)
+#pragma omp adaptation model_name(heat) features(n) variants(BENCH_KINDS) model_output(chosen)
 #pragma omp target teams distribute parallel for collapse(2) STATE_LAUNCH(to: u[0:nn]) STATE_LAUNCH(tofrom: w[0:nn])
     for (long i = 1; i < n - 1; ++i)
       for (long j = 1; j < n - 1; ++j)

@@ -1,9 +1,10 @@
 /* 2D fluid simulation with the lattice-Boltzmann method (HeCBench-style FluidSim): D2Q9,
  * BGK collision, pull streaming on a periodic N x N lattice with solid obstacles (bounce-back),
  * STEPS steps (default 10). Feature: N. */
+#define BENCH_HAS_THREADS /* seed 000 Table 3: GPU threads */
 #include "bench.h"
 
-static int chosen;
+static double chosen;
 
 /* One cell: pull from the neighbours, then bounce back (solid) or relax towards equilibrium. */
 #define LBM_CELL(f, fn, solid, i, j, n, nn)                                                      \
@@ -44,13 +45,13 @@ int main(int argc, char **argv) {
   }
   memcpy(fn, f, nf * sizeof *f);
   memcpy(tmp, f, nf * sizeof *f);
-  bench_region reg = {"lbm", CPU_GPU, 2, {0}};
+  bench_region reg = {"lbm", {0}};
 
   bench_clock clk;
   bench_start(&clk);
 #pragma omp target data map(to: solid[0:nn]) STATE_DATA(tofrom: f[0:nf], fn[0:nf])
   for (long s = 0; s < steps; ++s) {
-#pragma omp adaptation model_name(lbm) features(n) variants(cpu, gpu) model_output(chosen)
+#pragma omp adaptation model_name(lbm) features(n) variants(BENCH_KINDS) model_output(chosen)
 #pragma omp target teams distribute parallel for collapse(2) STATE_LAUNCH(to: f[0:nf]) STATE_LAUNCH(from: fn[0:nf])
     for (long i = 0; i < n; ++i)
       for (long j = 0; j < n; ++j)

@@ -4,9 +4,10 @@
  * elements, velocity and position update). Two adaptive regions, as LULESH's element and node
  * loops differ in cost. Feature: N (seed 000 Table 3: elements). STEPS steps (default 10).
  * Usage: lulesh N [STEPS]. */
+#define BENCH_HAS_THREADS /* seed 000 Table 3: GPU threads */
 #include "bench.h"
 
-static int chosen_elem, chosen_node;
+static double chosen_elem, chosen_node;
 
 #define NODE(i, j, k, nd) (((long)(i) * (nd) + (j)) * (nd) + (k))
 
@@ -73,19 +74,19 @@ int main(int argc, char **argv) {
     s.p[el] = r.p[el] = 0.4 * s.e[el];
   }
   double *x = s.x, *y = s.y, *z = s.z, *vx = s.vx, *vy = s.vy, *vz = s.vz, *vol = s.vol, *e = s.e, *p = s.p;
-  bench_region regs[2] = {{"lulesh_elem", CPU_GPU, 2, {0}}, {"lulesh_node", CPU_GPU, 2, {0}}};
+  bench_region regs[2] = {{"lulesh_elem", {0}}, {"lulesh_node", {0}}};
 
   bench_clock clk;
   bench_start(&clk);
 #pragma omp target data map(to: mass[0:elems], nmass[0:nodes]) \
     STATE_DATA(tofrom: x[0:nodes], y[0:nodes], z[0:nodes], vx[0:nodes], vy[0:nodes], vz[0:nodes], vol[0:elems], e[0:elems], p[0:elems])
   for (long st = 0; st < steps; ++st) {
-#pragma omp adaptation model_name(lulesh_elem) features(n) variants(cpu, gpu) model_output(chosen_elem)
+#pragma omp adaptation model_name(lulesh_elem) features(n) variants(BENCH_KINDS) model_output(chosen_elem)
 #pragma omp target teams distribute parallel for STATE_LAUNCH(to: x[0:nodes], y[0:nodes], z[0:nodes]) STATE_LAUNCH(tofrom: vol[0:elems], e[0:elems], p[0:elems])
     for (long el = 0; el < elems; ++el)
       ELEM_UPDATE(x, y, z, mass, vol, e, p, el, n);
     bench_count(&regs[0], chosen_elem);
-#pragma omp adaptation model_name(lulesh_node) features(n) variants(cpu, gpu) model_output(chosen_node)
+#pragma omp adaptation model_name(lulesh_node) features(n) variants(BENCH_KINDS) model_output(chosen_node)
 #pragma omp target teams distribute parallel for STATE_LAUNCH(tofrom: x[0:nodes], y[0:nodes], z[0:nodes], vx[0:nodes], vy[0:nodes], vz[0:nodes]) STATE_LAUNCH(to: p[0:elems])
     for (long q = 0; q < nodes; ++q)
       NODE_UPDATE(x, y, z, vx, vy, vz, p, nmass, q, n, dt);

@@ -4,7 +4,7 @@
  * The score is checked against the serial row-by-row recurrence. Usage: smith_waterman N. */
 #include "bench.h"
 
-static int chosen;
+static double chosen;
 
 #define MATCH 3
 #define MISMATCH (-3)
@@ -39,7 +39,7 @@ int main(int argc, char **argv) {
   /* H on diagonal d (cells i + j = d, 1 <= i, j <= n), indexed by the row i */
   int *d2 = calloc(n + 1, sizeof *d2), *d1 = calloc(n + 1, sizeof *d1), *d0 = calloc(n + 1, sizeof *d0);
   int best = 0;
-  bench_region reg = {"sw", CPU_GPU, 2, {0}};
+  bench_region reg = {"sw", {0}};
 
   bench_clock clk;
   bench_start(&clk);
@@ -47,7 +47,7 @@ int main(int argc, char **argv) {
   for (long d = 2; d <= 2 * n; ++d) {
     long lo = d - n > 1 ? d - n : 1, hi = d - 1 < n ? d - 1 : n;
     int dbest = 0;
-#pragma omp adaptation model_name(sw) features(ndiag) variants(cpu, gpu) model_output(chosen)
+#pragma omp adaptation model_name(sw) features(ndiag) variants(BENCH_KINDS) model_output(chosen)
 #pragma omp target teams distribute parallel for reduction(max: dbest) STATE_LAUNCH(to: d2[0:n + 1], d1[0:n + 1]) STATE_LAUNCH(tofrom: d0[0:n + 1])
     for (long i = lo; i <= hi; ++i) {
       long j = d - i;

@@ -12,6 +12,8 @@
 //! The values go to `out[0..K)` (at most `cap`), `*spec` points at a new descriptor whose
 //! `features=` lists their names after the explicit ones, the call's result becomes `K`, and
 //! `!ompadapt.auto_features` records `!{!"<model>", !"<name>", ...}` per region.
+// Raw `LLVMValueRef`s passed around here are values of the module being transformed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::rc::Rc;
 
@@ -403,7 +405,7 @@ fn emit_value(
                         LLVMBuildSelect(b, c, zero, trips, c"".as_ptr())
                     });
                 }
-                let _ = LLVMSetValueName2(trips, c"ompadapt.trip_count".as_ptr(), 19);
+                LLVMSetValueName2(trips, c"ompadapt.trip_count".as_ptr(), 19);
                 trips
             }
         }

@@ -2,6 +2,8 @@
 //! values of every kind (instructions, arguments, constants) across functions: working on
 //! `LLVMValueRef` directly keeps them short where inkwell's typed wrappers would need a
 //! conversion at every step.
+// Raw `LLVMValueRef`s passed around here are values of the module being transformed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet, VecDeque};
@@ -430,42 +432,73 @@ fn between_uncached(from: Option<V>, to: V) -> Vec<V> {
             out.push(v);
         }
     };
-    let (fwd, from_block) = match from {
-        Some(a) => {
-            let (ab, ai) = (block_of(a), index_in_block(a));
-            if ab == tb && ai < ti {
-                for i in &instructions(ab)[ai + 1..ti] {
-                    add(*i, &mut out);
+    let preds = predecessors(f);
+    let tb_preds = preds.get(&tb).cloned().unwrap_or_default();
+    let Some(a) = from else {
+        let fwd = reachable_from(&[entry_block(f)], None);
+        if !fwd.contains(&tb) {
+            return out;
+        }
+        let bwd = reaching(f, &tb_preds);
+        for b in blocks(f) {
+            if fwd.contains(&b) && bwd.contains(&b) {
+                for i in instructions(b) {
+                    add(i, &mut out);
                 }
             }
-            let fwd = reachable_from(&successors(ab), None);
-            if !fwd.contains(&tb) {
-                return out;
-            }
-            for i in &instructions(ab)[ai + 1..] {
-                add(*i, &mut out);
-            }
-            (fwd, Some(ab))
         }
-        None => (reachable_from(&[entry_block(f)], None), None),
+        for i in &instructions(tb)[..ti] {
+            add(*i, &mut out);
+        }
+        return out;
     };
-    if !fwd.contains(&tb) {
+    // Paths from `a` to `to` that do not execute `a` again (what `to` sees comes from the
+    // latest execution of `a`): they never re-enter a's block, unless `to` lies in it before
+    // `a` (entering the block from the top reaches `to` first).
+    let (ab, ai) = (block_of(a), index_in_block(a));
+    if ab == tb && ai < ti {
+        for i in &instructions(ab)[ai + 1..ti] {
+            add(*i, &mut out);
+        }
+    }
+    let fwd = reachable_from(&successors(ab), Some(ab));
+    let reaches = if tb == ab { ti < ai && tb_preds.iter().any(|p| *p == ab || fwd.contains(p)) } else { fwd.contains(&tb) };
+    if !reaches {
         return out;
     }
-    let bwd = reaching(f, &predecessors(f).get(&tb).cloned().unwrap_or_default());
+    for i in &instructions(ab)[ai + 1..] {
+        add(*i, &mut out);
+    }
+    let targets: Vec<B> = tb_preds.iter().copied().filter(|p| *p != ab).collect();
+    let bwd = reaching_avoiding(&preds, &targets, ab);
     for b in blocks(f) {
-        if fwd.contains(&b) && bwd.contains(&b) {
-            // Blocks strictly on a path; the endpoints' blocks when a cycle runs through them.
+        if b != ab && fwd.contains(&b) && bwd.contains(&b) {
             for i in instructions(b) {
                 add(i, &mut out);
             }
         }
     }
-    let _ = from_block;
     for i in &instructions(tb)[..ti] {
         add(*i, &mut out);
     }
     out
+}
+
+/// Blocks from which one of `targets` is reachable without entering `avoid` (inclusive).
+fn reaching_avoiding(preds: &HashMap<B, Vec<B>>, targets: &[B], avoid: B) -> HashSet<B> {
+    let mut seen = HashSet::new();
+    let mut queue: VecDeque<B> = targets.iter().copied().filter(|b| *b != avoid).collect();
+    while let Some(b) = queue.pop_front() {
+        if !seen.insert(b) {
+            continue;
+        }
+        for p in preds.get(&b).into_iter().flatten() {
+            if *p != avoid && !seen.contains(p) {
+                queue.push_back(*p);
+            }
+        }
+    }
+    seen
 }
 
 /// Whether `b` lies on a cycle of its function.

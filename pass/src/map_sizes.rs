@@ -4,6 +4,8 @@
 //! map entries, field 4 the sizes (a constant `.offload_sizes` global, or a stack array copied
 //! from one and completed with the sizes only known at run time), field 5 the map types (a
 //! constant `.offload_maptypes` global). Each size is sliced to the marker like a loop bound.
+// Raw `LLVMValueRef`s passed around here are values of the module being transformed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::rc::Rc;
 

@@ -5,6 +5,8 @@
 //! an alloca whose address never leaves its function (stored as a value, passed to a call) can
 //! only be written through itself; anything else may be written by any store through an
 //! unknown pointer and by any call that is not known to leave user memory alone.
+// Raw `LLVMValueRef`s passed around here are values of the module being transformed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::collections::HashMap;
 

@@ -10,6 +10,8 @@
 //! ([`crate::memory::may_write`]): otherwise there is no slice, and the caller reports why.
 //! Rebuilt instructions lose their poison-generating flags, and divisions by a value that may be
 //! zero are made safe, so evaluating them earlier than the program would never traps.
+// Raw `LLVMValueRef`s passed around here are values of the module being transformed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -319,16 +321,13 @@ impl<'a> Slicer<'a> {
                     None => break,
                 }
             } else if ir::opcode(b) == Some(LLVMOpcode::LLVMLoad) && ir::function_of(b) == self.frames[j].function {
-                let p = memory::decompose(self.td, ir::operand(b, 0));
+                // A pointer loaded from a stack slot (of this frame, or of a caller's through a
+                // reference parameter): the pointer stored there.
                 let size = memory::store_size(self.td, ir::type_of(b));
-                match self.reaching_store(p, size, b) {
-                    Ok(Some(s))
-                        if ir::opcode(s) == Some(LLVMOpcode::LLVMStore)
-                            && memory::decompose(self.td, ir::operand(s, 1)).offset == p.offset =>
-                    {
-                        (ir::operand(s, 0), j)
-                    }
-                    _ => break,
+                let (p, pj) = self.provenance(ir::operand(b, 0), j);
+                match self.stored_pointer(p, size, b, j, pj) {
+                    Some(v) => (v, pj),
+                    None => break,
                 }
             } else {
                 break;
@@ -344,6 +343,29 @@ impl<'a> Slicer<'a> {
             j = nj;
         }
         (addr, j)
+    }
+
+    /// The value last stored at `p` (an alloca of frame `pj`) before `point` (in frame `j`),
+    /// when nothing in between may have changed it.
+    fn stored_pointer(&mut self, p: Addr, size: i64, point: V, j: usize, pj: usize) -> Option<V> {
+        let Base::Alloca(x) = p.base else { return None };
+        if ir::function_of(x) != self.frames[pj].function {
+            return None;
+        }
+        for i in pj + 1..=j {
+            let pi = if i == j { point } else { self.point(i) };
+            if ir::between(None, pi).list.iter().any(|w| self.writes(*w, p, Some(size), false)) {
+                return None;
+            }
+        }
+        let ppoint = if pj == j { point } else { self.point(pj) };
+        let mut s = self.reaching_store(p, size, ppoint).ok().flatten();
+        if s.is_none() && pj == 0 && !ir::between(Some(self.marker), ppoint).list.iter().any(|w| self.writes(*w, p, Some(size), false)) {
+            s = self.reaching_store(p, size, self.marker).ok().flatten();
+        }
+        let s = s?;
+        (ir::opcode(s) == Some(LLVMOpcode::LLVMStore) && memory::decompose(self.td, ir::operand(s, 1)).offset == p.offset)
+            .then(|| ir::operand(s, 0))
     }
 
     fn writes(&mut self, w: V, addr: Addr, size: Option<i64>, outside: bool) -> bool {
@@ -493,7 +515,11 @@ pub fn emit(expr: &Rc<Expr>, builder: LLVMBuilderRef, td: LLVMTargetDataRef, loc
             Expr::Avail(v) => return *v,
             Expr::Load { ty, addr } => {
                 let a = emit(addr, builder, td, loc);
-                LLVMBuildLoad2(builder, *ty, a, c"ompadapt.sliced".as_ptr())
+                let l = LLVMBuildLoad2(builder, *ty, a, c"ompadapt.sliced".as_ptr());
+                // The original access's alignment is not known here (a packed field may be
+                // misaligned): claim none.
+                LLVMSetAlignment(l, 1);
+                l
             }
             Expr::Offset { base, offset } => {
                 let b = emit(base, builder, td, loc);

@@ -5,6 +5,8 @@
 //! Loads and stores of a function's own stack slots are not counted (they are registers after
 //! optimisation, so the counts barely depend on the optimisation level of the IR), nor are
 //! calls into the OpenMP runtime's bookkeeping (`__kmpc_*`, `__tgt_*`) or debug intrinsics.
+// Raw `LLVMValueRef`s passed around here are values of the module being transformed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::collections::{HashMap, HashSet};
 

@@ -6,6 +6,8 @@
 //! Clang lowers every worksharing loop to a normalized loop `for (iv = lb; iv <= ub; iv += 1)`
 //! whose bounds it stores into `.omp.lb` / `.omp.ub` (passed by pointer to the static init) or
 //! passes by value (dispatch init); a collapsed nest is one such loop over the product.
+// Raw `LLVMValueRef`s passed around here are values of the module being transformed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::collections::HashSet;
 

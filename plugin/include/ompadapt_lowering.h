@@ -84,7 +84,12 @@ static inline void __ompadapt_check_output(int cls)
   (void)cls;
 }
 
-static inline __attribute__((unused)) void __ompadapt_say(const char *s) {
+/* Code that runs once per process (loading the runtime) or only without a runtime: compiled
+ * without optimisation, so that the optimiser's time goes to the program, not to these helpers
+ * (they are emitted in every translation unit with an adaptive region). */
+#define __OMPADAPT_ONCE __attribute__((unused, noinline, cold, optnone))
+
+static inline __OMPADAPT_ONCE void __ompadapt_say(const char *s) {
   unsigned long n = 0;
   while (s[n]) ++n;
   (void)__ompadapt_libc_write(2, s, n);
@@ -92,7 +97,7 @@ static inline __attribute__((unused)) void __ompadapt_say(const char *s) {
 
 /* Without a runtime: variant 0 (or the descriptor's `fallback=`: the variant of an associated
  * region that runs with its primary's first), with its value read from `values=`. */
-static inline __attribute__((unused)) void
+static inline __OMPADAPT_ONCE void
 __ompadapt_fallback_begin(void **slot, const char *spec, long min_train, long p1, long p2,
                           const double *features, int nfeatures, ompadapt_ctx *ctx) {
   const char *v = spec;
@@ -132,7 +137,7 @@ static inline __attribute__((unused)) void __ompadapt_fallback_unavailable(ompad
  * that resolves to a regular file such that it and every directory above it are owned by root
  * and writable by neither group nor others, so no one but root can replace it between this
  * check and the dlopen. A runtime in a build tree owned by another user is refused. */
-static inline __attribute__((unused)) const char *__ompadapt_untrusted(const char *path, char *real) {
+static inline __OMPADAPT_ONCE const char *__ompadapt_untrusted(const char *path, char *real) {
   struct __ompadapt_statx st;
   unsigned long i, end;
   if (path[0] != '/')
@@ -167,7 +172,7 @@ static inline __attribute__((unused)) const char *__ompadapt_untrusted(const cha
 }
 
 /* Out of line and cold: the path buffer lives only while loading, not in every region's frame. */
-static inline __attribute__((unused, noinline, cold)) const struct ompadapt_api *__ompadapt_api_load(void) {
+static inline __OMPADAPT_ONCE const struct ompadapt_api *__ompadapt_api_load(void) {
   static const struct ompadapt_api fallback = {OMPADAPT_API_VERSION, __ompadapt_fallback_begin,
                                                __ompadapt_fallback_end,
                                                __ompadapt_fallback_unlowered,
@@ -278,16 +283,16 @@ __ompadapt_host_guard_check(ompadapt_ctx *ctx, int cpu, int replacement, const v
   void *const *ptrs;
   const long long *sizes, *types;
   unsigned nargs, i;
-  int j, dev;
+  int j, dev = -2; /* looked up at the first entry that needs it: the device queries cost more
+                      than the whole check of a launch whose entries are all covered */
   if (!k || !ctx || ctx->variant != cpu)
     return 1;
   nargs = *(const unsigned *)(k + 4);
   ptrs = *(void *const *const *)(k + 16);
   sizes = *(const long long *const *)(k + 24);
   types = *(const long long *const *)(k + 32);
-  dev = device == -1 ? __ompadapt_omp_get_default_device() : (int)device;
-  if (!ptrs || dev == __ompadapt_omp_get_initial_device())
-    return 1; /* the launch would run on the host: host memory is the data */
+  if (!ptrs)
+    return 1;
   for (i = 0; i < nargs; ++i) {
     const char *p = (const char *)ptrs[i];
     long long size = sizes ? sizes[i] : 0;
@@ -300,7 +305,22 @@ __ompadapt_host_guard_check(ompadapt_ctx *ctx, int cpu, int replacement, const v
        * where the data starts */
       covered = p >= lo && (size > 0 ? p + size <= hi : (p < hi || p == lo));
     }
-    if (!covered && __ompadapt_omp_target_is_present(p, dev)) {
+    if (covered)
+      continue;
+    if (dev == -2) {
+      /* the initial device's number is fixed for the run, and asking libomptarget for it
+       * takes its device lock: asked once */
+      static int initial = -2;
+      int host = __atomic_load_n(&initial, __ATOMIC_RELAXED);
+      if (host == -2) {
+        host = __ompadapt_omp_get_initial_device();
+        __atomic_store_n(&initial, host, __ATOMIC_RELAXED);
+      }
+      dev = device == -1 ? __ompadapt_omp_get_default_device() : (int)device;
+      if (dev == host)
+        return 1; /* the launch would run on the host: host memory is the data */
+    }
+    if (__ompadapt_omp_target_is_present(p, dev)) {
       __ompadapt_api()->variant_unavailable(ctx, replacement);
       return 0;
     }

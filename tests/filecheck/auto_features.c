@@ -143,13 +143,31 @@ void mixed(double *a, int n) {
 // PASS:       store i32 2, ptr %k
 // REMARK-DAG: region 'mixed': only 2 automatic features fit; dropped ops, flops, comparisons, memory_accesses, loop_depth, calls
 
+// A kernel in a loop over sizes (HeCBench style): the bound is the loop's variable, written
+// by the latch after the launch; a path through the latch runs through the marker again, so
+// the bound and the map sizes are read at the marker.
+void sizes(double *a) {
+  for (int n = 1000; n <= 5000; n += 2000) {
+    const char *s = SPEC("sizes");
+    double f[16];
+    int k = __ompadapt_auto_features(f, 16, &s, "sizes", "i");
+#pragma omp target teams distribute parallel for map(tofrom: a[0:n])
+    for (int i = 0; i < n; ++i) a[i] += 1.0;
+    use(s, f, k);
+  }
+}
+// PASS-LABEL: define {{.*}}void @sizes(
+// PASS:       %ompadapt.sliced{{[0-9]*}} = load i32, ptr %n
+// PASS:       store i32 8, ptr %k
+
 // PASS-NOT:   define {{.*}}@__ompadapt_auto_features
-// PASS:       !ompadapt.auto_features = !{[[A:![0-9]+]], [[GL:![0-9]+]], [[F:![0-9]+]], [[N:![0-9]+]], [[H:![0-9]+]], [[W:![0-9]+]], [[M:![0-9]+]]}
+// PASS:       !ompadapt.auto_features = !{[[A:![0-9]+]], [[GL:![0-9]+]], [[F:![0-9]+]], [[N:![0-9]+]], [[H:![0-9]+]], [[W:![0-9]+]], [[M:![0-9]+]], [[SZ:![0-9]+]]}
 // PASS-DAG:   [[A]] = !{!"args", !"trip_count(i)", !"bytes_mapped", !"ops", !"flops", !"comparisons", !"memory_accesses", !"loop_depth", !"calls"}
 // PASS-DAG:   [[F]] = !{!"field", !"trip_count(i,j)", !"bytes_mapped",
 // PASS-DAG:   [[N]] = !{!"nested", !"trip_count(i)", !"trip_count(j)", !"bytes_mapped",
 // PASS-DAG:   [[H]] = !{!"host", !"trip_count(i)", !"ops",
 // PASS-DAG:   [[W]] = !{!"written", !"bytes_mapped", !"ops",
 // PASS-DAG:   [[M]] = !{!"mixed", !"trip_count(i)", !"bytes_mapped"}
+// PASS-DAG:   [[SZ]] = !{!"sizes", !"trip_count(i)", !"bytes_mapped", !"ops",
 
 // GONE-NOT: call {{.*}}@__ompadapt_auto_features

@@ -482,7 +482,12 @@ pub struct Mode {
     pub full: bool,
     pub offload: bool,
     pub with_plugin: bool,
+    /// Zero-source-change mode (with remarks), when with the plugin.
+    pub auto: bool,
 }
+
+/// The kinds fuzzed cases use in zero-source-change mode: every kind for target constructs.
+pub const AUTO_KINDS_FLAG: &str = "-fplugin-arg-ompadapt-auto=cpu,gpu,thread_limit[64:128:64],num_teams[2:4:2],coschedule[0:1:0.5]";
 
 /// Compiles `path` (C or C++ by extension) and judges the result within `timeout`.
 pub fn compile_case(path: &Path, mode: Mode, timeout: Duration) -> (Verdict, String) {
@@ -508,6 +513,9 @@ pub fn compile_with(path: &Path, mode: Mode, flags: &[&str], timeout: Duration) 
     }
     if mode.with_plugin {
         c.arg(format!("-fplugin={}", plugin().display()));
+        if mode.auto {
+            c.args([AUTO_KINDS_FLAG, "-fplugin-arg-ompadapt-remarks"]);
+        }
     }
     c.arg(path).stdin(Stdio::null()).stdout(Stdio::null()).stderr(Stdio::piped());
     // Its own process group, so that a hang is ended with the driver's cc1 jobs.
@@ -571,7 +579,7 @@ mod tests {
         )
         .unwrap();
         let t = std::time::Instant::now();
-        let mode = Mode { full: false, offload: true, with_plugin: false };
+        let mode = Mode { full: false, offload: true, with_plugin: false, auto: false };
         let (v, _) = compile_with(&path, mode, &["-w"], Duration::from_secs(3));
         assert_eq!(v, Verdict::Hang);
         assert!(t.elapsed() < Duration::from_secs(30), "the stderr reader waited for the compiler's jobs");

@@ -55,7 +55,7 @@ fn automatic_features_equal_the_true_trip_counts_and_map_sizes() {
         let auto = lines(&adaptive.stdout, "AUTO");
         let truth = lines(&adaptive.stdout, "TRUE");
         assert_eq!(auto.len(), truth.len());
-        assert_eq!(auto.len(), 4 * 10, "{opt}: one AUTO line per region and size:\n{}", adaptive.stdout);
+        assert_eq!(auto.len(), 4 * 13, "{opt}: one AUTO line per region and size:\n{}", adaptive.stdout);
         for ((model, got), (tmodel, want)) in auto.iter().zip(&truth) {
             assert_eq!(model, tmodel);
             let k: usize = got["k"].parse().unwrap();
@@ -89,5 +89,111 @@ fn automatic_features_equal_the_true_trip_counts_and_map_sizes() {
             "{opt}: {e}"
         );
         assert!(e.contains("region 'opaque': no trip_count(i) feature, its bound cannot be computed at the region's start: it is computed by a call of 'opaque_bound'"), "{opt}: {e}");
+    }
+}
+
+/// Random loops the tests above were not written for: bounds built from arguments, locals,
+/// globals, fields of a local struct and of a struct behind a pointer, constants, with random
+/// steps (some a variable), directions and constructs, the global sometimes written between the
+/// marker and the launch. The true trip count is what the loop executes (a reduction); a
+/// computed one must always equal it, and must be there whenever nothing writes the memory its
+/// bound reads between the marker and the loop. Seeded (`OMPADAPT_AUTO_SEED` to change it).
+#[test]
+fn random_loops_get_their_true_trip_counts() {
+    use rand::seq::IndexedRandom;
+    use rand::{Rng, SeedableRng};
+    let seed: u64 = std::env::var("OMPADAPT_AUTO_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(20261123);
+    let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+    let atoms = ["a0", "a1", "l0", "g0", "s.f0", "p->f1", "7", "-3", "0"];
+    let expr = |rng: &mut rand_chacha::ChaCha8Rng| -> String {
+        let x = *atoms.choose(rng).unwrap();
+        let y = *atoms.choose(rng).unwrap();
+        match rng.random_range(0..6) {
+            0 => format!("({x} + {y})"),
+            1 => format!("({x} - {y})"),
+            2 => format!("({x} / 3)"),
+            3 => format!("({x} * 2)"),
+            _ => x.to_string(),
+        }
+    };
+    let constructs = [
+        "omp target teams distribute parallel for reduction(+: cnt) map(to: p[0:1])",
+        "omp target teams distribute reduction(+: cnt) map(to: p[0:1])",
+        "omp target parallel for reduction(+: cnt) map(to: p[0:1])",
+        "omp parallel for reduction(+: cnt)",
+        "omp parallel for schedule(dynamic, 3) reduction(+: cnt)",
+    ];
+    let mut src = String::from(
+        "#include <stdio.h>\n#include <string.h>\n\
+         struct P { int f0, f1; };\nint g0;\n\
+         static void show(const char *m, const char *spec, const double *f, int k) {\n\
+           printf(\"AUTO model=%s k=%d\", m, k);\n\
+           const char *q = strstr(spec, \";features=\"); q = q ? q + 10 : \"\";\n\
+           for (int i = 0; i < k; ++i) { char n[128]; int c = 0;\n\
+             while (*q && *q != ',' && *q != ';' && c < 127) n[c++] = *q++;\n\
+             n[c] = 0; if (*q == ',') ++q; printf(\" %s=%.0f\", n, f[i]); }\n\
+           printf(\"\\n\"); }\n",
+    );
+    let kernels = 24;
+    let mut expect_present = Vec::new();
+    for k in 0..kernels {
+        let (mut lb, mut ub) = (expr(&mut rng), expr(&mut rng));
+        // Constant bounds may give clang a loop it does not emit at all.
+        while !(lb.chars().any(|c| c.is_ascii_alphabetic()) || ub.chars().any(|c| c.is_ascii_alphabetic())) {
+            (lb, ub) = (expr(&mut rng), expr(&mut rng));
+        }
+        let up = rng.random_bool(0.7);
+        let step = *["1", "2", "3", "st"].choose(&mut rng).unwrap();
+        let cmp = if up { *["<", "<="].choose(&mut rng).unwrap() } else { *[">", ">="].choose(&mut rng).unwrap() };
+        let inc = if up { format!("i += {step}") } else { format!("i -= {step}") };
+        let writes = rng.random_bool(0.3);
+        let construct = constructs.choose(&mut rng).unwrap();
+        // A store to the global may also write what a pointer points to.
+        let reads_memory = [&lb, &ub].iter().any(|e| e.contains("g0") || e.contains("p->"));
+        expect_present.push(!(writes && reads_memory));
+        src.push_str(&format!(
+            "void k{k}(int a0, int a1, int st, struct P *p) {{\n\
+               struct P s = *p; int l0 = a0 * 2 - a1;\n\
+               const char *spec_ = \"ompadapt1;model=k{k};loc=r.c:1;features=;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto\";\n\
+               double f_[16]; int k_ = __ompadapt_auto_features(f_, 16, &spec_, \"k{k}\", \"i\");\n\
+               {write}\n\
+               long cnt = 0;\n\
+             #pragma {construct}\n\
+               for (int i = {lb}; i {cmp} {ub}; {inc}) cnt += 1;\n\
+               show(\"k{k}\", spec_, f_, k_);\n\
+               printf(\"TRUE model=k{k} trip_count(i)=%ld\\n\", cnt);\n\
+             }}\n",
+            write = if writes { "g0 = g0 + 5;" } else { "" },
+        ));
+    }
+    src.push_str("int main(void) {\n  int sets[][6] = {{10, 3, 1, 40, 2, 9}, {-4, 17, 2, 0, 31, 5}, {100, -20, 3, 7, 7, 150}};\n");
+    src.push_str("  for (int t = 0; t < 3; ++t) { int *v = sets[t]; struct P q = {v[4], v[5]};\n");
+    for k in 0..kernels {
+        src.push_str(&format!("    g0 = v[3]; k{k}(v[0], v[1], v[2], &q);\n"));
+    }
+    src.push_str("  }\n  return 0;\n}\n");
+    let dir = scratch();
+    let file = dir.path().join("random_loops.c");
+    std::fs::write(&file, &src).unwrap();
+    for opt in ["-O0", "-O2"] {
+        let exe = dir.path().join(format!("random{opt}"));
+        let mut c = std::process::Command::new(CLANG);
+        c.arg("-fopenmp").arg(HOST_OFFLOAD).arg(format!("-fplugin={}", ompadapt_tests::plugin().display()));
+        c.args([opt, "-Wl,-rpath,/usr/lib/llvm-19/lib"]).arg(&file).arg("-o").arg(&exe);
+        run(&mut c).expect_ok("compiling the random loops");
+        let out = run_program(&exe, dir.path(), &[]);
+        out.expect_ok("running the random loops");
+        let auto = lines(&out.stdout, "AUTO");
+        let truth = lines(&out.stdout, "TRUE");
+        assert_eq!(auto.len(), 3 * kernels);
+        for (i, ((model, got), (_, want))) in auto.iter().zip(&truth).enumerate() {
+            let k = i % kernels;
+            match got.get("trip_count(i)") {
+                Some(v) => {
+                    assert_eq!(v, &want["trip_count(i)"], "{opt} seed {seed} {model}: wrong trip count; source in {}", file.display())
+                }
+                None => assert!(!expect_present[k], "{opt} seed {seed} {model}: no trip count where one was expected:\n{src}"),
+            }
+        }
     }
 }

@@ -48,7 +48,8 @@ fn expected_regions(file: &str) -> BTreeSet<String> {
             at("grid", line_of(file, "collapse(2) map(tofrom: g")),
             at("main", line_of(file, "v[i] = u[i - 1]") - 1),
             at("main", line_of(file, "u[i] = (double)") - 1),
-            at("main", line_of(file, "  SCALE_U(2.0)")),
+            at("main", line_of(file, "  SCALE_U(2.0) SCALE_U(3.0)")),
+            at("main", line_of(file, "  SCALE_U(2.0) SCALE_U(3.0)")) + "#2",
             "explicit_scale".to_string(),
         ]),
         "classes.cpp" => BTreeSet::from([
@@ -56,6 +57,7 @@ fn expected_regions(file: &str) -> BTreeSet<String> {
             at("sim::Field::fill", line_of(file, "map(from: d[0:n])")),
             at("sim::Field::sum", line_of(file, "reduction(+: s) map(to: d[0:n])")),
             at("main", line_of(file, "map(tofrom: p[0:m])")),
+            at("sim::Stencil::apply", line_of(file, "map(tofrom: p[0:n])")),
         ]),
         _ => unreachable!(),
     }
@@ -121,6 +123,13 @@ fn stock_output(exe: &Path, dir: &Path) -> String {
     out.stdout
 }
 
+/// The `features:` line of region `name` in a runtime report.
+fn report_features(report: &str, name: &str) -> Option<String> {
+    let mut lines = report.lines().skip_while(|l| !l.starts_with(&format!("region '{name}'")));
+    lines.next()?;
+    lines.take_while(|l| !l.starts_with("region '")).find_map(|l| l.trim().strip_prefix("features: ")).map(str::to_string)
+}
+
 #[test]
 fn unmodified_programs_keep_their_results_under_every_variant() {
     let dir = scratch();
@@ -171,7 +180,18 @@ fn the_real_runtime_reports_every_region_by_name() {
             out.expect_ok(&format!("{file} with the real runtime, run {round}"));
             assert_eq!(out.stdout, stock, "{file}, run {round}");
             for name in expected_regions(file) {
-                assert!(out.stderr.contains(&format!("region '{name}'")), "{file}: no report of '{name}':\n{}", out.stderr);
+                // Each region is reported with its automatic features (after the explicit ones).
+                let features =
+                    report_features(&out.stderr, &name).unwrap_or_else(|| panic!("{file}: no report of '{name}':\n{}", out.stderr));
+                let first_auto = match name.as_str() {
+                    "explicit_scale" => "n, trip_count(i), ",
+                    // The bound is read through the lambda's closure, and the cpu variant's
+                    // `target update` lies between the marker and the launch: the pass finds no
+                    // slice (and says so in a remark).
+                    n if n.starts_with("sim::Stencil::apply@") => "ops, ",
+                    _ => "trip_count(",
+                };
+                assert!(features.starts_with(first_auto) && features.ends_with("loop_depth, calls"), "{name}: {features}");
             }
             assert!(!out.stderr.contains("did not run"), "{file}: {}", out.stderr);
         }
@@ -213,8 +233,15 @@ fn remarks_say_which_constructs_are_left_as_written() {
     };
     let want = [nowait("map(tofrom: w[0:n]) nowait"), nowait("map(tofrom: z[0:n]) nowait")];
     assert_eq!(remarks, want.iter().map(String::as_str).collect::<Vec<_>>(), "{}", out.stderr);
-    // Said once (by the host compilation), and nothing else is said.
+    // Said once (by the host compilation), and no warning.
     assert!(!out.stderr.contains("warning"), "{}", out.stderr);
+    // The flag reaches the pass too: it says which automatic features each region got.
+    let grid = format!("region 'grid@heat_steps.c:{}'", line_of("heat_steps.c", "collapse(2) map(tofrom: g"));
+    assert!(
+        out.stderr.lines().any(|l| l.starts_with("ompadapt: remark: ") && l.contains(&grid) && l.contains("trip_count(r,c)")),
+        "{}",
+        out.stderr
+    );
     // The remarks are the only difference the flag makes.
     let quiet = compile_program("heat_steps.c", &dir.path().join("heat2"), &flags[..3]);
     assert!(quiet.ok() && quiet.stderr.is_empty(), "{}", quiet.stderr);

@@ -1,7 +1,8 @@
 //! `ompadapt bench --smoke`: the evaluation harness end to end under host offload (the CI
-//! subset: two kernels, four inputs each, one run per configuration): every comparator at every
-//! input in the CSV, the static runs really pinned, the K-fold decisions counted, the summary
-//! tables and the figures written.
+//! subset: two CPU/GPU kernels, Heat's GPU-threads and XSBench's co-scheduling use-case, four
+//! inputs each, one run per configuration): every comparator at every input in the CSV, the
+//! static runs really pinned, the K-fold decisions counted, the summary tables and the figures
+//! written.
 
 use std::collections::BTreeSet;
 use std::process::Command;
@@ -30,7 +31,7 @@ fn the_smoke_evaluation_writes_every_comparator_table_and_figure() {
         assert!(time > 0.0 && speedup > 0.0, "{line}");
         let name = if f[2].starts_with("Static Best") { "Static Best" } else { f[2] };
         seen.insert((f[0].to_owned(), f[1].to_owned(), name.to_owned()));
-        if f[2] == "Static GPU" {
+        if ["Static GPU", "Static thread_limit=256", "Static coschedule=1"].contains(&f[2]) {
             assert_eq!(f[4], "1.0000", "the baseline: {line}");
         }
         if f[2] == "Adaptive-50" {
@@ -38,9 +39,7 @@ fn the_smoke_evaluation_writes_every_comparator_table_and_figure() {
             assert_eq!(f[5], "6", "3 shuffles x 2 rotations: {line}");
         }
     }
-    let comparators = [
-        "Static CPU",
-        "Static GPU",
+    let common = [
         "Static Best",
         "Oracle",
         "Online (roundrobin)",
@@ -50,29 +49,50 @@ fn the_smoke_evaluation_writes_every_comparator_table_and_figure() {
         "Adaptive-75",
         "Adaptive-100",
     ];
-    for (kernel, inputs) in [("heat2d", ["32", "64", "128", "256"]), ("smith_waterman", ["64", "128", "256", "512"])] {
+    let cpu_gpu = ["Static CPU", "Static GPU"];
+    let threads = ["Static thread_limit=64", "Static thread_limit=128", "Static thread_limit=192", "Static thread_limit=256"];
+    let cosched =
+        ["Static coschedule=0", "Static coschedule=0.25", "Static coschedule=0.5", "Static coschedule=0.75", "Static coschedule=1"];
+    let kernels: [(&str, [&str; 4], &[&str]); 4] = [
+        ("heat2d", ["32", "64", "128", "256"], &cpu_gpu),
+        ("smith_waterman", ["64", "128", "256", "512"], &cpu_gpu),
+        ("heat2d-threads", ["32", "64", "128", "256"], &threads),
+        ("xsbench-cosched", ["250", "500", "1000", "2000"], &cosched),
+    ];
+    for (kernel, inputs, statics) in kernels {
         for n in inputs {
-            for c in comparators {
-                assert!(seen.contains(&(kernel.to_owned(), n.to_owned(), c.to_owned())), "{kernel} {n} {c} missing");
+            for c in common.iter().chain(statics) {
+                assert!(seen.contains(&(kernel.to_owned(), n.to_owned(), c.to_string())), "{kernel} {n} {c} missing");
             }
         }
     }
-    // static runs ran only the pinned variant; exploring runs measured both
+    // static runs ran only the pinned variant; exploring runs measured every variant
     let runs = std::fs::read_to_string(res.join("runs.csv")).unwrap();
     for line in runs.lines().skip(1) {
         let f: Vec<&str> = line.split(',').collect();
+        // "region:v1=3/v2=0 region2:..." -> (variant, executions); names may hold '='
+        let counts: Vec<(&str, u64)> = f[5]
+            .split(' ')
+            .flat_map(|r| r.split_once(':').unwrap().1.split('/'))
+            .map(|vc| {
+                let (v, c) = vc.rsplit_once('=').unwrap();
+                (v, c.parse().unwrap())
+            })
+            .collect();
+        assert!(!counts.is_empty(), "{line}");
         match f[2] {
             "static" => {
-                let pinned = f[3].split(':').nth(1).unwrap();
-                let other = if pinned == "cpu" { "gpu" } else { "cpu" };
-                assert!(f[5].contains(&format!("{other}=0")) && !f[5].contains(&format!("{pinned}=0")), "{line}");
+                let pinned = f[3].split(';').next().unwrap().split_once(':').unwrap().1;
+                assert!(counts.iter().all(|&(v, c)| (v == pinned) == (c > 0)), "only {pinned} ran: {line}");
             }
-            "explore" => assert!(!f[5].contains("=0"), "both variants measured: {line}"),
+            "explore" => assert!(counts.iter().all(|&(_, c)| c > 0), "every variant measured: {line}"),
             _ => {}
         }
     }
     let summary: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(res.join("summary.json")).unwrap()).unwrap();
-    for k in ["heat2d", "smith_waterman"] {
+    assert_eq!(summary["kernels"]["heat2d-threads"]["baseline"], "Static thread_limit=256");
+    assert_eq!(summary["kernels"]["xsbench-cosched"]["use_case"], "co-scheduling");
+    for k in ["heat2d", "smith_waterman", "heat2d-threads", "xsbench-cosched"] {
         let kj = &summary["kernels"][k];
         assert!(kj["Adaptive-50"]["decisions"].as_u64().unwrap() == 4 * 6, "{kj}");
         assert!(kj["overhead_after_training"]["geomean"].as_f64().unwrap().is_finite());
@@ -86,6 +106,8 @@ fn the_smoke_evaluation_writes_every_comparator_table_and_figure() {
         "speedup_heat2d.svg",
         "speedup_heat2d.png",
         "decisions_smith_waterman.svg",
+        "speedup_heat2d-threads.svg",
+        "decisions_xsbench-cosched.svg",
     ] {
         let len = std::fs::metadata(res.join(f)).map(|m| m.len()).unwrap_or(0);
         assert!(len > 2000, "{f}: {len} bytes");

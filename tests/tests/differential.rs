@@ -21,7 +21,7 @@ const CXX_FLAGS: [&[&str]; 4] =
 /// Both compilations' stderr, or None when stock clang itself does not finish.
 fn both(path: &std::path::Path, offload: bool, flags: &[&str]) -> Option<(String, String)> {
     let t = Duration::from_secs(60);
-    let mode = Mode { full: false, offload, with_plugin: true };
+    let mode = Mode { full: false, offload, with_plugin: true, auto: false };
     let (v1, with) = compile_with(path, mode, flags, t);
     let (v2, without) = compile_with(path, Mode { with_plugin: false, ..mode }, flags, t);
     if v2 == Verdict::Hang || matches!(v2, Verdict::Crash(_)) {

@@ -55,6 +55,11 @@ fn variant_kinds_ir() {
 }
 
 #[test]
+fn auto_features_and_auto_mode_ir() {
+    run_file("auto_mode.c");
+}
+
+#[test]
 fn auto_features_ir() {
     run_file("auto_features.c");
 }
@@ -67,9 +72,4 @@ fn auto_features_cxx_ir() {
 #[test]
 fn host_guard_ir() {
     run_file("host_guard.c");
-}
-
-#[test]
-fn auto_features_and_auto_mode_ir() {
-    run_file("auto_mode.c");
 }

@@ -59,8 +59,9 @@ fn mutated_sources_never_crash_hang_or_panic() {
                 let ext = if case.cplusplus { "cpp" } else { "c" };
                 let path = dir.path().join(format!("case{i}.{ext}"));
                 std::fs::write(&path, &case.text).unwrap();
-                // One case in ten is compiled to an object, one in three with host offload.
-                let mode = Mode { full: i % 10 == 3, offload: i % 3 == 0 || i % 10 == 3, with_plugin: true };
+                // One case in ten is compiled to an object, one in three with host offload, one in
+                // four in zero-source-change mode.
+                let mode = Mode { full: i % 10 == 3, offload: i % 3 == 0 || i % 10 == 3, with_plugin: true, auto: i % 4 == 1 };
                 let (verdict, stderr) = compile_case(&path, mode, timeout);
                 let mut t = tally.lock().unwrap();
                 t.full += u64::from(mode.full);
@@ -120,7 +121,7 @@ fn excused_crashes_are_stock_clang_crashes() {
         let path = dir.path().join(format!("stock{i}.c"));
         std::fs::write(&path, known.reproducer).unwrap();
         assert!(is_plain(known.reproducer));
-        let mode = Mode { full: false, offload: true, with_plugin: false };
+        let mode = Mode { full: false, offload: true, with_plugin: false, auto: false };
         let (verdict, stderr) = compile_case(&path, mode, Duration::from_secs(60));
         assert!(matches!(verdict, Verdict::Crash(_)), "{}: {verdict:?}\n{stderr}", known.what);
         assert!(stock_crash(&stderr).is_some_and(|c| std::ptr::eq(c, known)), "{}: signature not seen\n{stderr}", known.what);

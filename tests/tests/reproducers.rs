@@ -14,7 +14,7 @@ fn compile(name: &str, src: &str, expect_errors: bool) -> String {
     std::fs::write(&path, src).unwrap();
     let mut first = None;
     for full in [false, true] {
-        let mode = Mode { full, offload: true, with_plugin: true };
+        let mode = Mode { full, offload: true, with_plugin: true, auto: false };
         let (v, stderr) = compile_with(&path, mode, &["-fno-caret-diagnostics"], Duration::from_secs(120));
         assert_eq!(v, Verdict::Fine { errors: expect_errors }, "{name} (full: {full}):\n{stderr}");
         first.get_or_insert(stderr);
@@ -173,7 +173,7 @@ fn a_directive_inside_a_broken_declaration_reaches_only_stock_clangs_own_crash()
         "void f(double *C, int N) {\n  int G((;));\n#pragma omp begin adaptation model_name(m) features(N) variants([64:1024:64]) model_output(G)\n#pragma omp target teams distribute parallel for map(from: C[0:N]) thread_limit(G)\n  for (int i = 0; i < N; ++i) C[i] = 1;\n#pragma omp end adaptation\n}\n",
     )
     .unwrap();
-    let mode = Mode { full: false, offload: true, with_plugin: true };
+    let mode = Mode { full: false, offload: true, with_plugin: true, auto: false };
     let (v, stderr) = compile_with(&path, mode, &["-fno-caret-diagnostics"], Duration::from_secs(120));
     assert!(has(&stderr, "3:92", "'model_output' needs a modifiable lvalue of arithmetic type, not a pointer or an array"), "{stderr}");
     if let Verdict::Crash(_) = v {
@@ -199,7 +199,7 @@ fn the_fuzz_corpus_compiles_cleanly() {
     for src in files {
         let path = dir.path().join(src.file_name().unwrap());
         std::fs::copy(&src, &path).unwrap();
-        let mode = Mode { full: true, offload: true, with_plugin: true };
+        let mode = Mode { full: true, offload: true, with_plugin: true, auto: false };
         let (v, stderr) = compile_with(&path, mode, &["-Wall"], Duration::from_secs(300));
         assert_eq!(v, Verdict::Fine { errors: false }, "{}:\n{stderr}", src.display());
     }

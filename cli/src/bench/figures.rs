@@ -1,5 +1,5 @@
-//! The harness's figures (SVG, and PNG unless `--no-png`): per kernel the speedup over Static
-//! GPU per input and comparator (seed 000's figures 2 and 4) and the distribution of the
+//! The harness's figures (SVG, and PNG unless `--no-png`): per kernel the speedup over its
+//! baseline (Static GPU, thread_limit=256, coschedule=1) per input and comparator (seed 000's figures 2 and 4) and the distribution of the
 //! models' decisions per input (its violin plots, figures 5 and 6); over all kernels the
 //! accuracy against the oracle.
 
@@ -40,7 +40,8 @@ struct Speedup<'a> {
 impl Figure for Speedup<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<()> {
         let r = self.run;
-        let base = |n: u64| r.time(n, &r.uniform(r.gpu()));
+        let base = |n: u64| r.base_time(n);
+        let baseline = r.kernel.use_case.baseline().1;
         let series: Vec<Series> = self
             .comps
             .iter()
@@ -65,7 +66,7 @@ impl Figure for Speedup<'_> {
         };
         let n = r.inputs.len();
         let mut chart = ChartBuilder::on(root)
-            .caption(format!("{}: speedup over Static GPU per input", r.kernel.name), ("sans-serif", 20))
+            .caption(format!("{}: speedup over {baseline} per input", r.kernel.name), ("sans-serif", 20))
             .margin(12)
             .x_label_area_size(40)
             .y_label_area_size(56)
@@ -74,7 +75,7 @@ impl Figure for Speedup<'_> {
         chart
             .configure_mesh()
             .x_desc(r.kernel.input)
-            .y_desc(if ys.log { "speedup (Static GPU = 1; log scale)" } else { "speedup (Static GPU = 1)" })
+            .y_desc(if ys.log { format!("speedup ({baseline} = 1; log scale)") } else { format!("speedup ({baseline} = 1)") })
             .x_labels(4 * (n + 2))
             .x_label_formatter(&|x| {
                 let i = x.round();
@@ -133,7 +134,7 @@ impl Figure for Violins<'_> {
                 )
                 .margin(10)
                 .x_label_area_size(36)
-                .y_label_area_size(56)
+                .y_label_area_size(r.variants.iter().map(|v| 16 + 8 * v.len() as u32).max().unwrap_or(56).max(56))
                 .build_cartesian_2d(-0.5..(n as f64 + 0.9), -0.6..(nv as f64 - 0.4))
                 .map_err(pe)?;
             chart
@@ -283,6 +284,7 @@ pub fn write_all(out: &Path, results: &[KernelRun], strategies: &[String], png: 
             &Violins { run: r, comps: comparators(r, strategies) },
         )?;
     }
-    plot::write(&out.join("accuracy.svg"), png_of("accuracy").as_deref(), (1000, 520), &Accuracy { results, strategies })?;
+    let width = (300 + 110 * results.len() as u32).max(1000);
+    plot::write(&out.join("accuracy.svg"), png_of("accuracy").as_deref(), (width, 520), &Accuracy { results, strategies })?;
     Ok(())
 }

@@ -1,10 +1,14 @@
-//! `ompadapt bench`: seed 000's evaluation (section 4) on the kernels of `benchmarks/kernels/`.
+//! `ompadapt bench`: seed 000's evaluation (section 4) on the kernels of `benchmarks/kernels/`,
+//! each built once per use-case of its Table 3 row (CPU/GPU, GPU threads, co-scheduling; see
+//! [`kernels::UseCase`]).
 //!
 //! Per kernel and input, every run is a real run of the kernel compiled with clang + the
 //! plugin, its result checked by the kernel itself:
-//! - **Static CPU / Static GPU** (the baseline): `OMPADAPT_VARIANT` pins every region to one
-//!   variant; for kernels with several regions every combination is measured too (the oracle
-//!   and the K-fold models may mix).
+//! - **Static per variant** (Static CPU / Static GPU, Static thread_limit=64 ..., Static
+//!   coschedule=0 ...; the baseline is Static GPU, Static thread_limit=256 or Static
+//!   coschedule=1): `OMPADAPT_VARIANT` pins every region to one variant; for kernels with
+//!   several regions every combination is measured too (the oracle and the K-fold models may
+//!   mix). Inputs whose two fastest configurations are close get more runs ([`Doubt`]).
 //! - **Static Best**: the one uniform variant with the best geometric-mean time over the inputs.
 //! - **Oracle**: per input the fastest measured combination.
 //! - **Online**: a run that starts with nothing stored, explores, trains and decides within
@@ -18,7 +22,7 @@
 //!   decisions, their times the static measurements: running 120 folds per input is not needed
 //!   to know what a decision costs; Adaptive-100's real runs measure what deciding costs).
 //!
-//! Speedups are over Static GPU. Results go to `--out`: `runs.csv` (every run),
+//! Speedups are over the use-case's baseline. Results go to `--out`: `runs.csv` (every run),
 //! `comparators.csv`, `decisions.csv`, `summary.json`, `summary.md` and the figures (SVG and
 //! PNG): speedup per input and comparator, decision distributions (violins), accuracy.
 
@@ -72,6 +76,13 @@ pub struct Args {
     /// Runs per measured configuration (the fastest counts; default 3, 1 with --smoke).
     #[arg(long)]
     repeats: Option<usize>,
+    /// More runs of every static configuration at an input whose verdict is in doubt (its two
+    /// fastest configurations within --doubt of each other); default 2 x --repeats.
+    #[arg(long)]
+    doubt_repeats: Option<usize>,
+    /// When an input's verdict is in doubt: its two fastest configurations this close (0.25 = 25 %).
+    #[arg(long, default_value_t = 0.25)]
+    doubt: f64,
     /// Shuffles of the K-fold evaluation.
     #[arg(long, default_value_t = 10)]
     shuffles: usize,
@@ -115,6 +126,10 @@ pub struct KernelRun {
     pub profiles: Vec<Costs>,
     /// The model trained.
     pub choice: ModelChoice,
+    /// Inputs whose static configurations got more runs ([`Doubt`]).
+    pub in_doubt: Vec<u64>,
+    /// Regular runs per configuration (before any in doubt).
+    pub repeats: usize,
 }
 
 /// The time of a configuration: the fastest of its runs (on a shared machine interference only
@@ -132,12 +147,23 @@ impl KernelRun {
         vec![v; self.kernel.regions.len()]
     }
 
-    pub fn gpu(&self) -> usize {
-        self.variants.iter().position(|v| v == "gpu").unwrap_or(self.variants.len() - 1)
+    /// The baseline variant (`gpu`, `thread_limit=256`, `coschedule=1`).
+    pub fn baseline(&self) -> usize {
+        let name = self.kernel.use_case.baseline().0;
+        self.variants.iter().position(|v| v == name).unwrap_or(self.variants.len() - 1)
     }
 
-    pub fn cpu(&self) -> usize {
-        self.variants.iter().position(|v| v == "cpu").unwrap_or(0)
+    /// Time of the baseline (every region on the baseline variant) at `input`.
+    pub fn base_time(&self, input: u64) -> f64 {
+        self.time(input, &self.uniform(self.baseline()))
+    }
+
+    /// Measured configurations at `input`, fastest first.
+    pub fn ranked(&self, input: u64) -> Vec<(Vec<usize>, f64)> {
+        let mut v: Vec<(Vec<usize>, f64)> =
+            self.combos.iter().filter(|((i, _), _)| *i == input).map(|((_, c), t)| (c.clone(), fastest(t))).collect();
+        v.sort_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal));
+        v
     }
 
     /// Fastest measured combination at `input`.
@@ -218,6 +244,10 @@ pub fn run(args: Args, as_json: bool) -> Result<()> {
         }
     }
     let repeats = args.repeats.unwrap_or(if args.smoke { 1 } else { 3 }).max(1);
+    if !(args.doubt.is_finite() && args.doubt >= 0.0) {
+        bail!("--doubt: {} is not a fraction >= 0 (0.25 = 25 %)", args.doubt);
+    }
+    let doubt = Doubt { band: args.doubt, repeats: args.doubt_repeats.unwrap_or(2 * repeats) };
     let inputs_of = |k: &kernels::Kernel| -> Vec<u64> {
         if !args.inputs.is_empty() {
             args.inputs.clone()
@@ -237,7 +267,7 @@ pub fn run(args: Args, as_json: bool) -> Result<()> {
     let total: u64 = selected
         .iter()
         .map(|k| {
-            let combos = 2u64.pow(k.regions.len() as u32);
+            let combos = k.use_case.variants().pow(k.regions.len() as u32);
             1 + inputs_of(k).len() as u64 * (combos + 2 + args.strategies.len() as u64) * repeats as u64
         })
         .sum();
@@ -251,12 +281,24 @@ pub fn run(args: Args, as_json: bool) -> Result<()> {
     let mut runs_log = report::RunLog::default();
     let mut results = Vec::new();
     for k in selected {
-        let r =
-            run_kernel(k, &inputs_of(k), &tc, &source, &out, repeats, choice, &args.model, &args.strategies, &method, &pb, &mut runs_log)?;
+        let r = run_kernel(
+            k,
+            &inputs_of(k),
+            &tc,
+            &source,
+            &out,
+            (repeats, &doubt),
+            choice,
+            &args.model,
+            &args.strategies,
+            &method,
+            &pb,
+            &mut runs_log,
+        )?;
         results.push(r);
     }
     pb.finish_and_clear();
-    let summary = report::write_all(&out, &results, &runs_log, &args.strategies, &method, &tc, repeats)?;
+    let summary = report::write_all(&out, &results, &runs_log, &args.strategies, &method, &tc, repeats, &doubt)?;
     figures::write_all(&out, &results, &args.strategies, !args.no_png)?;
     if as_json {
         println!("{}", serde_json::to_string_pretty(&summary)?);
@@ -267,6 +309,18 @@ pub fn run(args: Args, as_json: bool) -> Result<()> {
     Ok(())
 }
 
+/// Where one static configuration's runs are not enough: at an input whose two fastest
+/// configurations are within `band` of each other after the regular runs, every configuration
+/// of that input gets `repeats` more runs (interleaved). The time stays the fastest of a
+/// configuration's runs; only the number of runs grows, and it grows alike for every
+/// configuration of the input, so no variant gains from being sampled more than its rivals.
+/// On a shared machine one configuration's runs vary by far more than the 5 % a decision is
+/// judged by; more runs bring each configuration's fastest run closer to its undisturbed time.
+pub struct Doubt {
+    pub band: f64,
+    pub repeats: usize,
+}
+
 #[allow(clippy::too_many_arguments)]
 fn run_kernel(
     k: &'static kernels::Kernel,
@@ -274,7 +328,7 @@ fn run_kernel(
     tc: &runner::Toolchain,
     source: &Path,
     out: &Path,
-    repeats: usize,
+    (repeats, doubt): (usize, &Doubt),
     choice: ModelChoice,
     model_spelling: &str,
     strategies: &[String],
@@ -284,7 +338,7 @@ fn run_kernel(
 ) -> Result<KernelRun> {
     let exe = out.join("bin").join(k.name);
     pb.set_message(format!("{}: building", k.name));
-    tc.build(&source.join(k.source), &exe)?;
+    tc.build(&source.join(k.source), &exe, k.use_case.flag())?;
     pb.inc(1);
     let work = out.join("work").join(k.name);
     let _ = std::fs::remove_dir_all(&work);
@@ -303,12 +357,14 @@ fn run_kernel(
         models: Vec::new(),
         profiles: Vec::new(),
         choice,
+        in_doubt: Vec::new(),
+        repeats,
     };
     // 1. data collection (also tells the variants), `repeats` runs per input into one store:
     // the labels are medians over all of them
     for n in (0..repeats).flat_map(|_| inputs.iter().copied()) {
         pb.set_message(format!("{} {n}: exploring", k.name));
-        let o = runner::run(&exe, n, &work, &[dir_env(&store_dir), ("OMPADAPT_EXPLORE_ONLY", "1".into())])?;
+        let o = runner::run(&exe, n, k.steps, &work, &[dir_env(&store_dir), ("OMPADAPT_EXPLORE_ONLY", "1".into())])?;
         log.add(k.name, n, "explore", "", &o);
         if r.variants.is_empty() {
             r.variants = o.decisions.first().map(|(_, c)| c.iter().map(|(v, _)| v.clone()).collect()).unwrap_or_default();
@@ -330,8 +386,9 @@ fn run_kernel(
                 .collect()
         })
         .collect();
+    let names = r.variants.clone();
     let pin = |combo: &[usize]| -> String {
-        k.regions.iter().zip(combo).map(|(reg, &v)| format!("{reg}:{}", r.variants[v])).collect::<Vec<_>>().join(";")
+        k.regions.iter().zip(combo).map(|(reg, &v)| format!("{reg}:{}", names[v])).collect::<Vec<_>>().join(";")
     };
     // 2. offline training on everything (Adaptive-100), through the CLI's own code
     let mut per_region: Vec<Costs> = Vec::new();
@@ -346,21 +403,31 @@ fn run_kernel(
         per_region.push(by_input(&learned.costs, inputs.len()).with_context(|| format!("{} region '{reg}'", k.name))?);
     }
     let mut firsts: BTreeMap<(u64, Vec<usize>), Vec<f64>> = BTreeMap::new();
+    let static_run = |r: &mut KernelRun,
+                      firsts: &mut BTreeMap<(u64, Vec<usize>), Vec<f64>>,
+                      log: &mut report::RunLog,
+                      n: u64,
+                      combo: &Vec<usize>|
+     -> Result<()> {
+        let o = runner::run(&exe, n, k.steps, &work, &[("OMPADAPT_PERSIST", "0".into()), ("OMPADAPT_VARIANT", pin(combo))])?;
+        log.add(k.name, n, "static", &pin(combo), &o);
+        r.combos.entry((n, combo.clone())).or_default().push(o.steady_s);
+        firsts.entry((n, combo.clone())).or_default().push(o.time_s - o.steady_s);
+        Ok(())
+    };
     // 3. measured runs, interleaved so that a slow period of the machine hits every mode alike
     for rep in 0..repeats {
         for &n in inputs {
             for combo in &combos {
                 pb.set_message(format!("{} {n}: static {}", k.name, pin(combo)));
-                let o = runner::run(&exe, n, &work, &[("OMPADAPT_PERSIST", "0".into()), ("OMPADAPT_VARIANT", pin(combo))])?;
-                log.add(k.name, n, "static", &pin(combo), &o);
-                r.combos.entry((n, combo.clone())).or_default().push(o.steady_s);
-                firsts.entry((n, combo.clone())).or_default().push(o.time_s - o.steady_s);
+                static_run(&mut r, &mut firsts, log, n, combo)?;
                 pb.inc(1);
             }
             pb.set_message(format!("{} {n}: adaptive-100", k.name));
             let o = runner::run(
                 &exe,
                 n,
+                k.steps,
                 &work,
                 &[dir_env(&store_dir), ("OMPADAPT_FROZEN", "1".into()), ("OMPADAPT_MODEL", model_spelling.to_owned())],
             )?;
@@ -374,6 +441,7 @@ fn run_kernel(
                 let o = runner::run(
                     &exe,
                     n,
+                    k.steps,
                     &work,
                     &[("OMPADAPT_PERSIST", "0".into()), ("OMPADAPT_EXPLORE", s.clone()), ("OMPADAPT_MODEL", model_spelling.to_owned())],
                 )?;
@@ -385,6 +453,26 @@ fn run_kernel(
         }
         let _ = rep;
     }
+    // 3b. inputs in doubt: more runs of all their static configurations
+    let in_doubt: Vec<u64> = inputs
+        .iter()
+        .copied()
+        .filter(|&n| {
+            let ranked = r.ranked(n);
+            ranked.len() > 1 && ranked[1].1 <= ranked[0].1 * (1.0 + doubt.band)
+        })
+        .collect();
+    pb.inc_length((in_doubt.len() * combos.len() * doubt.repeats) as u64);
+    for _ in 0..doubt.repeats {
+        for &n in &in_doubt {
+            for combo in &combos {
+                pb.set_message(format!("{} {n}: in doubt, static {}", k.name, pin(combo)));
+                static_run(&mut r, &mut firsts, log, n, combo)?;
+                pb.inc(1);
+            }
+        }
+    }
+    r.in_doubt = in_doubt;
     for (n, (_, chosen)) in &r.a100 {
         if let Some(f) = firsts.get(&(*n, chosen.clone())) {
             r.first.entry(*n).or_default().0 = f.clone();

@@ -1,5 +1,6 @@
 //! The harness's numbers: comparators per input, the summary tables (accuracy against the
-//! oracle, speedup over Static GPU, overhead after training, exploration cost) and the CSV files.
+//! oracle, speedup over the use-case's baseline, overhead after training, exploration cost) and
+//! the CSV files.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -8,8 +9,9 @@ use anyhow::Result;
 use ompadapt_rt::evaluate::Method;
 use serde_json::{json, Value};
 
+use super::kernels::UseCase;
 use super::runner::{Output, Toolchain};
-use super::{fastest, KernelRun};
+use super::{fastest, Doubt, KernelRun};
 
 /// A decision within this fraction of the oracle's time counts as right (seed 000: 5 %).
 pub const TOLERANCE: f64 = 0.05;
@@ -27,7 +29,7 @@ impl RunLog {
             .iter()
             .map(|(r, c)| format!("{r}:{}", c.iter().map(|(v, n)| format!("{v}={n}")).collect::<Vec<_>>().join("/")))
             .collect();
-        self.rows.push(format!("{kernel},{input},{mode},{pinned},{:.9},{}", o.time_s, dec.join(" ")));
+        self.rows.push(format!("{kernel},{input},{mode},{pinned},{:.9},{},{:.9}", o.time_s, dec.join(" "), o.steady_s));
     }
 }
 
@@ -66,9 +68,10 @@ pub fn comparators(r: &KernelRun, strategies: &[String]) -> Vec<Comparator> {
             .map(|&n| Point { input: n, time: r.time(n, &combo), decisions: 1, within: ok(n, &combo), combos: vec![combo.clone()] })
             .collect(),
     };
-    let mut out = vec![
-        fixed("Static CPU".into(), r.uniform(r.cpu())),
-        fixed("Static GPU".into(), r.uniform(r.gpu())),
+    // one static comparator per variant (every region on it): Static CPU and Static GPU, or
+    // one per thread limit or co-scheduled fraction
+    let mut out: Vec<Comparator> = (0..r.variants.len()).map(|v| fixed(static_name(r, v), r.uniform(v))).collect();
+    out.extend([
         fixed(format!("Static Best ({})", r.variants[r.static_best()]), r.uniform(r.static_best())),
         Comparator {
             name: "Oracle".into(),
@@ -78,7 +81,7 @@ pub fn comparators(r: &KernelRun, strategies: &[String]) -> Vec<Comparator> {
                 .map(|&n| Point { input: n, time: oracle(n), decisions: 1, within: 1, combos: vec![r.oracle(n).0] })
                 .collect(),
         },
-    ];
+    ]);
     for s in strategies {
         out.push(Comparator {
             name: format!("Online ({s})"),
@@ -130,6 +133,31 @@ pub fn comparators(r: &KernelRun, strategies: &[String]) -> Vec<Comparator> {
     out
 }
 
+/// The K-fold decisions of Adaptive-`pct` within [`TOLERANCE`] of the oracle when every
+/// configuration counts only its first `r.repeats` runs (none of the extra runs in doubt).
+pub fn regular_within(r: &KernelRun, pct: u32) -> (usize, usize) {
+    let time = |n: u64, c: &[usize]| r.combos.get(&(n, c.to_vec())).map_or(f64::NAN, |t| fastest(&t[..t.len().min(r.repeats)]));
+    let (mut w, mut d) = (0, 0);
+    for &n in &r.inputs {
+        let oracle = r.combos.keys().filter(|(i, _)| *i == n).map(|(_, c)| time(n, c)).fold(f64::NAN, f64::min);
+        for c in r.folds.get(&(pct, n)).into_iter().flatten() {
+            d += 1;
+            w += (time(n, c) <= oracle * (1.0 + TOLERANCE)) as usize;
+        }
+    }
+    (w, d)
+}
+
+/// The static comparator of variant `v`: "Static CPU"/"Static GPU" as in seed 000, else
+/// "Static thread_limit=64", "Static coschedule=0.5", ...
+pub fn static_name(r: &KernelRun, v: usize) -> String {
+    match r.variants[v].as_str() {
+        "cpu" => "Static CPU".into(),
+        "gpu" => "Static GPU".into(),
+        name => format!("Static {name}"),
+    }
+}
+
 fn geomean(v: impl IntoIterator<Item = f64>) -> f64 {
     let (s, n) = v.into_iter().filter(|x| x.is_finite() && *x > 0.0).fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
     if n == 0 {
@@ -156,18 +184,24 @@ pub fn write_all(
     method: &Method,
     tc: &Toolchain,
     repeats: usize,
+    doubt: &Doubt,
 ) -> Result<Value> {
-    let mut runs = String::from("kernel,input,mode,pinned,time_s,decisions\n");
+    let mut runs = String::from("kernel,input,mode,pinned,time_s,decisions,steady_s\n");
     for r in &log.rows {
         runs += r;
         runs.push('\n');
     }
     std::fs::write(out.join("runs.csv"), runs)?;
-    let mut comp_csv = String::from("kernel,input,comparator,time_s,speedup_vs_static_gpu,decisions,within_5pct\n");
+    let mut comp_csv = String::from("kernel,input,comparator,time_s,speedup_vs_baseline,decisions,within_5pct\n");
     let mut dec_csv = String::from("kernel,comparator,input,region,variant,count\n");
     let mut kernels_json = Vec::new();
     // pooled accuracy over all kernels
     let mut pooled: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
+    // and per use-case
+    let mut pooled_uc: Vec<(UseCase, std::collections::BTreeMap<String, (usize, usize)>)> = Vec::new();
+    let mut static_rows = Vec::new();
+    let mut doubt_rows: Vec<Vec<String>> = Vec::new();
+    let mut doubt_pooled = (0usize, 0usize, 0usize, 0usize);
     let mut md = String::new();
     let machine = format!(
         "{} ({} cores), offload target {}{}",
@@ -180,7 +214,7 @@ pub fn write_all(
             ""
         }
     );
-    writeln!(md, "Machine: {machine}. Runs per measured configuration: {repeats} (the fastest counts). K-fold: K = {}, {} shuffles. Times: all steps of a run but the first (the first pays one-off costs: thread and device start-up, loading the store, training; shown apart). Decision within {:.0} % of the oracle counts as right.\n", method.k, method.shuffles, TOLERANCE * 100.0)?;
+    writeln!(md, "Machine: {machine}. Runs per measured configuration: {repeats} (the fastest counts); at an input whose two fastest static configurations are within {:.0} % of each other, every static configuration of that input gets {} more runs. K-fold: K = {}, {} shuffles. Times: all steps of a run but the first (the first pays one-off costs: thread and device start-up, loading the store, training; shown apart). Decision within {:.0} % of the oracle counts as right. Baselines: Static GPU (CPU/GPU), Static thread_limit=256 (GPU threads), Static coschedule=1 (co-scheduling: GPU only).\n", doubt.band * 100.0, doubt.repeats, method.k, method.shuffles, TOLERANCE * 100.0)?;
 
     let order = |name: &str| -> bool { name.starts_with("Adaptive") || name.starts_with("Online") || name.starts_with("Static Best") };
     let mut acc_rows = Vec::new();
@@ -193,8 +227,19 @@ pub fn write_all(
     let mut header: Vec<String> = Vec::new();
     for r in results {
         let comps = comparators(r, strategies);
-        let base: std::collections::BTreeMap<u64, f64> =
-            comps.iter().find(|c| c.name == "Static GPU").map(|c| c.points.iter().map(|p| (p.input, p.time)).collect()).unwrap_or_default();
+        let base: std::collections::BTreeMap<u64, f64> = r.inputs.iter().map(|&n| (n, r.base_time(n))).collect();
+        let uc = r.kernel.use_case;
+        if !pooled_uc.iter().any(|(u, _)| *u == uc) {
+            pooled_uc.push((uc, Default::default()));
+        }
+        let mut srow = vec![r.kernel.name.to_owned(), uc.baseline().1.trim_start_matches("Static ").to_owned()];
+        let mut sj = serde_json::Map::new();
+        for v in 0..r.variants.len() {
+            let g = geomean(r.inputs.iter().map(|&n| base[&n] / r.time(n, &r.uniform(v))));
+            srow.push(format!("{}: {g:.2}×", r.variants[v]));
+            sj.insert(r.variants[v].clone(), json!(g));
+        }
+        static_rows.push(srow);
         for c in &comps {
             for p in &c.points {
                 writeln!(
@@ -224,7 +269,7 @@ pub fn write_all(
             header =
                 shown.iter().map(|c| if c.name.starts_with("Static Best") { "Static Best".to_owned() } else { c.name.clone() }).collect();
         }
-        let mut acc = vec![format!("{} ({})", r.kernel.name, r.kernel.models)];
+        let mut acc = vec![format!("{} ({}, {})", r.kernel.name, r.kernel.models, uc.label())];
         let mut speed = vec![r.kernel.name.to_owned()];
         let mut kj = serde_json::Map::new();
         for c in &shown {
@@ -233,6 +278,11 @@ pub fn write_all(
             let e = pooled.entry(key.clone()).or_default();
             e.0 += w;
             e.1 += d;
+            if let Some((_, m)) = pooled_uc.iter_mut().find(|(u, _)| *u == uc) {
+                let e = m.entry(key.clone()).or_default();
+                e.0 += w;
+                e.1 += d;
+            }
             acc.push(format!("{} ({w}/{d})", pct(w as f64 / d.max(1) as f64)));
             let g = geomean(c.points.iter().map(|p| base[&p.input] / p.time));
             let mx = c.points.iter().map(|p| base[&p.input] / p.time).fold(f64::NAN, f64::max);
@@ -240,6 +290,21 @@ pub fn write_all(
             kj.insert(key, json!({"within": w, "decisions": d, "speedup_geomean": g, "speedup_max": mx}));
         }
         acc_rows.push(acc);
+        // what the extra runs at inputs in doubt changed: Adaptive-50 judged by the regular
+        // runs only, beside the same decisions judged by all runs
+        let (rw, rd) = regular_within(r, 50);
+        let (aw, ad) = comps.iter().find(|c| c.name == "Adaptive-50").map_or((0, 0), |c| c.within());
+        doubt_rows.push(vec![
+            r.kernel.name.to_owned(),
+            format!("{} ({rw}/{rd})", pct(rw as f64 / rd.max(1) as f64)),
+            format!("{} ({aw}/{ad})", pct(aw as f64 / ad.max(1) as f64)),
+            format!("{} of {}", r.in_doubt.len(), r.inputs.len()),
+        ]);
+        doubt_pooled.0 += rw;
+        doubt_pooled.1 += rd;
+        doubt_pooled.2 += aw;
+        doubt_pooled.3 += ad;
+        kj.insert("adaptive50_regular_runs_only".into(), json!({"within": rw, "decisions": rd}));
         speed_rows.push(speed);
         // overhead of the trained path: Adaptive-100's runs against the static runs of the
         // combination they chose (same variants, no decisions); the first step apart (one-off:
@@ -297,13 +362,13 @@ pub fn write_all(
         let spreads: Vec<f64> =
             r.combos.values().filter(|t| t.len() > 1).map(|t| t.iter().copied().fold(f64::MIN, f64::max) / fastest(t) - 1.0).collect();
         let spread = ompadapt_rt::stats::median_f64(&spreads).unwrap_or(f64::NAN);
+        // the gap between the two fastest configurations (for CPU/GPU: between CPU and GPU)
         let gaps: Vec<f64> = r
             .inputs
             .iter()
             .map(|&n| {
-                r.time(n, &r.uniform(r.cpu())).max(r.time(n, &r.uniform(r.gpu())))
-                    / r.time(n, &r.uniform(r.cpu())).min(r.time(n, &r.uniform(r.gpu())))
-                    - 1.0
+                let ranked = r.ranked(n);
+                ranked.get(1).map_or(f64::NAN, |second| second.1 / ranked[0].1 - 1.0)
             })
             .collect();
         let apart = gaps.iter().filter(|&&g| g > spread.max(TOLERANCE)).count();
@@ -312,11 +377,15 @@ pub fn write_all(
             pct(spread),
             pct(ompadapt_rt::stats::median_f64(&gaps).unwrap_or(f64::NAN)),
             format!("{apart} of {}", r.inputs.len()),
+            format!("{} of {}", r.in_doubt.len(), r.inputs.len()),
         ]);
         kj.insert(
             "noise".into(),
-            json!({"run_spread_median": spread, "cpu_gpu_gap_median": ompadapt_rt::stats::median_f64(&gaps), "inputs_apart": apart}),
+            json!({"run_spread_median": spread, "best_two_gap_median": ompadapt_rt::stats::median_f64(&gaps), "inputs_apart": apart, "inputs_in_doubt": r.in_doubt}),
         );
+        kj.insert("use_case".into(), json!(uc.label()));
+        kj.insert("baseline".into(), json!(uc.baseline().1));
+        kj.insert("static_speedup_geomean".into(), Value::Object(sj));
         kj.insert("exploration".into(), Value::Object(exj));
         kj.insert("inputs".into(), json!(r.inputs));
         kj.insert("models".into(), json!(r.models.iter().map(|(reg, t)| json!({"region": reg, "text": t})).collect::<Vec<_>>()));
@@ -330,6 +399,16 @@ pub fn write_all(
         let (w, d) = pooled.get(h).copied().unwrap_or((0, 0));
         all.push(format!("**{}** ({w}/{d})", pct(w as f64 / d.max(1) as f64)));
     }
+    if pooled_uc.len() > 1 {
+        for (uc, m) in &pooled_uc {
+            let mut row = vec![format!("*all {}*", uc.label())];
+            for h in &header {
+                let (w, d) = m.get(h).copied().unwrap_or((0, 0));
+                row.push(format!("*{}* ({w}/{d})", pct(w as f64 / d.max(1) as f64)));
+            }
+            acc_rows.push(row);
+        }
+    }
     acc_rows.push(all);
     let table = |head: Vec<String>, rows: &[Vec<String>]| -> String {
         let mut t = format!("| {} |\n|{}\n", head.join(" | "), "---|".repeat(head.len()));
@@ -342,6 +421,14 @@ pub fn write_all(
     h.extend(header.iter().cloned());
     writeln!(md, "### Accuracy: decisions within {:.0} % of the oracle (fastest measured variant per input)\n", TOLERANCE * 100.0)?;
     md += &table(h.clone(), &acc_rows);
+    writeln!(md, "\n### Adaptive-50 end to end, judged by the regular {repeats} runs per configuration only and by all runs (with the {} extra runs of every configuration at inputs in doubt)\n", doubt.repeats)?;
+    doubt_rows.push(vec![
+        "**all kernels**".into(),
+        format!("**{}** ({}/{})", pct(doubt_pooled.0 as f64 / doubt_pooled.1.max(1) as f64), doubt_pooled.0, doubt_pooled.1),
+        format!("**{}** ({}/{})", pct(doubt_pooled.2 as f64 / doubt_pooled.3.max(1) as f64), doubt_pooled.2, doubt_pooled.3),
+        String::new(),
+    ]);
+    md += &table(vec!["kernel".into(), "regular runs only".into(), "all runs".into(), "inputs in doubt".into()], &doubt_rows);
     writeln!(md, "\n### Accuracy against the stored measurements the models learn from (Adaptive-K on the profiling data, as seed 001 scores prediction accuracy; regions pooled)\n")?;
     let mut prow = vec!["**all kernels**".to_owned()];
     for (w, d) in profile_pooled {
@@ -349,10 +436,21 @@ pub fn write_all(
     }
     profile_rows.push(prow);
     md += &table(vec!["kernel".into(), "Adaptive-25".into(), "Adaptive-50".into(), "Adaptive-75".into()], &profile_rows);
-    writeln!(md, "\n### Noise: median spread of one configuration's runs (slowest / fastest − 1), median gap between Static CPU and Static GPU, inputs where the gap exceeds both the spread and 5 %\n")?;
-    md += &table(vec!["kernel".into(), "run-to-run spread".into(), "CPU/GPU gap".into(), "inputs apart".into()], &noise_rows);
-    writeln!(md, "\n### Speedup over Static GPU (geometric mean over the inputs, and the largest)\n")?;
+    writeln!(md, "\n### Noise: median spread of one configuration's runs (slowest / fastest − 1), median gap between the two fastest configurations (CPU/GPU: between CPU and GPU), inputs where the gap exceeds both the spread and 5 %, inputs in doubt (more runs)\n")?;
+    md += &table(
+        vec!["kernel".into(), "run-to-run spread".into(), "gap of the best two".into(), "inputs apart".into(), "inputs in doubt".into()],
+        &noise_rows,
+    );
+    writeln!(md, "\n### Speedup over the baseline (geometric mean over the inputs, and the largest)\n")?;
     md += &table(h, &speed_rows);
+    writeln!(md, "\n### Static variants: speedup of each variant run everywhere over the baseline (geometric mean over the inputs)\n")?;
+    let widest = static_rows.iter().map(|r| r.len()).max().unwrap_or(2);
+    for r in &mut static_rows {
+        r.resize(widest, String::new());
+    }
+    let mut sh = vec!["kernel".to_owned(), "baseline".to_owned()];
+    sh.extend((2..widest).map(|i| format!("variant {}", i - 1)));
+    md += &table(sh, &static_rows);
     writeln!(md, "\n### Overhead after training: Adaptive-100's runs against static runs of the variants it chose, against the oracle, and the one-off cost in the first step (loading the store, training; median over inputs)\n")?;
     md += &table(
         vec!["kernel".into(), "geometric mean".into(), "median".into(), "against the oracle".into(), "first step, extra".into()],
@@ -366,7 +464,7 @@ pub fn write_all(
     let summary = json!({
         "machine": machine,
         "repeats": repeats,
-        "method": {"k": method.k, "shuffles": method.shuffles, "tolerance": TOLERANCE},
+        "method": {"k": method.k, "shuffles": method.shuffles, "tolerance": TOLERANCE, "doubt_band": doubt.band, "doubt_repeats": doubt.repeats},
         "pooled_accuracy": pooled.iter().map(|(k, (w, d))| (k.clone(), json!({"within": w, "decisions": d}))).collect::<serde_json::Map<_, _>>(),
         "kernels": kernels_json.into_iter().collect::<serde_json::Map<_, _>>(),
     });

@@ -20,12 +20,14 @@ pub struct Toolchain {
 }
 
 impl Toolchain {
-    pub fn build(&self, source: &Path, exe: &Path) -> Result<()> {
+    /// `define`: the use-case's flag (`-DUSE_THREADS`), if any.
+    pub fn build(&self, source: &Path, exe: &Path, define: Option<&str>) -> Result<()> {
         let mut c = Command::new(&self.cc);
         c.args(["-O2", "-fopenmp"]).arg(format!("-fopenmp-targets={}", self.targets)).arg(format!("-fplugin={}", self.plugin.display()));
         if self.resident {
             c.arg("-DRESIDENT_STATE=1");
         }
+        c.args(define);
         c.args(&self.cflags).arg(source).arg("-o").arg(exe).arg("-lm");
         let out = c.output().with_context(|| format!("cannot run {}", self.cc))?;
         if !out.status.success() {
@@ -66,7 +68,8 @@ pub fn parse(stdout: &str) -> Result<Output> {
     let mut decisions = Vec::new();
     for line in stdout.lines() {
         let fields = |rest: &str| -> Vec<(String, String)> {
-            rest.split_whitespace().filter_map(|kv| kv.split_once('=')).map(|(k, v)| (k.to_owned(), v.to_owned())).collect()
+            // the count is after the last '=': variant names have their own (`thread_limit=64=3`)
+            rest.split_whitespace().filter_map(|kv| kv.rsplit_once('=')).map(|(k, v)| (k.to_owned(), v.to_owned())).collect()
         };
         if let Some(rest) = line.strip_prefix("RESULT ") {
             let f = fields(rest);
@@ -87,10 +90,10 @@ pub fn parse(stdout: &str) -> Result<Output> {
     Ok(Output { time_s, steady_s: steady.unwrap_or(time_s), decisions })
 }
 
-/// Runs `exe input` in `cwd` with only `env` among the `OMPADAPT_*` variables.
-pub fn run(exe: &Path, input: u64, cwd: &Path, env: &[(&str, String)]) -> Result<Output> {
+/// Runs `exe input [steps]` in `cwd` with only `env` among the `OMPADAPT_*` variables.
+pub fn run(exe: &Path, input: u64, steps: Option<u64>, cwd: &Path, env: &[(&str, String)]) -> Result<Output> {
     let mut c = Command::new(exe);
-    c.arg(input.to_string()).current_dir(cwd);
+    c.arg(input.to_string()).args(steps.map(|s| s.to_string())).current_dir(cwd);
     for (k, _) in std::env::vars() {
         if k.starts_with("OMPADAPT_") {
             c.env_remove(k);
@@ -128,5 +131,8 @@ mod tests {
         let wrong = good.replace("check=ok err=0", "check=FAILED err=4.17");
         assert!(parse(&wrong).unwrap_err().to_string().contains("wrong result"));
         assert!(parse("DECISIONS region=heat cpu=1 gpu=0\n").unwrap_err().to_string().contains("no RESULT"));
+        let kinds = good.replace("cpu=18 gpu=2", "thread_limit=64=3 coschedule=0.25=17");
+        let o = parse(&kinds).unwrap();
+        assert_eq!(o.decisions[0].1, vec![("thread_limit=64".to_owned(), 3), ("coschedule=0.25".to_owned(), 17)]);
     }
 }

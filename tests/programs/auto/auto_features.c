@@ -109,6 +109,19 @@ void host_for(double *a, long n) {
   printf("TRUE model=host_for trip_count(i)=%ld\n", n);
 }
 
+/* Inside a time-step loop (HeCBench style): the bound changes after each launch. */
+void time_steps(double *a, int n0) {
+  int n = n0;
+  for (int step = 0; step < 3; ++step) {
+    AUTO("time_steps", "i");
+#pragma omp target teams distribute parallel for map(tofrom: a[0:n])
+    for (int i = 0; i < n; ++i) a[i] += 0.25;
+    show("time_steps", spec_, f_, k_);
+    printf("TRUE model=time_steps trip_count(i)=%d bytes_mapped=%ld\n", n > 0 ? n : 0, (long)(n > 0 ? n : 0) * 8);
+    n = n / 2 + 1;
+  }
+}
+
 /* Dynamic schedule (__kmpc_dispatch_init: bounds by value), unsigned bounds, a step of 2. */
 void dynamic(double *a, unsigned n) {
   AUTO("dynamic", "i");
@@ -169,6 +182,7 @@ int main(int argc, char **argv) {
     nested(a, n, m);
     host_for(a, n);
     dynamic(a, (unsigned)n);
+    time_steps(a, n);
     written_after(a, n);
     opaque(a, n);
     adaptive(a, n);

@@ -1,6 +1,6 @@
 // An unmodified C++ offload program, built stock and in zero-source-change mode: a function
-// template (two instantiations), member functions defined in and out of their class, a lambda,
-// all in a namespace. Values are integers held in doubles: results are exact.
+// template (two instantiations), member functions defined in and out of their class, lambdas,
+// a class template's member, all in a namespace. Values are integers held in doubles: results are exact.
 #include <cstdio>
 #include <vector>
 
@@ -37,6 +37,19 @@ double Field::sum() const {
   return s;
 }
 
+// A class template whose member, defined in the class, launches from a lambda.
+template <typename T> struct Stencil {
+  T w;
+  void apply(T *p, int n) const {
+    const T c = w;
+    auto kernel = [=]() {
+#pragma omp target teams distribute parallel for map(tofrom: p[0:n])
+      for (int i = 0; i < n; ++i) p[i] = c * p[i] + 1;
+    };
+    kernel();
+  }
+};
+
 } // namespace sim
 
 int main() {
@@ -53,6 +66,7 @@ int main() {
     sim::axpy(2.0, x.data(), y.data(), n);
     sim::axpy(3.0f, xf.data(), yf.data(), n);
     twice(f.data(), n);
+    sim::Stencil<double>{3.0}.apply(y.data(), n);
   }
   double sy = 0, syf = 0;
   for (int i = 0; i < n; ++i) sy += y[i], syf += yf[i];

@@ -1,9 +1,11 @@
 /* An unmodified HeCBench-style program, built stock and in zero-source-change mode: kernels in
  * a `target data` region run over time steps, a `declare target` function, a reduction, a
- * collapse(2) nest, several kernels per function, a kernel from a macro with _Pragma, `nowait`
- * + `taskwait` (left as written), and one explicit adaptation directive beside the plain
- * constructs (seen only by builds with the plugin, which defines OMPADAPT_API_VERSION). Every value is an integer held in a double, so results are exact whatever order
- * a reduction takes: each variant's output must equal the stock build's byte for byte. */
+ * collapse(2) nest, several kernels per function, kernels from a macro with _Pragma (two on one
+ * line), `nowait` + `taskwait` (left as written), and one explicit adaptation directive beside
+ * the plain constructs (seen only by builds with the plugin, which defines
+ * OMPADAPT_API_VERSION). Every value is an integer held in a double, so results are exact
+ * whatever order a reduction takes: each variant's output must equal the stock build's byte for
+ * byte. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -53,9 +55,9 @@ int main(int argc, char **argv) {
     printf("step total u=%.0f\n", total(u, n));
   }
   for (int k = 0; k < 3; ++k) grid(g, rows, cols);
-  SCALE_U(2.0)
+  SCALE_U(2.0) SCALE_U(3.0)
 #ifdef OMPADAPT_API_VERSION /* built with the plugin */
-#pragma omp adaptation model_name(explicit_scale) features(n) variants(cpu, gpu)
+#pragma omp adaptation model_name(explicit_scale) features(n, auto) variants(cpu, gpu)
 #endif
 #pragma omp target teams distribute parallel for map(tofrom: v[0:n])
   for (int i = 0; i < n; ++i) v[i] = 3 * v[i] - 1;
