@@ -66,6 +66,7 @@ printf '%-24s %7s %9s %9s %9s %8s %8s %10s\n' program regions "plain ms" "plugin
 R_AUTO=()
 R_PLUGIN=()
 sum_plain=0 sum_plugin=0 sum_auto=0 sum_regions=0
+: > "$TMP/fit"
 for src in "${SOURCES[@]}"; do
   [ -f "$src" ] || continue
   name=$(basename "$(dirname "$src")")
@@ -84,11 +85,13 @@ for src in "${SOURCES[@]}"; do
   p=$(median < "$TMP/plain")
   g=$(median < "$TMP/plugin")
   a=$(median < "$TMP/auto")
+  a=${a%.*} g=${g%.*} p=${p%.*}
   n=$(regions "$src")
   rp=$(awk -v a="$g" -v b="$p" 'BEGIN { printf "%.3f", a / b }')
   ra=$(awk -v a="$a" -v b="$p" 'BEGIN { printf "%.3f", a / b }')
   per=$(awk -v a="$a" -v g="$g" -v n="$n" 'BEGIN { if (n > 0) printf "%.1f", (a - g) / n; else printf "-" }')
   printf '%-24s %7s %9s %9s %9s %8s %8s %10s\n' "$name" "$n" "$p" "$g" "$a" "$rp" "$ra" "$per"
+  echo "$n $((a - g))" >> "$TMP/fit"
   R_AUTO+=("$ra")
   R_PLUGIN+=("$rp")
   sum_plain=$(awk -v s="$sum_plain" -v x="$p" 'BEGIN { print s + x }')
@@ -101,3 +104,10 @@ echo "kinds $KINDS, target $TARGET, $CLOCK time, medians of $REPS interleaved co
 echo "auto mode / plain -fopenmp: geometric mean $(geomean "${R_AUTO[@]}")x, whole corpus $(awk -v a="$sum_auto" -v b="$sum_plain" 'BEGIN { printf "%.3f", a / b }')x (goal <= 1.10x)"
 echo "fixed cost (plugin loaded, no region) / plain: geometric mean $(geomean "${R_PLUGIN[@]}")x, whole corpus $(awk -v a="$sum_plugin" -v b="$sum_plain" 'BEGIN { printf "%.3f", a / b }')x"
 echo "per adaptive region: $(awk -v a="$sum_auto" -v g="$sum_plugin" -v n="$sum_regions" 'BEGIN { if (n > 0) printf "%.1f", (a - g) / n; else printf "-" }') ms over $sum_regions regions"
+# Least squares of (auto - plugin) over the number of regions: the part every translation unit
+# with adaptive regions pays once (the lowering's helpers: runtime loader, fallback, host guard
+# check) and the part each region adds. Template instantiations count as one source region.
+awk '{ x += $1; y += $2; xx += $1 * $1; xy += $1 * $2; n++ }
+  END { d = n * xx - x * x; if (n < 2 || d == 0) exit
+        b = (n * xy - x * y) / d; a = (y - b * x) / n
+        printf "fit over %d sources: %.1f ms per translation unit with adaptive regions + %.1f ms per region\n", n, a, b }' "$TMP/fit"

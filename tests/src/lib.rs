@@ -90,26 +90,6 @@ pub fn compile(src: &Path, exe: &Path, extra: &[&str]) -> Run {
     run(&mut c)
 }
 
-/// Whether the plugin takes `-fplugin-arg-ompadapt-auto=<kinds>` (zero-source-change mode).
-/// Tests of that mode call it first; while the plugin lacks it they say so on stderr and stop.
-pub fn auto_mode_available() -> bool {
-    static AVAILABLE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
-    *AVAILABLE.get_or_init(|| {
-        let dir = scratch();
-        let src = dir.path().join("probe.c");
-        std::fs::write(&src, "int main(void) { return 0; }\n").expect("probe source");
-        let out = run(Command::new(CLANG)
-            .args(["-fopenmp", "-fsyntax-only"])
-            .arg(format!("-fplugin={}", plugin().display()))
-            .arg("-fplugin-arg-ompadapt-auto=cpu,gpu")
-            .arg(&src));
-        if !out.ok() {
-            eprintln!("SKIPPED: the plugin has no zero-source-change mode yet: {}", out.stderr.trim());
-        }
-        out.ok()
-    })
-}
-
 /// Runs a compiled program in `dir` (so that its learned data stays in the scratch dir).
 pub fn run_program(exe: &Path, dir: &Path, env: &[(&str, &str)]) -> Run {
     let mut c = Command::new(exe);

@@ -76,9 +76,6 @@ fn pkg_config_gives_the_plugin_and_the_runtime() {
 /// target without the plugin as the reference; all built from unmodified corpus programs.
 #[test]
 fn cmake_zero_source_change_mode() {
-    if !auto_mode_available() {
-        return;
-    }
     let dir = scratch();
     let prefix = dir.path().join("prefix");
     install(&prefix);
