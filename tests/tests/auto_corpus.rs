@@ -90,7 +90,8 @@ fn expected_regions(p: &Program) -> (BTreeSet<usize>, BTreeSet<usize>) {
 
 /// `<function>@<file>:<line>` → line, checking the shape.
 fn region_line(p: &Program, region: &str) -> usize {
-    let (function, place) = region.split_once('@').unwrap_or_else(|| panic!("{}: region name '{region}' is not <function>@<file>:<line>", p.name));
+    let (function, place) =
+        region.split_once('@').unwrap_or_else(|| panic!("{}: region name '{region}' is not <function>@<file>:<line>", p.name));
     assert!(!function.is_empty(), "{}: region '{region}' names no function", p.name);
     let (file, line) = place.rsplit_once(':').unwrap_or_else(|| panic!("{}: region '{region}' has no line", p.name));
     assert_eq!(file, p.source, "{}: region '{region}' names the source as given to the compiler", p.name);
