@@ -170,8 +170,12 @@ fn forest_learner_alone_accuracy() {
 fn region_decides_the_best_policy_for_every_model_type() {
     use ompadapt_rt::ctx::Ctx;
     use ompadapt_rt::spec;
+    // Policies' synthetic costs differ by UNIT clock units: far more than a preemption between
+    // two statements on a loaded machine, which is all that separates the backdated start from
+    // `end`'s clock reading (costs of a few µs made this test flaky under load).
+    const UNIT: u64 = 100_000_000;
     // Backdating needs a clock reading larger than the costs (its epoch is the first reading).
-    while ompadapt_rt::clock::now() < 1_000_000 {
+    while ompadapt_rt::clock::now() < 5 * UNIT {
         std::hint::spin_loop();
     }
     for choice in ALL {
@@ -186,9 +190,9 @@ fn region_decides_the_best_policy_for_every_model_type() {
             for f in 0..4 {
                 let mut c = Ctx::zeroed();
                 r.begin(&[f as f64], &mut c);
-                // a synthetic cost of (1 + |p - f|) µs: backdate the start (no flags are set
+                // a synthetic cost of (1 + |p - f|) units: backdate the start (no flags are set
                 // while exploring without warm-up)
-                let cost = 1000 * (1 + (c.variant - f).unsigned_abs() as u64);
+                let cost = UNIT * (1 + (c.variant - f).unsigned_abs() as u64);
                 c.t0 = ompadapt_rt::clock::now().saturating_sub(cost);
                 r.end(&c);
             }
