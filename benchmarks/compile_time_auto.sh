@@ -36,23 +36,8 @@ trap 'rm -rf "$TMP"' EXIT
 # shellcheck disable=SC2206
 PLAIN=(-O2 -fopenmp -fopenmp-targets="$TARGET" $EXTRA -c -w)
 
-# Milliseconds of one compilation (CPU time of the driver and its jobs, or CLOCK=wall).
-time_ms() {
-  local start end TIMEFORMAT='%3U %3S'
-  start=$(date +%s%N)
-  if ! { time "$@" > /dev/null 2> "$TMP/stderr"; } 2> "$TMP/cpu"; then
-    echo "compile failed: $*" >&2
-    cat "$TMP/stderr" >&2
-    exit 1
-  fi
-  end=$(date +%s%N)
-  if [ "$CLOCK" = wall ]; then
-    echo $(((end - start) / 1000000))
-  else
-    awk '{ printf "%d\n", ($1 + $2) * 1000 }' "$TMP/cpu"
-  fi
-}
-median() { sort -n | awk '{ a[NR] = $1 } END { print (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
+# shellcheck source=scripts/lib/compile_timing.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib/compile_timing.sh"
 geomean() { printf '%s\n' "$@" | awk '{ s += log($1); n++ } END { if (n) printf "%.3f", exp(s / n); else printf "-" }'; }
 
 # Offloading target constructs the mode makes adaptive (not data/enter/exit/update, not nowait
