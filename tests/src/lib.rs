@@ -144,3 +144,18 @@ pub fn program_folder(exe: &Path) -> String {
 }
 
 pub mod fuzz;
+
+/// Builds, in `dir`, the stand-in runtime (tests/programs/variants/forced_runtime.c) that takes
+/// each region's variants from `OMPADAPT_TEST_SEQUENCE` instead of choosing them: the tests
+/// force variant sequences with it (`OMPADAPT_RUNTIME=<this library>`).
+pub fn forced_runtime(dir: &Path) -> PathBuf {
+    let lib = dir.join("libforced.so");
+    run(Command::new(CLANG)
+        .args(["-O2", "-shared", "-fPIC"])
+        .arg(format!("-I{}", workspace_root().join("runtime/include").display()))
+        .arg(source("programs/variants/forced_runtime.c"))
+        .arg("-o")
+        .arg(&lib))
+    .expect_ok("building the forced-sequence runtime");
+    lib
+}

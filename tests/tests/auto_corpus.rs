@@ -159,14 +159,7 @@ fn builds() -> &'static Builds {
         let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("auto_corpus");
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
-        let forced = dir.join("libforced.so");
-        run(Command::new(CLANG)
-            .args(["-O2", "-shared", "-fPIC"])
-            .arg(format!("-I{}", workspace_root().join("runtime/include").display()))
-            .arg(source("programs/variants/forced_runtime.c"))
-            .arg("-o")
-            .arg(&forced))
-        .expect_ok("building the forced-sequence runtime");
+        let forced = forced_runtime(&dir);
         let jobs: Vec<(Program, Option<usize>)> =
             programs().into_iter().flat_map(|p| [None, Some(0), Some(1)].map(|k| (p.clone(), k))).collect();
         let results = parallel(&jobs, |(p, k)| compile_program(p, &dir.join(format!("{}.{}", p.name, build_name(*k))), *k));

@@ -65,18 +65,6 @@ fn result(stdout: &str) -> (String, String) {
     (sums.to_string(), where_.to_string())
 }
 
-fn forced_runtime(dir: &Path) -> PathBuf {
-    let lib = dir.join("libforced.so");
-    run(Command::new(CLANG)
-        .args(["-O2", "-shared", "-fPIC"])
-        .arg(format!("-I{}", workspace_root().join("runtime/include").display()))
-        .arg(source("programs/variants/forced_runtime.c"))
-        .arg("-o")
-        .arg(&lib))
-    .expect_ok("building the forced-sequence runtime");
-    lib
-}
-
 fn sequences() -> Vec<String> {
     let mut s: Vec<String> = ["0", "1", "0,1", "1,0,0", "0,0,1,1,1"].map(String::from).to_vec();
     let mut x = 0x2545_f491_4f6c_dd1du64;

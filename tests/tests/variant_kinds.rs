@@ -21,20 +21,6 @@ fn build(name: &str, dir: &Path, extra: &[&str]) -> PathBuf {
     exe
 }
 
-/// The stand-in runtime that takes its variants from OMPADAPT_TEST_SEQUENCE.
-fn forced_runtime(dir: &Path) -> PathBuf {
-    let lib = dir.join("libforced.so");
-    let include = workspace_root().join("runtime/include");
-    run(Command::new(CLANG)
-        .args(["-O2", "-shared", "-fPIC"])
-        .arg(format!("-I{}", include.display()))
-        .arg(source("programs/variants/forced_runtime.c"))
-        .arg("-o")
-        .arg(&lib))
-    .expect_ok("building the forced-sequence runtime");
-    lib
-}
-
 fn forced(exe: &Path, dir: &Path, lib: &Path, sequence: &str, extra: &[(&str, &str)]) -> Run {
     let mut env = vec![("OMPADAPT_RUNTIME", lib.to_str().unwrap()), ("OMPADAPT_TEST_SEQUENCE", sequence)];
     env.extend_from_slice(extra);
