@@ -159,3 +159,18 @@ pub fn forced_runtime(dir: &Path) -> PathBuf {
     .expect_ok("building the forced-sequence runtime");
     lib
 }
+
+/// A deterministic pseudo-random sequence of `len` variant indices below `variants`, as
+/// `OMPADAPT_TEST_SEQUENCE` takes it ("0,1,1,0,..."): the same for the same seed.
+pub fn random_sequence(seed: u64, len: usize, variants: usize) -> String {
+    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
+    (0..len)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x % variants as u64).to_string()
+        })
+        .collect::<Vec<_>>()
+        .join(",")
+}

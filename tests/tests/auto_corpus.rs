@@ -209,20 +209,6 @@ fn split_forced(stdout: &str) -> (String, Forced) {
     (program, forced)
 }
 
-/// Deterministic pseudo-random sequence over `n` variants.
-fn random_sequence(seed: u64, len: usize, n: usize) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..len)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % n as u64).to_string()
-        })
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
 fn sequences(nvariants: usize) -> Vec<String> {
     let mut s: Vec<String> = (0..nvariants).map(|v| v.to_string()).collect();
     s.push("0,1".into());

@@ -88,20 +88,6 @@ fn build_all(dir: &Path, jobs: &[(&str, String, Vec<String>)]) -> Vec<PathBuf> {
     })
 }
 
-/// Deterministic pseudo-random sequences of variant indices.
-fn random_sequence(seed: u64, n: usize, variants: usize) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % variants as u64).to_string()
-        })
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
 fn stock_output(exe: &Path, dir: &Path) -> String {
     let out = run_program(exe, dir, &[]);
     out.expect_ok("the stock build");

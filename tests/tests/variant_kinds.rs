@@ -43,20 +43,6 @@ fn launches(stderr: &str) -> Vec<(String, u32, u32)> {
         .collect()
 }
 
-/// Deterministic pseudo-random 0/1 sequences of length `n`.
-fn random_sequence(seed: u64, n: usize, variants: u64) -> String {
-    let mut x = seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            (x % variants).to_string()
-        })
-        .collect::<Vec<_>>()
-        .join(",")
-}
-
 #[test]
 fn stencil_in_target_data_is_exact_under_every_variant_sequence() {
     let dir = scratch();
