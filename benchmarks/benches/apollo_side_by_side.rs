@@ -11,13 +11,10 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn main() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
-    let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root.join("target"));
-    let (plugin, rt) = (target.join("release/libompadapt.so"), target.join("release/libompadapt_rt.so"));
-    if !plugin.exists() || !rt.exists() {
-        eprintln!("skipped: {} or {} missing (run `cargo build --release` first)", plugin.display(), rt.display());
+    let root = ompadapt_benchmarks::workspace_root();
+    let Some([plugin, rt]) = ompadapt_benchmarks::release_libraries(["libompadapt.so", "libompadapt_rt.so"]) else {
         return;
-    }
+    };
     let apollo = std::env::var("APOLLO_LIB").map(PathBuf::from).ok().or_else(|| {
         let out = Command::new(root.join("scripts/build-apollo.sh")).output().ok()?;
         out.status.success().then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))

@@ -2,17 +2,13 @@
 //! region execution: compiles benchmarks/c/region_overhead.c with the plugin (built by
 //! `cargo build --release`) and runs it. Prints the figure; `cargo bench` runs it.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 fn main() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
-    let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root.join("target"));
-    let plugin = target.join("release/libompadapt.so");
-    if !plugin.exists() {
-        eprintln!("skipped: {} missing (run `cargo build --release` first)", plugin.display());
+    let root = ompadapt_benchmarks::workspace_root();
+    let Some([plugin]) = ompadapt_benchmarks::release_libraries(["libompadapt.so"]) else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().expect("tempdir");
     let exe = dir.path().join("region_overhead");
     let st = Command::new("clang-19")

@@ -10,7 +10,7 @@
 //! batches), the stub's share (adaptive - hand - empty region) and the ratio; then the cpu
 //! variant's copies inside `target data` against hand-written `target update`s.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Command;
 
 fn clang(args: &[&str], out: &Path) {
@@ -19,13 +19,10 @@ fn clang(args: &[&str], out: &Path) {
 }
 
 fn main() {
-    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf();
-    let target = std::env::var("CARGO_TARGET_DIR").map(PathBuf::from).unwrap_or_else(|_| root.join("target"));
-    let plugin = target.join("release/libompadapt.so");
-    if !plugin.exists() {
-        eprintln!("skipped: {} missing (run `cargo build --release` first)", plugin.display());
+    let root = ompadapt_benchmarks::workspace_root();
+    let Some([plugin]) = ompadapt_benchmarks::release_libraries(["libompadapt.so"]) else {
         return;
-    }
+    };
     let dir = tempfile::tempdir().expect("tempdir");
     let forced = dir.path().join("libforced.so");
     let include = format!("-I{}", root.join("runtime/include").display());
