@@ -11,6 +11,20 @@ fn install(prefix: &std::path::Path) {
     out.expect_ok("scripts/install.sh");
 }
 
+/// Configures tests/cmake_project in `build` against the ompadapt installed in `prefix`.
+fn configure(build: &std::path::Path, prefix: &std::path::Path, extra: &[String]) -> Run {
+    run(Command::new("cmake")
+        .arg("-S")
+        .arg(source("cmake_project"))
+        .arg("-B")
+        .arg(build)
+        .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
+        .arg("-DCMAKE_C_COMPILER=clang-19")
+        .arg(format!("-DLISTING3={}", source("programs/listing3.c").display()))
+        .arg(format!("-DPROGRAMS_DIR={}", source("programs").display()))
+        .args(extra))
+}
+
 fn variants_ran(stdout: &str) -> BTreeSet<String> {
     records(stdout, "RUN").iter().map(|r| r["variant"].clone()).collect()
 }
@@ -24,15 +38,7 @@ fn cmake_find_package_builds_an_adaptive_program() {
     let prefix = dir.path().join("prefix");
     install(&prefix);
     let build = dir.path().join("build");
-    let configure = run(Command::new("cmake")
-        .arg("-S")
-        .arg(source("cmake_project"))
-        .arg("-B")
-        .arg(&build)
-        .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
-        .arg("-DCMAKE_C_COMPILER=clang-19")
-        .arg(format!("-DLISTING3={}", source("programs/listing3.c").display()))
-        .arg(format!("-DPROGRAMS_DIR={}", source("programs").display())));
+    let configure = configure(&build, &prefix, &[]);
     configure.expect_ok("cmake configure");
     assert!(!configure.stderr.contains("ompadapt:"), "no compiler warning expected: {}", configure.stderr);
     run(Command::new("cmake").arg("--build").arg(&build)).expect_ok("cmake --build");
@@ -80,18 +86,8 @@ fn cmake_zero_source_change_mode() {
     let prefix = dir.path().join("prefix");
     install(&prefix);
     let build = dir.path().join("build");
-    run(Command::new("cmake")
-        .arg("-S")
-        .arg(source("cmake_project"))
-        .arg("-B")
-        .arg(&build)
-        .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
-        .arg("-DCMAKE_C_COMPILER=clang-19")
-        .arg(format!("-DLISTING3={}", source("programs/listing3.c").display()))
-        .arg(format!("-DPROGRAMS_DIR={}", source("programs").display()))
-        .arg(format!("-DCORPUS_DIR={}", source("auto_corpus").display()))
-        .arg("-DOMPADAPT_AUTO=cpu,gpu"))
-    .expect_ok("cmake configure");
+    configure(&build, &prefix, &[format!("-DCORPUS_DIR={}", source("auto_corpus").display()), "-DOMPADAPT_AUTO=cpu,gpu".into()])
+        .expect_ok("cmake configure");
     run(Command::new("cmake").arg("--build").arg(&build).args(["-j", "2"])).expect_ok("cmake --build");
     let report = |exe: &str| -> (Run, Option<serde_json::Value>) {
         let file = dir.path().join(format!("{exe}.json"));
