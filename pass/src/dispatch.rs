@@ -30,7 +30,9 @@ use inkwell::builder::Builder;
 use inkwell::context::ContextRef;
 use inkwell::debug_info::DILocation;
 use inkwell::types::BasicMetadataTypeEnum;
-use inkwell::values::{AsValueRef, BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue, InstructionValue, IntValue};
+use inkwell::values::{
+    AnyValue, AsValueRef, BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue, InstructionValue, IntValue,
+};
 use inkwell::IntPredicate;
 
 use crate::cfg;
@@ -55,6 +57,8 @@ pub struct Dispatch<'ctx> {
     pub join_block: BasicBlock<'ctx>,
     /// `br i1 %ompadapt.use_host, label %ompadapt.host, label %ompadapt.offload`
     pub branch: InstructionValue<'ctx>,
+    /// `%ompadapt.launch`: the launch's result, or `OFFLOAD_FAIL` from the host path.
+    pub result: InstructionValue<'ctx>,
 }
 
 /// Rewrites `launch` (a `__tgt_target_kernel` call whose result is used) into a dispatch on
@@ -138,7 +142,7 @@ pub fn build_dispatch<'ctx>(
         set_launch_settings(context, &builder, launch, settings, debug_location);
     }
 
-    Dispatch { dispatch_block, host_block, offload_block, join_block, branch }
+    Dispatch { dispatch_block, host_block, offload_block, join_block, branch, result: phi.as_instruction() }
 }
 
 /// Values the chosen variant sets in the launch; 0 at run time keeps what clang compiled.
@@ -226,41 +230,53 @@ fn launch_result<'ctx>(launch: InstructionValue<'ctx>) -> BasicValueEnum<'ctx> {
 
 /// Name of the block the host guard adds between the dispatch and the host path.
 pub const GUARD_BLOCK: &str = "ompadapt.guard";
+pub const HOST_RUN_VALUE: &str = "ompadapt.host_run";
 pub const HOST_SAFE_VALUE: &str = "ompadapt.host_safe";
 /// Operands of `__tgt_target_kernel`: the device.
 const LAUNCH_DEVICE_ARG: u32 = 1;
 
-/// Puts the host guard on `d`'s host path: the dispatch's `cpu` edge goes to a block that calls
-/// `check(ctx, cpu, replacement, sections, n, device, kernel_args)` (the lowering header's
-/// `__ompadapt_host_guard_check`, with the guard marker's five operands and the launch's device
-/// and kernel arguments) and runs the host version only when it returns non-zero; otherwise
-/// the launch (the check has told the runtime the variant is unavailable and switched the
-/// execution to its replacement).
+/// Puts the host guard on `d`'s host path, so that the host version ends as the offload would:
 ///
-/// The check is a C function in the header rather than IR built here: it walks the launch's
-/// map arrays (a loop over `KernelArgsTy::NumArgs`, with libomptarget calls and the runtime's
-/// table), which reads and tests better as C, and the header is already in every translation
-/// unit that has a launch site.
+/// ```llvm
+/// ompadapt.guard:                           ; the dispatch's host edge
+///   %ompadapt.host_run = call ptr @enter(ctx, cpu, replacement, i64 %device, ptr %kargs)
+///   %ompadapt.host_safe = icmp ne ptr %ompadapt.host_run, null
+///   br i1 %ompadapt.host_safe, label %ompadapt.host, label %ompadapt.offload
+/// ompadapt.join:
+///   %ompadapt.host_run1 = phi ptr [ %ompadapt.host_run, %ompadapt.host ], [ null, %ompadapt.offload ]
+///   ...
+/// omp_offload.failed:
+///   call void @__omp_offloading_...(...)    ; the host version
+///   call void @exit(ptr %ompadapt.host_run1)
+/// ```
+///
+/// `enter`/`exit` are the lowering header's `__ompadapt_host_enter`/`__ompadapt_host_exit`;
+/// `guard_operands` the guard marker's ctx, cpu and replacement. When the failure path has no
+/// host-version call to close the run after, `enter` gets no kernel arguments and refuses.
 pub fn add_host_guard<'ctx>(
     context: &ContextRef<'ctx>,
     d: &Dispatch<'ctx>,
     launch: InstructionValue<'ctx>,
-    check: FunctionValue<'ctx>,
+    enter: FunctionValue<'ctx>,
+    exit: FunctionValue<'ctx>,
     guard_operands: &[BasicValueEnum<'ctx>],
 ) -> Option<BasicBlock<'ctx>> {
     let device = launch.get_operand(LAUNCH_DEVICE_ARG).and_then(|op| op.value()).filter(|v| v.is_int_value())?;
     let kargs = launch.get_operand(LAUNCH_KERNEL_ARGS_ARG).and_then(|op| op.value()).filter(|v| v.is_pointer_value())?;
-    let params = check.get_type().get_param_types();
-    if guard_operands.len() != 5 || params.len() != 7 {
+    let params = enter.get_type().get_param_types();
+    let token_type = enter.get_type().get_return_type().filter(|t| t.is_pointer_type())?.into_pointer_type();
+    if guard_operands.len() != 3 || params.len() != 5 || exit.count_params() != 1 {
         return None;
     }
+    let fallbacks = crate::omp_calls::fallback_calls(d.result);
+    let kargs = if fallbacks.is_empty() { token_type.const_null().as_basic_value_enum() } else { kargs };
     let debug_location = d.branch.get_debug_location();
     let builder = context.create_builder();
     let guard_block = context.insert_basic_block_after(d.dispatch_block, GUARD_BLOCK);
     builder.position_at_end(guard_block);
-    let mut args: Vec<BasicMetadataValueEnum<'ctx>> = Vec::with_capacity(7);
+    let mut args: Vec<BasicMetadataValueEnum<'ctx>> = Vec::with_capacity(5);
     for (v, ty) in guard_operands.iter().copied().chain([device, kargs]).zip(&params) {
-        // integers as the check declares them (C's int / long long); pointers are opaque
+        // integers as the function declares them (C's int / long long); pointers are opaque
         let v = match (v, ty) {
             (BasicValueEnum::IntValue(i), BasicMetadataTypeEnum::IntType(t)) if i.get_type() != *t => {
                 builder.build_int_s_extend_or_bit_cast(i, *t, "").map(Into::into).unwrap_or(v)
@@ -269,14 +285,29 @@ pub fn add_host_guard<'ctx>(
         };
         args.push(v.into());
     }
-    let call = builder.build_call(check, &args, "ompadapt.host_ok").expect("positioned");
-    call.set_call_convention(check.get_call_conventions());
-    let ok = call.try_as_basic_value().basic()?.into_int_value();
-    let safe = builder.build_int_compare(IntPredicate::NE, ok, ok.get_type().const_zero(), HOST_SAFE_VALUE).expect("positioned");
+    let call = builder.build_call(enter, &args, HOST_RUN_VALUE).expect("positioned");
+    call.set_call_convention(enter.get_call_conventions());
+    let token = call.try_as_basic_value().basic()?.into_pointer_value();
+    let safe = builder.build_int_compare(IntPredicate::NE, token, token_type.const_null(), HOST_SAFE_VALUE).expect("positioned");
     let br = builder.build_conditional_branch(safe, d.host_block, d.offload_block).expect("positioned");
-    for i in
-        [call.try_as_basic_value().basic().and_then(|v| v.as_instruction_value()), safe.as_instruction(), Some(br)].into_iter().flatten()
-    {
+    let mut located: Vec<InstructionValue<'ctx>> =
+        [token.as_instruction(), safe.as_instruction(), Some(br)].into_iter().flatten().collect();
+    // the token reaches the failure path through the join
+    builder.position_before(&d.result);
+    let phi = builder.build_phi(token_type, HOST_RUN_VALUE).expect("positioned");
+    let null = token_type.const_null();
+    phi.add_incoming(&[(&token as &dyn BasicValue<'ctx>, d.host_block), (&null as &dyn BasicValue<'ctx>, d.offload_block)]);
+    located.push(phi.as_instruction());
+    for host_version in fallbacks {
+        match host_version.get_next_instruction() {
+            Some(next) => builder.position_before(&next),
+            None => continue,
+        }
+        let c = builder.build_call(exit, &[phi.as_basic_value().into()], "").expect("positioned");
+        c.set_call_convention(exit.get_call_conventions());
+        c.as_any_value_enum().into_instruction_value().set_debug_location(host_version.get_debug_location().or(debug_location));
+    }
+    for i in located {
         i.set_debug_location(debug_location);
     }
     // the dispatch's host edge now goes through the guard

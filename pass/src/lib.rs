@@ -204,8 +204,8 @@ fn lower_site(
     );
     // the cpu variant's run-time check (regions with a cpu variant, see the lowering header)
     if let Some(guard) = offload_site::guard_of(site) {
-        if let (Some(check), Some(ops)) = (offload_site::guard_check_function(module), guard.check_operands()) {
-            if dispatch::add_host_guard(&context, &d, launch, check, &ops).is_some() {
+        if let (Some((enter, exit)), Some(ops)) = (offload_site::host_run_functions(module), guard.enter_operands()) {
+            if dispatch::add_host_guard(&context, &d, launch, enter, exit, &ops).is_some() {
                 offload_site::remove_guard(&guard);
             }
         }

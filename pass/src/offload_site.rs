@@ -231,14 +231,16 @@ fn constant_c_string(value: LLVMValueRef) -> Option<String> {
     }
 }
 
-/// The host guard marker: `__ompadapt_host_guard(ctx, cpu, replacement, sections, n, model)`,
-/// right before the launch-site marker of a region with a `cpu` variant (see the lowering
-/// header). The pass passes its first five operands, with the launch's device and kernel
-/// arguments, to [`GUARD_CHECK_FUNCTION`] on the stub's host path, and deletes it.
+/// The host guard marker: `__ompadapt_host_guard(ctx, cpu, replacement, model)`, right before
+/// the launch-site marker of a region with a `cpu` variant (see the lowering header). The pass
+/// calls [`HOST_ENTER_FUNCTION`] with its first three operands and the launch's device and
+/// kernel arguments on the stub's host path, [`HOST_EXIT_FUNCTION`] after the host version,
+/// and deletes it.
 pub const GUARD_FUNCTION: &str = "__ompadapt_host_guard";
-/// The check the stub calls (defined in the lowering header; emitted because the guard
-/// marker's own body calls it).
-pub const GUARD_CHECK_FUNCTION: &str = "__ompadapt_host_guard_check";
+/// What the stub calls around the host version (defined in the lowering header; emitted
+/// because the guard marker's own body calls them).
+pub const HOST_ENTER_FUNCTION: &str = "__ompadapt_host_enter";
+pub const HOST_EXIT_FUNCTION: &str = "__ompadapt_host_exit";
 
 /// Whether `name` is `c_name` or its Itanium mangling (`_ZL<len><name><params>`, also `_Z`):
 /// clang mangles a `static` function in C++ even inside `extern "C"`.
@@ -263,25 +265,28 @@ pub struct HostGuard<'ctx> {
 }
 
 impl<'ctx> HostGuard<'ctx> {
-    /// ctx, cpu, replacement, sections, n: what the check takes before the launch's operands.
-    pub fn check_operands(&self) -> Option<Vec<BasicValueEnum<'ctx>>> {
-        (0..5).map(|i| self.call.get_operand(i).and_then(|op| op.value())).collect()
+    /// ctx, cpu, replacement: what the enter function takes before the launch's operands.
+    pub fn enter_operands(&self) -> Option<Vec<BasicValueEnum<'ctx>>> {
+        (0..3).map(|i| self.call.get_operand(i).and_then(|op| op.value())).collect()
     }
 
-    /// The model name (sixth operand).
+    /// The model name (fourth operand).
     pub fn model(&self) -> String {
-        self.call.get_operand(5).and_then(|op| op.value()).and_then(|v| constant_c_string(v.as_value_ref())).unwrap_or_default()
+        self.call.get_operand(3).and_then(|op| op.value()).and_then(|v| constant_c_string(v.as_value_ref())).unwrap_or_default()
     }
 }
 
 /// Whether `inst` calls the guard marker.
 pub fn is_guard_call(inst: InstructionValue<'_>) -> bool {
-    called_function(inst).is_some_and(|f| names_function(f.get_name().to_bytes(), GUARD_FUNCTION)) && num_call_args(inst) >= 6
+    called_function(inst).is_some_and(|f| names_function(f.get_name().to_bytes(), GUARD_FUNCTION)) && num_call_args(inst) >= 4
 }
 
-/// The check function of `module`, if the lowering header's definition was emitted.
-pub fn guard_check_function<'ctx>(module: &Module<'ctx>) -> Option<FunctionValue<'ctx>> {
-    module.get_functions().find(|f| names_function(f.get_name().to_bytes(), GUARD_CHECK_FUNCTION) && f.count_params() == 7)
+/// The enter and exit functions of `module`, if the lowering header's definitions were emitted.
+pub fn host_run_functions<'ctx>(module: &Module<'ctx>) -> Option<(FunctionValue<'ctx>, FunctionValue<'ctx>)> {
+    let find = |name: &str, params: u32| {
+        module.get_functions().find(|f| names_function(f.get_name().to_bytes(), name) && f.count_params() == params)
+    };
+    Some((find(HOST_ENTER_FUNCTION, 5)?, find(HOST_EXIT_FUNCTION, 1)?))
 }
 
 /// The guard of `site`: a guard call of the same model, in the same function, whose block
@@ -341,7 +346,7 @@ pub fn remove_guard(guard: &HostGuard<'_>) {
         use_host: guard.call.get_operand(1).and_then(|op| op.value()).expect("the guard has operands"),
         num_teams: None,
         thread_limit: None,
-        model_arg: 5,
+        model_arg: 3,
     });
 }
 

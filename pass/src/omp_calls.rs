@@ -108,23 +108,27 @@ pub fn region_id_name(launch: InstructionValue<'_>) -> String {
 /// there.
 pub fn host_fallback<'ctx>(launch: InstructionValue<'ctx>) -> Option<FunctionValue<'ctx>> {
     let expected = region_id_name(launch).strip_prefix('.').and_then(|n| n.strip_suffix(REGION_ID_SUFFIX)).map(str::to_owned);
-    let mut candidates = Vec::new();
-    for failed_block in failure_blocks(launch) {
-        for inst in failed_block.get_instructions() {
-            if let Some(f) = called_function(inst) {
-                let name = f.get_name().to_string_lossy();
-                if name.starts_with(OFFLOADING_PREFIX) {
-                    candidates.push(f);
-                }
-            }
-        }
-    }
+    let candidates: Vec<FunctionValue<'ctx>> = fallback_calls(launch).into_iter().filter_map(called_function).collect();
     if let Some(expected) = expected {
         if let Some(f) = candidates.iter().find(|f| f.get_name().to_bytes() == expected.as_bytes()) {
             return Some(*f);
         }
     }
     candidates.into_iter().next()
+}
+
+/// The calls of `__omp_offloading_*` functions (the host fallback) on the paths taken when
+/// `result` — a launch, or the value that replaced its result — is non-zero.
+pub fn fallback_calls<'ctx>(result: InstructionValue<'ctx>) -> Vec<InstructionValue<'ctx>> {
+    let mut calls = Vec::new();
+    for failed_block in failure_blocks(result) {
+        for inst in failed_block.get_instructions() {
+            if called_function(inst).is_some_and(|f| f.get_name().to_bytes().starts_with(OFFLOADING_PREFIX.as_bytes())) {
+                calls.push(inst);
+            }
+        }
+    }
+    calls
 }
 
 /// Blocks entered when the launch result is non-zero: for each `icmp ne %r, 0` (or `eq`) use of

@@ -17,9 +17,9 @@
  *   __ompadapt_auto_features() features(auto): replaced by the pass with the region's automatic
  *                             features (0 without the pass).
  *   __ompadapt_host_guard()   marker before the launch site of a region with a `cpu` variant:
- *                             the sections the cpu variant copies; the pass makes the stub's
- *                             host path call __ompadapt_host_guard_check() with the launch's
- *                             map entries and deletes the marker.
+ *                             the pass makes the stub's host path call
+ *                             __ompadapt_host_enter()/__ompadapt_host_exit() around the host
+ *                             version with the launch's map entries and deletes the marker.
  *   __ompadapt_check_output() the type check of model_output, in ompadapt's words
  *                             (diagnose_if: the error is at the model_output argument).
  *   __ompadapt_output<T>      (C++) model_output's conversion, as an assignment would do it.
@@ -60,10 +60,6 @@ struct __ompadapt_statx {
 typedef char __ompadapt_statx_is_256_bytes[sizeof(struct __ompadapt_statx) == 256 ? 1 : -1];
 
 extern int __ompadapt_omp_get_max_threads(void) __asm__("omp_get_max_threads");
-/* the host guard (only referenced where a launch exists, so only offloading programs link it) */
-extern int __ompadapt_omp_target_is_present(const void *, int) __asm__("omp_target_is_present");
-extern int __ompadapt_omp_get_default_device(void) __asm__("omp_get_default_device");
-extern int __ompadapt_omp_get_initial_device(void) __asm__("omp_get_initial_device");
 extern int __ompadapt_omp_get_max_teams(void) __asm__("omp_get_max_teams");
 /* schedule variants of a parallel for: omp_sched_t is an enum, passed as int. */
 extern void __ompadapt_omp_set_schedule(int, int) __asm__("omp_set_schedule");
@@ -131,6 +127,14 @@ static inline __attribute__((unused)) void __ompadapt_fallback_unlowered(const c
 static inline __attribute__((unused)) void __ompadapt_fallback_unavailable(ompadapt_ctx *ctx, int r) {
   ctx->variant = r;
 }
+/* Without a runtime nothing copies device data: the offload runs instead of the host version. */
+static inline __attribute__((unused)) void *__ompadapt_fallback_host_enter(ompadapt_ctx *ctx, int cpu, int r,
+                                                                          long long device, const void *kargs) {
+  (void)cpu; (void)device; (void)kargs;
+  ctx->variant = r;
+  return 0;
+}
+static inline __attribute__((unused)) void __ompadapt_fallback_host_exit(void *run) { (void)run; }
 
 /* Secure-execution mode only: why the runtime at `path` may not be loaded (0: it may, and
  * `real` holds its canonical path, which is what gets loaded). Trusted means: an absolute path
@@ -176,7 +180,9 @@ static inline __OMPADAPT_ONCE const struct ompadapt_api *__ompadapt_api_load(voi
   static const struct ompadapt_api fallback = {OMPADAPT_API_VERSION, __ompadapt_fallback_begin,
                                                __ompadapt_fallback_end,
                                                __ompadapt_fallback_unlowered,
-                                               __ompadapt_fallback_unavailable};
+                                               __ompadapt_fallback_unavailable,
+                                               __ompadapt_fallback_host_enter,
+                                               __ompadapt_fallback_host_exit};
   const char *path = 0;
   char real[4096];
   void *lib;
@@ -265,78 +271,32 @@ static inline __attribute__((noinline)) int __ompadapt_auto_features(double *out
   return 0;
 }
 
-/* Whether the host version of a launch may run instead of the launch (the `cpu` variant): no
- * map entry of the launch that is not passed by value may point at storage present on the
- * launch's device unless it lies in one of the `nsections` [start, end) sections the cpu
- * variant copies around the host version (`target update`). Otherwise the device copy may
- * be newer than host memory — a data environment the compiler did not see, such as a
- * `target data` in a caller or `target enter data` in another function — and the variant is
- * reported unavailable (the execution continues as `replacement`) and 0 returned: the stub
- * launches the offload instead. `kernel_args` is the launch's KernelArgsTy (libomptarget 19,
- * versions 1-3 share these fields: NumArgs at byte 4, then ArgBasePtrs, ArgPtrs, ArgSizes,
- * ArgTypes); `device` the launch's device argument (-1: the default device). Called by the
- * stub the ompadapt pass builds, only on the host path (ctx->variant == cpu). */
-static inline __attribute__((unused, noinline)) int
-__ompadapt_host_guard_check(ompadapt_ctx *ctx, int cpu, int replacement, const void *const *sections,
-                            int nsections, long long device, const void *kernel_args) {
-  const char *k = (const char *)kernel_args;
-  void *const *ptrs;
-  const long long *sizes, *types;
-  unsigned nargs, i;
-  int j, dev = -2; /* looked up at the first entry that needs it: the device queries cost more
-                      than the whole check of a launch whose entries are all covered */
-  if (!k || !ctx || ctx->variant != cpu)
-    return 1;
-  nargs = *(const unsigned *)(k + 4);
-  ptrs = *(void *const *const *)(k + 16);
-  sizes = *(const long long *const *)(k + 24);
-  types = *(const long long *const *)(k + 32);
-  if (!ptrs)
-    return 1;
-  for (i = 0; i < nargs; ++i) {
-    const char *p = (const char *)ptrs[i];
-    long long size = sizes ? sizes[i] : 0;
-    int covered = 0;
-    if (!p || (types && (types[i] & 0x100 /* OMP_TGT_MAPTYPE_LITERAL: passed by value */)))
-      continue;
-    for (j = 0; j < nsections && !covered; ++j) {
-      const char *lo = (const char *)sections[2 * j], *hi = (const char *)sections[2 * j + 1];
-      /* a zero-size entry (an implicit map of a pointer inside a data environment) says only
-       * where the data starts */
-      covered = p >= lo && (size > 0 ? p + size <= hi : (p < hi || p == lo));
-    }
-    if (covered)
-      continue;
-    if (dev == -2) {
-      /* the initial device's number is fixed for the run, and asking libomptarget for it
-       * takes its device lock: asked once */
-      static int initial = -2;
-      int host = __atomic_load_n(&initial, __ATOMIC_RELAXED);
-      if (host == -2) {
-        host = __ompadapt_omp_get_initial_device();
-        __atomic_store_n(&initial, host, __ATOMIC_RELAXED);
-      }
-      dev = device == -1 ? __ompadapt_omp_get_default_device() : (int)device;
-      if (dev == host)
-        return 1; /* the launch would run on the host: host memory is the data */
-    }
-    if (__ompadapt_omp_target_is_present(p, dev)) {
-      __ompadapt_api()->variant_unavailable(ctx, replacement);
-      return 0;
-    }
-  }
-  return 1;
+/* The `cpu` variant of an offload (see ompadapt.h, ompadapt_host_enter/exit): the stub the
+ * ompadapt pass builds calls __ompadapt_host_enter(ctx, cpu, replacement, device, kernel_args)
+ * on its host path with the launch's device and KernelArgsTy, runs the host version only when
+ * it returns non-NULL (else the launch: the runtime has switched the execution to
+ * `replacement`), and passes what it returned to __ompadapt_host_exit after the host version.
+ * The runtime brings device data in, saves and restores host bytes, so that the host version
+ * ends in exactly the state the offload would leave. */
+static inline __attribute__((unused, noinline)) void *
+__ompadapt_host_enter(ompadapt_ctx *ctx, int cpu, int replacement, long long device, const void *kernel_args) {
+  return __ompadapt_api()->host_enter(ctx, cpu, replacement, device, kernel_args);
+}
+static inline __attribute__((unused, noinline)) void __ompadapt_host_exit(void *run) {
+  if (run)
+    __ompadapt_api()->host_exit(run);
 }
 
 /* Before the launch site of a region with a `cpu` variant (variant index `cpu`; `replacement`
- * runs when the guard fails, -1: none recorded): `sections` holds `nsections` pairs of
- * (start, end) of what the cpu variant copies. The ompadapt pass pairs it with the launch and
- * deletes it; without the pass it does nothing (the cpu variant then runs the offload). */
+ * runs when the host version cannot stand in for the launch, -1: none recorded). The ompadapt
+ * pass pairs it with the launch, calls the two functions above around the host version and
+ * deletes it; without the pass it does nothing (the cpu variant then runs the offload). Its
+ * body references both so that they are emitted for the pass. */
 static inline __attribute__((unused, noinline)) void __ompadapt_host_guard(ompadapt_ctx *ctx, int cpu, int replacement,
-                                                                   const void *const *sections, int nsections,
                                                                    const char *model) {
   (void)model;
-  (void)__ompadapt_host_guard_check(ctx, cpu, replacement, sections, nsections, -1, 0);
+  if (ctx == 0)
+    __ompadapt_host_exit(__ompadapt_host_enter(ctx, cpu, replacement, -1, 0));
 }
 
 #ifdef __cplusplus

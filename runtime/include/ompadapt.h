@@ -43,7 +43,7 @@
 extern "C" {
 #endif
 
-#define OMPADAPT_API_VERSION 2
+#define OMPADAPT_API_VERSION 3
 #define OMPADAPT_MAX_FEATURES 16
 
 /* One execution of an adaptive region. Fields are read by generated code (variant, value);
@@ -104,10 +104,7 @@ void ompadapt_end(ompadapt_ctx *ctx);
  * the first call per model, a lock and a set lookup. */
 void ompadapt_unlowered_offload_site(const char *model);
 
-/* The variant selected on `ctx` cannot run in this process: the generated code found that
- * the `cpu` variant's launch uses data present on the device that the copies around the host
- * version do not cover (a `target data` in a caller, `target enter data` in another
- * function), so the host version would read stale host memory. The region marks the variant
+/* The variant selected on `ctx` cannot run in this process. The region marks the variant
  * unavailable for the rest of the run (exploration, models and pins never select it again;
  * the report lists it), says so once on stderr, and the execution continues as variant
  * `replacement`: ctx->variant and ctx->value are set to it and ompadapt_end records the time
@@ -115,6 +112,19 @@ void ompadapt_unlowered_offload_site(const char *model);
  * Thread-safe; the first call per region and variant takes the region's lock (and may
  * retrain), later ones only the flag. (API version 2.) */
 void ompadapt_variant_unavailable(ompadapt_ctx *ctx, int replacement);
+
+/* The `cpu` variant of an offloading construct (API version 3): called by the dispatch stub the
+ * ompadapt pass builds, around clang's host version of the kernel, so that it ends in exactly
+ * the state the offload would leave. `kernel_args` is the launch's KernelArgsTy, `device` its
+ * device argument (-1: the default device). ompadapt_host_enter saves the host bytes the
+ * offload would not change and brings the device copy of present storage into host memory;
+ * it returns what ompadapt_host_exit takes after the host version ran (which sends present
+ * storage back and restores the saved bytes), or NULL when the host version cannot stand in
+ * for the launch (a pointer mapped nowhere, e.g. from omp_target_alloc): then it has done what
+ * ompadapt_variant_unavailable(ctx, replacement) does and the caller launches the offload. */
+void *ompadapt_host_enter(ompadapt_ctx *ctx, int cpu, int replacement, long long device,
+                          const void *kernel_args);
+void ompadapt_host_exit(void *run);
 
 /* ---- Explicit control (issue 3: training and persistence; added, not in the table) -------- */
 
@@ -155,6 +165,9 @@ struct ompadapt_api {
   void (*end)(ompadapt_ctx *ctx);
   void (*unlowered_offload_site)(const char *model);
   void (*variant_unavailable)(ompadapt_ctx *ctx, int replacement); /* since version 2 */
+  void *(*host_enter)(ompadapt_ctx *ctx, int cpu, int replacement, long long device,
+                      const void *kernel_args);                       /* since version 3 */
+  void (*host_exit)(void *run);                                       /* since version 3 */
 };
 extern const struct ompadapt_api ompadapt_rt_api;
 

@@ -7,7 +7,7 @@
 use std::os::raw::{c_int, c_void};
 
 /// `OMPADAPT_API_VERSION`.
-pub const API_VERSION: u32 = 2;
+pub const API_VERSION: u32 = 3;
 /// `OMPADAPT_MAX_FEATURES`: features beyond this are ignored (with a warning, once per region).
 pub const MAX_FEATURES: usize = 16;
 

@@ -131,19 +131,14 @@ pub unsafe extern "C" fn ompadapt_unlowered_offload_site(model: *const c_char) {
     }));
 }
 
-/// The line `ompadapt_variant_unavailable` prints (once per region and variant).
-pub fn unavailable_message(model: &str, variant: &str, replacement: Option<&str>) -> String {
-    let instead = match replacement {
-        Some(r) => format!("runs '{r}' instead, and the region no longer selects '{variant}' in this run"),
-        None => format!("the region no longer selects '{variant}' in this run"),
-    };
-    format!(
-        "region '{model}': variant '{variant}' is unavailable: its launch uses data present on the device that \
-         was mapped outside the region's function (a 'target data' in a caller, or 'target enter data' \
-         elsewhere), so the host version would read stale host memory; {instead} (to keep '{variant}', map \
-         that data in the function of the region, or give it to the construct's map clauses)"
-    )
+/// The line printed when a variant becomes unavailable (once per region and variant).
+pub fn unavailable_message(model: &str, variant: &str, replacement: Option<&str>, reason: &str) -> String {
+    let instead = replacement.map_or(String::new(), |r| format!("; runs '{r}' instead"));
+    format!("region '{model}': '{variant}' unavailable in this run: {reason}{instead}")
 }
+
+/// Why `ompadapt_variant_unavailable` was called by the program itself.
+pub const REPORTED_UNAVAILABLE: &str = "the program reported it unavailable";
 
 /// `ompadapt_variant_unavailable`: the variant selected on `ctx` cannot run in this process;
 /// the execution runs `replacement` instead (-1: not recorded).
@@ -152,10 +147,14 @@ pub fn unavailable_message(model: &str, variant: &str, replacement: Option<&str>
 /// `ctx` is null or a context a previous `ompadapt_begin` filled.
 #[no_mangle]
 pub unsafe extern "C" fn ompadapt_variant_unavailable(ctx: *mut Ctx, replacement: c_int) {
-    if ctx.is_null() {
-        return;
+    if !ctx.is_null() {
+        unavailable(&mut *ctx, replacement, REPORTED_UNAVAILABLE);
     }
-    let c = &mut *ctx;
+}
+
+/// Marks the variant selected on `c` unavailable for the rest of the run (one line, once) and
+/// switches the execution to `replacement`.
+unsafe fn unavailable(c: &mut Ctx, replacement: c_int, reason: &str) {
     let v = c.variant;
     let _ = catch_unwind(AssertUnwindSafe(|| {
         let Some(r) = (c.region as *const Region).as_ref() else { return };
@@ -163,11 +162,11 @@ pub unsafe extern "C" fn ompadapt_variant_unavailable(ctx: *mut Ctx, replacement
             return;
         }
         let repl = (replacement >= 0 && (replacement as usize) < r.nvariants() && replacement != v).then_some(replacement as usize);
-        if r.mark_unavailable(v as usize, repl) {
+        if r.mark_unavailable(v as usize, repl, reason) {
             let names = &r.spec.variants;
             diag::warn_once(
                 &format!("unavailable:{}:{v}", r.spec.model),
-                &unavailable_message(&r.spec.model, &names[v as usize], repl.map(|x| names[x].as_str())),
+                &unavailable_message(&r.spec.model, &names[v as usize], repl.map(|x| names[x].as_str()), reason),
             );
         }
     }));
@@ -184,6 +183,68 @@ pub unsafe extern "C" fn ompadapt_variant_unavailable(ctx: *mut Ctx, replacement
         }
         None => c.variant = replacement,
     }
+}
+
+/// `ompadapt_host_enter` returns this when the host version needs no copies.
+pub const HOST_RUN_NOTHING: usize = 1;
+
+/// `ompadapt_host_enter`: before the host version of an offload launch (variant `cpu` on
+/// `ctx`), makes host memory what the kernel would see on `device` (see [`crate::host_run`]).
+/// Returns what `ompadapt_host_exit` takes after the host version, or NULL when the host
+/// version cannot stand in for the launch: then the variant is unavailable for the rest of the
+/// run, the execution continues as `replacement`, and the caller launches the offload.
+///
+/// # Safety
+/// `ctx` is null or a context `ompadapt_begin` filled; `kargs` is null or the launch's live
+/// `KernelArgsTy`.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_host_enter(
+    ctx: *mut Ctx,
+    cpu: c_int,
+    replacement: c_int,
+    device: i64,
+    kargs: *const c_void,
+) -> *mut c_void {
+    if ctx.is_null() || (*ctx).variant != cpu {
+        return HOST_RUN_NOTHING as *mut c_void;
+    }
+    let c = &mut *ctx;
+    match catch_unwind(AssertUnwindSafe(|| crate::host_run::enter(device, kargs))) {
+        Ok(Ok(None)) => HOST_RUN_NOTHING as *mut c_void,
+        Ok(Ok(Some(mut run))) => {
+            run.region = c.region as *const Region;
+            Box::into_raw(run) as *mut c_void
+        }
+        Ok(Err(why)) => {
+            unavailable(c, replacement, why.text());
+            std::ptr::null_mut()
+        }
+        Err(_) => {
+            unavailable(c, replacement, "internal error while preparing the host version");
+            std::ptr::null_mut()
+        }
+    }
+}
+
+/// `ompadapt_host_exit`: after the host version, sends present storage back to the device and
+/// restores the host bytes the offload would not have changed. NULL and the no-copy token are
+/// ignored.
+///
+/// # Safety
+/// `run` is null, the no-copy token, or what `ompadapt_host_enter` returned for this
+/// execution, passed once.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_host_exit(run: *mut c_void) {
+    if run.is_null() || run as usize == HOST_RUN_NOTHING {
+        return;
+    }
+    let run = Box::from_raw(run as *mut crate::host_run::HostRun);
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        let run = crate::host_run::exit(run);
+        if let Some(r) = run.region.as_ref() {
+            r.host_copies.record(run.transferred, run.preserved);
+        }
+    }));
 }
 
 /// `ompadapt_train`: trains `model` (every region when NULL) now, on what has been measured,
@@ -261,6 +322,8 @@ pub struct Api {
     pub end: unsafe extern "C" fn(*mut Ctx),
     pub unlowered_offload_site: unsafe extern "C" fn(*const c_char),
     pub variant_unavailable: unsafe extern "C" fn(*mut Ctx, c_int),
+    pub host_enter: unsafe extern "C" fn(*mut Ctx, c_int, c_int, i64, *const c_void) -> *mut c_void,
+    pub host_exit: unsafe extern "C" fn(*mut c_void),
 }
 
 /// `ompadapt_rt_api`: the entry points as a table (version [`API_VERSION`]).
@@ -272,6 +335,8 @@ pub static ompadapt_rt_api: Api = Api {
     end: ompadapt_end,
     unlowered_offload_site: ompadapt_unlowered_offload_site,
     variant_unavailable: ompadapt_variant_unavailable,
+    host_enter: ompadapt_host_enter,
+    host_exit: ompadapt_host_exit,
 };
 
 const _: () = {
@@ -281,5 +346,7 @@ const _: () = {
     assert!(offset_of!(Api, end) == 16);
     assert!(offset_of!(Api, unlowered_offload_site) == 24);
     assert!(offset_of!(Api, variant_unavailable) == 32);
-    assert!(size_of::<Api>() == 40);
+    assert!(offset_of!(Api, host_enter) == 40);
+    assert!(offset_of!(Api, host_exit) == 48);
+    assert!(size_of::<Api>() == 56);
 };

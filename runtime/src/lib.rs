@@ -11,6 +11,7 @@
 //! Modules:
 //! * [`ffi`] — the exported C functions and the `ompadapt_rt_api` table;
 //! * [`ctx`] — `ompadapt_ctx`, layout-checked against the header;
+//! * [`host_run`] — the `cpu` variant of an offload: host memory as the kernel would see it;
 //! * [`dataflow`] — data movement per execution, from the OMPT tool `libompadapt_dataperf.so`;
 //! * [`spec`] — parsing the region descriptor;
 //! * [`registry`] — the process-wide table of regions (and the exit handler);
@@ -41,6 +42,7 @@ pub mod env;
 pub mod evaluate;
 pub mod explore;
 pub mod ffi;
+pub mod host_run;
 pub mod model;
 #[cfg(feature = "mpi")]
 pub mod mpi;
@@ -57,6 +59,6 @@ pub mod store;
 
 pub use ctx::Ctx;
 pub use ffi::{
-    ompadapt_begin, ompadapt_end, ompadapt_rt_api, ompadapt_save, ompadapt_set_dir, ompadapt_train, ompadapt_unlowered_offload_site,
-    ompadapt_variant_unavailable, Api,
+    ompadapt_begin, ompadapt_end, ompadapt_host_enter, ompadapt_host_exit, ompadapt_rt_api, ompadapt_save, ompadapt_set_dir,
+    ompadapt_train, ompadapt_unlowered_offload_site, ompadapt_variant_unavailable, Api,
 };

@@ -126,6 +126,30 @@ pub struct Unavailable {
     pub replacement: Option<usize>,
     /// Executions of the region when it happened.
     pub at_execution: u64,
+    pub reason: String,
+}
+
+/// What the `cpu` variant of an offload copied around its host version (see
+/// [`crate::host_run`]): executions, bytes moved between host and device, bytes saved and
+/// restored on the host.
+#[derive(Debug, Default)]
+pub struct HostCopies {
+    runs: AtomicU64,
+    transferred: AtomicU64,
+    preserved: AtomicU64,
+}
+
+impl HostCopies {
+    pub fn record(&self, transferred: u64, preserved: u64) {
+        self.runs.fetch_add(1, Relaxed);
+        self.transferred.fetch_add(transferred, Relaxed);
+        self.preserved.fetch_add(preserved, Relaxed);
+    }
+
+    /// (executions, bytes moved, bytes preserved)
+    pub fn totals(&self) -> (u64, u64, u64) {
+        (self.runs.load(Relaxed), self.transferred.load(Relaxed), self.preserved.load(Relaxed))
+    }
 }
 
 /// "Cannot train now" in [`Region::slack`] terms (far from both ends of an `i64`).
@@ -336,6 +360,8 @@ pub struct Region {
     pub loaded_samples: AtomicU64,
     /// Data movement per variant (from the OMPT tool, when loaded).
     pub data: crate::dataflow::RegionData,
+    /// What the host version of an offload copied.
+    pub host_copies: HostCopies,
     /// Seed 001's declared feature ranges and associated regions (see `declared`).
     declared: declared::Declared,
     /// Per variant: unavailable for the rest of the run (see [`Region::mark_unavailable`]).
@@ -410,6 +436,7 @@ impl Region {
             }),
             loaded_samples: AtomicU64::new(0),
             data: crate::dataflow::RegionData::new(nv),
+            host_copies: HostCopies::default(),
             declared: declared::Declared::new(&spec),
             off: (0..nv).map(|_| AtomicBool::new(false)).collect(),
             any_off: AtomicBool::new(false),
@@ -516,7 +543,7 @@ impl Region {
     /// offload, and its launch uses data present on the device that the copies generated
     /// around it do not cover (a data environment the compiler did not see, such as a
     /// `target data` in a caller): the host memory may be stale.
-    pub fn mark_unavailable(&self, v: usize, replacement: Option<usize>) -> bool {
+    pub fn mark_unavailable(&self, v: usize, replacement: Option<usize>, reason: &str) -> bool {
         if v >= self.nvariants() || self.broken.is_some() || self.off[v].swap(true, AcqRel) {
             return false;
         }
@@ -526,7 +553,7 @@ impl Region {
             let mut g = self.lock();
             self.adopt_pending(&mut g);
             let replacement = replacement.filter(|&r| r < self.nvariants() && r != v);
-            g.unavailable.push(Unavailable { variant: v, replacement, at_execution: executions });
+            g.unavailable.push(Unavailable { variant: v, replacement, at_execution: executions, reason: reason.to_string() });
             let st = &mut g.store;
             self.env_with(|env| st.set_unavailable(v, env));
             // every view and cached decision is looked at again

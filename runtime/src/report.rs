@@ -86,6 +86,9 @@ pub struct RegionReport {
     /// the device holds), in the order found; empty when every variant was available.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unavailable: Vec<UnavailableReport>,
+    /// The `cpu` variant's copies (only for an offload's host version that ran).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_copies: Option<HostCopiesReport>,
     pub monitoring: bool,
     pub loaded_samples: u64,
     pub timings: Vec<TimingReport>,
@@ -147,8 +150,15 @@ pub struct UnavailableReport {
     pub reason: String,
 }
 
-/// Why a variant is unavailable (the only cause today).
-pub const UNAVAILABLE_REASON: &str = "its launch uses device data mapped outside the region's function";
+/// What the `cpu` variant of an offload copied around its host version, per execution.
+#[derive(Serialize, Debug)]
+pub struct HostCopiesReport {
+    pub executions: u64,
+    /// Bytes moved between host and device (both ways) per execution.
+    pub transferred_bytes: f64,
+    /// Host bytes saved and restored (what the offload would not change) per execution.
+    pub preserved_bytes: f64,
+}
 
 #[derive(Serialize, Debug)]
 pub struct TimingReport {
@@ -238,9 +248,15 @@ pub fn region_report(r: &Region) -> RegionReport {
                 variant: vname(u.variant),
                 replacement: u.replacement.map(vname),
                 at_execution: u.at_execution,
-                reason: UNAVAILABLE_REASON.into(),
+                reason: u.reason.clone(),
             })
             .collect(),
+        host_copies: match r.host_copies.totals() {
+            (0, ..) => None,
+            (n, t, p) => {
+                Some(HostCopiesReport { executions: n, transferred_bytes: t as f64 / n as f64, preserved_bytes: p as f64 / n as f64 })
+            }
+        },
         monitoring: r.monitoring(),
         loaded_samples: loaded,
         timings: Vec::new(),
@@ -386,6 +402,14 @@ pub fn render(r: &Region) -> String {
             u.reason,
             u.at_execution + 1,
             u.replacement.as_ref().map_or(String::new(), |r| format!(", which ran {r} instead"))
+        ));
+    }
+    if let Some(h) = &rep.host_copies {
+        out.push_str(&format!(
+            "  cpu copies: {} per execution between host and device, {} saved and restored on the host ({} executions)\n",
+            human_bytes(h.transferred_bytes),
+            human_bytes(h.preserved_bytes),
+            h.executions
         ));
     }
     if r.retrains() > 0 {
@@ -614,5 +638,15 @@ mod tests {
         assert_eq!(m["asked"], "automatic choice by cross-validated regret");
         assert!(m["estimated_regret"].as_f64().unwrap() < 0.01, "{m}");
         assert!(m["estimated_within5"].as_f64().unwrap() > 0.99, "{m}");
+    }
+}
+
+/// `1.5 MB`, `320 B`.
+fn human_bytes(b: f64) -> String {
+    match b {
+        b if b >= 1e9 => format!("{:.2} GB", b / 1e9),
+        b if b >= 1e6 => format!("{:.2} MB", b / 1e6),
+        b if b >= 1e3 => format!("{:.1} kB", b / 1e3),
+        b => format!("{b:.0} B"),
     }
 }

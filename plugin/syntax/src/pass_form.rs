@@ -134,18 +134,15 @@ pub fn lower(s: &Site, diags: &mut Diags) -> Option<Lowered> {
     }
 }
 
-/// A map item to copy: its pieces and the variable.
+/// A map item the co-scheduling split copies: its pieces and the variable.
 struct Section {
     pieces: Piece,
     text: String,
     written: bool,
-    /// Where its tokens are: the saved list and the range in it.
-    list: u32,
-    range: std::ops::Range<usize>,
 }
 
-/// The sections a host variant must copy: those of the data directives in view and of the
-/// construct's own map clauses, for variables the construct uses.
+/// The sections the co-scheduling split copies: those of the data directives in view and of
+/// the construct's own map clauses, for variables the construct uses.
 fn sections(s: &Site, c: &Construct) -> Vec<Section> {
     let mut out: Vec<Section> = Vec::new();
     let mut add = |list: u32, range: std::ops::Range<usize>, text: String, base: &str| {
@@ -153,7 +150,7 @@ fn sections(s: &Site, c: &Construct) -> Vec<Section> {
             return;
         }
         let written = may_write(s.stmt, c.body.clone(), &c.brackets, base);
-        out.push(Section { pieces: Piece::Saved(list, range.clone()), text, written, list, range });
+        out.push(Section { pieces: Piece::Saved(list, range), text, written });
     };
     for d in s.data {
         let Some(toks) = s.saved.get(d.saved as usize) else { continue };
@@ -165,24 +162,6 @@ fn sections(s: &Site, c: &Construct) -> Vec<Section> {
         add(STATEMENT_LIST, m.range.clone(), spell_written(s.stmt, m.range.clone()), &m.base);
     }
     out
-}
-
-/// `if (cond) { #pragma omp target update <motion>(a, b) }`, or nothing.
-fn update(cond: &str, motion: &str, secs: &[&Section]) -> Vec<Piece> {
-    if secs.is_empty() {
-        return vec![];
-    }
-    let mut p = vec![Piece::Text(format!("if ({cond}) {{")), Piece::OmpBegin, Piece::Text(format!("target update {motion}("))];
-    for (i, sec) in secs.iter().enumerate() {
-        if i > 0 {
-            p.push(Piece::Text(",".into()));
-        }
-        p.push(sec.pieces.clone());
-    }
-    p.push(Piece::Text(")".into()));
-    p.push(Piece::OmpEnd);
-    p.push(Piece::Text("}".into()));
-    p
 }
 
 /// `static const int name[] = {..};` and the expression that reads it for the chosen variant
@@ -197,124 +176,12 @@ fn table(id: u32, what: &str, values: &[i64]) -> (String, String) {
     )
 }
 
-/// The extent of a map item as C expressions over its own tokens: `(start, end)` pieces giving
-/// `const void *` values, or None where the item has no single contiguous extent that can be
-/// written down (a multi-dimensional section, `a[lo:]` without a length, an expression that is
-/// not an lvalue path). `a[lo:len]` → `&(a)[lo]`, `&(a)[lo] + (len)` (scaled by the element
-/// size); `a[i]` → one element; `x`, `s.m`, `p->m` → the whole object.
-fn extent(list: u32, toks: &[Tok], r: std::ops::Range<usize>) -> Option<(Vec<Piece>, Vec<Piece>)> {
-    let item = &toks[r.clone()];
-    let text = |t: &str| Piece::Text(t.to_string());
-    let at = |a: usize, b: usize| Piece::Saved(list, r.start + a..r.start + b);
-    if item.last().is_some_and(|t| t.is_punct("]")) {
-        // the '[' that the final ']' closes
-        let mut depth = 0i32;
-        let mut open = None;
-        for (i, t) in item.iter().enumerate().rev() {
-            if t.is_punct("]") || t.is_punct(")") {
-                depth += 1;
-            } else if t.is_punct("[") || t.is_punct("(") {
-                depth -= 1;
-                if depth == 0 {
-                    open = Some(i);
-                    break;
-                }
-            }
-        }
-        let open = open.filter(|&o| o > 0)?;
-        if item[..open].iter().any(|t| t.is_punct(":") || t.is_punct("[")) {
-            return None; // several dimensions (or a section inside the base)
-        }
-        let close = item.len() - 1;
-        let mut depth = 0i32;
-        let mut colon = None;
-        for (i, t) in item.iter().enumerate().take(close).skip(open + 1) {
-            if t.is_punct("(") || t.is_punct("[") || t.is_punct("{") {
-                depth += 1;
-            } else if t.is_punct(")") || t.is_punct("]") || t.is_punct("}") {
-                depth -= 1;
-            } else if depth == 0 && t.is_punct(":") {
-                colon = Some(i);
-                break;
-            }
-        }
-        let (lo, len) = match colon {
-            None if close > open + 1 => (Some((open + 1, close)), None),
-            None => return None,
-            Some(k) if k + 1 < close => ((k > open + 1).then_some((open + 1, k)), Some((k + 1, close))),
-            Some(_) => return None, // `a[lo:]`: the length is the array's, unknown for a pointer
-        };
-        let mut first = vec![text("&("), at(0, open), text(")[")];
-        match lo {
-            Some((a, b)) => first.push(at(a, b)),
-            None => first.push(text("0")),
-        }
-        first.push(text("]"));
-        let mut start = vec![text("(const void *)")];
-        start.extend(first.iter().cloned());
-        let mut end = vec![text("(const void *)(")];
-        end.extend(first);
-        match len {
-            Some((a, b)) => {
-                end.push(text(" + ("));
-                end.push(at(a, b));
-                end.push(text("))"));
-            }
-            None => end.push(text(" + 1)")),
-        }
-        return Some((start, end));
-    }
-    // an lvalue path: x, s.m, p->m
-    let path = !item.is_empty()
-        && item.iter().enumerate().all(|(i, t)| if i % 2 == 0 { t.kind == TokKind::Ident } else { t.is_punct(".") || t.is_punct("->") })
-        && item.len() % 2 == 1;
-    if !path {
-        return None;
-    }
-    let whole = at(0, item.len());
-    Some((vec![text("(const void *)&("), whole.clone(), text(")")], vec![text("(const void *)(&("), whole, text(") + 1)")]))
-}
-
-/// `__ompadapt_host_guard(&ctx, cpu, replacement, sections, n, "model");` (see the lowering
-/// header): what the cpu variant copies, for the pass's run-time check of the launch. Items
-/// whose extent cannot be written are left out: the check is then stricter, never wrong.
-fn host_guard(s: &Site, secs: &[Section], cpu: usize, replacement: Option<usize>) -> Vec<Piece> {
-    let cv = ctx_var(s.id);
-    let mut pairs: Vec<Piece> = Vec::new();
-    let mut n = 0;
-    for sec in secs {
-        let toks: &[Tok] = if sec.list == STATEMENT_LIST {
-            s.stmt
-        } else {
-            match s.saved.get(sec.list as usize) {
-                Some(t) => t,
-                None => continue,
-            }
-        };
-        let Some((start, end)) = extent(sec.list, toks, sec.range.clone()) else { continue };
-        if n > 0 {
-            pairs.push(Piece::Text(", ".into()));
-        }
-        pairs.extend(start);
-        pairs.push(Piece::Text(", ".into()));
-        pairs.extend(end);
-        n += 1;
-    }
+/// `__ompadapt_host_guard(&ctx, cpu, replacement, "model");` (see the lowering header): the
+/// pass makes the runtime run the host version as the offload would (device data brought in,
+/// sent back, host bytes the offload would not change restored), or refuse it at run time.
+fn host_guard(s: &Site, cpu: usize, replacement: Option<usize>) -> Piece {
     let repl = replacement.map_or(-1, |r| r as i64);
-    let call = |array: &str| {
-        Piece::Text(format!("__ompadapt_host_guard(&{cv}, {cpu}, {repl}, {array}, {n}, {});", crate::lower::c_string(s.model)))
-    };
-    if n == 0 {
-        return vec![call("0")];
-    }
-    // In the scope of the launch, not a block of its own: the check reads the array at the
-    // launch, and a block's end would end its lifetime before that.
-    let g = format!("_ompadapt_g{}", s.id);
-    let mut p = vec![Piece::Text(format!("const void *{g}[{}] = {{", 2 * n))];
-    p.extend(pairs);
-    p.push(Piece::Text("};".into()));
-    p.push(call(&g));
-    p
+    Piece::Text(format!("__ompadapt_host_guard(&{}, {cpu}, {repl}, {});", ctx_var(s.id), crate::lower::c_string(s.model)))
 }
 
 fn lower_target(s: &Site, c: &Construct, kinds: &[&Kind], diags: &mut Diags) -> Lowered {
@@ -323,12 +190,12 @@ fn lower_target(s: &Site, c: &Construct, kinds: &[&Kind], diags: &mut Diags) -> 
     let mut dropped = Vec::new();
     let mut body = Vec::new();
     let cosched: Vec<usize> = kinds.iter().enumerate().filter(|(_, k)| matches!(k, Kind::Coschedule(_))).map(|(i, _)| i).collect();
-    let secs = sections(s, c);
     // Host and device compilations must generate the same target constructs: the split does
     // not depend on whether this one offloads.
     let split = if cosched.is_empty() {
         None
     } else {
+        let secs = sections(s, c);
         match crate::cosched::split(s, c, &secs.iter().map(|x| (x.pieces.clone(), x.written)).collect::<Vec<_>>()) {
             Ok(p) => Some(p),
             Err((at, why)) => {
@@ -383,11 +250,6 @@ fn lower_target(s: &Site, c: &Construct, kinds: &[&Kind], diags: &mut Diags) -> 
     let teams = launch_values("nt", "num_teams", &|k| if let Kind::NumTeams(n) = k { Some(*n) } else { None });
     let threads = launch_values("tl", "thread_limit", &|k| if let Kind::ThreadLimit(n) = k { Some(*n) } else { None });
     let use_host = cpu.map_or("0".to_string(), |i| format!("{cv}.variant == {i}"));
-    let all: Vec<&Section> = secs.iter().collect();
-    let written: Vec<&Section> = secs.iter().filter(|x| x.written).collect();
-    if let Some(i) = cpu {
-        body.extend(update(&format!("{cv}.variant == {i}"), "from", &all));
-    }
     if let Some(split) = &split {
         let conds: Vec<String> = cosched.iter().map(|i| format!("{cv}.variant == {i}")).collect();
         body.push(Piece::Text(format!("if ({}) {{", conds.join(" || "))));
@@ -398,16 +260,13 @@ fn lower_target(s: &Site, c: &Construct, kinds: &[&Kind], diags: &mut Diags) -> 
     // compile no host code).
     if s.offload {
         if let Some(i) = cpu {
-            body.extend(host_guard(s, &secs, i, kinds.iter().position(|k| **k == Kind::Gpu)));
+            body.push(host_guard(s, i, kinds.iter().position(|k| **k == Kind::Gpu)));
         }
         body.push(Piece::Text(format!("__ompadapt_launch_site({use_host}, {teams}, {threads}, {});", crate::lower::c_string(s.model))));
     }
     body.push(Piece::Statement);
     if split.is_some() {
         body.push(Piece::Text("}".into()));
-    }
-    if let Some(i) = cpu {
-        body.extend(update(&format!("{cv}.variant == {i}"), "to", &written));
     }
     Lowered { body, dropped }
 }

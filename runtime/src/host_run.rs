@@ -1,0 +1,590 @@
+//! The `cpu` variant of an offloading construct: clang's host version of the kernel, run on
+//! host memory, made to end in exactly the state the offload would leave.
+//!
+//! What the offload leaves behind, per map entry of the launch (libomptarget 19):
+//! - storage already present on the device (mapped by any enclosing or earlier data construct,
+//!   in any function or translation unit) changes on the device only; the host copy changes
+//!   only through `always from`;
+//! - storage the construct maps itself is copied back to the host at its end only if it is
+//!   mapped `from`/`tofrom`; `to`/`alloc` storage changes on the device copy, which is freed.
+//!
+//! So the host version, around its run ([`enter`] before, [`exit`] after):
+//! 1. saves the host bytes the offload would not change;
+//! 2. brings the device copy of every present mapping the launch reaches into host memory (the
+//!    whole mapping: a kernel may index past the section its entry names);
+//! 3. runs;
+//! 4. sends those mappings back to the device and restores the saved host bytes.
+//!
+//! Writes through pointer arguments of `declare target` functions need no rule of their own:
+//! whatever the kernel writes lies in storage reached from its map entries, and every such
+//! byte is either sent back or restored.
+//!
+//! Extents: a launch inside a data environment passes a pointer as a zero-length entry that
+//! says only where the data starts. libomptarget has no call that returns a mapping's extent,
+//! but `omp_get_mapped_ptr(q)` returns `q`'s device address, which is `q + offset` with one
+//! offset for every byte of one mapping: the extent is found by a galloping search on that
+//! property (about 2·log2(bytes) calls of ~100 ns), then cached and re-validated with four
+//! calls per launch. This explains any mapping, whoever made it; what it cannot explain is a
+//! pointer that is in no mapping (memory from `omp_target_alloc`, `is_device_ptr`, data the
+//! offload would read through a pointer it never mapped): then the variant is refused.
+//!
+//! Pointers inside present storage (a struct whose pointer member was attached by `map(s,
+//! s.p[0:n])`) hold the pointee's device address on the device: their host values are kept
+//! while the host version runs, their device values on the way back, and the pointee's mapping
+//! is brought in too (searched in present storage of at most [`POINTER_SCAN_BYTES`], and at
+//! every `PTR_AND_OBJ` entry of the launch).
+
+use std::collections::HashMap;
+use std::os::raw::{c_int, c_void};
+use std::sync::{Mutex, OnceLock};
+
+/// libomptarget's map-type bits (`omptarget.h`).
+mod map {
+    pub const TO: i64 = 0x01;
+    pub const FROM: i64 = 0x02;
+    pub const ALWAYS: i64 = 0x04;
+    pub const PTR_AND_OBJ: i64 = 0x10;
+    pub const PRIVATE: i64 = 0x80;
+    pub const LITERAL: i64 = 0x100;
+}
+
+/// Present storage up to this size is searched for attached pointers word by word.
+pub const POINTER_SCAN_BYTES: usize = 4096;
+/// Pointee mappings followed from attached pointers (depth), and parts per launch at most.
+const POINTER_DEPTH: usize = 4;
+const MAX_PARTS: usize = 4096;
+
+/// The libomptarget/libomp entry points, found in the process (the program links them).
+struct Omp {
+    get_mapped_ptr: unsafe extern "C" fn(*const c_void, c_int) -> *mut c_void,
+    target_memcpy: unsafe extern "C" fn(*mut c_void, *const c_void, usize, usize, usize, c_int, c_int) -> c_int,
+    default_device: unsafe extern "C" fn() -> c_int,
+    initial_device: c_int,
+    disabled: bool,
+}
+
+fn omp() -> Option<&'static Omp> {
+    static OMP: OnceLock<Option<Omp>> = OnceLock::new();
+    OMP.get_or_init(|| unsafe {
+        let sym = |name: &std::ffi::CStr| {
+            let p = libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr());
+            (!p.is_null()).then_some(p)
+        };
+        let get_mapped_ptr = sym(c"omp_get_mapped_ptr")?;
+        let target_memcpy = sym(c"omp_target_memcpy")?;
+        let default_device = sym(c"omp_get_default_device")?;
+        let initial_device = sym(c"omp_get_initial_device")?;
+        let initial: unsafe extern "C" fn() -> c_int = std::mem::transmute(initial_device);
+        Some(Omp {
+            get_mapped_ptr: std::mem::transmute::<*mut c_void, _>(get_mapped_ptr),
+            target_memcpy: std::mem::transmute::<*mut c_void, _>(target_memcpy),
+            default_device: std::mem::transmute::<*mut c_void, _>(default_device),
+            initial_device: initial(),
+            // the launch runs the host fallback on host memory: what the host version does
+            disabled: std::env::var_os("OMP_TARGET_OFFLOAD").is_some_and(|v| v.eq_ignore_ascii_case("disabled")),
+        })
+    })
+    .as_ref()
+}
+
+/// One launch's map entry, as `KernelArgsTy` holds it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub base: usize,
+    pub begin: usize,
+    pub size: i64,
+    pub map_type: i64,
+}
+
+/// The entries of a launch's `KernelArgsTy` (libomptarget 19, versions 1-3 share these
+/// fields: NumArgs at byte 4, then ArgBasePtrs, ArgPtrs, ArgSizes, ArgTypes).
+///
+/// # Safety
+/// `kargs` is null or points to a live `KernelArgsTy`.
+pub unsafe fn entries(kargs: *const c_void) -> Vec<Entry> {
+    if kargs.is_null() {
+        return Vec::new();
+    }
+    let k = kargs as *const u8;
+    let n = *(k.add(4) as *const u32) as usize;
+    let bases = *(k.add(8) as *const *const usize);
+    let ptrs = *(k.add(16) as *const *const usize);
+    let sizes = *(k.add(24) as *const *const i64);
+    let types = *(k.add(32) as *const *const i64);
+    if ptrs.is_null() {
+        return Vec::new();
+    }
+    (0..n)
+        .map(|i| Entry {
+            base: if bases.is_null() { 0 } else { *bases.add(i) },
+            begin: *ptrs.add(i),
+            size: if sizes.is_null() { 0 } else { *sizes.add(i) },
+            map_type: if types.is_null() { 0 } else { *types.add(i) },
+        })
+        .collect()
+}
+
+/// One mapping on a device: host bytes `[lo, hi)` at device address `dev`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Mapping {
+    pub lo: usize,
+    pub hi: usize,
+    pub dev: usize,
+}
+
+/// Where present storage is: `device_of(q)` is `q`'s device address, if `q` is mapped.
+pub trait Device {
+    fn device_of(&self, q: usize) -> Option<usize>;
+}
+
+/// The mapping that holds `p`, found by galloping outwards from `p` while the device address
+/// stays `q + offset`.
+pub fn mapping_of(d: &dyn Device, p: usize) -> Option<Mapping> {
+    let off = d.device_of(p)?.wrapping_sub(p);
+    let inside = |q: usize| d.device_of(q).is_some_and(|a| a.wrapping_sub(q) == off);
+    // upwards: the first byte past the mapping
+    let (mut last_in, mut step) = (p, 1usize);
+    let mut out = loop {
+        match p.checked_add(step) {
+            Some(q) if inside(q) => {
+                last_in = q;
+                step = step.saturating_mul(2);
+            }
+            Some(q) => break q,
+            None => break usize::MAX,
+        }
+    };
+    while out - last_in > 1 {
+        let mid = last_in + (out - last_in) / 2;
+        if inside(mid) {
+            last_in = mid;
+        } else {
+            out = mid;
+        }
+    }
+    let hi = last_in + 1;
+    // downwards: the first byte of the mapping
+    let (mut first_in, mut step) = (p, 1usize);
+    let out_below = loop {
+        match p.checked_sub(step) {
+            Some(q) if inside(q) => {
+                first_in = q;
+                step = step.saturating_mul(2);
+            }
+            Some(q) => break Some(q),
+            None if inside(0) => {
+                first_in = 0;
+                break None;
+            }
+            None => break Some(0),
+        }
+    };
+    if let Some(mut below) = out_below {
+        while first_in - below > 1 {
+            let mid = below + (first_in - below) / 2;
+            if inside(mid) {
+                first_in = mid;
+            } else {
+                below = mid;
+            }
+        }
+    }
+    Some(Mapping { lo: first_in, hi, dev: first_in.wrapping_add(off) })
+}
+
+/// Whether `m` is still exactly the mapping (four device queries).
+fn still(d: &dyn Device, m: &Mapping) -> bool {
+    let off = m.dev.wrapping_sub(m.lo);
+    let at = |q: usize| d.device_of(q).map(|a| a.wrapping_sub(q));
+    at(m.lo) == Some(off)
+        && at(m.hi - 1) == Some(off)
+        && (m.hi == usize::MAX || at(m.hi) != Some(off))
+        && (m.lo == 0 || at(m.lo - 1) != Some(off))
+}
+
+/// Mappings found earlier, by device and host address of an entry.
+fn cache() -> &'static Mutex<HashMap<(c_int, usize), Mapping>> {
+    static C: OnceLock<Mutex<HashMap<(c_int, usize), Mapping>>> = OnceLock::new();
+    C.get_or_init(Default::default)
+}
+
+/// The mapping that holds `p` on device `dev`, from the cache when it still holds.
+fn mapping_cached(d: &dyn Device, dev: c_int, p: usize) -> Option<Mapping> {
+    let known = cache().lock().ok().and_then(|c| c.get(&(dev, p)).copied());
+    if let Some(m) = known {
+        if still(d, &m) {
+            return Some(m);
+        }
+    }
+    let m = mapping_of(d, p)?;
+    if let Ok(mut c) = cache().lock() {
+        if c.len() > 65536 {
+            c.clear();
+        }
+        c.insert((dev, p), m);
+    }
+    Some(m)
+}
+
+/// Host bytes `[lo, hi)` and what the offload does with them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Part {
+    pub lo: usize,
+    pub hi: usize,
+    /// Present on the device at `dev` (None: the construct maps it itself).
+    pub dev: Option<usize>,
+    /// The host ends with the kernel's result (`from` of storage the construct maps, `always
+    /// from`); otherwise the host bytes are restored.
+    pub keep: bool,
+    /// `always to`: the device copy starts as the host's (nothing to bring in).
+    pub host_is_current: bool,
+}
+
+/// Why the host version cannot stand in for the launch.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refusal {
+    /// The launch passes a pointer that no mapping holds (device memory, or memory the offload
+    /// would read through an unmapped pointer).
+    UnmappedPointer,
+    /// The pass could not pair the region with its launch's arguments.
+    NoLaunchArguments,
+    /// The program has no libomptarget entry points to copy with.
+    NoLibomptarget,
+    /// Too many parts (pointer chains) to follow.
+    TooManyParts,
+}
+
+impl Refusal {
+    pub fn text(&self) -> &'static str {
+        match self {
+            Refusal::UnmappedPointer => {
+                "its launch passes a pointer that is mapped nowhere (device memory from omp_target_alloc or \
+                 is_device_ptr, or memory the offload would read through an unmapped pointer)"
+            }
+            Refusal::NoLaunchArguments => "the ompadapt pass could not pair the region with its launch",
+            Refusal::NoLibomptarget => "the program has no libomptarget to copy device data with",
+            Refusal::TooManyParts => "its launch reaches more than 4096 mappings through pointers",
+        }
+    }
+}
+
+/// What the host version copies for one launch: the parts, merged and sorted.
+pub fn plan(d: &dyn Device, dev: c_int, entries: &[Entry]) -> Result<Vec<Part>, Refusal> {
+    let mut parts: Vec<Part> = Vec::new();
+    for e in entries {
+        if e.begin == 0 || e.map_type & (map::LITERAL | map::PRIVATE) != 0 {
+            continue;
+        }
+        let always = e.map_type & map::ALWAYS != 0;
+        match mapping_cached(d, dev, e.begin) {
+            Some(m) => parts.push(Part {
+                lo: m.lo,
+                hi: m.hi,
+                dev: Some(m.dev),
+                keep: always && e.map_type & map::FROM != 0,
+                host_is_current: always && e.map_type & map::TO != 0,
+            }),
+            None if e.size > 0 => parts.push(Part {
+                lo: e.begin,
+                hi: e.begin.saturating_add(e.size as usize),
+                dev: None,
+                keep: e.map_type & map::FROM != 0,
+                host_is_current: true,
+            }),
+            None => return Err(Refusal::UnmappedPointer),
+        }
+    }
+    Ok(merge(parts))
+}
+
+/// One part per present mapping (flags or-ed); storage the construct maps stays per entry.
+fn merge(mut parts: Vec<Part>) -> Vec<Part> {
+    parts.sort_by_key(|p| (p.lo, p.hi, p.dev.is_none()));
+    let mut out: Vec<Part> = Vec::with_capacity(parts.len());
+    for p in parts {
+        if let Some(last) = out.last_mut() {
+            if last.dev.is_some() && last.dev == p.dev && last.lo == p.lo && last.hi == p.hi {
+                last.keep |= p.keep;
+                last.host_is_current |= p.host_is_current;
+                continue;
+            }
+            if last.dev.is_none() && p.dev.is_none() && *last == p {
+                continue;
+            }
+        }
+        out.push(p);
+    }
+    out
+}
+
+/// A pointer field of present storage: its host value and the device value attached to it.
+#[derive(Clone, Copy, Debug)]
+struct Field {
+    at: usize,
+    host: usize,
+    device: usize,
+}
+
+/// The state between [`enter`] and [`exit`] of one execution of the host version.
+pub struct HostRun {
+    dev: c_int,
+    parts: Vec<Part>,
+    /// Saved host bytes of the parts the offload would not change on the host (same order).
+    saved: Vec<Option<Vec<u8>>>,
+    fields: Vec<Field>,
+    pub region: *const crate::region::Region,
+    /// Bytes moved between host and device (both ways), and saved and restored on the host.
+    pub transferred: u64,
+    pub preserved: u64,
+}
+
+unsafe fn bytes(lo: usize, hi: usize) -> &'static [u8] {
+    std::slice::from_raw_parts(lo as *const u8, hi - lo)
+}
+
+fn word_at(saved: &[u8], off: usize) -> usize {
+    let mut w = [0u8; 8];
+    w.copy_from_slice(&saved[off..off + 8]);
+    usize::from_ne_bytes(w)
+}
+
+struct Live<'a> {
+    omp: &'a Omp,
+    dev: c_int,
+}
+
+impl Device for Live<'_> {
+    fn device_of(&self, q: usize) -> Option<usize> {
+        let a = unsafe { (self.omp.get_mapped_ptr)(q as *const c_void, self.dev) } as usize;
+        (a != 0).then_some(a)
+    }
+}
+
+impl Live<'_> {
+    /// Device to host (`to_host`) or host to device; false when libomptarget fails.
+    fn copy(&self, host: usize, dev: usize, len: usize, to_host: bool) -> bool {
+        if len == 0 {
+            return true;
+        }
+        let o = self.omp;
+        unsafe {
+            if to_host {
+                (o.target_memcpy)(host as *mut c_void, dev as *const c_void, len, 0, 0, o.initial_device, self.dev) == 0
+            } else {
+                (o.target_memcpy)(dev as *mut c_void, host as *const c_void, len, 0, 0, self.dev, o.initial_device) == 0
+            }
+        }
+    }
+}
+
+/// Before the host version of a launch on `device` (-1: the default device) with `kargs`:
+/// Ok(None) when nothing needs copying (the launch would run on the host anyway).
+///
+/// # Safety
+/// `kargs` is null or the launch's live `KernelArgsTy`, whose entries describe storage the
+/// program owns.
+pub unsafe fn enter(device: i64, kargs: *const c_void) -> Result<Option<Box<HostRun>>, Refusal> {
+    if kargs.is_null() {
+        return Err(Refusal::NoLaunchArguments);
+    }
+    let omp = omp().ok_or(Refusal::NoLibomptarget)?;
+    let dev = if device == -1 { (omp.default_device)() } else { device as c_int };
+    if omp.disabled || dev == omp.initial_device || dev < 0 {
+        return Ok(None);
+    }
+    let live = Live { omp, dev };
+    let mut parts = plan(&live, dev, &entries(kargs))?;
+    if parts.is_empty() {
+        return Ok(None);
+    }
+    let mut run =
+        HostRun { dev, parts: Vec::new(), saved: Vec::new(), fields: Vec::new(), region: std::ptr::null(), transferred: 0, preserved: 0 };
+    // PTR_AND_OBJ entries name their pointer fields exactly
+    let mut fields_at: Vec<usize> =
+        entries(kargs).iter().filter(|e| e.map_type & map::PTR_AND_OBJ != 0 && e.base != 0).map(|e| e.base).collect();
+    let mut next = 0;
+    for depth in 0..=POINTER_DEPTH {
+        let start = next;
+        next = parts.len();
+        let mut found: Vec<Part> = Vec::new();
+        for i in start..next {
+            let p = parts[i].clone();
+            let saved = (!p.keep).then(|| bytes(p.lo, p.hi).to_vec());
+            let mut host_before = saved.clone();
+            if let Some(d) = p.dev {
+                if !p.host_is_current {
+                    if host_before.is_none() {
+                        host_before = Some(bytes(p.lo, p.hi).to_vec());
+                    }
+                    if !live.copy(p.lo, d, p.hi - p.lo, true) {
+                        return Err(Refusal::NoLibomptarget);
+                    }
+                    run.transferred += (p.hi - p.lo) as u64;
+                    // attached pointers: the host keeps its own value
+                    let before = host_before.as_deref().expect("saved above");
+                    let mut check = |at: usize, found: &mut Vec<Part>| {
+                        if at < p.lo || at + 8 > p.hi {
+                            return;
+                        }
+                        let host = word_at(before, at - p.lo);
+                        let now = (at as *const usize).read_unaligned();
+                        if host == now || host == 0 || live.device_of(host) != Some(now) {
+                            return;
+                        }
+                        (at as *mut usize).write_unaligned(host);
+                        run.fields.push(Field { at, host, device: now });
+                        if depth < POINTER_DEPTH {
+                            if let Some(m) = mapping_cached(&live, dev, host) {
+                                found.push(Part { lo: m.lo, hi: m.hi, dev: Some(m.dev), keep: false, host_is_current: false });
+                            }
+                        }
+                    };
+                    if p.hi - p.lo <= POINTER_SCAN_BYTES {
+                        let first = (p.lo + 7) & !7;
+                        for at in (first..p.hi.saturating_sub(7)).step_by(8) {
+                            check(at, &mut found);
+                        }
+                    } else {
+                        for &at in &fields_at {
+                            check(at, &mut found);
+                        }
+                    }
+                }
+            }
+            if let Some(s) = &saved {
+                run.preserved += s.len() as u64;
+            }
+            run.saved.push(saved);
+            run.parts.push(p);
+        }
+        found.retain(|f| !parts.iter().any(|p| p.dev == f.dev && p.lo == f.lo));
+        let found = merge(found);
+        if found.is_empty() {
+            break;
+        }
+        if parts.len() + found.len() > MAX_PARTS {
+            exit_parts(&live, &mut run, false);
+            return Err(Refusal::TooManyParts);
+        }
+        parts.extend(found);
+        fields_at.clear();
+    }
+    Ok(Some(Box::new(run)))
+}
+
+/// After the host version: present storage goes back to the device, the host bytes the
+/// offload would not change are restored.
+///
+/// # Safety
+/// `run` comes from [`enter`] of this execution, and the storage it describes is still live.
+pub unsafe fn exit(mut run: Box<HostRun>) -> Box<HostRun> {
+    if let Some(omp) = omp() {
+        let live = Live { omp, dev: run.dev };
+        exit_parts(&live, &mut run, true);
+    }
+    run
+}
+
+unsafe fn exit_parts(live: &Live<'_>, run: &mut HostRun, send: bool) {
+    if send {
+        for p in &run.parts {
+            let Some(d) = p.dev else { continue };
+            // the device keeps its attached pointers
+            let inside: Vec<&Field> = run.fields.iter().filter(|f| f.at >= p.lo && f.at + 8 <= p.hi).collect();
+            for f in &inside {
+                (f.at as *mut usize).write_unaligned(f.device);
+            }
+            live.copy(p.lo, d, p.hi - p.lo, false);
+            run.transferred += (p.hi - p.lo) as u64;
+            for f in &inside {
+                (f.at as *mut usize).write_unaligned(f.host);
+            }
+        }
+    }
+    // Results the host keeps, where a restored part overlaps them.
+    let restored: Vec<(usize, usize)> = run.parts.iter().zip(&run.saved).filter(|(_, s)| s.is_some()).map(|(p, _)| (p.lo, p.hi)).collect();
+    let kept: Vec<(usize, Vec<u8>)> = run
+        .parts
+        .iter()
+        .filter(|p| p.keep && restored.iter().any(|&(lo, hi)| lo < p.hi && p.lo < hi))
+        .map(|p| (p.lo, bytes(p.lo, p.hi).to_vec()))
+        .collect();
+    for (p, s) in run.parts.iter().zip(&run.saved) {
+        if let Some(s) = s {
+            std::ptr::copy_nonoverlapping(s.as_ptr(), p.lo as *mut u8, s.len());
+        }
+    }
+    for (lo, k) in kept {
+        std::ptr::copy_nonoverlapping(k.as_ptr(), lo as *mut u8, k.len());
+    }
+    // a host copy that receives the device's bytes keeps its own pointers (libomptarget's
+    // shadow pointers do the same)
+    for f in &run.fields {
+        (f.at as *mut usize).write_unaligned(f.host);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Mappings at fixed device offsets.
+    struct Fake(Vec<(usize, usize, usize)>);
+    impl Device for Fake {
+        fn device_of(&self, q: usize) -> Option<usize> {
+            self.0.iter().find(|&&(lo, hi, _)| q >= lo && q < hi).map(|&(lo, _, d)| d + (q - lo))
+        }
+    }
+
+    #[test]
+    fn finds_the_extent_from_any_byte() {
+        let f = Fake(vec![(1000, 1800, 50_000), (1800, 1900, 90_000), (5000, 5001, 7)]);
+        for p in [1000, 1001, 1399, 1799] {
+            assert_eq!(mapping_of(&f, p), Some(Mapping { lo: 1000, hi: 1800, dev: 50_000 }), "from {p}");
+        }
+        // an adjacent mapping at another offset is another mapping
+        assert_eq!(mapping_of(&f, 1850), Some(Mapping { lo: 1800, hi: 1900, dev: 90_000 }));
+        assert_eq!(mapping_of(&f, 5000), Some(Mapping { lo: 5000, hi: 5001, dev: 7 }));
+        assert_eq!(mapping_of(&f, 4999), None);
+        assert!(still(&f, &Mapping { lo: 1000, hi: 1800, dev: 50_000 }));
+        assert!(!still(&f, &Mapping { lo: 1000, hi: 1700, dev: 50_000 }));
+    }
+
+    #[test]
+    fn large_extents_take_few_queries() {
+        use std::cell::Cell;
+        struct Counting(Fake, Cell<u32>);
+        impl Device for Counting {
+            fn device_of(&self, q: usize) -> Option<usize> {
+                self.1.set(self.1.get() + 1);
+                self.0.device_of(q)
+            }
+        }
+        let c = Counting(Fake(vec![(1 << 30, (1 << 30) + (1 << 28) + 3, 1 << 40)]), Cell::new(0));
+        let m = mapping_of(&c, (1 << 30) + 12345).unwrap();
+        assert_eq!((m.lo, m.hi), (1 << 30, (1 << 30) + (1 << 28) + 3));
+        assert!(c.1.get() < 4 * 30, "{} queries", c.1.get());
+    }
+
+    #[test]
+    fn plans_follow_the_offload() {
+        let f = Fake(vec![(1000, 1800, 50_000)]);
+        let e = |begin, size, map_type| Entry { base: begin, begin, size, map_type };
+        // a zero-length pointer into a present array: the whole mapping; a section the
+        // construct maps `from`: kept; `to`: restored; literals ignored
+        let p = plan(&f, 0, &[e(1200, 0, 0x220), e(3000, 64, 0x22), e(4000, 8, 0x21), e(7, 4, 0x320)]).unwrap();
+        assert_eq!(
+            p,
+            vec![
+                Part { lo: 1000, hi: 1800, dev: Some(50_000), keep: false, host_is_current: false },
+                Part { lo: 3000, hi: 3064, dev: None, keep: true, host_is_current: true },
+                Part { lo: 4000, hi: 4008, dev: None, keep: false, host_is_current: true },
+            ]
+        );
+        // two entries in one present mapping are one part; always from keeps
+        let p = plan(&f, 1, &[e(1000, 800, 0x23), e(1100, 0, 0x220), e(1000, 8, 0x06)]).unwrap();
+        assert_eq!(p, vec![Part { lo: 1000, hi: 1800, dev: Some(50_000), keep: true, host_is_current: false }]);
+        // a pointer mapped nowhere
+        assert_eq!(plan(&f, 2, &[e(9000, 0, 0x220)]), Err(Refusal::UnmappedPointer));
+    }
+}
