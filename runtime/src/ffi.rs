@@ -209,10 +209,12 @@ pub unsafe extern "C" fn ompadapt_host_enter(
         return HOST_RUN_NOTHING as *mut c_void;
     }
     let c = &mut *ctx;
+    let t0 = crate::clock::now();
     match catch_unwind(AssertUnwindSafe(|| crate::host_run::enter(device, kargs))) {
         Ok(Ok(None)) => HOST_RUN_NOTHING as *mut c_void,
         Ok(Ok(Some(mut run))) => {
             run.region = c.region as *const Region;
+            run.ticks = crate::clock::now().wrapping_sub(t0);
             Box::into_raw(run) as *mut c_void
         }
         Ok(Err(why)) => {
@@ -240,9 +242,11 @@ pub unsafe extern "C" fn ompadapt_host_exit(run: *mut c_void) {
     }
     let run = Box::from_raw(run as *mut crate::host_run::HostRun);
     let _ = catch_unwind(AssertUnwindSafe(|| {
+        let t0 = crate::clock::now();
         let run = crate::host_run::exit(run);
         if let Some(r) = run.region.as_ref() {
-            r.host_copies.record(run.transferred, run.preserved);
+            let ticks = run.ticks + crate::clock::now().wrapping_sub(t0);
+            r.host_copies.record(run.transferred, run.preserved, crate::clock::to_ns(ticks));
         }
     }));
 }

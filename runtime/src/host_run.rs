@@ -336,16 +336,46 @@ pub struct HostRun {
     /// Bytes moved between host and device (both ways), and saved and restored on the host.
     pub transferred: u64,
     pub preserved: u64,
+    /// Clock ticks spent copying, in enter and exit.
+    pub ticks: u64,
 }
 
 unsafe fn bytes(lo: usize, hi: usize) -> &'static [u8] {
     std::slice::from_raw_parts(lo as *const u8, hi - lo)
 }
 
-fn word_at(saved: &[u8], off: usize) -> usize {
-    let mut w = [0u8; 8];
-    w.copy_from_slice(&saved[off..off + 8]);
-    usize::from_ne_bytes(w)
+thread_local! {
+    /// Buffers of earlier executions: a fresh allocation of megabytes would page-fault on every
+    /// page each time (the copies run once per execution of the region).
+    static POOL: std::cell::RefCell<Vec<Vec<u8>>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A copy of host bytes `[lo, hi)` in a buffer from the pool.
+unsafe fn copy_of(lo: usize, hi: usize) -> Vec<u8> {
+    let src = bytes(lo, hi);
+    let mut b = POOL
+        .with(|p| {
+            let mut p = p.borrow_mut();
+            let best = p.iter().position(|b| b.capacity() >= src.len()).or((!p.is_empty()).then(|| p.len() - 1));
+            best.map(|i| p.swap_remove(i))
+        })
+        .unwrap_or_default();
+    b.clear();
+    b.extend_from_slice(src);
+    b
+}
+
+/// Gives buffers back to the pool (at most a few, and at most 1 GiB in all).
+fn recycle(bufs: impl IntoIterator<Item = Vec<u8>>) {
+    POOL.with(|p| {
+        let mut p = p.borrow_mut();
+        for b in bufs {
+            let held: usize = p.iter().map(Vec::capacity).sum();
+            if p.len() < 64 && held + b.capacity() <= 1 << 30 {
+                p.push(b);
+            }
+        }
+    });
 }
 
 struct Live<'a> {
@@ -398,7 +428,7 @@ pub unsafe fn enter(device: i64, kargs: *const c_void) -> Result<Option<Box<Host
         return Ok(None);
     }
     let mut run =
-        HostRun { dev, parts: Vec::new(), saved: Vec::new(), fields: Vec::new(), region: std::ptr::null(), transferred: 0, preserved: 0 };
+        HostRun { dev, parts: Vec::new(), saved: Vec::new(), fields: Vec::new(), region: std::ptr::null(), transferred: 0, preserved: 0, ticks: 0 };
     // PTR_AND_OBJ entries name their pointer fields exactly
     let mut fields_at: Vec<usize> =
         entries(kargs).iter().filter(|e| e.map_type & map::PTR_AND_OBJ != 0 && e.base != 0).map(|e| e.base).collect();
@@ -409,44 +439,32 @@ pub unsafe fn enter(device: i64, kargs: *const c_void) -> Result<Option<Box<Host
         let mut found: Vec<Part> = Vec::new();
         for i in start..next {
             let p = parts[i].clone();
-            let saved = (!p.keep).then(|| bytes(p.lo, p.hi).to_vec());
-            let mut host_before = saved.clone();
-            if let Some(d) = p.dev {
-                if !p.host_is_current {
-                    if host_before.is_none() {
-                        host_before = Some(bytes(p.lo, p.hi).to_vec());
+            let saved = (!p.keep).then(|| copy_of(p.lo, p.hi));
+            if let Some(d) = p.dev.filter(|_| !p.host_is_current) {
+                // where attached pointers may be, and the host's words there before the copy
+                let words: Vec<(usize, usize)> = if p.hi - p.lo <= POINTER_SCAN_BYTES {
+                    ((p.lo + 7) & !7..p.hi.saturating_sub(7)).step_by(8).collect::<Vec<_>>()
+                } else {
+                    fields_at.iter().copied().filter(|&at| at >= p.lo && at + 8 <= p.hi).collect()
+                }
+                .into_iter()
+                .map(|at| (at, (at as *const usize).read_unaligned()))
+                .collect();
+                if !live.copy(p.lo, d, p.hi - p.lo, true) {
+                    return Err(Refusal::NoLibomptarget);
+                }
+                run.transferred += (p.hi - p.lo) as u64;
+                // attached pointers: the host keeps its own value; their pointees come in too
+                for (at, host) in words {
+                    let now = (at as *const usize).read_unaligned();
+                    if host == now || host == 0 || live.device_of(host) != Some(now) {
+                        continue;
                     }
-                    if !live.copy(p.lo, d, p.hi - p.lo, true) {
-                        return Err(Refusal::NoLibomptarget);
-                    }
-                    run.transferred += (p.hi - p.lo) as u64;
-                    // attached pointers: the host keeps its own value
-                    let before = host_before.as_deref().expect("saved above");
-                    let mut check = |at: usize, found: &mut Vec<Part>| {
-                        if at < p.lo || at + 8 > p.hi {
-                            return;
-                        }
-                        let host = word_at(before, at - p.lo);
-                        let now = (at as *const usize).read_unaligned();
-                        if host == now || host == 0 || live.device_of(host) != Some(now) {
-                            return;
-                        }
-                        (at as *mut usize).write_unaligned(host);
-                        run.fields.push(Field { at, host, device: now });
-                        if depth < POINTER_DEPTH {
-                            if let Some(m) = mapping_cached(&live, dev, host) {
-                                found.push(Part { lo: m.lo, hi: m.hi, dev: Some(m.dev), keep: false, host_is_current: false });
-                            }
-                        }
-                    };
-                    if p.hi - p.lo <= POINTER_SCAN_BYTES {
-                        let first = (p.lo + 7) & !7;
-                        for at in (first..p.hi.saturating_sub(7)).step_by(8) {
-                            check(at, &mut found);
-                        }
-                    } else {
-                        for &at in &fields_at {
-                            check(at, &mut found);
+                    (at as *mut usize).write_unaligned(host);
+                    run.fields.push(Field { at, host, device: now });
+                    if depth < POINTER_DEPTH {
+                        if let Some(m) = mapping_cached(&live, dev, host) {
+                            found.push(Part { lo: m.lo, hi: m.hi, dev: Some(m.dev), keep: false, host_is_current: false });
                         }
                     }
                 }
@@ -507,16 +525,17 @@ unsafe fn exit_parts(live: &Live<'_>, run: &mut HostRun, send: bool) {
         .parts
         .iter()
         .filter(|p| p.keep && restored.iter().any(|&(lo, hi)| lo < p.hi && p.lo < hi))
-        .map(|p| (p.lo, bytes(p.lo, p.hi).to_vec()))
+        .map(|p| (p.lo, copy_of(p.lo, p.hi)))
         .collect();
     for (p, s) in run.parts.iter().zip(&run.saved) {
         if let Some(s) = s {
             std::ptr::copy_nonoverlapping(s.as_ptr(), p.lo as *mut u8, s.len());
         }
     }
-    for (lo, k) in kept {
-        std::ptr::copy_nonoverlapping(k.as_ptr(), lo as *mut u8, k.len());
+    for (lo, k) in &kept {
+        std::ptr::copy_nonoverlapping(k.as_ptr(), *lo as *mut u8, k.len());
     }
+    recycle(run.saved.drain(..).flatten().chain(kept.into_iter().map(|(_, k)| k)));
     // a host copy that receives the device's bytes keeps its own pointers (libomptarget's
     // shadow pointers do the same)
     for f in &run.fields {

@@ -137,18 +137,20 @@ pub struct HostCopies {
     runs: AtomicU64,
     transferred: AtomicU64,
     preserved: AtomicU64,
+    ns: AtomicU64,
 }
 
 impl HostCopies {
-    pub fn record(&self, transferred: u64, preserved: u64) {
+    pub fn record(&self, transferred: u64, preserved: u64, ns: u64) {
         self.runs.fetch_add(1, Relaxed);
         self.transferred.fetch_add(transferred, Relaxed);
         self.preserved.fetch_add(preserved, Relaxed);
+        self.ns.fetch_add(ns, Relaxed);
     }
 
-    /// (executions, bytes moved, bytes preserved)
-    pub fn totals(&self) -> (u64, u64, u64) {
-        (self.runs.load(Relaxed), self.transferred.load(Relaxed), self.preserved.load(Relaxed))
+    /// (executions, bytes moved, bytes preserved, nanoseconds)
+    pub fn totals(&self) -> (u64, u64, u64, u64) {
+        (self.runs.load(Relaxed), self.transferred.load(Relaxed), self.preserved.load(Relaxed), self.ns.load(Relaxed))
     }
 }
 

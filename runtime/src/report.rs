@@ -158,6 +158,8 @@ pub struct HostCopiesReport {
     pub transferred_bytes: f64,
     /// Host bytes saved and restored (what the offload would not change) per execution.
     pub preserved_bytes: f64,
+    /// Time of the copies per execution (part of the variant's measured time).
+    pub ns: f64,
 }
 
 #[derive(Serialize, Debug)]
@@ -253,8 +255,9 @@ pub fn region_report(r: &Region) -> RegionReport {
             .collect(),
         host_copies: match r.host_copies.totals() {
             (0, ..) => None,
-            (n, t, p) => {
-                Some(HostCopiesReport { executions: n, transferred_bytes: t as f64 / n as f64, preserved_bytes: p as f64 / n as f64 })
+            (n, t, p, ns) => {
+                let per = |x: u64| x as f64 / n as f64;
+                Some(HostCopiesReport { executions: n, transferred_bytes: per(t), preserved_bytes: per(p), ns: per(ns) })
             }
         },
         monitoring: r.monitoring(),
@@ -406,9 +409,10 @@ pub fn render(r: &Region) -> String {
     }
     if let Some(h) = &rep.host_copies {
         out.push_str(&format!(
-            "  cpu copies: {} per execution between host and device, {} saved and restored on the host ({} executions)\n",
+            "  cpu copies: {} per execution between host and device, {} saved and restored on the host, {:.1} us ({} executions)\n",
             human_bytes(h.transferred_bytes),
             human_bytes(h.preserved_bytes),
+            h.ns / 1e3,
             h.executions
         ));
     }

@@ -157,11 +157,11 @@ fn concurrent_executions_mark_it_once() {
     assert_eq!(snap.executions(), 1200);
 }
 
-/// Through the C table (API version 2): replacement -1 leaves the execution unrecorded and
+/// Through the C table (since API version 2): replacement -1 leaves the execution unrecorded and
 /// `variant` -1; a NULL context or a context without a region is harmless.
 #[test]
 fn c_table_entry_and_unrecorded_replacement() {
-    assert_eq!(ompadapt_rt_api.version, 2);
+    assert_eq!(ompadapt_rt_api.version, 3);
     std::env::set_var("OMPADAPT_PERSIST", "0");
     std::env::set_var("OMPADAPT_REPORT", "0");
     let slot = AtomicPtr::new(std::ptr::null_mut());

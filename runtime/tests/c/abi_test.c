@@ -15,8 +15,10 @@ _Static_assert(offsetof(ompadapt_ctx, variant) == 16, "variant");
 _Static_assert(offsetof(ompadapt_ctx, nfeatures) == 20, "nfeatures");
 _Static_assert(offsetof(ompadapt_ctx, value) == 24, "value");
 _Static_assert(offsetof(ompadapt_ctx, features) == 32, "features");
-_Static_assert(sizeof(struct ompadapt_api) == 40, "sizeof(struct ompadapt_api)");
+_Static_assert(sizeof(struct ompadapt_api) == 56, "sizeof(struct ompadapt_api)");
 _Static_assert(offsetof(struct ompadapt_api, variant_unavailable) == 32, "variant_unavailable");
+_Static_assert(offsetof(struct ompadapt_api, host_enter) == 40, "host_enter");
+_Static_assert(offsetof(struct ompadapt_api, host_exit) == 48, "host_exit");
 
 static const char *SPEC = "ompadapt1;model=c_test;loc=abi_test.c:20;features=n;variants=cpu,gpu;"
                           "values=0,1;numeric=0;model_type=dtree";
@@ -52,6 +54,7 @@ int main(int argc, char **argv) {
   if (ompadapt_rt_api.version != OMPADAPT_API_VERSION) return 10;
   if (ompadapt_rt_api.begin != ompadapt_begin || ompadapt_rt_api.end != ompadapt_end) return 11;
   if (ompadapt_rt_api.variant_unavailable != ompadapt_variant_unavailable) return 12;
+  if (ompadapt_rt_api.host_enter != ompadapt_host_enter || ompadapt_rt_api.host_exit != ompadapt_host_exit) return 13;
 
   static void *slot; /* one per call site, as the plugin emits */
   ompadapt_ctx c0;
