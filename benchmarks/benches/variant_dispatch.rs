@@ -27,7 +27,9 @@ fn main() {
     let forced = dir.path().join("libforced.so");
     let include = format!("-I{}", root.join("runtime/include").display());
     let forced_src = root.join("tests/programs/variants/forced_runtime.c");
-    clang(&["-O2", "-shared", "-fPIC", &include, forced_src.to_str().unwrap()], &forced);
+    let rt = plugin.parent().expect("the plugin's directory");
+    let (link, rpath) = (format!("-L{}", rt.display()), format!("-Wl,-rpath,{}", rt.display()));
+    clang(&["-O2", "-shared", "-fPIC", &include, forced_src.to_str().unwrap(), &link, &rpath, "-lompadapt_rt"], &forced);
     let exe = dir.path().join("dispatch_cost");
     let src = root.join("benchmarks/c/dispatch_cost.c");
     clang(

@@ -257,10 +257,7 @@ pub enum Refusal {
 impl Refusal {
     pub fn text(&self) -> &'static str {
         match self {
-            Refusal::UnmappedPointer => {
-                "its launch passes a pointer that is mapped nowhere (device memory from omp_target_alloc or \
-                 is_device_ptr, or memory the offload would read through an unmapped pointer)"
-            }
+            Refusal::UnmappedPointer => "its launch passes a pointer to memory that is not mapped (e.g. from omp_target_alloc)",
             Refusal::NoLaunchArguments => "the ompadapt pass could not pair the region with its launch",
             Refusal::NoLibomptarget => "the program has no libomptarget to copy device data with",
             Refusal::TooManyParts => "its launch reaches more than 4096 mappings through pointers",

@@ -150,12 +150,17 @@ pub mod fuzz;
 /// force variant sequences with it (`OMPADAPT_RUNTIME=<this library>`).
 pub fn forced_runtime(dir: &Path) -> PathBuf {
     let lib = dir.join("libforced.so");
+    // the cpu variant's copies are the real runtime's (ompadapt_host_enter/exit)
+    let rt = lib_dir();
     run(Command::new(CLANG)
         .args(["-O2", "-shared", "-fPIC"])
         .arg(format!("-I{}", workspace_root().join("runtime/include").display()))
         .arg(source("programs/variants/forced_runtime.c"))
         .arg("-o")
-        .arg(&lib))
+        .arg(&lib)
+        .arg(format!("-L{}", rt.display()))
+        .arg(format!("-Wl,-rpath,{}", rt.display()))
+        .arg("-lompadapt_rt"))
     .expect_ok("building the forced-sequence runtime");
     lib
 }

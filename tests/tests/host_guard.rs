@@ -1,11 +1,11 @@
 //! The `cpu` variant inside a data environment the compiler cannot see: a HeCBench-style
 //! program (tests/programs/host_guard/caller_data.c) keeps its arrays on the device with
 //! `target data` in a caller (or `target enter data` in another function) and runs its
-//! adaptive kernel in a function of its own. The host guard must notice at run time that the
-//! launch's data is on the device, report `cpu` unavailable, and launch the kernel instead:
-//! results identical to the stock build and to the serial reference for every forced sequence
-//! of variants, at -O0 and -O2, in C and C++. The control (the data environment in the kernel's
-//! function, which the frontend sees and copies) keeps running the host version.
+//! adaptive kernel in a function of its own. The host version brings the device data in, runs,
+//! and sends it back (the runtime finds the mappings' extents at run time): results identical
+//! to the stock build and to the serial reference for every forced sequence of variants, at
+//! -O0 and -O2, in C and C++, with the host version running wherever `cpu` is forced. Only
+//! device memory the host cannot read (omp_target_alloc) makes the runtime refuse `cpu`.
 
 use ompadapt_tests::*;
 use std::path::{Path, PathBuf};
@@ -13,15 +13,19 @@ use std::process::Command;
 
 const STEPS: usize = 12;
 const SOURCE: &str = "programs/host_guard/caller_data.c";
-const UNAVAILABLE_LINE: &str = "variant 'cpu' is unavailable";
+const UNAVAILABLE_LINE: &str = "'cpu' unavailable in this run";
 
-/// Where the data environment is: in a caller, in other functions (`enter data`), or in view.
+/// Where the data is: mapped in a caller, in other functions (`enter data`), in view, or
+/// device memory (`omp_target_alloc`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 enum Env {
     Caller,
     EnterData,
     Visible,
+    DeviceAlloc,
 }
+
+const ENVS: [Env; 4] = [Env::Caller, Env::EnterData, Env::Visible, Env::DeviceAlloc];
 
 impl Env {
     fn define(self) -> Option<&'static str> {
@@ -29,7 +33,13 @@ impl Env {
             Env::Caller => None,
             Env::EnterData => Some("-DENTER_DATA"),
             Env::Visible => Some("-DVISIBLE"),
+            Env::DeviceAlloc => Some("-DDEVICE_ALLOC"),
         }
+    }
+
+    /// Whether the host version can stand in for the launch.
+    fn host_readable(self) -> bool {
+        self != Env::DeviceAlloc
     }
 }
 
@@ -89,10 +99,10 @@ fn expand(seq: &str) -> Vec<char> {
 }
 
 #[test]
-fn hidden_data_environments_never_run_a_stale_host_version() {
+fn hidden_data_environments_run_the_host_version_with_the_device_data() {
     let dir = scratch();
     let lib = forced_runtime(dir.path());
-    for env in [Env::Caller, Env::EnterData, Env::Visible] {
+    for env in ENVS {
         let reference = stock(dir.path(), env);
         for (opt, cxx) in [("-O0", false), ("-O2", false), ("-O2", true)] {
             let exe = build(dir.path(), env, opt, cxx);
@@ -105,26 +115,26 @@ fn hidden_data_environments_never_run_a_stale_host_version() {
                 let wanted: String = expand(&seq).into_iter().collect();
                 let cpu_runs = wanted.chars().filter(|&c| c == 'H').count();
                 let guarded = out.stdout.lines().filter(|l| l.starts_with("UNAVAILABLE variant=0 replacement=1")).count();
-                if env == Env::Visible {
-                    // the frontend copies what it sees: the host version runs, unguarded
-                    assert_eq!(where_, wanted, "{what}: the control must run the host version where forced");
-                    assert_eq!(guarded, 0, "{what}: the guard fired with the data environment in view");
+                if env.host_readable() {
+                    assert_eq!(where_, wanted, "{what}: the host version must run where forced");
+                    assert_eq!(guarded, 0, "{what}: cpu refused");
                 } else {
-                    assert_eq!(where_, "D".repeat(STEPS), "{what}: a stale host version ran");
-                    assert_eq!(guarded, cpu_runs, "{what}: one guard failure per forced cpu execution");
+                    assert_eq!(where_, "D".repeat(STEPS), "{what}: the host version ran on device memory");
+                    assert_eq!(guarded, cpu_runs, "{what}: one refusal per forced cpu execution");
                 }
             }
         }
     }
 }
 
-/// With the real runtime: one line on stderr, the report marks `cpu` unavailable, exploration
-/// and the model never choose it again, and the results are the stock build's. The control
-/// explores `cpu` (it runs on the host at least once) and reports nothing unavailable.
+/// With the real runtime the results are the stock build's. Where the data is mapped, `cpu` is
+/// explored (it runs on the host at least once), nothing is unavailable and the report gives
+/// the copies' bytes; on device memory one line on stderr, the report marks `cpu`
+/// unavailable, and exploration and the model never choose it again.
 #[test]
-fn real_runtime_marks_cpu_unavailable_once() {
+fn real_runtime_explores_cpu_wherever_the_data_is_mapped() {
     let dir = scratch();
-    for env in [Env::Caller, Env::EnterData, Env::Visible] {
+    for env in ENVS {
         let reference = stock(dir.path(), env);
         let exe = build(dir.path(), env, "-O2", false);
         let json = dir.path().join(format!("report_{env:?}.json"));
@@ -137,13 +147,17 @@ fn real_runtime_marks_cpu_unavailable_once() {
         let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
         let region = &doc["regions"][0];
         assert_eq!(region["region"], "stencil");
-        if env == Env::Visible {
+        if env.host_readable() {
             assert_eq!(lines, 0, "{}", out.stderr);
             assert!(region.get("unavailable").is_none(), "{region}");
-            assert!(where_.contains('H'), "the control never ran the host version: {where_}");
+            assert!(where_.contains('H'), "{env:?}: never ran the host version: {where_}");
+            // u and v (4096 doubles each) in, and back
+            let copies = &region["host_copies"];
+            assert_eq!(copies["transferred_bytes"].as_f64(), Some(4.0 * 4096.0 * 8.0), "{region}");
+            assert_eq!(copies["preserved_bytes"].as_f64(), Some(2.0 * 4096.0 * 8.0), "{region}");
         } else {
             assert_eq!(lines, 1, "one line per region and variant:\n{}", out.stderr);
-            assert!(out.stderr.contains("region 'stencil': variant 'cpu' is unavailable"), "{}", out.stderr);
+            assert!(out.stderr.contains("region 'stencil': 'cpu' unavailable in this run: its launch passes a pointer"), "{}", out.stderr);
             assert_eq!(where_, "D".repeat(STEPS));
             assert_eq!(region["unavailable"][0]["variant"], "cpu", "{region}");
             assert_eq!(region["unavailable"][0]["replacement"], "gpu", "{region}");

@@ -1,9 +1,10 @@
 /* HeCBench style: the time-step loop and its `target data` are in main; the adaptive kernel is
  * in a function of its own, so the frontend cannot see that u and v live on the device. With
- * -DVISIBLE the data environment is in the kernel's function (the control: the frontend sees
- * it and the cpu variant runs the host version). With -DENTER_DATA the arrays are mapped by
- * `target enter data` in another function. Prints a checksum and, per step, where the kernel
- * ran (H: the host version, D: the device). */
+ * -DVISIBLE the data environment is in the kernel's function. With -DENTER_DATA the arrays are
+ * mapped by `target enter data` in another function. With -DDEVICE_ALLOC they are device
+ * memory from omp_target_alloc, which the host version cannot read (the cpu variant is
+ * refused). Prints a checksum and, per step, where the kernel ran (H: the host version, D: the
+ * device). */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,6 +68,19 @@ static void run(double *u, double *v, int n) {
     swap_copy(u, v, n);
   }
   map_out(u, v, n);
+}
+#elif defined(DEVICE_ALLOC)
+static void run(double *u, double *v, int n) {
+  int dev = omp_get_default_device(), host = omp_get_initial_device();
+  double *du = (double *)omp_target_alloc(n * sizeof *du, dev), *dv = (double *)omp_target_alloc(n * sizeof *dv, dev);
+  omp_target_memcpy(du, u, n * sizeof *u, 0, 0, dev, host);
+  for (int t = 0; t < STEPS; ++t) {
+    step(du, dv, n, t);
+    swap_copy(du, dv, n);
+  }
+  omp_target_memcpy(u, du, n * sizeof *u, 0, 0, host, dev);
+  omp_target_free(du, dev);
+  omp_target_free(dv, dev);
 }
 #else
 static void run(double *u, double *v, int n) {

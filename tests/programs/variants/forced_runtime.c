@@ -3,7 +3,8 @@
  * "1,0,0,1" gives execution k of any region the variant at k modulo the list's length. That
  * makes every sequence of variants reproducible (the real runtime's choice depends on
  * timings). Each choice is printed as "FORCED region=<model> variant=<i> value=<v>", unless
- * OMPADAPT_TEST_QUIET is set (benchmarks/c/dispatch_cost.c). */
+ * OMPADAPT_TEST_QUIET is set (benchmarks/c/dispatch_cost.c). The cpu variant's copies around
+ * the host version of an offload are the real runtime's (linked: -lompadapt_rt). */
 #include "ompadapt.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,11 +68,20 @@ static void end(ompadapt_ctx *ctx) { (void)ctx; }
 
 static void unlowered(const char *model) { fprintf(stderr, "UNLOWERED %s\n", model); }
 
-/* The host guard found the forced variant unsafe: the execution runs `replacement`. The
- * sequence is not changed (the next forced cpu is checked again), and each is printed. */
+/* The forced variant cannot run: the execution runs `replacement`. The sequence is not changed
+ * (the next forced cpu is checked again), and each is printed. */
 static void unavailable(ompadapt_ctx *ctx, int replacement) {
   if (!quiet) printf("UNAVAILABLE variant=%d replacement=%d\n", ctx->variant, replacement);
   ctx->variant = replacement;
 }
 
-const struct ompadapt_api ompadapt_rt_api = {OMPADAPT_API_VERSION, begin, end, unlowered, unavailable};
+/* The real runtime's copies; a refusal is printed like an unavailable variant. */
+static void *host_enter(ompadapt_ctx *ctx, int cpu, int replacement, long long device, const void *kargs) {
+  int v = ctx->variant;
+  void *run = ompadapt_host_enter(ctx, cpu, replacement, device, kargs);
+  if (!run && !quiet) printf("UNAVAILABLE variant=%d replacement=%d\n", v, replacement);
+  return run;
+}
+
+const struct ompadapt_api ompadapt_rt_api = {OMPADAPT_API_VERSION, begin, end, unlowered, unavailable, host_enter,
+                                             ompadapt_host_exit};
