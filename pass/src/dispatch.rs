@@ -243,6 +243,7 @@ const LAUNCH_DEVICE_ARG: u32 = 1;
 ///   %ompadapt.host_safe = icmp ne ptr %ompadapt.host_run, null
 ///   br i1 %ompadapt.host_safe, label %ompadapt.host, label %ompadapt.offload
 /// ompadapt.join:
+///   %ompadapt.launch = phi i32 ...
 ///   %ompadapt.host_run1 = phi ptr [ %ompadapt.host_run, %ompadapt.host ], [ null, %ompadapt.offload ]
 ///   ...
 /// omp_offload.failed:
@@ -292,8 +293,11 @@ pub fn add_host_guard<'ctx>(
     let br = builder.build_conditional_branch(safe, d.host_block, d.offload_block).expect("positioned");
     let mut located: Vec<InstructionValue<'ctx>> =
         [token.as_instruction(), safe.as_instruction(), Some(br)].into_iter().flatten().collect();
-    // the token reaches the failure path through the join
-    builder.position_before(&d.result);
+    // the token reaches the failure path through the join (after the launch's phi)
+    match d.result.get_next_instruction() {
+        Some(next) => builder.position_before(&next),
+        None => builder.position_at_end(d.join_block),
+    }
     let phi = builder.build_phi(token_type, HOST_RUN_VALUE).expect("positioned");
     let null = token_type.const_null();
     phi.add_incoming(&[(&token as &dyn BasicValue<'ctx>, d.host_block), (&null as &dyn BasicValue<'ctx>, d.offload_block)]);

@@ -290,13 +290,13 @@ static inline __attribute__((unused, noinline)) void __ompadapt_host_exit(void *
 /* Before the launch site of a region with a `cpu` variant (variant index `cpu`; `replacement`
  * runs when the host version cannot stand in for the launch, -1: none recorded). The ompadapt
  * pass pairs it with the launch, calls the two functions above around the host version and
- * deletes it; without the pass it does nothing (the cpu variant then runs the offload). Its
- * body references both so that they are emitted for the pass. */
+ * deletes it. Without the pass the cpu variant would run the offload: with no launch
+ * arguments the runtime reports it unavailable (and this body keeps both functions emitted for
+ * the pass). */
 static inline __attribute__((unused, noinline)) void __ompadapt_host_guard(ompadapt_ctx *ctx, int cpu, int replacement,
                                                                    const char *model) {
   (void)model;
-  if (ctx == 0)
-    __ompadapt_host_exit(__ompadapt_host_enter(ctx, cpu, replacement, -1, 0));
+  __ompadapt_host_exit(__ompadapt_host_enter(ctx, cpu, replacement, -1, 0));
 }
 
 #ifdef __cplusplus

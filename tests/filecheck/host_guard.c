@@ -1,8 +1,9 @@
-// The host guard of a region with a `cpu` variant: the frontend passes the sections the cpu
-// variant copies (here the construct's own map clauses: A, B, C and the scalar s) to
-// __ompadapt_host_guard right before the launch site; the pass deletes it and puts the check on
-// the stub's host path, with the launch's device and kernel arguments: `cpu` runs the host
-// version only when the check passes, else the launch.
+// The host guard of a region with a `cpu` variant: the frontend calls __ompadapt_host_guard
+// (ctx, the cpu variant, its replacement) right before the launch site, and no copies of its
+// own; the pass deletes it, calls __ompadapt_host_enter with the launch's device and kernel
+// arguments on the stub's host path (the host version runs only when it returns non-null, else
+// the launch), carries its result through the join, and calls __ompadapt_host_exit with it
+// right after the host version on clang's failure path.
 //
 // RUN: %clang -O0 --offload-host-only -S -emit-llvm -fno-discard-value-names -Xclang -disable-llvm-passes -fplugin=%plugin -fplugin-arg-ompadapt-no-pass %s -o %t.ll
 // RUN: %FileCheck %s --check-prefix=FRONTEND < %t.ll
@@ -33,35 +34,40 @@ void saxpy(double *A, double *B, double *C, double s, int N) {
 }
 
 // FRONTEND-LABEL: define {{.*}}void @saxpy(
-// FRONTEND: %_ompadapt_g1 = alloca [8 x ptr]
-// FRONTEND: call void @__ompadapt_host_guard(ptr {{.*}}%_ompadapt_c1, i32 {{.*}}2, i32 {{.*}}3, ptr {{.*}}, i32 {{.*}}4, ptr {{.*}}@.str
+// FRONTEND-NOT: __tgt_target_data_update_mapper
+// FRONTEND: call void @__ompadapt_host_guard(ptr {{.*}}%_ompadapt_c1, i32 {{.*}}2, i32 {{.*}}3, ptr {{.*}}@.str
+// FRONTEND-NOT: __tgt_target_data_update_mapper
 // FRONTEND: call void @__ompadapt_launch_site(
 // FRONTEND: call i32 @__tgt_target_kernel(
 // FRONTEND: define internal void @__ompadapt_host_guard(
-// FRONTEND: call i32 @__ompadapt_host_guard_check(
+// FRONTEND: call ptr @__ompadapt_host_enter(
+// FRONTEND: call void @__ompadapt_host_exit(
 
 // PASS-LABEL: define {{.*}}void @saxpy(
 // PASS-NOT: call void @__ompadapt_host_guard(
 // PASS: ompadapt.dispatch:
 // PASS: br i1 %{{.*}}, label %ompadapt.guard, label %ompadapt.offload, !ompadapt.dispatch
 // PASS: ompadapt.guard:
-// PASS-NEXT: %ompadapt.host_ok = call i32 @__ompadapt_host_guard_check(ptr %_ompadapt_c1, i32 2, i32 3, ptr %{{.*}}, i32 4, i64 -1, ptr %kernel_args)
-// PASS-NEXT: %ompadapt.host_safe = icmp ne i32 %ompadapt.host_ok, 0
+// PASS-NEXT: %ompadapt.host_run = call ptr @__ompadapt_host_enter(ptr %_ompadapt_c1, i32 2, i32 3, i64 -1, ptr %kernel_args)
+// PASS-NEXT: %ompadapt.host_safe = icmp ne ptr %ompadapt.host_run, null
 // PASS-NEXT: br i1 %ompadapt.host_safe, label %ompadapt.host, label %ompadapt.offload
 // PASS: ompadapt.offload:
 // PASS: call i32 @__tgt_target_kernel(ptr @{{[0-9]+}}, i64 -1,
 // PASS: ompadapt.join:
 // PASS-NEXT: %ompadapt.launch = phi i32 [ %{{.*}}, %ompadapt.offload ], [ -1, %ompadapt.host ]
+// PASS-NEXT: %[[RUN:ompadapt.host_run[0-9]+]] = phi ptr [ %ompadapt.host_run, %ompadapt.host ], [ null, %ompadapt.offload ]
+// PASS: omp_offload.failed:
+// PASS-NEXT: call void @__omp_offloading_{{.*}}_saxpy_l{{[0-9]+}}(
+// PASS-NEXT: call void @__ompadapt_host_exit(ptr %[[RUN]])
 // PASS-NOT: define internal void @__ompadapt_host_guard(
-// PASS: define internal i32 @__ompadapt_host_guard_check(
-// PASS: call i32 @omp_target_is_present(
-// PASS: call void %{{.*}}(ptr {{.*}}, i32 {{.*}})
+// PASS: define internal void @__ompadapt_host_exit(
+// PASS: define internal ptr @__ompadapt_host_enter(
 
-// (at -O2 the constant operands are propagated into the check)
+// (at -O2 the constant operands are propagated into the functions)
 // INCLANG-NOT: __ompadapt_host_guard{{(P|\()}}
-// INCLANG: call fastcc i32 @{{(_ZL27)?}}__ompadapt_host_guard_check{{[^(]*}}(ptr
+// INCLANG: call fastcc ptr @{{(_ZL21)?}}__ompadapt_host_enter{{[^(]*}}(ptr
+// INCLANG: call fastcc void @{{(_ZL20)?}}__ompadapt_host_exit{{[^(]*}}(ptr
 // INCLANG-NOT: __ompadapt_host_guard{{(P|\()}}
-// INCLANG: define internal {{.*}}i32 @{{(_ZL27)?}}__ompadapt_host_guard_check
-// INCLANG: call i32 @omp_target_is_present(
 
 // NOCPU-NOT: __ompadapt_host_guard
+// NOCPU-NOT: __ompadapt_host_enter

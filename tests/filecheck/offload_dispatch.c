@@ -33,8 +33,10 @@ void vecadd(double *A, double *B, double *C, int N) {
 // PASS-NEXT: %[[RET:.*]] = call i32 @__tgt_target_kernel(
 // PASS: ompadapt.join:
 // PASS-NEXT: %ompadapt.launch = phi i32 [ %[[RET]], %ompadapt.offload ], [ -1, %ompadapt.host ]
+// PASS-NEXT: %[[RUN:.*]] = phi ptr [ %ompadapt.host_run, %ompadapt.host ], [ null, %ompadapt.offload ]
 // PASS-NEXT: icmp ne i32 %ompadapt.launch, 0
 // PASS: call void @__omp_offloading_{{.*}}_vecadd_l14(
+// PASS-NEXT: call void @__ompadapt_host_exit(ptr %[[RUN]])
 // PASS-NOT: define internal void @__ompadapt_launch_site
 // PASS: !ompadapt.regions = !{![[REGION:[0-9]+]]}
 // PASS: ![[REGION]] = !{!"by_len", !".__omp_offloading_{{.*}}_vecadd_l14.region_id", !"__omp_offloading_{{.*}}_vecadd_l14"}

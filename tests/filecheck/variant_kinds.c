@@ -1,6 +1,6 @@
 // Each variant kind in IR. The frontend leaves one launch-site marker (use_host, num_teams,
-// thread_limit, model) before the launch, the copies of the cpu variant (target update ->
-// __tgt_target_data_update_mapper) around it, and for coschedule a second, deferred launch
+// thread_limit, model) before the launch, the cpu variant's guard before it (no copies: the
+// runtime makes them from the launch's map entries), and for coschedule a second, deferred launch
 // plus a host parallel loop; the pass (checked with the verifier) writes num_teams and
 // thread_limit into the launch and KernelArgsTy at run time; running it twice changes nothing.
 //
@@ -40,12 +40,11 @@ void host(double *y, int n) {
 // FRONTEND: @.str{{.*}} = private unnamed_addr constant {{.*}} c"ompadapt1;model=kinds;{{.*}};variants=cpu,gpu,thread_limit=64,thread_limit=128,num_teams=4,num_teams=8;values=0,1,64,128,4,8;numeric=0;
 // FRONTEND-LABEL: define {{.*}}void @launch(
 // FRONTEND: call void @__tgt_target_data_begin_mapper(
-// cpu: the device copies come to the host first...
-// FRONTEND: call void @__tgt_target_data_update_mapper(
+// FRONTEND-NOT: call void @__tgt_target_data_update_mapper(
+// FRONTEND: call void @__ompadapt_host_guard(
 // FRONTEND: call void @__ompadapt_launch_site(i32 {{.*}}, i32 {{.*}}, i32 {{.*}}, ptr {{.*}}@.str
 // FRONTEND: call i32 @__tgt_target_kernel(
-// ...and what the kernel writes goes back.
-// FRONTEND: call void @__tgt_target_data_update_mapper(
+// FRONTEND-NOT: call void @__tgt_target_data_update_mapper(
 // FRONTEND: call void @__tgt_target_data_end_mapper(
 // FRONTEND-LABEL: define {{.*}}void @cosched(
 // FRONTEND-DAG: call ptr @__kmpc_omp_target_task_alloc(

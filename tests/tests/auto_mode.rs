@@ -157,10 +157,6 @@ fn the_real_runtime_reports_every_region_by_name() {
                     report_features(&out.stderr, &name).unwrap_or_else(|| panic!("{file}: no report of '{name}':\n{}", out.stderr));
                 let first_auto = match name.as_str() {
                     "explicit_scale" => "n, trip_count(i), ",
-                    // The bound is read through the lambda's closure, and the cpu variant's
-                    // `target update` lies between the marker and the launch: the pass finds no
-                    // slice (and says so in a remark).
-                    n if n.starts_with("sim::Stencil::apply@") => "ops, ",
                     _ => "trip_count(",
                 };
                 assert!(features.starts_with(first_auto) && features.ends_with("loop_depth, calls"), "{name}: {features}");
