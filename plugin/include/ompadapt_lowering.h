@@ -66,15 +66,18 @@ extern void __ompadapt_omp_set_schedule(int, int) __asm__("omp_set_schedule");
 extern void __ompadapt_omp_get_schedule(int *, int *) __asm__("omp_get_schedule");
 
 /* model_output needs a modifiable lvalue of arithmetic type; `cls` is its
- * __builtin_classify_type (1 integer and C enum, 3 C++ enum, 4 bool, 8 real floating). */
+ * __builtin_classify_type (1 integer and C enum, 3 C++ enum, 4 bool, 8 real floating; 10 a
+ * function, which C++ lowering tells apart from the pointer it decays to). */
 static inline void __ompadapt_check_output(int cls)
     __attribute__((diagnose_if(cls == 5, "'model_output' needs a modifiable lvalue of arithmetic "
                                          "type, not a pointer or an array", "error")))
     __attribute__((diagnose_if(cls == 12 || cls == 13, "'model_output' needs a modifiable lvalue of "
                                                        "arithmetic type, not a struct, union or class",
                                "error")))
+    __attribute__((diagnose_if(cls == 10, "'model_output' needs a modifiable lvalue of arithmetic "
+                                          "type, not a function", "error")))
     __attribute__((diagnose_if(cls != 1 && cls != 3 && cls != 4 && cls != 5 && cls != 8 &&
-                                   cls != 12 && cls != 13,
+                                   cls != 10 && cls != 12 && cls != 13,
                                "'model_output' needs a modifiable lvalue of arithmetic type",
                                "error"))) {
   (void)cls;
@@ -303,13 +306,18 @@ static inline __attribute__((unused, noinline)) void __ompadapt_host_guard(ompad
 }
 
 /* model_output in C++: the value converted to the lvalue's type. For a type that is not
- * arithmetic, __ompadapt_check_output has reported the error; `convert` is then only declared,
- * so that no second error follows. */
+ * arithmetic (a function, an array, a pointer, a class), __ompadapt_check_output has reported
+ * the error; the value then goes to __ompadapt_sink instead of the lvalue
+ * (`__builtin_choose_expr(arithmetic, lvalue, __ompadapt_sink) = convert(value)`), so that no
+ * second error follows. */
 template <class T, bool = __is_arithmetic(T) || __is_enum(T)> struct __ompadapt_output {
+  static const bool arithmetic = true;
   static T convert(double v) { return (T)v; }
 };
 template <class T> struct __ompadapt_output<T, false> {
-  static T convert(double);
+  static const bool arithmetic = false;
+  static double convert(double v) { return v; }
 };
+static double __ompadapt_sink __attribute__((unused));
 #endif
 #endif /* OMPADAPT_LOWERING_H */

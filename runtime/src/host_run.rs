@@ -424,8 +424,16 @@ pub unsafe fn enter(device: i64, kargs: *const c_void) -> Result<Option<Box<Host
     if parts.is_empty() {
         return Ok(None);
     }
-    let mut run =
-        HostRun { dev, parts: Vec::new(), saved: Vec::new(), fields: Vec::new(), region: std::ptr::null(), transferred: 0, preserved: 0, ticks: 0 };
+    let mut run = HostRun {
+        dev,
+        parts: Vec::new(),
+        saved: Vec::new(),
+        fields: Vec::new(),
+        region: std::ptr::null(),
+        transferred: 0,
+        preserved: 0,
+        ticks: 0,
+    };
     // PTR_AND_OBJ entries name their pointer fields exactly
     let mut fields_at: Vec<usize> =
         entries(kargs).iter().filter(|e| e.map_type & map::PTR_AND_OBJ != 0 && e.base != 0).map(|e| e.base).collect();

@@ -128,6 +128,11 @@ fn variant_kind_diagnostics() {
 }
 
 #[test]
+fn categorical_names_and_one_directive_per_statement() {
+    check_file("categorical.c");
+}
+
+#[test]
 fn auto_feature_diagnostics() {
     check_file("auto_features.c");
 }

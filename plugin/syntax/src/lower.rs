@@ -215,16 +215,31 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
 /// (plugin/include/ompadapt_lowering.h).
 fn store_output(out: &ExprRef, cv: &str, cplusplus: bool, p: &mut Vec<Piece>) {
     let lv = || out.piece(out.range.clone());
+    if cplusplus {
+        // a function decays to a pointer in __builtin_classify_type: told apart here
+        p.push(out.text_at("__ompadapt_check_output(__is_function(__remove_reference_t(__decltype(("));
+        p.push(lv());
+        p.push(out.text_at(")))) ? 10 : __builtin_classify_type("));
+        p.push(lv());
+        p.push(out.text_at("));"));
+        let t = |p: &mut Vec<Piece>| {
+            p.push(out.text_at("__ompadapt_output<__remove_cvref(__decltype("));
+            p.push(lv());
+            p.push(out.text_at("))>"));
+        };
+        p.push(out.text_at("__builtin_choose_expr("));
+        t(p);
+        p.push(out.text_at("::arithmetic, "));
+        p.push(lv());
+        p.push(out.text_at(", __ompadapt_sink) = "));
+        t(p);
+        p.push(out.text_at(format!("::convert({cv}.value);")));
+        return;
+    }
     p.push(out.text_at("__ompadapt_check_output(__builtin_classify_type("));
     p.push(lv());
     p.push(out.text_at("));"));
     p.push(lv());
-    if cplusplus {
-        p.push(out.text_at(" = __ompadapt_output<__remove_cvref(__decltype("));
-        p.push(lv());
-        p.push(out.text_at(format!("))>::convert({cv}.value);")));
-        return;
-    }
     // C: integer (1), bool (4) and real floating (8) type classes take the value, cast to their
     // type by a generic selection; anything else keeps its own value (the check above has
     // reported it, and no second error follows). `__extension__`: also in C89/C99 modes.

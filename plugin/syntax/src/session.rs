@@ -202,6 +202,14 @@ impl Session {
             self.begin(toks, ctx, &mut diags)
         } else if word(0, "end") && word(1, "adaptation") {
             self.end(toks, ctx, &mut diags)
+        } else if word(0, "adaptation") && governed && self.awaits_statement() {
+            diags.push(Diagnostic::error(
+                0,
+                toks.len().min(1),
+                "a second adaptation directive on the statement of another: one statement takes one adaptation directive (put this one and its statement in a block of their own, '{ ... }', to nest regions)",
+            ));
+            self.pending.push(Pending::Plain);
+            Outcome::NeedStatement
         } else if word(0, "adaptation") {
             self.single(toks, ctx, &mut diags)
         } else if word(0, "declare") && word(1, "adaptation") {
@@ -270,6 +278,11 @@ impl Session {
         }
     }
 
+    /// Whether an explicit directive waits for its statement (the next pragma is its statement's).
+    fn awaits_statement(&self) -> bool {
+        matches!(self.pending.last(), Some(Pending::Region { .. } | Pending::Metadirective(..) | Pending::Declared { .. }))
+    }
+
     /// The diagnostics of the last `on_statement` call.
     pub fn take_statement_diags(&mut self) -> Diags {
         std::mem::take(&mut self.statement_diags)
@@ -297,7 +310,7 @@ impl Session {
             }
         }
         let mut body = vec![Piece::Statement];
-        if let Some(kinds) = kinds::kinds_of(&desc.variants) {
+        if let Some(kinds) = kinds::kinds_of(&desc.variants).filter(|k| kinds_apply(k, stmt)) {
             let site = |desc: &RegionDesc, kinds: &[Option<kinds::Kind>]| -> (Option<pass_form::Lowered>, Diags) {
                 let mut d = Vec::new();
                 let s = pass_form::Site {
@@ -995,6 +1008,21 @@ fn metadirective_chain(arms: &[selector::Arm]) -> Vec<Piece> {
         p.push(Piece::Text("}".into()));
     }
     p
+}
+
+/// Whether variant names that decode as kinds are the compiler's to generate: before an OpenMP
+/// construct when one of them fits it (or every name is a kind: then an unfit one is an error
+/// worth reporting), before a plain loop when every name is a kind (a warning says they need a
+/// construct). Elsewhere — a structured block, a call — names are the user's categorical
+/// identifiers, `serial` or `cpu` included (seed 000).
+fn kinds_apply(kinds: &[Option<kinds::Kind>], stmt: &[Tok]) -> bool {
+    let all = kinds.iter().all(Option::is_some);
+    match kernel_scan::construct(stmt) {
+        Some(c) => {
+            all || kinds.iter().flatten().any(|k| if c.offloads() { k.for_target() } else { c.is_parallel_for() && k.for_parallel_for() })
+        }
+        None => all && stmt.first().is_some_and(|t| t.is_ident("for")),
+    }
 }
 
 #[cfg(test)]

@@ -83,7 +83,7 @@ fn single_form_before_target_gets_offload_site() {
 fn model_output_takes_any_lvalue() {
     for (cxx, want) in [
         (false, "__ompadapt_check_output(__builtin_classify_type( <14..17> )); <14..17>  = __extension__ __builtin_choose_expr((0x112u >> (__builtin_classify_type( <14..17> ) & 31)) & 1u, _Generic(( <14..17> ), _Bool: (_Bool)(_ompadapt_c1.value), "),
-        (true, "__ompadapt_check_output(__builtin_classify_type( <14..17> )); <14..17>  = __ompadapt_output<__remove_cvref(__decltype( <14..17> ))>::convert(_ompadapt_c1.value);"),
+        (true, "__ompadapt_check_output(__is_function(__remove_reference_t(__decltype(( <14..17> )))) ? 10 : __builtin_classify_type( <14..17> )); __builtin_choose_expr( __ompadapt_output<__remove_cvref(__decltype( <14..17> ))> ::arithmetic,  <14..17> , __ompadapt_sink) =  __ompadapt_output<__remove_cvref(__decltype( <14..17> ))> ::convert(_ompadapt_c1.value);"),
     ] {
         let mut s = Session::new(false, cxx);
         let r = s.on_pragma(&lex("begin adaptation model_name(m) variants(1, 2) model_output(out.threads)"), &ctx());

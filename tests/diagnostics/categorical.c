@@ -1,0 +1,34 @@
+// Variant names are the user's categorical identifiers except before a construct they fit
+// (seed 000): `serial` and `cpu` on a structured block, or `serial` before a target construct,
+// are plain names. One statement takes one adaptation directive; a second one on it (also two
+// `_Pragma`s on one line) is an error at the second.
+// EXPECT: 22:13: error: a second adaptation directive on the statement of another: one statement takes one adaptation directive (put this one and its statement in a block of their own, '{ ... }', to nest regions)
+// EXPECT: 25:63: error: a second adaptation directive on the statement of another: one statement takes one adaptation directive (put this one and its statement in a block of their own, '{ ... }', to nest regions)
+int pick(double *a, int n) {
+  int m = 0;
+#pragma omp adaptation model_name(c1) features(n) variants(fast, serial) model_output(m)
+  {
+    for (int i = 0; i < n; ++i) a[i] *= m + 1;
+  }
+#pragma omp adaptation model_name(c2) features(n) variants(cpu, serial, precise) model_output(m)
+  a[0] += m;
+#pragma omp adaptation model_name(c3) features(n) variants(fast, serial) model_output(m)
+#pragma omp target teams distribute parallel for map(tofrom: a[0:n])
+  for (int i = 0; i < n; ++i) a[i] += 1;
+  return m;
+}
+void twice(double *a, int n, int m) {
+#pragma omp adaptation model_name(t1) variants(x, y) model_output(m)
+#pragma omp adaptation model_name(t2) variants(cpu, gpu)
+#pragma omp target teams distribute parallel for map(tofrom: a[0:n])
+  for (int i = 0; i < n; ++i) a[i] += m;
+  _Pragma("omp adaptation model_name(t3) variants(cpu, gpu)") _Pragma("omp adaptation model_name(t4) variants(cpu, gpu)")
+#pragma omp target teams distribute parallel for map(tofrom: a[0:n])
+  for (int i = 0; i < n; ++i) a[i] += 1;
+#pragma omp adaptation model_name(t5) variants(x, y) model_output(m)
+  {
+#pragma omp adaptation model_name(t6) variants(cpu, gpu)
+#pragma omp target teams distribute parallel for map(tofrom: a[0:n])
+    for (int i = 0; i < n; ++i) a[i] += m;
+  }
+}
