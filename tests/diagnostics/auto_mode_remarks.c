@@ -50,3 +50,8 @@ void on_device(double *x, int n) {
   for (int i = 0; i < n; ++i) x[i] += 1;
 }
 #pragma omp end declare target
+void device_memory(double *d, int n) {
+#pragma omp target teams distribute parallel for is_device_ptr(d)
+  for (int i = 0; i < n; ++i) d[i] = i;
+}
+// EXPECT: 54:13: remark: variant kind 'cpu' dropped for this construct: 'is_device_ptr' names device memory, which the host version cannot read

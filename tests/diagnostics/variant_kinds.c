@@ -21,7 +21,7 @@
 // EXPECT: 77:66: warning: this variant runs on the host inside the device data environment of 'target data' at {{FILE}}:74: the host copies of u, v are stale there; add '#pragma omp target update from(u[0:n], v[0:n])' before it and 'target update to(...)' for what it writes after it, or write the region as '#pragma omp adaptation ... variants(cpu, gpu)' before the target construct, which makes these copies itself
 // EXPECT: 84:61: warning: 'coschedule' variants dropped: the split does not handle the 'reduction' clause; the region keeps its other variants
 // EXPECT: 85:50: note: here
-// EXPECT: 84:61: error: no variant is left once the 'coschedule' variants are dropped; add 'gpu' (the offload as written)
+// EXPECT: 84:61: error: no variant is left once the variants above are dropped; add 'gpu' (the offload as written)
 // EXPECT: 92:34: warning: this variant runs on the host inside the device data environment of 'target enter data' at {{FILE}}:90: the host copies of u, v are stale there; add '#pragma omp target update from(u[0:n], v[0:n])' before it and 'target update to(...)' for what it writes after it, or write the region as '#pragma omp adaptation ... variants(cpu, gpu)' before the target construct, which makes these copies itself
 void f(double *a, double *b, int n) {
 #pragma omp adaptation model_name(m1) features(n) variants(host, device)
@@ -93,3 +93,10 @@ void h2(double *u, double *v, int n) {
   for (int i = 0; i < n; ++i) v[i] = 2 * u[i];
 #pragma omp target exit data map(from: v[0:n]) map(delete: u[0:n])
 }
+void device_memory(double *d, int n) {
+#pragma omp adaptation model_name(dev) features(n) variants(cpu, gpu)
+#pragma omp target teams distribute parallel for is_device_ptr(d)
+  for (int i = 0; i < n; ++i) d[i] = i;
+}
+// EXPECT: 97:61: warning: variant 'cpu' dropped: 'is_device_ptr' names device memory, which the host version cannot read; the region keeps its other variants
+// EXPECT: 98:50: note: here

@@ -110,6 +110,7 @@ pub fn fitting(set: &VariantSet, c: &Construct, diags: &mut Diags) -> VariantSet
             Some(Kind::Coschedule(_)) if !c.is_target_loop() => {
                 Some(format!("the split needs a combined target loop construct, not '{name}'"))
             }
+            Some(Kind::Cpu) => crate::kernel_scan::device_memory_clause(c).map(device_memory_reason),
             _ => None,
         };
         match unfit {
@@ -125,6 +126,11 @@ pub fn fitting(set: &VariantSet, c: &Construct, diags: &mut Diags) -> VariantSet
     }
     kinds::settle_values(&mut kept);
     VariantSet::new(false, kept)
+}
+
+/// Why `cpu` cannot run a construct that names device memory in `clause`.
+pub fn device_memory_reason(clause: &str) -> String {
+    format!("'{clause}' names device memory, which the host version cannot read")
 }
 
 /// In zero-source-change mode the user wrote no directive: what would be a warning or an error

@@ -389,3 +389,9 @@ mod tests {
         }
     }
 }
+
+/// The first clause of `c` that hands the kernel device memory directly (`is_device_ptr`,
+/// `has_device_addr`): the host version of such a construct would dereference device addresses.
+pub fn device_memory_clause(c: &Construct) -> Option<&'static str> {
+    ["is_device_ptr", "has_device_addr"].into_iter().find(|n| c.clause(n).is_some())
+}

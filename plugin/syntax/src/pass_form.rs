@@ -213,6 +213,19 @@ fn lower_target(s: &Site, c: &Construct, kinds: &[&Kind], diags: &mut Diags) -> 
             }
         }
     };
+    // A kernel handed device memory directly cannot run on the host.
+    if let (Some(i), Some(clause)) = (cpu, crate::kernel_scan::device_memory_clause(c)) {
+        let v = &s.variants.variants[i];
+        diags.push(Diagnostic::warning(
+            v.tok,
+            v.tok + 1,
+            format!("variant 'cpu' dropped: {}; the region keeps its other variants", crate::auto_mode::device_memory_reason(clause)),
+        ));
+        if let Some(cl) = c.clause(clause) {
+            diags.push(at_stmt(Diagnostic::note(cl.at, cl.at + 1, "here")));
+        }
+        dropped.push(i);
+    }
     // Values the dispatch stub sets in the launch (0: as compiled).
     let limit = |clause: &str| -> Option<i64> {
         let cl = c.clause(clause)?;

@@ -338,7 +338,7 @@ impl Session {
                     diags.push(Diagnostic::error(
                         v.tok,
                         v.tok + 1,
-                        "no variant is left once the 'coschedule' variants are dropped; add 'gpu' (the offload as written)",
+                        "no variant is left once the variants above are dropped; add 'gpu' (the offload as written)",
                     ));
                     self.statement_diags = diags;
                     return vec![Piece::Statement];
