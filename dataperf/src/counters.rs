@@ -9,6 +9,7 @@
 
 use std::cell::UnsafeCell;
 use std::ffi::{c_char, CStr};
+use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Mutex;
 
@@ -120,4 +121,23 @@ mod tests {
         assert_eq!(other, 1);
         assert_eq!(unsafe { (*p).transfers }, 3);
     }
+}
+
+thread_local! {
+    /// Set while ompadapt's runtime copies data around the host version of a kernel (the `cpu`
+    /// variant): those transfers are not the program's mappings.
+    static RUNTIME_COPIES: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Called by ompadapt's runtime around its own copies on the calling thread (1: from now on,
+/// 0: done); the data operations in between are left out of the analysis (the runtime reports
+/// them per region itself).
+#[unsafe(no_mangle)]
+pub extern "C" fn ompadapt_dataperf_runtime_copies(on: c_int) {
+    RUNTIME_COPIES.with(|c| c.set(on != 0));
+}
+
+/// Whether the calling thread is inside ompadapt's own copies.
+pub(crate) fn in_runtime_copies() -> bool {
+    RUNTIME_COPIES.with(|c| c.get())
 }

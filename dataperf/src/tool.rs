@@ -277,6 +277,9 @@ unsafe extern "C" fn on_data_op(
     codeptr_ra: *const c_void,
 ) {
     let Some(t) = tool() else { return };
+    if counters::in_runtime_copies() {
+        return;
+    }
     if endpoint == ompt_scope_begin {
         if !host_op_id.is_null() {
             *host_op_id = t.now();

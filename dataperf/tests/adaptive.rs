@@ -56,3 +56,33 @@ fn findings_name_the_region_and_the_runtime_reports_data_movement() {
     let runs = gpu["executions"].as_u64().unwrap() + cpu["executions"].as_u64().unwrap();
     assert_eq!(runs, 12);
 }
+
+/// The cpu variant of a region whose data is present on the device: the runtime's copies around
+/// the host version are not the program's data movement; no finding points into the runtime,
+/// and the runtime reports them itself (`host_copies`).
+#[test]
+fn the_cpu_variants_copies_are_not_findings() {
+    let d = scratch();
+    let release = launcher().parent().unwrap().to_path_buf();
+    let src = program("adaptive_present.c");
+    let exe = d.path().join("adaptive_present");
+    compile(&src, &exe, &["-g", "-O1", &format!("-fplugin={}", release.join("libompadapt.so").display())]);
+    let rt_report = d.path().join("rt.json");
+    let report = format!("json:{}", rt_report.display());
+    let env = [("OMPADAPT_PERSIST", "0"), ("OMPADAPT_VARIANT", "cpu"), ("OMPADAPT_REPORT", report.as_str())];
+    let a = analyse_env(&exe, d.path(), &[], &[], &env);
+    let stock_total: f64 = {
+        let mut v: Vec<f64> = (0..10000).map(|i| i as f64).collect();
+        for _ in 0..12 {
+            v.iter_mut().for_each(|x| *x = *x * 0.5 + 1.0);
+        }
+        v.iter().enumerate().map(|(i, x)| x * (1 + i % 7) as f64).sum()
+    };
+    assert_eq!(a.checks, vec![format!("CHECK total={stock_total:.3}")]);
+    let text = a.report["findings"].to_string();
+    assert!(!text.contains("host_run.rs") && !text.contains("libompadapt_rt"), "the runtime's copies are findings: {text}");
+    let rt: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&rt_report).unwrap()).unwrap();
+    let region = rt["regions"].as_array().unwrap().iter().find(|g| g["region"] == "scale").expect("region scale");
+    assert_eq!(region["host_copies"]["executions"].as_u64(), Some(12), "{region}");
+    assert_eq!(region["host_copies"]["transferred_bytes"].as_f64(), Some(2.0 * 10000.0 * 8.0), "{region}");
+}

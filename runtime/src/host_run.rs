@@ -38,6 +38,19 @@ use std::collections::HashMap;
 use std::os::raw::{c_int, c_void};
 use std::sync::{Mutex, OnceLock};
 
+/// Tells the OMPT tool `libompadapt_dataperf.so`, when loaded, that the calling thread's data
+/// operations are this module's copies, not the program's mappings.
+fn quiet_dataperf(on: bool) {
+    static HOOK: OnceLock<Option<unsafe extern "C" fn(c_int)>> = OnceLock::new();
+    let hook = HOOK.get_or_init(|| unsafe {
+        let p = libc::dlsym(libc::RTLD_DEFAULT, c"ompadapt_dataperf_runtime_copies".as_ptr());
+        (!p.is_null()).then(|| std::mem::transmute::<*mut c_void, unsafe extern "C" fn(c_int)>(p))
+    });
+    if let Some(f) = hook {
+        unsafe { f(on as c_int) };
+    }
+}
+
 /// libomptarget's map-type bits (`omptarget.h`).
 mod map {
     pub const TO: i64 = 0x01;
@@ -394,13 +407,16 @@ impl Live<'_> {
             return true;
         }
         let o = self.omp;
-        unsafe {
+        quiet_dataperf(true);
+        let ok = unsafe {
             if to_host {
                 (o.target_memcpy)(host as *mut c_void, dev as *const c_void, len, 0, 0, o.initial_device, self.dev) == 0
             } else {
                 (o.target_memcpy)(dev as *mut c_void, host as *const c_void, len, 0, 0, self.dev, o.initial_device) == 0
             }
-        }
+        };
+        quiet_dataperf(false);
+        ok
     }
 }
 
