@@ -55,3 +55,16 @@ void device_memory(double *d, int n) {
   for (int i = 0; i < n; ++i) d[i] = i;
 }
 // EXPECT: 54:13: remark: variant kind 'cpu' dropped for this construct: 'is_device_ptr' names device memory, which the host version cannot read
+int omp_is_initial_device(void);
+int where(double *x, int n) {
+  int on_host = 0;
+#pragma omp target teams distribute parallel for map(tofrom: x[0:n], on_host)
+  for (int i = 0; i < n; ++i) {
+    if (i == 0) on_host = omp_is_initial_device();
+    x[i] += 1;
+  }
+  return on_host;
+}
+// EXPECT: 61:13: remark: 'coschedule' variants dropped: 'on_host' is written other than as 'on_host[i]'; the region keeps its other variants
+// EXPECT: 63:17: note: here
+// EXPECT: 61:13: remark: variant kind 'cpu' dropped for this construct: the kernel calls omp_is_initial_device, which the host version answers differently

@@ -128,6 +128,9 @@ pub fn fitting(set: &VariantSet, c: &Construct, diags: &mut Diags) -> VariantSet
     VariantSet::new(false, kept)
 }
 
+/// The call by which a kernel asks where it runs.
+pub const WHERE_IT_RUNS: &str = "omp_is_initial_device";
+
 /// Why `cpu` cannot run a construct that names device memory in `clause`.
 pub fn device_memory_reason(clause: &str) -> String {
     format!("'{clause}' names device memory, which the host version cannot read")

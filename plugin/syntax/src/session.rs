@@ -808,14 +808,34 @@ impl Session {
     /// The construct of zero-source-change mode, directive included: lowered as the pass form
     /// lowers an explicit region, with everything it would warn about said as remarks; left as
     /// written when nothing can be generated.
-    fn auto_statement(&mut self, desc: RegionDesc, data: &[DataDirective], stmt: &[Tok]) -> Vec<Piece> {
+    fn auto_statement(&mut self, mut desc: RegionDesc, data: &[DataDirective], stmt: &[Tok]) -> Vec<Piece> {
         let has_body = kernel_scan::construct(stmt).is_some_and(|c| !c.body.is_empty());
         if !has_body {
             // Clang reports the missing statement on the construct as written.
             return vec![Piece::Statement];
         }
+        let mut early = Vec::new();
+        // A kernel that asks where it runs would get another answer from the host version:
+        // the program's output could change, so `cpu` is not one of its variants.
+        if kernel_scan::mentions(stmt, 0..stmt.len(), auto_mode::WHERE_IT_RUNS) {
+            let mut kept: Vec<_> = desc.variants.variants.iter().filter(|v| kinds::decode(&v.name) != Some(kinds::Kind::Cpu)).cloned().collect();
+            if kept.len() < desc.variants.variants.len() {
+                early.push(Diagnostic::remark(
+                    0,
+                    1,
+                    format!("variant kind 'cpu' dropped for this construct: the kernel calls {}, which the host version answers differently", auto_mode::WHERE_IT_RUNS),
+                ));
+                if kept.is_empty() {
+                    self.statement_diags = early;
+                    return vec![Piece::Statement];
+                }
+                kinds::settle_values(&mut kept);
+                desc.variants = VariantSet::new(false, kept);
+            }
+        }
         let pieces = self.region_statement(desc, &[], data, stmt, None);
-        let diags = std::mem::take(&mut self.statement_diags);
+        let mut diags = early;
+        diags.extend(std::mem::take(&mut self.statement_diags));
         self.statement_diags = auto_mode::as_remarks(diags);
         pieces
     }
