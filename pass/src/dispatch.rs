@@ -29,11 +29,13 @@ use inkwell::basic_block::BasicBlock;
 use inkwell::builder::Builder;
 use inkwell::context::ContextRef;
 use inkwell::debug_info::DILocation;
+use inkwell::module::Module;
 use inkwell::types::BasicMetadataTypeEnum;
 use inkwell::values::{
     AnyValue, AsValueRef, BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue, InstructionValue, IntValue,
 };
 use inkwell::IntPredicate;
+use llvm_sys::prelude::LLVMValueRef;
 
 use crate::cfg;
 use crate::metadata;
@@ -228,6 +230,33 @@ fn launch_result<'ctx>(launch: InstructionValue<'ctx>) -> BasicValueEnum<'ctx> {
     IntValue::try_from(launch).expect("a launch returns an integer").as_basic_value_enum()
 }
 
+/// `[start, end, ...]` of the `declare target` variables a kernel reaches, as a private constant
+/// array (a null pointer and 0 when there are none).
+fn globals_table<'ctx>(
+    context: &ContextRef<'ctx>,
+    module: &Module<'ctx>,
+    globals: &[(LLVMValueRef, u64)],
+    ptr: inkwell::types::PointerType<'ctx>,
+) -> (BasicValueEnum<'ctx>, u64) {
+    if globals.is_empty() {
+        return (ptr.const_null().as_basic_value_enum(), 0);
+    }
+    let i8t = context.i8_type();
+    let mut items = Vec::with_capacity(2 * globals.len());
+    for &(g, size) in globals {
+        let start = unsafe { inkwell::values::PointerValue::new(g) };
+        let end = unsafe { start.const_gep(i8t, &[context.i64_type().const_int(size, false)]) };
+        items.push(start);
+        items.push(end);
+    }
+    let init = ptr.const_array(&items);
+    let table = module.add_global(init.get_type(), None, "ompadapt.device_globals");
+    table.set_initializer(&init);
+    table.set_constant(true);
+    table.set_linkage(inkwell::module::Linkage::Private);
+    (table.as_pointer_value().as_basic_value_enum(), globals.len() as u64)
+}
+
 /// Name of the block the host guard adds between the dispatch and the host path.
 pub const GUARD_BLOCK: &str = "ompadapt.guard";
 pub const HOST_RUN_VALUE: &str = "ompadapt.host_run";
@@ -239,7 +268,8 @@ const LAUNCH_DEVICE_ARG: u32 = 1;
 ///
 /// ```llvm
 /// ompadapt.guard:                           ; the dispatch's host edge
-///   %ompadapt.host_run = call ptr @enter(ctx, cpu, replacement, i64 %device, ptr %kargs)
+///   %ompadapt.host_run = call ptr @enter(ctx, cpu, replacement, i64 %device, ptr %kargs,
+///                                        ptr @ompadapt.device_globals, i32 <n>)
 ///   %ompadapt.host_safe = icmp ne ptr %ompadapt.host_run, null
 ///   br i1 %ompadapt.host_safe, label %ompadapt.host, label %ompadapt.offload
 /// ompadapt.join:
@@ -252,31 +282,37 @@ const LAUNCH_DEVICE_ARG: u32 = 1;
 /// ```
 ///
 /// `enter`/`exit` are the lowering header's `__ompadapt_host_enter`/`__ompadapt_host_exit`;
-/// `guard_operands` the guard marker's ctx, cpu and replacement. When the failure path has no
+/// `guard_operands` the guard marker's ctx, cpu and replacement; `globals` the `declare target`
+/// variables the kernel reaches (see [`crate::device_globals`]). When the failure path has no
 /// host-version call to close the run after, `enter` gets no kernel arguments and refuses.
+#[allow(clippy::too_many_arguments)]
 pub fn add_host_guard<'ctx>(
     context: &ContextRef<'ctx>,
+    module: &Module<'ctx>,
     d: &Dispatch<'ctx>,
     launch: InstructionValue<'ctx>,
     enter: FunctionValue<'ctx>,
     exit: FunctionValue<'ctx>,
     guard_operands: &[BasicValueEnum<'ctx>],
+    globals: &[(LLVMValueRef, u64)],
 ) -> Option<BasicBlock<'ctx>> {
     let device = launch.get_operand(LAUNCH_DEVICE_ARG).and_then(|op| op.value()).filter(|v| v.is_int_value())?;
     let kargs = launch.get_operand(LAUNCH_KERNEL_ARGS_ARG).and_then(|op| op.value()).filter(|v| v.is_pointer_value())?;
     let params = enter.get_type().get_param_types();
     let token_type = enter.get_type().get_return_type().filter(|t| t.is_pointer_type())?.into_pointer_type();
-    if guard_operands.len() != 3 || params.len() != 5 || exit.count_params() != 1 {
+    if guard_operands.len() != 3 || params.len() != 7 || exit.count_params() != 1 {
         return None;
     }
+    let (globals_array, nglobals) = globals_table(context, module, globals, token_type);
     let fallbacks = crate::omp_calls::fallback_calls(d.result);
     let kargs = if fallbacks.is_empty() { token_type.const_null().as_basic_value_enum() } else { kargs };
     let debug_location = d.branch.get_debug_location();
     let builder = context.create_builder();
     let guard_block = context.insert_basic_block_after(d.dispatch_block, GUARD_BLOCK);
     builder.position_at_end(guard_block);
-    let mut args: Vec<BasicMetadataValueEnum<'ctx>> = Vec::with_capacity(5);
-    for (v, ty) in guard_operands.iter().copied().chain([device, kargs]).zip(&params) {
+    let mut args: Vec<BasicMetadataValueEnum<'ctx>> = Vec::with_capacity(7);
+    let count = context.i32_type().const_int(nglobals, false).as_basic_value_enum();
+    for (v, ty) in guard_operands.iter().copied().chain([device, kargs, globals_array, count]).zip(&params) {
         // integers as the function declares them (C's int / long long); pointers are opaque
         let v = match (v, ty) {
             (BasicValueEnum::IntValue(i), BasicMetadataTypeEnum::IntType(t)) if i.get_type() != *t => {

@@ -24,7 +24,8 @@
 //! - [`offload_site`]: marker discovery and removal;
 //! - [`launch_search`]: the launch that follows a marker;
 //! - [`cfg`]: successors, dominance, phi edits;
-//! - [`dispatch`]: the rewrite;
+//! - [`dispatch`]: the rewrite; [`device_globals`]: the `declare target` variables a kernel
+//!   reaches (the cpu variant's runtime copies treat them as present storage);
 //! - [`metadata`]: `!ompadapt.regions` and `!ompadapt.dispatch`;
 //! - [`module_kind`]: host vs device modules;
 //! - [`diagnostics`]: the warnings; [`remarks`]: the optional remarks;
@@ -35,6 +36,7 @@
 
 pub mod auto_features;
 pub mod cfg;
+pub mod device_globals;
 pub mod diagnostics;
 pub mod dispatch;
 pub mod ir;
@@ -165,9 +167,9 @@ pub fn transform_module(module: &Module<'_>) -> PassOutcome {
 
 /// Turns the launch after `site` into a dispatch, deletes the marker and records the region;
 /// returns the launch (now claimed) and what was done, or why the site stays as it is.
-fn lower_site(
-    module: &Module<'_>,
-    site: &OffloadSite<'_>,
+fn lower_site<'ctx>(
+    module: &Module<'ctx>,
+    site: &OffloadSite<'ctx>,
     claimed: &HashSet<LLVMValueRef>,
 ) -> Result<(LLVMValueRef, RewrittenSite), Unlowered> {
     let launch = match find_launch_after(site, claimed) {
@@ -184,10 +186,11 @@ fn lower_site(
         }
     };
     let model = site.model();
+    let fallback = omp_calls::host_fallback(launch);
     let record = RegionRecord {
         model: model.clone(),
         region_id: omp_calls::region_id_name(launch),
-        host_fallback: omp_calls::host_fallback(launch).map(|f| f.get_name().to_string_lossy().into_owned()).unwrap_or_default(),
+        host_fallback: fallback.map(|f| f.get_name().to_string_lossy().into_owned()).unwrap_or_default(),
     };
     let context = module.get_context();
     let use_host = site.use_host.into_int_value();
@@ -205,7 +208,9 @@ fn lower_site(
     // the cpu variant's run-time check (regions with a cpu variant, see the lowering header)
     if let Some(guard) = offload_site::guard_of(site) {
         if let (Some((enter, exit)), Some(ops)) = (offload_site::host_run_functions(module), guard.enter_operands()) {
-            if dispatch::add_host_guard(&context, &d, launch, enter, exit, &ops).is_some() {
+            let globals =
+                fallback.map(|f| device_globals::reached(f, &device_globals::declare_target_variables(module))).unwrap_or_default();
+            if dispatch::add_host_guard(&context, module, &d, launch, enter, exit, &ops, &globals).is_some() {
                 offload_site::remove_guard(&guard);
             }
         }

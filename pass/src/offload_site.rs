@@ -286,7 +286,7 @@ pub fn host_run_functions<'ctx>(module: &Module<'ctx>) -> Option<(FunctionValue<
     let find = |name: &str, params: u32| {
         module.get_functions().find(|f| names_function(f.get_name().to_bytes(), name) && f.count_params() == params)
     };
-    Some((find(HOST_ENTER_FUNCTION, 5)?, find(HOST_EXIT_FUNCTION, 1)?))
+    Some((find(HOST_ENTER_FUNCTION, 7)?, find(HOST_EXIT_FUNCTION, 1)?))
 }
 
 /// The guard of `site`: a guard call of the same model, in the same function, whose block

@@ -132,8 +132,9 @@ static inline __attribute__((unused)) void __ompadapt_fallback_unavailable(ompad
 }
 /* Without a runtime nothing copies device data: the offload runs instead of the host version. */
 static inline __attribute__((unused)) void *__ompadapt_fallback_host_enter(ompadapt_ctx *ctx, int cpu, int r,
-                                                                          long long device, const void *kargs) {
-  (void)cpu; (void)device; (void)kargs;
+                                                                          long long device, const void *kargs,
+                                                                          const void *const *globals, int nglobals) {
+  (void)cpu; (void)device; (void)kargs; (void)globals; (void)nglobals;
   ctx->variant = r;
   return 0;
 }
@@ -276,14 +277,16 @@ static inline __attribute__((noinline)) int __ompadapt_auto_features(double *out
 
 /* The `cpu` variant of an offload (see ompadapt.h, ompadapt_host_enter/exit): the stub the
  * ompadapt pass builds calls __ompadapt_host_enter(ctx, cpu, replacement, device, kernel_args)
- * on its host path with the launch's device and KernelArgsTy, runs the host version only when
+ * on its host path with the launch's device and KernelArgsTy (and the `declare target` variables
+ * the kernel reaches, as (start, end) pairs), runs the host version only when
  * it returns non-NULL (else the launch: the runtime has switched the execution to
  * `replacement`), and passes what it returned to __ompadapt_host_exit after the host version.
  * The runtime brings device data in, saves and restores host bytes, so that the host version
  * ends in exactly the state the offload would leave. */
 static inline __attribute__((unused, noinline)) void *
-__ompadapt_host_enter(ompadapt_ctx *ctx, int cpu, int replacement, long long device, const void *kernel_args) {
-  return __ompadapt_api()->host_enter(ctx, cpu, replacement, device, kernel_args);
+__ompadapt_host_enter(ompadapt_ctx *ctx, int cpu, int replacement, long long device, const void *kernel_args,
+                      const void *const *globals, int nglobals) {
+  return __ompadapt_api()->host_enter(ctx, cpu, replacement, device, kernel_args, globals, nglobals);
 }
 static inline __attribute__((unused, noinline)) void __ompadapt_host_exit(void *run) {
   if (run)
@@ -299,7 +302,7 @@ static inline __attribute__((unused, noinline)) void __ompadapt_host_exit(void *
 static inline __attribute__((unused, noinline)) void __ompadapt_host_guard(ompadapt_ctx *ctx, int cpu, int replacement,
                                                                    const char *model) {
   (void)model;
-  __ompadapt_host_exit(__ompadapt_host_enter(ctx, cpu, replacement, -1, 0));
+  __ompadapt_host_exit(__ompadapt_host_enter(ctx, cpu, replacement, -1, 0, 0, 0));
 }
 
 #ifdef __cplusplus

@@ -121,9 +121,11 @@ void ompadapt_variant_unavailable(ompadapt_ctx *ctx, int replacement);
  * it returns what ompadapt_host_exit takes after the host version ran (which sends present
  * storage back and restores the saved bytes), or NULL when the host version cannot stand in
  * for the launch (a pointer mapped nowhere, e.g. from omp_target_alloc): then it has done what
- * ompadapt_variant_unavailable(ctx, replacement) does and the caller launches the offload. */
+ * ompadapt_variant_unavailable(ctx, replacement) does and the caller launches the offload.
+ * `globals` holds `nglobals` (start, end) pairs: the `declare target` variables the kernel
+ * reaches, whose device copies the host version uses too. */
 void *ompadapt_host_enter(ompadapt_ctx *ctx, int cpu, int replacement, long long device,
-                          const void *kernel_args);
+                          const void *kernel_args, const void *const *globals, int nglobals);
 void ompadapt_host_exit(void *run);
 
 /* ---- Explicit control (issue 3: training and persistence; added, not in the table) -------- */
@@ -166,7 +168,8 @@ struct ompadapt_api {
   void (*unlowered_offload_site)(const char *model);
   void (*variant_unavailable)(ompadapt_ctx *ctx, int replacement); /* since version 2 */
   void *(*host_enter)(ompadapt_ctx *ctx, int cpu, int replacement, long long device,
-                      const void *kernel_args);                       /* since version 3 */
+                      const void *kernel_args, const void *const *globals,
+                      int nglobals);                                   /* since version 3 */
   void (*host_exit)(void *run);                                       /* since version 3 */
 };
 extern const struct ompadapt_api ompadapt_rt_api;

@@ -189,14 +189,16 @@ unsafe fn unavailable(c: &mut Ctx, replacement: c_int, reason: &str) {
 pub const HOST_RUN_NOTHING: usize = 1;
 
 /// `ompadapt_host_enter`: before the host version of an offload launch (variant `cpu` on
-/// `ctx`), makes host memory what the kernel would see on `device` (see [`crate::host_run`]).
+/// `ctx`), makes host memory what the kernel would see on `device` (see [`crate::host_run`]);
+/// `globals` holds `nglobals` (start, end) pairs of the `declare target` variables the kernel
+/// reaches.
 /// Returns what `ompadapt_host_exit` takes after the host version, or NULL when the host
 /// version cannot stand in for the launch: then the variant is unavailable for the rest of the
 /// run, the execution continues as `replacement`, and the caller launches the offload.
 ///
 /// # Safety
 /// `ctx` is null or a context `ompadapt_begin` filled; `kargs` is null or the launch's live
-/// `KernelArgsTy`.
+/// `KernelArgsTy`; `globals` is null or holds `2 * nglobals` pointers.
 #[no_mangle]
 pub unsafe extern "C" fn ompadapt_host_enter(
     ctx: *mut Ctx,
@@ -204,13 +206,23 @@ pub unsafe extern "C" fn ompadapt_host_enter(
     replacement: c_int,
     device: i64,
     kargs: *const c_void,
+    globals: *const *const c_void,
+    nglobals: c_int,
 ) -> *mut c_void {
     if ctx.is_null() || (*ctx).variant != cpu {
         return HOST_RUN_NOTHING as *mut c_void;
     }
     let c = &mut *ctx;
     let t0 = crate::clock::now();
-    match catch_unwind(AssertUnwindSafe(|| crate::host_run::enter(device, kargs))) {
+    let globals: Vec<(usize, usize)> = if globals.is_null() || nglobals <= 0 {
+        Vec::new()
+    } else {
+        std::slice::from_raw_parts(globals, 2 * nglobals as usize)
+            .chunks(2)
+            .map(|p| (p[0] as usize, (p[1] as usize).saturating_sub(p[0] as usize)))
+            .collect()
+    };
+    match catch_unwind(AssertUnwindSafe(|| crate::host_run::enter(device, kargs, &globals))) {
         Ok(Ok(None)) => HOST_RUN_NOTHING as *mut c_void,
         Ok(Ok(Some(mut run))) => {
             run.region = c.region as *const Region;
@@ -326,7 +338,7 @@ pub struct Api {
     pub end: unsafe extern "C" fn(*mut Ctx),
     pub unlowered_offload_site: unsafe extern "C" fn(*const c_char),
     pub variant_unavailable: unsafe extern "C" fn(*mut Ctx, c_int),
-    pub host_enter: unsafe extern "C" fn(*mut Ctx, c_int, c_int, i64, *const c_void) -> *mut c_void,
+    pub host_enter: unsafe extern "C" fn(*mut Ctx, c_int, c_int, i64, *const c_void, *const *const c_void, c_int) -> *mut c_void,
     pub host_exit: unsafe extern "C" fn(*mut c_void),
 }
 

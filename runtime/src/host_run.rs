@@ -278,9 +278,16 @@ impl Refusal {
     }
 }
 
-/// What the host version copies for one launch: the parts, merged and sorted.
-pub fn plan(d: &dyn Device, dev: c_int, entries: &[Entry]) -> Result<Vec<Part>, Refusal> {
+/// What the host version copies for one launch with `entries` whose kernel also reaches the
+/// `declare target` variables `globals` (host address, bytes): the parts, merged and sorted.
+pub fn plan(d: &dyn Device, dev: c_int, entries: &[Entry], globals: &[(usize, usize)]) -> Result<Vec<Part>, Refusal> {
     let mut parts: Vec<Part> = Vec::new();
+    // a global's device copy exists once the device's image is loaded: present, or nothing to do
+    for &(addr, _) in globals {
+        if let Some(m) = mapping_cached(d, dev, addr) {
+            parts.push(Part { lo: m.lo, hi: m.hi, dev: Some(m.dev), keep: false, host_is_current: false });
+        }
+    }
     for e in entries {
         if e.begin == 0 || e.map_type & (map::LITERAL | map::PRIVATE) != 0 {
             continue;
@@ -420,13 +427,14 @@ impl Live<'_> {
     }
 }
 
-/// Before the host version of a launch on `device` (-1: the default device) with `kargs`:
+/// Before the host version of a launch on `device` (-1: the default device) with `kargs`, whose
+/// kernel reaches the `declare target` variables `globals`:
 /// Ok(None) when nothing needs copying (the launch would run on the host anyway).
 ///
 /// # Safety
 /// `kargs` is null or the launch's live `KernelArgsTy`, whose entries describe storage the
 /// program owns.
-pub unsafe fn enter(device: i64, kargs: *const c_void) -> Result<Option<Box<HostRun>>, Refusal> {
+pub unsafe fn enter(device: i64, kargs: *const c_void, globals: &[(usize, usize)]) -> Result<Option<Box<HostRun>>, Refusal> {
     if kargs.is_null() {
         return Err(Refusal::NoLaunchArguments);
     }
@@ -436,7 +444,7 @@ pub unsafe fn enter(device: i64, kargs: *const c_void) -> Result<Option<Box<Host
         return Ok(None);
     }
     let live = Live { omp, dev };
-    let mut parts = plan(&live, dev, &entries(kargs))?;
+    let mut parts = plan(&live, dev, &entries(kargs), globals)?;
     if parts.is_empty() {
         return Ok(None);
     }
@@ -612,7 +620,7 @@ mod tests {
         let e = |begin, size, map_type| Entry { base: begin, begin, size, map_type };
         // a zero-length pointer into a present array: the whole mapping; a section the
         // construct maps `from`: kept; `to`: restored; literals ignored
-        let p = plan(&f, 0, &[e(1200, 0, 0x220), e(3000, 64, 0x22), e(4000, 8, 0x21), e(7, 4, 0x320)]).unwrap();
+        let p = plan(&f, 0, &[e(1200, 0, 0x220), e(3000, 64, 0x22), e(4000, 8, 0x21), e(7, 4, 0x320)], &[]).unwrap();
         assert_eq!(
             p,
             vec![
@@ -622,9 +630,13 @@ mod tests {
             ]
         );
         // two entries in one present mapping are one part; always from keeps
-        let p = plan(&f, 1, &[e(1000, 800, 0x23), e(1100, 0, 0x220), e(1000, 8, 0x06)]).unwrap();
+        let p = plan(&f, 1, &[e(1000, 800, 0x23), e(1100, 0, 0x220), e(1000, 8, 0x06)], &[]).unwrap();
         assert_eq!(p, vec![Part { lo: 1000, hi: 1800, dev: Some(50_000), keep: true, host_is_current: false }]);
         // a pointer mapped nowhere
-        assert_eq!(plan(&f, 2, &[e(9000, 0, 0x220)]), Err(Refusal::UnmappedPointer));
+        assert_eq!(plan(&f, 2, &[e(9000, 0, 0x220)], &[]), Err(Refusal::UnmappedPointer));
+        // a declare target variable the kernel reaches: present (another device's copy is not)
+        let g = Fake(vec![(1000, 1800, 50_000), (6000, 6004, 70_000)]);
+        let p = plan(&g, 3, &[], &[(6000, 4), (8000, 4)]).unwrap();
+        assert_eq!(p, vec![Part { lo: 6000, hi: 6004, dev: Some(70_000), keep: false, host_is_current: false }]);
     }
 }

@@ -1,9 +1,10 @@
 // The host guard of a region with a `cpu` variant: the frontend calls __ompadapt_host_guard
 // (ctx, the cpu variant, its replacement) right before the launch site, and no copies of its
 // own; the pass deletes it, calls __ompadapt_host_enter with the launch's device and kernel
-// arguments on the stub's host path (the host version runs only when it returns non-null, else
-// the launch), carries its result through the join, and calls __ompadapt_host_exit with it
-// right after the host version on clang's failure path.
+// arguments and the declare target variables the kernel reaches (as (start, end) pairs) on the
+// stub's host path (the host version runs only when it returns non-null, else the launch),
+// carries its result through the join, and calls __ompadapt_host_exit with it right after the
+// host version on clang's failure path.
 //
 // RUN: %clang -O0 --offload-host-only -S -emit-llvm -fno-discard-value-names -Xclang -disable-llvm-passes -fplugin=%plugin -fplugin-arg-ompadapt-no-pass %s -o %t.ll
 // RUN: %FileCheck %s --check-prefix=FRONTEND < %t.ll
@@ -26,11 +27,15 @@
 #define PRAGMA(x) _Pragma(#x)
 #define ADAPT(k) PRAGMA(omp adaptation model_name(saxpy) features(N) k)
 
+#pragma omp declare target
+double bias;
+#pragma omp end declare target
+
 void saxpy(double *A, double *B, double *C, double s, int N) {
   ADAPT(KINDS)
 #pragma omp target teams distribute parallel for map(to: A[0:N], B[0:N], s) map(from: C[0:N])
   for (int i = 0; i < N; ++i)
-    C[i] = s * A[i] + B[i];
+    C[i] = s * A[i] + B[i] + bias;
 }
 
 // FRONTEND-LABEL: define {{.*}}void @saxpy(
@@ -43,12 +48,14 @@ void saxpy(double *A, double *B, double *C, double s, int N) {
 // FRONTEND: call ptr @__ompadapt_host_enter(
 // FRONTEND: call void @__ompadapt_host_exit(
 
+// the declare target variable the kernel reads, as (start, end):
+// PASS: @ompadapt.device_globals = private constant [2 x ptr] [ptr @bias, ptr getelementptr (i8, ptr @bias, i64 8)]
 // PASS-LABEL: define {{.*}}void @saxpy(
 // PASS-NOT: call void @__ompadapt_host_guard(
 // PASS: ompadapt.dispatch:
 // PASS: br i1 %{{.*}}, label %ompadapt.guard, label %ompadapt.offload, !ompadapt.dispatch
 // PASS: ompadapt.guard:
-// PASS-NEXT: %ompadapt.host_run = call ptr @__ompadapt_host_enter(ptr %_ompadapt_c1, i32 2, i32 3, i64 -1, ptr %kernel_args)
+// PASS-NEXT: %ompadapt.host_run = call ptr @__ompadapt_host_enter(ptr %_ompadapt_c1, i32 2, i32 3, i64 -1, ptr %kernel_args, ptr @ompadapt.device_globals, i32 1)
 // PASS-NEXT: %ompadapt.host_safe = icmp ne ptr %ompadapt.host_run, null
 // PASS-NEXT: br i1 %ompadapt.host_safe, label %ompadapt.host, label %ompadapt.offload
 // PASS: ompadapt.offload:

@@ -818,12 +818,16 @@ impl Session {
         // A kernel that asks where it runs would get another answer from the host version:
         // the program's output could change, so `cpu` is not one of its variants.
         if kernel_scan::mentions(stmt, 0..stmt.len(), auto_mode::WHERE_IT_RUNS) {
-            let mut kept: Vec<_> = desc.variants.variants.iter().filter(|v| kinds::decode(&v.name) != Some(kinds::Kind::Cpu)).cloned().collect();
+            let mut kept: Vec<_> =
+                desc.variants.variants.iter().filter(|v| kinds::decode(&v.name) != Some(kinds::Kind::Cpu)).cloned().collect();
             if kept.len() < desc.variants.variants.len() {
                 early.push(Diagnostic::remark(
                     0,
                     1,
-                    format!("variant kind 'cpu' dropped for this construct: the kernel calls {}, which the host version answers differently", auto_mode::WHERE_IT_RUNS),
+                    format!(
+                        "variant kind 'cpu' dropped for this construct: the kernel calls {}, which the host version answers differently",
+                        auto_mode::WHERE_IT_RUNS
+                    ),
                 ));
                 if kept.is_empty() {
                     self.statement_diags = early;

@@ -11,6 +11,9 @@
 #pragma omp declare target
 // writes through a pointer argument (lulesh's CalcElemShapeFunctionDerivatives and friends)
 static void bump(double *out, const double *in, int i) { out[i] = in[i] * 2.0 + 1.0; }
+// a global with a device copy of its own, written by a kernel through a helper
+double table[64];
+static void twice(int i) { table[i] = table[i] * 2 + 1; }
 #pragma omp end declare target
 
 static double sum(const double *a, int n) {
@@ -126,6 +129,14 @@ int main(int argc, char **argv) {
 #pragma omp target update from(m.x[0:n])
   printf("mesh %.1f\n", sum(m.x, n));
 #pragma omp target exit data map(delete: m.x[0:n], m)
+  for (int i = 0; i < 64; i++) table[i] = i;
+#pragma omp target update to(table)
+  for (int i = 0; i < 64; i++) table[i] = 5;
+#pragma omp target teams distribute parallel for
+  for (int i = 0; i < 64; i++) twice(i);
+  printf("table host %.1f\n", sum(table, 64));
+#pragma omp target update from(table)
+  printf("table %.1f\n", sum(table, 64));
   free(a), free(b), free(c), free(z), free(snap), free(d), free(e), free(m.x);
   return 0;
 }

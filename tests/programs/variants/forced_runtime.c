@@ -76,9 +76,10 @@ static void unavailable(ompadapt_ctx *ctx, int replacement) {
 }
 
 /* The real runtime's copies; a refusal is printed like an unavailable variant. */
-static void *host_enter(ompadapt_ctx *ctx, int cpu, int replacement, long long device, const void *kargs) {
+static void *host_enter(ompadapt_ctx *ctx, int cpu, int replacement, long long device, const void *kargs,
+                        const void *const *globals, int nglobals) {
   int v = ctx->variant;
-  void *run = ompadapt_host_enter(ctx, cpu, replacement, device, kargs);
+  void *run = ompadapt_host_enter(ctx, cpu, replacement, device, kargs, globals, nglobals);
   if (!run && !quiet) printf("UNAVAILABLE variant=%d replacement=%d\n", v, replacement);
   return run;
 }
