@@ -66,11 +66,15 @@ def run_program(p, exe, env_extra, tag, args):
 
 
 def regions_of(report):
+    """(name, cpu not usable: not a variant or refused at run time, executions of the host version)"""
     try:
         doc = json.load(open(report))
     except (OSError, ValueError):
         return []
-    return [(r["region"], bool(r.get("unavailable")), (r.get("host_copies") or {}).get("executions", 0)) for r in doc.get("regions", [])]
+    return [
+        (r["region"], bool(r.get("unavailable")) or "cpu" not in r.get("variants", []), (r.get("host_copies") or {}).get("executions", 0))
+        for r in doc.get("regions", [])
+    ]
 
 
 def process(p, args):
