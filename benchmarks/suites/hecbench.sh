@@ -417,7 +417,7 @@ process_program() {
   else
     R_ARGS=("${MF_RUN[@]}")
   fi
-  printf '%q ' "${R_ARGS[@]}" >"$w/args"
+  if [ ${#R_ARGS[@]} -gt 0 ]; then printf '%q ' "${R_ARGS[@]}"; fi >"$w/args"
   # the program's filter: the default, or '!only:' rows, plus the program's own rows and the
   # args table's filter column
   local default only=() extra=()
