@@ -82,58 +82,6 @@ die() { echo "hecbench.sh: $*" >&2; exit 2; }
 # ----------------------------------------------------------------------------------------------
 # configuration (exported: the per-program workers are separate processes)
 
-if [ "${1:-}" = --worker ]; then
-  # internal: process one program; the configuration comes exported from the main process
-  WORKER="${2:?}"
-else
-WORKER=""
-HB_TREE=""
-HB_MIRROR=""
-HB_REV="HEAD"
-HB_PLUGIN=""
-HB_OMPADAPT=""
-HB_KINDS="cpu,gpu"
-HB_JOBS=2
-HB_MODES="a,b,c,d"
-HB_OUT="./hecbench-out"
-HB_TIMEOUT=60
-HB_MAXC=20
-HB_ARGS="$HERE/hecbench-args.tsv"
-HB_FILTERS="$HERE/hecbench-filters.tsv"
-HB_EXCLUDED="$HERE/hecbench-excluded.tsv"
-HB_SURVEY=0
-HB_STOCK_ONLY=0
-HB_MD=""
-ONLY=()
-WORKER=""
-
-while [ $# -gt 0 ]; do
-  case "$1" in
-    -h | --help) usage; exit 0 ;;
-    --hecbench) HB_TREE="${2:?--hecbench needs a directory}"; shift 2 ;;
-    --mirror) HB_MIRROR="${2:?--mirror needs a git directory}"; shift 2 ;;
-    --rev) HB_REV="${2:?--rev needs a revision}"; shift 2 ;;
-    --plugin) HB_PLUGIN="${2:?--plugin needs a path}"; shift 2 ;;
-    --ompadapt) HB_OMPADAPT="${2:?--ompadapt needs a directory}"; shift 2 ;;
-    --kinds) HB_KINDS="${2:?--kinds needs a value}"; shift 2 ;;
-    --only) ONLY+=("${2:?--only needs a name}"); shift 2 ;;
-    --jobs) HB_JOBS="${2:?--jobs needs a number}"; shift 2 ;;
-    --modes) HB_MODES="${2:?--modes needs a list}"; shift 2 ;;
-    --out) HB_OUT="${2:?--out needs a directory}"; shift 2 ;;
-    --timeout) HB_TIMEOUT="${2:?--timeout needs seconds}"; shift 2 ;;
-    --max-c-regions) HB_MAXC="${2:?--max-c-regions needs a number}"; shift 2 ;;
-    --args) HB_ARGS="${2:?--args needs a file}"; shift 2 ;;
-    --filters) HB_FILTERS="${2:?--filters needs a file}"; shift 2 ;;
-    --excluded) HB_EXCLUDED="${2:?--excluded needs a file}"; shift 2 ;;
-    --survey) HB_SURVEY=1; shift ;;
-    --stock-only) HB_STOCK_ONLY=1; shift ;;
-    --md) HB_MD="${2:?--md needs a file}"; shift 2 ;;
-    *) die "unknown option '$1' (see --help)" ;;
-  esac
-done
-
-fi
-
 # ----------------------------------------------------------------------------------------------
 # small helpers
 
@@ -663,111 +611,167 @@ open(md, "w").write("\n".join(out) + "\n")
 EOF
 }
 
+parse_options() {
+  if [ "${1:-}" = --worker ]; then
+    # internal: process one program; the configuration comes exported from the main process
+    WORKER="${2:?}"
+    return 0
+  fi
+  HB_TREE=""
+  HB_MIRROR=""
+  HB_REV="HEAD"
+  HB_PLUGIN=""
+  HB_OMPADAPT=""
+  HB_KINDS="cpu,gpu"
+  HB_JOBS=2
+  HB_MODES="a,b,c,d"
+  HB_OUT="./hecbench-out"
+  HB_TIMEOUT=60
+  HB_MAXC=20
+  HB_ARGS="$HERE/hecbench-args.tsv"
+  HB_FILTERS="$HERE/hecbench-filters.tsv"
+  HB_EXCLUDED="$HERE/hecbench-excluded.tsv"
+  HB_SURVEY=0
+  HB_STOCK_ONLY=0
+  HB_MD=""
+  ONLY=()
+  WORKER=""
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      -h | --help) usage; exit 0 ;;
+      --hecbench) HB_TREE="${2:?--hecbench needs a directory}"; shift 2 ;;
+      --mirror) HB_MIRROR="${2:?--mirror needs a git directory}"; shift 2 ;;
+      --rev) HB_REV="${2:?--rev needs a revision}"; shift 2 ;;
+      --plugin) HB_PLUGIN="${2:?--plugin needs a path}"; shift 2 ;;
+      --ompadapt) HB_OMPADAPT="${2:?--ompadapt needs a directory}"; shift 2 ;;
+      --kinds) HB_KINDS="${2:?--kinds needs a value}"; shift 2 ;;
+      --only) ONLY+=("${2:?--only needs a name}"); shift 2 ;;
+      --jobs) HB_JOBS="${2:?--jobs needs a number}"; shift 2 ;;
+      --modes) HB_MODES="${2:?--modes needs a list}"; shift 2 ;;
+      --out) HB_OUT="${2:?--out needs a directory}"; shift 2 ;;
+      --timeout) HB_TIMEOUT="${2:?--timeout needs seconds}"; shift 2 ;;
+      --max-c-regions) HB_MAXC="${2:?--max-c-regions needs a number}"; shift 2 ;;
+      --args) HB_ARGS="${2:?--args needs a file}"; shift 2 ;;
+      --filters) HB_FILTERS="${2:?--filters needs a file}"; shift 2 ;;
+      --excluded) HB_EXCLUDED="${2:?--excluded needs a file}"; shift 2 ;;
+      --survey) HB_SURVEY=1; shift ;;
+      --stock-only) HB_STOCK_ONLY=1; shift ;;
+      --md) HB_MD="${2:?--md needs a file}"; shift 2 ;;
+      *) die "unknown option '$1' (see --help)" ;;
+    esac
+  done
+}
+
 # ----------------------------------------------------------------------------------------------
 # main
 
-if [ -n "$WORKER" ]; then
-  process_program "$WORKER"
-  exit 0
-fi
+main() {
+  parse_options "$@"
+  if [ -n "$WORKER" ]; then
+    process_program "$WORKER"
+    exit 0
+  fi
 
-command -v "$CXX" >/dev/null || die "$CXX not found (scripts/bootstrap.sh installs clang-19)"
-command -v python3 >/dev/null || die "python3 not found"
-mkdir -p "$HB_OUT" || die "cannot create $HB_OUT"
-HB_OUT="$(cd "$HB_OUT" && pwd)"
-HB_ARGS="$(readlink -f "$HB_ARGS")" HB_FILTERS="$(readlink -f "$HB_FILTERS")"
-HB_EXCLUDED="$(readlink -f "$HB_EXCLUDED")"
-suite_prepare
+  command -v "$CXX" >/dev/null || die "$CXX not found (scripts/bootstrap.sh installs clang-19)"
+  command -v python3 >/dev/null || die "python3 not found"
+  mkdir -p "$HB_OUT" || die "cannot create $HB_OUT"
+  HB_OUT="$(cd "$HB_OUT" && pwd)"
+  HB_ARGS="$(readlink -f "$HB_ARGS")" HB_FILTERS="$(readlink -f "$HB_FILTERS")"
+  HB_EXCLUDED="$(readlink -f "$HB_EXCLUDED")"
+  suite_prepare
 
-if [ "$HB_STOCK_ONLY" = 0 ]; then
-  if [ -z "$HB_PLUGIN" ]; then
-    if [ -n "${OMPADAPT_PLUGIN:-}" ]; then
-      HB_PLUGIN="$OMPADAPT_PLUGIN"
-    elif [ -f "$HERE/../../target/release/libompadapt.so" ]; then
-      HB_PLUGIN="$HERE/../../target/release/libompadapt.so"
+  if [ "$HB_STOCK_ONLY" = 0 ]; then
+    if [ -z "$HB_PLUGIN" ]; then
+      if [ -n "${OMPADAPT_PLUGIN:-}" ]; then
+        HB_PLUGIN="$OMPADAPT_PLUGIN"
+      elif [ -f "$HERE/../../target/release/libompadapt.so" ]; then
+        HB_PLUGIN="$HERE/../../target/release/libompadapt.so"
+      else
+        HB_PLUGIN="/work/main/target/release/libompadapt.so"
+      fi
+    fi
+    [ -f "$HB_PLUGIN" ] || die "plugin $HB_PLUGIN not found (--plugin)"
+    HB_PLUGIN="$(readlink -f "$HB_PLUGIN")"
+  fi
+  if [ -z "$HB_OMPADAPT" ]; then
+    if [ -n "$HB_PLUGIN" ] && git -C "$(dirname "$HB_PLUGIN")" rev-parse HEAD >/dev/null 2>&1; then
+      HB_OMPADAPT="$(git -C "$(dirname "$HB_PLUGIN")" rev-parse --show-toplevel)"
     else
-      HB_PLUGIN="/work/main/target/release/libompadapt.so"
+      HB_OMPADAPT="$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null || echo "$HERE")"
     fi
   fi
-  [ -f "$HB_PLUGIN" ] || die "plugin $HB_PLUGIN not found (--plugin)"
-  HB_PLUGIN="$(readlink -f "$HB_PLUGIN")"
-fi
-if [ -z "$HB_OMPADAPT" ]; then
-  if [ -n "$HB_PLUGIN" ] && git -C "$(dirname "$HB_PLUGIN")" rev-parse HEAD >/dev/null 2>&1; then
-    HB_OMPADAPT="$(git -C "$(dirname "$HB_PLUGIN")" rev-parse --show-toplevel)"
+
+  # the programs
+  declare -a PROGS=()
+  if [ "$HB_SURVEY" = 1 ]; then
+    while IFS= read -r p; do
+      if table_rows "$HB_EXCLUDED" | awk -F'\t' -v k="$p" '$1 == k { f = 1 } END { exit !f }'; then
+        continue
+      fi
+      PROGS+=("$p")
+    done < <(suite_programs)
   else
-    HB_OMPADAPT="$(git -C "$HERE" rev-parse --show-toplevel 2>/dev/null || echo "$HERE")"
+    [ -f "$HB_ARGS" ] || die "no argument table $HB_ARGS"
+    mapfile -t PROGS < <(table_rows "$HB_ARGS" | cut -f1)
   fi
-fi
-
-# the programs
-declare -a PROGS=()
-if [ "$HB_SURVEY" = 1 ]; then
-  while IFS= read -r p; do
-    if table_rows "$HB_EXCLUDED" | awk -F'\t' -v k="$p" '$1 == k { f = 1 } END { exit !f }'; then
-      continue
-    fi
-    PROGS+=("$p")
-  done < <(suite_programs)
-else
-  [ -f "$HB_ARGS" ] || die "no argument table $HB_ARGS"
-  mapfile -t PROGS < <(table_rows "$HB_ARGS" | cut -f1)
-fi
-if [ ${#ONLY[@]} -gt 0 ]; then
-  declare -a sel=()
-  for p in "${PROGS[@]}"; do
-    for o in "${ONLY[@]}"; do
-      if [ "$p" = "$o" ] || [ "$p" = "$o-omp" ]; then sel+=("$p"); break; fi
+  if [ ${#ONLY[@]} -gt 0 ]; then
+    declare -a sel=()
+    for p in "${PROGS[@]}"; do
+      for o in "${ONLY[@]}"; do
+        if [ "$p" = "$o" ] || [ "$p" = "$o-omp" ]; then sel+=("$p"); break; fi
+      done
     done
-  done
-  PROGS=("${sel[@]}")
-fi
-[ ${#PROGS[@]} -gt 0 ] || die "no programs selected"
+    PROGS=("${sel[@]}")
+  fi
+  [ ${#PROGS[@]} -gt 0 ] || die "no programs selected"
 
-export HB_TREE HB_MIRROR HB_REV HB_PLUGIN HB_OMPADAPT HB_KINDS HB_JOBS HB_MODES HB_OUT \
-  HB_TIMEOUT HB_MAXC HB_ARGS HB_FILTERS HB_EXCLUDED HB_SURVEY HB_STOCK_ONLY
-export HB_DATE HB_UPTIME_START HB_UPTIME_END HB_WALL HB_MACHINE HB_OMPADAPT_COMMIT HB_SUITE_COMMIT
+  export HB_TREE HB_MIRROR HB_REV HB_PLUGIN HB_OMPADAPT HB_KINDS HB_JOBS HB_MODES HB_OUT \
+    HB_TIMEOUT HB_MAXC HB_ARGS HB_FILTERS HB_EXCLUDED HB_SURVEY HB_STOCK_ONLY
+  export HB_DATE HB_UPTIME_START HB_UPTIME_END HB_WALL HB_MACHINE HB_OMPADAPT_COMMIT HB_SUITE_COMMIT
 
-HB_DATE="$(date -u '+%Y-%m-%d %H:%M UTC')"
-HB_UPTIME_START="$(uptime)"
-HB_MACHINE="$(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo); $("$CXX" --version | head -n1)"
-HB_OMPADAPT_COMMIT="$(git -C "$HB_OMPADAPT" rev-parse HEAD 2>/dev/null || echo unknown)"
-if [ -n "$HB_OMPADAPT_COMMIT" ] && [ -n "$(git -C "$HB_OMPADAPT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
-  HB_OMPADAPT_COMMIT+=" (with uncommitted changes)"
-fi
-HB_SUITE_COMMIT="$(suite_commit)"
-start=$(now)
-echo "hecbench.sh: ${#PROGS[@]} programs, $HB_JOBS at a time, modes $HB_MODES, results in $HB_OUT" >&2
+  HB_DATE="$(date -u '+%Y-%m-%d %H:%M UTC')"
+  HB_UPTIME_START="$(uptime)"
+  HB_MACHINE="$(nproc) cores, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo); $("$CXX" --version | head -n1)"
+  HB_OMPADAPT_COMMIT="$(git -C "$HB_OMPADAPT" rev-parse HEAD 2>/dev/null || echo unknown)"
+  if [ -n "$HB_OMPADAPT_COMMIT" ] && [ -n "$(git -C "$HB_OMPADAPT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+    HB_OMPADAPT_COMMIT+=" (with uncommitted changes)"
+  fi
+  HB_SUITE_COMMIT="$(suite_commit)"
+  start=$(now)
+  echo "hecbench.sh: ${#PROGS[@]} programs, $HB_JOBS at a time, modes $HB_MODES, results in $HB_OUT" >&2
 
-mkdir -p "$HB_OUT/programs"
-printf '%s\n' "${PROGS[@]}" |
-  xargs -P "$HB_JOBS" -I{} bash -c '
-    "$0" --worker "$1" </dev/null
-    r="$HB_OUT/programs/$1/result.tsv"
-    if [ -f "$r" ]; then
-      printf "%s\n" "$(cut -f1-10 "$r" | tr "\t" " ")" >&2
-    else
-      echo "$1: no result" >&2
-    fi' "$SELF" {}
+  mkdir -p "$HB_OUT/programs"
+  printf '%s\n' "${PROGS[@]}" |
+    xargs -P "$HB_JOBS" -I{} bash -c '
+      "$0" --worker "$1" </dev/null 2>>"$HB_OUT/workers.log"
+      r="$HB_OUT/programs/$1/result.tsv"
+      if [ -f "$r" ]; then
+        printf "%s\n" "$(cut -f1-10 "$r" | tr "\t" " ")" >&2
+      else
+        echo "$1: no result" >&2
+      fi' "$SELF" {}
 
-results="$HB_OUT/results.tsv"
-{
-  echo "$RESULT_HEADER"
-  for p in "${PROGS[@]}"; do
-    if [ -f "$HB_OUT/programs/$p/result.tsv" ]; then
-      cat "$HB_OUT/programs/$p/result.tsv"
-    else
-      printf '%s\tno\t-\t-\t-\t-\t-\t-\t-\t-\t\t\t-\t-\tno\t\tworker failed\t\t\n' "$p"
-    fi
-  done
-} >"$results"
-end=$(now)
-HB_UPTIME_END="$(uptime)"
-HB_WALL="$(awk -v s="$(elapsed "$start" "$end")" 'BEGIN { printf "%d min %d s", s / 60, s % 60 }')"
-[ -n "$HB_MD" ] || HB_MD="$HB_OUT/hecbench.md"
-write_markdown "$results" "$HB_MD"
-echo "hecbench.sh: wrote $results and $HB_MD ($HB_WALL)" >&2
+  results="$HB_OUT/results.tsv"
+  {
+    echo "$RESULT_HEADER"
+    for p in "${PROGS[@]}"; do
+      if [ -f "$HB_OUT/programs/$p/result.tsv" ]; then
+        cat "$HB_OUT/programs/$p/result.tsv"
+      else
+        printf '%s\tno\t-\t-\t-\t-\t-\t-\t-\t-\t\t\t-\t-\tno\t\tworker failed\t\t\n' "$p"
+      fi
+    done
+  } >"$results"
+  end=$(now)
+  HB_UPTIME_END="$(uptime)"
+  HB_WALL="$(awk -v s="$(elapsed "$start" "$end")" 'BEGIN { printf "%d min %d s", s / 60, s % 60 }')"
+  [ -n "$HB_MD" ] || HB_MD="$HB_OUT/hecbench.md"
+  write_markdown "$results" "$HB_MD"
+  echo "hecbench.sh: wrote $results and $HB_MD ($HB_WALL)" >&2
 
-# exit status: 1 when a plugin build failed or an adaptive run differed
-awk -F'\t' 'NR > 1 && ($3 == "NO" || $6 ~ /^NO/ || $7 ~ /^NO/ || $8 ~ /^NO/ || $9 ~ /^NO/) { bad = 1 }
-  END { exit bad ? 1 : 0 }' "$results"
+  # exit status: 1 when a plugin build failed or an adaptive run differed
+  awk -F'\t' 'NR > 1 && ($3 == "NO" || $6 ~ /^NO/ || $7 ~ /^NO/ || $8 ~ /^NO/ || $9 ~ /^NO/) { bad = 1 }
+    END { exit bad ? 1 : 0 }' "$results"
+}
+
+main "$@"

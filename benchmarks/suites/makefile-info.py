@@ -103,6 +103,7 @@ def main():
             if not cmd or cmd[0] != MARK:
                 continue
             args = cmd[1:]
+            xlang = None
             i = 0
             compile_only = "-c" in args
             while i < len(args):
@@ -114,7 +115,9 @@ def main():
                             link_output = nxt
                     elif a == "-L":
                         libs += [a + nxt]
-                    elif a != "-x":
+                    elif a == "-x":
+                        xlang = nxt
+                    else:
                         flags += [a, nxt] if a in ("-include", "-isystem") else [a + nxt]
                     i += 2
                     continue
@@ -127,7 +130,10 @@ def main():
                     std = a
                 elif a.startswith("-l") or a.startswith("-L") or a == "-pthread":
                     libs.append(a)
-                elif a.endswith(SRC_EXT) and not a.startswith("-"):
+                elif a.startswith("-x") and len(a) > 2:
+                    xlang = a[2:]
+                elif (a.endswith(SRC_EXT) or (xlang and a.endswith(".cu"))) and \
+                        not a.startswith("-"):
                     sources.append(a)
                 i += 1
     if not program and link_output:
@@ -143,6 +149,8 @@ def main():
     sources, flags, libs = uniq(sources), uniq(flags), uniq(libs)
     if std:
         flags.insert(0, std)
+    if any(src.endswith(".cu") for src in sources):
+        flags += ["-x", "c++"]  # CUDA-named files that the Makefile compiles as C++
     # run command: the first command of `make -n run` that runs ./<program>
     run, nruns = [], 0
     rc, out, err = make(["-n", "-o", program or "main", "run"], d)
