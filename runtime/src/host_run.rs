@@ -480,6 +480,10 @@ pub unsafe fn enter(device: i64, kargs: *const c_void, globals: &[(usize, usize)
                 .map(|at| (at, (at as *const usize).read_unaligned()))
                 .collect();
                 if !live.copy(p.lo, d, p.hi - p.lo, true) {
+                    // put back what was already changed on the host
+                    run.saved.push(saved);
+                    run.parts.push(p);
+                    exit_parts(&live, &mut run, false);
                     return Err(Refusal::NoLibomptarget);
                 }
                 run.transferred += (p.hi - p.lo) as u64;
