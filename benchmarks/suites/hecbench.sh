@@ -207,7 +207,8 @@ run_binary() {
   local dir="$1" bin="$2" base="$3" t0 t1 rc
   shift 3
   t0=$(now)
-  (cd "$dir" && env "$@" timeout -k 5 "$HB_TIMEOUT" "./$bin" "${R_ARGS[@]}") \
+  # argv[0] is ./main for both builds: programs that print their own name print the same
+  (cd "$dir" && env "$@" timeout -k 5 "$HB_TIMEOUT" bash -c 'b=$1; shift; exec -a ./main "./$b" "$@"' _ "$bin" "${R_ARGS[@]}") \
     >"$base.out" 2>"$base.err" </dev/null
   rc=$?
   t1=$(now)
