@@ -91,9 +91,10 @@ impl<T: Clone> PerRegion<T> {
     pub fn parse(text: &str, parse: impl Fn(&str) -> Result<T, String>) -> Result<Self, String> {
         let mut out = PerRegion::default();
         for item in text.split(';').map(str::trim).filter(|s| !s.is_empty()) {
-            // `region:value`; a region name is an identifier, a value never contains ':'.
-            match item.split_once(':') {
-                Some((region, value)) if is_ident(region.trim()) => {
+            // `region:value`; a value never contains ':', a region name may (the names of
+            // zero-source-change mode are `function@file:line`, C++ ones `ns::f@file:line`).
+            match item.rsplit_once(':') {
+                Some((region, value)) if !region.trim().is_empty() => {
                     out.regions.push((region.trim().to_owned(), parse(value.trim())?));
                 }
                 _ => out.default = Some(parse(item)?),
@@ -101,10 +102,6 @@ impl<T: Clone> PerRegion<T> {
         }
         Ok(out)
     }
-}
-
-fn is_ident(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '-')
 }
 
 /// Where the exit report goes.
@@ -587,6 +584,17 @@ mod tests {
     fn cfg(vars: &[(&str, &str)]) -> Config {
         let m: HashMap<String, String> = vars.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
         Config::from_lookup(|k| m.get(k).cloned())
+    }
+
+    /// Zero-source-change mode names regions `function@file:line` (C++: `ns::f@file:line`):
+    /// a per-region value splits at the last ':'.
+    #[test]
+    fn per_region_values_for_generated_names() {
+        let p = PerRegion::parse("gpu;step@/a/b.c:24:cpu;ns::Field::smooth@x.cpp:48:cpu", |s| Ok::<_, String>(s.to_owned())).unwrap();
+        assert_eq!(p.default.as_deref(), Some("gpu"));
+        assert_eq!(p.for_region("step@/a/b.c:24").as_deref(), Some("cpu"));
+        assert_eq!(p.for_region("ns::Field::smooth@x.cpp:48").as_deref(), Some("cpu"));
+        assert_eq!(p.for_region("step@/a/b.c:25"), None);
     }
 
     #[test]
