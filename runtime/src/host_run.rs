@@ -239,6 +239,46 @@ fn mapping_cached(d: &dyn Device, dev: c_int, p: usize) -> Option<Mapping> {
     Some(m)
 }
 
+/// The read-only ranges of the loaded ELF objects (non-writable `PT_LOAD` segments and
+/// `PT_GNU_RELRO`), rebuilt when objects are loaded or unloaded: `const` data the program maps
+/// (lookup tables in `.rodata`) can be neither written by the host version nor copied into, and
+/// its device copy is the host's.
+fn read_only(lo: usize, hi: usize) -> bool {
+    struct Ranges {
+        adds: u64,
+        subs: u64,
+        ranges: Vec<(usize, usize)>,
+    }
+    static RANGES: Mutex<Option<Ranges>> = Mutex::new(None);
+    unsafe extern "C" fn counts(info: *mut libc::dl_phdr_info, _size: usize, out: *mut c_void) -> c_int {
+        let out = &mut *(out as *mut (u64, u64));
+        *out = ((*info).dlpi_adds, (*info).dlpi_subs);
+        1
+    }
+    unsafe extern "C" fn collect(info: *mut libc::dl_phdr_info, _size: usize, out: *mut c_void) -> c_int {
+        let out = &mut *(out as *mut Vec<(usize, usize)>);
+        let info = &*info;
+        for i in 0..info.dlpi_phnum as usize {
+            let ph = &*info.dlpi_phdr.add(i);
+            let ro = (ph.p_type == libc::PT_LOAD && ph.p_flags & libc::PF_W == 0) || ph.p_type == libc::PT_GNU_RELRO;
+            if ro && ph.p_memsz > 0 {
+                let start = info.dlpi_addr as usize + ph.p_vaddr as usize;
+                out.push((start, start + ph.p_memsz as usize));
+            }
+        }
+        0
+    }
+    let mut now = (0u64, 0u64);
+    unsafe { libc::dl_iterate_phdr(Some(counts), &mut now as *mut _ as *mut c_void) };
+    let Ok(mut g) = RANGES.lock() else { return false };
+    if g.as_ref().is_none_or(|r| (r.adds, r.subs) != now) {
+        let mut ranges = Vec::new();
+        unsafe { libc::dl_iterate_phdr(Some(collect), &mut ranges as *mut _ as *mut c_void) };
+        *g = Some(Ranges { adds: now.0, subs: now.1, ranges });
+    }
+    g.as_ref().is_some_and(|r| r.ranges.iter().any(|&(a, b)| a < hi && lo < b))
+}
+
 /// Host bytes `[lo, hi)` and what the offload does with them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Part {
@@ -445,6 +485,7 @@ pub unsafe fn enter(device: i64, kargs: *const c_void, globals: &[(usize, usize)
     }
     let live = Live { omp, dev };
     let mut parts = plan(&live, dev, &entries(kargs), globals)?;
+    parts.retain(|p| !read_only(p.lo, p.hi));
     if parts.is_empty() {
         return Ok(None);
     }
@@ -508,7 +549,7 @@ pub unsafe fn enter(device: i64, kargs: *const c_void, globals: &[(usize, usize)
             run.saved.push(saved);
             run.parts.push(p);
         }
-        found.retain(|f| !parts.iter().any(|p| p.dev == f.dev && p.lo == f.lo));
+        found.retain(|f| !parts.iter().any(|p| p.dev == f.dev && p.lo == f.lo) && !read_only(f.lo, f.hi));
         let found = merge(found);
         if found.is_empty() {
             break;
@@ -616,6 +657,21 @@ mod tests {
         let m = mapping_of(&c, (1 << 30) + 12345).unwrap();
         assert_eq!((m.lo, m.hi), (1 << 30, (1 << 30) + (1 << 28) + 3));
         assert!(c.1.get() < 4 * 30, "{} queries", c.1.get());
+    }
+
+    static TABLE: [u8; 64] = [7; 64];
+
+    #[test]
+    fn read_only_data_is_recognised() {
+        let t = TABLE.as_ptr() as usize;
+        assert!(read_only(t, t + 64), "a static table in .rodata");
+        let heap = vec![0u8; 64];
+        let h = heap.as_ptr() as usize;
+        assert!(!read_only(h, h + 64));
+        let mut stack = [0u8; 16];
+        stack[0] = 1;
+        let s = stack.as_ptr() as usize;
+        assert!(!read_only(s, s + 16));
     }
 
     #[test]
