@@ -17,6 +17,7 @@ import argparse
 import re
 import shlex
 import subprocess
+import sys
 import time
 
 
@@ -93,6 +94,7 @@ def main():
     ap.add_argument("--target", type=float, default=2.0)
     ap.add_argument("--limit", type=float, default=8.0)
     ap.add_argument("--min-size", type=int, default=64)
+    ap.add_argument("--verbose", action="store_true", help="each trial on stderr")
     o = ap.parse_args()
     args = shlex.split(o.args)
     best = None
@@ -100,6 +102,10 @@ def main():
     for cost, cand, how in candidates(args, o.min_size):
         tried += 1
         t, rc, out = run(o.dir, o.binary, cand, o.limit)
+        if o.verbose:
+            print(f"  {' '.join(cand)}: rc {rc}, {t if t is None else round(t, 2)} s, "
+                  f"FAIL-like output: {bool(re.search(rb'FAIL|[Ff]ailed|[Mm]ismatch|[Ii]ncorrect', out))}",
+                  file=sys.stderr)
         if t is None or rc in (124, 137):
             break  # more expensive candidates take longer still
         sane = rc == 0 and not re.search(rb"FAIL|[Ff]ailed|[Mm]ismatch|[Ii]ncorrect", out)

@@ -60,6 +60,8 @@ Options:
                     argument table where it lists the program); for building the tables
   --stock-only      build and run the stock version only (with --survey: finding inputs)
   --md FILE         markdown table (default: OUT/hecbench.md)
+  --resume          keep the results already in OUT: run only the programs that have none
+                    (or those --only names, again) and report on the whole table
   -h, --help        this text
 
 Tables (tab-separated, '#' starts a comment, '-' is an empty field):
@@ -505,6 +507,18 @@ process_program() {
   return 0
 }
 
+# plugin_sums: short checksums and times of the plugin and the runtime beside it (a rebuild
+# during a run shows as a difference between start and end)
+plugin_sums() {
+  local f out=""
+  [ -n "$HB_PLUGIN" ] || return 0
+  for f in "$HB_PLUGIN" "$(dirname "$HB_PLUGIN")/libompadapt_rt.so"; do
+    [ -f "$f" ] || continue
+    out+="${out:+, }$(basename "$f") $(sha256sum "$f" | cut -c1-12) ($(date -r "$f" '+%H:%M:%S'))"
+  done
+  printf '%s' "$out"
+}
+
 # ----------------------------------------------------------------------------------------------
 # the markdown summary
 
@@ -522,7 +536,8 @@ modes = [m for m in "abcd" if m in env["HB_MODES"].split(",")]
 built = [r for r in rows if r["built_stock"] == "yes"]
 ran = [r for r in built if r["built_adaptive"] == "yes" and r["stock_exit"] not in ("124", "137", "-")]
 plugin_fail = [r for r in rows if r["built_adaptive"] == "NO"]
-stock_fail = [r for r in rows if r["built_stock"] != "yes"]
+stock_fail = [r for r in rows if r["built_stock"] == "no"]
+not_run = [r for r in rows if r["built_stock"] == "-"]
 timeouts = [r for r in built if r["stock_exit"] in ("124", "137")]
 nondet = [r for r in built if r["stock_nondeterministic"] == "yes"]
 def num(v):
@@ -540,12 +555,15 @@ w("# HeCBench `*-omp` programs rebuilt with ompadapt (zero-source-change mode)")
 w("")
 w(f"- date: {env['HB_DATE']}")
 w(f"- ompadapt commit: `{env['HB_OMPADAPT_COMMIT']}` (plugin `{env['HB_PLUGIN']}`)")
+w(f"- plugin and runtime at start: {env.get('HB_PLUGIN_SUM_START') or '-'}")
+if env.get("HB_PLUGIN_SUM_END") != env.get("HB_PLUGIN_SUM_START"):
+    w(f"- **plugin or runtime changed during the run**: at end: {env.get('HB_PLUGIN_SUM_END') or '-'}")
 w(f"- HeCBench commit: `{env['HB_SUITE_COMMIT']}`")
 w(f"- build: `clang++-19 -O2 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu` (+ `-fplugin -fplugin-arg-ompadapt-auto={env['HB_KINDS']}`), host offload; runs limited to {env['HB_TIMEOUT']} s; {env['HB_JOBS']} programs in parallel")
 w(f"- machine: {env['HB_MACHINE']}")
 w(f"- load at start: `{env['HB_UPTIME_START']}`")
 w(f"- load at end: `{env['HB_UPTIME_END']}`")
-w(f"- wall time of the run: {env['HB_WALL']}")
+w(f"- wall time of the run: {env['HB_WALL']}" + (f" (this invocation ran {env['HB_RAN']} programs; the others' results are from earlier invocations into the same output directory, `--resume`)" if env.get('HB_RESUME') == '1' else ""))
 w("")
 w("Modes (each adaptive run compared with the first stock run: stdout after the timing filter, and the exit status): "
   "**a** every region pinned `cpu`; **b** every region pinned `gpu`; **c** each region `cpu` in turn, the others `gpu` "
@@ -590,13 +608,15 @@ if nondet:
     for r in nondet:
         w(f"- {r['program']}: {r['notes']}")
     w("")
-if stock_fail or timeouts:
+if stock_fail or timeouts or not_run:
     w("## Not compared")
     w("")
     for r in stock_fail:
         w(f"- {r['program']}: stock build fails: `{r['stock_error']}`")
     for r in timeouts:
         w(f"- {r['program']}: stock run exceeds the time limit")
+    for r in not_run:
+        w(f"- {r['program']}: not run (no result in the output directory)")
     w("")
 w("## Programs")
 w("")
@@ -634,6 +654,7 @@ parse_options() {
   HB_SURVEY=0
   HB_STOCK_ONLY=0
   HB_MD=""
+  HB_RESUME=0
   ONLY=()
   WORKER=""
   while [ $# -gt 0 ]; do
@@ -656,6 +677,7 @@ parse_options() {
       --excluded) HB_EXCLUDED="${2:?--excluded needs a file}"; shift 2 ;;
       --survey) HB_SURVEY=1; shift ;;
       --stock-only) HB_STOCK_ONLY=1; shift ;;
+      --resume) HB_RESUME=1; shift ;;
       --md) HB_MD="${2:?--md needs a file}"; shift 2 ;;
       *) die "unknown option '$1' (see --help)" ;;
     esac
@@ -724,10 +746,31 @@ main() {
     PROGS=("${sel[@]}")
   fi
   [ ${#PROGS[@]} -gt 0 ] || die "no programs selected"
+  # --resume: the report covers ALL (every program of the table, or the survey); this
+  # invocation runs the selected ones that have no result in OUT yet, and those --only names
+  declare -a ALL=("${PROGS[@]}")
+  if [ "$HB_RESUME" = 1 ]; then
+    ALL=()
+    if [ "$HB_SURVEY" = 1 ]; then
+      while IFS= read -r p; do
+        table_rows "$HB_EXCLUDED" | awk -F'\t' -v k="$p" '$1 == k { f = 1 } END { exit !f }' || ALL+=("$p")
+      done < <(suite_programs)
+    else
+      mapfile -t ALL < <(table_rows "$HB_ARGS" | cut -f1)
+    fi
+    if [ ${#ONLY[@]} -eq 0 ]; then
+      declare -a todo=()
+      for p in "${PROGS[@]}"; do
+        [ -f "$HB_OUT/programs/$p/result.tsv" ] || todo+=("$p")
+      done
+      PROGS=("${todo[@]}")
+    fi
+  fi
+  HB_RAN="${#PROGS[@]} of ${#ALL[@]}"
 
   export HB_TREE HB_MIRROR HB_REV HB_PLUGIN HB_OMPADAPT HB_KINDS HB_JOBS HB_MODES HB_OUT \
     HB_TIMEOUT HB_MAXC HB_ARGS HB_FILTERS HB_EXCLUDED HB_SURVEY HB_STOCK_ONLY
-  export HB_DATE HB_UPTIME_START HB_UPTIME_END HB_WALL HB_MACHINE HB_OMPADAPT_COMMIT HB_SUITE_COMMIT
+  export HB_RAN HB_RESUME HB_PLUGIN_SUM_START HB_PLUGIN_SUM_END HB_DATE HB_UPTIME_START HB_UPTIME_END HB_WALL HB_MACHINE HB_OMPADAPT_COMMIT HB_SUITE_COMMIT
 
   HB_DATE="$(date -u '+%Y-%m-%d %H:%M UTC')"
   HB_UPTIME_START="$(uptime)"
@@ -737,13 +780,18 @@ main() {
     HB_OMPADAPT_COMMIT+=" (with uncommitted changes)"
   fi
   HB_SUITE_COMMIT="$(suite_commit)"
+  HB_PLUGIN_SUM_START="$(plugin_sums)"
+  # the workers run a copy of the harness: editing it during a run changes nothing
+  mkdir -p "$HB_OUT/harness"
+  cp "$SELF" "$HERE/makefile-info.py" "$HERE/git-extract.py" "$HB_OUT/harness/"
   start=$(now)
   echo "hecbench.sh: ${#PROGS[@]} programs, $HB_JOBS at a time, modes $HB_MODES, results in $HB_OUT" >&2
 
   mkdir -p "$HB_OUT/programs"
+  [ ${#PROGS[@]} -eq 0 ] ||
   printf '%s\n' "${PROGS[@]}" |
     xargs -P "$HB_JOBS" -I{} bash -c '
-      "$0" --worker "$1" </dev/null 2>>"$HB_OUT/workers.log"
+      "$HB_OUT/harness/hecbench.sh" --worker "$1" </dev/null 2>>"$HB_OUT/workers.log"
       r="$HB_OUT/programs/$1/result.tsv"
       if [ -f "$r" ]; then
         printf "%s\n" "$(cut -f1-10 "$r" | tr "\t" " ")" >&2
@@ -754,16 +802,17 @@ main() {
   results="$HB_OUT/results.tsv"
   {
     echo "$RESULT_HEADER"
-    for p in "${PROGS[@]}"; do
+    for p in "${ALL[@]}"; do
       if [ -f "$HB_OUT/programs/$p/result.tsv" ]; then
         cat "$HB_OUT/programs/$p/result.tsv"
       else
-        printf '%s\tno\t-\t-\t-\t-\t-\t-\t-\t-\t\t\t-\t-\tno\t\tworker failed\t\t\n' "$p"
+        printf '%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t\t\t-\t-\tno\t\t\t\tnot run (no result)\n' "$p"
       fi
     done
   } >"$results"
   end=$(now)
   HB_UPTIME_END="$(uptime)"
+  HB_PLUGIN_SUM_END="$(plugin_sums)"
   HB_WALL="$(awk -v s="$(elapsed "$start" "$end")" 'BEGIN { printf "%d min %d s", s / 60, s % 60 }')"
   [ -n "$HB_MD" ] || HB_MD="$HB_OUT/hecbench.md"
   write_markdown "$results" "$HB_MD"
