@@ -306,6 +306,50 @@ adaptive_run() {
     "OMPADAPT_REPORT=json:$base.json" "$@"
 }
 
+# pin_check BASE SPEC: checks that a run with OMPADAPT_VARIANT=SPEC ran, in every region its
+# report lists, only the variant SPEC gives it (or the replacement of a variant the runtime
+# found unavailable); prints nothing when so, else what went wrong
+pin_check() {
+  python3 - "$1" "$2" <<'EOF'
+import json, re, sys
+base, spec = sys.argv[1], sys.argv[2]
+default, per = None, {}
+for item in [x for x in spec.split(";") if x.strip()]:
+    if re.search(r".:(cpu|gpu)$", item):
+        region, v = item.rsplit(":", 1)
+        per[region] = v
+    else:
+        default = item
+try:
+    doc = json.load(open(base + ".json"))
+except Exception:
+    print("no JSON report")
+    sys.exit(0)
+try:
+    err = open(base + ".err", errors="replace").read()
+except OSError:
+    err = ""
+m = re.search(r"OMPADAPT_VARIANT names '[^']*', which is not one of its variants", err)
+if m:
+    print("runtime ignored the pin: " + m.group(0))
+    sys.exit(0)
+bad = []
+for r in doc.get("regions", []):
+    name = r.get("region")
+    want = per.get(name, default)
+    if want is None:
+        continue
+    unav = r.get("unavailable") or []
+    ran = {t.get("variant") for t in r.get("timings", [])
+           if (t.get("exploring_runs") or 0) + (t.get("model_runs") or 0) > 0}
+    allowed = {want} | {u.get("replacement") for u in unav if u.get("variant") == want}
+    if ran - allowed:
+        bad.append(f"{name} ran {'+'.join(sorted(ran))} (pinned {want})")
+if bad:
+    print("pin not applied: " + "; ".join(bad)[:300])
+EOF
+}
+
 # mode_result NAME OK TOTAL FIRSTDIFF: records one mode's result
 declare -A MODE_RES MODE_DIFF
 mode_result() {
@@ -438,16 +482,20 @@ process_program() {
   fi
 
   # adaptive runs
-  local bases=() regions=() ok total first r i
+  local bases=() regions=() ok total first r i pin pins
   if has_mode a; then
     adaptive_run "$w/a" "$w/store-a" OMPADAPT_VARIANT=cpu
     bases+=("$w/a")
     if compare_run "$w/stock1" "$w/a"; then mode_result a 1 1 ""; else mode_result a 0 1 "$DIFF_LINE"; fi
+    pin="$(pin_check "$w/a" cpu)"
+    [ -z "$pin" ] || { MODE_RES[a]="PIN? ${MODE_RES[a]}"; MODE_DIFF[a]="${MODE_DIFF[a]:+${MODE_DIFF[a]}; }$pin"; }
   fi
   if has_mode b; then
     adaptive_run "$w/b" "$w/store-b" OMPADAPT_VARIANT=gpu
     bases+=("$w/b")
     if compare_run "$w/stock1" "$w/b"; then mode_result b 1 1 ""; else mode_result b 0 1 "$DIFF_LINE"; fi
+    pin="$(pin_check "$w/b" gpu)"
+    [ -z "$pin" ] || { MODE_RES[b]="PIN? ${MODE_RES[b]}"; MODE_DIFF[b]="${MODE_DIFF[b]:+${MODE_DIFF[b]}; }$pin"; }
   fi
   if [ ${#bases[@]} = 0 ]; then  # the region names come from a report
     adaptive_run "$w/probe" "$w/store-probe" OMPADAPT_VARIANT=gpu
@@ -458,7 +506,7 @@ process_program() {
     if [ ${#regions[@]} -gt "$HB_MAXC" ]; then
       MODE_RES[c]="skip (${#regions[@]} regions)"
     else
-      ok=0 total=0 first=""
+      ok=0 total=0 first="" pins=""
       i=0
       for r in "${regions[@]}"; do
         i=$((i + 1))
@@ -471,8 +519,14 @@ process_program() {
         elif [ -z "$first" ]; then
           first="$r cpu: $DIFF_LINE"
         fi
+        pin="$(pin_check "$w/c$i" "gpu;$r:cpu")"
+        [ -z "$pin" ] || [ -n "$pins" ] || pins="$r: $pin"
       done
       mode_result c "$ok" "$total" "$first"
+      if [ -n "$pins" ]; then
+        MODE_RES[c]="PIN? ${MODE_RES[c]}"
+        MODE_DIFF[c]="${MODE_DIFF[c]:+${MODE_DIFF[c]}; }$pins"
+      fi
     fi
   fi
   if has_mode d; then
@@ -576,13 +630,15 @@ w(f"| programs in the table | built stock | built adaptive | PLUGIN build failur
 w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 w(f"| {len(rows)} | {len(built)} | {sum(1 for r in rows if r['built_adaptive'] == 'yes')} | {len(plugin_fail)} | {len(stock_fail)} | {len(timeouts)} | {len(nondet)} | {len(ran)} | {regions} | {avail} |")
 w("")
-w("| mode | identical programs | of compared | differing |")
-w("|---|---:|---:|---:|")
+w("| mode | identical programs | differing | pin not applied by the runtime (no valid comparison) | run |")
+w("|---|---:|---:|---:|---:|")
 for m in modes:
     cmp_ = [r for r in ran if r[m] not in ("-",) and not r[m].startswith("skip")]
+    pinbad = [r for r in cmp_ if r[m].startswith("PIN?")]
     same = [r for r in cmp_ if ok(r[m])]
+    differ = [r for r in cmp_ if r[m].startswith("NO")]
     skipped = sum(1 for r in ran if r[m].startswith("skip"))
-    w(f"| {m} | {len(same)} | {len(cmp_)}{f' ({skipped} skipped: too many regions)' if skipped else ''} | {len(cmp_) - len(same)} |")
+    w(f"| {m} | {len(same)} | {len(differ)} | {len(pinbad)} | {len(cmp_)}{f' ({skipped} skipped: more regions than --max-c-regions)' if skipped else ''} |")
 if ratios:
     w("")
     w(f"Compile time adaptive/stock: geometric mean {geomean(ratios):.2f}, median {ratios[len(ratios)//2]:.2f}, max {ratios[-1]:.2f} ({len(ratios)} programs).")
@@ -594,13 +650,24 @@ if plugin_fail:
         w(f"- **{r['program']}**: `{r['plugin_error']}`")
     w("")
 diff_rows = [r for r in ran if r["differences"]]
-if diff_rows:
+pin_parts, diff_parts = [], []
+for r in diff_rows:
+    flag = " (stock-nondeterministic)" if r["stock_nondeterministic"] == "yes" else ""
+    for part in r["differences"].split(" ;; "):
+        m = part[:1]
+        if r.get(m, "").startswith("PIN?"):
+            pin_parts.append(f"- {r['program']} — {part}")
+        else:
+            diff_parts.append(f"- {r['program']}{flag} — {part}")
+if diff_parts:
     w("## Differences (first differing line per mode)")
     w("")
-    for r in diff_rows:
-        flag = " (stock-nondeterministic)" if r["stock_nondeterministic"] == "yes" else ""
-        for part in r["differences"].split(" ;; "):
-            w(f"- {r['program']}{flag} — {part}")
+    out.extend(diff_parts)
+    w("")
+if pin_parts:
+    w("## Pins the runtime did not apply (these runs are no valid comparison)")
+    w("")
+    out.extend(pin_parts)
     w("")
 if nondet:
     w("## Stock-nondeterministic programs (the two stock runs differ after the filter)")
@@ -819,7 +886,7 @@ main() {
   echo "hecbench.sh: wrote $results and $HB_MD ($HB_WALL)" >&2
 
   # exit status: 1 when a plugin build failed or an adaptive run differed
-  awk -F'\t' 'NR > 1 && ($3 == "NO" || $6 ~ /^NO/ || $7 ~ /^NO/ || $8 ~ /^NO/ || $9 ~ /^NO/) { bad = 1 }
+  awk -F'\t' 'NR > 1 && ($3 == "NO" || $6 ~ /NO/ || $7 ~ /NO/ || $8 ~ /NO/ || $9 ~ /NO/ || $6$7$8$9 ~ /PIN/) { bad = 1 }
     END { exit bad ? 1 : 0 }' "$results"
 }
 
