@@ -322,10 +322,6 @@ for item in [x for x in spec.split(";") if x.strip()]:
     else:
         default = item
 try:
-    doc = json.load(open(base + ".json"))
-except Exception:
-    sys.exit(0)  # no report: no region ran (the region count says so), or the run died
-try:
     err = open(base + ".err", errors="replace").read()
 except OSError:
     err = ""
@@ -333,6 +329,10 @@ m = re.search(r"OMPADAPT_VARIANT names '[^']*', which is not one of its variants
 if m:
     print("runtime ignored the pin: " + m.group(0))
     sys.exit(0)
+try:
+    doc = json.load(open(base + ".json"))
+except Exception:
+    sys.exit(0)  # no report: no region ran (the region count says so), or the run died
 bad = []
 for r in doc.get("regions", []):
     name = r.get("region")
