@@ -271,7 +271,8 @@ for f in sys.argv[1:]:
         n = r.get("region")
         if n and n.strip() and n not in names:
             names.append(n)
-print("\n".join(names))
+if names:
+    print("\n".join(names))
 EOF
 }
 
