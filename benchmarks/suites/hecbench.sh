@@ -62,6 +62,7 @@ Options:
   --md FILE         markdown table (default: OUT/hecbench.md)
   --resume          keep the results already in OUT: run only the programs that have none
                     (or those --only names, again) and report on the whole table
+  --report-only     run nothing: write results.tsv and the markdown from what OUT holds
   -h, --help        this text
 
 Tables (tab-separated, '#' starts a comment, '-' is an empty field):
@@ -99,8 +100,14 @@ table_field() {
     '$1 == k { v = $n; if (v == "-") v = ""; print v; exit }'
 }
 
-# short TEXT [N]: one line, at most N (160) characters, tabs and pipes made harmless for tables
-short() { printf '%s' "$1" | tr '\t\n|' '  /' | cut -c1-"${2:-160}"; }
+# short TEXT [N]: one line, at most N (160) characters (not bytes), tabs and pipes made
+# harmless for the tables
+short() {
+  printf '%s' "$1" | python3 -c 'import sys
+t = sys.stdin.buffer.read().decode("utf-8", "replace")
+t = t.replace("\t", " ").replace("\n", " ").replace("|", "/")
+sys.stdout.write(t[:int(sys.argv[1])])' "${2:-160}"
+}
 
 # ----------------------------------------------------------------------------------------------
 # suite-specific part: HeCBench
@@ -246,7 +253,7 @@ compare_run() {
     la="$(sed -n "${n}p" "$got.ref.filtered")" lb="$(sed -n "${n}p" "$got.filtered")"
     [ -n "$la" ] || la="<end>"
     [ -n "$lb" ] || lb="<end>"
-    DIFF_LINE="line $n: stock «$(short "$la" | cut -c1-70)» adaptive «$(short "$lb" | cut -c1-70)»"
+    DIFF_LINE="line $n: stock «$(short "$la" 70)» adaptive «$(short "$lb" 70)»"
   fi
   if [ "$rca" != "$rcb" ]; then
     local what="exit $rcb (stock $rca)"
@@ -585,7 +592,11 @@ write_markdown() {
 import csv, os, sys
 results, md = sys.argv[1], sys.argv[2]
 env = os.environ
-rows = list(csv.DictReader(open(results), delimiter="\t", quoting=csv.QUOTE_NONE))
+rows = list(csv.DictReader(open(results, encoding="utf-8", errors="replace"), delimiter="\t", quoting=csv.QUOTE_NONE))
+for r in rows:
+    for k in r:
+        if isinstance(r[k], str):
+            r[k] = r[k].replace("\ufffd", "")
 def ok(v): return v == "yes"
 modes = [m for m in "abcd" if m in env["HB_MODES"].split(",")]
 built = [r for r in rows if r["built_stock"] == "yes"]
@@ -608,17 +619,26 @@ out = []
 w = out.append
 w("# HeCBench `*-omp` programs rebuilt with ompadapt (zero-source-change mode)")
 w("")
-w(f"- date: {env['HB_DATE']}")
-w(f"- ompadapt commit: `{env['HB_OMPADAPT_COMMIT']}` (plugin `{env['HB_PLUGIN']}`)")
-w(f"- plugin and runtime at start: {env.get('HB_PLUGIN_SUM_START') or '-'}")
-if env.get("HB_PLUGIN_SUM_END") != env.get("HB_PLUGIN_SUM_START"):
-    w(f"- **plugin or runtime changed during the run**: at end: {env.get('HB_PLUGIN_SUM_END') or '-'}")
 w(f"- HeCBench commit: `{env['HB_SUITE_COMMIT']}`")
 w(f"- build: `clang++-19 -O2 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu` (+ `-fplugin -fplugin-arg-ompadapt-auto={env['HB_KINDS']}`), host offload; runs limited to {env['HB_TIMEOUT']} s; {env['HB_JOBS']} programs in parallel")
 w(f"- machine: {env['HB_MACHINE']}")
-w(f"- load at start: `{env['HB_UPTIME_START']}`")
-w(f"- load at end: `{env['HB_UPTIME_END']}`")
-w(f"- wall time of the run: {env['HB_WALL']}" + (f" (this invocation ran {env['HB_RAN']} programs; the others' results are from earlier invocations into the same output directory, `--resume`)" if env.get('HB_RESUME') == '1' else ""))
+w(f"- plugin: `{env['HB_PLUGIN']}`")
+w("")
+# every invocation that wrote into this output directory (--resume adds to earlier ones)
+inv = []
+try:
+    for line in open(os.path.join(os.path.dirname(results), "invocations.tsv")):
+        f = line.rstrip("\n").split("\t")
+        if len(f) >= 8 and f[0] != "date":
+            inv.append(f)
+except OSError:
+    pass
+if inv:
+    w("| invocation (UTC) | programs run | wall time | ompadapt commit | plugin, runtime (sha256, mtime) at start | changed by the end | load at start | load at end |")
+    w("|---|---|---|---|---|---|---|---|")
+    for f in inv:
+        changed = "no" if f[5] == f[4] else f"**yes**: {f[5]}"
+        w(f"| {f[0]} | {f[1]} | {f[2]} | `{f[3]}` | {f[4]} | {changed} | `{f[6].strip()}` | `{f[7].strip()}` |")
 w("")
 w("Modes (each adaptive run compared with the first stock run: stdout after the timing filter, and the exit status): "
   "**a** every region pinned `cpu`; **b** every region pinned `gpu`; **c** each region `cpu` in turn, the others `gpu` "
@@ -631,15 +651,16 @@ w(f"| programs in the table | built stock | built adaptive | PLUGIN build failur
 w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 w(f"| {len(rows)} | {len(built)} | {sum(1 for r in rows if r['built_adaptive'] == 'yes')} | {len(plugin_fail)} | {len(stock_fail)} | {len(timeouts)} | {len(nondet)} | {len(ran)} | {regions} | {avail} |")
 w("")
-w("| mode | identical programs | differing | pin not applied by the runtime (no valid comparison) | run |")
-w("|---|---:|---:|---:|---:|")
+w("| mode | identical programs | differing | of which stock-deterministic | pin not applied by the runtime (no valid comparison) | run |")
+w("|---|---:|---:|---:|---:|---:|")
 for m in modes:
     cmp_ = [r for r in ran if r[m] not in ("-",) and not r[m].startswith("skip")]
     pinbad = [r for r in cmp_ if r[m].startswith("PIN?")]
     same = [r for r in cmp_ if ok(r[m])]
     differ = [r for r in cmp_ if r[m].startswith("NO")]
     skipped = sum(1 for r in ran if r[m].startswith("skip"))
-    w(f"| {m} | {len(same)} | {len(differ)} | {len(pinbad)} | {len(cmp_)}{f' ({skipped} skipped: more regions than --max-c-regions)' if skipped else ''} |")
+    det_rows = [r for r in differ if r["stock_nondeterministic"] != "yes"]
+    w(f"| {m} | {len(same)} | {len(differ)} | {len(det_rows)} | {len(pinbad)} | {len(cmp_)}{f' ({skipped} skipped: more regions than --max-c-regions)' if skipped else ''} |")
 if ratios:
     w("")
     w(f"Compile time adaptive/stock: geometric mean {geomean(ratios):.2f}, median {ratios[len(ratios)//2]:.2f}, max {ratios[-1]:.2f} ({len(ratios)} programs).")
@@ -663,13 +684,46 @@ for r in diff_rows:
 if diff_parts:
     w("## Differences (first differing line per mode)")
     w("")
-    out.extend(diff_parts)
+    det_parts = [d for d in diff_parts if "(stock-nondeterministic)" not in d]
+    nd_parts = [d for d in diff_parts if "(stock-nondeterministic)" in d]
+    if det_parts:
+        w("Programs whose two stock runs agree:")
+        w("")
+        out.extend(det_parts)
+        w("")
+    if nd_parts:
+        w("Programs whose two stock runs already differ (a difference here says little):")
+        w("")
+        out.extend(nd_parts)
+        w("")
+unav = []
+for r in ran:
+    try:
+        names = [l.strip() for l in open(os.path.join(os.path.dirname(results), "programs", r["program"], "cpu-unavailable")) if l.strip()]
+    except OSError:
+        names = []
+    unav += [(r["program"], n) for n in names]
+if unav:
+    w("## Regions whose `cpu` variant the runtime found unavailable (host guard)")
+    w("")
+    for p_, n in unav:
+        w(f"- {p_}: `{n}`")
     w("")
 if pin_parts:
     w("## Pins the runtime did not apply (these runs are no valid comparison)")
     w("")
-    out.extend(pin_parts)
-    w("")
+    ignored = [p for p in pin_parts if "runtime ignored the pin" in p]
+    if ignored:
+        w(f"{len(ignored)} programs: the runtime printed `OMPADAPT_VARIANT names '...', which is not one of its variants` and let the region learn. The first three:")
+        w("")
+        out.extend(ignored[:3])
+        w("")
+    rest = [p for p in pin_parts if "runtime ignored the pin" not in p]
+    if rest:
+        w("Other runs where a pinned region ran another variant:")
+        w("")
+        out.extend(rest)
+        w("")
 if nondet:
     w("## Stock-nondeterministic programs (the two stock runs differ after the filter)")
     w("")
@@ -723,6 +777,7 @@ parse_options() {
   HB_STOCK_ONLY=0
   HB_MD=""
   HB_RESUME=0
+  HB_REPORT_ONLY=0
   ONLY=()
   WORKER=""
   while [ $# -gt 0 ]; do
@@ -746,6 +801,7 @@ parse_options() {
       --survey) HB_SURVEY=1; shift ;;
       --stock-only) HB_STOCK_ONLY=1; shift ;;
       --resume) HB_RESUME=1; shift ;;
+      --report-only) HB_REPORT_ONLY=1; HB_RESUME=1; shift ;;
       --md) HB_MD="${2:?--md needs a file}"; shift 2 ;;
       *) die "unknown option '$1' (see --help)" ;;
     esac
@@ -834,6 +890,7 @@ main() {
       PROGS=("${todo[@]}")
     fi
   fi
+  [ "$HB_REPORT_ONLY" = 0 ] || PROGS=()
   HB_RAN="${#PROGS[@]} of ${#ALL[@]}"
 
   export HB_TREE HB_MIRROR HB_REV HB_PLUGIN HB_OMPADAPT HB_KINDS HB_JOBS HB_MODES HB_OUT \
@@ -883,6 +940,13 @@ main() {
   HB_PLUGIN_SUM_END="$(plugin_sums)"
   HB_WALL="$(awk -v s="$(elapsed "$start" "$end")" 'BEGIN { printf "%d min %d s", s / 60, s % 60 }')"
   [ -n "$HB_MD" ] || HB_MD="$HB_OUT/hecbench.md"
+  [ "$HB_REPORT_ONLY" = 1 ] || {
+    [ -f "$HB_OUT/invocations.tsv" ] ||
+      printf 'date\tprograms run\twall\tompadapt commit\tplugin at start\tplugin at end\tload at start\tload at end\n'
+    printf '%s\t' "$HB_DATE" "$HB_RAN" "$HB_WALL" "$HB_OMPADAPT_COMMIT" "$HB_PLUGIN_SUM_START" \
+      "$HB_PLUGIN_SUM_END" "$HB_UPTIME_START"
+    printf '%s\n' "$HB_UPTIME_END"
+  } >>"$HB_OUT/invocations.tsv"
   write_markdown "$results" "$HB_MD"
   echo "hecbench.sh: wrote $results and $HB_MD ($HB_WALL)" >&2
 
