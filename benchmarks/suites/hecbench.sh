@@ -60,6 +60,9 @@ Options:
                     argument table where it lists the program); for building the tables
   --stock-only      build and run the stock version only (with --survey: finding inputs)
   --md FILE         markdown table (default: OUT/hecbench.md)
+  --resume          keep the results already in OUT: run only the programs that have none
+                    (or those --only names, again) and report on the whole table
+  --report-only     run nothing: write results.tsv and the markdown from what OUT holds
   -h, --help        this text
 
 Tables (tab-separated, '#' starts a comment, '-' is an empty field):
@@ -97,8 +100,14 @@ table_field() {
     '$1 == k { v = $n; if (v == "-") v = ""; print v; exit }'
 }
 
-# short TEXT [N]: one line, at most N (160) characters, tabs and pipes made harmless for tables
-short() { printf '%s' "$1" | tr '\t\n|' '  /' | cut -c1-"${2:-160}"; }
+# short TEXT [N]: one line, at most N (160) characters (not bytes), tabs and pipes made
+# harmless for the tables
+short() {
+  printf '%s' "$1" | python3 -c 'import sys
+t = sys.stdin.buffer.read().decode("utf-8", "replace")
+t = t.replace("\t", " ").replace("\n", " ").replace("|", "/")
+sys.stdout.write(t[:int(sys.argv[1])])' "${2:-160}"
+}
 
 # ----------------------------------------------------------------------------------------------
 # suite-specific part: HeCBench
@@ -217,13 +226,14 @@ run_binary() {
   return 0
 }
 
-# filter_output FILE: stdout without the lines the program's filter removes
+# filter_output FILE: stdout without the lines the program's filter removes, the binary's name
+# (programs that print argv[0]) the same for both builds
 filter_output() {
   if [ -n "$F_REGEX" ]; then
     grep -a -v -E -e "$F_REGEX" "$1"
   else
     cat "$1"
-  fi
+  fi | sed -e 's/ompadapt-adaptive/ompadapt-stock/g'
   return 0
 }
 
@@ -244,7 +254,7 @@ compare_run() {
     la="$(sed -n "${n}p" "$got.ref.filtered")" lb="$(sed -n "${n}p" "$got.filtered")"
     [ -n "$la" ] || la="<end>"
     [ -n "$lb" ] || lb="<end>"
-    DIFF_LINE="line $n: stock «$(short "$la" | cut -c1-70)» adaptive «$(short "$lb" | cut -c1-70)»"
+    DIFF_LINE="line $n: stock «$(short "$la" 70)» adaptive «$(short "$lb" 70)»"
   fi
   if [ "$rca" != "$rcb" ]; then
     local what="exit $rcb (stock $rca)"
@@ -269,7 +279,8 @@ for f in sys.argv[1:]:
         n = r.get("region")
         if n and n.strip() and n not in names:
             names.append(n)
-print("\n".join(names))
+if names:
+    print("\n".join(names))
 EOF
 }
 
@@ -303,6 +314,49 @@ adaptive_run() {
   rm -f "$base.json"
   run_binary "$P_DIR" ompadapt-adaptive "$base" "OMPADAPT_DIR=$store" \
     "OMPADAPT_REPORT=json:$base.json" "$@"
+}
+
+# pin_check BASE SPEC: checks that a run with OMPADAPT_VARIANT=SPEC ran, in every region its
+# report lists, only the variant SPEC gives it (or the replacement of a variant the runtime
+# found unavailable); prints nothing when so, else what went wrong
+pin_check() {
+  python3 - "$1" "$2" <<'EOF'
+import json, re, sys
+base, spec = sys.argv[1], sys.argv[2]
+default, per = None, {}
+for item in [x for x in spec.split(";") if x.strip()]:
+    if re.search(r".:(cpu|gpu)$", item):
+        region, v = item.rsplit(":", 1)
+        per[region] = v
+    else:
+        default = item
+try:
+    err = open(base + ".err", errors="replace").read()
+except OSError:
+    err = ""
+m = re.search(r"OMPADAPT_VARIANT names '[^']*', which is not one of its variants", err)
+if m:
+    print("runtime ignored the pin: " + m.group(0))
+    sys.exit(0)
+try:
+    doc = json.load(open(base + ".json"))
+except Exception:
+    sys.exit(0)  # no report: no region ran (the region count says so), or the run died
+bad = []
+for r in doc.get("regions", []):
+    name = r.get("region")
+    want = per.get(name, default)
+    if want is None:
+        continue
+    unav = r.get("unavailable") or []
+    ran = {t.get("variant") for t in r.get("timings", [])
+           if (t.get("exploring_runs") or 0) + (t.get("model_runs") or 0) > 0}
+    allowed = {want} | {u.get("replacement") for u in unav if u.get("variant") == want}
+    if ran - allowed:
+        bad.append(f"{name} ran {'+'.join(sorted(ran))} (pinned {want})")
+if bad:
+    print("pin not applied: " + "; ".join(bad)[:300])
+EOF
 }
 
 # mode_result NAME OK TOTAL FIRSTDIFF: records one mode's result
@@ -437,16 +491,20 @@ process_program() {
   fi
 
   # adaptive runs
-  local bases=() regions=() ok total first r i
+  local bases=() regions=() ok total first r i pin pins
   if has_mode a; then
     adaptive_run "$w/a" "$w/store-a" OMPADAPT_VARIANT=cpu
     bases+=("$w/a")
     if compare_run "$w/stock1" "$w/a"; then mode_result a 1 1 ""; else mode_result a 0 1 "$DIFF_LINE"; fi
+    pin="$(pin_check "$w/a" cpu)"
+    [ -z "$pin" ] || { MODE_RES[a]="PIN? ${MODE_RES[a]}"; MODE_DIFF[a]="${MODE_DIFF[a]:+${MODE_DIFF[a]}; }$pin"; }
   fi
   if has_mode b; then
     adaptive_run "$w/b" "$w/store-b" OMPADAPT_VARIANT=gpu
     bases+=("$w/b")
     if compare_run "$w/stock1" "$w/b"; then mode_result b 1 1 ""; else mode_result b 0 1 "$DIFF_LINE"; fi
+    pin="$(pin_check "$w/b" gpu)"
+    [ -z "$pin" ] || { MODE_RES[b]="PIN? ${MODE_RES[b]}"; MODE_DIFF[b]="${MODE_DIFF[b]:+${MODE_DIFF[b]}; }$pin"; }
   fi
   if [ ${#bases[@]} = 0 ]; then  # the region names come from a report
     adaptive_run "$w/probe" "$w/store-probe" OMPADAPT_VARIANT=gpu
@@ -457,7 +515,7 @@ process_program() {
     if [ ${#regions[@]} -gt "$HB_MAXC" ]; then
       MODE_RES[c]="skip (${#regions[@]} regions)"
     else
-      ok=0 total=0 first=""
+      ok=0 total=0 first="" pins=""
       i=0
       for r in "${regions[@]}"; do
         i=$((i + 1))
@@ -470,8 +528,14 @@ process_program() {
         elif [ -z "$first" ]; then
           first="$r cpu: $DIFF_LINE"
         fi
+        pin="$(pin_check "$w/c$i" "gpu;$r:cpu")"
+        [ -z "$pin" ] || [ -n "$pins" ] || pins="$r: $pin"
       done
       mode_result c "$ok" "$total" "$first"
+      if [ -n "$pins" ]; then
+        MODE_RES[c]="PIN? ${MODE_RES[c]}"
+        MODE_DIFF[c]="${MODE_DIFF[c]:+${MODE_DIFF[c]}; }$pins"
+      fi
     fi
   fi
   if has_mode d; then
@@ -506,6 +570,18 @@ process_program() {
   return 0
 }
 
+# plugin_sums: short checksums and times of the plugin and the runtime beside it (a rebuild
+# during a run shows as a difference between start and end)
+plugin_sums() {
+  local f out=""
+  [ -n "$HB_PLUGIN" ] || return 0
+  for f in "$HB_PLUGIN" "$(dirname "$HB_PLUGIN")/libompadapt_rt.so"; do
+    [ -f "$f" ] || continue
+    out+="${out:+, }$(basename "$f") $(sha256sum "$f" | cut -c1-12) ($(date -r "$f" '+%H:%M:%S'))"
+  done
+  printf '%s' "$out"
+}
+
 # ----------------------------------------------------------------------------------------------
 # the markdown summary
 
@@ -517,13 +593,18 @@ write_markdown() {
 import csv, os, sys
 results, md = sys.argv[1], sys.argv[2]
 env = os.environ
-rows = list(csv.DictReader(open(results), delimiter="\t", quoting=csv.QUOTE_NONE))
+rows = list(csv.DictReader(open(results, encoding="utf-8", errors="replace"), delimiter="\t", quoting=csv.QUOTE_NONE))
+for r in rows:
+    for k in r:
+        if isinstance(r[k], str):
+            r[k] = r[k].replace("\ufffd", "")
 def ok(v): return v == "yes"
 modes = [m for m in "abcd" if m in env["HB_MODES"].split(",")]
 built = [r for r in rows if r["built_stock"] == "yes"]
 ran = [r for r in built if r["built_adaptive"] == "yes" and r["stock_exit"] not in ("124", "137", "-")]
 plugin_fail = [r for r in rows if r["built_adaptive"] == "NO"]
-stock_fail = [r for r in rows if r["built_stock"] != "yes"]
+stock_fail = [r for r in rows if r["built_stock"] == "no"]
+not_run = [r for r in rows if r["built_stock"] == "-"]
 timeouts = [r for r in built if r["stock_exit"] in ("124", "137")]
 nondet = [r for r in built if r["stock_nondeterministic"] == "yes"]
 def num(v):
@@ -539,14 +620,26 @@ out = []
 w = out.append
 w("# HeCBench `*-omp` programs rebuilt with ompadapt (zero-source-change mode)")
 w("")
-w(f"- date: {env['HB_DATE']}")
-w(f"- ompadapt commit: `{env['HB_OMPADAPT_COMMIT']}` (plugin `{env['HB_PLUGIN']}`)")
 w(f"- HeCBench commit: `{env['HB_SUITE_COMMIT']}`")
 w(f"- build: `clang++-19 -O2 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu` (+ `-fplugin -fplugin-arg-ompadapt-auto={env['HB_KINDS']}`), host offload; runs limited to {env['HB_TIMEOUT']} s; {env['HB_JOBS']} programs in parallel")
 w(f"- machine: {env['HB_MACHINE']}")
-w(f"- load at start: `{env['HB_UPTIME_START']}`")
-w(f"- load at end: `{env['HB_UPTIME_END']}`")
-w(f"- wall time of the run: {env['HB_WALL']}")
+w(f"- plugin: `{env['HB_PLUGIN']}`")
+w("")
+# every invocation that wrote into this output directory (--resume adds to earlier ones)
+inv = []
+try:
+    for line in open(os.path.join(os.path.dirname(results), "invocations.tsv")):
+        f = line.rstrip("\n").split("\t")
+        if len(f) >= 8 and f[0] != "date":
+            inv.append(f)
+except OSError:
+    pass
+if inv:
+    w("| invocation (UTC) | programs run | wall time | ompadapt commit | plugin, runtime (sha256, mtime) at start | changed by the end | load at start | load at end |")
+    w("|---|---|---|---|---|---|---|---|")
+    for f in inv:
+        changed = "no" if f[5] == f[4] else f"**yes**: {f[5]}"
+        w(f"| {f[0]} | {f[1]} | {f[2]} | `{f[3]}` | {f[4]} | {changed} | `{f[6].strip()}` | `{f[7].strip()}` |")
 w("")
 w("Modes (each adaptive run compared with the first stock run: stdout after the timing filter, and the exit status): "
   "**a** every region pinned `cpu`; **b** every region pinned `gpu`; **c** each region `cpu` in turn, the others `gpu` "
@@ -559,13 +652,16 @@ w(f"| programs in the table | built stock | built adaptive | PLUGIN build failur
 w("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
 w(f"| {len(rows)} | {len(built)} | {sum(1 for r in rows if r['built_adaptive'] == 'yes')} | {len(plugin_fail)} | {len(stock_fail)} | {len(timeouts)} | {len(nondet)} | {len(ran)} | {regions} | {avail} |")
 w("")
-w("| mode | identical programs | of compared | differing |")
-w("|---|---:|---:|---:|")
+w("| mode | identical programs | differing | of which stock-deterministic | pin not applied by the runtime (no valid comparison) | run |")
+w("|---|---:|---:|---:|---:|---:|")
 for m in modes:
     cmp_ = [r for r in ran if r[m] not in ("-",) and not r[m].startswith("skip")]
+    pinbad = [r for r in cmp_ if r[m].startswith("PIN?")]
     same = [r for r in cmp_ if ok(r[m])]
+    differ = [r for r in cmp_ if r[m].startswith("NO")]
     skipped = sum(1 for r in ran if r[m].startswith("skip"))
-    w(f"| {m} | {len(same)} | {len(cmp_)}{f' ({skipped} skipped: too many regions)' if skipped else ''} | {len(cmp_) - len(same)} |")
+    det_rows = [r for r in differ if r["stock_nondeterministic"] != "yes"]
+    w(f"| {m} | {len(same)} | {len(differ)} | {len(det_rows)} | {len(pinbad)} | {len(cmp_)}{f' ({skipped} skipped: more regions than --max-c-regions)' if skipped else ''} |")
 if ratios:
     w("")
     w(f"Compile time adaptive/stock: geometric mean {geomean(ratios):.2f}, median {ratios[len(ratios)//2]:.2f}, max {ratios[-1]:.2f} ({len(ratios)} programs).")
@@ -577,27 +673,73 @@ if plugin_fail:
         w(f"- **{r['program']}**: `{r['plugin_error']}`")
     w("")
 diff_rows = [r for r in ran if r["differences"]]
-if diff_rows:
+pin_parts, diff_parts = [], []
+for r in diff_rows:
+    flag = " (stock-nondeterministic)" if r["stock_nondeterministic"] == "yes" else ""
+    for part in r["differences"].split(" ;; "):
+        m = part[:1]
+        if r.get(m, "").startswith("PIN?"):
+            pin_parts.append(f"- {r['program']} — {part}")
+        else:
+            diff_parts.append(f"- {r['program']}{flag} — {part}")
+if diff_parts:
     w("## Differences (first differing line per mode)")
     w("")
-    for r in diff_rows:
-        flag = " (stock-nondeterministic)" if r["stock_nondeterministic"] == "yes" else ""
-        for part in r["differences"].split(" ;; "):
-            w(f"- {r['program']}{flag} — {part}")
+    det_parts = [d for d in diff_parts if "(stock-nondeterministic)" not in d]
+    nd_parts = [d for d in diff_parts if "(stock-nondeterministic)" in d]
+    if det_parts:
+        w("Programs whose two stock runs agree:")
+        w("")
+        out.extend(det_parts)
+        w("")
+    if nd_parts:
+        w("Programs whose two stock runs already differ (a difference here says little):")
+        w("")
+        out.extend(nd_parts)
+        w("")
+unav = []
+for r in ran:
+    try:
+        names = [l.strip() for l in open(os.path.join(os.path.dirname(results), "programs", r["program"], "cpu-unavailable")) if l.strip()]
+    except OSError:
+        names = []
+    unav += [(r["program"], n) for n in names]
+if unav:
+    w("## Regions whose `cpu` variant the runtime found unavailable (host guard)")
     w("")
+    for p_, n in unav:
+        w(f"- {p_}: `{n}`")
+    w("")
+if pin_parts:
+    w("## Pins the runtime did not apply (these runs are no valid comparison)")
+    w("")
+    ignored = [p for p in pin_parts if "runtime ignored the pin" in p]
+    if ignored:
+        w(f"{len(ignored)} programs: the runtime printed `OMPADAPT_VARIANT names '...', which is not one of its variants` and let the region learn. The first three:")
+        w("")
+        out.extend(ignored[:3])
+        w("")
+    rest = [p for p in pin_parts if "runtime ignored the pin" not in p]
+    if rest:
+        w("Other runs where a pinned region ran another variant:")
+        w("")
+        out.extend(rest)
+        w("")
 if nondet:
     w("## Stock-nondeterministic programs (the two stock runs differ after the filter)")
     w("")
     for r in nondet:
         w(f"- {r['program']}: {r['notes']}")
     w("")
-if stock_fail or timeouts:
+if stock_fail or timeouts or not_run:
     w("## Not compared")
     w("")
     for r in stock_fail:
         w(f"- {r['program']}: stock build fails: `{r['stock_error']}`")
     for r in timeouts:
         w(f"- {r['program']}: stock run exceeds the time limit")
+    for r in not_run:
+        w(f"- {r['program']}: not run (no result in the output directory)")
     w("")
 w("## Programs")
 w("")
@@ -635,6 +777,8 @@ parse_options() {
   HB_SURVEY=0
   HB_STOCK_ONLY=0
   HB_MD=""
+  HB_RESUME=0
+  HB_REPORT_ONLY=0
   ONLY=()
   WORKER=""
   while [ $# -gt 0 ]; do
@@ -657,6 +801,8 @@ parse_options() {
       --excluded) HB_EXCLUDED="${2:?--excluded needs a file}"; shift 2 ;;
       --survey) HB_SURVEY=1; shift ;;
       --stock-only) HB_STOCK_ONLY=1; shift ;;
+      --resume) HB_RESUME=1; shift ;;
+      --report-only) HB_REPORT_ONLY=1; HB_RESUME=1; shift ;;
       --md) HB_MD="${2:?--md needs a file}"; shift 2 ;;
       *) die "unknown option '$1' (see --help)" ;;
     esac
@@ -725,10 +871,32 @@ main() {
     PROGS=("${sel[@]}")
   fi
   [ ${#PROGS[@]} -gt 0 ] || die "no programs selected"
+  # --resume: the report covers ALL (every program of the table, or the survey); this
+  # invocation runs the selected ones that have no result in OUT yet, and those --only names
+  declare -a ALL=("${PROGS[@]}")
+  if [ "$HB_RESUME" = 1 ]; then
+    ALL=()
+    if [ "$HB_SURVEY" = 1 ]; then
+      while IFS= read -r p; do
+        table_rows "$HB_EXCLUDED" | awk -F'\t' -v k="$p" '$1 == k { f = 1 } END { exit !f }' || ALL+=("$p")
+      done < <(suite_programs)
+    else
+      mapfile -t ALL < <(table_rows "$HB_ARGS" | cut -f1)
+    fi
+    if [ ${#ONLY[@]} -eq 0 ]; then
+      declare -a todo=()
+      for p in "${PROGS[@]}"; do
+        [ -f "$HB_OUT/programs/$p/result.tsv" ] || todo+=("$p")
+      done
+      PROGS=("${todo[@]}")
+    fi
+  fi
+  [ "$HB_REPORT_ONLY" = 0 ] || PROGS=()
+  HB_RAN="${#PROGS[@]} of ${#ALL[@]}"
 
   export HB_TREE HB_MIRROR HB_REV HB_PLUGIN HB_OMPADAPT HB_KINDS HB_JOBS HB_MODES HB_OUT \
     HB_TIMEOUT HB_MAXC HB_ARGS HB_FILTERS HB_EXCLUDED HB_SURVEY HB_STOCK_ONLY
-  export HB_DATE HB_UPTIME_START HB_UPTIME_END HB_WALL HB_MACHINE HB_OMPADAPT_COMMIT HB_SUITE_COMMIT
+  export HB_RAN HB_RESUME HB_PLUGIN_SUM_START HB_PLUGIN_SUM_END HB_DATE HB_UPTIME_START HB_UPTIME_END HB_WALL HB_MACHINE HB_OMPADAPT_COMMIT HB_SUITE_COMMIT
 
   HB_DATE="$(date -u '+%Y-%m-%d %H:%M UTC')"
   HB_UPTIME_START="$(uptime)"
@@ -738,13 +906,18 @@ main() {
     HB_OMPADAPT_COMMIT+=" (with uncommitted changes)"
   fi
   HB_SUITE_COMMIT="$(suite_commit)"
+  HB_PLUGIN_SUM_START="$(plugin_sums)"
+  # the workers run a copy of the harness: editing it during a run changes nothing
+  mkdir -p "$HB_OUT/harness"
+  cp "$SELF" "$HERE/makefile-info.py" "$HERE/git-extract.py" "$HB_OUT/harness/"
   start=$(now)
   echo "hecbench.sh: ${#PROGS[@]} programs, $HB_JOBS at a time, modes $HB_MODES, results in $HB_OUT" >&2
 
   mkdir -p "$HB_OUT/programs"
+  [ ${#PROGS[@]} -eq 0 ] ||
   printf '%s\n' "${PROGS[@]}" |
     xargs -P "$HB_JOBS" -I{} bash -c '
-      "$0" --worker "$1" </dev/null 2>>"$HB_OUT/workers.log"
+      "$HB_OUT/harness/hecbench.sh" --worker "$1" </dev/null 2>>"$HB_OUT/workers.log"
       r="$HB_OUT/programs/$1/result.tsv"
       if [ -f "$r" ]; then
         printf "%s\n" "$(cut -f1-10 "$r" | tr "\t" " ")" >&2
@@ -755,24 +928,32 @@ main() {
   results="$HB_OUT/results.tsv"
   {
     echo "$RESULT_HEADER"
-    for p in "${PROGS[@]}"; do
+    for p in "${ALL[@]}"; do
       if [ -f "$HB_OUT/programs/$p/result.tsv" ]; then
         cat "$HB_OUT/programs/$p/result.tsv"
       else
-        printf '%s\tno\t-\t-\t-\t-\t-\t-\t-\t-\t\t\t-\t-\tno\t\tworker failed\t\t\n' "$p"
+        printf '%s\t-\t-\t-\t-\t-\t-\t-\t-\t-\t\t\t-\t-\tno\t\t\t\tnot run (no result)\n' "$p"
       fi
     done
   } >"$results"
   end=$(now)
   HB_UPTIME_END="$(uptime)"
+  HB_PLUGIN_SUM_END="$(plugin_sums)"
   HB_WALL="$(awk -v s="$(elapsed "$start" "$end")" 'BEGIN { printf "%d min %d s", s / 60, s % 60 }')"
   [ -n "$HB_MD" ] || HB_MD="$HB_OUT/hecbench.md"
+  [ "$HB_REPORT_ONLY" = 1 ] || {
+    [ -f "$HB_OUT/invocations.tsv" ] ||
+      printf 'date\tprograms run\twall\tompadapt commit\tplugin at start\tplugin at end\tload at start\tload at end\n'
+    printf '%s\t' "$HB_DATE" "$HB_RAN" "$HB_WALL" "$HB_OMPADAPT_COMMIT" "$HB_PLUGIN_SUM_START" \
+      "$HB_PLUGIN_SUM_END" "$HB_UPTIME_START"
+    printf '%s\n' "$HB_UPTIME_END"
+  } >>"$HB_OUT/invocations.tsv"
   write_markdown "$results" "$HB_MD"
   echo "hecbench.sh: wrote $results and $HB_MD ($HB_WALL)" >&2
 
   # exit status: 1 when a plugin build failed or an adaptive run differed
-  awk -F'\t' 'NR > 1 && ($3 == "NO" || $6 ~ /^NO/ || $7 ~ /^NO/ || $8 ~ /^NO/ || $9 ~ /^NO/) { bad = 1 }
+  awk -F'\t' 'NR > 1 && ($3 == "NO" || $6 ~ /NO/ || $7 ~ /NO/ || $8 ~ /NO/ || $9 ~ /NO/ || $6$7$8$9 ~ /PIN/) { bad = 1 }
     END { exit bad ? 1 : 0 }' "$results"
 }
 
-main "$@"
+main "$@"; exit $?
