@@ -329,7 +329,19 @@ pub fn plan(d: &dyn Device, dev: c_int, entries: &[Entry], globals: &[(usize, us
         }
     }
     for e in entries {
-        if e.begin == 0 || e.map_type & (map::LITERAL | map::PRIVATE) != 0 {
+        if e.begin == 0 {
+            continue;
+        }
+        // a pointer captured by a lambda (PTR_AND_OBJ | LITERAL): its pointee counts when
+        // present, otherwise the device sees the host address unchanged
+        let capture = e.map_type & (map::PTR_AND_OBJ | map::LITERAL) == map::PTR_AND_OBJ | map::LITERAL;
+        if capture {
+            if let Some(m) = mapping_cached(d, dev, e.begin) {
+                parts.push(Part { lo: m.lo, hi: m.hi, dev: Some(m.dev), keep: false, host_is_current: false });
+            }
+            continue;
+        }
+        if e.map_type & (map::LITERAL | map::PRIVATE) != 0 {
             continue;
         }
         let always = e.map_type & map::ALWAYS != 0;
@@ -694,6 +706,10 @@ mod tests {
         assert_eq!(p, vec![Part { lo: 1000, hi: 1800, dev: Some(50_000), keep: true, host_is_current: false }]);
         // a pointer mapped nowhere
         assert_eq!(plan(&f, 2, &[e(9000, 0, 0x220)], &[]), Err(Refusal::UnmappedPointer));
+        // pointers a lambda captured (PTR_AND_OBJ | LITERAL | MEMBER_OF): a present pointee is
+        // the whole mapping, one mapped nowhere keeps its host address
+        let p = plan(&f, 4, &[e(4000, 64, 0x321), e(1400, 0, 0x2000_0000_0310), e(9000, 0, 0x2000_0000_0310)], &[]).unwrap();
+        assert_eq!(p, vec![Part { lo: 1000, hi: 1800, dev: Some(50_000), keep: false, host_is_current: false }]);
         // a declare target variable the kernel reaches: present (another device's copy is not)
         let g = Fake(vec![(1000, 1800, 50_000), (6000, 6004, 70_000)]);
         let p = plan(&g, 3, &[], &[(6000, 4), (8000, 4)]).unwrap();

@@ -66,7 +66,7 @@ fn every_pin_prints_what_the_stock_build_prints() {
         pinned("gpu", None);
         pinned("cpu", Some(&report));
         let all = regions(&report);
-        assert_eq!(all.len(), 11, "{all:?}");
+        assert_eq!(all.len(), 12, "{all:?}");
         for (name, refused, copied) in &all {
             assert!(!refused && *copied > 0, "{opt}: region '{name}' did not run its host version with copies: {all:?}");
         }

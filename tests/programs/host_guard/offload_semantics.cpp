@@ -69,6 +69,16 @@ private:
   double *u_, *v_;
 };
 
+// a kernel that calls a lambda capturing pointers to data an enclosing `target data` maps
+// (HeCBench's unfold-omp): the captures reach the kernel as PTR_AND_OBJ literals
+template <typename F> static void launch(int n, F f) {
+#pragma omp target teams distribute parallel for
+  for (int i = 0; i < n; i++) f(i);
+}
+static void accumulate(double *out, const double *in, int n) {
+  launch(n, [=](int i) { out[i] += in[i] * 0.5; });
+}
+
 // a struct whose pointer member is attached on the device
 struct Mesh {
   int n;
@@ -102,6 +112,11 @@ int main(int argc, char **argv) {
     printf("c host before update %.1f\n", sum(c, n));
 #pragma omp target update from(c[0:n])
     printf("c %.1f\n", sum(c, n));
+    // lambda captures: c changes on the device only
+    for (int t = 0; t < 2; t++) accumulate(c, a, n);
+    printf("c host after lambda %.1f\n", sum(c, n));
+#pragma omp target update from(c[0:n])
+    printf("c lambda %.1f\n", sum(c, n));
     // always from: the host gets the device copy at the end
 #pragma omp target teams distribute parallel for map(always, from: b[0:n])
     for (int i = 0; i < n; i++) b[i] = c[i] - 1;
