@@ -80,6 +80,9 @@ pub struct Unsaved {
     pub at: u32,
 }
 
+/// A trained region trains again once its labels grew by 1/`RETRAIN_GROWTH`.
+const RETRAIN_GROWTH: u64 = 8;
+
 /// The measurements of one region.
 #[derive(Debug)]
 pub struct Store {
@@ -102,8 +105,13 @@ pub struct Store {
     /// Extra measurements adaptive repetition asked for.
     pub extras: u64,
     /// Labels changed (a vector decided, or decided again after a drift) since the last
-    /// training: a trained region retrains.
+    /// training: a trained region retrains (see [`Store::retrain_due`]).
     pub labels_changed: bool,
+    /// Decisions so far (a vector decided, or decided again), and their number and the
+    /// labels' at the last training.
+    decisions: u64,
+    decisions_at_training: u64,
+    labels_at_training: usize,
     /// Executions recorded by exploration (this process).
     pub recorded_explore: u64,
     /// Bumped when indices into the store become invalid (never, today: vectors are never
@@ -145,6 +153,9 @@ impl Store {
             measured_pairs: 0,
             extras: 0,
             labels_changed: false,
+            decisions: 0,
+            decisions_at_training: 0,
+            labels_at_training: 0,
             recorded_explore: 0,
             generation: 0,
             noise: [0.0; NOISE_RING],
@@ -440,6 +451,7 @@ impl Store {
         self.counted = (self.counted as i64 + out.counted).max(0) as usize;
         if out.decided {
             self.decided += 1;
+            self.decisions += 1;
             self.labels_changed = true;
         }
         self.extras += out.extras as u64;
@@ -512,6 +524,24 @@ impl Store {
     }
 
     /// The training set: every decided vector and its label.
+    /// Whether a trained region should train again: labels changed, and by at least an
+    /// eighth of the labels it was trained on. Decided vectors keep their own label, so the
+    /// model only generalises to new vectors; retraining on every new decision made a region
+    /// whose every execution brings a new vector quadratic (thousands of fits per run), while
+    /// growth by a fraction keeps the total cost of fits within a constant of the last one.
+    pub fn retrain_due(&self) -> bool {
+        self.labels_changed && self.decisions - self.decisions_at_training >= (self.labels_at_training as u64 / RETRAIN_GROWTH).max(1)
+    }
+
+    /// Takes the training set for a training that starts now.
+    pub fn take_labels(&mut self) -> Vec<(FKey, usize)> {
+        let labels = self.labels();
+        self.labels_changed = false;
+        self.decisions_at_training = self.decisions;
+        self.labels_at_training = labels.len();
+        labels
+    }
+
     pub fn labels(&self) -> Vec<(FKey, usize)> {
         (0..self.len()).filter_map(|i| self.recs[i].decided().map(|l| (self.key(i), l))).collect()
     }
@@ -674,6 +704,33 @@ mod tests {
         assert_eq!(s.unsaved().len(), 3, "nothing is saved until marked");
         s.mark_saved(&unsaved);
         assert!(s.unsaved().is_empty());
+    }
+
+    /// Retraining waits until the labels grew by an eighth of those the model was trained on.
+    #[test]
+    fn retraining_waits_for_a_fraction_of_new_labels() {
+        let mut s = Store::new(2, Params { repeats: 1, ..Params::default() }, 1);
+        let mut decide = |s: &mut Store, x: f64| {
+            let k = FKey::new(&[x]);
+            s.record(&k, 0, 5.0);
+            s.record(&k, 1, 9.0);
+        };
+        decide(&mut s, 0.0);
+        assert!(s.retrain_due());
+        assert_eq!(s.take_labels().len(), 1);
+        assert!(!s.retrain_due());
+        decide(&mut s, 1.0);
+        assert!(s.retrain_due(), "a small training set retrains at every new label");
+        for x in 2..24 {
+            decide(&mut s, x as f64);
+        }
+        assert_eq!(s.take_labels().len(), 24);
+        for x in 24..26 {
+            decide(&mut s, x as f64);
+            assert!(!s.retrain_due(), "{x}: 24 labels wait for 3 new ones");
+        }
+        decide(&mut s, 26.0);
+        assert!(s.retrain_due());
     }
 
     /// Adaptive (the default): a pair counts from its first measurement; a vector is decided

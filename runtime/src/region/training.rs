@@ -120,15 +120,14 @@ impl Region {
             Origin::Online
         } else {
             match self.model.load_full() {
-                Some(t) if g.store.labels_changed && self.learns_after_training(&t) => Origin::Retrained,
+                Some(t) if g.store.retrain_due() && self.learns_after_training(&t) => Origin::Retrained,
                 _ => return None,
             }
         };
         if self.training.swap(true, AcqRel) {
             return None;
         }
-        g.store.labels_changed = false;
-        let labels = g.store.labels();
+        let labels = g.store.take_labels();
         Some(self.job(g, labels, origin))
     }
 
@@ -316,8 +315,7 @@ impl Region {
             if g.settings.explore_only || !g.store.ready(g.settings.min_train) || self.training.swap(true, AcqRel) {
                 return false;
             }
-            g.store.labels_changed = false;
-            let labels = g.store.labels();
+            let labels = g.store.take_labels();
             self.job(&mut g, labels, Origin::Loaded)
         };
         self.train_and_publish(job)
