@@ -24,6 +24,7 @@ use llvm_sys::debuginfo::{LLVMInstructionGetDebugLoc, LLVMInstructionSetDebugLoc
 use llvm_sys::prelude::{LLVMBuilderRef, LLVMValueRef};
 use llvm_sys::target::{LLVMGetModuleDataLayout, LLVMTargetDataRef};
 use llvm_sys::{LLVMOpcode, LLVMRealPredicate};
+use ompadapt_abi::RegionDescriptor;
 
 use crate::ir::{self, V};
 use crate::launch_search::{find_launch_after, LaunchSearch};
@@ -439,37 +440,16 @@ fn replace_call(call: V, k: i64) {
     }
 }
 
-/// `spec` with `names` appended to its `features=` list (percent-encoded as the frontend does),
-/// and empty entries appended to the per-feature lists that follow it.
+/// `spec` with `names` appended to its features (and no declared range or sample count for
+/// them); a descriptor the contract crate cannot read is left as it is (the runtime reports it).
 pub fn extend_descriptor(spec: &str, names: &[String]) -> String {
-    let escaped: Vec<String> = names.iter().map(|n| escape(n)).collect();
-    spec.split(';')
-        .map(|field| {
-            if let Some(v) = field.strip_prefix("features=") {
-                let mut items: Vec<String> = if v.is_empty() { Vec::new() } else { vec![v.to_string()] };
-                items.extend(escaped.iter().cloned());
-                format!("features={}", items.join(","))
-            } else if field.starts_with("feature_ranges=") || field.starts_with("min_sample_points=") {
-                format!("{field}{}", ",".repeat(names.len()))
-            } else {
-                field.to_string()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join(";")
-}
-
-/// Percent-encodes `%`, `;`, `,` and control characters (plugin/syntax/src/descriptor.rs).
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '%' | ';' | ',' => out.push_str(&format!("%{:02X}", ch as u32)),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("%{:02X}", c as u32)),
-            c => out.push(c),
+    match spec.parse::<RegionDescriptor>() {
+        Ok(mut d) => {
+            d.add_features(names);
+            d.to_string()
         }
+        Err(_) => spec.to_owned(),
     }
-    out
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use std::os::raw::{c_int, c_void};
 /// `OMPADAPT_API_VERSION`.
 pub const API_VERSION: u32 = 3;
 /// `OMPADAPT_MAX_FEATURES`: features beyond this are ignored (with a warning, once per region).
-pub const MAX_FEATURES: usize = 16;
+pub use ompadapt_abi::MAX_FEATURES;
 
 /// Bit of [`Ctx::t0`] that marks an execution that must run but not be recorded (warm-up, or a
 /// region whose spec could not be parsed). The clock never reaches 2^63 ns (292 years), and
@@ -70,3 +70,18 @@ const _: () = {
     assert!(size_of::<Ctx>() == 160);
     assert!(align_of::<Ctx>() == 8);
 };
+
+#[cfg(test)]
+mod tests {
+    /// The C header states the same limits as the contract crate.
+    #[test]
+    fn the_header_agrees() {
+        let h = include_str!("../include/ompadapt.h");
+        let define = |name: &str| {
+            let line = h.lines().find(|l| l.starts_with(&format!("#define {name} "))).unwrap_or_else(|| panic!("{name} missing"));
+            line.split_whitespace().nth(2).unwrap().parse::<usize>().unwrap()
+        };
+        assert_eq!(define("OMPADAPT_MAX_FEATURES"), super::MAX_FEATURES);
+        assert_eq!(define("OMPADAPT_API_VERSION"), super::API_VERSION as usize);
+    }
+}

@@ -45,7 +45,7 @@ use crate::drift;
 use crate::explore::{Params, Strategy};
 use crate::model::ModelChoice;
 use crate::shard::{bump, Shard, Shards, Slot, BUF, COLD, DONE, EXPLORE, NS_MASK, V_SHIFT};
-use crate::spec::Spec;
+use crate::spec::RegionDescriptor;
 use crate::stats::{fnv1a, hash_features, FKey, XorShift};
 use crate::store::{Env, Store};
 
@@ -199,7 +199,7 @@ impl Drop for Locked<'_> {
 ///
 /// ```
 /// # use ompadapt_rt::{region::RegionBuilder, spec};
-/// let spec = spec::parse("ompadapt1;model=mm;features=n;variants=cpu,gpu").unwrap().spec;
+/// let spec = spec::parse("ompadapt1;model=mm;features=n;variants=cpu,gpu").unwrap().descriptor;
 /// let r = RegionBuilder::new().min_train(4).warmup(false).build(spec);
 /// assert_eq!(r.min_train(), 4);
 /// ```
@@ -310,7 +310,7 @@ impl RegionBuilder {
     }
 
     /// The region for `spec`.
-    pub fn build(&self, spec: Spec) -> Region {
+    pub fn build(&self, spec: RegionDescriptor) -> Region {
         Region::build(spec, &self.s, self.args)
     }
 }
@@ -318,7 +318,7 @@ impl RegionBuilder {
 /// An adaptive region. Created by the [`crate::registry`], alive for the whole process.
 pub struct Region {
     /// The descriptor (for a malformed one: a stand-in with the region's best-effort name).
-    pub spec: Spec,
+    pub spec: RegionDescriptor,
     /// `(min_train, param1, param2)` as passed by the first call site.
     pub args: (i64, i64, i64),
     /// Why the spec is unusable; such a region always runs variant 0 and records nothing.
@@ -385,7 +385,7 @@ impl Region {
     }
 
     #[allow(clippy::clone_on_copy)] // ModelChoice may grow parameters that are not Copy
-    fn build(spec: Spec, s: &RegionSettings, args: (i64, i64, i64)) -> Region {
+    fn build(spec: RegionDescriptor, s: &RegionSettings, args: (i64, i64, i64)) -> Region {
         clock::init();
         let nv = spec.variants.len();
         let name = spec.model.clone();
@@ -450,18 +450,8 @@ impl Region {
 
     /// A region whose spec could not be used: variant 0 forever, nothing recorded.
     pub fn broken(name: String, reason: String) -> Region {
-        let spec = Spec {
-            model: name,
-            loc: "?".to_owned(),
-            features: Vec::new(),
-            variants: vec!["variant 0".to_owned()],
-            values: vec![0.0],
-            numeric: false,
-            model_type: crate::spec::ModelType::DecisionTree,
-            feature_ranges: Vec::new(),
-            min_sample_points: Vec::new(),
-            assoc: None,
-        };
+        let mut spec = RegionDescriptor::new(name, "?", vec!["variant 0".to_owned()]);
+        spec.model_type = crate::spec::ModelType::DecisionTree;
         let mut r = RegionBuilder::new().warmup(false).build(spec);
         r.broken = Some(reason);
         r

@@ -20,7 +20,7 @@ use crate::diag;
 use crate::explore::{Strategy, ADAPTIVE};
 use crate::persist::{self, Binding, Program};
 use crate::region::{Region, RegionBuilder};
-use crate::spec;
+use crate::spec::{self, RegionDescriptor};
 
 #[derive(Default)]
 struct Inner {
@@ -87,20 +87,20 @@ impl Registry {
                 for w in &parsed.warnings {
                     diag::warn_once(w, w);
                 }
-                match inner.by_model.get(&parsed.spec.model) {
+                match inner.by_model.get(&parsed.descriptor.model) {
                     Some(r) => {
-                        if !r.spec.same_region(&parsed.spec) || r.args != (min_train, p1, p2) {
+                        if !r.spec.same_region(&parsed.descriptor) || r.args != (min_train, p1, p2) {
                             diag::warn(&format!(
                                 "region '{}': the directive at {} differs from the one at {} \
                                  (variants, features, model or min_train); both use the region \
                                  as first declared",
-                                parsed.spec.model, parsed.spec.loc, r.spec.loc
+                                parsed.descriptor.model, parsed.descriptor.loc, r.spec.loc
                             ));
                         }
                         r
                     }
                     None => {
-                        let r = self.create(parsed.spec, text, min_train, p1, p2);
+                        let r = self.create(parsed.descriptor, min_train, p1, p2);
                         inner.by_model.insert(r.spec.model.clone(), r);
                         inner.order.push(r);
                         r
@@ -112,9 +112,9 @@ impl Registry {
         region
     }
 
-    fn create(&self, spec: spec::Spec, text: &str, min_train: i64, p1: i64, p2: i64) -> &'static Region {
+    fn create(&self, spec: RegionDescriptor, min_train: i64, p1: i64, p2: i64) -> &'static Region {
         let c = &self.config;
-        let mut d = options_of(text);
+        let mut d = options_of(&spec);
         d.min_train = (min_train >= 1).then_some(min_train as usize);
         d.model = config::directive_model(spec.model_type, p1, p2);
         let builder = RegionBuilder::from_settings(c.region_settings(&spec.model, &d)).call_args((min_train, p1, p2));
@@ -228,33 +228,31 @@ fn flush_program_output() {
     let _ = std::io::stdout().flush();
 }
 
-/// The runtime's optional fields of a descriptor (`explore=`, `repeats=`, `coarse=`); bad
-/// values warn once and are ignored.
-pub fn options_of(text: &str) -> Directive {
+/// The runtime's options in a descriptor (`explore=`, `repeats=`, `coarse=`); bad values warn
+/// once and are ignored.
+pub fn options_of(spec: &RegionDescriptor) -> Directive {
     let mut o = Directive::default();
-    for field in text.split(';').skip(1) {
-        let Some((k, v)) = field.split_once('=') else { continue };
-        let (k, v) = (k.trim(), v.trim());
-        let bad = |why: String| {
-            diag::warn_once(&format!("opt:{text}:{k}"), &format!("descriptor field '{k}={v}' ignored: {why}"));
-        };
-        match k {
-            "explore" => match Strategy::parse(v) {
-                Ok(s) => o.explore = Some(s),
-                Err(e) => bad(e),
-            },
-            "repeats" => match v.parse::<u32>() {
-                Ok(n) if n >= 1 => o.repeats = Some(n.min(255)),
-                _ if v.eq_ignore_ascii_case("auto") => o.repeats = Some(ADAPTIVE),
-                _ => bad("not auto or a positive integer".into()),
-            },
-            "coarse" => match v {
-                "1" => o.coarse = Some(true),
-                "0" => o.coarse = Some(false),
-                _ => bad("expected 0 or 1".into()),
-            },
-            _ => {}
+    let bad = |k: &str, v: &str, why: String| {
+        diag::warn_once(&format!("opt:{}:{k}={v}", spec.model), &format!("region '{}': descriptor field '{k}={v}' ignored: {why}", spec.model));
+    };
+    if let Some(v) = spec.explore.as_deref() {
+        match Strategy::parse(v) {
+            Ok(s) => o.explore = Some(s),
+            Err(e) => bad("explore", v, e),
         }
+    }
+    if let Some(v) = spec.repeats.as_deref() {
+        match v.parse::<u32>() {
+            Ok(n) if n >= 1 => o.repeats = Some(n.min(255)),
+            _ if v.eq_ignore_ascii_case("auto") => o.repeats = Some(ADAPTIVE),
+            _ => bad("repeats", v, "not auto or a positive integer".into()),
+        }
+    }
+    match spec.coarse.as_deref() {
+        None => {}
+        Some("1") => o.coarse = Some(true),
+        Some("0") => o.coarse = Some(false),
+        Some(v) => bad("coarse", v, "expected 0 or 1".into()),
     }
     o
 }

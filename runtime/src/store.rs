@@ -710,7 +710,7 @@ mod tests {
     #[test]
     fn retraining_waits_for_a_fraction_of_new_labels() {
         let mut s = Store::new(2, Params { repeats: 1, ..Params::default() }, 1);
-        let mut decide = |s: &mut Store, x: f64| {
+        let decide = |s: &mut Store, x: f64| {
             let k = FKey::new(&[x]);
             s.record(&k, 0, 5.0);
             s.record(&k, 1, 9.0);

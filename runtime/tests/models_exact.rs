@@ -179,7 +179,7 @@ fn region_decides_the_best_policy_for_every_model_type() {
         std::hint::spin_loop();
     }
     for choice in ALL {
-        let s = spec::parse("ompadapt1;model=apollo4;features=f;variants=p0,p1,p2,p3").unwrap().spec;
+        let s = spec::parse("ompadapt1;model=apollo4;features=f;variants=p0,p1,p2,p3").unwrap().descriptor;
         let r = ompadapt_rt::region::RegionBuilder::new().min_train(16).warmup(false).model(choice).build(s);
         // one pass per feature, plus a second measurement of the neighbouring feature's
         // policy where it disagrees (adaptive repetition): until every feature is labelled

@@ -28,7 +28,7 @@ fn cost(v: i32) -> u64 {
 }
 
 fn region(name: &str, strategy: Strategy, min_train: usize) -> &'static Region {
-    let s = spec::parse(&format!("ompadapt1;model={name};features=n;variants=cpu,gpu,tl")).unwrap().spec;
+    let s = spec::parse(&format!("ompadapt1;model={name};features=n;variants=cpu,gpu,tl")).unwrap().descriptor;
     Box::leak(Box::new(RegionBuilder::new().explore(strategy).min_train(min_train).warmup(false).build(s)))
 }
 
@@ -115,7 +115,7 @@ fn trained_model_that_chose_it_falls_back_to_the_next_by_time() {
 /// dropped and the vector is pinned again among the others.
 #[test]
 fn coarse_pins_move_off_it() {
-    let s = spec::parse("ompadapt1;model=unavail_coarse;features=n;variants=cpu,gpu,tl").unwrap().spec;
+    let s = spec::parse("ompadapt1;model=unavail_coarse;features=n;variants=cpu,gpu,tl").unwrap().descriptor;
     let r: &'static Region = Box::leak(Box::new(RegionBuilder::new().coarse(true).warmup(false).build(s)));
     assert_eq!(exec(r, 1.0), 0, "pinned on the least measured: cpu");
     for _ in 0..20 {

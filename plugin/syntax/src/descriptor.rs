@@ -1,23 +1,13 @@
-//! The region descriptor ("spec") the runtime reads (format in runtime/include/ompadapt.h,
-//! parser in runtime/src/spec.rs): one line of `;`-separated `key=value` fields. Names and
-//! source text are percent-encoded where they contain `%`, `;`, `,` or control characters, so a
-//! feature written `max(a, b)` keeps its comma.
+//! The region descriptor the runtime reads, built from what the directive says. Its type,
+//! encoding and parser are the contract crate's (`ompadapt-abi`): names and source text are
+//! percent-encoded, so a feature written `max(a, b)` keeps its comma.
+
+use ompadapt_abi::{Association, ModelType, RegionDescriptor};
 
 use crate::clauses::ModelKind;
-use crate::variants::{format_value, VariantSet};
+use crate::variants::VariantSet;
 
-/// Percent-encodes the characters that separate fields and list items.
-pub fn escape(s: &str) -> String {
-    let mut out = String::with_capacity(s.len());
-    for ch in s.chars() {
-        match ch {
-            '%' | ';' | ',' => out.push_str(&format!("%{:02X}", ch as u32)),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => out.push_str(&format!("%{:02X}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out
-}
+pub use ompadapt_abi::escape::escape;
 
 /// One feature as the descriptor records it.
 #[derive(Clone, Debug, PartialEq)]
@@ -51,47 +41,23 @@ pub struct SpecFields<'a> {
     pub fallback: usize,
 }
 
-/// Builds the descriptor. Fields a region does not use are left out, so descriptors of plain
-/// regions read exactly as before.
+/// Builds the descriptor (its encoding is the contract crate's). Fields a region does not use
+/// are left out, so descriptors of plain regions read exactly as before.
 pub fn spec(f: &SpecFields) -> String {
-    let list = |items: Vec<String>| items.join(",");
-    let mut s = format!(
-        "ompadapt1;model={};loc={};features={};variants={};values={};numeric={};model_type={}",
-        escape(f.name),
-        escape(f.location),
-        list(f.features.iter().map(|x| escape(&x.text)).collect()),
-        list(f.variants.variants.iter().map(|v| escape(&v.name)).collect()),
-        list(f.variants.variants.iter().map(|v| format_value(v.value)).collect()),
-        u8::from(f.variants.numeric),
-        f.model.spec_name()
-    );
-    if f.features.iter().any(|x| x.range.is_some()) {
-        let ranges = f
-            .features
-            .iter()
-            .map(|x| x.range.map_or(String::new(), |(lo, hi)| format!("{}:{}", format_value(lo), format_value(hi))))
-            .collect();
-        s.push_str(&format!(";feature_ranges={}", list(ranges)));
-    }
-    if f.features.iter().any(|x| x.min_samples.is_some()) {
-        let mins = f.features.iter().map(|x| x.min_samples.map_or(String::new(), |n| n.to_string())).collect();
-        s.push_str(&format!(";min_sample_points={}", list(mins)));
-    }
-    if let Some(a) = f.assoc {
-        s.push_str(&format!(";use_model={};variant_mapping={}", escape(&a.primary), list(a.mapping.iter().map(u32::to_string).collect())));
-        if let Some(p) = &a.primary_spec {
-            s.push_str(&format!(";primary={}", escape_all(p)));
-        }
-    }
-    if f.fallback != 0 {
-        s.push_str(&format!(";fallback={}", f.fallback));
-    }
-    s
-}
-
-/// Percent-encodes a whole descriptor nested in a field: also `=` so it stays one value.
-fn escape_all(s: &str) -> String {
-    escape(s).replace('=', "%3D")
+    let mut d = RegionDescriptor::new(f.name, f.location, f.variants.variants.iter().map(|v| v.name.clone()).collect());
+    d.features = f.features.iter().map(|x| x.text.clone()).collect();
+    d.values = f.variants.variants.iter().map(|v| v.value).collect();
+    d.numeric = f.variants.numeric;
+    d.model_type = ModelType::from_name(f.model.spec_name()).unwrap_or(ModelType::Auto);
+    d.feature_ranges = f.features.iter().map(|x| x.range).collect();
+    d.min_sample_points = f.features.iter().map(|x| x.min_samples).collect();
+    d.association = f.assoc.map(|a| Association {
+        primary: a.primary.clone(),
+        mapping: a.mapping.iter().map(|&m| m as usize).collect(),
+        primary_descriptor: a.primary_spec.clone(),
+    });
+    d.fallback = f.fallback;
+    d.to_string()
 }
 
 #[cfg(test)]
@@ -119,7 +85,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_001_fields() {
+    fn declared_and_associated_fields() {
         let vs = VariantSet::categorical(vec!["enter data".into()]);
         let f = [
             FeatureSpec { text: "N".into(), range: Some((0.0, 30000.0)), min_samples: Some(25) },
@@ -138,6 +104,5 @@ mod tests {
         });
         assert!(s.contains(";feature_ranges=0:30000,;min_sample_points=25,;use_model=p;variant_mapping=1;"), "{s}");
         assert!(s.ends_with(";primary=ompadapt1%3Bmodel%3Dp%3Bvariants%3Da%2Cb;fallback=1"), "{s}");
-        assert_eq!(escape("a;b%c\n"), "a%3Bb%25c%0A");
     }
 }

@@ -3,9 +3,6 @@
 /// Deepest nesting of (), [] and {} in a directive: Clang's own default (`-fbracket-depth`).
 pub const MAX_NESTING: usize = 256;
 
-/// Most variants a region may have. The runtime (runtime/src/spec.rs, `MAX_VARIANTS`) accepts
-/// exactly as many: a region that compiles always adapts.
-pub const MAX_VARIANTS: usize = 1024;
-
-/// Most features a region may have (the runtime's per-execution context holds them inline).
-pub const MAX_FEATURES: usize = 16;
+/// Most variants and features a region may have: the contract crate's limits, which the
+/// runtime accepts exactly (a region that compiles always adapts).
+pub use ompadapt_abi::{MAX_FEATURES, MAX_VARIANTS};

@@ -60,13 +60,8 @@ fn tidy(v: f64) -> f64 {
     format!("{v:.12e}").parse().unwrap_or(v)
 }
 
-pub fn format_value(v: f64) -> String {
-    if v == v.trunc() && v.abs() < 1e15 {
-        format!("{}", v as i64)
-    } else {
-        format!("{v}")
-    }
-}
+/// How the descriptor writes a number (a variant's name when it is a value).
+pub use ompadapt_abi::descriptor::format_number as format_value;
 
 /// "N variants, at most MAX_VARIANTS are supported" at `r`.
 pub(crate) fn too_many(r: Range<usize>, count: f64, diags: &mut Diags) {

@@ -20,7 +20,7 @@ use super::model_info::{self, Explore, Kind, ModelInfo};
 use crate::ctx::{Ctx, MAX_FEATURES};
 use crate::diag;
 use crate::region::Region;
-use crate::spec::MAX_VARIANTS;
+use crate::spec::{ModelType, RegionDescriptor, MAX_VARIANTS};
 
 /// Most distinct Apollo regions per process.
 pub const MAX_HANDLES: usize = 1024;
@@ -107,17 +107,12 @@ pub fn effective_model_info(given: Option<&str>, env: impl Fn(&str) -> Option<St
     }
 }
 
-/// The region descriptor for a handle.
-fn spec_text(name: &str, id: &str, num_features: usize, num_policies: usize, info: &ModelInfo) -> String {
-    let features: Vec<String> = (0..num_features.min(MAX_FEATURES)).map(|i| format!("f{i}")).collect();
-    let variants: Vec<String> = (0..num_policies).map(|i| i.to_string()).collect();
-    let model_type = if matches!(info.kind, Kind::RandomForest { .. }) { "rfc" } else { "dtree" };
-    let loc: String = id.chars().map(|c| if c == ';' || c.is_control() { '_' } else { c }).collect();
-    format!(
-        "ompadapt1;model={name};loc=apollo:{loc};features={};variants={};model_type={model_type}",
-        features.join(","),
-        variants.join(",")
-    )
+/// The region descriptor for a handle: features `f0`…, categorical policies `0`….
+fn descriptor(name: &str, id: &str, num_features: usize, num_policies: usize, info: &ModelInfo) -> RegionDescriptor {
+    let mut d = RegionDescriptor::new(name, format!("apollo:{id}"), (0..num_policies).map(|i| i.to_string()).collect());
+    d.features = (0..num_features.min(MAX_FEATURES)).map(|i| format!("f{i}")).collect();
+    d.model_type = if matches!(info.kind, Kind::RandomForest { .. }) { ModelType::RandomForest } else { ModelType::DecisionTree };
+    d
 }
 
 /// `__apollo_region_create`. Returns NULL only when [`MAX_HANDLES`] regions exist.
@@ -180,7 +175,7 @@ pub fn create(
         Kind::Random => Mode::Random,
         _ => Mode::Learn,
     };
-    let region = super::hooks::region_for(&spec_text(&name, id, nf, np, &info), &info, mode, min_training_data, np);
+    let region = super::hooks::region_for(descriptor(&name, id, nf, np, &info), &info, mode, min_training_data, np);
     let slot = idx.used;
     let h = Handle { id: id.to_owned(), num_features: nf, num_policies: np, info, mode, region };
     let _ = TABLE[slot].set(h);

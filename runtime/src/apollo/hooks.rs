@@ -20,6 +20,7 @@ use super::model_info::{Explore, Kind, ModelInfo};
 use crate::model::ModelChoice;
 use crate::region::Region;
 use crate::registry;
+use crate::spec::RegionDescriptor;
 
 /// A descriptor's `explore=` value.
 fn explore_field(e: Explore) -> &'static str {
@@ -31,16 +32,13 @@ fn explore_field(e: Explore) -> &'static str {
 }
 
 /// The region of a handle, created (or found) through the registry and configured.
-pub(super) fn region_for(spec: &str, info: &ModelInfo, mode: Mode, min_training_data: i32, num_policies: usize) -> &'static Region {
+pub(super) fn region_for(mut spec: RegionDescriptor, info: &ModelInfo, mode: Mode, min_training_data: i32, num_policies: usize) -> &'static Region {
     let explore = match info.kind {
         Kind::Random => Some(Explore::Random),
         Kind::RoundRobin | Kind::Static { .. } => Some(Explore::RoundRobin),
         _ => info.explore,
     };
-    let spec = match explore {
-        Some(e) => format!("{spec};explore={}", explore_field(e)),
-        None => spec.to_owned(),
-    };
+    spec.explore = explore.map(|e| explore_field(e).to_owned());
     let (p1, p2) = match info.kind {
         Kind::DecisionTree { max_depth } => (max_depth.map_or(-1, |d| d as i64), -1),
         Kind::RandomForest { num_trees, max_depth } => (num_trees.map_or(-1, |t| t as i64), max_depth.map_or(-1, |d| d as i64)),
@@ -51,7 +49,7 @@ pub(super) fn region_for(spec: &str, info: &ModelInfo, mode: Mode, min_training_
     // that data loaded at creation cannot train it before it is set explore-only.
     let min_train = if auto { min_training_data as i64 } else { i64::MAX };
     let g = registry::global();
-    let region = g.lookup(Some(&spec), min_train, p1, p2);
+    let region = g.lookup(Some(&spec.to_string()), min_train, p1, p2);
     if !auto {
         region.set_explore_only(true);
         region.set_min_train(num_policies);

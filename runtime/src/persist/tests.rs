@@ -19,7 +19,7 @@ fn builder(min_train: usize) -> RegionBuilder {
 }
 
 fn region_with(b: RegionBuilder, descriptor: &str) -> Region {
-    b.build(spec::parse(descriptor).unwrap().spec)
+    b.build(spec::parse(descriptor).unwrap().descriptor)
 }
 
 fn region(min_train: usize) -> Region {

@@ -27,7 +27,7 @@ use super::Region;
 use crate::ctx::Ctx;
 use crate::diag;
 use crate::registry::Registry;
-use crate::spec::{AssocSpec, Spec};
+use crate::spec::{Association, RegionDescriptor};
 use crate::stats::{FKey, FxBuild};
 
 /// A region's seed 001 state.
@@ -52,20 +52,20 @@ struct Ranges {
 /// An associated region's link to its primary.
 #[derive(Debug)]
 struct Link {
-    spec: AssocSpec,
+    spec: Association,
     primary: OnceLock<&'static Region>,
     /// Executions per own variant, and (last) those that ran none.
     runs: Box<[AtomicU64]>,
 }
 
 impl Declared {
-    pub(super) fn new(spec: &Spec) -> Declared {
+    pub(super) fn new(spec: &RegionDescriptor) -> Declared {
         let ranges = spec.feature_ranges.iter().any(Option::is_some).then(|| Ranges {
             bounds: spec.feature_ranges.clone(),
             outside: AtomicU64::new(0),
             warned: AtomicBool::new(false),
         });
-        let link = spec.assoc.clone().map(|a| Link {
+        let link = spec.association.clone().map(|a| Link {
             spec: a,
             primary: OnceLock::new(),
             runs: (0..=spec.variants.len()).map(|_| AtomicU64::new(0)).collect(),
@@ -163,7 +163,7 @@ impl Region {
         if let Some(p) = link.primary.get() {
             return Some(p);
         }
-        let p = reg.find(&link.spec.primary).or_else(|| link.spec.primary_spec.as_deref().map(|s| reg.lookup(Some(s), -1, -1, -1)))?;
+        let p = reg.find(&link.spec.primary).or_else(|| link.spec.primary_descriptor.as_deref().map(|s| reg.lookup(Some(s), -1, -1, -1)))?;
         if p.is_associated() {
             diag::warn_once(
                 &format!("assoc-chain:{}", self.spec.model),

@@ -2,8 +2,8 @@ use super::*;
 use crate::config::DriftConfig;
 use crate::spec;
 
-fn spec_of(variants: &str) -> Spec {
-    spec::parse(&format!("ompadapt1;model=t;loc=t.c:1;features=n;variants={variants}")).unwrap().spec
+fn spec_of(variants: &str) -> RegionDescriptor {
+    spec::parse(&format!("ompadapt1;model=t;loc=t.c:1;features=n;variants={variants}")).unwrap().descriptor
 }
 
 fn region(variants: &str, min_train: usize, warmup: bool) -> Region {
@@ -63,7 +63,7 @@ fn one_pass_then_the_label_runs() {
 
 #[test]
 fn values_and_feature_clamp() {
-    let s = spec::parse("ompadapt1;model=t;variants=t1,t8;values=1,8;numeric=1").unwrap().spec;
+    let s = spec::parse("ompadapt1;model=t;variants=t1,t8;values=1,8;numeric=1").unwrap().descriptor;
     let r = RegionBuilder::new().warmup(false).build(s);
     let many: Vec<f64> = (0..20).map(|i| i as f64).collect();
     let mut c = Ctx::zeroed();

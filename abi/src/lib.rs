@@ -1,0 +1,24 @@
+//! The contract between the programs of ompadapt: what the Clang plugin and the LLVM pass
+//! write into a program and what the runtime linked into it reads.
+//!
+//! Every piece of that contract has one definition here, used by all sides, so that a field
+//! added to the region descriptor or a limit changed is one edit that every writer and reader
+//! sees (in the spirit of a small interface crate such as ripgrep's `grep-matcher`, and of
+//! LLVM's `OMPKinds.def`, one list shared by Clang and OpenMPOpt):
+//!
+//! * [`RegionDescriptor`]: the one-line text a region's call sites pass to the runtime
+//!   (`ompadapt1;model=…;variants=…`), with its only encoder (`Display`) and its only parser
+//!   (`FromStr` / [`RegionDescriptor::parse`]);
+//! * [`limits`]: the most features and variants a region may have (the C header's
+//!   `OMPADAPT_MAX_FEATURES` is checked against it by the runtime's tests).
+//!
+//! The crate has no dependencies: the plugin (a Clang plugin), the pass (an LLVM pass plugin)
+//! and the runtime (linked into every adaptive program) all link it.
+#![deny(missing_docs)]
+
+pub mod descriptor;
+pub mod escape;
+pub mod limits;
+
+pub use descriptor::{Association, DescriptorError, ModelType, Parsed, RegionDescriptor, FORMAT};
+pub use limits::{MAX_FEATURES, MAX_VARIANTS};
