@@ -7,7 +7,7 @@
 //! ompadapt1;model=NAME;loc=FILE:LINE;features=F1,F2;variants=V1,V2;values=X1,X2;numeric=0|1;model_type=auto|dtree|rfc|logistic
 //! ```
 //!
-//! Seed 001's `declare adaptation` adds optional fields: `feature_ranges=LO:HI,` (per feature,
+//! Liao et al.'s `declare adaptation` adds optional fields: `feature_ranges=LO:HI,` (per feature,
 //! empty when not declared), `min_sample_points=N,` (likewise), and for an associated region
 //! `use_model=PRIMARY;variant_mapping=2,3[;primary=<the primary's descriptor>]`.
 //! Names and source text are percent-encoded where they contain `%`, `;` or `,`.
@@ -70,11 +70,11 @@ pub struct Spec {
     pub numeric: bool,
     /// `model_type=`.
     pub model_type: ModelType,
-    /// `feature_ranges=`: the declared range of each feature (seed 001 `range[lo:hi]`).
+    /// `feature_ranges=`: the declared range of each feature (Liao et al. `range[lo:hi]`).
     pub feature_ranges: Vec<Option<(f64, f64)>>,
-    /// `min_sample_points=`: per feature, values to sample before training (seed 001).
+    /// `min_sample_points=`: per feature, values to sample before training (Liao et al.).
     pub min_sample_points: Vec<Option<u64>>,
-    /// `use_model=` …: the region is associated with a primary region (seed 001).
+    /// `use_model=` …: the region is associated with a primary region (Liao et al.).
     pub assoc: Option<AssocSpec>,
 }
 
@@ -100,7 +100,7 @@ impl Spec {
             && self.model_type == other.model_type
     }
 
-    /// Seed 001's suggested training-set size: the product of the features' `min_sample_points`
+    /// Liao et al.'s suggested training-set size: the product of the features' `min_sample_points`
     /// times the number of variants; None when no feature declares one.
     pub fn suggested_training_size(&self) -> Option<usize> {
         if self.min_sample_points.iter().all(Option::is_none) {
@@ -429,7 +429,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_001_fields() {
+    fn declare_adaptation_fields() {
         let p = parse(
             "ompadapt1;model=declare@sw.c:13;loc=sw.c:13;features=nDiag,max(a%2C b);variants=plain,parallel for,target;\
              values=0,1,2;numeric=0;model_type=logistic;feature_ranges=0:30000,;min_sample_points=25,4",

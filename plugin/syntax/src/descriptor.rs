@@ -28,7 +28,7 @@ pub struct FeatureSpec {
     pub min_samples: Option<u64>,
 }
 
-/// An associated region's link to its primary region (seed 001 `use_model`).
+/// An associated region's link to its primary region (Liao et al. `use_model`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct AssocSpec {
     pub primary: String,
@@ -119,7 +119,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_001_fields() {
+    fn declare_adaptation_fields() {
         let vs = VariantSet::categorical(vec!["enter data".into()]);
         let f = [
             FeatureSpec { text: "N".into(), range: Some((0.0, 30000.0)), min_samples: Some(25) },
