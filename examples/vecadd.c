@@ -1,5 +1,5 @@
-/* ompadapt demonstration: an adaptive vector addition (seed 000, Listing 3) that learns, per
- * input size, whether to run serially, as a parallel loop on the CPU, or offloaded to the
+/* ompadapt demonstration: an adaptive vector addition (Georgakoudis et al., Listing 3) that learns,
+ * per input size, whether to run serially, as a parallel loop on the CPU, or offloaded to the
  * device. Build:
  *   clang-19 -O2 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu -fplugin=libompadapt.so vecadd.c
  * (-fopenmp-targets=nvptx64 on a machine with an NVIDIA GPU). Usage: vecadd [--no-train]

@@ -11,7 +11,7 @@
 //! loaded machine moves by more than the effect measured). The analysis columns come from the tool's own JSON report: operations per second,
 //! bytes hashed and the time hashing took, the share of the run spent in transfers.
 //!
-//! Anchor: OMPDataPerf reports a 5 % geometric-mean slowdown on GPUs (seed 004); its tool is
+//! Anchor: OMPDataPerf reports a 5 % geometric-mean slowdown on GPUs; its tool is
 //! not runnable here (no GPU, not in this workspace), so its figure is printed as published.
 //!
 //! `DATAPERF_BENCH_ROUNDS` (default 5) sets the rounds.
@@ -148,7 +148,7 @@ fn main() {
     }
     let n = KERNELS.len() as f64;
     println!(
-        "geometric mean slowdown: analysis {:.2}% CPU time ({:.2}% wall), counters only {:.2}%   (anchor: OMPDataPerf, seed 004, ~5% on GPUs)",
+        "geometric mean slowdown: analysis {:.2}% CPU time ({:.2}% wall), counters only {:.2}%   (anchor: OMPDataPerf, ~5% on GPUs)",
         100.0 * ((log_full / n).exp() - 1.0),
         100.0 * ((log_wall / n).exp() - 1.0),
         100.0 * ((log_cnt / n).exp() - 1.0)

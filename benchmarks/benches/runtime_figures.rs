@@ -1,6 +1,6 @@
 //! The runtime's overhead figures (a trained execution, exploration, memory per stored sample),
-//! measured on this machine and printed beside the paper's (seed 000, Table 4) and LLNL Apollo
-//! 2.0's where measured here; the trained execution against Apollo itself, side by side in
+//! measured on this machine and printed beside the paper's (Georgakoudis et al., Table 4) and LLNL
+//! Apollo 2.0's where measured here; the trained execution against Apollo itself, side by side in
 //! one process, is `--bench apollo_side_by_side`.
 //!
 //! `cargo bench -p ompadapt-benchmarks --bench runtime_figures` (about 20 s). Each timing is the median

@@ -1,7 +1,7 @@
 /* AMGmk's relax kernel: weighted Jacobi sweeps x <- x + w (b - A x) / diag(A) with A in CSR,
  * here the 7-point Laplacian of an M x M x M grid (ROWS = M^3 rows), SWEEPS sweeps (default 10).
  * Usage: amgmk_relax M [SWEEPS]. Feature: the number of rows. */
-#define BENCH_HAS_THREADS /* seed 000 Table 3: GPU threads */
+#define BENCH_HAS_THREADS /* Georgakoudis et al. Table 3: GPU threads */
 #include "bench.h"
 
 static double chosen;

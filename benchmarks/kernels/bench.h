@@ -55,14 +55,14 @@ static inline uint64_t bench_hash(uint64_t x) {
 }
 static inline double bench_unit(uint64_t x) { return (double)(bench_hash(x) >> 11) * (1.0 / 9007199254740992.0); }
 
-/* Seed 000 Table 3's use-cases, one per build, selected by a flag (the harness builds each
- * kernel once per use-case it has). BENCH_KINDS goes into each region's `variants(...)`:
+/* The use-cases of Georgakoudis et al.'s Table 3, one per build, selected by a flag (the harness
+ * builds each kernel once per use-case it has). BENCH_KINDS goes into each region's `variants(...)`:
  *   default          CPU/GPU:  variants(cpu, gpu)                 baseline `gpu`
  *   -DUSE_THREADS    GPU threads per team: thread_limit 64..256    baseline `thread_limit=256`
- *                    (seed 000 4.2: 256, the offloading implementation's default)
+ *                    (Georgakoudis et al. §4.2: 256, the offloading implementation's default)
  *   -DUSE_COSCHED    co-scheduling: fraction f of the iterations on the device, the rest on
  *                    the host meanwhile, f = 0, 0.25, ..., 1     baseline `coschedule=1`
- *                    (GPU only, seed 000 4.3)
+ *                    (GPU only, Georgakoudis et al. §4.3)
  * A kernel names the use-cases Table 3 marks for it (BENCH_HAS_THREADS / BENCH_HAS_COSCHED
  * before including this file); asking for another one is a compile error. model_output
  * receives the variant's number for numeric kinds and the index for cpu/gpu: BENCH_VALUES
@@ -71,14 +71,14 @@ static inline double bench_unit(uint64_t x) { return (double)(bench_hash(x) >> 1
 #error "USE_THREADS and USE_COSCHED: one use-case per build"
 #elif defined(USE_THREADS)
 #ifndef BENCH_HAS_THREADS
-#error "this kernel has no GPU-threads use-case (seed 000 Table 3)"
+#error "this kernel has no GPU-threads use-case (see benchmarks/kernels/README.md)"
 #endif
 #define BENCH_KINDS thread_limit[64:256:64]
 static const char *const BENCH_VARIANTS[] = {"thread_limit=64", "thread_limit=128", "thread_limit=192", "thread_limit=256"};
 static const double BENCH_VALUES[] = {64, 128, 192, 256};
 #elif defined(USE_COSCHED)
 #ifndef BENCH_HAS_COSCHED
-#error "this kernel has no co-scheduling use-case (seed 000 Table 3)"
+#error "this kernel has no co-scheduling use-case (see benchmarks/kernels/README.md)"
 #endif
 #define BENCH_KINDS coschedule[0:1:0.25]
 static const char *const BENCH_VARIANTS[] = {"coschedule=0", "coschedule=0.25", "coschedule=0.5", "coschedule=0.75", "coschedule=1"};

@@ -1,7 +1,7 @@
 /* 2D heat equation, explicit finite differences (HeCBench `heat`), in a heterogeneous medium:
  * a 5-point stencil weighted by each cell's conductivity on an N x N grid with fixed
  * boundaries, STEPS time steps (default 20). Feature: N. */
-#define BENCH_HAS_THREADS /* seed 000 Table 3: GPU threads */
+#define BENCH_HAS_THREADS /* Georgakoudis et al. Table 3: GPU threads */
 #include "bench.h"
 
 static double chosen;

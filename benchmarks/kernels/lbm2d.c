@@ -1,7 +1,7 @@
 /* 2D fluid simulation with the lattice-Boltzmann method (HeCBench-style FluidSim): D2Q9,
  * BGK collision, pull streaming on a periodic N x N lattice with solid obstacles (bounce-back),
  * STEPS steps (default 10). Feature: N. */
-#define BENCH_HAS_THREADS /* seed 000 Table 3: GPU threads */
+#define BENCH_HAS_THREADS /* Georgakoudis et al. Table 3: GPU threads */
 #include "bench.h"
 
 static double chosen;

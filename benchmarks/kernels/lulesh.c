@@ -2,9 +2,9 @@
  * per step, an element kernel (volume from the 8 corner nodes, density, pressure and energy
  * from an ideal-gas law) and a node kernel (force from the pressures of the up to 8 adjacent
  * elements, velocity and position update). Two adaptive regions, as LULESH's element and node
- * loops differ in cost. Feature: N (seed 000 Table 3: elements). STEPS steps (default 10).
- * Usage: lulesh N [STEPS]. */
-#define BENCH_HAS_THREADS /* seed 000 Table 3: GPU threads */
+ * loops differ in cost. Feature: N (Georgakoudis et al. Table 3: elements). STEPS steps (default
+ * 10). Usage: lulesh N [STEPS]. */
+#define BENCH_HAS_THREADS /* Georgakoudis et al. Table 3: GPU threads */
 #include "bench.h"
 
 static double chosen_elem, chosen_node;

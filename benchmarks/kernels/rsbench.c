@@ -3,7 +3,7 @@
  * nuclide of a random material, the window's fit polynomial plus the contributions
  * Re(r / (p - sqrt(E))) of the window's poles to 3 cross sections. L lookups per batch (the
  * feature), BATCHES batches (default 6). Usage: rsbench L [BATCHES]. */
-#define BENCH_HAS_COSCHED /* seed 000 Table 3: co-scheduling */
+#define BENCH_HAS_COSCHED /* Georgakoudis et al. Table 3: co-scheduling */
 #include "bench.h"
 
 static double chosen;

@@ -1,6 +1,6 @@
-/* Smith-Waterman local alignment score of two sequences of length N (seed 001's use case):
+/* Smith-Waterman local alignment score of two sequences of length N (Liao et al.'s use case):
  * the score matrix is filled by anti-diagonals (a wavefront), one launch per diagonal, keeping
- * the last two diagonals. Feature: nDiag = 2N - 1, the number of wavefront lines (seed 001).
+ * the last two diagonals. Feature: nDiag = 2N - 1, the number of wavefront lines (Liao et al.).
  * The score is checked against the serial row-by-row recurrence. Usage: smith_waterman N. */
 #include "bench.h"
 

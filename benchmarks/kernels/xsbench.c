@@ -1,9 +1,9 @@
 /* XSBench-like macroscopic cross-section lookups (Monte Carlo neutron transport): per lookup a
  * random energy and material; for each nuclide of the material a binary search in its energy
  * grid and a linear interpolation of 5 cross sections, summed weighted by concentration.
- * L lookups per batch (the feature, seed 000 Table 3: "number of lookups"), BATCHES batches
- * (default 6). Usage: xsbench L [BATCHES]. */
-#define BENCH_HAS_COSCHED /* seed 000 Table 3: co-scheduling */
+ * L lookups per batch (the feature, Georgakoudis et al. Table 3: "number of lookups"), BATCHES
+ * batches (default 6). Usage: xsbench L [BATCHES]. */
+#define BENCH_HAS_COSCHED /* Georgakoudis et al. Table 3: co-scheduling */
 #include "bench.h"
 
 static double chosen;

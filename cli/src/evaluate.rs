@@ -1,5 +1,5 @@
-//! `ompadapt evaluate`: seed 000's Adaptive-K evaluation (K-fold over the inputs, train on
-//! 25/50/75 %, 10 shuffles) of one or more models on each region's stored data, with the
+//! `ompadapt evaluate`: Georgakoudis et al.'s Adaptive-K evaluation (K-fold over the inputs, train
+//! on 25/50/75 %, 10 shuffles) of one or more models on each region's stored data, with the
 //! decision quality of the oracle's nearest static competitor (the single best variant) beside
 //! it. The folds, the training and the scoring are the runtime's (`ompadapt_rt::evaluate`).
 

@@ -74,7 +74,7 @@ enum Command {
         #[arg(long)]
         dry_run: bool,
     },
-    /// K-fold cross-validated decision quality (seed 000's Adaptive-K) and regret against the oracle.
+    /// K-fold cross-validated decision quality (Adaptive-K) and regret against the oracle.
     Evaluate {
         /// Regions (REGION or PROGRAM/REGION); default every region of the store.
         regions: Vec<String>,

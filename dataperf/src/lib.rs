@@ -1,7 +1,7 @@
-//! `ompadapt-dataperf`: an OMPT tool that finds inefficient OpenMP data mappings (seed 004's
+//! `ompadapt-dataperf`: an OMPT tool that finds inefficient OpenMP data mappings (OMPDataPerf's
 //! duplicate and round-trip transfers, repeated and unused allocations, unused transfers),
 //! attributes them to `file:line:column`, mapped variable and adaptive region, and estimates
-//! what fixing them would save — in bounded memory.
+//! what fixing them would save — in bounded memory. OMPDataPerf: see docs/references.md.
 //!
 //! Modules:
 //! * [`ompt`] — bindgen's bindings to `omp-tools.h`;

@@ -1,6 +1,6 @@
-//! Each of seed 004's patterns in a small program under host offload, and its fixed version,
-//! with the findings, their source lines, columns and map-clause names asserted; the program's
-//! results are the same with and without the tool.
+//! Each of the OMPDataPerf paper's patterns in a small program under host offload, and its fixed
+//! version, with the findings, their source lines, columns and map-clause names asserted; the
+//! program's results are the same with and without the tool.
 
 mod common;
 use common::*;

@@ -31,7 +31,7 @@ pub extern "C" fn llvmGetPassPluginInfo() -> PassPluginLibraryInfo {
 }
 
 /// Called by the C++ pass wrapper for each module, and by libompadapt.so in the driver's first
-/// host job (see plugin/shim/frontend_plugin.cpp); returns whether the module changed.
+/// host job (see plugin/shim/PassLoader.cpp); returns whether the module changed.
 ///
 /// # Safety
 /// `module` must be a valid module owned by the caller for the duration of the call.

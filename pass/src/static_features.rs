@@ -1,6 +1,6 @@
-//! Static features of a region's code (seed 002's compiler-extracted loop features, as hpxML
-//! uses them), counted over the host version of the region: its outlined functions and every
-//! function of the module they call, each once.
+//! Static features of a region's code (the compiler-extracted loop features of HPX smart executors,
+//! as hpxML uses them), counted over the host version of the region: its outlined functions and
+//! every function of the module they call, each once.
 //!
 //! Loads and stores of a function's own stack slots are not counted (they are registers after
 //! optimisation, so the counts barely depend on the optimisation level of the IR), nor are

@@ -24,7 +24,7 @@
  *                             (diagnose_if: the error is at the model_output argument).
  *   __ompadapt_output<T>      (C++) model_output's conversion, as an assignment would do it.
  *   __ompadapt_omp_get_max_threads/teams()
- *                             seed 001's feature identifiers omp_num_threads, omp_num_teams.
+ *                             the feature identifiers omp_num_threads, omp_num_teams.
  *
  * Everything is static inline: a translation unit without adaptive regions emits nothing.
  * libc functions are reached through asm labels so that these declarations never clash with

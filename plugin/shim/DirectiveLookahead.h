@@ -1,7 +1,7 @@
 //===- DirectiveLookahead.h - Declarations further down a file --*- C++ -*-===//
 //
-// Seed 001's associated regions may come before their primary region (Figure
-// 7: `target enter data` before the loop), yet they evaluate the primary's
+// Associated regions may come before their primary region (Liao et al.,
+// Figure 7: `target enter data` before the loop), yet they evaluate the primary's
 // features. The primary's `declare adaptation` line is found by lexing the
 // rest of the file raw (no preprocessing: macros stay as written and are
 // expanded where the tokens are used).

@@ -1,7 +1,7 @@
 //! libompadapt.so, the Clang frontend plugin (`-fplugin=libompadapt.so`): it takes over
 //! `#pragma omp`, lowers the adaptation directives (logic in the `ompadapt-syntax` crate, Clang
-//! glue in shim/frontend_plugin.cpp), and registers libompadapt_pass.so (pass/), found beside
-//! it, with the compilation's LLVM pipeline.
+//! glue in shim/, the plugin action in shim/OmpAdaptPlugin.cpp), and registers
+//! libompadapt_pass.so (pass/), found beside it, with the compilation's LLVM pipeline.
 
 mod ffi;
 

@@ -63,7 +63,7 @@ typedef struct ompadapt_ctx {
  * `model_type=auto` (or no model_type): the runtime picks its model by cross-validated regret.
  * `features` holds the source text of each feature, `values` the numeric value of each
  * variant (indices for categorical variants); names and text are percent-encoded where they
- * contain '%', ';' or ','. Seed 001's `declare adaptation` adds, all optional:
+ * contain '%', ';' or ','. A region declared with `declare adaptation` adds, all optional:
  *   feature_ranges=LO:HI,...    declared range per feature (empty: none); executions outside
  *                               are counted in the report
  *   min_sample_points=N,...     per feature; without min_train the region trains after
@@ -128,7 +128,7 @@ void *ompadapt_host_enter(ompadapt_ctx *ctx, int cpu, int replacement, long long
                           const void *kernel_args, const void *const *globals, int nglobals);
 void ompadapt_host_exit(void *run);
 
-/* ---- Explicit control (issue 3: training and persistence; added, not in the table) -------- */
+/* ---- Explicit control: training and persistence (called by hand; not in ompadapt_api) ---- */
 
 /* Trains region MODEL (every region when NULL) now, on what has been measured, even before
  * min_train_data is reached: the decided feature vectors, else every vector with all variants

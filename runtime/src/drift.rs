@@ -1,4 +1,4 @@
-//! Drift detection (seed 003, Artemis), confirmed on measured pairs.
+//! Drift detection (Artemis), confirmed on measured pairs.
 //!
 //! A trained region keeps, per measured (feature vector, variant) pair, its measured time
 //! (the robust estimate the label came from: [`TimeModel`]). A timed execution of such a pair

@@ -1,10 +1,11 @@
-//! Decision quality on inputs a model never saw: seed 000's Adaptive-K method over stored data.
+//! Decision quality on inputs a model never saw: Georgakoudis et al.'s Adaptive-K method over
+//! stored data.
 //!
 //! The inputs (distinct feature vectors with every variant's measured time) are shuffled and
 //! split into `K` equal groups (sizes differ by at most one). For a fraction `f = m / K`, each of
 //! the `K` rotations trains a model on groups `i, i+1, …, i+m-1 (mod K)` and decides every input
 //! of the other groups with it, so every input is trained on and tested at least once; this is
-//! repeated for `shuffles` permutations. Seed 000 uses `K = 4`, `f` = 25 %, 50 %, 75 %
+//! repeated for `shuffles` permutations. Georgakoudis et al. use `K = 4`, `f` = 25 %, 50 %, 75 %
 //! (Adaptive-25/50/75) and 10 shuffles: [`Method::default`].
 //!
 //! A decision on a test input is scored against that input's measured times: its *regret* is
@@ -45,7 +46,7 @@ pub struct Method {
 }
 
 impl Default for Method {
-    /// Seed 000: K = 4, fractions 25/50/75 %, 10 shuffles, 5 % tolerance.
+    /// Georgakoudis et al.: K = 4, fractions 25/50/75 %, 10 shuffles, 5 % tolerance.
     fn default() -> Method {
         Method { k: 4, train_groups: vec![1, 2, 3], shuffles: 10, seed: 1, tolerance: 0.05 }
     }

@@ -34,7 +34,7 @@
 //! Steps 3–5 draw on a region-wide budget of extra measurements (half a pass over the pairs;
 //! doubts, the most frequent and least decisive, only a third of a pass: see `store`). With
 //! fixed repeats (`OMPADAPT_REPEATS=N`) every candidate gets N measurements and the label is
-//! the lowest median (or the vote, seed 001).
+//! the lowest median (or the vote, Liao et al.).
 //!
 //! Strategies (`OMPADAPT_EXPLORE`, the region's spec field `explore=`, or
 //! [`crate::region::Region::set_explore`]) choose among the wanted variants:
@@ -328,7 +328,7 @@ impl FvRec {
         if labeling == Labeling::Median || candidates.len() < 2 {
             return best.map(|(v, _)| v);
         }
-        // seed 001's vote: the b-th measurements of the candidates form batch b, each batch
+        // Liao et al.'s vote: the b-th measurements of the candidates form batch b, each batch
         // elects its fastest; most wins, ties go to the lower estimate
         let series: Vec<Vec<f64>> = candidates
             .iter()

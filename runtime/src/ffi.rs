@@ -86,7 +86,7 @@ unsafe fn begin(
     }
     let feats = if n == 0 { &[][..] } else { std::slice::from_raw_parts(features, n.min(MAX_FEATURES)) };
     if region.is_associated() {
-        // seed 001's use_model: the primary region decides (the features are the primary's)
+        // Liao et al.'s use_model: the primary region decides (the features are the primary's)
         return crate::region::declared::associated_begin(region, registry::global(), feats, ctx);
     }
     region.begin(feats, ctx);

@@ -22,7 +22,8 @@
 //! * [`drift`] — the time model and drift detection;
 //! * [`stats`] — feature-vector keys, hashing, medians;
 //! * [`model`] — model training and compiled models for inference;
-//! * [`evaluate`] — decision quality on unseen inputs (seed 000's Adaptive-K method);
+//! * [`evaluate`] — decision quality on unseen inputs (Georgakoudis et al.'s Adaptive-K method;
+//!   the papers cited by author in these modules are listed in docs/references.md);
 //! * [`report`] — the exit report (text or JSON);
 //! * [`persist`] — data and models saved across runs, safe with many writers;
 //! * [`config`] — environment variables (the table of every `OMPADAPT_` variable);

@@ -82,7 +82,7 @@ pub struct Settings {
 /// Fixed properties of a region's mode, decided when it is created.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Mode {
-    /// Seed 001's coarse-grained mode: one variant per feature vector and run.
+    /// Liao et al.'s coarse-grained mode: one variant per feature vector and run.
     pub coarse: bool,
     /// Production: stored model only, no exploration, retraining or drift checks.
     pub frozen: bool,
@@ -364,7 +364,7 @@ pub struct Region {
     pub data: crate::dataflow::RegionData,
     /// What the host version of an offload copied.
     pub host_copies: HostCopies,
-    /// Seed 001's declared feature ranges and associated regions (see `declared`).
+    /// Liao et al.'s declared feature ranges and associated regions (see `declared`).
     declared: declared::Declared,
     /// Per variant: unavailable for the rest of the run (see [`Region::mark_unavailable`]).
     off: Box<[AtomicBool]>,
@@ -389,7 +389,7 @@ impl Region {
         clock::init();
         let nv = spec.variants.len();
         let name = spec.model.clone();
-        // Without min_train_data: seed 001's suggested size (the min_sample_points product
+        // Without min_train_data: Liao et al.'s suggested size (the min_sample_points product
         // times the variants), else one sample per variant.
         let min_train = s.min_train.unwrap_or_else(|| spec.suggested_training_size().unwrap_or(nv)).max(1);
         // Successive elimination keeps its candidates in a 64-bit mask.

@@ -97,8 +97,8 @@ pub struct RegionReport {
     /// `libompadapt_dataperf.so` measured them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub data_movement: Vec<DataMovementReport>,
-    /// Seed 001's declarations: executions outside declared feature ranges; for an associated
-    /// region, its primary, mapping and executions per variant.
+    /// The `declare adaptation` clauses: executions outside declared feature ranges; for an
+    /// associated region, its primary, mapping and executions per variant.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub declared: Option<crate::region::declared::DeclaredReport>,
 }

@@ -1,6 +1,6 @@
 //! A program written against Apollo's C API (`tests/c/apollo_program.c`,
-//! seed 000's Listing 2 plus a controlled-cost region) compiled with clang-19 and linked against
-//! the `libompadapt_rt.so` (and `.a`) that cargo built for this test run. Skipped, with the
+//! Georgakoudis et al.'s Listing 2 plus a controlled-cost region) compiled with clang-19 and linked
+//! against the `libompadapt_rt.so` (and `.a`) that cargo built for this test run. Skipped, with the
 //! reason printed, when clang-19 or the libraries are missing.
 
 use std::path::{Path, PathBuf};

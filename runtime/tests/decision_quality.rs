@@ -1,5 +1,5 @@
-//! Decision quality on inputs never measured (seed 000's Adaptive-K method, `evaluate`), on the
-//! controlled cost shapes of `evaluate::synthetic`, with default settings (`auto`).
+//! Decision quality on inputs never measured (Georgakoudis et al.'s Adaptive-K method, `evaluate`),
+//! on the controlled cost shapes of `evaluate::synthetic`, with default settings (`auto`).
 //!
 //! Target: with Adaptive-50 (40 inputs, train on half, 10 shuffles), ≥ 95 % of held-out
 //! decisions within 5 % of the best variant's time and mean regret ≤ 2 %, on every shape,
@@ -39,7 +39,7 @@ fn print(title: &str, rows: &[(String, f64, f64, f64)]) {
     }
 }
 
-/// The setting (three variants over (n, k), crossovers moving with k): the classifiers
+/// The crossover setting (three variants over (n, k), crossovers moving with k): the classifiers
 /// stay well below the target, `auto` meets it.
 #[test]
 fn crossover_nk_auto_beats_the_classifiers() {

@@ -1,7 +1,7 @@
 // Variant names are the user's categorical identifiers except before a construct they fit
-// (seed 000): `serial` and `cpu` on a structured block, or `serial` before a target construct,
-// are plain names. One statement takes one adaptation directive; a second one on it (also two
-// `_Pragma`s on one line) is an error at the second.
+// (as in Georgakoudis et al.): `serial` and `cpu` on a structured block, or `serial` before a
+// target construct, are plain names. One statement takes one adaptation directive; a second one on
+// it (also two `_Pragma`s on one line) is an error at the second.
 // EXPECT: 22:13: error: a second adaptation directive on the statement of another: one statement takes one adaptation directive (put this one and its statement in a block of their own, '{ ... }', to nest regions)
 // EXPECT: 25:63: error: a second adaptation directive on the statement of another: one statement takes one adaptation directive (put this one and its statement in a block of their own, '{ ... }', to nest regions)
 int pick(double *a, int n) {

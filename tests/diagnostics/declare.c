@@ -1,4 +1,4 @@
-// declare adaptation (seed 001 §4): every misuse at the offending clause or directive.
+// declare adaptation (Liao et al. §4): every misuse at the offending clause or directive.
 // EXPECT: 26:13: error: 'declare adaptation' must be followed immediately by a 'metadirective'
 // EXPECT: 30:13: error: 'declare adaptation' must be followed immediately by a 'metadirective'
 // EXPECT: 35:13: error: 'declare adaptation' must be followed immediately by a 'metadirective'
@@ -8,7 +8,7 @@
 // EXPECT: 53:65: error: 'feature' cannot be given with 'use_model': this region follows the model of 'p7'
 // EXPECT: 58:13: error: 'declare adaptation' requires a 'feature' clause
 // EXPECT: 63:49: error: model type 'support_vector_machine' is not supported by ompadapt; use 'dtree'/'decision_tree', 'rfc'/'random_forest', 'logistic'/'logistic_regression' or 'auto'
-// EXPECT: 68:32: error: unknown clause 'features' in 'declare adaptation' (seed 001 spells it 'feature')
+// EXPECT: 68:32: error: unknown clause 'features' in 'declare adaptation'; did you mean 'feature'?
 // EXPECT: 68:32: note: 'declare adaptation' takes: model, feature, model_name, use_model, variant_mapping
 // EXPECT: 76:67: error: primary region 'primary' has no variant 3: it has 3 (IDs 0 to 2)
 // EXPECT: 76:42: note: 'primary' is declared at {{FILE}}:73

@@ -1,4 +1,4 @@
-// An associated region evaluates its primary's features at its own entry (seed 001): a name
+// An associated region evaluates its primary's features at its own entry (Liao et al.): a name
 // EXPECT: 6:42: error: use of undeclared identifier 'nDiag'
 // not in scope there is reported at the associated region's use_model, not at the primary.
 void g(double *H, long asz);

@@ -1,6 +1,6 @@
 // Variant kinds: names that are not kinds, kinds that do not fit the construct, clauses the
 // dispatch cannot time, a coschedule split that is not safe, host variants of a metadirective
-// inside a device data environment (seed 000 and seed 001 forms).
+// inside a device data environment (the `adaptation` and `declare adaptation` forms).
 // EXPECT: 27:60: warning: variant 'host' names no variant kind: before a target construct every variant runs the offload as written; write variants(cpu, gpu) to run the host version for 'cpu', or use model_output to act on the choice
 // EXPECT: 30:65: error: 'host' is not a variant kind; with kinds in the list, every variant must be one of: cpu, gpu, thread_limit[B:E:S], num_teams[B:E:S], coschedule[B:E:S] (before a target construct); serial, num_threads[B:E:S], schedule(static|dynamic|guided|auto[, chunk]) (before a parallel for)
 // EXPECT: 33:65: error: variant kind 'serial' applies to a 'parallel for', not to 'target teams distribute parallel for'

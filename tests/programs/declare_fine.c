@@ -1,6 +1,6 @@
-/* Seed 001, Figure 6: `declare adaptation` before a metadirective with three variants
+/* Liao et al., Figure 6: `declare adaptation` before a metadirective with three variants
  * (serial, CPU threads, offload), fine-grained: the region adapts per call, on the size and on
- * the OpenMP context (seed 001's `omp_num_threads`), with a random forest trained once 3 sizes
+ * the OpenMP context (Liao et al.'s `omp_num_threads`), with a random forest trained once 3 sizes
  * x 3 variants are measured (min_sample_points). Every result is
  * checked against a serial loop. Prints `THREADS n` (what omp_num_threads evaluates to). */
 #include "common.h"

@@ -1,4 +1,4 @@
-/* Seed 001, Figure 7 (typos fixed): Smith-Waterman over anti-diagonals. A primary region
+/* Liao et al., Figure 7 (typos fixed): Smith-Waterman over anti-diagonals. A primary region
  * ("scoring_loop", three variants: serial, CPU threads, offload) scores one diagonal; two
  * associated regions put the matrices on the device before the diagonal loop and bring them
  * back after it, only when the primary's decision is the offload (variant_mapping(2)).

@@ -1,4 +1,4 @@
-/* Seed 000, Listing 3 (left): the device is chosen per input size by the model `by_len`,
+/* Georgakoudis et al., Listing 3 (left): the device is chosen per input size by the model `by_len`,
  * consumed by a metadirective. One addition to the listing: model_output(variant_ran), so
  * that the test can tell which variant each call ran. */
 #include "common.h"

@@ -1,4 +1,4 @@
-/* Seed 000, Listing 4 (left): the number of threads per team is learned from 16 numeric
+/* Georgakoudis et al., Listing 4 (left): the number of threads per team is learned from 16 numeric
  * variants [64:1024:64], delivered to the program through model_output. Written as in the
  * paper, including its `model(dtree)` spelling of model_type (accepted with a warning); the
  * target directive is written in valid OpenMP order (directive name before clauses; the printed

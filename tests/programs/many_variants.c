@@ -1,4 +1,4 @@
-/* A region with 1001 variants (seed 000's fractions `[0:1:0.001]`): it compiles, and the
+/* A region with 1001 variants (Georgakoudis et al.'s fractions `[0:1:0.001]`): it compiles, and the
  * runtime explores it (each execution gets one of the declared values). Prints
  * `VALUE x` per execution. */
 #include "common.h"

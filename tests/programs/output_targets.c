@@ -1,8 +1,8 @@
 /* model_output into a struct member, an array element and a dereference, each converted as an
- * assignment would convert the variant's value; the thread counts are seed 000's natural
+ * assignment would convert the variant's value; the thread counts are Georgakoudis et al.'s natural
  * [32:4096:32] (128 variants, which the runtime once refused as a malformed descriptor and
  * answered with 0). Prints `OUT threads frac elem deref` per execution; exits 3 on a value that
- * is not one of its region's variants (after conversion). The last region also has seed 001's
+ * is not one of its region's variants (after conversion). The last region also has Liao et al.'s
  * omp_num_teams as a feature. */
 #include "common.h"
 

@@ -1,4 +1,4 @@
-//! seed 001's `declare adaptation` in real programs under host offload (libomptarget's host
+//! Liao et al.'s `declare adaptation` in real programs under host offload (libomptarget's host
 //! plugin: separate device memory, so a data region that disagrees with the kernel's variant
 //! gives wrong results), every result checked by the program, decisions checked on the
 //! runtime's JSON report.

@@ -1,6 +1,7 @@
 //! The harness's figures (SVG, and PNG unless `--no-png`): per kernel the speedup over its
-//! baseline (Static GPU, thread_limit=256, coschedule=1) per input and comparator (seed 000's figures 2 and 4) and the distribution of the
-//! models' decisions per input (its violin plots, figures 5 and 6); over all kernels the
+//! baseline (Static GPU, thread_limit=256, coschedule=1) per input and comparator (Georgakoudis
+//! et al.'s figures 2 and 4) and the distribution of the models' decisions per input (their
+//! violin plots, figures 5 and 6); over all kernels the
 //! accuracy against the oracle.
 
 use std::path::Path;

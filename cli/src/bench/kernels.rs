@@ -1,14 +1,14 @@
 //! The evaluation kernels (`benchmarks/kernels/*.c`), the use-cases each is built for, and
 //! the inputs the harness runs them on.
 
-/// Seed 000 Table 3's use-cases. A kernel source is built once per use-case it has (the
-/// kernel's `variants(BENCH_KINDS)` comes from `bench.h` and the flag): each build is its own
-/// benchmark with its own baseline, oracle, models and tables, as in the paper's sections
+/// The use-cases of Georgakoudis et al.'s Table 3. A kernel source is built once per use-case it
+/// has (the kernel's `variants(BENCH_KINDS)` comes from `bench.h` and the flag): each build is its
+/// own benchmark with its own baseline, oracle, models and tables, as in the paper's sections
 /// 4.1-4.3, rather than one program whose regions mix use-cases (whose combinations the
 /// oracle would have to search jointly and whose runs would time all of them at once).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum UseCase {
-    /// `variants(cpu, gpu)`: which device (seed 000 4.1); baseline GPU.
+    /// `variants(cpu, gpu)`: which device (Georgakoudis et al. §4.1); baseline GPU.
     CpuGpu,
     /// `variants(thread_limit[64:256:64])`: threads per team on the GPU (4.2); baseline 256.
     Threads,
@@ -68,7 +68,7 @@ pub struct Kernel {
     pub input: &'static str,
     pub full: &'static [u64],
     pub smoke: &'static [u64],
-    /// Seed 000 Table 3's program it is modelled on.
+    /// The program of Georgakoudis et al.'s Table 3 it is modelled on.
     pub models: &'static str,
 }
 
@@ -82,7 +82,7 @@ pub const KERNELS: &[Kernel] = &[
     HEAT2D,
     LBM2D,
     SMITH_WATERMAN,
-    // seed 000 Table 3's GPU-threads column: LULESH, AMGmk, Heat, FluidSim
+    // Georgakoudis et al.'s Table 3, GPU-threads column: LULESH, AMGmk, Heat, FluidSim
     Kernel { name: "lulesh-threads", use_case: UseCase::Threads, steps: Some(20), ..LULESH },
     Kernel { name: "amgmk_relax-threads", use_case: UseCase::Threads, steps: Some(20), ..AMGMK_RELAX },
     Kernel { name: "heat2d-threads", use_case: UseCase::Threads, ..HEAT2D },
@@ -180,7 +180,7 @@ const SMITH_WATERMAN: Kernel = Kernel {
     input: "sequence length N (2N-1 diagonals)",
     full: &[64, 128, 256, 384, 512, 768, 1024, 1536],
     smoke: &[64, 128, 256, 512],
-    models: "Smith-Waterman (seed 001)",
+    models: "Smith-Waterman (Liao et al.)",
 };
 
 pub fn find(name: &str) -> Option<&'static Kernel> {

@@ -1,6 +1,6 @@
-//! `ompadapt bench`: seed 000's evaluation (section 4) on the kernels of `benchmarks/kernels/`,
-//! each built once per use-case of its Table 3 row (CPU/GPU, GPU threads, co-scheduling; see
-//! [`kernels::UseCase`]).
+//! `ompadapt bench`: Georgakoudis et al.'s evaluation (section 4) on the kernels of
+//! `benchmarks/kernels/`, each built once per use-case of its Table 3 row (CPU/GPU, GPU threads,
+//! co-scheduling; see [`kernels::UseCase`]).
 //!
 //! Per kernel and input, every run is a real run of the kernel compiled with clang + the
 //! plugin, its result checked by the kernel itself:
@@ -16,7 +16,7 @@
 //! - **Adaptive-100**: data-collection runs over every input (`OMPADAPT_EXPLORE_ONLY=1` into one
 //!   store), a model trained offline on all of it (`ompadapt train`'s code; decision tree of
 //!   depth 2 by default, as in the paper), then production runs (`OMPADAPT_FROZEN=1`).
-//! - **Adaptive-25/50/75**: seed 000's K-fold method (K = 4, 10 shuffles;
+//! - **Adaptive-25/50/75**: Georgakoudis et al.'s K-fold method (K = 4, 10 shuffles;
 //!   `ompadapt_rt::evaluate::folds`) on the stored data; each held-out input's time is the
 //!   measured time of the combination the fold's model decided (decisions are real model
 //!   decisions, their times the static measurements: running 120 folds per input is not needed

@@ -13,7 +13,7 @@ use super::kernels::UseCase;
 use super::runner::{Output, Toolchain};
 use super::{fastest, Doubt, KernelRun};
 
-/// A decision within this fraction of the oracle's time counts as right (seed 000: 5 %).
+/// A decision within this fraction of the oracle's time counts as right (Georgakoudis et al.: 5 %).
 pub const TOLERANCE: f64 = 0.05;
 
 /// Every run, for `runs.csv`.
@@ -148,7 +148,7 @@ pub fn regular_within(r: &KernelRun, pct: u32) -> (usize, usize) {
     (w, d)
 }
 
-/// The static comparator of variant `v`: "Static CPU"/"Static GPU" as in seed 000, else
+/// The static comparator of variant `v`: "Static CPU"/"Static GPU" as in Georgakoudis et al., else
 /// "Static thread_limit=64", "Static coschedule=0.5", ...
 pub fn static_name(r: &KernelRun, v: usize) -> String {
     match r.variants[v].as_str() {
@@ -334,7 +334,7 @@ pub fn write_all(
             exj.insert(s.clone(), json!({"time_vs_adaptive100_geomean": g, "minority_executions_mean": mean_execs}));
         }
         explore_rows.push(ex);
-        // the models against the measurements they learn from (seed 001's prediction
+        // the models against the measurements they learn from (Liao et al.'s prediction
         // accuracy): the runtime's Adaptive-K scoring on the stored data, pooled over regions
         let mut prow = vec![r.kernel.name.to_owned()];
         let mut pj = serde_json::Map::new();
@@ -429,7 +429,7 @@ pub fn write_all(
         String::new(),
     ]);
     md += &table(vec!["kernel".into(), "regular runs only".into(), "all runs".into(), "inputs in doubt".into()], &doubt_rows);
-    writeln!(md, "\n### Accuracy against the stored measurements the models learn from (Adaptive-K on the profiling data, as seed 001 scores prediction accuracy; regions pooled)\n")?;
+    writeln!(md, "\n### Accuracy against the stored measurements the models learn from (Adaptive-K on the profiling data, as Liao et al. score prediction accuracy; regions pooled)\n")?;
     let mut prow = vec!["**all kernels**".to_owned()];
     for (w, d) in profile_pooled {
         prow.push(format!("**{}** ({d} decisions)", pct(w / d.max(1) as f64)));

@@ -1,4 +1,4 @@
-//! Streaming detection of seed 004's inefficient data-mapping patterns.
+//! Streaming detection of the OMPDataPerf paper's inefficient data-mapping patterns.
 //!
 //! OMPDataPerf logs every event and analyses the log after the program ends, in memory that
 //! grows with the run. Here every event is folded into bounded state as it completes (events

@@ -17,7 +17,8 @@ use clap::Parser;
 #[command(
     name = "ompadapt-dataperf",
     version,
-    about = "Find inefficient OpenMP data mappings of a program (seed 004's patterns) and where they are in the source"
+    about = "Find inefficient OpenMP data mappings of a program (duplicate and round-trip transfers, repeated and unused \
+             allocations, unused transfers) and where they are in the source"
 )]
 struct Args {
     /// Write the report as JSON to FILE (`%p` becomes the process id) instead of text on stderr.

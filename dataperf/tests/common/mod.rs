@@ -112,7 +112,8 @@ pub fn assert_site(site: &Value, file_suffix: &str, line: u64, column: u64) {
 
 pub const PATTERNS: [&str; 5] = ["duplicate_transfers", "round_trips", "repeated_allocations", "unused_allocations", "unused_transfers"];
 
-/// Asserts the report has no finding of any of seed 004's patterns, and no avoidable work.
+/// Asserts the report has no finding of any of the OMPDataPerf paper's patterns, and no avoidable
+/// work.
 #[track_caller]
 pub fn assert_clean(r: &Value) {
     for p in PATTERNS {

@@ -1,5 +1,5 @@
-/* Listing 1 of seed 004: the same input mapped to two consecutive target regions. FIXED maps
- * it once around both. */
+/* Listing 1 of the OMPDataPerf paper: the same input mapped to two consecutive target regions.
+ * FIXED maps it once around both. */
 #include "common.h"
 int main(void) {
   int n = 4096;

@@ -1,5 +1,5 @@
-/* Listing 2 of seed 004: a kernel called in a loop with implicit/tofrom mapping; the result
- * goes back to the host and comes back unmodified. FIXED keeps the array on the device. */
+/* Listing 2 of the OMPDataPerf paper: a kernel called in a loop with implicit/tofrom mapping; the
+ * result goes back to the host and comes back unmodified. FIXED keeps the array on the device. */
 #include "common.h"
 #define STEPS 8
 int main(void) {

@@ -1,4 +1,4 @@
-//! The clauses of `begin adaptation` / `adaptation` (seed 000 §3.1).
+//! The clauses of `begin adaptation` / `adaptation` (Georgakoudis et al. §3.1).
 
 use crate::brackets::Brackets;
 use crate::clauses::{is_auto_feature, region_name, reject_duplicates, required_args, scan_clauses, try_constant, Feature, RawClause};

@@ -97,7 +97,8 @@ pub fn reject_duplicates(clauses: &[RawClause], repeatable: &[&str], diags: &mut
     true
 }
 
-/// A region name: an identifier, or a string literal (seed 001 writes `model_name("scoring_loop")`).
+/// A region name: an identifier, or a string literal (Liao et al. write
+/// `model_name("scoring_loop")`).
 pub fn region_name(toks: &[Tok], clause: &RawClause, args: Range<usize>, diags: &mut Diags) -> Option<(String, usize)> {
     let what = format!("'{}' takes one identifier or string literal", clause.name);
     if args.len() != 1 {
@@ -145,7 +146,7 @@ impl ModelKind {
         }
     }
 
-    /// Both the short names of `model_type` and seed 001's long names of `model`.
+    /// Both the short names of `model_type` and Liao et al.'s long names of `model`.
     pub fn from_name(name: &str) -> Option<ModelKind> {
         match name {
             "dtree" | "decision_tree" => Some(ModelKind::DecisionTree),
@@ -157,7 +158,7 @@ impl ModelKind {
     }
 }
 
-/// One feature: an expression, with seed 001's optional modifiers.
+/// One feature: an expression, with Liao et al.'s optional modifiers.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Feature {
     /// The expression's tokens.

@@ -1,4 +1,4 @@
-//! `coschedule[B:E:S]`: seed 000 Listing 5 from one ordinary loop. A fraction f of the
+//! `coschedule[B:E:S]`: Georgakoudis et al. Listing 5 from one ordinary loop. A fraction f of the
 //! iterations is offloaded with `nowait`, the rest run meanwhile in a host `parallel for`, then
 //! both are joined (`taskwait`). Map sections of arrays the loop writes shrink to the device's
 //! part; arrays only read keep their sections.

@@ -1,4 +1,4 @@
-//! The clauses of `#pragma omp declare adaptation` (seed 001 §4.1): `model(kind)`, repeated
+//! The clauses of `#pragma omp declare adaptation` (Liao et al. §4.1): `model(kind)`, repeated
 //! `feature([range[lo:hi]][, min_sample_points(n)]: list)`, and either `model_name(id)` (a
 //! primary region) or `use_model(id)` with `variant_mapping(list)` (an associated region).
 
@@ -39,8 +39,8 @@ pub fn parse(toks: &[Tok], start: usize, brackets: &Brackets, diags: &mut Diags)
     for c in &raw {
         if !DECLARE_CLAUSES.contains(&c.name.as_str()) {
             let hint = match c.name.as_str() {
-                "features" => " (seed 001 spells it 'feature')",
-                "model_type" => " (seed 001 spells it 'model')",
+                "features" => "; did you mean 'feature'?",
+                "model_type" => "; did you mean 'model'?",
                 _ => "",
             };
             diags.push(Diagnostic::error(c.at, c.at + 1, format!("unknown clause '{}' in '{DECLARE}'{hint}", c.name)));
@@ -58,7 +58,7 @@ pub fn parse(toks: &[Tok], start: usize, brackets: &Brackets, diags: &mut Diags)
         match c.name.as_str() {
             "model" => {
                 let m = parse_model(toks, c, args, brackets, diags)?;
-                // seed 001: `model(model_type_name)`; associated regions may create the
+                // Liao et al.: `model(model_type_name)`; associated regions may create the
                 // primary from its descriptor, which holds no run-time parameter.
                 if let Some(p) = m.params.first() {
                     diags.push(Diagnostic::error(p.start, p.end.max(p.start + 1), "'model' takes the model type only"));
@@ -177,7 +177,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_001_figures() {
+    fn declare_adaptation_as_in_the_papers_figures() {
         let (c, d) = parse_src("declare adaptation model(decision_tree) feature(nDiag)");
         assert!(d.is_empty(), "{d:?}");
         let c = c.unwrap();
@@ -211,7 +211,7 @@ mod tests {
             ("declare adaptation feature(n) model(support_vector_machine)", "model type 'support_vector_machine' is not supported by ompadapt; use 'dtree'/'decision_tree', 'rfc'/'random_forest', 'logistic'/'logistic_regression' or 'auto'", 8),
             ("declare adaptation use_model(p) variant_mapping(-1)", "a variant ID is an integer from 0 (the primary region's first variant)", 8),
             ("declare adaptation use_model(p) variant_mapping(x)", "a variant ID must be a numeric constant", 8),
-            ("declare adaptation feature(n) features(m)", "unknown clause 'features' in 'declare adaptation' (seed 001 spells it 'feature')", 6),
+            ("declare adaptation feature(n) features(m)", "unknown clause 'features' in 'declare adaptation'; did you mean 'feature'?", 6),
             ("declare adaptation feature(n) model(dtree) model(rfc)", "duplicate 'model' clause", 10),
             ("declare adaptation feature(n) model(random_forest, 10, 2)", "'model' takes the model type only", 10),
         ] {

@@ -1,4 +1,4 @@
-//! Arguments of the feature clauses, `features(list)` (seed 000) and seed 001's
+//! Arguments of the feature clauses, `features(list)` (Georgakoudis et al.) and Liao et al.'s
 //! `feature([range[lo:hi]][, min_sample_points(n)]: list)`, and of the model clauses,
 //! `model_type(dtree[, depth] | rfc[, trees, depth] | logistic)` and `model(decision_tree | ...)`.
 
@@ -167,7 +167,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_001_modifiers() {
+    fn range_and_min_sample_points_modifiers() {
         let (f, d, t) = features("range[0:30000], min_sample_points(25): N, M");
         assert!(d.is_empty(), "{d:?}");
         assert_eq!(f.len(), 2);

@@ -4,10 +4,13 @@
 //! lowered token stream to inject.
 //!
 //! Directives handled:
-//! - seed 000 §3.1: `#pragma omp begin adaptation <clauses>` / `#pragma omp end adaptation
-//!   [model_name(id)]`, `#pragma omp adaptation <clauses>` followed by a structured block, and
+//! - Georgakoudis et al. §3.1: `#pragma omp begin adaptation <clauses>` /
+//!   `#pragma omp end adaptation [model_name(id)]`, `#pragma omp adaptation <clauses>` followed
+//!   by a structured block, and
 //!   `#pragma omp metadirective when(user={adaptation(<model> <relop> <variant>)} : ...) ...`
-//! - seed 001 §4: `#pragma omp declare adaptation <clauses>` followed by a `metadirective`.
+//! - Liao et al. §4: `#pragma omp declare adaptation <clauses>` followed by a `metadirective`.
+//!
+//! The papers cited by author here and in the other modules are listed in docs/references.md.
 //!
 //! Every input gives diagnostics or pieces, never a panic; nothing recurses deeper than the
 //! directive's brackets nest (at most `limits::MAX_NESTING`), and every check is O(n log n).

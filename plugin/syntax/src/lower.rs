@@ -123,12 +123,12 @@ pub fn c_string(s: &str) -> String {
     out
 }
 
-/// seed 001's OpenMP context identifiers, usable in features: what a parallel region (teams
+/// Liao et al.'s OpenMP context identifiers, usable in features: what a parallel region (teams
 /// construct) started here would get.
 const CONTEXT_FEATURES: [(&str, &str); 2] =
     [("omp_num_threads", "__ompadapt_omp_get_max_threads()"), ("omp_num_teams", "__ompadapt_omp_get_max_teams()")];
 
-/// A feature expression as pieces, with seed 001's special identifiers replaced.
+/// A feature expression as pieces, with Liao et al.'s special identifiers replaced.
 fn feature_pieces(e: &ExprRef, toks: &[Tok], p: &mut Vec<Piece>) {
     let mut run = e.range.start;
     for i in e.range.clone() {

@@ -91,7 +91,7 @@ mod tests {
     }
 
     #[test]
-    fn seed_001_figure_6() {
+    fn declare_adaptation_figure_6() {
         let (a, d) = arms(
             "metadirective when (:) when (:parallel for) \
              default(target teams distribute parallel for map (to:a[0:m]) map(tofrom: H[0:asz]))",

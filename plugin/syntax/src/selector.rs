@@ -1,5 +1,5 @@
-//! `metadirective` with the `adaptation(...)` trait selector of the `user` set (seed 000 §3.1):
-//! `when(user={adaptation(<model> <relop> <variant>)} : <directive-variant>)`.
+//! `metadirective` with the `adaptation(...)` trait selector of the `user` set (Georgakoudis et al.
+//! §3.1): `when(user={adaptation(<model> <relop> <variant>)} : <directive-variant>)`.
 //!
 //! Clang 19 resolves metadirective selectors at compile time, so a metadirective that uses
 //! `adaptation` is lowered here into a run-time chain over its directive variants, each with its
@@ -175,8 +175,8 @@ fn join(parts: Vec<String>, op: &str) -> String {
 
 /// `or := and ('||' and)*; and := unary ('&&' unary)*; unary := '!'* ('(' or ')' | cmp);
 /// cmp := MODEL RELOP VARIANT`. Produces C text over variant indices: relational operators
-/// follow the declaration order of the variants (seed 000 §3.1). Parentheses recurse, at most
-/// as deep as the directive's brackets nest (checked before).
+/// follow the declaration order of the variants (Georgakoudis et al. §3.1). Parentheses recurse, at
+/// most as deep as the directive's brackets nest (checked before).
 struct ExprParser<'t, 'l, 'a> {
     toks: &'t [Tok],
     pos: usize,

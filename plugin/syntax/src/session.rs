@@ -614,7 +614,7 @@ impl Session {
         if let Some((primary, at)) = clauses.as_ref().and_then(|c| c.use_model.clone()) {
             let known = self.primaries.get(&primary).or_else(|| self.ahead.get(&primary));
             if known.is_none() && !self.scanned.contains(&ctx.file) {
-                // Seed 001 Figure 7: an associated region before its primary; its features are
+                // Liao et al. Figure 7: an associated region before its primary; its features are
                 // in the primary's directive further down this file.
                 diags.truncate(before);
                 return Outcome::NeedLookahead;
@@ -1038,7 +1038,7 @@ fn metadirective_chain(arms: &[selector::Arm]) -> Vec<Piece> {
 /// construct when one of them fits it (or every name is a kind: then an unfit one is an error
 /// worth reporting), before a plain loop when every name is a kind (a warning says they need a
 /// construct). Elsewhere — a structured block, a call — names are the user's categorical
-/// identifiers, `serial` or `cpu` included (seed 000).
+/// identifiers, `serial` or `cpu` included (Georgakoudis et al.).
 fn kinds_apply(kinds: &[Option<kinds::Kind>], stmt: &[Tok]) -> bool {
     let all = kinds.iter().all(Option::is_some);
     match kernel_scan::construct(stmt) {

@@ -13,7 +13,7 @@
 //! void  __apollo_region_train(void *region, int step);
 //! ```
 //!
-//! (Seed 000's Table 1 lists `create`'s arguments in another order and Listing 2 calls
+//! (Georgakoudis et al.'s Table 1 lists `create`'s arguments in another order and Listing 2 calls
 //! `set_feature` without the region; the bindings above are what Apollo's library exports
 //! and what its instrumented programs and LLVM pass call. The one-argument call works too, see
 //! [`frames`].)

@@ -10,7 +10,7 @@
 //! The shapes (times in ns):
 //! * [`Shape::CrossoverNk`] — serial, CPU-parallel and GPU variants over `(n, k)`: work `n·k`,
 //!   fork/join and launch latencies, and a host-device transfer proportional to `n`, so the
-//!   CPU/GPU crossover in `n` moves with `k` (fixed parameters: the table);
+//!   CPU/GPU crossover in `n` moves with `k` (fixed parameters);
 //! * [`Shape::Linear1`], [`Shape::Linear3`] — affine costs with random latencies and slopes over
 //!   1 feature, and over products of 3 features;
 //! * [`Shape::Decades`] — `n` over 7 decades, variants `c·n²`, `L + c·n·log₂n`, `L + c·n`;

@@ -24,7 +24,7 @@ pub enum ModelChoice {
     /// A random forest: bagged trees on random feature subsets, majority vote.
     Forest { trees: usize, max_depth: usize },
     /// Multinomial logistic regression on standardised (and, for size-like features,
-    /// log-scaled) features (seed 002, hpxML).
+    /// log-scaled) features (HPX smart executors, hpxML).
     LogisticRegression,
     /// A per-variant cost model of one form (see [`super::cost`]).
     Cost(CostForm),

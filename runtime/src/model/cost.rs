@@ -13,7 +13,7 @@
 //!   [`RATIO_MAX_FEATURES`], over positive divisors), with every `c_m ≥ 0` (non-negative least
 //!   squares) and relative errors (`Σ ((t̂ − t)/t)²`): a latency plus per-element, per-byte,
 //!   per-pair and per-thread costs, as a performance model is written (Artemis' time model,
-//!   seed 003, generalised from a forest to a parametric form). Non-negativity keeps the fit
+//!   generalised from a forest to a parametric form). Non-negativity keeps the fit
 //!   physically plausible (monotone in sizes), which is what makes it extrapolate;
 //! * **linear** — `t = b + Σ w_j x_j` with signed coefficients, relative errors: a cost that
 //!   falls as a feature grows;

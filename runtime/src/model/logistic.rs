@@ -1,5 +1,5 @@
-//! Multinomial logistic regression (seed 002, hpxML): trained with linfa-logistic on scaled
-//! features (see [`super::scaling`]), compiled to a weight matrix.
+//! Multinomial logistic regression (HPX smart executors, hpxML): trained with linfa-logistic on
+//! scaled features (see [`super::scaling`]), compiled to a weight matrix.
 //!
 //! Inference computes, for each class `c`, `b[c] + Σ_j w[c][j] · z_j` with
 //! `z_j = (raw_j(x) - mean_j) · inv_j` (`raw_j` = `ln` for log-scaled features), and returns the

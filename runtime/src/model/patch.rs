@@ -2,7 +2,7 @@
 //!
 //! A region's training set is one row per measured feature vector, labelled with the variant
 //! measured fastest there. A model that mispredicts such a row would run a variant known to be
-//! slower on an input seen before (Apollo's depth-2 tree does exactly that, seed 000's
+//! slower on an input seen before (Apollo's depth-2 tree does exactly that, Georgakoudis et al.'s
 //! 4 features × 4 policies case). [`super::train`] therefore checks the fitted model on every
 //! distinct training vector and keeps the ones it gets wrong, up to [`MAX_EXCEPTIONS`], in a
 //! small table that inference checks first (exact match on the zero-padded features); every

@@ -330,7 +330,7 @@ fn frozen_uses_the_stored_model() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Seed 001's coarse-grained mode: each run uses one variant throughout; the region's total
+/// Liao et al.'s coarse-grained mode: each run uses one variant throughout; the region's total
 /// time per run is saved; once every variant has a run, the next run starts trained on the
 /// totals and uses the fastest.
 #[test]

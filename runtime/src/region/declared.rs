@@ -1,4 +1,4 @@
-//! What seed 001's `declare adaptation` adds to a region.
+//! What Liao et al.'s `declare adaptation` adds to a region.
 //!
 //! * **Declared feature ranges** (`feature(range[lo:hi]: x)`): the model is meant for values
 //!   inside; executions with a feature outside are counted (the report shows how many) and the
@@ -9,7 +9,7 @@
 //!   The first time in a run an associated region asks about a feature vector, P's decision for
 //!   it is fixed for the rest of the run — P's model decision if P is trained, else the
 //!   variant P has measured least for that vector, so that runs explore P's variants in turn
-//!   (seed 001's coarse-grained adaptation) — and P itself runs that variant for that vector
+//!   (Liao et al.'s coarse-grained adaptation) — and P itself runs that variant for that vector
 //!   from then on. So a `target enter data` before the loop, the loop's GPU variant and the
 //!   `target exit data` after it always agree, also when P trains in between. A decision that
 //!   maps to none of the associated region's variants runs none of them (its statement runs
@@ -30,7 +30,7 @@ use crate::registry::Registry;
 use crate::spec::{Association, RegionDescriptor};
 use crate::stats::{FKey, FxBuild};
 
-/// A region's seed 001 state.
+/// A region's `declare adaptation` state.
 #[derive(Debug, Default)]
 pub struct Declared {
     /// Something to do in `begin`: the region has declared ranges or pinned decisions.
@@ -95,8 +95,8 @@ impl Region {
         self.declared.ranges.as_ref().map_or(0, |r| r.outside.load(Relaxed))
     }
 
-    /// `begin`'s seed 001 work when `Declared::hooked`: counts a feature outside its range, and
-    /// returns the variant an associated region fixed for `f`, if any.
+    /// `begin`'s `declare adaptation` work when `Declared::hooked`: counts a feature outside its
+    /// range, and returns the variant an associated region fixed for `f`, if any.
     #[cold]
     #[inline(never)]
     pub(super) fn declared_begin(&self, f: &[f64]) -> Option<usize> {
@@ -221,7 +221,7 @@ pub fn associated_begin(r: &Region, reg: &Registry, f: &[f64], ctx: &mut Ctx) {
     ctx.value = r.spec.values.get(j).copied().unwrap_or(0.0);
 }
 
-/// What the report says about a region's seed 001 declarations.
+/// What the report says about a region's `declare adaptation` clauses.
 #[derive(serde::Serialize, Debug, Clone, PartialEq)]
 pub struct DeclaredReport {
     /// Executions with a feature outside its declared range.

@@ -1,7 +1,7 @@
 /* A program written against Apollo's C API (the paper's Listing 2 and a controlled-cost
  * region), linked against libompadapt_rt. Driven by tests/apollo_abi.rs; prints one line per
  * check and exits non-zero on the first failure. Modes:
- *   listing2  the vecAdd region of seed 000's Listing 2 (serial loop or `parallel for`)
+ *   listing2  the vecAdd region of Georgakoudis et al.'s Listing 2 (serial loop or `parallel for`)
  *   learn     4 policies, feature f in {0..3}, policy p costs (1 + |p - f|) units: after
  *             training, every feature gets policy f (tree, forest, logistic regression, and
  *             a tree that trains only on __apollo_region_train)

@@ -1,5 +1,5 @@
-/* Seed 000 Listing 3 style: begin/end adaptation around a metadirective, features through
- * macros, numeric variants from a macro range, model_output into a struct member. */
+/* Georgakoudis et al. Listing 3 style: begin/end adaptation around a metadirective, features
+ * through macros, numeric variants from a macro range, model_output into a struct member. */
 #include <stdlib.h>
 
 #define NFEAT(n) ((n) * 2)

@@ -1,4 +1,4 @@
-/* Seed 001 Figures 6 and 7 (Smith-Waterman): declare adaptation before metadirectives, a
+/* Liao et al. Figures 6 and 7 (Smith-Waterman): declare adaptation before metadirectives, a
  * primary region and associated data regions before and after it. */
 #include <stdlib.h>
 

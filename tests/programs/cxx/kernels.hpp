@@ -21,7 +21,7 @@ struct Stencil {
   std::vector<double> u;
   int threads = 0;
 
-  // seed 000's adaptation in a member function, model_output into a member
+  // Georgakoudis et al.'s adaptation in a member function, model_output into a member
   void relax() {
     std::vector<double> w(u);
     const long n = static_cast<long>(u.size());

@@ -1,7 +1,7 @@
-/* coschedule[0:1:0.25] from one ordinary loop (seed 000 Listing 5's semantics): a fraction of
- * the iterations offloaded with nowait, the rest on the host meanwhile. Run plain and inside
- * `target data` (where the host part must work on the device copies). Every fraction must give
- * the serial loop's result. */
+/* coschedule[0:1:0.25] from one ordinary loop (Georgakoudis et al. Listing 5's semantics): a
+ * fraction of the iterations offloaded with nowait, the rest on the host meanwhile. Run plain and
+ * inside `target data` (where the host part must work on the device copies). Every fraction must
+ * give the serial loop's result. */
 #include "../common.h"
 
 double frac;
