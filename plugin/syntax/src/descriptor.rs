@@ -18,7 +18,7 @@ pub struct FeatureSpec {
     pub min_samples: Option<u64>,
 }
 
-/// An associated region's link to its primary region (seed 001 `use_model`).
+/// An associated region's link to its primary region (`declare adaptation ... use_model`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct AssocSpec {
     pub primary: String,
