@@ -10,7 +10,10 @@
 //!   (`ompadapt1;model=…;variants=…`), with its only encoder (`Display`) and its only parser
 //!   (`FromStr` / [`RegionDescriptor::parse`]);
 //! * [`limits`]: the most features and variants a region may have (the C header's
-//!   `OMPADAPT_MAX_FEATURES` is checked against it by the runtime's tests).
+//!   `OMPADAPT_MAX_FEATURES` is checked against it by the runtime's tests);
+//! * [`store`]: how the store on disk names programs and regions, and `PROGRAM/REGION`;
+//! * [`dataperf::Counters`]: the per-thread counters the data-movement tool shares with the
+//!   runtime (`ompadapt_dataperf_counters` in C).
 //!
 //! The crate has no dependencies: the plugin (a Clang plugin), the pass (an LLVM pass plugin)
 //! and the runtime (linked into every adaptive program) all link it.
@@ -19,6 +22,8 @@
 pub mod descriptor;
 pub mod escape;
 pub mod limits;
+pub mod store;
+pub mod dataperf;
 
 pub use descriptor::{Association, DescriptorError, ModelType, Parsed, RegionDescriptor, FORMAT};
 pub use limits::{MAX_FEATURES, MAX_VARIANTS};

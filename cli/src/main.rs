@@ -19,6 +19,7 @@ use std::path::PathBuf;
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
+use ompadapt_abi::store::RegionPath;
 use ompadapt_rt::evaluate::Method;
 use serde_json::json;
 
@@ -234,8 +235,10 @@ fn run(cli: Cli) -> Result<()> {
             }
         }
         Command::Export { what, output } => {
-            let (program, region) = match what.as_deref().map(|w| w.split_once('/').map_or((w, None), |(p, r)| (p, Some(r)))) {
-                Some((p, r)) => (Some(p.to_owned()), r.map(str::to_owned)),
+            // PROGRAM alone, or PROGRAM/REGION
+            let (program, region) = match what.as_deref().map(|w| (w, RegionPath::parse(w))) {
+                Some((_, RegionPath { program: Some(p), region: r })) => (Some(p.to_owned()), Some(r.to_owned())),
+                Some((w, _)) => (Some(w.to_owned()), None),
                 None => (None, None),
             };
             let mut regions = store::regions(&root, program.as_deref())?;

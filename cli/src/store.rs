@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use ompadapt_abi::store::RegionPath;
 use ompadapt_rt::evaluate::costs_from_file;
 use ompadapt_rt::model::{self, Costs, ModelChoice};
 use ompadapt_rt::persist::{self, DataFile};
@@ -74,10 +75,7 @@ pub fn regions(root: &Path, program: Option<&str>) -> Result<Vec<Stored>> {
 
 /// The region `name` (`region` or `program/region`) of the store.
 pub fn region(root: &Path, name: &str) -> Result<Stored> {
-    let (program, region) = match name.split_once('/') {
-        Some((p, r)) => (Some(p), r),
-        None => (None, name),
-    };
+    let RegionPath { program, region } = RegionPath::parse(name);
     let all = regions(root, program)?;
     let mut hits: Vec<Stored> = all.into_iter().filter(|s| s.region_is(region)).collect();
     match hits.len() {

@@ -296,3 +296,19 @@ fn a_fifo_among_the_data_files_blocks_nothing_and_stays() {
     assert_eq!(doc["regions"].as_array().unwrap().len(), 2, "the region's data are still read");
     assert!(std::fs::symlink_metadata(&fifo).unwrap().file_type().is_fifo(), "left where it was");
 }
+
+/// Generated region names carry the source path (`kernel@./kernels.h:12`): named alone or
+/// after their program, `show` finds them (the `/` in the path is not a program separator).
+#[test]
+fn generated_names_with_a_path_are_found() {
+    let d = tempfile::tempdir().unwrap();
+    let rows: Vec<_> = sizes().into_iter().map(|n| (vec![n], crossover(n).to_vec())).collect();
+    write_region(d.path(), "gen", "k_._kern.h_12", &["n"], &["cpu", "gpu"], &rows);
+    let file = d.path().join("gen/k_._kern.h_12/part-1-h-1-0.json");
+    let text = std::fs::read_to_string(&file).unwrap().replace("\"model\": \"k_._kern.h_12\"", "\"model\": \"k@./kern.h:12\"");
+    std::fs::write(&file, text).unwrap();
+    for name in ["k@./kern.h:12", "gen/k@./kern.h:12"] {
+        let doc = json_of(d.path(), &["show", name]);
+        assert_eq!(decisions(&doc).len(), sizes().len(), "{name}: {doc}");
+    }
+}

@@ -13,22 +13,8 @@ use std::os::raw::c_int;
 use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
 use std::sync::Mutex;
 
-/// Layout shared with C (`ompadapt_dataperf_counters`).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Counters {
-    pub to_device_bytes: u64,
-    pub from_device_bytes: u64,
-    /// Time in transfers (both directions), ns.
-    pub transfer_ns: u64,
-    pub transfers: u64,
-    pub alloc_bytes: u64,
-    pub allocs: u64,
-    /// Written by the adaptive runtime: the region this thread is executing (an id from
-    /// `ompadapt_dataperf_region_id`), 0 outside regions.
-    pub region: u32,
-    pub reserved: u32,
-}
+/// Layout shared with C and the runtime (`ompadapt_dataperf_counters`).
+pub use ompadapt_abi::dataperf::Counters;
 
 thread_local! {
     static MINE: UnsafeCell<Counters> = const { UnsafeCell::new(Counters {

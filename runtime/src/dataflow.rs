@@ -22,19 +22,7 @@ use std::sync::OnceLock;
 use crate::ctx::Ctx;
 use crate::region::Region;
 
-/// `ompadapt_dataperf_counters` (dataperf/include/ompadapt_dataperf.h).
-#[repr(C)]
-#[derive(Clone, Copy, Debug, Default)]
-pub struct Counters {
-    pub to_device_bytes: u64,
-    pub from_device_bytes: u64,
-    pub transfer_ns: u64,
-    pub transfers: u64,
-    pub alloc_bytes: u64,
-    pub allocs: u64,
-    pub region: u32,
-    pub reserved: u32,
-}
+pub use ompadapt_abi::dataperf::Counters;
 
 struct Tool {
     counters: unsafe extern "C" fn() -> *mut Counters,
@@ -50,7 +38,8 @@ fn loaded_tool_path() -> Option<CString> {
             return 0;
         }
         let n = std::ffi::CStr::from_ptr(name);
-        if n.to_bytes().ends_with(b"/libompadapt_dataperf.so") || n.to_bytes() == b"libompadapt_dataperf.so" {
+        let (name, lib) = (n.to_bytes(), ompadapt_abi::dataperf::TOOL_LIBRARY.as_bytes());
+        if name == lib || (name.ends_with(lib) && name[name.len() - lib.len() - 1] == b'/') {
             *(out as *mut Option<CString>) = Some(n.to_owned());
             return 1;
         }

@@ -139,14 +139,7 @@ fn open_program(dir: &Path, program: &Program, create: bool) -> Result<Dir, safe
 }
 
 /// A program or region name as a directory name (what the store calls it on disk).
-pub fn sanitize(s: &str) -> String {
-    let t: String = s.chars().map(|c| if c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.') { c } else { '_' }).collect();
-    if t.is_empty() || t.starts_with('.') {
-        format!("_{t}")
-    } else {
-        t
-    }
-}
+pub use ompadapt_abi::store::file_name as sanitize;
 
 pub(crate) fn unix_ns() -> u64 {
     SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)

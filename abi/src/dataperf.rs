@@ -1,0 +1,28 @@
+//! What the data-movement tool (`libompadapt_dataperf.so`, an OMPT tool) shares with the
+//! runtime: per-thread counters the tool adds to and the runtime reads around each execution.
+
+/// `ompadapt_dataperf_counters` (`dataperf/include/ompadapt_dataperf.h`): one per thread.
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Bytes copied host to device.
+    pub to_device_bytes: u64,
+    /// Bytes copied device to host.
+    pub from_device_bytes: u64,
+    /// Time in transfers (both directions), ns.
+    pub transfer_ns: u64,
+    /// Transfers (both directions).
+    pub transfers: u64,
+    /// Bytes allocated on devices.
+    pub alloc_bytes: u64,
+    /// Device allocations.
+    pub allocs: u64,
+    /// Written by the adaptive runtime: the region this thread is executing (an id from
+    /// `ompadapt_dataperf_region_id`), 0 outside regions.
+    pub region: u32,
+    /// Padding; zero.
+    pub reserved: u32,
+}
+
+/// The file name of the tool library (the runtime finds it among the loaded objects).
+pub const TOOL_LIBRARY: &str = "libompadapt_dataperf.so";
