@@ -1,7 +1,9 @@
 /* A HeCBench-style program: one kernel launch per process, the region executed once per run,
- * so the runtime can only learn across runs. Eleven variants (a tile size, say); variant v
- * (0-based) costs 200 + 100 * |v - BEST| µs on top of a real reduction whose result is
- * checked. Build with -DBEST=k to move the fastest variant (default 6, t7); every build names its model
+ * so the runtime can only learn across runs. Eleven variants (a tile size, say): the best
+ * (0-based BEST) spins 1 ms, every other one 40 ms + 1 ms per step away, on top of a real
+ * reduction whose result is checked. The costs are far apart on purpose: each run measures one
+ * execution, and on a loaded machine (CI beside other work) a wall-clock spin only ever gets
+ * longer, by a preemption at its end; 39 ms of margin keep one-shot labels right at load 8. Build with -DBEST=k to move the fastest variant (default 6, t7); every build names its model
  * `by_len` and every executable is called `main`, as HeCBench's are.
  * Usage: main N  -> prints `DECISION n=N variant=V` and what the program computed. */
 #include "common.h"
@@ -16,7 +18,7 @@ static double kernel(const double *a, int n) {
   double sum = 0;
 #pragma omp begin adaptation model_name(by_len) features(n) \
     variants(t1, t2, t3, t4, t5, t6, t7, t8, t9, t10, t11) model_output(choice)
-  spin_us(200 + 100 * abs(choice - BEST));
+  spin_us(choice == BEST ? 1000 : 40000 + 1000 * abs(choice - BEST));
 #pragma omp parallel for reduction(+ : sum) num_threads(1 + choice % 2)
   for (int i = 0; i < n; ++i)
     sum += a[i];
