@@ -288,7 +288,7 @@ pub extern "C" fn ompadapt_save() -> c_int {
     catch_unwind(|| {
         let g = registry::global();
         if g.config().persist {
-            g.save_all() as c_int
+            g.save_all(false) as c_int
         } else {
             if crate::env::secure_execution() {
                 diag::warn_once(

@@ -155,7 +155,8 @@ impl Registry {
 
     /// Saves what every persisted region learned since its last save (errors: one line each).
     /// Returns the number of files written.
-    pub fn save_all(&self) -> usize {
+    /// `last`: the exit handler's save, after which nothing is saved again.
+    pub fn save_all(&self, last: bool) -> usize {
         let mut n = 0;
         let mut bindings = self.bindings.lock().unwrap_or_else(|e| e.into_inner());
         for (r, b) in bindings.iter_mut() {
@@ -166,7 +167,11 @@ impl Registry {
                 Ok(Some(_)) => n += 1,
                 Ok(None) => {}
                 Err(e) => {
-                    diag::warn(&format!("region '{}': data not saved now: {e}; it is kept and saved with the next save", r.spec.model));
+                    diag::warn(&if last {
+                        format!("region '{}': this run's data could not be saved: {e}; it is lost", r.spec.model)
+                    } else {
+                        format!("region '{}': data not saved now: {e}; it is kept and saved with the next save (at exit at the latest)", r.spec.model)
+                    });
                 }
             }
         }
@@ -211,7 +216,7 @@ impl Registry {
         flush_program_output();
         crate::report::emit(&self.config.report, &self.config.program, &self.regions());
         if self.config.persist {
-            self.save_all();
+            self.save_all(true);
         }
     }
 }

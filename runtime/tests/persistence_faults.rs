@@ -54,8 +54,15 @@ fn child() {
         Ok(other) => panic!("unknown stop point {other}"),
         Err(_) => {}
     }
-    if std::env::var("OMPADAPT_TEST_MODE").as_deref() == Ok("file-size-limit") {
-        return file_size_limit_child(uid);
+    match std::env::var("OMPADAPT_TEST_MODE").as_deref() {
+        Ok("file-size-limit") => return file_size_limit_child(uid),
+        Ok("lost-at-exit") => {
+            // the exit handler's save cannot write: nothing comes after it
+            unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+            record_round(&mut null_mut(), uid, 0);
+            return set_file_size_limit(Some(16));
+        }
+        _ => {}
     }
     let mut slot: *mut c_void = null_mut();
     let mut round = 0;
@@ -274,6 +281,22 @@ fn a_save_that_cannot_write_keeps_its_measurements_for_the_next() {
     assert_eq!(merge_failed.len(), 1, "one line for the failed merge:\n{err}");
     assert!(merge_failed[0].contains("was saved"), "{err}");
     assert_eq!(parts_on_disk(&rdir), Vec::<String>::new(), "the last save merged everything");
+}
+
+/// The exit handler's save is the last: when it cannot write, the line says the data is lost
+/// (not that a next save will write it).
+#[test]
+fn a_failed_last_save_says_the_data_is_lost() {
+    if std::env::var("OMPADAPT_TEST_CHILD").is_ok() {
+        return;
+    }
+    let store = Store::new("lost");
+    let out = store.spawn(0, &[("OMPADAPT_TEST_MODE", "lost-at-exit")]).wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    let lines: Vec<&str> = err.lines().filter(|l| l.contains("region 'crash'")).collect();
+    assert_eq!(lines.len(), 1, "{err}");
+    assert!(lines[0].contains("could not be saved") && lines[0].contains("it is lost") && !lines[0].contains("next save"), "{err}");
 }
 
 /// A FIFO (or any file that is not a regular file) named like a data file never blocks a
