@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/bootstrap.sh
-cargo build --release -p ompadapt-plugin -p ompadapt-pass -p ompadapt-rt
+cargo build --release -p ompadapt-plugin -p ompadapt-pass -p ompadapt-rt -p ompadapt-cli
 lib="${CARGO_TARGET_DIR:-$PWD/target}/release"
 out="${CARGO_TARGET_DIR:-$PWD/target}/demo"
 mkdir -p "$out"
@@ -22,3 +22,6 @@ OMPADAPT_REPORT=1 ./vecadd
 echo
 echo "=== run 2: no exploration; starts from what run 1 stored in $out/.ompadapt"
 ./vecadd --no-train
+echo
+echo "=== what the store holds (the ompadapt command: list, show, train, evaluate)"
+"$lib/ompadapt" --dir "$out/.ompadapt" list

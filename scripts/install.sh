@@ -13,13 +13,13 @@ root="$(cd "$(dirname "$0")/.." && pwd)"
 prefix="${1:-/usr/local}"
 lib="${OMPADAPT_LIB_DIR:-${CARGO_TARGET_DIR:-$root/target}/release}"
 version="$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -1)"
-for f in libompadapt.so libompadapt_pass.so libompadapt_rt.so libompadapt_rt.a; do
-  [ -f "$lib/$f" ] || { echo "install.sh: $lib/$f is missing: run cargo build --release first" >&2; exit 1; }
+for f in libompadapt.so libompadapt_pass.so libompadapt_rt.so libompadapt_rt.a ompadapt; do
+  [ -f "$lib/$f" ] || { echo "install.sh: $lib/$f is missing: run cargo build --release --workspace first" >&2; exit 1; }
 done
 install -d "$prefix/lib" "$prefix/include" "$prefix/lib/cmake/OmpAdapt" "$prefix/lib/pkgconfig"
 install -m 755 "$lib/libompadapt.so" "$lib/libompadapt_pass.so" "$lib/libompadapt_rt.so" "$prefix/lib/"
 install -m 644 "$lib/libompadapt_rt.a" "$prefix/lib/"
-if [ -f "$lib/ompadapt" ]; then install -D -m 755 "$lib/ompadapt" "$prefix/bin/ompadapt"; fi
+install -D -m 755 "$lib/ompadapt" "$prefix/bin/ompadapt"
 if [ -f "$lib/libompadapt_dataperf.so" ] && [ -f "$lib/ompadapt-dataperf" ]; then
   install -m 755 "$lib/libompadapt_dataperf.so" "$prefix/lib/"
   install -D -m 755 "$lib/ompadapt-dataperf" "$prefix/bin/ompadapt-dataperf"
