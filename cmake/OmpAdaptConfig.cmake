@@ -1,7 +1,9 @@
 # find_package(OmpAdapt) — ompadapt's CMake package, installed by scripts/install.sh into
 # <prefix>/lib/cmake/OmpAdapt. Provides:
-#   OmpAdapt::adaptive        INTERFACE target: compiles with -fplugin=libompadapt.so (this is
-#                             all an OpenMP program needs to become adaptive)
+#   OmpAdapt::adaptive        INTERFACE target: compiles and links with -fopenmp and compiles
+#                             with -fplugin=libompadapt.so (all an OpenMP program needs to
+#                             become adaptive; offloading needs the target's own
+#                             -fopenmp-targets=..., e.g. nvptx64, on both compile and link)
 #   OmpAdapt::runtime         libompadapt_rt.so + ompadapt.h, for programs that link the
 #                             runtime explicitly or call its C API by hand
 #   OmpAdapt::runtime_static  libompadapt_rt.a (with its system libraries)
@@ -45,7 +47,9 @@ if(NOT TARGET OmpAdapt::adaptive)
   set(_ompadapt_kinds "$<IF:$<BOOL:$<TARGET_PROPERTY:OMPADAPT_AUTO>>,$<TARGET_PROPERTY:OMPADAPT_AUTO>,${_ompadapt_auto_default}>")
   add_library(OmpAdapt::adaptive INTERFACE IMPORTED)
   set_target_properties(OmpAdapt::adaptive PROPERTIES
-    INTERFACE_COMPILE_OPTIONS "-fplugin=${OMPADAPT_PLUGIN};$<$<BOOL:${_ompadapt_kinds}>:-fplugin-arg-ompadapt-auto=${_ompadapt_kinds}>")
+    INTERFACE_COMPILE_OPTIONS "-fopenmp;-fplugin=${OMPADAPT_PLUGIN};$<$<BOOL:${_ompadapt_kinds}>:-fplugin-arg-ompadapt-auto=${_ompadapt_kinds}>"
+    # without -fopenmp the directives are silently ignored, and the link misses libomp
+    INTERFACE_LINK_OPTIONS "-fopenmp")
 
   add_library(OmpAdapt::runtime SHARED IMPORTED)
   set_target_properties(OmpAdapt::runtime PROPERTIES

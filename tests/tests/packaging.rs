@@ -45,6 +45,10 @@ fn cmake_find_package_builds_an_adaptive_program() {
     let out = run_program(&build.join("listing3"), dir.path(), &[("OMPADAPT_PERSIST", "0")]);
     out.expect_ok("listing3 built with CMake");
     assert_eq!(variants_ran(&out.stdout), BTreeSet::from(["0".to_string(), "1".to_string()]));
+    // linking OmpAdapt::adaptive alone is enough (it brings -fopenmp)
+    let out = run_program(&build.join("listing3_host"), dir.path(), &[("OMPADAPT_PERSIST", "0")]);
+    out.expect_ok("listing3_host built with only OmpAdapt::adaptive");
+    assert_eq!(variants_ran(&out.stdout), BTreeSet::from(["0".to_string(), "1".to_string()]));
 }
 
 #[test]
