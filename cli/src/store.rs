@@ -73,13 +73,22 @@ pub fn regions(root: &Path, program: Option<&str>) -> Result<Vec<Stored>> {
     Ok(out)
 }
 
+/// The name among `names` a mistyped `word` most likely meant: the closest by edit distance,
+/// within a third of its length.
+fn closest<'a>(word: &str, names: &[&'a str]) -> Option<&'a str> {
+    let limit = (word.chars().count() / 3).max(1);
+    names.iter().map(|&n| (strsim::damerau_levenshtein(word, n), n)).filter(|&(d, n)| d <= limit && n != word).min_by_key(|&(d, _)| d).map(|(_, n)| n)
+}
+
 /// The region `name` (`region` or `program/region`) of the store.
 pub fn region(root: &Path, name: &str) -> Result<Stored> {
     let RegionPath { program, region } = RegionPath::parse(name);
     let all = regions(root, program)?;
+    let names: Vec<&str> = all.iter().map(|s| s.file.model.as_str()).collect();
+    let meant = closest(region, &names).map_or(String::new(), |m| format!("; did you mean '{m}'?"));
     let mut hits: Vec<Stored> = all.into_iter().filter(|s| s.region_is(region)).collect();
     match hits.len() {
-        0 => bail!("no region '{name}' in {} (`ompadapt list` shows what is there)", root.display()),
+        0 => bail!("no region '{name}' in {}{meant} (`ompadapt list` shows what is there)", root.display()),
         1 => Ok(hits.remove(0)),
         _ => bail!(
             "region '{region}' exists in several programs ({}): name it as PROGRAM/{region}",

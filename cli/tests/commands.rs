@@ -241,6 +241,7 @@ fn errors_are_one_line_with_a_non_zero_exit() {
     let d = store();
     fails(&d.path().join("missing"), &["list"], "is not a store directory");
     fails(d.path(), &["show", "nosuch"], "no region 'nosuch'");
+    fails(d.path(), &["show", "by_m"], "did you mean 'by_n'?");
     fails(d.path(), &["train", "by_n", "--model", "svm"], "unknown model 'svm'");
     fails(d.path(), &["show", "by_n", "--axis", "zz"], "has features (n)");
     fails(d.path(), &["evaluate", "--train", "30"], "multiples of 25%");

@@ -26,3 +26,8 @@ void f5(int n) {
 #pragma omp adaptation features(n)
   n++;
 }
+void f6(int n) {
+#pragma omp begin adaptation model_name(m6) features(n) varients(a, b)
+#pragma omp end adaptation model_name(m6)
+}
+// EXPECT: 30:57: error: unknown clause 'varients' in 'begin adaptation'; did you mean 'variants'?

@@ -51,7 +51,11 @@ pub fn parse_clauses(
             }
         }
         if !allowed.contains(&c.name.as_str()) {
-            diags.push(Diagnostic::error(c.at, c.at + 1, format!("unknown clause '{}' in '{directive}'", toks[c.at].text)));
+            let unknown = Diagnostic::error(c.at, c.at + 1, format!("unknown clause '{}' in '{directive}'", toks[c.at].text));
+            diags.push(match crate::diag::closest(&c.name, allowed) {
+                Some(meant) => Diagnostic { message: format!("{}; did you mean '{meant}'?", unknown.message), ..unknown }.with_fixit(meant),
+                None => unknown,
+            });
             diags.push(Diagnostic::note(c.at, c.at + 1, format!("'{directive}' takes: {}", allowed.join(", "))));
             return None;
         }

@@ -38,11 +38,11 @@ pub fn parse(toks: &[Tok], start: usize, brackets: &Brackets, diags: &mut Diags)
     let raw = scan_clauses(toks, start, brackets, DECLARE, diags)?;
     for c in &raw {
         if !DECLARE_CLAUSES.contains(&c.name.as_str()) {
-            let hint = match c.name.as_str() {
-                "features" => "; did you mean 'feature'?",
-                "model_type" => "; did you mean 'model'?",
-                _ => "",
+            let meant = match c.name.as_str() {
+                "model_type" => Some("model"),
+                name => crate::diag::closest(name, &DECLARE_CLAUSES),
             };
+            let hint = meant.map_or(String::new(), |m| format!("; did you mean '{m}'?"));
             diags.push(Diagnostic::error(c.at, c.at + 1, format!("unknown clause '{}' in '{DECLARE}'{hint}", c.name)));
             diags.push(Diagnostic::note(c.at, c.at + 1, format!("'{DECLARE}' takes: {}", DECLARE_CLAUSES.join(", "))));
             return None;
