@@ -388,6 +388,14 @@ impl Report {
                 format!("{}  {}{}", dev(f.device), loc(&f.site), region(&f.region))
             });
         }
+        let f = &self.findings;
+        let unnamed = [&f.duplicate_transfers, &f.round_trips, &f.repeated_allocations, &f.unused_allocations, &f.unused_transfers]
+            .iter()
+            .flat_map(|rows| rows.iter().take(top))
+            .any(|r| r.variable.is_none());
+        if unnamed {
+            let _ = writeln!(o, "\n    '-': variable unknown (the program has no debug information: rebuild it with -g for names)");
+        }
         let s = &self.savings;
         let _ = writeln!(o, "\n--- potential savings (each operation counted once)");
         let _ = writeln!(o, "    time          {:>10}  ({:.2}% of {})", fmt_ns(s.ns), 100.0 * s.fraction_of_wall, fmt_ns(self.wall_ns));

@@ -153,3 +153,22 @@ fn freeing_device_memory_never_mapped() {
     assert_eq!(r["devices"][0]["live_bytes_at_exit"], 0);
     assert_eq!(r["devices"][0]["peak_bytes"], 512 * 8);
 }
+
+/// Built without -g, a finding cannot name its variable: the text report says why its column
+/// reads '-', and what to do.
+#[test]
+fn findings_without_debug_information_say_how_to_get_names() {
+    let d = scratch();
+    let src = program("duplicate.c");
+    let text_report = |flags: &[&str], name: &str| {
+        let exe = d.path().join(name);
+        compile(&src, &exe, flags);
+        let o = std::process::Command::new(launcher()).arg("--").arg(&exe).output().unwrap();
+        assert!(o.status.success());
+        String::from_utf8_lossy(&o.stderr).into_owned()
+    };
+    let bare = text_report(&["-O1"], "duplicate-nodebug");
+    assert!(bare.contains("--- duplicate transfers") && bare.contains("rebuild it with -g"), "{bare}");
+    let named = text_report(&["-g", "-O1"], "duplicate-debug");
+    assert!(named.contains("a[0:n]") && !named.contains("rebuild it with -g"), "{named}");
+}
