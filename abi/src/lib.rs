@@ -15,13 +15,14 @@
 //! * [`dataperf::Counters`]: the per-thread counters the data-movement tool shares with the
 //!   runtime (`ompadapt_dataperf_counters` in C).
 //!
-//! The crate has no dependencies: the plugin (a Clang plugin), the pass (an LLVM pass plugin)
+//! The crate depends only on `strsim` (for [`names::closest`]): the plugin (a Clang plugin), the pass (an LLVM pass plugin)
 //! and the runtime (linked into every adaptive program) all link it.
 #![deny(missing_docs)]
 
 pub mod descriptor;
 pub mod escape;
 pub mod limits;
+pub mod names;
 pub mod store;
 pub mod dataperf;
 

@@ -5,6 +5,7 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
+use ompadapt_abi::names::closest;
 use ompadapt_abi::store::RegionPath;
 use ompadapt_rt::evaluate::costs_from_file;
 use ompadapt_rt::model::{self, Costs, ModelChoice};
@@ -71,13 +72,6 @@ pub fn regions(root: &Path, program: Option<&str>) -> Result<Vec<Stored>> {
         }
     }
     Ok(out)
-}
-
-/// The name among `names` a mistyped `word` most likely meant: the closest by edit distance,
-/// within a third of its length.
-fn closest<'a>(word: &str, names: &[&'a str]) -> Option<&'a str> {
-    let limit = (word.chars().count() / 3).max(1);
-    names.iter().map(|&n| (strsim::damerau_levenshtein(word, n), n)).filter(|&(d, n)| d <= limit && n != word).min_by_key(|&(d, _)| d).map(|(_, n)| n)
 }
 
 /// The region `name` (`region` or `program/region`) of the store.
