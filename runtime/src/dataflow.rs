@@ -10,7 +10,7 @@
 //! null function pointer.
 //!
 //! The totals per variant — bytes and transfer time per execution — are what a model that
-//! weighs transfer cost (CPU vs GPU, co-scheduling) reads ([`Region::data_movement`]); the
+//! weighs transfer cost (CPU vs GPU, co-scheduling) reads (`Region::data_movement`); the
 //! report prints them. They are not appended to the feature vector: exploration keys on the
 //! feature vector, and a measured time would make every execution a new key.
 
@@ -20,7 +20,6 @@ use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
 
 use crate::ctx::Ctx;
-use crate::region::Region;
 
 pub use ompadapt_abi::dataperf::Counters;
 
@@ -142,25 +141,26 @@ thread_local! {
 }
 const MAX_OPEN: usize = 64;
 
-fn region_id(t: &Tool, r: &Region) -> u32 {
-    let id = r.data.id.load(Relaxed);
+fn region_id(t: &Tool, data: &RegionData, name: &str) -> u32 {
+    let id = data.id.load(Relaxed);
     if id != 0 {
         return id;
     }
-    let name = CString::new(r.spec.model.replace('\0', "")).unwrap_or_default();
+    let name = CString::new(name.replace('\0', "")).unwrap_or_default();
     // SAFETY: a NUL-terminated name.
     let id = unsafe { (t.region_id)(name.as_ptr()) };
-    r.data.id.store(id, Relaxed);
+    data.id.store(id, Relaxed);
     id
 }
 
-/// Notes the thread's counters as `ctx`'s execution of `r` starts.
+/// Notes the thread's counters as `ctx`'s execution of the region named `name` (whose totals
+/// are `data`) starts.
 #[inline]
-pub fn begin(r: &Region, ctx: &Ctx) {
+pub fn begin(data: &RegionData, name: &str, ctx: &Ctx) {
     let Some(t) = tool() else { return };
     // SAFETY: the tool's function returns null or the calling thread's counters.
     let Some(c) = (unsafe { (t.counters)().as_mut() }) else { return };
-    let id = region_id(t, r);
+    let id = region_id(t, data, name);
     OPEN.with(|o| {
         let mut o = o.borrow_mut();
         if o.len() < MAX_OPEN {
@@ -170,9 +170,9 @@ pub fn begin(r: &Region, ctx: &Ctx) {
     });
 }
 
-/// Adds what the thread moved since `begin` to `ctx`'s variant.
+/// Adds what the thread moved since `begin` to `ctx`'s variant in `data`.
 #[inline]
-pub fn end(r: &Region, ctx: &Ctx) {
+pub fn end(data: &RegionData, ctx: &Ctx) {
     let Some(t) = tool() else { return };
     // SAFETY: as in `begin`.
     let Some(c) = (unsafe { (t.counters)().as_mut() }) else { return };
@@ -185,7 +185,7 @@ pub fn end(r: &Region, ctx: &Ctx) {
     let Some(open) = open else { return };
     c.region = open.outer_region;
     if ctx.variant >= 0 {
-        r.data.add(
+        data.add(
             ctx.variant as usize,
             c.to_device_bytes.wrapping_sub(open.at.to_device_bytes),
             c.from_device_bytes.wrapping_sub(open.at.from_device_bytes),
@@ -214,10 +214,10 @@ mod tests {
     fn no_tool_no_effect() {
         // The test binary has no dataperf tool loaded.
         assert!(tool().is_none());
-        let r = Region::broken("df".into(), "test".into());
+        let data = RegionData::new(1);
         let ctx = Ctx::zeroed();
-        begin(&r, &ctx);
-        end(&r, &ctx);
-        assert_eq!(r.data.movement(0), None);
+        begin(&data, "df", &ctx);
+        end(&data, &ctx);
+        assert_eq!(data.movement(0), None);
     }
 }

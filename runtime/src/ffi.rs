@@ -87,10 +87,11 @@ unsafe fn begin(
     let feats = if n == 0 { &[][..] } else { std::slice::from_raw_parts(features, n.min(MAX_FEATURES)) };
     if region.is_associated() {
         // Liao et al.'s use_model: the primary region decides (the features are the primary's)
-        return crate::region::declared::associated_begin(region, registry::global(), feats, ctx);
+        let registry = registry::global();
+        return crate::region::declared::associated_begin(region, &|a| registry.primary_of(a), feats, ctx);
     }
     region.begin(feats, ctx);
-    crate::dataflow::begin(region, ctx);
+    crate::dataflow::begin(&region.data, &region.spec.model, ctx);
 }
 
 /// `ompadapt_end`: stops the clock and records the execution started on `ctx`.
@@ -105,7 +106,7 @@ pub unsafe extern "C" fn ompadapt_end(ctx: *mut Ctx) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
         let c = &*ctx;
         if let Some(r) = (c.region as *const Region).as_ref() {
-            crate::dataflow::end(r, c);
+            crate::dataflow::end(&r.data, c);
             r.end(c);
         }
     }));

@@ -144,6 +144,12 @@ impl Registry {
     }
 
     /// The region of `model`, if it exists.
+    /// The primary region an associated region follows: the region named `use_model`, or one
+    /// created from the primary's descriptor the compiler gave.
+    pub fn primary_of(&self, a: &spec::Association) -> Option<&'static Region> {
+        self.find(&a.primary).or_else(|| a.primary_descriptor.as_deref().map(|s| self.lookup(Some(s), -1, -1, -1)))
+    }
+
     pub fn find(&self, model: &str) -> Option<&'static Region> {
         self.lock().by_model.get(model).copied()
     }
@@ -170,7 +176,10 @@ impl Registry {
                     diag::warn(&if last {
                         format!("region '{}': this run's data could not be saved: {e}; it is lost", r.spec.model)
                     } else {
-                        format!("region '{}': data not saved now: {e}; it is kept and saved with the next save (at exit at the latest)", r.spec.model)
+                        format!(
+                            "region '{}': data not saved now: {e}; it is kept and saved with the next save (at exit at the latest)",
+                            r.spec.model
+                        )
                     });
                 }
             }
@@ -238,7 +247,10 @@ fn flush_program_output() {
 pub fn options_of(spec: &RegionDescriptor) -> Directive {
     let mut o = Directive::default();
     let bad = |k: &str, v: &str, why: String| {
-        diag::warn_once(&format!("opt:{}:{k}={v}", spec.model), &format!("region '{}': descriptor field '{k}={v}' ignored: {why}", spec.model));
+        diag::warn_once(
+            &format!("opt:{}:{k}={v}", spec.model),
+            &format!("region '{}': descriptor field '{k}={v}' ignored: {why}", spec.model),
+        );
     };
     if let Some(v) = spec.explore.as_deref() {
         match Strategy::parse(v) {

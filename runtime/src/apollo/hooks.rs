@@ -32,7 +32,13 @@ fn explore_field(e: Explore) -> &'static str {
 }
 
 /// The region of a handle, created (or found) through the registry and configured.
-pub(super) fn region_for(mut spec: RegionDescriptor, info: &ModelInfo, mode: Mode, min_training_data: i32, num_policies: usize) -> &'static Region {
+pub(super) fn region_for(
+    mut spec: RegionDescriptor,
+    info: &ModelInfo,
+    mode: Mode,
+    min_training_data: i32,
+    num_policies: usize,
+) -> &'static Region {
     let explore = match info.kind {
         Kind::Random => Some(Explore::Random),
         Kind::RoundRobin | Kind::Static { .. } => Some(Explore::RoundRobin),

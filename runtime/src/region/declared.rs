@@ -26,7 +26,6 @@ use std::sync::{Mutex, OnceLock};
 use super::Region;
 use crate::ctx::Ctx;
 use crate::diag;
-use crate::registry::Registry;
 use crate::spec::{Association, RegionDescriptor};
 use crate::stats::{FKey, FxBuild};
 
@@ -157,13 +156,12 @@ impl Region {
         g.store.least_measured(key).min(nv - 1)
     }
 
-    /// The region this associated region follows, found (or created from the descriptor the
-    /// compiler gave) in `reg`.
-    fn primary(&self, link: &Link, reg: &Registry) -> Option<&'static Region> {
+    /// The region this associated region follows, found by `lookup` the first time.
+    fn primary(&self, link: &Link, lookup: &PrimaryLookup) -> Option<&'static Region> {
         if let Some(p) = link.primary.get() {
             return Some(p);
         }
-        let p = reg.find(&link.spec.primary).or_else(|| link.spec.primary_descriptor.as_deref().map(|s| reg.lookup(Some(s), -1, -1, -1)))?;
+        let p = lookup(&link.spec)?;
         if p.is_associated() {
             diag::warn_once(
                 &format!("assoc-chain:{}", self.spec.model),
@@ -191,12 +189,16 @@ impl Region {
     }
 }
 
+/// How an associated region finds its primary region: by the primary's name, or created from
+/// the primary's descriptor the compiler gave (the process's registry answers).
+pub type PrimaryLookup<'a> = dyn Fn(&Association) -> Option<&'static Region> + 'a;
+
 /// `ompadapt_begin` of an associated region: `f` are its primary's features. Selects the
 /// variant mapped to the primary's (fixed) decision, or `nvariants` for none; records nothing.
-pub fn associated_begin(r: &Region, reg: &Registry, f: &[f64], ctx: &mut Ctx) {
+pub fn associated_begin(r: &Region, lookup: &PrimaryLookup, f: &[f64], ctx: &mut Ctx) {
     let Some(link) = &r.declared.link else { return };
     let nv = r.nvariants();
-    let j = match r.primary(link, reg) {
+    let j = match r.primary(link, lookup) {
         Some(p) => {
             let d = p.pinned_decision(f);
             link.spec.mapping.iter().position(|&m| m == d).unwrap_or(nv)
@@ -272,6 +274,7 @@ pub fn render(r: &Region) -> String {
 mod tests {
     use super::*;
     use crate::config::Config;
+    use crate::registry::Registry;
 
     const PRIMARY: &str = "ompadapt1;model=scoring_loop;loc=sw.c:13;features=nDiag;variants=plain,parallel for,target;\
                            values=0,1,2;feature_ranges=0:30000";
@@ -290,7 +293,7 @@ mod tests {
         let r = reg.lookup(Some(spec), -1, -1, -1);
         assert!(r.is_associated());
         let mut ctx = Ctx::zeroed();
-        associated_begin(r, reg, &[f], &mut ctx);
+        associated_begin(r, &|a| reg.primary_of(a), &[f], &mut ctx);
         assert!(ctx.region.is_null(), "an associated region records nothing");
         ctx.variant
     }
@@ -379,7 +382,7 @@ mod tests {
         assert!(render(p).contains("outside its declared range: 2"));
         let a = reg.lookup(Some(&assoc("5", 1, false)), -1, -1, -1);
         let mut ctx = Ctx::zeroed();
-        associated_begin(a, &reg, &[10.0], &mut ctx);
+        associated_begin(a, &|a| reg.primary_of(a), &[10.0], &mut ctx);
         assert_eq!(ctx.variant, 1, "a mapping to a variant the primary lacks never runs");
         assert!(render(a).contains("associated with 'scoring_loop' (variant_mapping 5): ran 'a0' 0 times, none 1 times"));
     }
