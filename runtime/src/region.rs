@@ -359,7 +359,7 @@ pub struct Region {
     shards: Shards,
     inner: Mutex<Inner>,
     /// Measurements loaded from earlier runs (for the report).
-    pub loaded_samples: AtomicU64,
+    loaded_samples: AtomicU64,
     /// Data movement per variant (from the OMPT tool, when loaded).
     pub data: crate::dataflow::RegionData,
     /// What the host version of an offload copied.
@@ -462,6 +462,11 @@ impl Region {
     /// transfer cost.
     pub fn data_movement(&self, variant: usize) -> Option<crate::dataflow::Movement> {
         self.data.movement(variant)
+    }
+
+    /// Measurements loaded from earlier runs.
+    pub fn loaded_samples(&self) -> u64 {
+        self.loaded_samples.load(Relaxed)
     }
 
     /// Number of variants.

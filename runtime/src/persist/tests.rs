@@ -93,7 +93,7 @@ fn round_trip_deltas_and_immediate_training() {
     assert!(r2.is_trained());
     assert_eq!(r2.trained().unwrap().origin, Origin::Loaded);
     assert_eq!(r2.training_samples(), 4);
-    assert_eq!(r2.loaded_samples.load(std::sync::atomic::Ordering::Relaxed), 4);
+    assert_eq!(r2.loaded_samples(), 4);
     assert_eq!(save(&r2, &mut b2).unwrap(), None, "loaded data is not saved again");
     // a region with other variant names keeps the ones that match
     let r3 = region_with(RegionBuilder::new().warmup(false), "ompadapt1;model=m/1;features=N;variants=gpu,fpga");
@@ -382,7 +382,7 @@ fn version_1_files_are_imported_once() {
     assert!(!old.exists());
     let r2 = region(2);
     attach(&r2, &dir, &prog(), 100);
-    assert_eq!(r2.loaded_samples.load(std::sync::atomic::Ordering::Relaxed), 4, "imported once");
+    assert_eq!(r2.loaded_samples(), 4, "imported once");
     fs::remove_dir_all(&dir).unwrap();
 }
 

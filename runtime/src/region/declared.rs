@@ -226,6 +226,8 @@ pub fn associated_begin(r: &Region, lookup: &PrimaryLookup, f: &[f64], ctx: &mut
 /// What the report says about a region's `declare adaptation` clauses.
 #[derive(serde::Serialize, Debug, Clone, PartialEq)]
 pub struct DeclaredReport {
+    /// Whether the region declares feature ranges.
+    pub declared_ranges: bool,
     /// Executions with a feature outside its declared range.
     pub outside_range: u64,
     /// For an associated region: its primary.
@@ -245,29 +247,12 @@ pub fn report(r: &Region) -> Option<DeclaredReport> {
         return None;
     }
     Some(DeclaredReport {
+        declared_ranges: d.ranges.is_some(),
         outside_range: r.outside_declared_range(),
         use_model: d.link.as_ref().map(|l| l.spec.primary.clone()),
         variant_mapping: d.link.as_ref().map(|l| l.spec.mapping.clone()).unwrap_or_default(),
         runs: d.link.as_ref().map(|l| l.runs.iter().map(|c| c.load(Relaxed)).collect()).unwrap_or_default(),
     })
-}
-
-/// The report's text lines.
-pub fn render(r: &Region) -> String {
-    let Some(rep) = report(r) else { return String::new() };
-    let mut out = String::new();
-    if let Some(p) = &rep.use_model {
-        let mapping: Vec<String> = rep.variant_mapping.iter().map(usize::to_string).collect();
-        let nv = r.nvariants();
-        let mut ran: Vec<String> =
-            (0..nv).map(|v| format!("'{}' {} times", r.spec.variants[v], rep.runs.get(v).copied().unwrap_or(0))).collect();
-        ran.push(format!("none {} times", rep.runs.get(nv).copied().unwrap_or(0)));
-        out.push_str(&format!("  associated with '{p}' (variant_mapping {}): ran {}\n", mapping.join(", "), ran.join(", ")));
-    }
-    if r.declared.ranges.is_some() {
-        out.push_str(&format!("  executions with a feature outside its declared range: {}\n", rep.outside_range));
-    }
-    out
 }
 
 #[cfg(test)]
@@ -379,6 +364,7 @@ mod tests {
         assert_eq!(p.outside_declared_range(), 2);
         let rep = report(p).unwrap();
         assert_eq!(rep.outside_range, 2);
+        let render = |r: &Region| crate::report::text::declared_lines(&report(r).unwrap(), &r.spec.variants);
         assert!(render(p).contains("outside its declared range: 2"));
         let a = reg.lookup(Some(&assoc("5", 1, false)), -1, -1, -1);
         let mut ctx = Ctx::zeroed();

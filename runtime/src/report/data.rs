@@ -1,0 +1,357 @@
+//! The report's data: everything the text and the JSON report say about one region, read from
+//! the region once. The text is rendered from this value alone ([`super::text`]), so the two
+//! forms cannot disagree.
+
+use serde::Serialize;
+
+use crate::region::declared::DeclaredReport;
+use crate::region::{Origin, Region, Snapshot, Trained};
+
+/// The JSON report of one region.
+#[derive(Serialize, Debug)]
+pub struct RegionReport {
+    /// The region's name (`model(...)` of the directive, or the generated name).
+    pub region: String,
+    /// Where the directive is: `file:line`.
+    pub loc: String,
+    /// Variant names, in the directive's order.
+    pub variants: Vec<String>,
+    /// For numeric variants (team sizes, limits): each variant's value.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub values: Option<Vec<f64>>,
+    /// Feature names as the directive gave them.
+    pub features: Vec<String>,
+    /// Why the descriptor could not be used (the region then always ran its first variant).
+    pub malformed: Option<String>,
+    /// `adaptive`, `explore-only`, `frozen` or `coarse`.
+    pub mode: String,
+    /// The exploration strategy.
+    pub explore: String,
+    /// Measurements per (feature vector, variant) pair; `explore::ADAPTIVE` for adaptive repetition.
+    pub repeats: u32,
+    /// Training samples needed before the first training.
+    pub min_train: usize,
+    /// The model the directive or the environment asked for.
+    pub model_asked: String,
+    /// Executions that reached their end, and how they split.
+    pub executions: u64,
+    pub exploring: u64,
+    pub chosen_by_model: u64,
+    pub unrecorded: u64,
+    /// Measured (feature vector, variant) pairs that count for training.
+    pub training_samples: usize,
+    /// Retained measurements.
+    pub stored_samples: usize,
+    /// The model that decides, once trained.
+    pub model: Option<ModelReport>,
+    /// Times the region trained again in this run.
+    pub retrains: u32,
+    pub drift: Vec<DriftReport>,
+    /// Variants that could not run in this process (their host version would have read data
+    /// the device holds), in the order found; empty when every variant was available.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unavailable: Vec<UnavailableReport>,
+    /// The `cpu` variant's copies (only for an offload's host version that ran).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub host_copies: Option<HostCopiesReport>,
+    /// Whether trained executions are timed to detect drift.
+    pub monitoring: bool,
+    /// Measurements loaded from earlier runs.
+    pub loaded_samples: u64,
+    pub timings: Vec<TimingReport>,
+    pub decisions: Vec<DecisionReport>,
+    /// Per variant: bytes moved and transfer time per execution (only when the OMPT tool
+    /// `libompadapt_dataperf.so` measured them).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub data_movement: Vec<DataMovementReport>,
+    /// The `declare adaptation` clauses: executions outside declared feature ranges; for an
+    /// associated region, its primary, mapping and executions per variant.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub declared: Option<DeclaredReport>,
+}
+
+/// Bytes moved and transfer time per execution of one variant.
+#[derive(Serialize, Debug)]
+pub struct DataMovementReport {
+    pub variant: String,
+    #[serde(flatten)]
+    pub per_execution: crate::dataflow::Movement,
+}
+
+/// The model that decides.
+#[derive(Serialize, Debug)]
+pub struct ModelReport {
+    /// The model fitted (for `auto`/`cost`: the one chosen).
+    pub kind: String,
+    /// The model asked for (`auto` when the directive names none).
+    pub asked: String,
+    /// For a selection: the chosen model's cross-validated mean regret and fraction of held-out
+    /// vectors within 5 % of the best time, on how many held-out vectors and folds.
+    pub estimated_regret: Option<f64>,
+    pub estimated_within5: Option<f64>,
+    pub estimated_on_vectors: Option<usize>,
+    pub estimated_folds: Option<usize>,
+    /// How it came to be (trained in this run, loaded, frozen...).
+    pub origin: String,
+    pub trained_after_executions: u64,
+    pub feature_vectors: usize,
+    pub training_samples: usize,
+    pub train_ns: u64,
+    /// Why training failed, when a constant model replaced the one asked for.
+    pub fallback: Option<String>,
+    /// The model as text (a tree, formulas, scores).
+    pub text: String,
+}
+
+/// One drift: a variant ran slower than measured on a feature vector, which was re-measured.
+#[derive(Serialize, Debug)]
+pub struct DriftReport {
+    pub at_execution: u64,
+    /// The feature vector re-measured, the variant that ran slow, its label before and now.
+    pub features: Vec<f64>,
+    pub variant: String,
+    pub label_before: Option<String>,
+    pub label_now: Option<String>,
+    pub slow: u32,
+    pub window: u32,
+}
+
+/// A variant found unavailable in this process.
+#[derive(Serialize, Debug)]
+pub struct UnavailableReport {
+    pub variant: String,
+    /// The variant the execution that found it ran instead (null: not recorded).
+    pub replacement: Option<String>,
+    pub at_execution: u64,
+    pub reason: String,
+}
+
+/// What the `cpu` variant of an offload copied around its host version, per execution.
+#[derive(Serialize, Debug)]
+pub struct HostCopiesReport {
+    pub executions: u64,
+    /// Bytes moved between host and device (both ways) per execution.
+    pub transferred_bytes: f64,
+    /// Host bytes saved and restored (what the offload would not change) per execution.
+    pub preserved_bytes: f64,
+    /// Time of the copies per execution (part of the variant's measured time).
+    pub ns: f64,
+}
+
+/// The times of one variant on one feature vector.
+#[derive(Serialize, Debug)]
+pub struct TimingReport {
+    pub features: Vec<f64>,
+    pub variant: String,
+    pub exploring_runs: u64,
+    pub model_runs: u64,
+    /// Model-chosen executions that were timed (one in `OMPADAPT_SAMPLE`).
+    pub model_timed: u64,
+    pub median_ns: Option<f64>,
+    pub mean_ns: Option<f64>,
+    /// The robust time the label uses (lower quartile of the warm measurements, else the cold).
+    pub estimate_ns: Option<f64>,
+}
+
+/// What is decided for one feature vector.
+#[derive(Serialize, Debug)]
+pub struct DecisionReport {
+    pub features: Vec<f64>,
+    /// Variant the model picks, or null while exploring.
+    pub decision: Option<String>,
+    /// Label exploration found for it (if decided).
+    pub explored_best: Option<String>,
+    /// The label the model was trained with for this vector (null: not in its training set).
+    pub trained_label: Option<String>,
+}
+
+impl RegionReport {
+    /// The name of feature `i` (`f<i>` where the directive gave none).
+    pub fn feature_name(&self, i: usize) -> String {
+        match self.features.get(i) {
+            Some(f) if !f.trim().is_empty() => f.trim().to_owned(),
+            _ => format!("f{i}"),
+        }
+    }
+
+    /// Columns of the feature vectors measured (the directive's features when none was).
+    pub fn feature_count(&self) -> usize {
+        self.decisions.iter().map(|d| d.features.len()).max().unwrap_or(self.features.len())
+    }
+
+    /// Whether the region follows another region's model (`use_model`).
+    pub fn is_associated(&self) -> bool {
+        self.declared.as_ref().is_some_and(|d| d.use_model.is_some())
+    }
+}
+
+fn origin_text(o: &Origin) -> String {
+    match o {
+        Origin::Online => "trained in this run".into(),
+        Origin::Explicit => "trained by an explicit train call".into(),
+        Origin::Retrained => "retrained in this run on newly measured feature vectors".into(),
+        Origin::Loaded => "trained at start-up from saved data".into(),
+        Origin::Frozen => "stored model (frozen)".into(),
+        Origin::Fixed => "fixed variant".into(),
+        Origin::Pooled(n) => format!("trained on {n} measurements pooled over MPI ranks"),
+    }
+}
+
+fn mode_name(r: &Region) -> &'static str {
+    if r.mode.frozen {
+        "frozen"
+    } else if r.mode.coarse {
+        "coarse"
+    } else if r.settings().explore_only {
+        "explore-only"
+    } else {
+        "adaptive"
+    }
+}
+
+/// Names of a region's variants and features, for the report's lines.
+struct Names<'a>(&'a Region);
+
+impl Names<'_> {
+    fn variant(&self, v: usize) -> String {
+        self.0.spec.variants.get(v).cloned().unwrap_or_else(|| format!("#{v}"))
+    }
+    fn feature(&self, i: usize) -> String {
+        self.0.spec.feature_name(i)
+    }
+}
+
+fn model_report(t: &Trained, names: &Names) -> ModelReport {
+    let e = t.estimate.as_ref();
+    ModelReport {
+        kind: t.chosen.describe(),
+        asked: t.choice.describe(),
+        estimated_regret: e.map(|e| e.mean_regret),
+        estimated_within5: e.map(|e| e.within5),
+        estimated_on_vectors: e.map(|e| e.decisions),
+        estimated_folds: e.map(|e| e.folds),
+        origin: origin_text(&t.origin),
+        trained_after_executions: t.executions,
+        feature_vectors: t.labels.len(),
+        training_samples: t.training_samples,
+        train_ns: t.train_ns,
+        fallback: t.fallback.clone(),
+        text: t.predictor.render(&|i| names.feature(i), &|v| names.variant(v), 0),
+    }
+}
+
+fn drift_reports(r: &Region, names: &Names) -> Vec<DriftReport> {
+    r.drift_events()
+        .iter()
+        .map(|d| DriftReport {
+            at_execution: d.at_execution,
+            features: d.key.values(),
+            variant: names.variant(d.variant),
+            label_before: d.label_before.map(|v| names.variant(v)),
+            label_now: r.label(&d.key.values()).map(|v| names.variant(v)),
+            slow: d.slow,
+            window: d.window,
+        })
+        .collect()
+}
+
+fn unavailable_reports(r: &Region, names: &Names) -> Vec<UnavailableReport> {
+    r.unavailable()
+        .into_iter()
+        .map(|u| UnavailableReport {
+            variant: names.variant(u.variant),
+            replacement: u.replacement.map(|v| names.variant(v)),
+            at_execution: u.at_execution,
+            reason: u.reason.clone(),
+        })
+        .collect()
+}
+
+fn host_copies_report(r: &Region) -> Option<HostCopiesReport> {
+    match r.host_copies.totals() {
+        (0, ..) => None,
+        (n, t, p, ns) => {
+            let per = |x: u64| x as f64 / n as f64;
+            Some(HostCopiesReport { executions: n, transferred_bytes: per(t), preserved_bytes: per(p), ns: per(ns) })
+        }
+    }
+}
+
+/// The report's data with what the snapshot of measurements holds still empty.
+fn region_settings_report(r: &Region, names: &Names, trained: Option<&Trained>) -> RegionReport {
+    let spec = &r.spec;
+    RegionReport {
+        region: spec.model.clone(),
+        loc: spec.loc.clone(),
+        variants: spec.variants.clone(),
+        values: spec.numeric.then(|| spec.values.clone()),
+        features: spec.features.clone(),
+        malformed: r.broken.clone(),
+        mode: mode_name(r).into(),
+        explore: r.params().strategy.name().into(),
+        repeats: r.params().repeats,
+        min_train: r.min_train(),
+        model_asked: r.settings().choice.describe(),
+        executions: 0,
+        exploring: 0,
+        chosen_by_model: 0,
+        unrecorded: 0,
+        training_samples: 0,
+        stored_samples: 0,
+        model: trained.map(|t| model_report(t, names)),
+        retrains: r.retrains(),
+        drift: drift_reports(r, names),
+        unavailable: unavailable_reports(r, names),
+        host_copies: host_copies_report(r),
+        monitoring: r.monitoring(),
+        loaded_samples: r.loaded_samples(),
+        timings: Vec::new(),
+        decisions: Vec::new(),
+        data_movement: (0..r.nvariants())
+            .filter_map(|v| r.data_movement(v).map(|m| DataMovementReport { variant: names.variant(v), per_execution: m }))
+            .collect(),
+        declared: crate::region::declared::report(r),
+    }
+}
+
+/// Adds the snapshot's counts, timings and decisions to `rep`.
+fn add_measurements(rep: &mut RegionReport, r: &Region, snap: &Snapshot, names: &Names, trained: Option<&Trained>) {
+    rep.executions = snap.executions();
+    rep.exploring = snap.recorded_explore;
+    rep.chosen_by_model = snap.recorded_model;
+    rep.unrecorded = snap.unrecorded;
+    rep.training_samples = snap.training_samples;
+    rep.stored_samples = snap.stored_samples;
+    let labels: std::collections::HashMap<_, _> = trained.map(|t| t.labels.iter().copied().collect()).unwrap_or_default();
+    for e in &snap.entries {
+        for (v, p) in e.per_variant.iter().enumerate() {
+            rep.timings.push(TimingReport {
+                features: e.key.values(),
+                variant: names.variant(v),
+                exploring_runs: p.count,
+                model_runs: p.model_count,
+                model_timed: p.model_timed,
+                median_ns: p.median(),
+                mean_ns: p.mean(),
+                estimate_ns: p.estimate,
+            });
+        }
+        rep.decisions.push(DecisionReport {
+            features: e.key.values(),
+            decision: trained.map(|t| names.variant(r.usable(Some((&e.key, t)), t.predict(&e.key)))),
+            explored_best: e.decided.map(|v| names.variant(v)),
+            trained_label: labels.get(&e.key).map(|&v| names.variant(v)),
+        });
+    }
+}
+
+/// The report data of one region.
+pub fn region_report(r: &Region) -> RegionReport {
+    let names = Names(r);
+    let trained = r.trained();
+    let mut rep = region_settings_report(r, &names, trained.as_deref());
+    if r.broken.is_none() {
+        add_measurements(&mut rep, r, &r.snapshot(), &names, trained.as_deref());
+    }
+    rep
+}
