@@ -81,7 +81,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Deserialize;
 
 use crate::diag;
-use crate::region::{Monitored, Origin, Region};
+use crate::region::{Monitored, Origin, Region, Trained};
 use crate::safe_fs::{self, Dir, Kind};
 use crate::stats::FKey;
 
@@ -395,17 +395,9 @@ pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usi
     }
 }
 
-/// Writes what `region` learned since its last save as a new part file (nothing if nothing is
-/// new), then compacts if parts piled up. Returns the file written. Nothing is marked saved
-/// unless the file was written: after a failure the next save writes it all. A compaction
-/// that fails after the part was written does not make the save fail (one line says so).
-pub fn save(region: &Region, b: &mut Binding) -> Result<Option<PathBuf>, String> {
-    let spec = &region.spec;
-    let vname = |v: usize| spec.variants[v].clone();
-
-    // exploration measurements newer than the last save
-    let unsaved = region.with_store(|st| st.unsaved());
-    let samples: Vec<SampleRecord> = unsaved
+/// Exploration measurements newer than the last save, as records.
+fn sample_records(unsaved: &[crate::store::Unsaved], vname: &dyn Fn(usize) -> String) -> Vec<SampleRecord> {
+    unsaved
         .iter()
         .filter(|u| u.key.values().iter().all(|x| x.is_finite()))
         .map(|u| SampleRecord {
@@ -416,11 +408,20 @@ pub fn save(region: &Region, b: &mut Binding) -> Result<Option<PathBuf>, String>
             cold_ns: u.cold.clone(),
             supersedes: u.fresh,
         })
-        .collect();
-    // model-chosen executions since the last save (coarse mode: this run's totals)
-    let mut monitored = Vec::new();
-    let mut runs = Vec::new();
-    let mut bases = Vec::new();
+        .collect()
+}
+
+/// Model-chosen executions since the last save (coarse mode: this run's totals), and the
+/// totals they were counted from (the next save's base once this one is written).
+#[derive(Default)]
+struct Executions {
+    monitored: Vec<MonitoredRecord>,
+    runs: Vec<RunRecord>,
+    bases: Vec<((FKey, usize), Monitored)>,
+}
+
+fn execution_records(region: &Region, b: &Binding, vname: &dyn Fn(usize) -> String) -> Executions {
+    let mut out = Executions::default();
     for (k, per) in region.monitored() {
         let features = k.values();
         if features.iter().any(|x| !x.is_finite()) {
@@ -436,9 +437,9 @@ pub fn save(region: &Region, b: &mut Binding) -> Result<Option<PathBuf>, String>
             if d.count == 0 {
                 continue;
             }
-            bases.push(((k, v), *m));
+            out.bases.push(((k, v), *m));
             if region.mode.coarse {
-                runs.push(RunRecord {
+                out.runs.push(RunRecord {
                     run: b.run.clone(),
                     features: features.clone(),
                     variant: vname(v),
@@ -446,7 +447,7 @@ pub fn save(region: &Region, b: &mut Binding) -> Result<Option<PathBuf>, String>
                     executions: d.count,
                 });
             } else {
-                monitored.push(MonitoredRecord {
+                out.monitored.push(MonitoredRecord {
                     features: features.clone(),
                     variant: vname(v),
                     count: d.count,
@@ -456,22 +457,82 @@ pub fn save(region: &Region, b: &mut Binding) -> Result<Option<PathBuf>, String>
             }
         }
     }
+    out
+}
+
+/// The model trained in this process since the last save, as a record (loaded and frozen
+/// models are already on disk).
+fn model_record(region: &Region, t: &Trained, vname: &dyn Fn(usize) -> String) -> Option<ModelRecord> {
+    matches!(t.origin, Origin::Online | Origin::Explicit | Origin::Retrained | Origin::Pooled(_)).then(|| ModelRecord {
+        kind: t.chosen.describe(),
+        trained_unix_ns: unix_ns(),
+        labels: t.labels.iter().map(|(k, v)| LabelRecord { features: k.values(), variant: vname(*v) }).collect(),
+        text: t.predictor.render(&|i| region.spec.feature_name(i), vname, 0),
+    })
+}
+
+/// Writes `file` as a new part file of the region's folder; returns the folder (None: the
+/// store is refused, said once) and the file's path.
+fn write_part(b: &Binding, file: &DataFile) -> Result<Option<(Dir, PathBuf)>, String> {
+    let rank = file.writer.rank.map(|r| format!("-r{r}")).unwrap_or_default();
+    // one sequence per process: names stay unique even for two bindings of one region
+    static SEQ: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = format!("part-{}{rank}-{seq}.json", run_id());
+    let path = b.dir.join(&name);
+    let json = serde_json::to_vec_pretty(file).map_err(|e| e.to_string())?;
+    if json.len() as u64 > safe_fs::MAX_READ {
+        return Err(format!(
+            "{} MiB to save, more than the {} MiB ompadapt reads back from one stored file",
+            json.len() >> 20,
+            safe_fs::MAX_READ >> 20
+        ));
+    }
+    let rdir = match open_program(&b.root, &b.program, true).and_then(|p| p.sub(&sanitize(&file.model), true)) {
+        Ok(d) => d,
+        Err(e) if e.is_refusal() => {
+            refused(&e, "saved data there is neither loaded nor written");
+            return Ok(None);
+        }
+        Err(e) => return Err(write_error(&path, e)),
+    };
+    rdir.write_atomic(&name, &json).map_err(|e| write_error(&path, e))?;
+    fault::hook(fault::Point::AfterPartWrite);
+    Ok(Some((rdir, path)))
+}
+
+/// Merges the region's part files once `compact_after` of them piled up. A failure does not
+/// make the save fail: the data is written (one line says so).
+fn compact_if_due(rdir: &Dir, model: &str, compact_after: usize) {
+    let parts = rdir.entries().map(|es| es.iter().filter(|(n, k)| *k == Kind::File && is_part(n)).count()).unwrap_or(0);
+    if parts >= compact_after {
+        if let Err(e) = merge::compact_in(rdir, model) {
+            diag::warn_once(
+                &format!("compact:{}", rdir.path().display()),
+                &format!("region '{model}': its data was saved, but merging its files failed: {e}; they are merged later"),
+            );
+        }
+    }
+}
+
+/// Writes what `region` learned since its last save as a new part file (nothing if nothing is
+/// new), then compacts if parts piled up. Returns the file written. Nothing is marked saved
+/// unless the file was written: after a failure the next save writes it all. A compaction
+/// that fails after the part was written does not make the save fail (one line says so).
+pub fn save(region: &Region, b: &mut Binding) -> Result<Option<PathBuf>, String> {
+    let spec = &region.spec;
+    let vname = |v: usize| spec.variants[v].clone();
+    let unsaved = region.with_store(|st| st.unsaved());
+    let samples = sample_records(&unsaved, &vname);
+    let executions = execution_records(region, b, &vname);
     let trained = region.trained().filter(|t| t.epoch != b.saved_epoch);
-    let model_trained = trained.as_ref().and_then(|t| {
-        matches!(t.origin, Origin::Online | Origin::Explicit | Origin::Retrained | Origin::Pooled(_)).then(|| ModelRecord {
-            kind: t.chosen.describe(),
-            trained_unix_ns: unix_ns(),
-            labels: t.labels.iter().map(|(k, v)| LabelRecord { features: k.values(), variant: vname(*v) }).collect(),
-            text: t.predictor.render(&|i| spec.feature_name(i), &|v| vname(v), 0),
-        })
-    });
-    if samples.is_empty() && monitored.is_empty() && runs.is_empty() && model_trained.is_none() {
+    let model_trained = trained.as_ref().and_then(|t| model_record(region, t, &vname));
+    if samples.is_empty() && executions.monitored.is_empty() && executions.runs.is_empty() && model_trained.is_none() {
         if let Some(t) = trained {
             b.saved_epoch = t.epoch;
         }
         return Ok(None);
     }
-    let w = writer();
     let file = DataFile {
         format: FORMAT.into(),
         version: VERSION,
@@ -485,52 +546,19 @@ pub fn save(region: &Region, b: &mut Binding) -> Result<Option<PathBuf>, String>
         reset: false,
         merged_parts: Vec::new(),
         samples,
-        monitored,
-        runs,
+        monitored: executions.monitored,
+        runs: executions.runs,
         model_trained,
-        writer: w.clone(),
+        writer: writer(),
     };
-    let rank = w.rank.map(|r| format!("-r{r}")).unwrap_or_default();
-    // one sequence per process: names stay unique even for two bindings of one region
-    static SEQ: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
-    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-    let name = format!("part-{}{rank}-{seq}.json", run_id());
-    let path = b.dir.join(&name);
-    let json = serde_json::to_vec_pretty(&file).map_err(|e| e.to_string())?;
-    if json.len() as u64 > safe_fs::MAX_READ {
-        return Err(format!(
-            "{} MiB to save, more than the {} MiB ompadapt reads back from one stored file",
-            json.len() >> 20,
-            safe_fs::MAX_READ >> 20
-        ));
-    }
-    let rdir = match open_program(&b.root, &b.program, true).and_then(|p| p.sub(&sanitize(&spec.model), true)) {
-        Ok(d) => d,
-        Err(e) if e.is_refusal() => {
-            refused(&e, "saved data there is neither loaded nor written");
-            return Ok(None);
-        }
-        Err(e) => return Err(write_error(&path, e)),
-    };
-    rdir.write_atomic(&name, &json).map_err(|e| write_error(&path, e))?;
-    fault::hook(fault::Point::AfterPartWrite);
+    let Some((rdir, path)) = write_part(b, &file)? else { return Ok(None) };
     // written: only now is it saved
     region.with_store(|st| st.mark_saved(&unsaved));
-    for (k, m) in bases {
-        b.monitored_base.insert(k, m);
-    }
+    b.monitored_base.extend(executions.bases);
     if let Some(t) = trained {
         b.saved_epoch = t.epoch;
     }
-    let parts = rdir.entries().map(|es| es.iter().filter(|(n, k)| *k == Kind::File && is_part(n)).count()).unwrap_or(0);
-    if parts >= b.compact_after {
-        if let Err(e) = merge::compact_in(&rdir, &spec.model) {
-            diag::warn_once(
-                &format!("compact:{}", rdir.path().display()),
-                &format!("region '{}': its data was saved, but merging its files failed: {e}; they are merged later", spec.model),
-            );
-        }
-    }
+    compact_if_due(&rdir, &spec.model, b.compact_after);
     Ok(Some(path))
 }
 
