@@ -291,128 +291,19 @@ impl Config {
 
     /// Reads the configuration through `get` (the environment, or a map in tests).
     pub fn from_lookup(get: impl Fn(&str) -> Option<String>) -> Config {
+        let r = Reader { get: &get };
         let mut c = Config::default();
-        let var = |name: &str| get(name).filter(|v| !v.trim().is_empty());
-        let bad = |name: &str, v: &str, e: &str| diag::warn(&format!("{name}='{v}' ignored: {e}"));
-
-        if let Some(v) = var("OMPADAPT_REPORT") {
-            c.report = match v.trim().strip_prefix("json:") {
-                Some(f) if !f.trim().is_empty() => Report::Json(PathBuf::from(f.trim())),
-                _ => match parse_bool(&v) {
-                    Ok(true) => Report::Stderr,
-                    Ok(false) => Report::Off,
-                    Err(_) => {
-                        bad("OMPADAPT_REPORT", &v, "expected 0, 1 or json:<file>");
-                        Report::Off
-                    }
-                },
-            };
+        if let Some(report) = r.report() {
+            c.report = report;
         }
-        c.persist = bool_var(&var, "OMPADAPT_PERSIST", c.persist);
-        c.warmup = bool_var(&var, "OMPADAPT_WARMUP", c.warmup);
-        c.explore_only = bool_var(&var, "OMPADAPT_EXPLORE_ONLY", c.explore_only);
-        c.frozen = bool_var(&var, "OMPADAPT_FROZEN", c.frozen);
-        c.drift.enabled = bool_var(&var, "OMPADAPT_DRIFT", c.drift.enabled);
-        if let Some(d) = var("OMPADAPT_DIR") {
+        r.switches(&mut c);
+        r.per_region_settings(&mut c);
+        r.choices(&mut c);
+        r.numbers(&mut c);
+        if let Some(d) = r.text("OMPADAPT_DIR") {
             c.dir = PathBuf::from(d);
         }
-        let per_region = |name: &str, parse: &dyn Fn(&str) -> Result<_, String>| {
-            var(name).and_then(|v| match PerRegion::parse(&v, parse) {
-                Ok(p) => Some(p),
-                Err(e) => {
-                    bad(name, &v, &e);
-                    None
-                }
-            })
-        };
-        if let Some(p) = per_region("OMPADAPT_MODEL", &|s| ModelChoice::parse_override(s)) {
-            c.model_override = p;
-        }
-        if let Some(v) = var("OMPADAPT_EXPLORE") {
-            match PerRegion::parse(&v, Strategy::parse) {
-                Ok(p) => c.explore = p,
-                Err(e) => bad("OMPADAPT_EXPLORE", &v, &e),
-            }
-        }
-        if let Some(v) = var("OMPADAPT_REPEATS") {
-            match PerRegion::parse(&v, parse_repeats) {
-                Ok(p) => c.repeats = p,
-                Err(e) => bad("OMPADAPT_REPEATS", &v, &e),
-            }
-        }
-        if let Some(v) = var("OMPADAPT_MIN_TRAIN") {
-            match PerRegion::parse(&v, |s| parse_num::<usize>(s).and_then(|n| positive(n as f64).map(|_| n))) {
-                Ok(p) => c.min_train = p,
-                Err(e) => bad("OMPADAPT_MIN_TRAIN", &v, &e),
-            }
-        }
-        if let Some(v) = var("OMPADAPT_COARSE") {
-            match PerRegion::parse(&v, parse_bool) {
-                Ok(p) => c.coarse = p,
-                Err(e) => bad("OMPADAPT_COARSE", &v, &e),
-            }
-        }
-        if let Some(v) = var("OMPADAPT_VARIANT") {
-            match PerRegion::parse(&v, |s| if s.is_empty() { Err("empty variant name".to_owned()) } else { Ok(s.to_owned()) }) {
-                Ok(p) => c.variant = p,
-                Err(e) => bad("OMPADAPT_VARIANT", &v, &e),
-            }
-        }
-        if let Some(v) = var("OMPADAPT_LABEL") {
-            match Labeling::parse(&v) {
-                Ok(l) => c.labeling = l,
-                Err(e) => bad("OMPADAPT_LABEL", &v, &e),
-            }
-        }
-        if let Some(v) = var("OMPADAPT_CLOCK") {
-            match v.trim() {
-                "auto" | "tsc" => c.clock = clock::Preference::Auto,
-                "monotonic" => c.clock = clock::Preference::Monotonic,
-                _ => bad("OMPADAPT_CLOCK", &v, "expected auto or monotonic"),
-            }
-        }
-        let num = |name: &str, slot: &mut f64, check: fn(f64) -> Result<f64, String>| {
-            if let Some(v) = var(name) {
-                match parse_num::<f64>(&v).and_then(check) {
-                    Ok(x) => *slot = x,
-                    Err(e) => bad(name, &v, &e),
-                }
-            }
-        };
-        num("OMPADAPT_ELIMINATION_MARGIN", &mut c.elimination_margin, non_negative);
-        num("OMPADAPT_DRIFT_FACTOR", &mut c.drift.factor, |x| if x > 1.0 { Ok(x) } else { Err("must be > 1".into()) });
-        num("OMPADAPT_DRIFT_MIN_NS", &mut c.drift.min_ns, non_negative);
-        num("OMPADAPT_DRIFT_FRACTION", &mut c.drift.fraction, |x| {
-            if (0.0..1.0).contains(&x) {
-                Ok(x)
-            } else {
-                Err("must be in [0, 1)".into())
-            }
-        });
-        num("OMPADAPT_LEARN", &mut c.learn, |x| if (0.0..=1.0).contains(&x) { Ok(x) } else { Err("must be in [0, 1]".into()) });
-        let int = |name: &str, slot: &mut u64, min: u64, max: u64| {
-            if let Some(v) = var(name) {
-                match parse_num::<u64>(&v) {
-                    Ok(x) if (min..=max).contains(&x) => *slot = x,
-                    Ok(_) => bad(name, &v, &format!("must be between {min} and {max}")),
-                    Err(e) => bad(name, &v, &format!("{e} (an integer)")),
-                }
-            }
-        };
-        let mut x = c.drift.window as u64;
-        int("OMPADAPT_DRIFT_WINDOW", &mut x, 1, 1 << 20);
-        c.drift.window = x as u32;
-        let mut x = c.drift.max_resets as u64;
-        int("OMPADAPT_DRIFT_MAX", &mut x, 0, 1 << 20);
-        c.drift.max_resets = x as u32;
-        let mut x = c.compact_after as u64;
-        int("OMPADAPT_COMPACT_AFTER", &mut x, 1, 1 << 20);
-        c.compact_after = x as usize;
-        let mut x = c.sample as u64;
-        int("OMPADAPT_SAMPLE", &mut x, 1, 1 << 20);
-        c.sample = x as u32;
-        int("OMPADAPT_SEED", &mut c.seed, 0, u64::MAX);
-        if let Some(p) = var("OMPADAPT_PROGRAM") {
+        if let Some(p) = r.text("OMPADAPT_PROGRAM") {
             c.program_id = p.trim().to_owned();
         }
         c
@@ -505,6 +396,141 @@ pub fn config() -> &'static Config {
         crate::env::announce_ignored(p.dir.as_deref());
         c
     })
+}
+
+/// Reads `OMPADAPT_` variables through a lookup; a value that cannot be used keeps the default
+/// and prints one line naming the variable.
+struct Reader<'a> {
+    get: &'a dyn Fn(&str) -> Option<String>,
+}
+
+impl Reader<'_> {
+    /// The variable's value, unless unset or blank.
+    fn text(&self, name: &str) -> Option<String> {
+        (self.get)(name).filter(|v| !v.trim().is_empty())
+    }
+
+    fn bad(&self, name: &str, v: &str, e: &str) {
+        diag::warn(&format!("{name}='{v}' ignored: {e}"));
+    }
+
+    fn bool(&self, name: &str, default: bool) -> bool {
+        bool_var(&|n: &str| self.text(n), name, default)
+    }
+
+    /// `OMPADAPT_REPORT`: `0`, `1` or `json:<file>`.
+    fn report(&self) -> Option<Report> {
+        let v = self.text("OMPADAPT_REPORT")?;
+        Some(match v.trim().strip_prefix("json:") {
+            Some(f) if !f.trim().is_empty() => Report::Json(PathBuf::from(f.trim())),
+            _ => match parse_bool(&v) {
+                Ok(true) => Report::Stderr,
+                Ok(false) => Report::Off,
+                Err(_) => {
+                    self.bad("OMPADAPT_REPORT", &v, "expected 0, 1 or json:<file>");
+                    Report::Off
+                }
+            },
+        })
+    }
+
+    fn switches(&self, c: &mut Config) {
+        c.persist = self.bool("OMPADAPT_PERSIST", c.persist);
+        c.warmup = self.bool("OMPADAPT_WARMUP", c.warmup);
+        c.explore_only = self.bool("OMPADAPT_EXPLORE_ONLY", c.explore_only);
+        c.frozen = self.bool("OMPADAPT_FROZEN", c.frozen);
+        c.drift.enabled = self.bool("OMPADAPT_DRIFT", c.drift.enabled);
+    }
+
+    /// A per-region value (`all;region:value`), when set and valid.
+    fn per_region<T: Clone>(&self, name: &str, parse: impl Fn(&str) -> Result<T, String>) -> Option<PerRegion<T>> {
+        let v = self.text(name)?;
+        match PerRegion::parse(&v, parse) {
+            Ok(p) => Some(p),
+            Err(e) => {
+                self.bad(name, &v, &e);
+                None
+            }
+        }
+    }
+
+    fn per_region_settings(&self, c: &mut Config) {
+        if let Some(p) = self.per_region("OMPADAPT_MODEL", ModelChoice::parse_override) {
+            c.model_override = p;
+        }
+        if let Some(p) = self.per_region("OMPADAPT_EXPLORE", Strategy::parse) {
+            c.explore = p;
+        }
+        if let Some(p) = self.per_region("OMPADAPT_REPEATS", parse_repeats) {
+            c.repeats = p;
+        }
+        if let Some(p) = self.per_region("OMPADAPT_MIN_TRAIN", |s| parse_num::<usize>(s).and_then(|n| positive(n as f64).map(|_| n))) {
+            c.min_train = p;
+        }
+        if let Some(p) = self.per_region("OMPADAPT_COARSE", parse_bool) {
+            c.coarse = p;
+        }
+        let variant = |s: &str| if s.is_empty() { Err("empty variant name".to_owned()) } else { Ok(s.to_owned()) };
+        if let Some(p) = self.per_region("OMPADAPT_VARIANT", variant) {
+            c.variant = p;
+        }
+    }
+
+    fn choices(&self, c: &mut Config) {
+        if let Some(v) = self.text("OMPADAPT_LABEL") {
+            match Labeling::parse(&v) {
+                Ok(l) => c.labeling = l,
+                Err(e) => self.bad("OMPADAPT_LABEL", &v, &e),
+            }
+        }
+        if let Some(v) = self.text("OMPADAPT_CLOCK") {
+            match v.trim() {
+                "auto" | "tsc" => c.clock = clock::Preference::Auto,
+                "monotonic" => c.clock = clock::Preference::Monotonic,
+                _ => self.bad("OMPADAPT_CLOCK", &v, "expected auto or monotonic"),
+            }
+        }
+    }
+
+    fn real(&self, name: &str, slot: &mut f64, check: fn(f64) -> Result<f64, String>) {
+        if let Some(v) = self.text(name) {
+            match parse_num::<f64>(&v).and_then(check) {
+                Ok(x) => *slot = x,
+                Err(e) => self.bad(name, &v, &e),
+            }
+        }
+    }
+
+    fn integer<T: TryFrom<u64> + Into<u64> + Copy>(&self, name: &str, slot: &mut T, min: u64, max: u64) {
+        if let Some(v) = self.text(name) {
+            match parse_num::<u64>(&v) {
+                Ok(x) if (min..=max).contains(&x) => *slot = T::try_from(x).unwrap_or(*slot),
+                Ok(_) => self.bad(name, &v, &format!("must be between {min} and {max}")),
+                Err(e) => self.bad(name, &v, &format!("{e} (an integer)")),
+            }
+        }
+    }
+
+    fn numbers(&self, c: &mut Config) {
+        self.real("OMPADAPT_ELIMINATION_MARGIN", &mut c.elimination_margin, non_negative);
+        self.real("OMPADAPT_DRIFT_FACTOR", &mut c.drift.factor, |x| if x > 1.0 { Ok(x) } else { Err("must be > 1".into()) });
+        self.real("OMPADAPT_DRIFT_MIN_NS", &mut c.drift.min_ns, non_negative);
+        self.real("OMPADAPT_DRIFT_FRACTION", &mut c.drift.fraction, |x| {
+            if (0.0..1.0).contains(&x) {
+                Ok(x)
+            } else {
+                Err("must be in [0, 1)".into())
+            }
+        });
+        self.real("OMPADAPT_LEARN", &mut c.learn, |x| if (0.0..=1.0).contains(&x) { Ok(x) } else { Err("must be in [0, 1]".into()) });
+        self.integer("OMPADAPT_DRIFT_WINDOW", &mut c.drift.window, 1, 1 << 20);
+        self.integer("OMPADAPT_DRIFT_MAX", &mut c.drift.max_resets, 0, 1 << 20);
+        let mut compact = c.compact_after as u64;
+        self.integer("OMPADAPT_COMPACT_AFTER", &mut compact, 1, 1 << 20);
+        c.compact_after = compact as usize;
+        self.integer("OMPADAPT_SAMPLE", &mut c.sample, 1, 1 << 20);
+        self.integer("OMPADAPT_SEED", &mut c.seed, 0, u64::MAX);
+    }
 }
 
 fn parse_bool(v: &str) -> Result<bool, String> {
