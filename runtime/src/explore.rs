@@ -524,34 +524,8 @@ impl Fv<'_> {
         if cands.is_empty() {
             return Err(0); // every variant unavailable: nothing to measure or to label
         }
-        let want = |counts: &mut [Counts], v: usize, n: u32| {
-            counts[v].want = counts[v].want.max(n.min(u8::MAX as u32) as u8);
-        };
-        // 1. the first pass, or the fixed number of repeats (measurements of either kind, as
-        //    training samples count them)
-        let per_pair = if p.adaptive() { 1 } else { p.repeats };
         let mut buf = Vec::new();
-        let mut missing = false;
-        for &v in &cands {
-            let have = self.counts[v].kept as usize;
-            let target = if p.strategy == Strategy::Elimination { p.elimination_rounds().min(2) } else { per_pair };
-            if (have as u32) < target {
-                want(self.counts, v, target - have as u32);
-                missing = true;
-            }
-        }
-        if missing {
-            return Err(0);
-        }
-        // 2. warm data where this process can get it
-        let mut warming = false;
-        for &v in &cands {
-            if self.rec.estimate_samples(v, &mut buf) && (j.warm)(v) {
-                want(self.counts, v, 1);
-                warming = true;
-            }
-        }
-        if warming {
+        if self.want_first_pass(p, &cands) || self.want_warm(&cands, j, &mut buf) {
             return Err(0);
         }
         if cands.len() == 1 {
@@ -563,59 +537,100 @@ impl Fv<'_> {
         if !p.adaptive() {
             return self.rec.label_among(&cands, p.labeling).ok_or(0);
         }
-        // 3.–5. adaptive repetition
+        self.adaptive_label(&cands, j, &mut buf)
+    }
+
+    /// 1. The first pass, or the fixed number of repeats (measurements of either kind, as
+    /// training samples count them): whether some are still missing (then wanted).
+    fn want_first_pass(&mut self, p: &Params, cands: &[usize]) -> bool {
+        let per_pair = if p.adaptive() { 1 } else { p.repeats };
+        let target = if p.strategy == Strategy::Elimination { p.elimination_rounds().min(2) } else { per_pair };
+        let mut missing = false;
+        for &v in cands {
+            let have = self.counts[v].kept as u32;
+            if have < target {
+                want_more(self.counts, v, target - have);
+                missing = true;
+            }
+        }
+        missing
+    }
+
+    /// 2. Warm data where this process can get it: whether some is wanted.
+    fn want_warm(&mut self, cands: &[usize], j: &Judge, buf: &mut Vec<f64>) -> bool {
+        let mut warming = false;
+        for &v in cands {
+            if self.rec.estimate_samples(v, buf) && (j.warm)(v) {
+                want_more(self.counts, v, 1);
+                warming = true;
+            }
+        }
+        warming
+    }
+
+    /// 3.–5. Adaptive repetition: the fastest by robust time, unless a doubt asks for more.
+    fn adaptive_label(&mut self, cands: &[usize], j: &Judge, buf: &mut Vec<f64>) -> Result<usize, u32> {
         let mut est: Vec<(usize, f64, usize)> = Vec::with_capacity(cands.len());
-        for &v in &cands {
-            self.rec.estimate_samples(v, &mut buf);
+        for &v in cands {
+            self.rec.estimate_samples(v, buf);
             let n = buf.len();
-            est.push((v, robust_time(&mut buf), n));
+            est.push((v, robust_time(buf), n));
         }
         est.sort_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)));
-        let (b, eb, nb) = est[0];
-        let (s, es, ns) = est[1];
         if j.extra_ok {
-            let sigma = j.sigma.max(1e-3);
-            let bar = |n1: usize, n2: usize| K * sigma * (1.0 / n1 as f64 + 1.0 / n2 as f64).sqrt();
-            let gap = if eb > 0.0 && es > 0.0 { (es / eb).ln() } else { f64::INFINITY };
-            // the neighbours' (or the model's) label, measured twice before it loses: one
-            // slow measurement of the true best (preempted) would otherwise decide
-            if let Some(&(h, _, nh)) = j.hint.and_then(|h| est.iter().find(|e| e.0 == h && h != b)) {
-                if nh < 2 {
-                    want(self.counts, h, 1);
-                    return Err(1);
-                }
-            }
-            // a variant measured once, far slower than on the nearest vector, where it would
-            // win: a spike (a preemption) rather than its cost, until measured again
-            if let Some(&(c, _, _)) = est[1..].iter().find(|&&(c, e, n)| n == 1 && (j.near)(c).is_some_and(|t| t < eb && e > 2.0 * t)) {
-                want(self.counts, c, 1);
-                return Err(1);
-            }
-            // the winner's own two measurements disagree, and the other one would make it lose
-            // (its estimate, their minimum, may be the odd one): a tie-breaking third
-            if nb == 2 {
-                self.rec.estimate_samples(b, &mut buf);
-                let (lo, hi) = (buf[0].min(buf[1]), buf[0].max(buf[1]));
-                if lo > 0.0 && (hi / lo).ln() > bar(1, 1) && hi > es {
-                    want(self.counts, b, 1);
-                    return Err(1);
-                }
-            }
-            // the two fastest within the noise: both again, until one is ahead or they are
-            // known to be equally good
-            let doubt = gap < bar(nb, ns) && gap + bar(nb, ns) > INDIFFERENT.ln_1p();
-            if j.doubt_ok && doubt && (nb < CAP || ns < CAP) {
-                let mut extras = 0;
-                for (v, n) in [(b, nb), (s, ns)] {
-                    if n < CAP {
-                        want(self.counts, v, 1);
-                        extras += 1;
-                    }
-                }
+            if let Some(extras) = self.doubts(&est, j, buf) {
                 return Err(extras);
             }
         }
-        Ok(b)
+        Ok(est[0].0)
+    }
+
+    /// The extra measurements a doubt about the label asks for (`est` sorted by robust time:
+    /// variant, time, measurements), or None when the fastest is clear.
+    fn doubts(&mut self, est: &[(usize, f64, usize)], j: &Judge, buf: &mut Vec<f64>) -> Option<u32> {
+        let (b, eb, nb) = est[0];
+        let (s, es, ns) = est[1];
+        let sigma = j.sigma.max(1e-3);
+        let bar = |n1: usize, n2: usize| K * sigma * (1.0 / n1 as f64 + 1.0 / n2 as f64).sqrt();
+        let gap = if eb > 0.0 && es > 0.0 { (es / eb).ln() } else { f64::INFINITY };
+        // the neighbours' (or the model's) label, measured twice before it loses: one
+        // slow measurement of the true best (preempted) would otherwise decide
+        if let Some(&(h, _, nh)) = j.hint.and_then(|h| est.iter().find(|e| e.0 == h && h != b)) {
+            if nh < 2 {
+                want_more(self.counts, h, 1);
+                return Some(1);
+            }
+        }
+        // a variant measured once, far slower than on the nearest vector, where it would
+        // win: a spike (a preemption) rather than its cost, until measured again
+        if let Some(&(c, _, _)) = est[1..].iter().find(|&&(c, e, n)| n == 1 && (j.near)(c).is_some_and(|t| t < eb && e > 2.0 * t)) {
+            want_more(self.counts, c, 1);
+            return Some(1);
+        }
+        // the winner's own two measurements disagree, and the other one would make it lose
+        // (its estimate, their minimum, may be the odd one): a tie-breaking third
+        if nb == 2 {
+            self.rec.estimate_samples(b, buf);
+            let (lo, hi) = (buf[0].min(buf[1]), buf[0].max(buf[1]));
+            if lo > 0.0 && (hi / lo).ln() > bar(1, 1) && hi > es {
+                want_more(self.counts, b, 1);
+                return Some(1);
+            }
+        }
+        // the two fastest within the noise: both again, until one is ahead or they are
+        // known to be equally good
+        let doubt = gap < bar(nb, ns) && gap + bar(nb, ns) > INDIFFERENT.ln_1p();
+        if j.doubt_ok && doubt && (nb < CAP || ns < CAP) {
+            let mut extras = 0;
+            for (v, n) in [(b, nb), (s, ns)] {
+                if n < CAP {
+                    want_more(self.counts, v, 1);
+                    extras += 1;
+                }
+            }
+            return Some(extras);
+        }
+        None
     }
 
     fn elimination_label(&mut self, p: &Params, cands: &[usize]) -> Result<usize, u32> {
@@ -685,6 +700,11 @@ pub fn all_mask(n: usize) -> u64 {
     } else {
         (1u64 << n) - 1
     }
+}
+
+/// Asks for at least `n` more measurements of variant `v` (at most 255 pending).
+fn want_more(counts: &mut [Counts], v: usize, n: u32) {
+    counts[v].want = counts[v].want.max(n.min(u8::MAX as u32) as u8);
 }
 
 #[cfg(test)]
