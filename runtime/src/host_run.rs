@@ -520,46 +520,7 @@ pub unsafe fn enter(device: i64, kargs: *const c_void, globals: &[(usize, usize)
         next = parts.len();
         let mut found: Vec<Part> = Vec::new();
         for i in start..next {
-            let p = parts[i].clone();
-            let saved = (!p.keep).then(|| copy_of(p.lo, p.hi));
-            if let Some(d) = p.dev.filter(|_| !p.host_is_current) {
-                // where attached pointers may be, and the host's words there before the copy
-                let words: Vec<(usize, usize)> = if p.hi - p.lo <= POINTER_SCAN_BYTES {
-                    ((p.lo + 7) & !7..p.hi.saturating_sub(7)).step_by(8).collect::<Vec<_>>()
-                } else {
-                    fields_at.iter().copied().filter(|&at| at >= p.lo && at + 8 <= p.hi).collect()
-                }
-                .into_iter()
-                .map(|at| (at, (at as *const usize).read_unaligned()))
-                .collect();
-                if !live.copy(p.lo, d, p.hi - p.lo, true) {
-                    // put back what was already changed on the host
-                    run.saved.push(saved);
-                    run.parts.push(p);
-                    exit_parts(&live, &mut run, false);
-                    return Err(Refusal::NoLibomptarget);
-                }
-                run.transferred += (p.hi - p.lo) as u64;
-                // attached pointers: the host keeps its own value; their pointees come in too
-                for (at, host) in words {
-                    let now = (at as *const usize).read_unaligned();
-                    if host == now || host == 0 || live.device_of(host) != Some(now) {
-                        continue;
-                    }
-                    (at as *mut usize).write_unaligned(host);
-                    run.fields.push(Field { at, host, device: now });
-                    if depth < POINTER_DEPTH {
-                        if let Some(m) = mapping_cached(&live, dev, host) {
-                            found.push(Part { lo: m.lo, hi: m.hi, dev: Some(m.dev), keep: false, host_is_current: false });
-                        }
-                    }
-                }
-            }
-            if let Some(s) = &saved {
-                run.preserved += s.len() as u64;
-            }
-            run.saved.push(saved);
-            run.parts.push(p);
+            found.extend(bring_in(&live, &mut run, parts[i].clone(), &fields_at, depth < POINTER_DEPTH)?);
         }
         found.retain(|f| !parts.iter().any(|p| p.dev == f.dev && p.lo == f.lo) && !read_only(f.lo, f.hi));
         let found = merge(found);
@@ -574,6 +535,64 @@ pub unsafe fn enter(device: i64, kargs: *const c_void, globals: &[(usize, usize)
         fields_at.clear();
     }
     Ok(Some(Box::new(run)))
+}
+
+/// Brings part `p` into host memory: saves the host bytes the offload would not change,
+/// copies a present mapping's device image in, and gives attached pointers inside it their
+/// host values back. Returns the mappings those pointers reach (when `follow`). A failed copy
+/// puts back what was already changed and refuses.
+unsafe fn bring_in(live: &Live<'_>, run: &mut HostRun, p: Part, fields_at: &[usize], follow: bool) -> Result<Vec<Part>, Refusal> {
+    let saved = (!p.keep).then(|| copy_of(p.lo, p.hi));
+    let mut found = Vec::new();
+    if let Some(d) = p.dev.filter(|_| !p.host_is_current) {
+        let words = pointer_words(&p, fields_at);
+        if !live.copy(p.lo, d, p.hi - p.lo, true) {
+            run.saved.push(saved);
+            run.parts.push(p);
+            exit_parts(live, run, false);
+            return Err(Refusal::NoLibomptarget);
+        }
+        run.transferred += (p.hi - p.lo) as u64;
+        found = keep_host_pointers(live, run, &words, follow);
+    }
+    if let Some(s) = &saved {
+        run.preserved += s.len() as u64;
+    }
+    run.saved.push(saved);
+    run.parts.push(p);
+    Ok(found)
+}
+
+/// Where attached pointers may be in `p` (every word of small storage, else the fields
+/// PTR_AND_OBJ entries name), with the host's words there before the copy.
+unsafe fn pointer_words(p: &Part, fields_at: &[usize]) -> Vec<(usize, usize)> {
+    let at: Vec<usize> = if p.hi - p.lo <= POINTER_SCAN_BYTES {
+        ((p.lo + 7) & !7..p.hi.saturating_sub(7)).step_by(8).collect()
+    } else {
+        fields_at.iter().copied().filter(|&at| at >= p.lo && at + 8 <= p.hi).collect()
+    };
+    at.into_iter().map(|at| (at, (at as *const usize).read_unaligned())).collect()
+}
+
+/// Attached pointers: a word the copy changed from a host pointer to that pointer's device
+/// address keeps its host value during the host version; the pointee's mapping comes in too
+/// (returned, when `follow`).
+unsafe fn keep_host_pointers(live: &Live<'_>, run: &mut HostRun, words: &[(usize, usize)], follow: bool) -> Vec<Part> {
+    let mut found = Vec::new();
+    for &(at, host) in words {
+        let now = (at as *const usize).read_unaligned();
+        if host == now || host == 0 || live.device_of(host) != Some(now) {
+            continue;
+        }
+        (at as *mut usize).write_unaligned(host);
+        run.fields.push(Field { at, host, device: now });
+        if follow {
+            if let Some(m) = mapping_cached(live, live.dev, host) {
+                found.push(Part { lo: m.lo, hi: m.hi, dev: Some(m.dev), keep: false, host_is_current: false });
+            }
+        }
+    }
+    found
 }
 
 /// After the host version: present storage goes back to the device, the host bytes the
