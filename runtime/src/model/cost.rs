@@ -619,29 +619,14 @@ fn grow_by(rows: &Rows, set: &[usize], j: usize, depth: u8, out: &mut Vec<PNode>
     Some(join(&intervals, j, out))
 }
 
-/// Fits a cost model of `form` on `c`'s times. Fails when no variant has a usable fit, or when
-/// `form.by_category` and no feature is categorical.
-pub fn fit(c: &Costs, form: CostForm) -> Result<CostModel, String> {
-    let category = if form.by_category { Some(categorical_feature(c).ok_or("no categorical feature")?) } else { None };
-    let basis = Basis::fit(c, form.family);
-    let m = basis.terms();
-    let mut nodes: Vec<Node> = Vec::new();
-    let mut roots = Vec::with_capacity(c.k);
-    let mut coef: Vec<f64> = Vec::new();
-    let mut depth = 0u32;
-    let mut phi = [0.0; MAX_TERMS];
-    for v in 0..c.k {
-        let mut rows = Rows {
-            basis: &basis,
-            c,
-            idx: Vec::new(),
-            a: Vec::new(),
-            b: Vec::new(),
-            scale: [1.0; MAX_TERMS],
-            m,
-            family: form.family,
-            drop: 0,
-        };
+impl<'a> Rows<'a> {
+    /// The regression rows of variant `v`: one per vector where it was measured and its basis
+    /// terms are finite; relative errors (the row divided by the time) outside log space, and
+    /// the columns scaled to at most 1 there.
+    fn of_variant(basis: &'a Basis, c: &'a Costs, family: Family, v: usize) -> Rows<'a> {
+        let m = basis.terms();
+        let mut rows = Rows { basis, c, idx: Vec::new(), a: Vec::new(), b: Vec::new(), scale: [1.0; MAX_TERMS], m, family, drop: 0 };
+        let mut phi = [0.0; MAX_TERMS];
         for i in 0..c.n() {
             let t = c.times(i)[v];
             if !(t > 0.0 && t.is_finite()) {
@@ -652,7 +637,7 @@ pub fn fit(c: &Costs, form: CostForm) -> Result<CostModel, String> {
                 continue;
             }
             rows.idx.push(i);
-            if !form.family.log_space() {
+            if !family.log_space() {
                 let mut a = phi;
                 a[..m].iter_mut().for_each(|x| *x /= t);
                 rows.a.push(a);
@@ -662,55 +647,86 @@ pub fn fit(c: &Costs, form: CostForm) -> Result<CostModel, String> {
                 rows.b.push(t.ln());
             }
         }
-        if rows.idx.is_empty() {
-            roots.push(NONE);
-            continue;
+        if !family.log_space() && !rows.idx.is_empty() {
+            rows.scale_columns();
         }
-        if !form.family.log_space() {
-            for t in 0..m {
-                let s = rows.a.iter().map(|a| a[t].abs()).fold(0.0, f64::max);
-                rows.scale[t] = if s > 0.0 && s.is_finite() { s } else { 1.0 };
-            }
-            for a in rows.a.iter_mut() {
-                for (x, s) in a[..m].iter_mut().zip(&rows.scale) {
-                    *x /= s;
-                }
+        rows
+    }
+
+    fn scale_columns(&mut self) {
+        for t in 0..self.m {
+            let s = self.a.iter().map(|a| a[t].abs()).fold(0.0, f64::max);
+            self.scale[t] = if s > 0.0 && s.is_finite() { s } else { 1.0 };
+        }
+        for a in self.a.iter_mut() {
+            for (x, s) in a[..self.m].iter_mut().zip(&self.scale) {
+                *x /= s;
             }
         }
+    }
+}
+
+/// Appends the piece tree `pn` (rooted at `i`) to `nodes` and its leaves' coefficients to
+/// `coef`; returns its root's node id and its depth.
+fn emit(pn: &[PNode], i: usize, rows: &Rows, nodes: &mut Vec<Node>, coef: &mut Vec<f64>) -> (u32, u32) {
+    let m = rows.m;
+    let me = nodes.len() as u32;
+    match &pn[i] {
+        PNode::Leaf(c) => {
+            let row = (coef.len() / m) as u32;
+            // an additive term contributing under 1e-5 of any training time (the column scale
+            // is the term's largest share) is rounding noise: drop it
+            let keep = |t: usize| rows.family != Family::Additive || t == 0 || c[t] >= 1e-5;
+            coef.extend((0..m).map(|t| if keep(t) { c[t] / rows.scale[t] } else { 0.0 }));
+            nodes.push(Node { threshold: 0.0, kids: [me, me], feature: 0, class: row });
+            (me, 0)
+        }
+        PNode::Split { feature, threshold, left, right } => {
+            nodes.push(Node { threshold: *threshold, kids: [0, 0], feature: *feature as u32, class: 0 });
+            let (l, dl) = emit(pn, *left, rows, nodes, coef);
+            let (r, dr) = emit(pn, *right, rows, nodes, coef);
+            nodes[me as usize].kids = [l, r];
+            (me, 1 + dl.max(dr))
+        }
+    }
+}
+
+/// Signed coefficients can fit small times with a negative latency: a formula that predicts
+/// no time (or less) for a measured vector is no cost model.
+fn check_positive(model: &CostModel, c: &Costs) -> Result<(), String> {
+    for i in 0..c.n() {
+        if model.scores(&c.padded(i)).iter().any(|s| s.is_some_and(|s| !(s > 0.0))) {
+            return Err("the linear fit predicts a non-positive time on a measured vector".to_owned());
+        }
+    }
+    Ok(())
+}
+
+/// Fits a cost model of `form` on `c`'s times. Fails when no variant has a usable fit, or when
+/// `form.by_category` and no feature is categorical.
+pub fn fit(c: &Costs, form: CostForm) -> Result<CostModel, String> {
+    let category = if form.by_category { Some(categorical_feature(c).ok_or("no categorical feature")?) } else { None };
+    let basis = Basis::fit(c, form.family);
+    let mut nodes: Vec<Node> = Vec::new();
+    let mut roots = Vec::with_capacity(c.k);
+    let mut coef: Vec<f64> = Vec::new();
+    let mut depth = 0u32;
+    let levels = form.depth.min(MAX_PIECE_DEPTH);
+    for v in 0..c.k {
+        let rows = Rows::of_variant(&basis, c, form.family, v);
         let set: Vec<usize> = (0..rows.idx.len()).collect();
         let mut pn = Vec::new();
-        let levels = form.depth.min(MAX_PIECE_DEPTH);
-        let grown = match category {
-            Some(j) => grow_by(&rows, &set, j, levels, &mut pn),
-            None => grow(&rows, &set, levels, &mut pn),
+        let grown = match (rows.idx.is_empty(), category) {
+            (true, _) => None,
+            (false, Some(j)) => grow_by(&rows, &set, j, levels, &mut pn),
+            (false, None) => grow(&rows, &set, levels, &mut pn),
         };
         let Some(top) = grown else {
             roots.push(NONE);
             continue;
         };
-        // append: node ids of this variant start at `base`
-        fn emit(pn: &[PNode], i: usize, rows: &Rows, m: usize, nodes: &mut Vec<Node>, coef: &mut Vec<f64>) -> (u32, u32) {
-            let me = nodes.len() as u32;
-            match &pn[i] {
-                PNode::Leaf(c) => {
-                    let row = (coef.len() / m) as u32;
-                    // an additive term contributing under 1e-5 of any training time (the
-                    // column scale is the term's largest share) is rounding noise: drop it
-                    let keep = |t: usize| rows.family != Family::Additive || t == 0 || c[t] >= 1e-5;
-                    coef.extend((0..m).map(|t| if keep(t) { c[t] / rows.scale[t] } else { 0.0 }));
-                    nodes.push(Node { threshold: 0.0, kids: [me, me], feature: 0, class: row });
-                    (me, 0)
-                }
-                PNode::Split { feature, threshold, left, right } => {
-                    nodes.push(Node { threshold: *threshold, kids: [0, 0], feature: *feature as u32, class: 0 });
-                    let (l, dl) = emit(pn, *left, rows, m, nodes, coef);
-                    let (r, dr) = emit(pn, *right, rows, m, nodes, coef);
-                    nodes[me as usize].kids = [l, r];
-                    (me, 1 + dl.max(dr))
-                }
-            }
-        }
-        let (root, d) = emit(&pn, top, &rows, m, &mut nodes, &mut coef);
+        // node ids of this variant follow the earlier variants'
+        let (root, d) = emit(&pn, top, &rows, &mut nodes, &mut coef);
         roots.push(root);
         depth = depth.max(d);
     }
@@ -721,14 +737,8 @@ pub fn fit(c: &Costs, form: CostForm) -> Result<CostModel, String> {
         return Err("the cost regression diverged".to_owned());
     }
     let model = CostModel { basis, nodes: nodes.into(), roots: roots.into(), depth, coef: coef.into(), form };
-    // signed coefficients can fit small times with a negative latency: a formula that predicts
-    // no time (or less) for a measured vector is no cost model
     if form.family == Family::Linear {
-        for i in 0..c.n() {
-            if model.scores(&c.padded(i)).iter().any(|s| s.is_some_and(|s| !(s > 0.0))) {
-                return Err("the linear fit predicts a non-positive time on a measured vector".to_owned());
-            }
-        }
+        check_positive(&model, c)?;
     }
     Ok(model)
 }
