@@ -87,6 +87,88 @@ pub fn candidates(choice: ModelChoice) -> Vec<ModelChoice> {
     }
 }
 
+/// The folds of a cross-validation over the complete vectors (shuffled with `seed`): each a
+/// training set (the other folds and every partial vector) and its held-out vectors.
+fn fold_sets(c: &Costs, complete: &[usize], seed: u64) -> Vec<(Costs, Vec<usize>)> {
+    let partial: Vec<usize> = (0..c.n()).filter(|&i| !c.complete(i)).collect();
+    let mut order = complete.to_vec();
+    let mut rng = XorShift::new(seed ^ 0xc0ffee);
+    for i in (1..order.len()).rev() {
+        order.swap(i, rng.below(i + 1));
+    }
+    let folds = if order.len() <= LOO_MAX { order.len() } else { FOLDS };
+    (0..folds)
+        .map(|f| {
+            let test: Vec<usize> = (0..order.len()).filter(|j| j % folds == f).map(|j| order[j]).collect();
+            let mut train: Vec<usize> = (0..order.len()).filter(|j| j % folds != f).map(|j| order[j]).collect();
+            train.extend_from_slice(&partial);
+            (c.subset(&train), test)
+        })
+        .collect()
+}
+
+/// Sum of squared `ln(predicted / measured time)` of a cost model over `test`'s measured
+/// (vector, variant) pairs, and their number.
+fn time_errors(m: &super::cost::CostModel, c: &Costs, test: &[usize]) -> (f64, usize) {
+    let (mut sq, mut pairs) = (0.0, 0usize);
+    for &i in test {
+        for (v, p) in m.times(&c.padded(i)).into_iter().enumerate() {
+            let t = c.times(i)[v];
+            if let Some(p) = p.filter(|p| *p > 0.0 && t > 0.0) {
+                let e = (p / t).ln();
+                sq += if e.is_finite() { e * e } else { 1e6 };
+                pairs += 1;
+            }
+        }
+    }
+    (sq, pairs)
+}
+
+/// The held-out regret of `cand` over the folds (a fold it cannot be fitted on decides by the
+/// training set's majority label).
+fn cross_validate(cand: ModelChoice, c: &Costs, folds: &[(Costs, Vec<usize>)], seed: u64) -> Estimate {
+    let (mut sum, mut within, mut n) = (0.0, 0usize, 0usize);
+    let (mut sq, mut pairs) = (0.0, 0usize);
+    for (train, test) in folds {
+        let model = fit_learner(cand, train, seed).ok();
+        if let Some(Compiled::Cost(m)) = &model {
+            let (s, p) = time_errors(m, c, test);
+            sq += s;
+            pairs += p;
+        }
+        for &i in test {
+            let r = match &model {
+                Some(m) => c.regret(i, decide(m, c, i)),
+                None => c.regret(i, majority(train)),
+            };
+            sum += r;
+            within += (r <= 0.05) as usize;
+            n += 1;
+        }
+    }
+    Estimate {
+        mean_regret: sum / n.max(1) as f64,
+        within5: within as f64 / n.max(1) as f64,
+        decisions: n,
+        folds: folds.len(),
+        time_error: (pairs > 0).then(|| (sq / pairs as f64).sqrt()),
+    }
+}
+
+/// The winner among the estimates within `TIE` of the best regret: with little data the tree
+/// (first) wins its ties, else the cost model whose time predictions held out best (the one
+/// to trust beyond the inputs seen), else the first.
+fn winner(results: &[(ModelChoice, Estimate)], few: bool) -> Option<(ModelChoice, Estimate)> {
+    let best = results.iter().map(|(_, e)| e.mean_regret).fold(f64::INFINITY, f64::min);
+    let equals = results.iter().filter(|(_, e)| e.mean_regret <= best + TIE);
+    let by_time = equals.clone().filter_map(|(k, e)| e.time_error.map(|t| (t, k, e))).min_by(|a, b| a.0.total_cmp(&b.0));
+    let first = equals.clone().next();
+    match first {
+        Some((k, e)) if few && matches!(k, ModelChoice::Tree { .. }) => Some((*k, e.clone())),
+        _ => by_time.map(|(_, k, e)| (*k, e.clone())).or_else(|| first.cloned()),
+    }
+}
+
 /// Cross-validates every candidate of `choice`; returns the winner, its estimate (`None` when
 /// there are too few complete vectors to judge) and every candidate's estimate.
 pub fn select(choice: ModelChoice, c: &Costs, seed: u64) -> (ModelChoice, Option<Estimate>, Vec<(ModelChoice, Estimate)>) {
@@ -102,76 +184,19 @@ pub fn select(choice: ModelChoice, c: &Costs, seed: u64) -> (ModelChoice, Option
     if complete.len() < MIN_VECTORS || cands.len() == 1 {
         return (cands[0], None, Vec::new());
     }
-    let partial: Vec<usize> = (0..c.n()).filter(|&i| !c.complete(i)).collect();
-    let mut order = complete.clone();
-    let mut rng = XorShift::new(seed ^ 0xc0ffee);
-    for i in (1..order.len()).rev() {
-        order.swap(i, rng.below(i + 1));
-    }
-    let folds = if order.len() <= LOO_MAX { order.len() } else { FOLDS };
-    let fold_sets: Vec<(Costs, Vec<usize>)> = (0..folds)
-        .map(|f| {
-            let test: Vec<usize> = (0..order.len()).filter(|j| j % folds == f).map(|j| order[j]).collect();
-            let mut train: Vec<usize> = (0..order.len()).filter(|j| j % folds != f).map(|j| order[j]).collect();
-            train.extend_from_slice(&partial);
-            (c.subset(&train), test)
-        })
-        .collect();
-    let mut results = Vec::new();
+    let folds = fold_sets(c, &complete, seed);
     // a candidate that cannot be fitted on all the data (a per-category form without a
     // categorical feature) is no candidate
     let categorical = super::cost::categorical_feature(c).is_some();
-    for &cand in cands.iter().filter(|&&k| categorical || !matches!(k, ModelChoice::Cost(f) if f.by_category)) {
-        let (mut sum, mut within, mut n) = (0.0, 0usize, 0usize);
-        let (mut sq, mut pairs) = (0.0, 0usize);
-        for (train, test) in &fold_sets {
-            let model = fit_learner(cand, train, seed).ok();
-            if let Some(Compiled::Cost(m)) = &model {
-                for &i in test {
-                    for (v, p) in m.times(&c.padded(i)).into_iter().enumerate() {
-                        let t = c.times(i)[v];
-                        if let Some(p) = p.filter(|p| *p > 0.0 && t > 0.0) {
-                            let e = (p / t).ln();
-                            sq += if e.is_finite() { e * e } else { 1e6 };
-                            pairs += 1;
-                        }
-                    }
-                }
-            }
-            for &i in test {
-                let r = match &model {
-                    Some(m) => c.regret(i, decide(m, c, i)),
-                    None => c.regret(i, majority(train)),
-                };
-                sum += r;
-                within += (r <= 0.05) as usize;
-                n += 1;
-            }
-        }
-        let est = Estimate {
-            mean_regret: sum / n.max(1) as f64,
-            within5: within as f64 / n.max(1) as f64,
-            decisions: n,
-            folds,
-            time_error: (pairs > 0).then(|| (sq / pairs as f64).sqrt()),
-        };
-        results.push((cand, est));
+    let results: Vec<(ModelChoice, Estimate)> = cands
+        .iter()
+        .filter(|&&k| categorical || !matches!(k, ModelChoice::Cost(f) if f.by_category))
+        .map(|&cand| (cand, cross_validate(cand, c, &folds, seed)))
+        .collect();
+    match winner(&results, few) {
+        Some((winner, est)) => (winner, Some(est), results),
+        None => (cands[0], None, results),
     }
-    let best = results.iter().map(|(_, e)| e.mean_regret).fold(f64::INFINITY, f64::min);
-    // among the equals, the cost model whose time predictions held out best (the one to trust
-    // beyond the inputs seen), else the first
-    let equals = results.iter().filter(|(_, e)| e.mean_regret <= best + TIE);
-    let by_time = equals.clone().filter_map(|(k, e)| e.time_error.map(|t| (t, k, e))).min_by(|a, b| a.0.total_cmp(&b.0));
-    let first = equals.clone().next();
-    let pick = match first {
-        // little data: the tree (first) wins its ties
-        Some((k, e)) if few && matches!(k, ModelChoice::Tree { .. }) => Some((*k, e.clone())),
-        _ => by_time.map(|(_, k, e)| (*k, e.clone())).or_else(|| first.cloned()),
-    };
-    let Some((winner, est)) = pick else {
-        return (cands[0], None, results);
-    };
-    (winner, Some(est), results)
 }
 
 fn decide(m: &Compiled, c: &Costs, i: usize) -> usize {
