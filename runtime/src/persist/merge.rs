@@ -189,67 +189,66 @@ pub fn read_dir(dir: &Dir, region: &str, features: Option<&[String]>) -> Merged 
     read_dir_with(dir, region, features, true)
 }
 
-/// [`read_dir`]; with `move_damaged == false` damaged files are skipped (and reported) but
-/// left where they are (the export tool reads without changing anything).
-pub fn read_dir_with(dir: &Dir, region: &str, features: Option<&[String]>, move_damaged: bool) -> Merged {
-    let move_aside = |name: &str, tag: &str, what: &str, todo: &str| {
-        if move_damaged {
-            move_aside(dir, name, tag, what, todo);
+/// Reads the data files of one region directory, setting aside the ones it cannot use.
+struct DirReader<'a> {
+    dir: &'a Dir,
+    region: &'a str,
+    features: Option<&'a [String]>,
+    move_damaged: bool,
+    /// Files that could not be read now (permissions, I/O): read once they can be.
+    unreadable: Vec<String>,
+}
+
+impl DirReader<'_> {
+    /// Moves a file it cannot use aside (or, when reading without changes, reports it).
+    fn set_aside(&self, name: &str, tag: &str, what: &str, todo: &str) {
+        if self.move_damaged {
+            move_aside(self.dir, name, tag, what, todo);
         } else {
-            let path = dir.join(name);
+            let path = self.dir.join(name);
             diag::warn_once(&format!("skip:{}", path.display()), &format!("{} {what}; skipped", path.display()));
         }
-    };
-    let Ok(entries) = dir.entries() else { return Merged::default() };
-    let names: Vec<String> = entries.into_iter().filter(|(_, k)| *k != Kind::Dir).map(|(n, _)| n).collect();
-    let unreadable = std::cell::RefCell::new(Vec::new());
-    let mut files: Vec<(String, DataFile)> = Vec::new();
-    let load = |name: &str| -> Option<DataFile> {
-        match read_file_in(dir, name) {
-            Ok(f) => {
-                if let Some(want) = features {
-                    let same = f.features.len() == want.len() && f.features.iter().zip(want).all(|(a, b)| a.trim() == b.trim());
-                    if !same {
-                        move_aside(
-                            name,
-                            "stale",
-                            &format!(
-                                "was recorded with features ({}) but region '{region}' now has ({})",
-                                f.features.join(", "),
-                                want.join(", ")
-                            ),
-                            "the region starts without it",
-                        );
-                        return None;
-                    }
-                }
-                Some(f)
-            }
-            Err(Damage::Corrupt(why)) => {
-                move_aside(
-                    name,
-                    "corrupt",
-                    &format!("is corrupt or truncated ({why})"),
-                    &format!("region '{region}' goes on without it (inspect or delete the moved file)"),
-                );
-                None
-            }
-            Err(Damage::Foreign(v)) => {
-                move_aside(
-                    name,
-                    "foreign",
-                    &format!("has data format version {v}, this runtime reads version {VERSION}"),
-                    &format!("region '{region}' goes on without it (read it with the runtime that wrote it, or delete it)"),
-                );
-                None
-            }
-            Err(Damage::Refused { tag, why }) => {
-                move_aside(name, tag, &why, &format!("region '{region}' goes on without it"));
-                None
-            }
-            Err(Damage::Unreadable(why)) => {
+    }
+
+    /// Whether `f` was recorded with the region's feature names (else it is set aside as stale).
+    fn same_features(&self, name: &str, f: &DataFile) -> bool {
+        let Some(want) = self.features else { return true };
+        let same = f.features.len() == want.len() && f.features.iter().zip(want).all(|(a, b)| a.trim() == b.trim());
+        if !same {
+            self.set_aside(
+                name,
+                "stale",
+                &format!(
+                    "was recorded with features ({}) but region '{}' now has ({})",
+                    f.features.join(", "),
+                    self.region,
+                    want.join(", ")
+                ),
+                "the region starts without it",
+            );
+        }
+        same
+    }
+
+    fn damaged(&mut self, name: &str, damage: Damage) {
+        let region = self.region;
+        match damage {
+            Damage::Corrupt(why) => self.set_aside(
+                name,
+                "corrupt",
+                &format!("is corrupt or truncated ({why})"),
+                &format!("region '{region}' goes on without it (inspect or delete the moved file)"),
+            ),
+            Damage::Foreign(v) => self.set_aside(
+                name,
+                "foreign",
+                &format!("has data format version {v}, this runtime reads version {VERSION}"),
+                &format!("region '{region}' goes on without it (read it with the runtime that wrote it, or delete it)"),
+            ),
+            Damage::Refused { tag, why } => self.set_aside(name, tag, &why, &format!("region '{region}' goes on without it")),
+            Damage::Unreadable(why) => {
                 // permissions or an I/O error: not the file's fault; it is read once it can be
-                let path = dir.join(name);
+                let path = self.dir.join(name);
                 diag::warn_once(
                     &format!("unreadable:{}", path.display()),
                     &format!(
@@ -257,14 +256,32 @@ pub fn read_dir_with(dir: &Dir, region: &str, features: Option<&[String]>, move_
                         path.display()
                     ),
                 );
-                unreadable.borrow_mut().push(name.to_owned());
+                self.unreadable.push(name.to_owned());
+            }
+        }
+    }
+
+    fn load(&mut self, name: &str) -> Option<DataFile> {
+        match read_file_in(self.dir, name) {
+            Ok(f) => self.same_features(name, &f).then_some(f),
+            Err(damage) => {
+                self.damaged(name, damage);
                 None
             }
         }
-    };
+    }
+}
+
+/// [`read_dir`]; with `move_damaged == false` damaged files are skipped (and reported) but
+/// left where they are (the export tool reads without changing anything).
+pub fn read_dir_with(dir: &Dir, region: &str, features: Option<&[String]>, move_damaged: bool) -> Merged {
+    let Ok(entries) = dir.entries() else { return Merged::default() };
+    let names: Vec<String> = entries.into_iter().filter(|(_, k)| *k != Kind::Dir).map(|(n, _)| n).collect();
+    let mut reader = DirReader { dir, region, features, move_damaged, unreadable: Vec::new() };
+    let mut files: Vec<(String, DataFile)> = Vec::new();
     let mut skip: Vec<String> = Vec::new();
     if names.iter().any(|n| n == "merged.json") {
-        if let Some(f) = load("merged.json") {
+        if let Some(f) = reader.load("merged.json") {
             skip = f.merged_parts.clone();
             files.push(("merged.json".into(), f));
         }
@@ -272,12 +289,12 @@ pub fn read_dir_with(dir: &Dir, region: &str, features: Option<&[String]>, move_
     // a FIFO or socket named like a part is moved aside (or, by the export, reported) unread:
     // anything that is not a directory is offered to `load`, which never blocks
     let mut parts: Vec<(String, DataFile)> =
-        names.iter().filter(|n| is_part(n) && !skip.contains(n)).filter_map(|n| load(n).map(|f| (n.clone(), f))).collect();
+        names.iter().filter(|n| is_part(n) && !skip.contains(n)).filter_map(|n| reader.load(n).map(|f| (n.clone(), f))).collect();
     parts.sort_by(|a, b| (a.1.written_unix_ns, &a.0).cmp(&(b.1.written_unix_ns, &b.0)));
     files.extend(parts);
     let mut m = Merged::merge(files);
     m.leftovers = names.iter().filter(|n| is_part(n) && skip.contains(n)).cloned().collect();
-    m.unreadable = unreadable.into_inner();
+    m.unreadable = reader.unreadable;
     m
 }
 
