@@ -540,7 +540,7 @@ impl Fv<'_> {
         self.adaptive_label(&cands, j, &mut buf)
     }
 
-    /// 1. The first pass, or the fixed number of repeats (measurements of either kind, as
+    /// Step 1: the first pass, or the fixed number of repeats (measurements of either kind, as
     /// training samples count them): whether some are still missing (then wanted).
     fn want_first_pass(&mut self, p: &Params, cands: &[usize]) -> bool {
         let per_pair = if p.adaptive() { 1 } else { p.repeats };
@@ -556,7 +556,7 @@ impl Fv<'_> {
         missing
     }
 
-    /// 2. Warm data where this process can get it: whether some is wanted.
+    /// Step 2: warm data where this process can get it: whether some is wanted.
     fn want_warm(&mut self, cands: &[usize], j: &Judge, buf: &mut Vec<f64>) -> bool {
         let mut warming = false;
         for &v in cands {
@@ -568,7 +568,7 @@ impl Fv<'_> {
         warming
     }
 
-    /// 3.–5. Adaptive repetition: the fastest by robust time, unless a doubt asks for more.
+    /// Steps 3–5, adaptive repetition: the fastest by robust time, unless a doubt asks for more.
     fn adaptive_label(&mut self, cands: &[usize], j: &Judge, buf: &mut Vec<f64>) -> Result<usize, u32> {
         let mut est: Vec<(usize, f64, usize)> = Vec::with_capacity(cands.len());
         for &v in cands {

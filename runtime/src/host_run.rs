@@ -519,8 +519,8 @@ pub unsafe fn enter(device: i64, kargs: *const c_void, globals: &[(usize, usize)
         let start = next;
         next = parts.len();
         let mut found: Vec<Part> = Vec::new();
-        for i in start..next {
-            found.extend(bring_in(&live, &mut run, parts[i].clone(), &fields_at, depth < POINTER_DEPTH)?);
+        for p in &parts[start..next] {
+            found.extend(bring_in(&live, &mut run, p.clone(), &fields_at, depth < POINTER_DEPTH)?);
         }
         found.retain(|f| !parts.iter().any(|p| p.dev == f.dev && p.lo == f.lo) && !read_only(f.lo, f.hi));
         let found = merge(found);

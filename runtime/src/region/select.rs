@@ -1,0 +1,358 @@
+//! The start of an execution: the variant it runs (a trained decision from the thread's shard, or
+//! exploration), its features and its clock.
+
+use super::*;
+
+impl Region {
+    /// Starts one execution: fills `ctx` (features, variant, value, start time).
+    #[inline]
+    pub fn begin(&self, features: &[f64], ctx: &mut Ctx) {
+        let n = features.len().min(MAX_FEATURES);
+        copy_features(&mut ctx.features, &features[..n]);
+        self.begin_filled(n, ctx);
+    }
+
+    /// [`Region::begin`] with the `n` features already in `ctx.features` (Apollo's ABI collects
+    /// them there, one call at a time).
+    #[inline]
+    pub(crate) fn begin_filled(&self, n: usize, ctx: &mut Ctx) {
+        let n = n.min(MAX_FEATURES);
+        ctx.region = self as *const Region as *mut c_void;
+        ctx.nfeatures = n as c_int;
+        if self.broken.is_some() {
+            ctx.variant = 0;
+            ctx.value = self.spec.values[0];
+            ctx.t0 = T0_NO_RECORD;
+            return;
+        }
+        let f = &ctx.features[..n];
+        if self.declared.hooked() {
+            if let Some(v) = self.declared_begin(f) {
+                // fixed by an associated region for this run: recorded as an exploring measurement
+                let v = self.usable(None, v.min(self.nvariants() - 1));
+                let cold = self.warmup && !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed);
+                ctx.variant = v as c_int;
+                ctx.value = self.spec.values[v];
+                ctx.t0 = clock::now() | if cold { T0_COLD } else { 0 };
+                return;
+            }
+        }
+        let epoch = self.epoch.load(Acquire);
+        let shard = self.shards.local();
+        let h = hash_features(f);
+        let mut found = shard.find(h, f);
+        if epoch & 1 == 1 {
+            let cached = match found {
+                Some(slot) if slot.epoch.load(Relaxed) == epoch => Some((slot.variant.load(Relaxed), slot as *const Slot)),
+                _ => self.decide_slow(shard, h, f, epoch),
+            };
+            if let Some((v, slot)) = cached {
+                if v != EXPLORE {
+                    self.begin_trained(shard, v as usize, slot, n, ctx);
+                    return;
+                }
+                found = unsafe { slot.as_ref() };
+            }
+        }
+        self.begin_exploring(shard, h, found, n, ctx);
+    }
+
+    /// A trained execution: the cached decision; one in `sample` is timed.
+    #[inline(always)]
+    fn begin_trained(&self, shard: &Shard, v: usize, slot: *const Slot, n: usize, ctx: &mut Ctx) {
+        let v = v.min(self.nvariants() - 1);
+        let mut flags = T0_MODEL;
+        if !slot.is_null() && n < MAX_FEATURES {
+            ctx.features[STASH] = f64::from_bits(slot as u64);
+            flags |= T0_STASH;
+        }
+        ctx.variant = v as c_int;
+        ctx.value = self.spec.values[v];
+        let left = shard.sample_left.load(Relaxed);
+        if left != 0 {
+            shard.sample_left.store(left - 1, Relaxed);
+            ctx.t0 = flags; // start time 0: not timed
+            return;
+        }
+        shard.sample_left.store(self.sample - 1, Relaxed);
+        bump(&shard.turns, 1);
+        // the first execution of a variant in this process is cold: counted, not timed
+        let cold = self.warmup && !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed);
+        ctx.t0 = if cold { flags } else { clock::now() | flags };
+    }
+
+    /// An exploring execution: a variant the vector's view wants (or its label).
+    fn begin_exploring(&self, shard: &Shard, h: u64, found: Option<&Slot>, n: usize, ctx: &mut Ctx) {
+        let (v, slot) = self.explore_begin(shard, h, found, &ctx.features[..n]);
+        // a view taken before a variant became unavailable may still name it
+        let v = self.usable(None, v);
+        let mut flags = 0;
+        if !slot.is_null() && n < MAX_FEATURES {
+            ctx.features[STASH] = f64::from_bits(slot as u64);
+            flags |= T0_STASH;
+        }
+        let v = v.min(self.nvariants() - 1);
+        if self.warmup && !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed) {
+            // The variant's first execution in this process: recorded as a cold measurement
+            // (the first offload initialises the device; see `explore`).
+            flags |= T0_COLD;
+        }
+        if self.epoch.load(Relaxed) & 1 == 1 {
+            self.learn_execs.fetch_add(1, Relaxed);
+        }
+        ctx.variant = v as c_int;
+        ctx.value = self.spec.values[v];
+        ctx.t0 = clock::now() | flags;
+    }
+
+    /// The decision for `f` under `epoch` (odd) when this thread has none cached, with the
+    /// slot `end` records into (null if the shard is full). [`EXPLORE`]: the vector explores.
+    #[cold]
+    #[inline(never)]
+    fn decide_slow(&self, shard: &Shard, h: u64, f: &[f64], epoch: u64) -> Option<(u32, *const Slot)> {
+        let key = FKey::new(f);
+        let slot = shard.find(h, f).or_else(|| shard.insert(h, &key));
+        let mut cache = true;
+        let (variant, bar) = match self.model.load_full() {
+            Some(t) => {
+                let v = if self.learns_after_training(&t) {
+                    let (v, c) = self.route(&key, &t, slot);
+                    cache = c;
+                    v
+                } else {
+                    t.predict(&key) as u32
+                };
+                let v = if v == EXPLORE { v } else { self.usable(Some((&key, &t)), v as usize) as u32 };
+                let bar = match v {
+                    EXPLORE => u64::MAX,
+                    v if self.monitor.load(Relaxed) => match drift::bar_ns(t.time.predict(&key, v as usize), &self.drift_cfg) {
+                        u64::MAX => u64::MAX,
+                        ns => (ns as f64 / clock::ns_per_tick()) as u64,
+                    },
+                    _ => u64::MAX,
+                };
+                (v, bar)
+            }
+            None if self.mode.coarse => (self.coarse_pin(&key) as u32, u64::MAX),
+            None => return None, // not trained (any more): explore
+        };
+        if let Some(s) = slot {
+            s.variant.store(if variant == EXPLORE { EXPLORE } else { variant.min(self.nvariants() as u32 - 1) }, Relaxed);
+            s.bar_ticks.store(bar, Relaxed);
+            s.win_n.store(0, Relaxed);
+            s.win_slow.store(0, Relaxed);
+            // epochs are odd: 0 makes the next execution decide again
+            s.epoch.store(if cache { epoch } else { 0 }, Relaxed);
+        }
+        Some((variant, slot.map_or(std::ptr::null(), |s| s as *const Slot)))
+    }
+
+    /// Whether a trained region still learns: explores new vectors and re-measures drifting
+    /// ones (not frozen, not a fixed variant, not coarse, training allowed).
+    pub(super) fn learns_after_training(&self, t: &Trained) -> bool {
+        !self.mode.frozen && !self.mode.coarse && !matches!(t.origin, Origin::Fixed | Origin::Frozen) && !self.cycling.load(Relaxed)
+    }
+
+    /// A trained region's decision for `key` (under the lock): the label of a decided vector,
+    /// [`EXPLORE`] for one being explored (new, or re-measured after a drift) or that starts
+    /// exploring now (it recurs and the budget allows), else the model's prediction. The second
+    /// value says whether the decision may be cached for the epoch: not for a vector seen for
+    /// the first time (its next execution asks again: it may recur).
+    fn route(&self, key: &FKey, t: &Trained, slot: Option<&Slot>) -> (u32, bool) {
+        let mut g = self.lock();
+        if let Some(i) = g.store.find(key) {
+            let r = g.store.rec(i);
+            if let Some(l) = r.decided() {
+                return (l as u32, true);
+            }
+            // being explored: a vector first explored after training goes on while the budget
+            // lasts; one the first exploration or a drift opened is finished
+            let novel = r.flags & crate::explore::NOVEL != 0;
+            return (if !novel || self.learning_allowed(&mut g) { EXPLORE } else { t.predict(key) as u32 }, true);
+        }
+        let nv = self.nvariants();
+        let recurs = slot.is_some_and(|s| (0..nv).any(|v| s.count(v).load(Relaxed) > 0)) || g.store.seen.contains(key);
+        if !recurs {
+            return (t.predict(key) as u32, slot.is_none() || self.learn <= 0.0);
+        }
+        if self.learning_allowed(&mut g) {
+            let i = g.store.fv(key);
+            g.store.mark_novel(i);
+            // its exploration starts with what the model predicts: nothing is lost where the
+            // model is right
+            if let Some(s) = slot {
+                s.xrr.store(t.predict(key) as u32, Relaxed);
+            }
+            return (EXPLORE, true);
+        }
+        (t.predict(key) as u32, true)
+    }
+
+    /// Whether exploring executions after training are within budget: `learn` × this run's
+    /// executions, plus one pass over the variants. The run's trained executions are
+    /// estimated from the threads' sampling turns (one read per thread).
+    fn learning_allowed(&self, g: &mut Inner) -> bool {
+        if self.learn <= 0.0 {
+            return false;
+        }
+        let mut n = self.unrecorded.load(Relaxed) + g.store.recorded_explore;
+        self.shards.for_each(|s| n += s.turns.load(Relaxed) * self.sample as u64);
+        let budget = (self.learn * n as f64) as u64 + self.nvariants() as u64;
+        self.learn_execs.load(Relaxed) < budget
+    }
+
+    /// Coarse mode without a model: the variant `key` runs for this whole run (the one with
+    /// the fewest recorded runs, lowest index on ties), fixed at its first execution.
+    pub(super) fn coarse_pin(&self, key: &FKey) -> usize {
+        let mut g = self.lock();
+        if let Some(&v) = g.store.pins.get(key) {
+            return v;
+        }
+        let v = g.store.least_measured(key);
+        g.store.pins.insert(*key, v);
+        v
+    }
+
+    /// An exploring execution's variant, chosen from this thread's view of its vector, and the
+    /// slot `end` records through (null: record by key under the lock).
+    fn explore_begin(&self, shard: &Shard, h: u64, found: Option<&Slot>, f: &[f64]) -> (usize, *const Slot) {
+        if self.mode.frozen {
+            return (0, std::ptr::null()); // frozen and nothing published (not after creation)
+        }
+        let Some(slot) = found.or_else(|| shard.insert(h, &FKey::new(f))) else {
+            return (self.explore_locked(f), std::ptr::null());
+        };
+        if slot.xver.load(Relaxed) != self.xver.load(Acquire) {
+            self.refresh_view(slot);
+        }
+        let nv = self.nvariants();
+        let strategy = self.strategy.load(Relaxed);
+        if self.cycling.load(Relaxed) {
+            // data collection (explore-only, Apollo's RoundRobin and Random): every variant
+            // in turn, whatever the labels
+            return (self.next_of(shard, slot, strategy, |v| self.available(v)), slot);
+        }
+        let decided = slot.xdecided.load(Relaxed);
+        if decided != u32::MAX {
+            return (decided as usize, slot);
+        }
+        if slot.xwant.load(Relaxed) == 0 {
+            // this thread delivered what its view wanted, and others have not settled the
+            // vector yet: look again
+            self.refresh_view(slot);
+            let decided = slot.xdecided.load(Relaxed);
+            if decided != u32::MAX {
+                return (decided as usize, slot);
+            }
+            if slot.xwant.load(Relaxed) == 0 {
+                return (self.explore_locked(f), slot);
+            }
+        }
+        let v = self.next_of(shard, slot, strategy, |v| slot.xleft(v).load(Relaxed) > 0 && self.available(v));
+        (v.min(nv - 1), slot)
+    }
+
+    /// The next variant `ok` accepts: in turn from this thread's position, or at random.
+    #[inline]
+    fn next_of(&self, shard: &Shard, slot: &Slot, strategy: u8, ok: impl Fn(usize) -> bool) -> usize {
+        let nv = self.nvariants();
+        if strategy == Strategy::Random as u8 {
+            let n = (0..nv).filter(|&v| ok(v)).count().max(1);
+            let mut r = XorShift::from_state(shard.rng.load(Relaxed));
+            let k = r.below(n);
+            shard.rng.store(r.state(), Relaxed);
+            return (0..nv).filter(|&v| ok(v)).nth(k).unwrap_or(0);
+        }
+        let start = slot.xrr.load(Relaxed) as usize % nv;
+        for i in 0..nv {
+            let v = if start + i < nv { start + i } else { start + i - nv };
+            if ok(v) {
+                slot.xrr.store(if v + 1 < nv { v as u32 + 1 } else { 0 }, Relaxed);
+                return v;
+            }
+        }
+        start
+    }
+
+    /// Copies the store's exploration state of `slot`'s vector into the slot (under the lock).
+    #[cold]
+    #[inline(never)]
+    fn refresh_view(&self, slot: &Slot) {
+        let mut g = self.lock();
+        // the view counts from the store's counts: this thread's buffered measurements must
+        // be in them
+        self.take_pending(&mut g.store, slot.shard());
+        let i = g.store.fv(slot.key());
+        self.fill_view(&g.store, i, slot);
+    }
+
+    /// Copies vector `i`'s exploration state into `slot` (caller holds the lock, owns the slot
+    /// and has moved its shard's buffered measurements into the store).
+    ///
+    /// Per variant the view holds the measurements wanted ([`Slot::xleft`]) and the pair's
+    /// count ([`Slot::xcnt`]). An exploring execution runs a wanted variant (or the label
+    /// once decided) and buffers its measurement without the lock, except:
+    /// * the measurement that delivers the last of what the view wanted, while the vector is
+    ///   undecided: it takes the lock, and the store assesses the vector (label, or more
+    ///   wanted);
+    /// * under successive elimination, every measurement of an undecided vector (any of them
+    ///   may eliminate).
+    ///
+    /// A measurement that brings the pair's count to the training threshold is flagged
+    /// [`DONE`] and takes one atomic step on [`Region::slack`]; only when that says the region
+    /// may now be ready does the thread take the lock, hand every buffer to the store and
+    /// train. With one thread exploring a vector this is exact: training starts at exactly the
+    /// execution that completes the `min_train`-th pair (or the first decided vector after
+    /// that). With several, threads may measure the same wanted pair (extra data), and a
+    /// completion may be flagged twice (the lock is taken early, harmlessly) or not at all
+    /// (training is also checked whenever a buffer reaches the store). Nothing is lost either
+    /// way: every buffer reaches the store.
+    ///
+    /// Changes that make a view wrong (drifts, new parameters, loaded data) bump `xver`, which
+    /// invalidates every view.
+    pub(super) fn fill_view(&self, st: &Store, i: usize, slot: &Slot) {
+        let ver = self.xver.load(Relaxed);
+        let (f, counts) = (st.rec(i), st.counts(i));
+        let mut wants = 0u32;
+        for (v, c) in counts.iter().enumerate() {
+            slot.xleft(v).store(c.want as u64, Relaxed);
+            slot.xcnt(v).store(c.count as u64, Relaxed);
+            wants += c.want as u32;
+        }
+        slot.xwant.store(wants, Relaxed);
+        slot.xthr.store(if f.decided().is_some() { 1 } else { st.params.threshold() }, Relaxed);
+        slot.xat.store((st.generation as u64) << 32 | (i as u64 + 1), Relaxed);
+        slot.xalive.store(f.alive, Relaxed);
+        slot.xdecided.store(f.decided().map_or(u32::MAX, |d| d as u32), Relaxed);
+        slot.xver.store(ver, Relaxed);
+    }
+
+    /// Exploring choice under the lock (the thread's shard is full, or its view wants nothing).
+    #[cold]
+    fn explore_locked(&self, f: &[f64]) -> usize {
+        self.lock().store.choose(&FKey::new(f)).0
+    }
+}
+
+/// Copies `src` (at most `MAX_FEATURES` values) to the front of `dst`. For the usual 1–4
+/// features a memcpy call costs more than the copy, and LLVM turns a plain loop into one.
+#[inline(always)]
+fn copy_features(dst: &mut [f64; MAX_FEATURES], src: &[f64]) {
+    let n = src.len();
+    if n <= 4 {
+        if n > 0 {
+            dst[0] = src[0];
+        }
+        if n > 1 {
+            dst[1] = src[1];
+        }
+        if n > 2 {
+            dst[2] = src[2];
+        }
+        if n > 3 {
+            dst[3] = src[3];
+        }
+    } else {
+        dst[..n].copy_from_slice(src);
+    }
+}
