@@ -259,12 +259,14 @@ fn place_host_guard<'ctx>(
         return not_placed("the launch or the guard does not have the operands the pass expects");
     };
     launch_site::remove_guard(guard);
+    let reached = match globals {
+        0 => String::new(),
+        n => format!(", with the {n} 'declare target' variables the kernel reaches as present storage"),
+    };
+    let copies = format!("the runtime's copies ({enter} before, {exit} after)");
     place.remark(
         RemarkId::HostGuardPlaced,
         model,
-        format!(
-            "the host version runs between the runtime's copies ({enter} before, {exit} after), so that it ends as the \
-             offload would ({globals} 'declare target' variables reached)"
-        ),
+        format!("the host version runs between {copies}, so that it ends as the offload would{reached}"),
     )
 }

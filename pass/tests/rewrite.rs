@@ -77,6 +77,8 @@ fn check_vecadd_structure(opt: Opt) {
     verify(&module, "vecadd");
     assert!(outcome.changed);
     assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
+    let remarks: Vec<String> = outcome.remarks.iter().map(|r| r.text()).collect();
+    assert_eq!(remarks, ["[OMPADAPT100] region 'vecadd': the offload launch became a dispatch between the host version and the offload"]);
     assert_eq!(outcome.rewritten.len(), 1);
     assert_eq!(outcome.rewritten[0].function, "vecadd");
     assert!(module.get_function(LAUNCH_MARKER).is_none(), "the unused marker function is deleted");

@@ -100,6 +100,13 @@ static void requestPassRemarks(CompilerInstance &CI) {
     CG.setDebugInfo(llvm::codegenoptions::LocTrackingOnly);
 }
 
+static std::string passRecordFile(const std::string &File) {
+  size_t Opt = File.rfind(".opt.");
+  if (Opt == std::string::npos || File.find('/', Opt) != std::string::npos)
+    return File + ".ompadapt";
+  return File.substr(0, Opt) + ".ompadapt" + File.substr(Opt);
+}
+
 void registerPass(CompilerInstance &CI, const std::string &PassLibrary,
                   bool Remarks) {
   CodeGenOptions &CG = CI.getCodeGenOpts();
@@ -110,9 +117,15 @@ void registerPass(CompilerInstance &CI, const std::string &PassLibrary,
       CG.PassPlugins.end())
     CG.PassPlugins.push_back(PassLibrary);
   bool OffloadTargets = !LO.OMPTargetTriples.empty();
-  if (CG.DisableLLVMPasses && OffloadTargets && !LO.OpenMPIsTargetDevice)
+  if (CG.DisableLLVMPasses && OffloadTargets && !LO.OpenMPIsTargetDevice) {
     CG.PassBuilderCallbacks.push_back(
         rewriteBeforeBitcodeIsWritten(PassLibrary));
+    // -fsave-optimization-record gives this job and the backend job after it
+    // the same file, which the backend job (no pass runs there) rewrites: the
+    // pass's remarks go to a file of their own, a.opt.yaml -> a.ompadapt.opt.yaml.
+    if (!CG.OptRecordFile.empty())
+      CG.OptRecordFile = passRecordFile(CG.OptRecordFile);
+  }
 }
 
 } // namespace ompadapt
