@@ -19,15 +19,11 @@
 
 use inkwell::module::Module;
 use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue, IntValue};
-use llvm_sys::core::{
-    LLVMGetAsString, LLVMGetConstOpcode, LLVMGetFirstUse, LLVMGetInitializer, LLVMGetNumOperands, LLVMGetOperand,
-    LLVMIsAConstantDataSequential, LLVMIsAConstantExpr, LLVMIsAGlobalVariable,
-};
-use llvm_sys::prelude::LLVMValueRef;
-use llvm_sys::LLVMOpcode;
+use llvm_sys::core::LLVMGetFirstUse;
 pub use ompadapt_abi::markers::{Marker, HOST_ENTER, HOST_EXIT, HOST_GUARD, LAUNCH_SITE};
 
 use crate::cfg;
+use crate::ir;
 use crate::omp_calls::{called_function, num_call_args};
 
 /// Operands of the launch-site marker: use_host, num_teams, thread_limit, model.
@@ -66,7 +62,7 @@ impl<'ctx> LaunchSite<'ctx> {
     /// string when it is not a constant.
     pub fn model(&self) -> String {
         match self.marker.get_operand(MODEL_ARG).and_then(|op| op.value()) {
-            Some(v) => constant_c_string(v.as_value_ref()).unwrap_or_default(),
+            Some(v) => ir::c_string(v.as_value_ref()).unwrap_or_default(),
             None => String::new(),
         }
     }
@@ -181,41 +177,6 @@ pub fn remove_unused_marker_functions(module: &Module<'_>) -> usize {
     removed
 }
 
-/// The bytes of a constant C string behind `value` (a global constant, possibly behind a
-/// constant GEP to its first character, as older IR has it), without the trailing NUL.
-fn constant_c_string(value: LLVMValueRef) -> Option<String> {
-    unsafe {
-        let mut v = value;
-        // Strip constant GEPs / casts to the global.
-        for _ in 0..8 {
-            if LLVMIsAConstantExpr(v).is_null() {
-                break;
-            }
-            match LLVMGetConstOpcode(v) {
-                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast if LLVMGetNumOperands(v) > 0 => {
-                    v = LLVMGetOperand(v, 0)
-                }
-                _ => return None,
-            }
-        }
-        if LLVMIsAGlobalVariable(v).is_null() {
-            return None;
-        }
-        let init = LLVMGetInitializer(v);
-        if init.is_null() || LLVMIsAConstantDataSequential(init).is_null() {
-            return None;
-        }
-        let mut len = 0usize;
-        let ptr = LLVMGetAsString(init, &mut len);
-        if ptr.is_null() {
-            return None;
-        }
-        let bytes = std::slice::from_raw_parts(ptr as *const u8, len);
-        let bytes = bytes.split(|&b| b == 0).next().unwrap_or(&[]);
-        Some(String::from_utf8_lossy(bytes).into_owned())
-    }
-}
-
 // The host guard marker, [`HOST_GUARD`]: `__ompadapt_host_guard(ctx, cpu, replacement, model)`,
 // right before the launch-site marker of a region with a `cpu` variant (see the lowering
 // header). The pass calls [`HOST_ENTER`] with its first three operands and the launch's device
@@ -238,7 +199,7 @@ impl<'ctx> HostGuard<'ctx> {
 
     /// The model name (fourth operand).
     pub fn model(&self) -> String {
-        self.call.get_operand(3).and_then(|op| op.value()).and_then(|v| constant_c_string(v.as_value_ref())).unwrap_or_default()
+        self.call.get_operand(3).and_then(|op| op.value()).and_then(|v| ir::c_string(v.as_value_ref())).unwrap_or_default()
     }
 }
 

@@ -5,6 +5,8 @@
 //! shows them. Each has a stable identifier, its remark name, also at the start of its text
 //! (`[OMPADAPT100] region 'm': …`); docs/remarks.md says what each means and what to do.
 //! Emitted by shim/remarks.cpp (LLVM's C API has no remarks).
+// Raw `LLVMValueRef`s passed around here are values of the module being transformed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::ffi::{c_char, c_int, CString};
 
