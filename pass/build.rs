@@ -1,6 +1,9 @@
-//! Builds the C++ registration of the pass with LLVM's new pass manager (shim/pass_plugin.cpp)
-//! against the distribution's LLVM 19; inkwell/llvm-sys link libLLVM itself.
+//! Builds the C++ side of the pass against the distribution's LLVM 19: its registration with
+//! LLVM's new pass manager (shim/pass_plugin.cpp) and its optimisation remarks
+//! (shim/remarks.cpp); inkwell/llvm-sys link libLLVM itself.
 use std::process::Command;
+
+const SHIM_FILES: [&str; 2] = ["shim/pass_plugin.cpp", "shim/remarks.cpp"];
 
 fn main() {
     let exe = std::env::var("LLVM_CONFIG").unwrap_or_else(|_| "llvm-config-19".into());
@@ -18,9 +21,11 @@ fn main() {
     if Command::new("clang++-19").arg("--version").output().is_ok() {
         build.compiler("clang++-19");
     }
-    build.file("shim/pass_plugin.cpp").compile("ompadapt_pass_shim");
+    build.files(SHIM_FILES).compile("ompadapt_pass_shim");
     let libdir = include.replace("/include", "/lib");
     println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,{libdir}");
-    println!("cargo:rerun-if-changed=shim/pass_plugin.cpp");
+    for file in SHIM_FILES {
+        println!("cargo:rerun-if-changed={file}");
+    }
     println!("cargo:rerun-if-env-changed=LLVM_CONFIG");
 }

@@ -9,6 +9,8 @@
 //! * [`RegionDescriptor`]: the one-line text a region's call sites pass to the runtime
 //!   (`ompadapt1;model=…;variants=…`), with its only encoder (`Display`) and its only parser
 //!   (`FromStr` / [`RegionDescriptor::parse`]);
+//! * [`markers`]: the names of the marker functions the frontend's lowering calls and the pass
+//!   replaces, each with what it means;
 //! * [`limits`]: the most features and variants a region may have (the C header's
 //!   `OMPADAPT_MAX_FEATURES` is checked against it by the runtime's tests);
 //! * [`store`]: how the store on disk names programs and regions, and `PROGRAM/REGION`;
@@ -19,12 +21,13 @@
 //! and the runtime (linked into every adaptive program) all link it.
 #![deny(missing_docs)]
 
+pub mod dataperf;
 pub mod descriptor;
 pub mod escape;
 pub mod limits;
+pub mod markers;
 pub mod names;
 pub mod store;
-pub mod dataperf;
 
 pub use descriptor::{Association, DescriptorError, ModelType, Parsed, RegionDescriptor, FORMAT};
 pub use limits::{MAX_FEATURES, MAX_VARIANTS};

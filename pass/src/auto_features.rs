@@ -24,19 +24,20 @@ use llvm_sys::debuginfo::{LLVMInstructionGetDebugLoc, LLVMInstructionSetDebugLoc
 use llvm_sys::prelude::{LLVMBuilderRef, LLVMValueRef};
 use llvm_sys::target::{LLVMGetModuleDataLayout, LLVMTargetDataRef};
 use llvm_sys::{LLVMOpcode, LLVMRealPredicate};
+use ompadapt_abi::markers::AUTO_FEATURES;
 use ompadapt_abi::RegionDescriptor;
 
-use crate::ir::{self, V};
+use crate::ir::{self, ValueRef};
 use crate::launch_search::{find_launch_after, LaunchSearch};
-use crate::offload_site::{find_offload_sites, OffloadSite};
+use crate::launch_site::{find_launch_sites, LaunchSite};
 use crate::omp_calls::TGT_TARGET_KERNEL;
-use crate::remarks::remark;
+use crate::remarks::{Remark, RemarkId, RemarkPlace};
 use crate::slice::{emit, Expr, NoSlice, Slicer};
 use crate::static_features::{static_features, NAMES as STATIC_NAMES};
-use crate::worksharing::{is_region_launch, region_loops, Bounds, WsLoop};
+use crate::worksharing::{is_region_launch, region_loops, Bounds, WorksharingLoop};
 
 /// The marker the frontend emits for `features(auto)`.
-pub const AUTO_MARKER: &str = "__ompadapt_auto_features";
+pub const AUTO_MARKER: &str = AUTO_FEATURES.name;
 
 /// Named metadata listing each region's automatic features.
 pub const AUTO_METADATA: &str = "ompadapt.auto_features";
@@ -47,13 +48,13 @@ pub struct AutoOutcome {
     pub changed: bool,
     /// One entry per marker: the model and the names of the features stored.
     pub regions: Vec<(String, Vec<String>)>,
-    pub remarks: Vec<String>,
+    pub remarks: Vec<Remark>,
     pub warnings: Vec<String>,
 }
 
-fn is_auto_marker_name(name: &str) -> bool {
-    // C++: `_ZL24__ompadapt_auto_featuresPdiPPKcS1_S1_` (static, mangled inside extern "C").
-    name == AUTO_MARKER || name.starts_with("_ZL24__ompadapt_auto_features") || name.starts_with("_Z24__ompadapt_auto_features")
+/// Whether `name` names the auto-features marker (C name or C++ mangled name).
+pub fn is_auto_marker_name(name: &str) -> bool {
+    AUTO_FEATURES.names(name.as_bytes())
 }
 
 /// A feature value: a computation at the marker (integer or double) or a constant.
@@ -75,7 +76,7 @@ struct TripCount {
 /// Replaces every auto-features marker of `module`.
 pub fn lower_auto_features(module: &Module<'_>) -> AutoOutcome {
     let mut out = AutoOutcome::default();
-    let calls: Vec<V> = module
+    let calls: Vec<ValueRef> = module
         .get_functions()
         .filter(|f| !f.get_name().to_string_lossy().is_empty())
         .flat_map(|f| ir::function_instructions(f.as_value_ref()))
@@ -84,12 +85,12 @@ pub fn lower_auto_features(module: &Module<'_>) -> AutoOutcome {
     if calls.is_empty() {
         return out;
     }
-    let td = unsafe { LLVMGetModuleDataLayout(module.as_mut_ptr()) };
-    let sites = find_offload_sites(module).0;
+    let data_layout = unsafe { LLVMGetModuleDataLayout(module.as_mut_ptr()) };
+    let sites = find_launch_sites(module).0;
     ir::invalidate();
     for call in calls {
         let invoke = ir::opcode(call) == Some(LLVMOpcode::LLVMInvoke);
-        lower_one(module, td, call, &sites, &mut out);
+        lower_one(module, data_layout, call, &sites, &mut out);
         out.changed = true;
         // The values emitted before the call moved instructions; an invoke became a branch.
         if invoke {
@@ -107,10 +108,10 @@ pub fn lower_auto_features(module: &Module<'_>) -> AutoOutcome {
     out
 }
 
-fn lower_one(module: &Module<'_>, td: LLVMTargetDataRef, call: V, sites: &[OffloadSite<'_>], out: &mut AutoOutcome) {
+/// Replaces one marker call by the region's automatic features.
+fn lower_one(module: &Module<'_>, data_layout: LLVMTargetDataRef, call: ValueRef, sites: &[LaunchSite<'_>], out: &mut AutoOutcome) {
     let host = ir::function_of(call);
     let args = ir::call_args(call);
-    let place = ir::debug_location(call).unwrap_or_else(|| format!("in function '{}'", ir::name(host)));
     if args.len() < 5
         || !ir::type_of(call).is_null() && unsafe { LLVMGetTypeKind(ir::type_of(call)) } != llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind
     {
@@ -123,27 +124,88 @@ fn lower_one(module: &Module<'_>, td: LLVMTargetDataRef, call: V, sites: &[Offlo
         return;
     }
     let model = ir::c_string(args[3]).unwrap_or_default();
-    let loop_names_src = ir::c_string(args[4]).unwrap_or_default();
-    let mut say = |what: String| out.remarks.push(remark(&place, &model, &what));
+    let loop_names = ir::c_string(args[4]).unwrap_or_default();
+    // The call is deleted before the last remark.
+    let place = RemarkPlace::of(call);
+    let remarks = &mut out.remarks;
+    let mut say = |id: RemarkId, what: String| remarks.push(place.remark(id, &model, what));
     let Some(cap) = ir::const_int(args[1]) else {
-        say("the capacity of the feature array is not a constant: no automatic features".into());
+        say(RemarkId::CapacityNotConstant, "the capacity of the feature array is not a constant: no automatic features".into());
         replace_call(call, 0);
         return;
     };
     let Some(launch) = region_launch(call, &model, sites) else {
-        say("no OpenMP launch follows the region's marker: no automatic features".into());
+        say(RemarkId::NoRegionLaunch, "no OpenMP launch follows the region's marker: no automatic features".into());
         replace_call(call, 0);
         return;
     };
-    let (loops, functions) = region_loops(host, launch);
+    let mut features = region_features(data_layout, call, launch, &loop_names, &mut say);
+    let cap = cap.max(0) as usize;
+    if features.len() > cap {
+        let dropped: Vec<String> = features[cap..].iter().map(|(n, _)| n.clone()).collect();
+        say(RemarkId::FeaturesDropped, format!("only {cap} automatic features fit; dropped {}", dropped.join(", ")));
+        features.truncate(cap);
+    }
+    let stored = store_features(module, data_layout, call, &features, &mut say);
+    replace_call(call, stored as i64);
+    let names: Vec<String> = features.into_iter().take(stored).map(|(n, _)| n).collect();
+    record_region_features(module, &model, &names);
+    if stored > 0 {
+        say(RemarkId::AutoFeatures, format!("automatic features: {}", names.join(", ")));
+    }
+    out.regions.push((model, names));
+}
 
-    // 1. Trip counts.
-    let mut trip: Vec<(Option<TripCount>, ())> = Vec::new();
+/// The features of the region whose marker is `call` and whose launch is `launch`, in order:
+/// the trip counts of its worksharing loops, the bytes an offload launch maps, the static
+/// features of its code. What cannot be computed is left out, and `say` says why.
+fn region_features(
+    data_layout: LLVMTargetDataRef,
+    call: ValueRef,
+    launch: ValueRef,
+    loop_names: &str,
+    say: &mut dyn FnMut(RemarkId, String),
+) -> Vec<(String, Value)> {
+    let host = ir::function_of(call);
+    let (loops, functions) = region_loops(host, launch);
+    let (mut features, chunk_loops) = trip_count_features(data_layout, call, launch, &loops, loop_names, say);
+    if ir::callee_name(launch) == TGT_TARGET_KERNEL {
+        let frames = [crate::worksharing::Frame { function: host, call: None, args: ir::params(host).into_iter().map(Some).collect() }];
+        let mut slicer = Slicer::new(data_layout, call, &frames, launch, Some(launch));
+        match crate::map_sizes::bytes_mapped(&mut slicer, launch) {
+            Ok(e) => features.push(("bytes_mapped".into(), Value::Int { expr: e, signed: false })),
+            Err(NoSlice::Because(why)) => say(RemarkId::NoBytesMapped, format!("no bytes_mapped feature: {why}")),
+            Err(NoSlice::ChunkOfOuterLoop) => say(RemarkId::NoBytesMapped, "no bytes_mapped feature: a map size comes from a loop".into()),
+        }
+    }
+    if !functions.is_empty() {
+        let counts = static_features(&functions, data_layout, &chunk_loops);
+        let listed: Vec<String> = STATIC_NAMES.iter().zip(counts.values()).map(|(n, v)| format!("{n}={v}")).collect();
+        say(RemarkId::StaticFeatures, format!("static features of the region's code: {}", listed.join(", ")));
+        for (n, v) in STATIC_NAMES.iter().zip(counts.values()) {
+            features.push((n.to_string(), Value::Const(v)));
+        }
+    }
+    features
+}
+
+/// One `trip_count(<vars>)` feature per worksharing loop of the region that has a slice (the
+/// others are said), and the functions whose loop runs the chunks of an outer loop (see
+/// [`static_features`]).
+fn trip_count_features(
+    data_layout: LLVMTargetDataRef,
+    call: ValueRef,
+    launch: ValueRef,
+    loops: &[WorksharingLoop],
+    loop_names: &str,
+    say: &mut dyn FnMut(RemarkId, String),
+) -> (Vec<(String, Value)>, Vec<ValueRef>) {
+    let mut trips: Vec<Option<TripCount>> = Vec::new();
     let mut reasons = Vec::new();
     let mut chunk_loops = Vec::new();
-    for l in &loops {
-        match trip_count(td, call, launch, l) {
-            Ok(t) => trip.push((Some(t), ())),
+    for l in loops {
+        match trip_count(data_layout, call, launch, l) {
+            Ok(t) => trips.push(Some(t)),
             Err(NoSlice::ChunkOfOuterLoop) => {
                 // The functions from the fork that runs the chunks down to the init (with -g,
                 // clang puts a wrapper in between).
@@ -151,13 +213,13 @@ fn lower_one(module: &Module<'_>, td: LLVMTargetDataRef, call: V, sites: &[Offlo
                 chunk_loops.extend(l.frames[fork.unwrap_or(l.frames.len() - 1)..].iter().map(|f| f.function));
             }
             Err(NoSlice::Because(why)) => {
-                reasons.push((trip.len(), why));
-                trip.push((None, ()));
+                reasons.push((trips.len(), why));
+                trips.push(None);
             }
         }
     }
-    let given: Vec<&str> = loop_names_src.split(';').map(str::trim).filter(|s| !s.is_empty()).collect();
-    let found = trip.len();
+    let given: Vec<&str> = loop_names.split(';').map(str::trim).filter(|s| !s.is_empty()).collect();
+    let found = trips.len();
     let loop_name = |i: usize| -> String {
         if given.len() == found {
             format!("trip_count({})", given[i])
@@ -166,102 +228,85 @@ fn lower_one(module: &Module<'_>, td: LLVMTargetDataRef, call: V, sites: &[Offlo
         }
     };
     for (i, why) in reasons {
-        say(format!("no {} feature, its bound cannot be computed at the region's start: {why}", loop_name(i)));
+        say(RemarkId::NoTripCount, format!("no {} feature, its bound cannot be computed at the region's start: {why}", loop_name(i)));
     }
-    let mut features: Vec<(String, Value)> = Vec::new();
-    for (i, (t, _)) in trip.into_iter().enumerate() {
-        if let Some(t) = t {
-            features.push((loop_name(i), Value::Trip(t)));
-        }
-    }
+    let features = trips.into_iter().enumerate().filter_map(|(i, t)| t.map(|t| (loop_name(i), Value::Trip(t)))).collect();
+    (features, chunk_loops)
+}
 
-    // 2. Bytes mapped.
-    if ir::callee_name(launch) == TGT_TARGET_KERNEL {
-        let frames = [crate::worksharing::Frame { function: host, call: None, args: ir::params(host).into_iter().map(Some).collect() }];
-        let mut slicer = Slicer::new(td, call, &frames, launch, Some(launch));
-        match crate::map_sizes::bytes_mapped(&mut slicer, launch) {
-            Ok(e) => features.push(("bytes_mapped".into(), Value::Int { expr: e, signed: false })),
-            Err(NoSlice::Because(why)) => say(format!("no bytes_mapped feature: {why}")),
-            Err(NoSlice::ChunkOfOuterLoop) => say("no bytes_mapped feature: a map size comes from a loop".into()),
-        }
+/// Before `call`, stores the features' values into its array (`out`, the first argument) and
+/// points `*spec` at a descriptor that names them after the explicit features; returns how
+/// many were stored: none when the descriptor is not a constant string at the marker.
+fn store_features(
+    module: &Module<'_>,
+    data_layout: LLVMTargetDataRef,
+    call: ValueRef,
+    features: &[(String, Value)],
+    say: &mut dyn FnMut(RemarkId, String),
+) -> usize {
+    if features.is_empty() {
+        return 0;
     }
-
-    // 3. Static features.
-    if !functions.is_empty() {
-        let s = static_features(&functions, td, &chunk_loops);
-        for (n, v) in STATIC_NAMES.iter().zip(s.values()) {
-            features.push((n.to_string(), Value::Const(v)));
-        }
-    }
-
-    let cap = cap.max(0) as usize;
-    if features.len() > cap {
-        let dropped: Vec<String> = features[cap..].iter().map(|(n, _)| n.clone()).collect();
-        say(format!("only {cap} automatic features fit; dropped {}", dropped.join(", ")));
-        features.truncate(cap);
-    }
-
-    // The descriptor the region passes to the runtime.
-    let builder = unsafe { LLVMCreateBuilderInContext(LLVMGetTypeContext(ir::type_of(call))) };
-    unsafe { LLVMPositionBuilderBefore(builder, call) };
-    let loc = unsafe { LLVMInstructionGetDebugLoc(call) };
-    let old_spec = {
-        let frames = [crate::worksharing::Frame { function: host, call: None, args: ir::params(host).into_iter().map(Some).collect() }];
-        let mut slicer = Slicer::new(td, call, &frames, call, None);
-        let ptr_ty = ir::type_of(args[0]);
-        let (addr, _) = slicer.provenance(args[2], 0);
-        slicer.reaching_stored_value(addr, ptr_ty, call).and_then(ir::c_string)
+    let Some(spec) = descriptor_at(data_layout, call) else {
+        say(
+            RemarkId::DescriptorNotConstant,
+            "the region's descriptor is not a constant string at its marker: no automatic features".into(),
+        );
+        return 0;
     };
+    let args = ir::call_args(call);
     let names: Vec<String> = features.iter().map(|(n, _)| n.clone()).collect();
-    let k = match (old_spec, features.is_empty()) {
-        (_, true) => 0,
-        (None, false) => {
-            say("the region's descriptor is not a constant string at its marker: no automatic features".into());
-            0
-        }
-        (Some(spec), false) => {
-            let ctx = unsafe { LLVMGetTypeContext(ir::type_of(call)) };
-            let f64t = unsafe { LLVMDoubleTypeInContext(ctx) };
-            let i64t = unsafe { LLVMInt64TypeInContext(ctx) };
-            for (i, (_, v)) in features.iter().enumerate() {
-                let value = emit_value(module, builder, td, loc, v);
-                unsafe {
-                    let mut idx = [LLVMConstInt(i64t, i as u64, 0)];
-                    let slot = LLVMBuildGEP2(builder, f64t, args[0], idx.as_mut_ptr(), 1, c"ompadapt.auto.slot".as_ptr());
-                    let st = LLVMBuildStore(builder, value, slot);
-                    for x in [slot, st] {
-                        if ir::is_instruction(x) {
-                            LLVMInstructionSetDebugLoc(x, loc);
-                        }
-                    }
+    unsafe {
+        let builder = LLVMCreateBuilderInContext(LLVMGetTypeContext(ir::type_of(call)));
+        LLVMPositionBuilderBefore(builder, call);
+        let loc = LLVMInstructionGetDebugLoc(call);
+        let context = LLVMGetTypeContext(ir::type_of(call));
+        let double = LLVMDoubleTypeInContext(context);
+        let int64 = LLVMInt64TypeInContext(context);
+        for (i, (_, v)) in features.iter().enumerate() {
+            let value = emit_value(module, builder, data_layout, loc, v);
+            let mut index = [LLVMConstInt(int64, i as u64, 0)];
+            let slot = LLVMBuildGEP2(builder, double, args[0], index.as_mut_ptr(), 1, c"ompadapt.auto.slot".as_ptr());
+            let store = LLVMBuildStore(builder, value, slot);
+            for x in [slot, store] {
+                if ir::is_instruction(x) {
+                    LLVMInstructionSetDebugLoc(x, loc);
                 }
             }
-            let text = std::ffi::CString::new(extend_descriptor(&spec, &names)).unwrap_or_default();
-            unsafe {
-                let g = LLVMBuildGlobalString(builder, text.as_ptr(), c"ompadapt.auto.spec".as_ptr());
-                let st = LLVMBuildStore(builder, g, args[2]);
-                LLVMInstructionSetDebugLoc(st, loc);
-            }
-            features.len()
         }
-    };
-    unsafe { LLVMDisposeBuilder(builder) };
-    replace_call(call, k as i64);
-    let names: Vec<String> = names.into_iter().take(k).collect();
+        let text = std::ffi::CString::new(extend_descriptor(&spec, &names)).unwrap_or_default();
+        let descriptor = LLVMBuildGlobalString(builder, text.as_ptr(), c"ompadapt.auto.spec".as_ptr());
+        let store = LLVMBuildStore(builder, descriptor, args[2]);
+        LLVMInstructionSetDebugLoc(store, loc);
+        LLVMDisposeBuilder(builder);
+    }
+    features.len()
+}
+
+/// The region's descriptor as `*spec` holds it at `call` (the marker's third argument), if it
+/// is a constant string there.
+fn descriptor_at(data_layout: LLVMTargetDataRef, call: ValueRef) -> Option<String> {
+    let host = ir::function_of(call);
+    let args = ir::call_args(call);
+    let frames = [crate::worksharing::Frame { function: host, call: None, args: ir::params(host).into_iter().map(Some).collect() }];
+    let mut slicer = Slicer::new(data_layout, call, &frames, call, None);
+    let pointer_type = ir::type_of(args[0]);
+    let (address, _) = slicer.provenance(args[2], 0);
+    slicer.reaching_stored_value(address, pointer_type, call).and_then(ir::c_string)
+}
+
+/// `!ompadapt.auto_features`: `!{!"<model>", !"<name>", ...}` for the region.
+fn record_region_features(module: &Module<'_>, model: &str, names: &[String]) {
     let context = module.get_context();
-    let mut node: Vec<BasicMetadataValueEnum> = vec![context.metadata_string(&model).into()];
+    let mut node: Vec<BasicMetadataValueEnum> = vec![context.metadata_string(model).into()];
     node.extend(names.iter().map(|n| BasicMetadataValueEnum::from(context.metadata_string(n))));
     let _ = module.add_global_metadata(AUTO_METADATA, &context.metadata_node(&node));
-    if k > 0 {
-        say(format!("automatic features: {}", names.join(", ")));
-    }
-    out.regions.push((model, names));
 }
 
 /// The launch of the region: that of the first launch-site marker with the same model the call
 /// dominates, else the first OpenMP launch after the call.
-fn region_launch(call: V, model: &str, sites: &[OffloadSite<'_>]) -> Option<V> {
-    let markers: std::collections::HashMap<V, &OffloadSite<'_>> = sites
+fn region_launch(call: ValueRef, model: &str, sites: &[LaunchSite<'_>]) -> Option<ValueRef> {
+    let markers: std::collections::HashMap<ValueRef, &LaunchSite<'_>> = sites
         .iter()
         .filter(|s| s.function.as_value_ref() == ir::function_of(call) && s.model() == model)
         .map(|s| (s.marker.as_value_ref(), s))
@@ -276,7 +321,7 @@ fn region_launch(call: V, model: &str, sites: &[OffloadSite<'_>]) -> Option<V> {
 }
 
 /// The first instruction after `call`, in breadth-first block order, that satisfies `pred`.
-fn find_forward(call: V, mut pred: impl FnMut(V) -> bool) -> Option<V> {
+fn find_forward(call: ValueRef, mut pred: impl FnMut(ValueRef) -> bool) -> Option<ValueRef> {
     let b = ir::block_of(call);
     let idx = ir::index_in_block(call);
     if let Some(i) = ir::instructions(b)[idx + 1..].iter().copied().find(|i| pred(*i)) {
@@ -296,9 +341,9 @@ fn find_forward(call: V, mut pred: impl FnMut(V) -> bool) -> Option<V> {
     None
 }
 
-fn trip_count(td: LLVMTargetDataRef, marker: V, launch: V, l: &WsLoop) -> Result<TripCount, NoSlice> {
+fn trip_count(data_layout: LLVMTargetDataRef, marker: ValueRef, launch: ValueRef, l: &WorksharingLoop) -> Result<TripCount, NoSlice> {
     let last = l.frames.len() - 1;
-    let mut slicer = Slicer::new(td, marker, &l.frames, l.init, Some(launch));
+    let mut slicer = Slicer::new(data_layout, marker, &l.frames, l.init, Some(launch));
     let args = ir::call_args(l.init);
     let ctx = unsafe { LLVMGetTypeContext(ir::type_of(l.init)) };
     let ity = unsafe { LLVMIntTypeInContext(ctx, l.width * 8) };
@@ -325,7 +370,7 @@ fn trip_count(td: LLVMTargetDataRef, marker: V, launch: V, l: &WsLoop) -> Result
 
 /// The conditions under which the init call runs, in its function: conditional branches outside
 /// any cycle that dominate the init and from one side of which it cannot be reached.
-fn loop_guards(init: V) -> Result<Vec<(V, bool)>, NoSlice> {
+fn loop_guards(init: ValueRef) -> Result<Vec<(ValueRef, bool)>, NoSlice> {
     let f = ir::function_of(init);
     let ib = ir::block_of(init);
     let mut out = Vec::new();
@@ -353,21 +398,21 @@ fn loop_guards(init: V) -> Result<Vec<(V, bool)>, NoSlice> {
 fn emit_value(
     module: &Module<'_>,
     b: LLVMBuilderRef,
-    td: LLVMTargetDataRef,
+    data_layout: LLVMTargetDataRef,
     loc: llvm_sys::prelude::LLVMMetadataRef,
     v: &Value,
 ) -> LLVMValueRef {
     unsafe {
         let ctx = LLVMGetModuleContext(module.as_mut_ptr());
         let f64t = LLVMDoubleTypeInContext(ctx);
-        let to_f64 = |x: V, signed: bool| -> V {
+        let to_f64 = |x: ValueRef, signed: bool| -> ValueRef {
             if signed {
                 LLVMBuildSIToFP(b, x, f64t, c"".as_ptr())
             } else {
                 LLVMBuildUIToFP(b, x, f64t, c"".as_ptr())
             }
         };
-        let set_loc = |x: V| {
+        let set_loc = |x: ValueRef| {
             if ir::is_instruction(x) {
                 LLVMInstructionSetDebugLoc(x, loc);
             }
@@ -375,12 +420,12 @@ fn emit_value(
         };
         match v {
             Value::Const(c) => LLVMConstReal(f64t, *c),
-            Value::Int { expr, signed } => set_loc(to_f64(emit(expr, b, td, loc), *signed)),
+            Value::Int { expr, signed } => set_loc(to_f64(emit(expr, b, data_layout, loc), *signed)),
             Value::Trip(t) => {
-                let lb = set_loc(to_f64(emit(&t.lb, b, td, loc), t.signed));
-                let ub = set_loc(to_f64(emit(&t.ub, b, td, loc), t.signed));
+                let lb = set_loc(to_f64(emit(&t.lb, b, data_layout, loc), t.signed));
+                let ub = set_loc(to_f64(emit(&t.ub, b, data_layout, loc), t.signed));
                 let diff = set_loc(LLVMBuildFSub(b, ub, lb, c"".as_ptr()));
-                let incr = emit(&t.incr, b, td, loc);
+                let incr = emit(&t.incr, b, data_layout, loc);
                 let steps = if ir::const_int(incr) == Some(1) {
                     diff
                 } else {
@@ -399,7 +444,7 @@ fn emit_value(
                 let neg = set_loc(LLVMBuildFCmp(b, LLVMRealPredicate::LLVMRealOLT, trips, zero, c"".as_ptr()));
                 trips = set_loc(LLVMBuildSelect(b, neg, zero, trips, c"".as_ptr()));
                 for (g, want) in &t.guards {
-                    let c = emit(g, b, td, loc);
+                    let c = emit(g, b, data_layout, loc);
                     trips = set_loc(if *want {
                         LLVMBuildSelect(b, c, trips, zero, c"".as_ptr())
                     } else {
@@ -415,7 +460,7 @@ fn emit_value(
 
 /// Replaces the marker call's result by `k` and deletes the call (an `invoke` becomes a branch
 /// to its normal destination).
-fn replace_call(call: V, k: i64) {
+fn replace_call(call: ValueRef, k: i64) {
     unsafe {
         let ty = LLVMTypeOf(call);
         if LLVMGetTypeKind(ty) == llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind {

@@ -1,5 +1,8 @@
 //! The pass's messages: one line each on stderr, starting with [`WARNING_PREFIX`], naming the
-//! function and the adaptive region and saying what happens at run time.
+//! function and the adaptive region and saying what happens at run time. A marker left
+//! unlowered is also a missed-optimisation remark (see [`crate::remarks`]).
+
+use crate::remarks::RemarkId;
 
 /// Prefix of every message the pass prints.
 pub const WARNING_PREFIX: &str = "ompadapt: warning: ";
@@ -21,6 +24,17 @@ pub enum Unlowered {
 }
 
 impl Unlowered {
+    /// The remark that says it.
+    pub fn remark_id(self) -> RemarkId {
+        match self {
+            Unlowered::NoLaunch => RemarkId::NoLaunch,
+            Unlowered::NoOffloadInModule => RemarkId::NoOffloadInModule,
+            Unlowered::DeferredTarget => RemarkId::DeferredTarget,
+            Unlowered::NotDominated => RemarkId::NotDominated,
+            Unlowered::UnusedLaunchResult => RemarkId::UnusedLaunchResult,
+        }
+    }
+
     pub fn reason(self) -> &'static str {
         match self {
             Unlowered::NoLaunch => {

@@ -32,7 +32,8 @@ use inkwell::debug_info::DILocation;
 use inkwell::module::Module;
 use inkwell::types::BasicMetadataTypeEnum;
 use inkwell::values::{
-    AnyValue, AsValueRef, BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue, InstructionValue, IntValue,
+    AnyValue, AsValueRef, BasicMetadataValueEnum, BasicValue, BasicValueEnum, FunctionValue, InstructionValue, IntValue, PhiValue,
+    PointerValue,
 };
 use inkwell::IntPredicate;
 use llvm_sys::prelude::LLVMValueRef;
@@ -64,16 +65,16 @@ pub struct Dispatch<'ctx> {
 }
 
 /// Rewrites `launch` (a `__tgt_target_kernel` call whose result is used) into a dispatch on
-/// `use_host` (an integer that dominates the launch; non-zero selects the host). The new
-/// instructions get the launch's debug location, or `fallback_location` (the marker's: clang
-/// emits the launch without one).
+/// `use_host` (an integer that dominates the launch; non-zero selects the host), with the
+/// variant's launch `settings` set before the launch. The new instructions get the launch's
+/// debug location, or `fallback_location` (the marker's: clang emits the launch without one).
 pub fn build_dispatch<'ctx>(
     context: &ContextRef<'ctx>,
     launch: InstructionValue<'ctx>,
     use_host: IntValue<'ctx>,
     model: &str,
     fallback_location: Option<DILocation<'ctx>>,
-    settings: Option<LaunchSettings<'ctx>>,
+    settings: LaunchSettings<'ctx>,
 ) -> Dispatch<'ctx> {
     let block = launch.get_parent().expect("the launch is in a block");
     let debug_location = launch.get_debug_location().or(fallback_location);
@@ -85,26 +86,53 @@ pub fn build_dispatch<'ctx>(
     let host_block = context.insert_basic_block_after(offload_block, HOST_BLOCK);
     let join_block = context.insert_basic_block_after(host_block, JOIN_BLOCK);
 
-    // Everything after the launch (up to and including the terminator) moves to the join block;
-    // the launch itself moves to the offload block.
+    split_at_launch(&builder, launch, offload_block, join_block);
+    let branch = branch_on_use_host(&builder, use_host, [block, dispatch_block, host_block, offload_block, join_block], debug_location);
+    metadata::tag_dispatch_branch(context, branch, model);
+    let result = join_launch_result(&builder, launch, offload_block, host_block, join_block, debug_location);
+    builder.position_before(&launch);
+    set_launch_settings(context, &builder, launch, settings, debug_location);
+
+    Dispatch { dispatch_block, host_block, offload_block, join_block, branch, result }
+}
+
+/// Moves the launch to the end of `offload_block` and everything after it in its block (up to
+/// and including the terminator) to `join_block`, whose successors' phis then see it as their
+/// predecessor.
+fn split_at_launch<'ctx>(
+    builder: &Builder<'ctx>,
+    launch: InstructionValue<'ctx>,
+    offload_block: BasicBlock<'ctx>,
+    join_block: BasicBlock<'ctx>,
+) {
+    let block = launch.get_parent().expect("the launch is in a block");
     let mut tail = Vec::new();
     let mut cursor = launch.get_next_instruction();
     while let Some(inst) = cursor {
         cursor = inst.get_next_instruction();
         tail.push(inst);
     }
-    move_to_end(&builder, launch, offload_block);
+    move_to_end(builder, launch, offload_block);
     for inst in tail {
-        move_to_end(&builder, inst, join_block);
+        move_to_end(builder, inst, join_block);
     }
-    // The successors' phis now see the join block as predecessor.
     for succ in cfg::successors(join_block) {
         cfg::retarget_phi_incoming(succ, block, join_block);
     }
+}
 
+/// The branches of the dispatch: the launch's old block to the dispatch block, which branches
+/// on `use_host` to the host or the offload block, both of which go on to the join block.
+/// `blocks`: old, dispatch, host, offload, join. Returns the conditional branch.
+fn branch_on_use_host<'ctx>(
+    builder: &Builder<'ctx>,
+    use_host: IntValue<'ctx>,
+    blocks: [BasicBlock<'ctx>; 5],
+    debug_location: Option<DILocation<'ctx>>,
+) -> InstructionValue<'ctx> {
+    let [block, dispatch_block, host_block, offload_block, join_block] = blocks;
     builder.position_at_end(block);
-    let br = builder.build_unconditional_branch(dispatch_block).expect("positioned");
-    br.set_debug_location(debug_location);
+    builder.build_unconditional_branch(dispatch_block).expect("positioned").set_debug_location(debug_location);
 
     builder.position_at_end(dispatch_block);
     let condition = if use_host.get_type().get_bit_width() == 1 {
@@ -119,14 +147,24 @@ pub fn build_dispatch<'ctx>(
     };
     let branch = builder.build_conditional_branch(condition, host_block, offload_block).expect("positioned");
     branch.set_debug_location(debug_location);
-    metadata::tag_dispatch_branch(context, branch, model);
 
-    builder.position_at_end(offload_block);
-    builder.build_unconditional_branch(join_block).expect("positioned").set_debug_location(debug_location);
-    builder.position_at_end(host_block);
-    builder.build_unconditional_branch(join_block).expect("positioned").set_debug_location(debug_location);
+    for from in [offload_block, host_block] {
+        builder.position_at_end(from);
+        builder.build_unconditional_branch(join_block).expect("positioned").set_debug_location(debug_location);
+    }
+    branch
+}
 
-    // The launch's users now read the phi: the launch's result, or OFFLOAD_FAIL from the host.
+/// At the start of the join block, the phi the launch's users now read: the launch's result
+/// from the offload block, `OFFLOAD_FAIL` from the host block.
+fn join_launch_result<'ctx>(
+    builder: &Builder<'ctx>,
+    launch: InstructionValue<'ctx>,
+    offload_block: BasicBlock<'ctx>,
+    host_block: BasicBlock<'ctx>,
+    join_block: BasicBlock<'ctx>,
+    debug_location: Option<DILocation<'ctx>>,
+) -> InstructionValue<'ctx> {
     let result_type = launch.get_type().into_int_type();
     match join_block.get_first_instruction() {
         Some(first) => builder.position_before(&first),
@@ -138,13 +176,7 @@ pub fn build_dispatch<'ctx>(
     let launch_value: BasicValueEnum<'ctx> = launch_result(launch);
     let failed = result_type.const_int(OFFLOAD_FAIL as u64, true);
     phi.add_incoming(&[(&launch_value as &dyn BasicValue<'ctx>, offload_block), (&failed as &dyn BasicValue<'ctx>, host_block)]);
-
-    if let Some(settings) = settings {
-        builder.position_before(&launch);
-        set_launch_settings(context, &builder, launch, settings, debug_location);
-    }
-
-    Dispatch { dispatch_block, host_block, offload_block, join_block, branch, result: phi.as_instruction() }
+    phi.as_instruction()
 }
 
 /// Values the chosen variant sets in the launch; 0 at run time keeps what clang compiled.
@@ -152,6 +184,17 @@ pub fn build_dispatch<'ctx>(
 pub struct LaunchSettings<'ctx> {
     pub num_teams: IntValue<'ctx>,
     pub thread_limit: IntValue<'ctx>,
+}
+
+impl LaunchSettings<'_> {
+    /// Whether both are the constant 0: the launch keeps what clang compiled.
+    pub fn are_all_zero(&self) -> bool {
+        [self.num_teams, self.thread_limit].iter().all(|v| is_constant_zero(*v))
+    }
+}
+
+fn is_constant_zero(value: IntValue<'_>) -> bool {
+    value.is_const() && value.get_zero_extended_constant() == Some(0)
 }
 
 /// Byte offsets in libomptarget's `KernelArgsTy` (version 3, LLVM 19) of `NumTeams[0]` and
@@ -175,7 +218,7 @@ fn set_launch_settings<'ctx>(
 ) {
     let i32t = context.i32_type();
     let i8t = context.i8_type();
-    let kargs = launch
+    let kernel_args = launch
         .get_operand(LAUNCH_KERNEL_ARGS_ARG)
         .and_then(|op| op.value())
         .filter(|v| v.is_pointer_value())
@@ -189,7 +232,7 @@ fn set_launch_settings<'ctx>(
         (settings.num_teams, LAUNCH_NUM_TEAMS_ARG, KERNEL_ARGS_NUM_TEAMS_OFFSET, "ompadapt.num_teams"),
         (settings.thread_limit, LAUNCH_THREAD_LIMIT_ARG, KERNEL_ARGS_THREAD_LIMIT_OFFSET, "ompadapt.thread_limit"),
     ] {
-        if value.is_const() && value.get_zero_extended_constant() == Some(0) {
+        if is_constant_zero(value) {
             continue;
         }
         let value =
@@ -204,9 +247,9 @@ fn set_launch_settings<'ctx>(
                 launch.set_operand(arg, new);
             }
         }
-        if let Some(kargs) = kargs {
-            let field =
-                unsafe { builder.build_in_bounds_gep(i8t, kargs, &[context.i64_type().const_int(offset, false)], "") }.expect("positioned");
+        if let Some(kernel_args) = kernel_args {
+            let field = unsafe { builder.build_in_bounds_gep(i8t, kernel_args, &[context.i64_type().const_int(offset, false)], "") }
+                .expect("positioned");
             let old = builder.build_load(i32t, field, "").expect("positioned").into_int_value();
             located(&old);
             let new = builder.build_select(set, value, old, "").expect("positioned");
@@ -268,7 +311,7 @@ const LAUNCH_DEVICE_ARG: u32 = 1;
 ///
 /// ```llvm
 /// ompadapt.guard:                           ; the dispatch's host edge
-///   %ompadapt.host_run = call ptr @enter(ctx, cpu, replacement, i64 %device, ptr %kargs,
+///   %ompadapt.host_run = call ptr @enter(ctx, cpu, replacement, i64 %device, ptr %kernel_args,
 ///                                        ptr @ompadapt.device_globals, i32 <n>)
 ///   %ompadapt.host_safe = icmp ne ptr %ompadapt.host_run, null
 ///   br i1 %ompadapt.host_safe, label %ompadapt.host, label %ompadapt.offload
@@ -289,7 +332,7 @@ const LAUNCH_DEVICE_ARG: u32 = 1;
 pub fn add_host_guard<'ctx>(
     context: &ContextRef<'ctx>,
     module: &Module<'ctx>,
-    d: &Dispatch<'ctx>,
+    dispatch: &Dispatch<'ctx>,
     launch: InstructionValue<'ctx>,
     enter: FunctionValue<'ctx>,
     exit: FunctionValue<'ctx>,
@@ -297,60 +340,87 @@ pub fn add_host_guard<'ctx>(
     globals: &[(LLVMValueRef, u64)],
 ) -> Option<BasicBlock<'ctx>> {
     let device = launch.get_operand(LAUNCH_DEVICE_ARG).and_then(|op| op.value()).filter(|v| v.is_int_value())?;
-    let kargs = launch.get_operand(LAUNCH_KERNEL_ARGS_ARG).and_then(|op| op.value()).filter(|v| v.is_pointer_value())?;
+    let kernel_args = launch.get_operand(LAUNCH_KERNEL_ARGS_ARG).and_then(|op| op.value()).filter(|v| v.is_pointer_value())?;
     let params = enter.get_type().get_param_types();
     let token_type = enter.get_type().get_return_type().filter(|t| t.is_pointer_type())?.into_pointer_type();
     if guard_operands.len() != 3 || params.len() != 7 || exit.count_params() != 1 {
         return None;
     }
-    let (globals_array, nglobals) = globals_table(context, module, globals, token_type);
-    let fallbacks = crate::omp_calls::fallback_calls(d.result);
-    let kargs = if fallbacks.is_empty() { token_type.const_null().as_basic_value_enum() } else { kargs };
-    let debug_location = d.branch.get_debug_location();
+    let (globals_array, globals_count) = globals_table(context, module, globals, token_type);
+    let host_versions = crate::omp_calls::fallback_calls(dispatch.result);
+    // Without a host-version call to close the run after, enter gets no kernel arguments and refuses.
+    let kernel_args = if host_versions.is_empty() { token_type.const_null().as_basic_value_enum() } else { kernel_args };
+    let debug_location = dispatch.branch.get_debug_location();
     let builder = context.create_builder();
-    let guard_block = context.insert_basic_block_after(d.dispatch_block, GUARD_BLOCK);
+    let guard_block = context.insert_basic_block_after(dispatch.dispatch_block, GUARD_BLOCK);
     builder.position_at_end(guard_block);
-    let mut args: Vec<BasicMetadataValueEnum<'ctx>> = Vec::with_capacity(7);
-    let count = context.i32_type().const_int(nglobals, false).as_basic_value_enum();
-    for (v, ty) in guard_operands.iter().copied().chain([device, kargs, globals_array, count]).zip(&params) {
-        // integers as the function declares them (C's int / long long); pointers are opaque
-        let v = match (v, ty) {
+    let count = context.i32_type().const_int(globals_count, false).as_basic_value_enum();
+    let operands: Vec<BasicValueEnum<'ctx>> = guard_operands.iter().copied().chain([device, kernel_args, globals_array, count]).collect();
+    let token = call_host_enter(&builder, enter, &params, &operands)?;
+    let safe = builder.build_int_compare(IntPredicate::NE, token, token_type.const_null(), HOST_SAFE_VALUE).expect("positioned");
+    let br = builder.build_conditional_branch(safe, dispatch.host_block, dispatch.offload_block).expect("positioned");
+    let host_run = host_run_phi(&builder, dispatch, token);
+    close_host_runs(&builder, exit, host_run, &host_versions, debug_location);
+    for i in [token.as_instruction(), safe.as_instruction(), Some(br), Some(host_run.as_instruction())].into_iter().flatten() {
+        i.set_debug_location(debug_location);
+    }
+    // the dispatch's host edge now goes through the guard
+    unsafe { llvm_sys::core::LLVMSetSuccessor(dispatch.branch.as_value_ref(), 0, guard_block.as_mut_ptr()) };
+    Some(guard_block)
+}
+
+/// `%ompadapt.host_run = call ptr @enter(operands...)` at the builder's position, the integers
+/// converted to the types `enter` declares (C's int / long long; pointers are opaque).
+fn call_host_enter<'ctx>(
+    builder: &Builder<'ctx>,
+    enter: FunctionValue<'ctx>,
+    params: &[BasicMetadataTypeEnum<'ctx>],
+    operands: &[BasicValueEnum<'ctx>],
+) -> Option<PointerValue<'ctx>> {
+    let args: Vec<BasicMetadataValueEnum<'ctx>> = operands
+        .iter()
+        .zip(params)
+        .map(|(&v, ty)| match (v, ty) {
             (BasicValueEnum::IntValue(i), BasicMetadataTypeEnum::IntType(t)) if i.get_type() != *t => {
                 builder.build_int_s_extend_or_bit_cast(i, *t, "").map(Into::into).unwrap_or(v)
             }
             _ => v,
-        };
-        args.push(v.into());
-    }
+        })
+        .map(Into::into)
+        .collect();
     let call = builder.build_call(enter, &args, HOST_RUN_VALUE).expect("positioned");
     call.set_call_convention(enter.get_call_conventions());
-    let token = call.try_as_basic_value().basic()?.into_pointer_value();
-    let safe = builder.build_int_compare(IntPredicate::NE, token, token_type.const_null(), HOST_SAFE_VALUE).expect("positioned");
-    let br = builder.build_conditional_branch(safe, d.host_block, d.offload_block).expect("positioned");
-    let mut located: Vec<InstructionValue<'ctx>> =
-        [token.as_instruction(), safe.as_instruction(), Some(br)].into_iter().flatten().collect();
-    // the token reaches the failure path through the join (after the launch's phi)
-    match d.result.get_next_instruction() {
+    Some(call.try_as_basic_value().basic()?.into_pointer_value())
+}
+
+/// The token reaches the failure path through the join block (after the launch's phi): the
+/// enter function's result from the host path, null from the offload path.
+fn host_run_phi<'ctx>(builder: &Builder<'ctx>, dispatch: &Dispatch<'ctx>, token: PointerValue<'ctx>) -> PhiValue<'ctx> {
+    match dispatch.result.get_next_instruction() {
         Some(next) => builder.position_before(&next),
-        None => builder.position_at_end(d.join_block),
+        None => builder.position_at_end(dispatch.join_block),
     }
-    let phi = builder.build_phi(token_type, HOST_RUN_VALUE).expect("positioned");
-    let null = token_type.const_null();
-    phi.add_incoming(&[(&token as &dyn BasicValue<'ctx>, d.host_block), (&null as &dyn BasicValue<'ctx>, d.offload_block)]);
-    located.push(phi.as_instruction());
-    for host_version in fallbacks {
+    let phi = builder.build_phi(token.get_type(), HOST_RUN_VALUE).expect("positioned");
+    let null = token.get_type().const_null();
+    phi.add_incoming(&[(&token as &dyn BasicValue<'ctx>, dispatch.host_block), (&null as &dyn BasicValue<'ctx>, dispatch.offload_block)]);
+    phi
+}
+
+/// `call void @exit(%ompadapt.host_run)` after each call of the host version.
+fn close_host_runs<'ctx>(
+    builder: &Builder<'ctx>,
+    exit: FunctionValue<'ctx>,
+    host_run: PhiValue<'ctx>,
+    host_versions: &[InstructionValue<'ctx>],
+    debug_location: Option<DILocation<'ctx>>,
+) {
+    for host_version in host_versions {
         match host_version.get_next_instruction() {
             Some(next) => builder.position_before(&next),
             None => continue,
         }
-        let c = builder.build_call(exit, &[phi.as_basic_value().into()], "").expect("positioned");
+        let c = builder.build_call(exit, &[host_run.as_basic_value().into()], "").expect("positioned");
         c.set_call_convention(exit.get_call_conventions());
         c.as_any_value_enum().into_instruction_value().set_debug_location(host_version.get_debug_location().or(debug_location));
     }
-    for i in located {
-        i.set_debug_location(debug_location);
-    }
-    // the dispatch's host edge now goes through the guard
-    unsafe { llvm_sys::core::LLVMSetSuccessor(d.branch.as_value_ref(), 0, guard_block.as_mut_ptr()) };
-    Some(guard_block)
 }

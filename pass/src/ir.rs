@@ -13,17 +13,19 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::{LLVMBasicBlockRef, LLVMTypeRef, LLVMValueRef};
 use llvm_sys::LLVMOpcode;
 
-pub type V = LLVMValueRef;
-pub type B = LLVMBasicBlockRef;
+/// A value of the module being transformed (an instruction, argument, constant, function...).
+pub type ValueRef = LLVMValueRef;
+/// A basic block of the module being transformed.
+pub type BlockRef = LLVMBasicBlockRef;
 
 /// Per-run memo of the CFG queries, which the slicer asks many times over the same functions.
 /// Keys are raw LLVM pointers: [`invalidate`] must be called whenever the IR changes.
 #[derive(Default)]
 struct Cache {
-    position: HashMap<V, usize>,
-    preds: HashMap<V, Rc<HashMap<B, Vec<B>>>>,
-    domtree: HashMap<V, Rc<DomTree>>,
-    between: HashMap<(V, V), Rc<Between>>,
+    position: HashMap<ValueRef, usize>,
+    preds: HashMap<ValueRef, Rc<HashMap<BlockRef, Vec<BlockRef>>>>,
+    domtree: HashMap<ValueRef, Rc<DomTree>>,
+    between: HashMap<(ValueRef, ValueRef), Rc<Between>>,
 }
 
 thread_local! {
@@ -48,54 +50,54 @@ pub fn invalidate_instructions() {
 /// The instructions on the paths between two points ([`between`]).
 #[derive(Debug, Default)]
 pub struct Between {
-    pub list: Vec<V>,
-    set: HashSet<V>,
+    pub list: Vec<ValueRef>,
+    set: HashSet<ValueRef>,
 }
 
 impl Between {
-    pub fn contains(&self, v: &V) -> bool {
+    pub fn contains(&self, v: &ValueRef) -> bool {
         self.set.contains(v)
     }
 }
 
-pub fn is_instruction(v: V) -> bool {
+pub fn is_instruction(v: ValueRef) -> bool {
     !v.is_null() && unsafe { !LLVMIsAInstruction(v).is_null() }
 }
-pub fn is_argument(v: V) -> bool {
+pub fn is_argument(v: ValueRef) -> bool {
     unsafe { !LLVMIsAArgument(v).is_null() }
 }
-pub fn is_constant(v: V) -> bool {
+pub fn is_constant(v: ValueRef) -> bool {
     unsafe { !LLVMIsAConstant(v).is_null() }
 }
-pub fn is_alloca(v: V) -> bool {
+pub fn is_alloca(v: ValueRef) -> bool {
     unsafe { !LLVMIsAAllocaInst(v).is_null() }
 }
-pub fn is_global_variable(v: V) -> bool {
+pub fn is_global_variable(v: ValueRef) -> bool {
     unsafe { !LLVMIsAGlobalVariable(v).is_null() }
 }
-pub fn is_function(v: V) -> bool {
+pub fn is_function(v: ValueRef) -> bool {
     unsafe { !LLVMIsAFunction(v).is_null() }
 }
 
-pub fn opcode(v: V) -> Option<LLVMOpcode> {
+pub fn opcode(v: ValueRef) -> Option<LLVMOpcode> {
     is_instruction(v).then(|| unsafe { LLVMGetInstructionOpcode(v) })
 }
 
-pub fn operand(v: V, i: u32) -> V {
+pub fn operand(v: ValueRef, i: u32) -> ValueRef {
     unsafe { LLVMGetOperand(v, i) }
 }
-pub fn num_operands(v: V) -> u32 {
+pub fn num_operands(v: ValueRef) -> u32 {
     unsafe { LLVMGetNumOperands(v) as u32 }
 }
 
-pub fn block_of(v: V) -> B {
+pub fn block_of(v: ValueRef) -> BlockRef {
     unsafe { LLVMGetInstructionParent(v) }
 }
-pub fn function_of_block(b: B) -> V {
+pub fn function_of_block(b: BlockRef) -> ValueRef {
     unsafe { LLVMGetBasicBlockParent(b) }
 }
 /// The function an instruction or argument belongs to (null for constants).
-pub fn function_of(v: V) -> V {
+pub fn function_of(v: ValueRef) -> ValueRef {
     if is_instruction(v) {
         function_of_block(block_of(v))
     } else if is_argument(v) {
@@ -105,11 +107,11 @@ pub fn function_of(v: V) -> V {
     }
 }
 
-pub fn type_of(v: V) -> LLVMTypeRef {
+pub fn type_of(v: ValueRef) -> LLVMTypeRef {
     unsafe { LLVMTypeOf(v) }
 }
 
-pub fn name(v: V) -> String {
+pub fn name(v: ValueRef) -> String {
     unsafe {
         let mut len = 0usize;
         let p = LLVMGetValueName2(v, &mut len);
@@ -120,12 +122,12 @@ pub fn name(v: V) -> String {
     }
 }
 
-pub fn is_call(v: V) -> bool {
+pub fn is_call(v: ValueRef) -> bool {
     matches!(opcode(v), Some(LLVMOpcode::LLVMCall) | Some(LLVMOpcode::LLVMInvoke))
 }
 
 /// The directly called function of a call or invoke (through no cast), or null.
-pub fn callee(v: V) -> V {
+pub fn callee(v: ValueRef) -> ValueRef {
     if !is_call(v) {
         return std::ptr::null_mut();
     }
@@ -138,7 +140,7 @@ pub fn callee(v: V) -> V {
 }
 
 /// Name of the directly called function ("" for indirect calls and non-calls).
-pub fn callee_name(v: V) -> String {
+pub fn callee_name(v: ValueRef) -> String {
     let c = callee(v);
     if c.is_null() {
         String::new()
@@ -147,26 +149,26 @@ pub fn callee_name(v: V) -> String {
     }
 }
 
-pub fn call_args(v: V) -> Vec<V> {
+pub fn call_args(v: ValueRef) -> Vec<ValueRef> {
     let n = unsafe { LLVMGetNumArgOperands(v) };
     (0..n).map(|i| operand(v, i)).collect()
 }
 
-pub fn is_declaration(f: V) -> bool {
+pub fn is_declaration(f: ValueRef) -> bool {
     unsafe { LLVMIsDeclaration(f) != 0 }
 }
 
-pub fn params(f: V) -> Vec<V> {
+pub fn params(f: ValueRef) -> Vec<ValueRef> {
     let n = unsafe { LLVMCountParams(f) };
     (0..n).map(|i| unsafe { LLVMGetParam(f, i) }).collect()
 }
 
-pub fn param_index(arg: V) -> Option<usize> {
+pub fn param_index(arg: ValueRef) -> Option<usize> {
     let f = unsafe { LLVMGetParamParent(arg) };
     params(f).iter().position(|p| *p == arg)
 }
 
-pub fn blocks(f: V) -> Vec<B> {
+pub fn blocks(f: ValueRef) -> Vec<BlockRef> {
     let mut out = Vec::new();
     unsafe {
         let mut b = LLVMGetFirstBasicBlock(f);
@@ -178,7 +180,7 @@ pub fn blocks(f: V) -> Vec<B> {
     out
 }
 
-pub fn instructions(b: B) -> Vec<V> {
+pub fn instructions(b: BlockRef) -> Vec<ValueRef> {
     let mut out = Vec::new();
     unsafe {
         let mut i = LLVMGetFirstInstruction(b);
@@ -190,11 +192,11 @@ pub fn instructions(b: B) -> Vec<V> {
     out
 }
 
-pub fn function_instructions(f: V) -> Vec<V> {
+pub fn function_instructions(f: ValueRef) -> Vec<ValueRef> {
     blocks(f).into_iter().flat_map(instructions).collect()
 }
 
-pub fn successors(b: B) -> Vec<B> {
+pub fn successors(b: BlockRef) -> Vec<BlockRef> {
     unsafe {
         let t = LLVMGetBasicBlockTerminator(b);
         if t.is_null() {
@@ -204,12 +206,12 @@ pub fn successors(b: B) -> Vec<B> {
     }
 }
 
-pub fn entry_block(f: V) -> B {
+pub fn entry_block(f: ValueRef) -> BlockRef {
     unsafe { LLVMGetEntryBasicBlock(f) }
 }
 
 /// Users of `v` (any kind of value).
-pub fn users(v: V) -> Vec<V> {
+pub fn users(v: ValueRef) -> Vec<ValueRef> {
     let mut out = Vec::new();
     unsafe {
         let mut u = LLVMGetFirstUse(v);
@@ -222,7 +224,7 @@ pub fn users(v: V) -> Vec<V> {
 }
 
 /// Position of an instruction in its block.
-pub fn index_in_block(v: V) -> usize {
+pub fn index_in_block(v: ValueRef) -> usize {
     if let Some(i) = CACHE.with(|c| c.borrow().position.get(&v).copied()) {
         return i;
     }
@@ -237,11 +239,11 @@ pub fn index_in_block(v: V) -> usize {
 }
 
 /// Predecessor lists of the blocks of `f`.
-pub fn predecessors(f: V) -> Rc<HashMap<B, Vec<B>>> {
+pub fn predecessors(f: ValueRef) -> Rc<HashMap<BlockRef, Vec<BlockRef>>> {
     if let Some(p) = CACHE.with(|c| c.borrow().preds.get(&f).cloned()) {
         return p;
     }
-    let mut preds: HashMap<B, Vec<B>> = HashMap::new();
+    let mut preds: HashMap<BlockRef, Vec<BlockRef>> = HashMap::new();
     for b in blocks(f) {
         preds.entry(b).or_default();
         for s in successors(b) {
@@ -254,9 +256,9 @@ pub fn predecessors(f: V) -> Rc<HashMap<B, Vec<B>>> {
 }
 
 /// Blocks reachable from `start` (inclusive) through successor edges, not entering `avoid`.
-pub fn reachable_from(start: &[B], avoid: Option<B>) -> HashSet<B> {
+pub fn reachable_from(start: &[BlockRef], avoid: Option<BlockRef>) -> HashSet<BlockRef> {
     let mut seen = HashSet::new();
-    let mut queue: VecDeque<B> = start.iter().copied().filter(|b| Some(*b) != avoid).collect();
+    let mut queue: VecDeque<BlockRef> = start.iter().copied().filter(|b| Some(*b) != avoid).collect();
     while let Some(b) = queue.pop_front() {
         if !seen.insert(b) {
             continue;
@@ -271,10 +273,10 @@ pub fn reachable_from(start: &[B], avoid: Option<B>) -> HashSet<B> {
 }
 
 /// Blocks from which one of `targets` is reachable (inclusive).
-pub fn reaching(f: V, targets: &[B]) -> HashSet<B> {
+pub fn reaching(f: ValueRef, targets: &[BlockRef]) -> HashSet<BlockRef> {
     let preds = predecessors(f);
     let mut seen = HashSet::new();
-    let mut queue: VecDeque<B> = targets.iter().copied().collect();
+    let mut queue: VecDeque<BlockRef> = targets.iter().copied().collect();
     while let Some(b) = queue.pop_front() {
         if !seen.insert(b) {
             continue;
@@ -290,7 +292,7 @@ pub fn reaching(f: V, targets: &[B]) -> HashSet<B> {
 
 /// Whether block `dom` dominates block `b` in `f` (blocks unreachable from the entry are
 /// dominated by everything).
-pub fn block_dominates(f: V, dom: B, b: B) -> bool {
+pub fn block_dominates(f: ValueRef, dom: BlockRef, b: BlockRef) -> bool {
     if dom == b || dom == entry_block(f) {
         return true;
     }
@@ -314,11 +316,11 @@ pub fn block_dominates(f: V, dom: B, b: B) -> bool {
 /// reverse post-order), numbered by a depth-first walk so that a dominance query is two
 /// comparisons.
 struct DomTree {
-    number: HashMap<B, (usize, usize)>,
+    number: HashMap<BlockRef, (usize, usize)>,
 }
 
 impl DomTree {
-    fn new(f: V) -> DomTree {
+    fn new(f: ValueRef) -> DomTree {
         let entry = entry_block(f);
         // Post-order of the blocks reachable from the entry (iteratively: no recursion limit).
         let mut post = Vec::new();
@@ -337,10 +339,10 @@ impl DomTree {
                 stack.pop();
             }
         }
-        let order: HashMap<B, usize> = post.iter().enumerate().map(|(i, b)| (*b, i)).collect();
+        let order: HashMap<BlockRef, usize> = post.iter().enumerate().map(|(i, b)| (*b, i)).collect();
         let preds = predecessors(f);
-        let mut idom: HashMap<B, B> = HashMap::from([(entry, entry)]);
-        let intersect = |idom: &HashMap<B, B>, mut a: B, mut b: B| {
+        let mut idom: HashMap<BlockRef, BlockRef> = HashMap::from([(entry, entry)]);
+        let intersect = |idom: &HashMap<BlockRef, BlockRef>, mut a: BlockRef, mut b: BlockRef| {
             while a != b {
                 while order[&a] < order[&b] {
                     a = idom[&a];
@@ -355,7 +357,7 @@ impl DomTree {
         while changed {
             changed = false;
             for b in post.iter().rev().filter(|b| **b != entry) {
-                let mut new: Option<B> = None;
+                let mut new: Option<BlockRef> = None;
                 for p in preds.get(b).into_iter().flatten().filter(|p| idom.contains_key(p)) {
                     new = Some(match new {
                         None => *p,
@@ -370,7 +372,7 @@ impl DomTree {
                 }
             }
         }
-        let mut children: HashMap<B, Vec<B>> = HashMap::new();
+        let mut children: HashMap<BlockRef, Vec<BlockRef>> = HashMap::new();
         for (b, d) in &idom {
             if b != d {
                 children.entry(*d).or_default().push(*b);
@@ -379,7 +381,7 @@ impl DomTree {
         let mut number = HashMap::new();
         let mut counter = 0usize;
         let mut stack = vec![(entry, false)];
-        let mut pre: HashMap<B, usize> = HashMap::new();
+        let mut pre: HashMap<BlockRef, usize> = HashMap::new();
         while let Some((b, done)) = stack.pop() {
             if done {
                 number.insert(b, (pre[&b], counter));
@@ -399,7 +401,7 @@ impl DomTree {
 
 /// Whether instruction `a` dominates instruction `b` (same function); `a` does not dominate
 /// itself.
-pub fn inst_dominates(a: V, b: V) -> bool {
+pub fn inst_dominates(a: ValueRef, b: ValueRef) -> bool {
     let (ba, bb) = (block_of(a), block_of(b));
     if ba == bb {
         return index_in_block(a) < index_in_block(b);
@@ -409,7 +411,7 @@ pub fn inst_dominates(a: V, b: V) -> bool {
 
 /// Instructions that may execute after `from` and before `to` on some path from `from` to `to`
 /// in their function (both excluded); `from = None` means the function's entry.
-pub fn between(from: Option<V>, to: V) -> Rc<Between> {
+pub fn between(from: Option<ValueRef>, to: ValueRef) -> Rc<Between> {
     let key = (from.unwrap_or(std::ptr::null_mut()), to);
     if let Some(b) = CACHE.with(|c| c.borrow().between.get(&key).cloned()) {
         return b;
@@ -421,13 +423,13 @@ pub fn between(from: Option<V>, to: V) -> Rc<Between> {
     b
 }
 
-fn between_uncached(from: Option<V>, to: V) -> Vec<V> {
+fn between_uncached(from: Option<ValueRef>, to: ValueRef) -> Vec<ValueRef> {
     let f = function_of(to);
     let tb = block_of(to);
     let ti = index_in_block(to);
-    let mut out: Vec<V> = Vec::new();
-    let mut seen: HashSet<V> = HashSet::new();
-    let mut add = |v: V, out: &mut Vec<V>| {
+    let mut out: Vec<ValueRef> = Vec::new();
+    let mut seen: HashSet<ValueRef> = HashSet::new();
+    let mut add = |v: ValueRef, out: &mut Vec<ValueRef>| {
         if Some(v) != from && v != to && seen.insert(v) {
             out.push(v);
         }
@@ -469,7 +471,7 @@ fn between_uncached(from: Option<V>, to: V) -> Vec<V> {
     for i in &instructions(ab)[ai + 1..] {
         add(*i, &mut out);
     }
-    let targets: Vec<B> = tb_preds.iter().copied().filter(|p| *p != ab).collect();
+    let targets: Vec<BlockRef> = tb_preds.iter().copied().filter(|p| *p != ab).collect();
     let bwd = reaching_avoiding(&preds, &targets, ab);
     for b in blocks(f) {
         if b != ab && fwd.contains(&b) && bwd.contains(&b) {
@@ -485,9 +487,9 @@ fn between_uncached(from: Option<V>, to: V) -> Vec<V> {
 }
 
 /// Blocks from which one of `targets` is reachable without entering `avoid` (inclusive).
-fn reaching_avoiding(preds: &HashMap<B, Vec<B>>, targets: &[B], avoid: B) -> HashSet<B> {
+fn reaching_avoiding(preds: &HashMap<BlockRef, Vec<BlockRef>>, targets: &[BlockRef], avoid: BlockRef) -> HashSet<BlockRef> {
     let mut seen = HashSet::new();
-    let mut queue: VecDeque<B> = targets.iter().copied().filter(|b| *b != avoid).collect();
+    let mut queue: VecDeque<BlockRef> = targets.iter().copied().filter(|b| *b != avoid).collect();
     while let Some(b) = queue.pop_front() {
         if !seen.insert(b) {
             continue;
@@ -502,12 +504,12 @@ fn reaching_avoiding(preds: &HashMap<B, Vec<B>>, targets: &[B], avoid: B) -> Has
 }
 
 /// Whether `b` lies on a cycle of its function.
-pub fn in_cycle(b: B) -> bool {
+pub fn in_cycle(b: BlockRef) -> bool {
     reachable_from(&successors(b), None).contains(&b)
 }
 
 /// Whether `to` can be reached from `from` (same function) without executing `avoid`.
-pub fn reaches_avoiding(from: V, to: V, avoid: V) -> bool {
+pub fn reaches_avoiding(from: ValueRef, to: ValueRef, avoid: ValueRef) -> bool {
     let (fb, tb, ab) = (block_of(from), block_of(to), block_of(avoid));
     let fi = index_in_block(from);
     if fb == tb && fi < index_in_block(to) && !(ab == fb && index_in_block(avoid) > fi && index_in_block(avoid) < index_in_block(to)) {
@@ -525,7 +527,7 @@ pub fn reaches_avoiding(from: V, to: V, avoid: V) -> bool {
 }
 
 /// Intrinsic id of a called function (0 when not an intrinsic).
-pub fn intrinsic_id(f: V) -> u32 {
+pub fn intrinsic_id(f: ValueRef) -> u32 {
     if f.is_null() {
         0
     } else {
@@ -534,12 +536,12 @@ pub fn intrinsic_id(f: V) -> u32 {
 }
 
 /// The integer value of a constant integer, sign-extended.
-pub fn const_int(v: V) -> Option<i64> {
+pub fn const_int(v: ValueRef) -> Option<i64> {
     unsafe { (!LLVMIsAConstantInt(v).is_null()).then(|| LLVMConstIntGetSExtValue(v)) }
 }
 
 /// Strips constant-expression casts and GEPs of zero offset down to a global.
-pub fn strip_to_global(v: V) -> V {
+pub fn strip_to_global(v: ValueRef) -> ValueRef {
     let mut v = v;
     for _ in 0..8 {
         unsafe {
@@ -559,7 +561,7 @@ pub fn strip_to_global(v: V) -> V {
 }
 
 /// The bytes of a constant C string global (without the trailing NUL).
-pub fn c_string(v: V) -> Option<String> {
+pub fn c_string(v: ValueRef) -> Option<String> {
     let g = strip_to_global(v);
     if !is_global_variable(g) {
         return None;
@@ -581,7 +583,7 @@ pub fn c_string(v: V) -> Option<String> {
 }
 
 /// `file:line` of an instruction's debug location, if it has one.
-pub fn debug_location(v: V) -> Option<String> {
+pub fn debug_location(v: ValueRef) -> Option<String> {
     use llvm_sys::debuginfo::*;
     unsafe {
         let loc = LLVMInstructionGetDebugLoc(v);

@@ -10,7 +10,7 @@ use inkwell::values::{AsValueRef, InstructionValue};
 use llvm_sys::prelude::LLVMValueRef;
 
 use crate::cfg;
-use crate::offload_site::{first_instruction_after, is_marker_call, OffloadSite};
+use crate::launch_site::{first_instruction_after, is_marker_call, LaunchSite};
 use crate::omp_calls::{is_call_to, is_kernel_launch, KMPC_OMP_TARGET_TASK_ALLOC};
 
 /// Result of looking for the launch of one site.
@@ -26,7 +26,7 @@ pub enum LaunchSearch<'ctx> {
 }
 
 /// Looks for the launch of `site`; `claimed` holds launches other sites already rewrote.
-pub fn find_launch_after<'ctx>(site: &OffloadSite<'ctx>, claimed: &HashSet<LLVMValueRef>) -> LaunchSearch<'ctx> {
+pub fn find_launch_after<'ctx>(site: &LaunchSite<'ctx>, claimed: &HashSet<LLVMValueRef>) -> LaunchSearch<'ctx> {
     let Some(marker_block) = site.marker.get_parent() else {
         return LaunchSearch::NotFound { deferred: false };
     };
@@ -87,7 +87,7 @@ fn scan_block_from<'ctx>(start: Option<InstructionValue<'ctx>>, claimed: &HashSe
     Scan::End(block)
 }
 
-fn dominated_by_marker(site: &OffloadSite<'_>, launch: InstructionValue<'_>) -> bool {
+fn dominated_by_marker(site: &LaunchSite<'_>, launch: InstructionValue<'_>) -> bool {
     let (Some(marker_block), Some(launch_block)) = (site.marker.get_parent(), launch.get_parent()) else {
         return false;
     };

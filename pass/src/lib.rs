@@ -10,25 +10,26 @@
 //! points at a descriptor naming them and the call's result becomes their number (see
 //! [`auto_features`]).
 //!
-//! Then, for each call of [`MARKER_FUNCTION`] (`__ompadapt_offload_site(use_host, "model")`,
-//! or `__ompadapt_launch_site` with launch settings) the pass finds the first
-//! `__tgt_target_kernel` call reachable after it, rewrites it (see [`dispatch`]) so that a
-//! non-zero `use_host` skips the launch and takes clang's own failure path (the host fallback),
-//! deletes the marker, records the site in `!ompadapt.regions`, and deletes the marker function
-//! once unused. A marker with no launch after it is left alone (the runtime warns when it runs)
-//! and reported on stderr. Running the pass twice changes nothing the second time; device
-//! modules are never touched.
+//! Then, for each call of [`LAUNCH_MARKER`] (`__ompadapt_launch_site(use_host, num_teams,
+//! thread_limit, "model")`) the pass finds the first `__tgt_target_kernel` call reachable after
+//! it, rewrites it (see [`dispatch`]) so that a non-zero `use_host` skips the launch and takes
+//! clang's own failure path (the host fallback) and the variant's launch settings replace the
+//! launch's, deletes the marker, records the site in `!ompadapt.regions`, and deletes the marker
+//! function once unused. A marker with no launch after it is left alone (the runtime warns when
+//! it runs) and reported on stderr. What the pass did and could not do is also said as LLVM
+//! optimisation remarks ([`remarks`]). Running the pass twice changes nothing the second time;
+//! device modules are never touched.
 //!
 //! Layout:
 //! - [`omp_calls`]: libomptarget entry points and how to recognise their calls;
-//! - [`offload_site`]: marker discovery and removal;
+//! - [`launch_site`]: marker discovery and removal (the names come from `ompadapt_abi::markers`);
 //! - [`launch_search`]: the launch that follows a marker;
 //! - [`cfg`]: successors, dominance, phi edits;
 //! - [`dispatch`]: the rewrite; [`device_globals`]: the `declare target` variables a kernel
 //!   reaches (the cpu variant's runtime copies treat them as present storage);
 //! - [`metadata`]: `!ompadapt.regions` and `!ompadapt.dispatch`;
 //! - [`module_kind`]: host vs device modules;
-//! - [`diagnostics`]: the warnings; [`remarks`]: the optional remarks;
+//! - [`diagnostics`]: the warnings; [`remarks`]: the optimisation remarks (docs/remarks.md);
 //! - [`auto_features`]: the `features(auto)` markers, with [`worksharing`] (the loops a launch
 //!   runs), [`slice`] (bounds rebuilt at the marker), [`memory`] (what may write what),
 //!   [`map_sizes`] (`bytes_mapped`), [`static_features`] and [`ir`] (raw IR helpers, memoised
@@ -41,11 +42,11 @@ pub mod diagnostics;
 pub mod dispatch;
 pub mod ir;
 pub mod launch_search;
+pub mod launch_site;
 pub mod map_sizes;
 pub mod memory;
 pub mod metadata;
 pub mod module_kind;
-pub mod offload_site;
 pub mod omp_calls;
 pub mod plugin_entry;
 pub mod remarks;
@@ -57,15 +58,18 @@ use std::collections::{BTreeSet, HashSet};
 use std::mem::ManuallyDrop;
 
 use inkwell::module::Module;
-use inkwell::values::AsValueRef;
+use inkwell::values::{AsValueRef, FunctionValue, InstructionValue};
 
 pub use diagnostics::{Unlowered, WARNING_PREFIX};
 pub use metadata::{recorded_regions, RegionRecord, DISPATCH_METADATA, REGIONS_METADATA};
-pub use offload_site::MARKER_FUNCTION;
+pub use remarks::{Remark, RemarkId, RemarkKind, RemarkPlace};
 
 use launch_search::{find_launch_after, LaunchSearch};
+use launch_site::{find_launch_sites, remove_marker, remove_unused_marker_functions, LaunchSite};
 use llvm_sys::prelude::LLVMValueRef;
-use offload_site::{find_offload_sites, remove_marker, remove_unused_marker_functions, OffloadSite};
+
+/// Name of the launch-site marker function (see `ompadapt_abi::markers`).
+pub const LAUNCH_MARKER: &str = launch_site::LAUNCH_SITE.name;
 
 /// Name under which the pass is registered (`opt -passes=ompadapt`).
 pub const PASS_NAME: &str = "ompadapt";
@@ -79,9 +83,8 @@ pub struct PassOutcome {
     pub rewritten: Vec<RewrittenSite>,
     /// Warnings (each a full line starting with [`WARNING_PREFIX`]), not yet printed.
     pub warnings: Vec<String>,
-    /// Remarks (each a full line starting with [`remarks::REMARK_PREFIX`]), printed only when
-    /// remarks are on.
-    pub remarks: Vec<String>,
+    /// Optimisation remarks, not yet emitted.
+    pub remarks: Vec<Remark>,
     /// The regions whose `features(auto)` marker was replaced: model and feature names.
     pub auto_features: Vec<(String, Vec<String>)>,
 }
@@ -95,16 +98,15 @@ pub struct RewrittenSite {
     pub record: RegionRecord,
 }
 
-/// Runs the pass on `module`, printing warnings to stderr; returns whether it changed anything.
+/// Runs the pass on `module`, printing warnings to stderr and emitting the optimisation remarks
+/// (which LLVM shows or records when asked to); returns whether it changed anything.
 pub fn run_on_module(module: &Module<'_>) -> bool {
     let outcome = transform_module(module);
     for warning in &outcome.warnings {
         eprintln!("{warning}");
     }
-    if remarks::remarks_enabled() {
-        for remark in &outcome.remarks {
-            eprintln!("{remark}");
-        }
+    for remark in &outcome.remarks {
+        remark.emit();
     }
     outcome.changed
 }
@@ -136,14 +138,14 @@ pub fn transform_module(module: &Module<'_>) -> PassOutcome {
     outcome.remarks = auto.remarks;
     outcome.warnings.extend(auto.warnings);
     outcome.auto_features = auto.regions;
-    let (sites, malformed) = find_offload_sites(module);
+    let (sites, malformed) = find_launch_sites(module);
     for m in malformed {
-        outcome.warnings.push(diagnostics::malformed_marker_warning(&m.function, MARKER_FUNCTION, m.reason));
+        outcome.warnings.push(diagnostics::malformed_marker_warning(&m.function, LAUNCH_MARKER, m.reason));
     }
     let mut claimed = HashSet::new();
     let mut reported = BTreeSet::new();
     for site in &sites {
-        match lower_site(module, site, &claimed) {
+        match lower_site(module, site, &claimed, &mut outcome.remarks) {
             Ok((launch, rewritten)) => {
                 claimed.insert(launch);
                 outcome.rewritten.push(rewritten);
@@ -154,37 +156,46 @@ pub fn transform_module(module: &Module<'_>) -> PassOutcome {
                 // Once per function and region.
                 if reported.insert((function.clone(), model.clone())) {
                     outcome.warnings.push(diagnostics::unlowered_warning(&function, &model, why));
+                    outcome.remarks.push(Remark::at(why.remark_id(), site.marker.as_value_ref(), &model, why.reason()));
                 }
             }
         }
     }
     if outcome.changed {
         remove_unused_marker_functions(module);
-        offload_site::remove_unused_guard_functions(module);
+        launch_site::remove_unused_guard_functions(module);
     }
     outcome
+}
+
+/// The launch that follows `site`, or why its region cannot be dispatched.
+fn launch_of<'ctx>(
+    module: &Module<'ctx>,
+    site: &LaunchSite<'ctx>,
+    claimed: &HashSet<LLVMValueRef>,
+) -> Result<InstructionValue<'ctx>, Unlowered> {
+    match find_launch_after(site, claimed) {
+        LaunchSearch::Found(launch) if launch.get_first_use().is_some() => Ok(launch),
+        LaunchSearch::Found(_) => Err(Unlowered::UnusedLaunchResult),
+        LaunchSearch::NotDominated(_) => Err(Unlowered::NotDominated),
+        LaunchSearch::NotFound { deferred: true } => Err(Unlowered::DeferredTarget),
+        LaunchSearch::NotFound { deferred: false } => Err(if module.get_function(omp_calls::TGT_TARGET_KERNEL).is_none() {
+            Unlowered::NoOffloadInModule
+        } else {
+            Unlowered::NoLaunch
+        }),
+    }
 }
 
 /// Turns the launch after `site` into a dispatch, deletes the marker and records the region;
 /// returns the launch (now claimed) and what was done, or why the site stays as it is.
 fn lower_site<'ctx>(
     module: &Module<'ctx>,
-    site: &OffloadSite<'ctx>,
+    site: &LaunchSite<'ctx>,
     claimed: &HashSet<LLVMValueRef>,
+    remarks: &mut Vec<Remark>,
 ) -> Result<(LLVMValueRef, RewrittenSite), Unlowered> {
-    let launch = match find_launch_after(site, claimed) {
-        LaunchSearch::Found(launch) if launch.get_first_use().is_some() => launch,
-        LaunchSearch::Found(_) => return Err(Unlowered::UnusedLaunchResult),
-        LaunchSearch::NotDominated(_) => return Err(Unlowered::NotDominated),
-        LaunchSearch::NotFound { deferred: true } => return Err(Unlowered::DeferredTarget),
-        LaunchSearch::NotFound { deferred: false } => {
-            return Err(if module.get_function(omp_calls::TGT_TARGET_KERNEL).is_none() {
-                Unlowered::NoOffloadInModule
-            } else {
-                Unlowered::NoLaunch
-            })
-        }
-    };
+    let launch = launch_of(module, site, claimed)?;
     let model = site.model();
     let fallback = omp_calls::host_fallback(launch);
     let record = RegionRecord {
@@ -192,30 +203,70 @@ fn lower_site<'ctx>(
         region_id: omp_calls::region_id_name(launch),
         host_fallback: fallback.map(|f| f.get_name().to_string_lossy().into_owned()).unwrap_or_default(),
     };
-    let context = module.get_context();
-    let use_host = site.use_host.into_int_value();
-    let d = dispatch::build_dispatch(
-        &context,
+    let settings = dispatch::LaunchSettings { num_teams: site.num_teams, thread_limit: site.thread_limit };
+    let dispatch = dispatch::build_dispatch(
+        &module.get_context(),
         launch,
-        use_host,
+        site.use_host.into_int_value(),
         &model,
         site.marker.get_debug_location(),
-        match (site.num_teams, site.thread_limit) {
-            (Some(num_teams), Some(thread_limit)) => Some(dispatch::LaunchSettings { num_teams, thread_limit }),
-            _ => None,
-        },
+        settings,
     );
+    let marker = site.marker.as_value_ref();
+    let set_in_launch = if settings.are_all_zero() { "" } else { ", with the variant's num_teams and thread_limit set in the launch" };
+    remarks.push(Remark::at(
+        RemarkId::LaunchDispatched,
+        marker,
+        &model,
+        format!("the offload launch became a dispatch between the host version and the offload{set_in_launch}"),
+    ));
     // the cpu variant's run-time check (regions with a cpu variant, see the lowering header)
-    if let Some(guard) = offload_site::guard_of(site) {
-        if let (Some((enter, exit)), Some(ops)) = (offload_site::host_run_functions(module), guard.enter_operands()) {
-            let globals =
-                fallback.map(|f| device_globals::reached(f, &device_globals::declare_target_variables(module))).unwrap_or_default();
-            if dispatch::add_host_guard(&context, module, &d, launch, enter, exit, &ops, &globals).is_some() {
-                offload_site::remove_guard(&guard);
-            }
-        }
+    if let Some(guard) = launch_site::guard_of(site) {
+        remarks.push(place_host_guard(module, &guard, &dispatch, launch, fallback, &model));
     }
     remove_marker(site);
     metadata::record_region(module, &record);
     Ok((launch.as_value_ref(), RewrittenSite { function: site.function_name(), record }))
+}
+
+/// Puts the runtime's copies around the host version on `dispatch`'s host path (see
+/// [`dispatch::add_host_guard`]) and deletes the guard marker; the remark says whether it could.
+fn place_host_guard<'ctx>(
+    module: &Module<'ctx>,
+    guard: &launch_site::HostGuard<'ctx>,
+    dispatch: &dispatch::Dispatch<'ctx>,
+    launch: InstructionValue<'ctx>,
+    fallback: Option<FunctionValue<'ctx>>,
+    model: &str,
+) -> Remark {
+    // The guard call is deleted before the remark.
+    let place = RemarkPlace::of(guard.call.as_value_ref());
+    let (enter, exit) = (launch_site::HOST_ENTER.name, launch_site::HOST_EXIT.name);
+    let not_placed = |why: &str| {
+        let consequence = "the runtime will report the cpu variant unavailable and run its replacement";
+        place.remark(RemarkId::HostGuardNotPlaced, model, format!("the cpu variant's host guard stays a call: {why}; {consequence}"))
+    };
+    let Some((enter_function, exit_function)) = launch_site::host_run_functions(module) else {
+        return not_placed(&format!("{enter} and {exit} are not in the module"));
+    };
+    let placed = guard.enter_operands().and_then(|operands| {
+        let variables = device_globals::declare_target_variables(module);
+        let globals = fallback.map(|f| device_globals::reached(f, &variables)).unwrap_or_default();
+        dispatch::add_host_guard(&module.get_context(), module, dispatch, launch, enter_function, exit_function, &operands, &globals)
+            .map(|_| globals.len())
+    });
+    let Some(globals) = placed else {
+        return not_placed("the launch or the guard does not have the operands the pass expects");
+    };
+    launch_site::remove_guard(guard);
+    let reached = match globals {
+        0 => String::new(),
+        n => format!(", with the {n} 'declare target' variables the kernel reaches as present storage"),
+    };
+    let copies = format!("the runtime's copies ({enter} before, {exit} after)");
+    place.remark(
+        RemarkId::HostGuardPlaced,
+        model,
+        format!("the host version runs between {copies}, so that it ends as the offload would{reached}"),
+    )
 }

@@ -13,7 +13,7 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::LLVMTypeRef;
 use llvm_sys::LLVMTypeKind;
 
-use crate::ir::{self, V};
+use crate::ir::{self, ValueRef};
 use crate::memory::{self, Addr, Base};
 use crate::slice::{constant_at, no, Expr, NoSlice, Slicer};
 
@@ -22,13 +22,13 @@ const MAP_TO_FROM: i64 = 0x1 | 0x2;
 
 /// The number of bytes `launch` (a `__tgt_target_kernel` call) maps to or from the device, as a
 /// computation at the marker (an `i64`), or why there is none.
-pub fn bytes_mapped(slicer: &mut Slicer<'_>, launch: V) -> Result<Rc<Expr>, NoSlice> {
-    let td = slicer.td;
+pub fn bytes_mapped(slicer: &mut Slicer<'_>, launch: ValueRef) -> Result<Rc<Expr>, NoSlice> {
+    let data_layout = slicer.data_layout;
     let args = ir::call_args(launch);
     let Some(kargs) = args.get(5).copied() else {
         return no("the launch has no kernel arguments");
     };
-    let base = memory::decompose(td, kargs);
+    let base = memory::decompose(data_layout, kargs);
     let Base::Alloca(k) = base.base else {
         return no("the kernel arguments are not a local structure");
     };
@@ -37,9 +37,11 @@ pub fn bytes_mapped(slicer: &mut Slicer<'_>, launch: V) -> Result<Rc<Expr>, NoSl
         return no("the kernel arguments do not have the expected layout");
     }
     let field = |i: u32| -> (i64, LLVMTypeRef) {
-        unsafe { (llvm_sys::target::LLVMOffsetOfElement(td, st, i) as i64 + base.offset.unwrap_or(0), LLVMStructGetTypeAtIndex(st, i)) }
+        unsafe {
+            (llvm_sys::target::LLVMOffsetOfElement(data_layout, st, i) as i64 + base.offset.unwrap_or(0), LLVMStructGetTypeAtIndex(st, i))
+        }
     };
-    let reaching = |slicer: &mut Slicer<'_>, off: i64, ty: LLVMTypeRef| -> Option<V> {
+    let reaching = |slicer: &mut Slicer<'_>, off: i64, ty: LLVMTypeRef| -> Option<ValueRef> {
         slicer.reaching_stored_value(Addr { base: base.base, offset: Some(off) }, ty, launch)
     };
     let (n_off, n_ty) = field(1);
@@ -51,22 +53,22 @@ pub fn bytes_mapped(slicer: &mut Slicer<'_>, launch: V) -> Result<Rc<Expr>, NoSl
     let (Some(sizes), Some(types)) = (reaching(slicer, s_off, p_ty), reaching(slicer, m_off, p_ty)) else {
         return no("the map sizes or types are not known at the launch");
     };
-    let types = memory::decompose(td, types);
+    let types = memory::decompose(data_layout, types);
     let Base::Global(tg) = types.base else {
         return no("the map types are not a constant array");
     };
     let i64t = unsafe { LLVMInt64TypeInContext(LLVMGetTypeContext(ir::type_of(launch))) };
-    let sizes = memory::decompose(td, sizes);
+    let sizes = memory::decompose(data_layout, sizes);
     let mut total: Option<Rc<Expr>> = None;
     for i in 0..n {
-        let Some(t) = constant_at(td, tg, types.offset.unwrap_or(0) + 8 * i, i64t).and_then(ir::const_int) else {
+        let Some(t) = constant_at(data_layout, tg, types.offset.unwrap_or(0) + 8 * i, i64t).and_then(ir::const_int) else {
             return no("a map type is not a constant");
         };
         if t & MAP_TO_FROM == 0 {
             continue;
         }
         let size = match sizes.base {
-            Base::Global(g) => match constant_at(td, g, sizes.offset.unwrap_or(0) + 8 * i, i64t) {
+            Base::Global(g) => match constant_at(data_layout, g, sizes.offset.unwrap_or(0) + 8 * i, i64t) {
                 Some(c) => Rc::new(Expr::Avail(c)),
                 None => return no("a map size is not a constant"),
             },

@@ -15,7 +15,7 @@ use llvm_sys::prelude::{LLVMTypeRef, LLVMValueRef};
 use llvm_sys::target::{LLVMABISizeOfType, LLVMOffsetOfElement, LLVMStoreSizeOfType, LLVMTargetDataRef};
 use llvm_sys::{LLVMOpcode, LLVMTypeKind};
 
-use crate::ir::{self, V};
+use crate::ir::{self, ValueRef};
 
 /// The base object of an address.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -34,7 +34,7 @@ pub struct Addr {
 }
 
 /// Decomposes `ptr` within its function (arguments stay `Unknown`).
-pub fn decompose(td: LLVMTargetDataRef, ptr: V) -> Addr {
+pub fn decompose(data_layout: LLVMTargetDataRef, ptr: ValueRef) -> Addr {
     let mut v = ptr;
     let mut offset = Some(0i64);
     for _ in 0..64 {
@@ -48,7 +48,7 @@ pub fn decompose(td: LLVMTargetDataRef, ptr: V) -> Addr {
         match op {
             Some(LLVMOpcode::LLVMBitCast) | Some(LLVMOpcode::LLVMAddrSpaceCast) => v = ir::operand(v, 0),
             Some(LLVMOpcode::LLVMGetElementPtr) => {
-                offset = match (offset, gep_offset(td, v)) {
+                offset = match (offset, gep_offset(data_layout, v)) {
                     (Some(a), Some(b)) => Some(a + b),
                     _ => None,
                 };
@@ -69,7 +69,7 @@ pub fn decompose(td: LLVMTargetDataRef, ptr: V) -> Addr {
 
 /// Constant byte offset of a GEP (instruction or constant expression), if its indices are
 /// constants.
-pub fn gep_offset(td: LLVMTargetDataRef, gep: V) -> Option<i64> {
+pub fn gep_offset(data_layout: LLVMTargetDataRef, gep: ValueRef) -> Option<i64> {
     unsafe {
         let mut ty: LLVMTypeRef = LLVMGetGEPSourceElementType(gep);
         let n = ir::num_operands(gep);
@@ -77,17 +77,17 @@ pub fn gep_offset(td: LLVMTargetDataRef, gep: V) -> Option<i64> {
         for i in 1..n {
             let idx = ir::const_int(ir::operand(gep, i))?;
             if i == 1 {
-                off += idx * LLVMABISizeOfType(td, ty) as i64;
+                off += idx * LLVMABISizeOfType(data_layout, ty) as i64;
                 continue;
             }
             match LLVMGetTypeKind(ty) {
                 LLVMTypeKind::LLVMStructTypeKind => {
-                    off += LLVMOffsetOfElement(td, ty, idx as u32) as i64;
+                    off += LLVMOffsetOfElement(data_layout, ty, idx as u32) as i64;
                     ty = LLVMStructGetTypeAtIndex(ty, idx as u32);
                 }
                 LLVMTypeKind::LLVMArrayTypeKind | LLVMTypeKind::LLVMVectorTypeKind => {
                     ty = LLVMGetElementType(ty);
-                    off += idx * LLVMABISizeOfType(td, ty) as i64;
+                    off += idx * LLVMABISizeOfType(data_layout, ty) as i64;
                 }
                 _ => return None,
             }
@@ -96,8 +96,8 @@ pub fn gep_offset(td: LLVMTargetDataRef, gep: V) -> Option<i64> {
     }
 }
 
-pub fn store_size(td: LLVMTargetDataRef, ty: LLVMTypeRef) -> i64 {
-    unsafe { LLVMStoreSizeOfType(td, ty) as i64 }
+pub fn store_size(data_layout: LLVMTargetDataRef, ty: LLVMTypeRef) -> i64 {
+    unsafe { LLVMStoreSizeOfType(data_layout, ty) as i64 }
 }
 
 /// Whether two byte ranges may overlap (unknown offsets always may).
@@ -114,7 +114,7 @@ pub fn overlaps(a: Option<i64>, asize: Option<i64>, b: Option<i64>, bsize: Optio
 
 /// Calls that never write user memory: ompadapt's own markers and runtime entry, queries of
 /// the OpenMP runtime, debug and lifetime intrinsics, functions declared not to write memory.
-pub fn is_benign_call(call: V) -> bool {
+pub fn is_benign_call(call: ValueRef) -> bool {
     let f = ir::callee(call);
     if f.is_null() {
         return is_ompadapt_api_call(call) || !call_may_write_memory(call);
@@ -140,7 +140,7 @@ pub fn is_benign_call(call: V) -> bool {
 
 /// libomp entry points that only touch memory through their pointer arguments (no user code
 /// runs inside them).
-pub fn is_argmem_only_runtime_call(call: V) -> bool {
+pub fn is_argmem_only_runtime_call(call: ValueRef) -> bool {
     let name = ir::callee_name(call);
     name.starts_with("__kmpc_")
         && !["fork", "task", "reduce", "copyprivate", "critical_with_hint", "doacross"].iter().any(|w| name.contains(w))
@@ -148,7 +148,7 @@ pub fn is_argmem_only_runtime_call(call: V) -> bool {
 
 /// The indirect call `__ompadapt_api()->begin(...)` (and its siblings): the runtime writes only
 /// its own state and the context it is given.
-fn is_ompadapt_api_call(call: V) -> bool {
+fn is_ompadapt_api_call(call: ValueRef) -> bool {
     let callee = unsafe { LLVMGetCalledValue(call) };
     if ir::opcode(callee) != Some(LLVMOpcode::LLVMLoad) {
         return false;
@@ -161,7 +161,7 @@ fn is_ompadapt_api_call(call: V) -> bool {
 }
 
 /// `memory(...)` attribute of the call or its callee without any write effect.
-fn call_may_write_memory(call: V) -> bool {
+fn call_may_write_memory(call: ValueRef) -> bool {
     unsafe {
         let kind = LLVMGetEnumAttributeKindForName(c"memory".as_ptr(), 6);
         let idx = llvm_sys::LLVMAttributeFunctionIndex;
@@ -180,7 +180,7 @@ fn call_may_write_memory(call: V) -> bool {
 }
 
 /// Memory intrinsics as stores: (destination, length if constant).
-pub fn mem_intrinsic_dest(call: V) -> Option<(V, Option<i64>)> {
+pub fn mem_intrinsic_dest(call: ValueRef) -> Option<(ValueRef, Option<i64>)> {
     let name = ir::callee_name(call);
     if name.starts_with("llvm.memcpy") || name.starts_with("llvm.memmove") || name.starts_with("llvm.memset") {
         let args = ir::call_args(call);
@@ -192,14 +192,14 @@ pub fn mem_intrinsic_dest(call: V) -> Option<(V, Option<i64>)> {
 /// Escape analysis of allocas, memoised per analysis.
 #[derive(Default)]
 pub struct Escapes {
-    memo: HashMap<V, bool>,
+    memo: HashMap<ValueRef, bool>,
 }
 
 impl Escapes {
     /// Whether the address of `alloca` (or anything derived from it) is stored as a value,
     /// passed to a call other than a memory intrinsic or a marker, returned, or converted to an
     /// integer: then code elsewhere may write it.
-    pub fn escapes(&mut self, alloca: V) -> bool {
+    pub fn escapes(&mut self, alloca: ValueRef) -> bool {
         if let Some(e) = self.memo.get(&alloca) {
             return *e;
         }
@@ -208,7 +208,7 @@ impl Escapes {
         e
     }
 
-    fn compute(alloca: V) -> bool {
+    fn compute(alloca: ValueRef) -> bool {
         let mut work = vec![alloca];
         let mut seen = std::collections::HashSet::new();
         while let Some(p) = work.pop() {
@@ -255,10 +255,17 @@ impl Escapes {
 /// `outside`: the target is reached through a pointer that existed before any alloca of the
 /// region's call chain (an argument of the marker's function, a global): it cannot point into
 /// one of those allocas.
-pub fn may_write(td: LLVMTargetDataRef, esc: &mut Escapes, inst: V, target: Addr, size: Option<i64>, outside: bool) -> bool {
-    let alloca_escaped = |esc: &mut Escapes, a: V| ir::function_of(a) != ir::function_of(inst) || esc.escapes(a);
-    let store_like = |esc: &mut Escapes, ptr: V, len: Option<i64>| -> bool {
-        let w = decompose(td, ptr);
+pub fn may_write(
+    data_layout: LLVMTargetDataRef,
+    esc: &mut Escapes,
+    inst: ValueRef,
+    target: Addr,
+    size: Option<i64>,
+    outside: bool,
+) -> bool {
+    let alloca_escaped = |esc: &mut Escapes, a: ValueRef| ir::function_of(a) != ir::function_of(inst) || esc.escapes(a);
+    let store_like = |esc: &mut Escapes, ptr: ValueRef, len: Option<i64>| -> bool {
+        let w = decompose(data_layout, ptr);
         if let Base::Global(g) = w.base {
             if unsafe { LLVMIsGlobalConstant(g) } != 0 {
                 return false;
@@ -277,7 +284,7 @@ pub fn may_write(td: LLVMTargetDataRef, esc: &mut Escapes, inst: V, target: Addr
     match ir::opcode(inst) {
         Some(LLVMOpcode::LLVMStore) => {
             let ty = ir::type_of(ir::operand(inst, 0));
-            store_like(esc, ir::operand(inst, 1), Some(store_size(td, ty)))
+            store_like(esc, ir::operand(inst, 1), Some(store_size(data_layout, ty)))
         }
         Some(LLVMOpcode::LLVMAtomicRMW) | Some(LLVMOpcode::LLVMAtomicCmpXchg) => store_like(esc, ir::operand(inst, 0), None),
         Some(LLVMOpcode::LLVMCall) | Some(LLVMOpcode::LLVMInvoke) => {
@@ -290,7 +297,7 @@ pub fn may_write(td: LLVMTargetDataRef, esc: &mut Escapes, inst: V, target: Addr
             let args = ir::call_args(inst);
             let passes_target = args.iter().any(|a| {
                 is_pointer(*a)
-                    && match (decompose(td, *a).base, target.base) {
+                    && match (decompose(data_layout, *a).base, target.base) {
                         (Base::Alloca(x), Base::Alloca(y)) | (Base::Global(x), Base::Global(y)) => x == y,
                         _ => false,
                     }
@@ -311,6 +318,6 @@ pub fn may_write(td: LLVMTargetDataRef, esc: &mut Escapes, inst: V, target: Addr
     }
 }
 
-pub fn is_pointer(v: V) -> bool {
+pub fn is_pointer(v: ValueRef) -> bool {
     unsafe { LLVMGetTypeKind(ir::type_of(v)) == LLVMTypeKind::LLVMPointerTypeKind }
 }

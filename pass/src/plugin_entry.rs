@@ -47,10 +47,3 @@ pub unsafe extern "C" fn ompadapt_pass_run_module(module: llvm_sys::prelude::LLV
         }
     }
 }
-
-/// Turns the pass's remarks on or off (the plugin calls it through dlsym for
-/// `-fplugin-arg-ompadapt-remarks`); without a call, `OMPADAPT_REMARKS=1` turns them on.
-#[no_mangle]
-pub extern "C" fn ompadapt_pass_set_remarks(on: std::ffi::c_int) {
-    crate::remarks::set_remarks(on != 0);
-}

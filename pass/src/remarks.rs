@@ -1,29 +1,176 @@
-//! Optional remarks: what the pass decided and why, one stderr line each
-//! (`ompadapt: remark: <file:line or function>: region '<model>': ...`), printed when the
-//! environment has `OMPADAPT_REMARKS=1` or the plugin called [`set_remarks`] (through the
-//! exported `ompadapt_pass_set_remarks`, for `-fplugin-arg-ompadapt-remarks`).
+//! The pass's optimisation remarks: what it did (passed), what it could not do and why
+//! (missed), and what it found (analysis), as LLVM remarks of the pass `ompadapt`, so that
+//! `clang -Rpass=ompadapt` / `-Rpass-missed=ompadapt` / `-Rpass-analysis=ompadapt` print them at
+//! the source location, `-fsave-optimization-record` records them, and `opt -pass-remarks=…`
+//! shows them. Each has a stable identifier, its remark name, also at the start of its text
+//! (`[OMPADAPT100] region 'm': …`); docs/remarks.md says what each means and what to do.
+//! Emitted by shim/remarks.cpp (LLVM's C API has no remarks).
+// Raw `LLVMValueRef`s passed around here are values of the module being transformed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::ffi::{c_char, c_int, CString};
 
-/// Prefix of every remark.
-pub const REMARK_PREFIX: &str = "ompadapt: remark: ";
+use llvm_sys::core::{LLVMGetBasicBlockParent, LLVMGetInstructionParent};
+use llvm_sys::debuginfo::LLVMInstructionGetDebugLoc;
+use llvm_sys::prelude::{LLVMMetadataRef, LLVMValueRef};
 
-/// 0: follow the environment; 1: on; 2: off.
-static REMARKS: AtomicU8 = AtomicU8::new(0);
-
-pub fn set_remarks(on: bool) {
-    REMARKS.store(if on { 1 } else { 2 }, Ordering::Relaxed);
+extern "C" {
+    fn ompadapt_emit_remark(function: LLVMValueRef, location: LLVMMetadataRef, kind: c_int, id: *const c_char, message: *const c_char);
 }
 
-pub fn remarks_enabled() -> bool {
-    match REMARKS.load(Ordering::Relaxed) {
-        1 => true,
-        2 => false,
-        _ => std::env::var("OMPADAPT_REMARKS").is_ok_and(|v| !v.is_empty() && v != "0"),
+/// LLVM's three kinds of optimisation remark (the values shim/remarks.cpp expects).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RemarkKind {
+    /// `OptimizationRemark`: a transformation done (`-Rpass`).
+    Passed = 0,
+    /// `OptimizationRemarkMissed`: one not done (`-Rpass-missed`).
+    Missed = 1,
+    /// `OptimizationRemarkAnalysis`: what the pass found (`-Rpass-analysis`).
+    Analysis = 2,
+}
+
+/// Defines [`RemarkId`] from one list: variant, stable identifier, kind.
+macro_rules! remark_ids {
+    ($($(#[$doc:meta])* $variant:ident = $code:literal, $kind:ident;)*) => {
+        /// Every remark the pass emits, each with a stable identifier (docs/remarks.md).
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum RemarkId {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl RemarkId {
+            /// All of them, in identifier order.
+            pub const ALL: &'static [RemarkId] = &[$(RemarkId::$variant),*];
+
+            /// The stable identifier, `OMPADAPT<number>`: the remark's name in LLVM's terms.
+            pub fn code(self) -> &'static str {
+                match self {
+                    $(RemarkId::$variant => $code,)*
+                }
+            }
+
+            pub fn kind(self) -> RemarkKind {
+                match self {
+                    $(RemarkId::$variant => RemarkKind::$kind,)*
+                }
+            }
+        }
+    };
+}
+
+remark_ids! {
+    /// The offload launch after a launch-site marker became a dispatch.
+    LaunchDispatched = "OMPADAPT100", Passed;
+    /// The host path of a dispatch runs the host version between the runtime's copies.
+    HostGuardPlaced = "OMPADAPT101", Passed;
+    /// A region's host guard could not be placed: the cpu variant will be reported unavailable.
+    HostGuardNotPlaced = "OMPADAPT102", Missed;
+    /// No offload launch follows a marker.
+    NoLaunch = "OMPADAPT110", Missed;
+    /// The module has no offload launch at all (no `-fopenmp-targets`).
+    NoOffloadInModule = "OMPADAPT111", Missed;
+    /// The target construct is deferred (`nowait`/`depend`).
+    DeferredTarget = "OMPADAPT112", Missed;
+    /// The launch can be reached without passing the marker.
+    NotDominated = "OMPADAPT113", Missed;
+    /// The launch's result is unused.
+    UnusedLaunchResult = "OMPADAPT114", Missed;
+    /// A `features(auto)` marker became the region's automatic features (their names).
+    AutoFeatures = "OMPADAPT120", Passed;
+    /// The static features counted over the region's code (their values).
+    StaticFeatures = "OMPADAPT121", Analysis;
+    /// No OpenMP launch follows a `features(auto)` marker.
+    NoRegionLaunch = "OMPADAPT130", Missed;
+    /// The capacity of the feature array is not a constant.
+    CapacityNotConstant = "OMPADAPT131", Missed;
+    /// The region's descriptor is not a constant string at the marker.
+    DescriptorNotConstant = "OMPADAPT132", Missed;
+    /// A worksharing loop's trip count cannot be computed at the marker.
+    NoTripCount = "OMPADAPT133", Missed;
+    /// The bytes the launch maps cannot be computed at the marker.
+    NoBytesMapped = "OMPADAPT134", Missed;
+    /// More automatic features than the feature array holds.
+    FeaturesDropped = "OMPADAPT135", Missed;
+}
+
+/// One remark about an adaptive region, kept until it is emitted (after the rewrite, which may
+/// delete the instruction it is about: its location is kept instead).
+#[derive(Clone, Debug)]
+pub struct Remark {
+    pub id: RemarkId,
+    /// The function the remark is about (its code region).
+    pub function: LLVMValueRef,
+    /// The `DILocation` it is at (null: the function's own location).
+    pub location: LLVMMetadataRef,
+    /// The region's model name.
+    pub model: String,
+    /// What happened, after `region '<model>': `.
+    pub message: String,
+}
+
+/// Where remarks about an instruction go: its function and debug location, which stay valid
+/// after the instruction is deleted.
+#[derive(Clone, Copy, Debug)]
+pub struct RemarkPlace {
+    function: LLVMValueRef,
+    location: LLVMMetadataRef,
+}
+
+impl RemarkPlace {
+    pub fn of(instruction: LLVMValueRef) -> RemarkPlace {
+        unsafe {
+            RemarkPlace {
+                function: LLVMGetBasicBlockParent(LLVMGetInstructionParent(instruction)),
+                location: LLVMInstructionGetDebugLoc(instruction),
+            }
+        }
+    }
+
+    pub fn remark(self, id: RemarkId, model: &str, message: impl Into<String>) -> Remark {
+        Remark { id, function: self.function, location: self.location, model: model.to_owned(), message: message.into() }
     }
 }
 
-/// `ompadapt: remark: <where>: region '<model>': <what>`.
-pub fn remark(place: &str, model: &str, what: &str) -> String {
-    format!("{REMARK_PREFIX}{place}: region '{model}': {what}")
+impl Remark {
+    /// A remark at `instruction` (its function, its debug location), which must still be in
+    /// the module (see [`RemarkPlace`] otherwise).
+    pub fn at(id: RemarkId, instruction: LLVMValueRef, model: &str, message: impl Into<String>) -> Remark {
+        RemarkPlace::of(instruction).remark(id, model, message)
+    }
+
+    /// `[OMPADAPT1xx] region '<model>': <message>`.
+    pub fn text(&self) -> String {
+        format!("[{}] region '{}': {}", self.id.code(), self.model, self.message)
+    }
+
+    /// Hands the remark to LLVM (which drops it unless a consumer asked for remarks of the pass).
+    pub fn emit(&self) {
+        let id = CString::new(self.id.code()).expect("no NUL in an identifier");
+        let text = CString::new(self.text().replace('\0', " ")).expect("NULs replaced");
+        unsafe { ompadapt_emit_remark(self.function, self.location, self.id.kind() as c_int, id.as_ptr(), text.as_ptr()) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Identifiers are unique, and docs/remarks.md has one section per identifier, in order.
+    #[test]
+    fn every_identifier_is_documented_once() {
+        let doc = include_str!("../../docs/remarks.md");
+        let headings: Vec<&str> =
+            doc.lines().filter_map(|l| l.strip_prefix("## ")).map(|h| h.split_whitespace().next().unwrap_or("")).collect();
+        let codes: Vec<&str> = RemarkId::ALL.iter().map(|r| r.code()).collect();
+        assert_eq!(headings, codes, "docs/remarks.md sections vs the identifiers");
+        for id in RemarkId::ALL {
+            let kind = match id.kind() {
+                RemarkKind::Passed => "passed",
+                RemarkKind::Missed => "missed",
+                RemarkKind::Analysis => "analysis",
+            };
+            let heading = doc.lines().find(|l| l.starts_with(&format!("## {}", id.code()))).unwrap();
+            assert!(heading.contains(&format!("({kind})")), "{heading}: should say ({kind})");
+        }
+    }
 }

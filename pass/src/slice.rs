@@ -22,7 +22,7 @@ use llvm_sys::prelude::{LLVMBuilderRef, LLVMTypeRef};
 use llvm_sys::target::LLVMTargetDataRef;
 use llvm_sys::{LLVMIntPredicate, LLVMOpcode, LLVMTypeKind};
 
-use crate::ir::{self, V};
+use crate::ir::{self, ValueRef};
 use crate::memory::{self, Addr, Base, Escapes};
 use crate::worksharing::{init_kind, Bounds, Frame};
 
@@ -30,9 +30,9 @@ use crate::worksharing::{init_kind, Bounds, Frame};
 #[derive(Debug)]
 pub enum Expr {
     /// A value available at the marker (a constant, an argument, an earlier instruction).
-    Avail(V),
+    Avail(ValueRef),
     /// A copy of `inst` with its operands replaced.
-    Clone { inst: V, ops: Vec<Rc<Expr>> },
+    Clone { inst: ValueRef, ops: Vec<Rc<Expr>> },
     /// A load, at the marker, of `ty` from `addr`.
     Load { ty: LLVMTypeRef, addr: Rc<Expr> },
     /// `base + offset` bytes.
@@ -60,24 +60,30 @@ pub fn no<T>(why: impl Into<String>) -> Result<T, NoSlice> {
 }
 
 pub struct Slicer<'a> {
-    pub td: LLVMTargetDataRef,
-    pub marker: V,
+    pub data_layout: LLVMTargetDataRef,
+    pub marker: ValueRef,
     pub frames: &'a [Frame],
     /// The last point of the chain: the init call of the loop, or the launch.
-    pub final_point: V,
+    pub final_point: ValueRef,
     /// The region's launch: its own effects come after it has read its arguments.
-    pub launch: Option<V>,
+    pub launch: Option<ValueRef>,
     esc: Escapes,
-    memo: HashMap<(V, usize), Sliced>,
+    memo: HashMap<(ValueRef, usize), Sliced>,
 }
 
 impl<'a> Slicer<'a> {
-    pub fn new(td: LLVMTargetDataRef, marker: V, frames: &'a [Frame], final_point: V, launch: Option<V>) -> Self {
-        Slicer { td, marker, frames, final_point, launch, esc: Escapes::default(), memo: HashMap::new() }
+    pub fn new(
+        data_layout: LLVMTargetDataRef,
+        marker: ValueRef,
+        frames: &'a [Frame],
+        final_point: ValueRef,
+        launch: Option<ValueRef>,
+    ) -> Self {
+        Slicer { data_layout, marker, frames, final_point, launch, esc: Escapes::default(), memo: HashMap::new() }
     }
 
     /// The point in frame `j` where control leaves for frame `j + 1` (or the final point).
-    fn point(&self, j: usize) -> V {
+    fn point(&self, j: usize) -> ValueRef {
         if j + 1 < self.frames.len() {
             self.frames[j + 1].call.expect("inner frames are entered by a call")
         } else {
@@ -86,7 +92,7 @@ impl<'a> Slicer<'a> {
     }
 
     /// The value `v` of frame `k` has at that frame's point, as a computation at the marker.
-    pub fn slice(&mut self, v: V, k: usize) -> Sliced {
+    pub fn slice(&mut self, v: ValueRef, k: usize) -> Sliced {
         if let Some(r) = self.memo.get(&(v, k)) {
             return r.clone();
         }
@@ -95,7 +101,7 @@ impl<'a> Slicer<'a> {
         r
     }
 
-    fn slice_uncached(&mut self, v: V, k: usize) -> Sliced {
+    fn slice_uncached(&mut self, v: ValueRef, k: usize) -> Sliced {
         if ir::is_constant(v) {
             return Ok(Rc::new(Expr::Avail(v)));
         }
@@ -173,7 +179,7 @@ impl<'a> Slicer<'a> {
 
     /// The `ty` value at `addr_v` (a pointer of frame `k`) at `point` in frame `k`.
     /// `load`: the load being sliced, if any (a virtual load otherwise: an init call's bound).
-    pub fn slice_memory(&mut self, addr_v: V, ty: LLVMTypeRef, point: V, k: usize, load: Option<V>) -> Sliced {
+    pub fn slice_memory(&mut self, addr_v: ValueRef, ty: LLVMTypeRef, point: ValueRef, k: usize, load: Option<ValueRef>) -> Sliced {
         let (addr, j) = self.provenance(addr_v, k);
         self.slice_object(addr, j, Some(addr_v), ty, point, k, load)
     }
@@ -184,13 +190,13 @@ impl<'a> Slicer<'a> {
         &mut self,
         addr: Addr,
         j: usize,
-        addr_v: Option<V>,
+        addr_v: Option<ValueRef>,
         ty: LLVMTypeRef,
-        point: V,
+        point: ValueRef,
         k: usize,
-        load: Option<V>,
+        load: Option<ValueRef>,
     ) -> Sliced {
-        let size = memory::store_size(self.td, ty);
+        let size = memory::store_size(self.data_layout, ty);
         let at = |s: &Self, i: usize| if i == k { point } else { s.point(i) };
         match addr.base {
             Base::Alloca(x) => {
@@ -210,7 +216,7 @@ impl<'a> Slicer<'a> {
                     let after_marker = ir::between(Some(self.marker), pj);
                     let written_after = after_marker.list.iter().any(|w| self.writes(*w, addr, Some(size), false));
                     if let (Some(off), false, true) = (addr.offset, written_after, ir::inst_dominates(x, self.marker)) {
-                        if ir::users(x).into_iter().any(|w| writes_bound_of_init(self.td, w, x)) {
+                        if ir::users(x).into_iter().any(|w| writes_bound_of_init(self.data_layout, w, x)) {
                             return Err(NoSlice::ChunkOfOuterLoop);
                         }
                         return Ok(Rc::new(Expr::Load { ty, addr: offset(Rc::new(Expr::Avail(x)), off) }));
@@ -257,7 +263,7 @@ impl<'a> Slicer<'a> {
 
     /// The store (or memcpy) whose value an alloca-based address holds at `point`: the one
     /// writer that dominates `point` with no other writer on a path in between.
-    fn reaching_store(&mut self, addr: Addr, size: i64, point: V) -> Result<Option<V>, NoSlice> {
+    fn reaching_store(&mut self, addr: Addr, size: i64, point: ValueRef) -> Result<Option<ValueRef>, NoSlice> {
         let Base::Alloca(x) = addr.base else {
             return Ok(None);
         };
@@ -265,9 +271,9 @@ impl<'a> Slicer<'a> {
         // dominates the point hides everything before the marker: look there first (a large
         // function with many regions is then not scanned from its entry for each).
         if ir::function_of(point) == ir::function_of(self.marker) && !ir::in_cycle(ir::block_of(self.marker)) {
-            let after: Vec<V> =
+            let after: Vec<ValueRef> =
                 ir::between(Some(self.marker), point).list.iter().copied().filter(|w| self.writes(*w, addr, Some(size), false)).collect();
-            if after.iter().any(|w| writes_bound_of_init(self.td, *w, x)) {
+            if after.iter().any(|w| writes_bound_of_init(self.data_layout, *w, x)) {
                 return Err(NoSlice::ChunkOfOuterLoop);
             }
             let found = after.iter().copied().find(|s| {
@@ -282,8 +288,9 @@ impl<'a> Slicer<'a> {
                 return Ok(found);
             }
         }
-        let writers: Vec<V> = ir::between(None, point).list.iter().copied().filter(|w| self.writes(*w, addr, Some(size), false)).collect();
-        if writers.iter().any(|w| writes_bound_of_init(self.td, *w, x)) {
+        let writers: Vec<ValueRef> =
+            ir::between(None, point).list.iter().copied().filter(|w| self.writes(*w, addr, Some(size), false)).collect();
+        if writers.iter().any(|w| writes_bound_of_init(self.data_layout, *w, x)) {
             return Err(NoSlice::ChunkOfOuterLoop);
         }
         Ok(writers.iter().copied().find(|s| {
@@ -298,19 +305,19 @@ impl<'a> Slicer<'a> {
 
     /// The value the last store to `addr` (an alloca-based address of the marker's function)
     /// before `point` wrote, unsliced: for constants the pass reads (a descriptor, map arrays).
-    pub fn reaching_stored_value(&mut self, addr: Addr, ty: LLVMTypeRef, point: V) -> Option<V> {
-        let size = memory::store_size(self.td, ty);
+    pub fn reaching_stored_value(&mut self, addr: Addr, ty: LLVMTypeRef, point: ValueRef) -> Option<ValueRef> {
+        let size = memory::store_size(self.data_layout, ty);
         let s = self.reaching_store(addr, size, point).ok()??;
         (ir::opcode(s) == Some(LLVMOpcode::LLVMStore)
-            && memory::decompose(self.td, ir::operand(s, 1)).offset == addr.offset
+            && memory::decompose(self.data_layout, ir::operand(s, 1)).offset == addr.offset
             && ir::type_of(ir::operand(s, 0)) == ty)
             .then(|| ir::operand(s, 0))
     }
 
     /// The object a pointer of frame `k` points to: through parameters to the caller's
     /// arguments, and through loads of pointers from stack slots to what was stored there.
-    pub fn provenance(&mut self, v: V, k: usize) -> (Addr, usize) {
-        let mut addr = memory::decompose(self.td, v);
+    pub fn provenance(&mut self, v: ValueRef, k: usize) -> (Addr, usize) {
+        let mut addr = memory::decompose(self.data_layout, v);
         let mut j = k;
         for _ in 0..32 {
             let Base::Unknown(b) = addr.base else { break };
@@ -323,7 +330,7 @@ impl<'a> Slicer<'a> {
             } else if ir::opcode(b) == Some(LLVMOpcode::LLVMLoad) && ir::function_of(b) == self.frames[j].function {
                 // A pointer loaded from a stack slot (of this frame, or of a caller's through a
                 // reference parameter): the pointer stored there.
-                let size = memory::store_size(self.td, ir::type_of(b));
+                let size = memory::store_size(self.data_layout, ir::type_of(b));
                 let (p, pj) = self.provenance(ir::operand(b, 0), j);
                 match self.stored_pointer(p, size, b, j, pj) {
                     Some(v) => (v, pj),
@@ -332,7 +339,7 @@ impl<'a> Slicer<'a> {
             } else {
                 break;
             };
-            let outer = memory::decompose(self.td, next);
+            let outer = memory::decompose(self.data_layout, next);
             addr = Addr {
                 base: outer.base,
                 offset: match (addr.offset, outer.offset) {
@@ -347,7 +354,7 @@ impl<'a> Slicer<'a> {
 
     /// The value last stored at `p` (an alloca of frame `pj`) before `point` (in frame `j`),
     /// when nothing in between may have changed it.
-    fn stored_pointer(&mut self, p: Addr, size: i64, point: V, j: usize, pj: usize) -> Option<V> {
+    fn stored_pointer(&mut self, p: Addr, size: i64, point: ValueRef, j: usize, pj: usize) -> Option<ValueRef> {
         let Base::Alloca(x) = p.base else { return None };
         if ir::function_of(x) != self.frames[pj].function {
             return None;
@@ -364,16 +371,16 @@ impl<'a> Slicer<'a> {
             s = self.reaching_store(p, size, self.marker).ok().flatten();
         }
         let s = s?;
-        (ir::opcode(s) == Some(LLVMOpcode::LLVMStore) && memory::decompose(self.td, ir::operand(s, 1)).offset == p.offset)
+        (ir::opcode(s) == Some(LLVMOpcode::LLVMStore) && memory::decompose(self.data_layout, ir::operand(s, 1)).offset == p.offset)
             .then(|| ir::operand(s, 0))
     }
 
-    fn writes(&mut self, w: V, addr: Addr, size: Option<i64>, outside: bool) -> bool {
-        Some(w) != self.launch && memory::may_write(self.td, &mut self.esc, w, addr, size, outside)
+    fn writes(&mut self, w: ValueRef, addr: Addr, size: Option<i64>, outside: bool) -> bool {
+        Some(w) != self.launch && memory::may_write(self.data_layout, &mut self.esc, w, addr, size, outside)
     }
 
     /// Nothing between the marker and `point` (in frame `k`) may write the object.
-    fn check_unwritten(&mut self, addr: Addr, size: i64, k: usize, point: V, outside: bool) -> Result<(), NoSlice> {
+    fn check_unwritten(&mut self, addr: Addr, size: i64, k: usize, point: ValueRef, outside: bool) -> Result<(), NoSlice> {
         for i in 0..=k {
             let p = if i == k { point } else { self.point(i) };
             let from = if i == 0 { Some(self.marker) } else { None };
@@ -389,28 +396,28 @@ impl<'a> Slicer<'a> {
     }
 
     /// The value store or memcpy `s` leaves at `addr` (as `ty`).
-    fn stored_value(&mut self, s: V, addr: Addr, ty: LLVMTypeRef, j: usize) -> Sliced {
-        let want = memory::store_size(self.td, ty);
+    fn stored_value(&mut self, s: ValueRef, addr: Addr, ty: LLVMTypeRef, j: usize) -> Sliced {
+        let want = memory::store_size(self.data_layout, ty);
         if let Some((dest, _)) = memory::mem_intrinsic_dest(s) {
-            let d = memory::decompose(self.td, dest);
+            let d = memory::decompose(self.data_layout, dest);
             if !ir::callee_name(s).starts_with("llvm.memcpy") {
                 return no("it is set by a memset or memmove");
             }
-            let src = memory::decompose(self.td, ir::call_args(s)[1]);
+            let src = memory::decompose(self.data_layout, ir::call_args(s)[1]);
             if let (Base::Global(g), Some(so), Some(doff), Some(off)) = (src.base, src.offset, d.offset, addr.offset) {
-                if let Some(c) = constant_at(self.td, g, so + off - doff, ty) {
+                if let Some(c) = constant_at(self.data_layout, g, so + off - doff, ty) {
                     return Ok(Rc::new(Expr::Avail(c)));
                 }
             }
             return no("it is copied from memory the pass cannot read");
         }
         let value = ir::operand(s, 0);
-        let at = memory::decompose(self.td, ir::operand(s, 1));
+        let at = memory::decompose(self.data_layout, ir::operand(s, 1));
         if at.offset != addr.offset {
             return no("it is written in parts");
         }
         let vt = ir::type_of(value);
-        let have = memory::store_size(self.td, vt);
+        let have = memory::store_size(self.data_layout, vt);
         let inner = self.slice(value, j)?;
         if vt == ty {
             return Ok(inner);
@@ -439,7 +446,7 @@ fn offset(base: Rc<Expr>, off: i64) -> Rc<Expr> {
     }
 }
 
-fn describe(alloca: V) -> String {
+fn describe(alloca: ValueRef) -> String {
     let n = ir::name(alloca);
     if n.is_empty() {
         "a local variable".into()
@@ -449,7 +456,7 @@ fn describe(alloca: V) -> String {
 }
 
 /// A short description of a writing instruction for remarks.
-pub fn what(w: V) -> String {
+pub fn what(w: ValueRef) -> String {
     let loc = ir::debug_location(w).map(|l| format!(" at {l}")).unwrap_or_default();
     match ir::opcode(w) {
         Some(LLVMOpcode::LLVMStore) => format!("a store{loc}"),
@@ -466,16 +473,16 @@ pub fn what(w: V) -> String {
 }
 
 /// Whether `w` is a worksharing init that writes its lower or upper bound into `alloca`.
-fn writes_bound_of_init(td: LLVMTargetDataRef, w: V, alloca: V) -> bool {
+fn writes_bound_of_init(data_layout: LLVMTargetDataRef, w: ValueRef, alloca: ValueRef) -> bool {
     let Some((Bounds::ByPointer { lower, upper, .. }, _, _)) = init_kind(w) else {
         return false;
     };
     let args = ir::call_args(w);
-    [lower, upper].iter().any(|i| memory::decompose(td, args[*i as usize]).base == Base::Alloca(alloca))
+    [lower, upper].iter().any(|i| memory::decompose(data_layout, args[*i as usize]).base == Base::Alloca(alloca))
 }
 
 /// The element of constant global `g`'s initializer at byte `off`, of type `ty`.
-pub fn constant_at(td: LLVMTargetDataRef, g: V, off: i64, ty: LLVMTypeRef) -> Option<V> {
+pub fn constant_at(data_layout: LLVMTargetDataRef, g: ValueRef, off: i64, ty: LLVMTypeRef) -> Option<ValueRef> {
     unsafe {
         if LLVMIsGlobalConstant(g) == 0 {
             return None;
@@ -484,7 +491,7 @@ pub fn constant_at(td: LLVMTargetDataRef, g: V, off: i64, ty: LLVMTypeRef) -> Op
         if init.is_null() {
             return None;
         }
-        let size = memory::store_size(td, ty);
+        let size = memory::store_size(data_layout, ty);
         if !LLVMIsAConstantAggregateZero(init).is_null() {
             return Some(LLVMConstNull(ty));
         }
@@ -493,7 +500,7 @@ pub fn constant_at(td: LLVMTargetDataRef, g: V, off: i64, ty: LLVMTypeRef) -> Op
             return (off == 0 && it == ty).then_some(init);
         }
         let et = LLVMGetElementType(it);
-        let es = llvm_sys::target::LLVMABISizeOfType(td, et) as i64;
+        let es = llvm_sys::target::LLVMABISizeOfType(data_layout, et) as i64;
         if et != ty || es != size || off < 0 || off % es != 0 {
             return None;
         }
@@ -508,13 +515,13 @@ pub fn constant_at(td: LLVMTargetDataRef, g: V, off: i64, ty: LLVMTypeRef) -> Op
 
 /// Emits `expr` with `builder` (positioned at the marker); `loc`: the debug location to give
 /// the new instructions (the marker's), or null.
-pub fn emit(expr: &Rc<Expr>, builder: LLVMBuilderRef, td: LLVMTargetDataRef, loc: llvm_sys::prelude::LLVMMetadataRef) -> V {
-    let _ = td;
+pub fn emit(expr: &Rc<Expr>, builder: LLVMBuilderRef, data_layout: LLVMTargetDataRef, loc: llvm_sys::prelude::LLVMMetadataRef) -> ValueRef {
+    let _ = data_layout;
     let v = unsafe {
         match &**expr {
             Expr::Avail(v) => return *v,
             Expr::Load { ty, addr } => {
-                let a = emit(addr, builder, td, loc);
+                let a = emit(addr, builder, data_layout, loc);
                 let l = LLVMBuildLoad2(builder, *ty, a, c"ompadapt.sliced".as_ptr());
                 // The original access's alignment is not known here (a packed field may be
                 // misaligned): claim none.
@@ -522,22 +529,22 @@ pub fn emit(expr: &Rc<Expr>, builder: LLVMBuilderRef, td: LLVMTargetDataRef, loc
                 l
             }
             Expr::Offset { base, offset } => {
-                let b = emit(base, builder, td, loc);
+                let b = emit(base, builder, data_layout, loc);
                 let ctx = LLVMGetTypeContext(ir::type_of(b));
                 let i8t = LLVMInt8TypeInContext(ctx);
                 let mut idx = [LLVMConstInt(LLVMInt64TypeInContext(ctx), *offset as u64, 1)];
                 LLVMBuildGEP2(builder, i8t, b, idx.as_mut_ptr(), 1, c"".as_ptr())
             }
             Expr::Sum { lhs, rhs } => {
-                let (l, r) = (emit(lhs, builder, td, loc), emit(rhs, builder, td, loc));
+                let (l, r) = (emit(lhs, builder, data_layout, loc), emit(rhs, builder, data_layout, loc));
                 LLVMBuildAdd(builder, l, r, c"".as_ptr())
             }
             Expr::Convert { op, ty, arg } => {
-                let a = emit(arg, builder, td, loc);
+                let a = emit(arg, builder, data_layout, loc);
                 LLVMBuildCast(builder, *op, a, *ty, c"".as_ptr())
             }
             Expr::Clone { inst, ops } => {
-                let vals: Vec<V> = ops.iter().map(|o| emit(o, builder, td, loc)).collect();
+                let vals: Vec<ValueRef> = ops.iter().map(|o| emit(o, builder, data_layout, loc)).collect();
                 let op = LLVMGetInstructionOpcode(*inst);
                 use LLVMOpcode::*;
                 if matches!(op, LLVMUDiv | LLVMSDiv | LLVMURem | LLVMSRem) && ir::const_int(vals[1]).is_none_or(|d| d == 0 || d == -1) {
@@ -575,7 +582,7 @@ pub fn emit(expr: &Rc<Expr>, builder: LLVMBuilderRef, td: LLVMTargetDataRef, loc
 /// `x op d` that never traps: a zero divisor (and -1 for signed division, whose overflow
 /// traps) is replaced, and the result of those cases is whatever is cheapest; the program
 /// itself would have trapped or not used it.
-unsafe fn safe_division(b: LLVMBuilderRef, op: LLVMOpcode, x: V, d: V) -> V {
+unsafe fn safe_division(b: LLVMBuilderRef, op: LLVMOpcode, x: ValueRef, d: ValueRef) -> ValueRef {
     let t = ir::type_of(d);
     let zero = LLVMConstInt(t, 0, 0);
     let one = LLVMConstInt(t, 1, 0);

@@ -12,7 +12,7 @@ use std::collections::{HashMap, HashSet};
 
 use llvm_sys::LLVMOpcode;
 
-use crate::ir::{self, V};
+use crate::ir::{self, BlockRef, ValueRef};
 use crate::memory::{self, Base};
 
 /// Names of the static features, in the order they are stored.
@@ -58,10 +58,10 @@ fn is_float_math(name: &str) -> bool {
 /// `loop_depth` is the deepest nesting of natural loops, through calls; `chunk_loops`: the
 /// outlined functions whose worksharing loop runs the chunks of the loop that forks them (the
 /// inner half of a combined `distribute parallel for`: one source loop, two IR loops).
-pub fn static_features(roots: &[V], td: llvm_sys::target::LLVMTargetDataRef, chunk_loops: &[V]) -> StaticFeatures {
+pub fn static_features(roots: &[ValueRef], data_layout: llvm_sys::target::LLVMTargetDataRef, chunk_loops: &[ValueRef]) -> StaticFeatures {
     let mut out = StaticFeatures::default();
     let mut seen = HashSet::new();
-    let mut work: Vec<V> = roots.to_vec();
+    let mut work: Vec<ValueRef> = roots.to_vec();
     while let Some(f) = work.pop() {
         if ir::is_declaration(f) || !seen.insert(f) {
             continue;
@@ -73,7 +73,7 @@ pub fn static_features(roots: &[V], td: llvm_sys::target::LLVMTargetDataRef, chu
                 LLVMAlloca | LLVMPHI | LLVMBr | LLVMRet | LLVMSwitch | LLVMUnreachable => continue,
                 LLVMLoad | LLVMStore => {
                     let ptr = if op == LLVMLoad { ir::operand(inst, 0) } else { ir::operand(inst, 1) };
-                    let local = matches!(memory::decompose(td, ptr).base, Base::Alloca(a) if ir::function_of(a) == f);
+                    let local = matches!(memory::decompose(data_layout, ptr).base, Base::Alloca(a) if ir::function_of(a) == f);
                     if !local {
                         out.memory_accesses += 1;
                         out.ops += 1;
@@ -132,66 +132,17 @@ pub fn static_features(roots: &[V], td: llvm_sys::target::LLVMTargetDataRef, chu
 
 /// Deepest natural-loop nesting of `f`, counting the loops of the functions it calls (and of
 /// the outlined functions it forks) at the depth of the call.
-fn loop_depth(f: V, memo: &mut HashMap<V, u64>, active: &mut HashSet<V>, chunk_loops: &[V]) -> u64 {
+fn loop_depth(f: ValueRef, memo: &mut HashMap<ValueRef, u64>, active: &mut HashSet<ValueRef>, chunk_loops: &[ValueRef]) -> u64 {
     if let Some(d) = memo.get(&f) {
         return *d;
     }
     if ir::is_declaration(f) || !active.insert(f) {
         return 0;
     }
-    let blocks = ir::blocks(f);
-    // Natural loops: a back edge u -> h where h dominates u; the body is what reaches u
-    // without passing h.
-    let mut depth: HashMap<ir::B, u64> = blocks.iter().map(|b| (*b, 0)).collect();
-    let preds = ir::predecessors(f);
-    let mut loops: HashMap<ir::B, HashSet<ir::B>> = HashMap::new();
-    for u in &blocks {
-        for h in ir::successors(*u) {
-            if !ir::block_dominates(f, h, *u) {
-                continue;
-            }
-            let body = loops.entry(h).or_insert_with(|| HashSet::from([h]));
-            let mut stack = vec![*u];
-            while let Some(b) = stack.pop() {
-                if body.insert(b) {
-                    for p in preds.get(&b).into_iter().flatten() {
-                        stack.push(*p);
-                    }
-                }
-            }
-        }
-    }
-    // The loops libomp's schedules add around a worksharing loop (fetching the next chunk:
-    // `__kmpc_dispatch_next`, or advancing a static chunk's bounds) are not source loops.
-    let td = unsafe { llvm_sys::target::LLVMGetModuleDataLayout(llvm_sys::core::LLVMGetGlobalParent(f)) };
-    let bound_slots: HashSet<V> = ir::function_instructions(f)
-        .into_iter()
-        .filter_map(|i| match crate::worksharing::init_kind(i) {
-            Some((crate::worksharing::Bounds::ByPointer { lower, .. }, _, _)) => {
-                match memory::decompose(td, ir::call_args(i)[lower as usize]).base {
-                    Base::Alloca(a) => Some(a),
-                    _ => None,
-                }
-            }
-            _ => None,
-        })
-        .collect();
-    let chunk_loop = |body: &HashSet<ir::B>| {
-        body.iter().flat_map(|b| ir::instructions(*b)).any(|i| {
-            ir::callee_name(i).starts_with("__kmpc_dispatch_next")
-                || (ir::opcode(i) == Some(LLVMOpcode::LLVMStore)
-                    && matches!(memory::decompose(td, ir::operand(i, 1)).base, Base::Alloca(a) if bound_slots.contains(&a)))
-        })
-    };
-    for body in loops.values().filter(|b| !chunk_loop(b)) {
-        for b in body {
-            *depth.entry(*b).or_default() += 1;
-        }
-    }
+    let depth = block_loop_depths(f);
     let mut best = 0;
-    for b in &blocks {
-        let d = depth[b];
-        best = best.max(d);
+    for (b, d) in &depth {
+        best = best.max(*d);
         for inst in ir::instructions(*b) {
             if !ir::is_call(inst) {
                 continue;
@@ -205,7 +156,7 @@ fn loop_depth(f: V, memo: &mut HashMap<V, u64>, active: &mut HashSet<V>, chunk_l
             if !target.is_null() && ir::is_function(target) {
                 let inner = loop_depth(target, memo, active, chunk_loops);
                 let forks = name.starts_with("__kmpc_fork");
-                let d = if forks && chunk_loops.contains(&target) { d.saturating_sub(1) } else { d };
+                let d = if forks && chunk_loops.contains(&target) { d.saturating_sub(1) } else { *d };
                 best = best.max(d + inner);
             }
         }
@@ -213,4 +164,68 @@ fn loop_depth(f: V, memo: &mut HashMap<V, u64>, active: &mut HashSet<V>, chunk_l
     active.remove(&f);
     memo.insert(f, best);
     best
+}
+
+/// How many of `f`'s source loops contain each of its blocks, in block order: its natural loops
+/// without the chunk loops of its worksharing loops' schedules.
+fn block_loop_depths(f: ValueRef) -> Vec<(BlockRef, u64)> {
+    let blocks = ir::blocks(f);
+    let mut depth: HashMap<BlockRef, u64> = blocks.iter().map(|b| (*b, 0)).collect();
+    let is_chunk_loop = chunk_loop_test(f);
+    for body in natural_loops(f, &blocks).values().filter(|body| !is_chunk_loop(body)) {
+        for b in body {
+            *depth.entry(*b).or_default() += 1;
+        }
+    }
+    blocks.into_iter().map(|b| (b, depth[&b])).collect()
+}
+
+/// The natural loops of `f` by header: a back edge u -> h where h dominates u; the body is what
+/// reaches u without passing h.
+fn natural_loops(f: ValueRef, blocks: &[BlockRef]) -> HashMap<BlockRef, HashSet<BlockRef>> {
+    let predecessors = ir::predecessors(f);
+    let mut loops: HashMap<BlockRef, HashSet<BlockRef>> = HashMap::new();
+    for u in blocks {
+        for h in ir::successors(*u) {
+            if !ir::block_dominates(f, h, *u) {
+                continue;
+            }
+            let body = loops.entry(h).or_insert_with(|| HashSet::from([h]));
+            let mut stack = vec![*u];
+            while let Some(b) = stack.pop() {
+                if body.insert(b) {
+                    for p in predecessors.get(&b).into_iter().flatten() {
+                        stack.push(*p);
+                    }
+                }
+            }
+        }
+    }
+    loops
+}
+
+/// Whether a loop body of `f` is one of the loops libomp's schedules add around a worksharing
+/// loop (fetching the next chunk: `__kmpc_dispatch_next`, or advancing a static chunk's bounds),
+/// which are not source loops.
+fn chunk_loop_test(f: ValueRef) -> impl Fn(&HashSet<BlockRef>) -> bool {
+    let data_layout = unsafe { llvm_sys::target::LLVMGetModuleDataLayout(llvm_sys::core::LLVMGetGlobalParent(f)) };
+    let bound_slots: HashSet<ValueRef> = ir::function_instructions(f)
+        .into_iter()
+        .filter_map(|i| match crate::worksharing::init_kind(i) {
+            Some((crate::worksharing::Bounds::ByPointer { lower, .. }, _, _)) => {
+                match memory::decompose(data_layout, ir::call_args(i)[lower as usize]).base {
+                    Base::Alloca(a) => Some(a),
+                    _ => None,
+                }
+            }
+            _ => None,
+        })
+        .collect();
+    move |body: &HashSet<BlockRef>| {
+        body.iter().flat_map(|b| ir::instructions(*b)).any(|i| {
+            ir::callee_name(i).starts_with("__kmpc_dispatch_next")
+                || (ir::opcode(i) == Some(LLVMOpcode::LLVMStore)
+                    && matches!(memory::decompose(data_layout, ir::operand(i, 1)).base, Base::Alloca(a) if bound_slots.contains(&a)))
+        })
+    }
 }

@@ -13,7 +13,7 @@ use std::collections::HashSet;
 
 use llvm_sys::prelude::LLVMValueRef;
 
-use crate::ir::{self, V};
+use crate::ir::{self, ValueRef};
 use crate::omp_calls::{OFFLOADING_PREFIX, TGT_TARGET_KERNEL};
 
 /// One function on the way from the marker's function to a loop.
@@ -37,7 +37,7 @@ pub enum Bounds {
 }
 
 #[derive(Clone, Debug)]
-pub struct WsLoop {
+pub struct WorksharingLoop {
     /// frames[0] is the marker's function, the last one contains `init`.
     pub frames: Vec<Frame>,
     pub init: LLVMValueRef,
@@ -48,7 +48,7 @@ pub struct WsLoop {
 }
 
 /// Recognises a worksharing init call.
-pub fn init_kind(call: V) -> Option<(Bounds, u32, bool)> {
+pub fn init_kind(call: ValueRef) -> Option<(Bounds, u32, bool)> {
     let name = ir::callee_name(call);
     let (prefix, bounds) = if let Some(r) = name.strip_prefix("__kmpc_for_static_init_") {
         (r, Bounds::ByPointer { lower: 4, upper: 5, incr: 7 })
@@ -82,7 +82,7 @@ fn bounds_max(b: Bounds) -> u32 {
 
 /// Whether `call` is an OpenMP launch that starts a region: the offload launch, a fork of teams
 /// or threads, or a direct call of an outlined target region.
-pub fn is_region_launch(call: V) -> bool {
+pub fn is_region_launch(call: ValueRef) -> bool {
     let name = ir::callee_name(call);
     name == TGT_TARGET_KERNEL
         || name == "__kmpc_fork_call"
@@ -93,7 +93,7 @@ pub fn is_region_launch(call: V) -> bool {
 /// The first frame below the marker's function for `launch`: the outlined function it runs
 /// and the call that enters it. For `__tgt_target_kernel`, the host fallback called on its
 /// failure path (clang passes it the same values as the kernel).
-pub fn entered_frame(launch: V) -> Option<Frame> {
+pub fn entered_frame(launch: ValueRef) -> Option<Frame> {
     let name = ir::callee_name(launch);
     if name == TGT_TARGET_KERNEL {
         let fallback = crate::omp_calls::host_fallback(unsafe { inkwell::values::InstructionValue::new(launch) })?;
@@ -107,14 +107,14 @@ pub fn entered_frame(launch: V) -> Option<Frame> {
     fork_or_direct_frame(launch)
 }
 
-fn direct_frame(call: V) -> Frame {
+fn direct_frame(call: ValueRef) -> Frame {
     let f = ir::callee(call);
     let args = ir::call_args(call);
     Frame { function: f, call: Some(call), args: (0..ir::params(f).len()).map(|i| args.get(i).copied()).collect() }
 }
 
 /// The frame a fork call or a direct call of an outlined function enters.
-fn fork_or_direct_frame(call: V) -> Option<Frame> {
+fn fork_or_direct_frame(call: ValueRef) -> Option<Frame> {
     let name = ir::callee_name(call);
     if name == "__kmpc_fork_call" || name == "__kmpc_fork_teams" {
         let args = ir::call_args(call);
@@ -141,7 +141,7 @@ fn fork_or_direct_frame(call: V) -> Option<Frame> {
 /// The worksharing loops reached from `launch` (in the marker's function `host`), in the order
 /// their code appears, each with its call chain; and every function of the region (for static
 /// features).
-pub fn region_loops(host: V, launch: V) -> (Vec<WsLoop>, Vec<V>) {
+pub fn region_loops(host: ValueRef, launch: ValueRef) -> (Vec<WorksharingLoop>, Vec<ValueRef>) {
     let mut loops = Vec::new();
     let mut functions = Vec::new();
     let root = Frame { function: host, call: None, args: ir::params(host).iter().map(|p| Some(*p)).collect() };
@@ -153,7 +153,7 @@ pub fn region_loops(host: V, launch: V) -> (Vec<WsLoop>, Vec<V>) {
     (loops, functions)
 }
 
-fn walk(stack: &mut Vec<Frame>, loops: &mut Vec<WsLoop>, functions: &mut Vec<V>, seen_inits: &mut HashSet<V>) {
+fn walk(stack: &mut Vec<Frame>, loops: &mut Vec<WorksharingLoop>, functions: &mut Vec<ValueRef>, seen_inits: &mut HashSet<ValueRef>) {
     let f = stack.last().expect("a frame").function;
     if stack[..stack.len() - 1].iter().any(|fr| fr.function == f) || stack.len() > 16 {
         return;
@@ -167,7 +167,7 @@ fn walk(stack: &mut Vec<Frame>, loops: &mut Vec<WsLoop>, functions: &mut Vec<V>,
         }
         if let Some((bounds, width, signed)) = init_kind(inst) {
             if seen_inits.insert(inst) {
-                loops.push(WsLoop { frames: stack.clone(), init: inst, bounds, width, signed });
+                loops.push(WorksharingLoop { frames: stack.clone(), init: inst, bounds, width, signed });
             }
             continue;
         }

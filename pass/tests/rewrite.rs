@@ -6,7 +6,7 @@ mod common;
 use common::{file_check, have_clang, host_ir, input, ir_text, parse, scratch, verify, Opt};
 use inkwell::context::Context;
 use inkwell::values::{AsValueRef, InstructionOpcode, InstructionValue, PhiValue};
-use ompadapt_pass::{recorded_regions, transform_module, DISPATCH_METADATA, MARKER_FUNCTION};
+use ompadapt_pass::{recorded_regions, transform_module, DISPATCH_METADATA, LAUNCH_MARKER};
 
 /// Inputs whose CHECK lines describe the transformed IR, with the number of sites rewritten.
 const INPUTS: &[(&str, usize)] = &[
@@ -70,16 +70,18 @@ fn check_vecadd_structure(opt: Opt) {
     let ll = host_ir(&input("vecadd.c"), opt, &[], &dir);
     let context = Context::create();
     let module = parse(&context, &ll);
-    let before_marker_calls = ir_text(&module).matches(&format!("call void @{MARKER_FUNCTION}(")).count();
+    let before_marker_calls = ir_text(&module).matches(&format!("call void @{LAUNCH_MARKER}(")).count();
     assert_eq!(before_marker_calls, 1);
 
     let outcome = transform_module(&module);
     verify(&module, "vecadd");
     assert!(outcome.changed);
     assert!(outcome.warnings.is_empty(), "{:?}", outcome.warnings);
+    let remarks: Vec<String> = outcome.remarks.iter().map(|r| r.text()).collect();
+    assert_eq!(remarks, ["[OMPADAPT100] region 'vecadd': the offload launch became a dispatch between the host version and the offload"]);
     assert_eq!(outcome.rewritten.len(), 1);
     assert_eq!(outcome.rewritten[0].function, "vecadd");
-    assert!(module.get_function(MARKER_FUNCTION).is_none(), "the unused marker function is deleted");
+    assert!(module.get_function(LAUNCH_MARKER).is_none(), "the unused marker function is deleted");
 
     let f = module.get_function("vecadd").unwrap();
     let dispatch = block_named(f, "ompadapt.dispatch");

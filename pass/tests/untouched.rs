@@ -9,7 +9,7 @@ use common::{have_clang, host_ir, input, ir_text, parse, run_ok, scratch, verify
 use inkwell::context::Context;
 use inkwell::targets::TargetTriple;
 use ompadapt_pass::diagnostics::unlowered_warning;
-use ompadapt_pass::{run_on_module, transform_module, Unlowered, MARKER_FUNCTION, WARNING_PREFIX};
+use ompadapt_pass::{run_on_module, transform_module, RemarkId, RemarkKind, Unlowered, LAUNCH_MARKER, WARNING_PREFIX};
 
 #[test]
 fn marker_without_launch_warns_and_changes_nothing() {
@@ -31,8 +31,8 @@ fn marker_without_launch_warns_and_changes_nothing() {
         assert!(w.contains("'lonely'"), "names the function: {w}");
         assert!(w.contains("no offload launch"), "{w}");
         // The marker and its function stay, so the runtime warns at run time.
-        assert!(before.contains(&format!("call void @{MARKER_FUNCTION}(")));
-        assert!(module.get_function(MARKER_FUNCTION).is_some());
+        assert!(before.contains(&format!("call void @{LAUNCH_MARKER}(")));
+        assert!(module.get_function(LAUNCH_MARKER).is_some());
         verify(&module, "no_launch.c");
     }
 }
@@ -63,8 +63,22 @@ fn odd_markers_are_left_with_a_reason() {
         for ((function, model, why), warning) in expect.iter().zip(&outcome.warnings) {
             assert_eq!(warning, &unlowered_warning(function, model, *why));
         }
-        assert!(module.get_function(MARKER_FUNCTION).is_some(), "still called by the markers left");
-        assert_eq!(ir_text(&module).matches(&format!("call void @{MARKER_FUNCTION}(")).count(), 3);
+        // The same as missed-optimisation remarks, beside the one for the region dispatched.
+        let remarks: Vec<(RemarkId, &str)> = outcome.remarks.iter().map(|r| (r.id, r.model.as_str())).collect();
+        assert_eq!(
+            remarks,
+            [
+                (RemarkId::NotDominated, "conditional"),
+                (RemarkId::NoLaunch, "first"),
+                (RemarkId::LaunchDispatched, "second"),
+                (RemarkId::DeferredTarget, "deferred")
+            ]
+        );
+        for (remark, (_, _, why)) in outcome.remarks.iter().filter(|r| r.id.kind() == RemarkKind::Missed).zip(&expect) {
+            assert_eq!(remark.text(), format!("[{}] region '{}': {}", why.remark_id().code(), remark.model, why.reason()));
+        }
+        assert!(module.get_function(LAUNCH_MARKER).is_some(), "still called by the markers left");
+        assert_eq!(ir_text(&module).matches(&format!("call void @{LAUNCH_MARKER}(")).count(), 3);
     }
 }
 

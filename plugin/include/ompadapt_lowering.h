@@ -12,8 +12,8 @@
  *                             getauxval(AT_SECURE)) $OMPADAPT_RUNTIME is ignored and the
  *                             default runtime is loaded only if it is trusted (see
  *                             __ompadapt_untrusted), as glibc ignores LD_PRELOAD there.
- *   __ompadapt_offload_site() marker that the ompadapt pass replaces by a CPU/offload dispatch.
- *   __ompadapt_launch_site()  the same, with the launch's num_teams and thread_limit.
+ *   __ompadapt_launch_site()  marker that the ompadapt pass replaces by a CPU/offload dispatch,
+ *                             with the launch's num_teams and thread_limit.
  *   __ompadapt_auto_features() features(auto): replaced by the pass with the region's automatic
  *                             features (0 without the pass).
  *   __ompadapt_host_guard()   marker before the launch site of a region with a `cpu` variant:
@@ -247,12 +247,6 @@ static inline __attribute__((always_inline)) const struct ompadapt_api *__ompada
     __atomic_store_n(&cached, a, __ATOMIC_RELEASE);
   }
   return a;
-}
-
-/* Replaced by the ompadapt pass; if the pass did not run, the runtime warns once. */
-static inline __attribute__((noinline)) void __ompadapt_offload_site(int use_host, const char *model) {
-  if (use_host)
-    __ompadapt_api()->unlowered_offload_site(model);
 }
 
 /* The launch of the target construct that follows: the ompadapt pass turns it into the

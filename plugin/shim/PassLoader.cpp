@@ -4,10 +4,12 @@
 #include "ffi.h"
 
 #include "clang/Basic/CodeGenOptions.h"
+#include "clang/Basic/DiagnosticIDs.h"
 #include "llvm-c/Types.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassInstrumentation.h"
 #include "llvm/Passes/PassBuilder.h"
+#include "llvm/Support/Regex.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -73,26 +75,57 @@ rewriteBeforeBitcodeIsWritten(const std::string &PassLibrary) {
   };
 }
 
+// What -Rpass=ompadapt -Rpass-missed=ompadapt -Rpass-analysis=ompadapt would
+// ask for (added to the patterns given, if any), with the locations clang
+// tracks for them when there is no debug information.
+static void requestPassRemarks(CompilerInstance &CI) {
+  CodeGenOptions &CG = CI.getCodeGenOpts();
+  struct {
+    CodeGenOptions::OptRemark &Remark;
+    const char *Group;
+  } Kinds[] = {{CG.OptimizationRemark, "pass"},
+               {CG.OptimizationRemarkMissed, "pass-missed"},
+               {CG.OptimizationRemarkAnalysis, "pass-analysis"}};
+  for (auto &K : Kinds) {
+    std::string Pattern = "^ompadapt$";
+    if (K.Remark.hasValidPattern())
+      Pattern = "(" + K.Remark.Pattern + ")|" + Pattern;
+    K.Remark.Kind = CodeGenOptions::RK_WithPattern;
+    K.Remark.Pattern = Pattern;
+    K.Remark.Regex = std::make_shared<llvm::Regex>(Pattern);
+    CI.getDiagnostics().setSeverityForGroup(diag::Flavor::Remark, K.Group,
+                                            diag::Severity::Remark);
+  }
+  if (CG.getDebugInfo() == llvm::codegenoptions::NoDebugInfo)
+    CG.setDebugInfo(llvm::codegenoptions::LocTrackingOnly);
+}
+
+static std::string passRecordFile(const std::string &File) {
+  size_t Opt = File.rfind(".opt.");
+  if (Opt == std::string::npos || File.find('/', Opt) != std::string::npos)
+    return File + ".ompadapt";
+  return File.substr(0, Opt) + ".ompadapt" + File.substr(Opt);
+}
+
 void registerPass(CompilerInstance &CI, const std::string &PassLibrary,
                   bool Remarks) {
-  if (Remarks) {
-    // The same library that clang loads as a pass plugin (dlopen returns the
-    // loaded one): the setting holds for the pass that runs.
-    using SetFn = void (*)(int);
-    if (void *Lib = dlopen(PassLibrary.c_str(), RTLD_NOW | RTLD_GLOBAL))
-      if (auto Set = reinterpret_cast<SetFn>(
-              dlsym(Lib, "ompadapt_pass_set_remarks")))
-        Set(1);
-  }
   CodeGenOptions &CG = CI.getCodeGenOpts();
   const LangOptions &LO = CI.getLangOpts();
+  if (Remarks && !LO.OpenMPIsTargetDevice)
+    requestPassRemarks(CI);
   if (std::find(CG.PassPlugins.begin(), CG.PassPlugins.end(), PassLibrary) ==
       CG.PassPlugins.end())
     CG.PassPlugins.push_back(PassLibrary);
   bool OffloadTargets = !LO.OMPTargetTriples.empty();
-  if (CG.DisableLLVMPasses && OffloadTargets && !LO.OpenMPIsTargetDevice)
+  if (CG.DisableLLVMPasses && OffloadTargets && !LO.OpenMPIsTargetDevice) {
     CG.PassBuilderCallbacks.push_back(
         rewriteBeforeBitcodeIsWritten(PassLibrary));
+    // -fsave-optimization-record gives this job and the backend job after it
+    // the same file, which the backend job (no pass runs there) rewrites: the
+    // pass's remarks go to a file of their own, a.opt.yaml -> a.ompadapt.opt.yaml.
+    if (!CG.OptRecordFile.empty())
+      CG.OptRecordFile = passRecordFile(CG.OptRecordFile);
+  }
 }
 
 } // namespace ompadapt

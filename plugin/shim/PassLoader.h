@@ -20,7 +20,9 @@ namespace ompadapt {
 std::string pluginDirectory();
 
 /// Registers the pass in `PassLibrary` with the compilation `CI`; `Remarks`:
-/// turn on the pass's remarks (its `ompadapt_pass_set_remarks`, if it has one).
+/// show the pass's optimisation remarks, as -Rpass=ompadapt,
+/// -Rpass-missed=ompadapt and -Rpass-analysis=ompadapt would (host
+/// compilations only: the pass leaves device modules alone).
 void registerPass(clang::CompilerInstance &CI, const std::string &PassLibrary,
                   bool Remarks);
 

@@ -7,12 +7,12 @@
 // without a slice get a remark and no feature. Verified, and idempotent.
 //
 // RUN: %clang -O0 --offload-host-only -S -emit-llvm -fno-discard-value-names -Xclang -disable-llvm-passes -fplugin=%plugin -fplugin-arg-ompadapt-no-pass %s -o %t.ll
-// RUN: OMPADAPT_REMARKS=1 %opt -load-pass-plugin=%passplugin -passes=ompadapt,verify -S < %t.ll > %t.opt.ll 2> %t.remarks
+// RUN: %opt -load-pass-plugin=%passplugin -passes=ompadapt,verify -pass-remarks-missed=ompadapt -S < %t.ll > %t.opt.ll 2> %t.remarks
 // RUN: %FileCheck %s --check-prefix=PASS < %t.opt.ll
 // RUN: %FileCheck %s --check-prefix=REMARK < %t.remarks
 // RUN: %opt -load-pass-plugin=%passplugin -passes=ompadapt,verify -S < %t.opt.ll > %t.twice.ll
 // RUN: diff %t.opt.ll %t.twice.ll
-// Without OMPADAPT_REMARKS, silent:
+// Without -pass-remarks*, silent:
 // RUN: %opt -load-pass-plugin=%passplugin -passes=ompadapt -disable-output < %t.ll 2> %t.quiet; test ! -s %t.quiet
 // The pass standalone on -O2-optimised IR, and inside clang at -O0 and -O2: every output verifies.
 // RUN: %clang -O2 --offload-host-only -S -emit-llvm -fplugin=%plugin -fplugin-arg-ompadapt-no-pass %s -o %t.O2.ll
@@ -128,7 +128,7 @@ void written(double *a, int n) {
 }
 // PASS-LABEL: define {{.*}}void @written(
 // PASS:       store i32 7, ptr %k
-// REMARK-DAG: ompadapt: remark: {{.*}}region 'written': no trip_count(i) feature, its bound cannot be computed at the region's start: global 'G' may be written between the marker and the launch (a store
+// REMARK-DAG: remark: {{.*}}: [OMPADAPT133] region 'written': no trip_count(i) feature, its bound cannot be computed at the region's start: global 'G' may be written between the marker and the launch (a store
 
 // Explicit features first (E = 1, with a range), then two automatic ones: cap 2.
 void mixed(double *a, int n) {

@@ -19,7 +19,7 @@ fn build_and_run(opt: &str, plugin: bool, dir: &std::path::Path) -> Build {
     let out = if plugin {
         let mut c = std::process::Command::new(CLANG);
         c.arg("-fopenmp").arg(HOST_OFFLOAD).arg(format!("-fplugin={}", ompadapt_tests::plugin().display()));
-        c.args([opt, "-Wl,-rpath,/usr/lib/llvm-19/lib"]).arg(&src).arg("-o").arg(&exe).env("OMPADAPT_REMARKS", "1");
+        c.args([opt, "-Wl,-rpath,/usr/lib/llvm-19/lib"]).arg(&src).arg("-o").arg(&exe).arg("-Rpass-missed=ompadapt");
         run(&mut c)
     } else {
         run(std::process::Command::new(CLANG)

@@ -73,3 +73,8 @@ fn auto_features_cxx_ir() {
 fn host_guard_ir() {
     run_file("host_guard.c");
 }
+
+#[test]
+fn remarks_in_clang_yaml_and_opt() {
+    run_file("remarks.c");
+}

@@ -2,12 +2,13 @@
 // condition directly.
 #include <stdbool.h>
 void ompadapt_unlowered_offload_site(const char *model);
-static inline void __ompadapt_offload_site(bool use_host, const char *model) {
-  if (use_host) ompadapt_unlowered_offload_site(model);
+static inline __attribute__((noinline)) void __ompadapt_launch_site(bool use_host, int num_teams, int thread_limit,
+                                                                    const char *model) {
+  if (use_host || num_teams || thread_limit) ompadapt_unlowered_offload_site(model);
 }
 
 void bool_site(int variant, double *X, int N) {
-  __ompadapt_offload_site(variant == 0, "flag");
+  __ompadapt_launch_site(variant == 0, 0, 0, "flag");
 #pragma omp target teams distribute parallel for map(tofrom: X[0:N])
   for (int i = 0; i < N; ++i) X[i] += 1.0;
 }

@@ -22,7 +22,7 @@ static int scale(int variant, std::vector<double> &X, double k, int *destroyed) 
   double *x = X.data();
   int N = (int)X.size();
   int where[1] = {-1};
-  __ompadapt_offload_site(variant == 0, "scale");
+  __ompadapt_launch_site(variant == 0, 0, 0, "scale");
 #pragma omp target teams distribute parallel for map(tofrom: x[0:N], where[0:1])
   for (int i = 0; i < N; ++i) {
     x[i] = k * i;

@@ -11,13 +11,14 @@
 void ompadapt_unlowered_offload_site(const char *model) {
   fprintf(stderr, "UNLOWERED %s\n", model);
 }
-static inline void __ompadapt_offload_site(int use_host, const char *model) {
-  if (use_host) ompadapt_unlowered_offload_site(model);
+static inline __attribute__((noinline)) void __ompadapt_launch_site(int use_host, int num_teams, int thread_limit,
+                                                                    const char *model) {
+  if (use_host || num_teams || thread_limit) ompadapt_unlowered_offload_site(model);
 }
 
 static int vecadd(int variant, const double *A, const double *B, double *C, int N, double k) {
   int where[1] = {-1};
-  __ompadapt_offload_site(variant == 0, "vecadd");
+  __ompadapt_launch_site(variant == 0, 0, 0, "vecadd");
 #pragma omp target teams distribute parallel for map(to: A[0:N], B[0:N]) map(from: C[0:N]) map(tofrom: where[0:1])
   for (int i = 0; i < N; ++i) {
     C[i] = A[i] + k * B[i];

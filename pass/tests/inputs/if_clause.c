@@ -3,7 +3,7 @@
 #include "ompadapt_marker.h"
 
 void maybe_offload(int variant, double *X, int N) {
-  __ompadapt_offload_site(variant == 0, "maybe");
+  __ompadapt_launch_site(variant == 0, 0, 0, "maybe");
 #pragma omp target teams distribute parallel for if(target: N > 1000) map(tofrom: X[0:N])
   for (int i = 0; i < N; ++i) X[i] += 1.0;
 }
@@ -15,4 +15,4 @@ void maybe_offload(int variant, double *X, int N) {
 // CHECK-NEXT:    call i32 @__tgt_target_kernel(
 // CHECK:       ompadapt.join:
 // CHECK-NEXT:    %ompadapt.launch = phi i32
-// CHECK-NOT:   __ompadapt_offload_site
+// CHECK-NOT:   __ompadapt_launch_site

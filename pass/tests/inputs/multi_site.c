@@ -3,18 +3,18 @@
 #include "ompadapt_marker.h"
 
 void two_regions(int v1, int v2, double *X, double *Y, int N) {
-  __ompadapt_offload_site(v1 == 0, "scale");
+  __ompadapt_launch_site(v1 == 0, 0, 0, "scale");
 #pragma omp target teams distribute parallel for map(tofrom: X[0:N])
   for (int i = 0; i < N; ++i) X[i] *= 2.0;
 
-  __ompadapt_offload_site(v2 == 0, "shift");
+  __ompadapt_launch_site(v2 == 0, 0, 0, "shift");
 #pragma omp target teams distribute parallel for map(tofrom: Y[0:N])
   for (int i = 0; i < N; ++i) Y[i] += 1.0;
 }
 
 void in_loop(const int *variants, double *X, int N, int steps) {
   for (int s = 0; s < steps; ++s) {
-    __ompadapt_offload_site(variants[s] == 0, "step");
+    __ompadapt_launch_site(variants[s] == 0, 0, 0, "step");
 #pragma omp target teams distribute parallel for map(tofrom: X[0:N])
     for (int i = 0; i < N; ++i) X[i] = X[i] * 0.5 + s;
   }
@@ -46,7 +46,7 @@ void not_adaptive(double *X, int N) {
 // CHECK:       call i32 @__tgt_target_kernel({{.*}}_not_adaptive_l{{[0-9]+}}.region_id
 // CHECK-NOT:   ompadapt
 // CHECK-LABEL: }
-// CHECK-NOT:   __ompadapt_offload_site
+// CHECK-NOT:   __ompadapt_launch_site
 // CHECK:       !ompadapt.regions = !{[[R1:![0-9]+]], [[R2:![0-9]+]], [[R3:![0-9]+]]}
 // CHECK-DAG:   [[R1]] = !{!"scale", !".__omp_offloading_[[L1]].region_id", !"__omp_offloading_[[L1]]"}
 // CHECK-DAG:   [[R2]] = !{!"shift", !".__omp_offloading_[[L2]].region_id", !"__omp_offloading_[[L2]]"}

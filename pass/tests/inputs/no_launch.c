@@ -3,12 +3,12 @@
 #include "ompadapt_marker.h"
 
 void lonely(int variant, double *X, int N) {
-  __ompadapt_offload_site(variant == 0, "lonely");
+  __ompadapt_launch_site(variant == 0, 0, 0, "lonely");
   for (int i = 0; i < N; ++i) X[i] = 0;
 }
 
 // CHECK-LABEL: define {{.*}}void @lonely(
-// CHECK:       call void @__ompadapt_offload_site(
+// CHECK:       call void @__ompadapt_launch_site(
 // CHECK-NOT:   ompadapt.dispatch
-// CHECK:       define internal void @__ompadapt_offload_site(
+// CHECK:       define internal void @__ompadapt_launch_site(
 // CHECK-NOT:   !ompadapt.regions

@@ -1,4 +1,5 @@
-/* The offload-site marker exactly as the ompadapt Clang plugin injects it (see
+/* The launch-site marker as the ompadapt Clang plugin's header defines it
+ * (plugin/include/ompadapt_lowering.h), with the runtime's warning reached directly (see
  * runtime/include/ompadapt.h for ompadapt_unlowered_offload_site). */
 #ifndef OMPADAPT_TEST_MARKER_H
 #define OMPADAPT_TEST_MARKER_H
@@ -9,7 +10,9 @@ void ompadapt_unlowered_offload_site(const char *model);
 #ifdef __cplusplus
 }
 #endif
-static inline void __ompadapt_offload_site(int use_host, const char *model) {
-  if (use_host) ompadapt_unlowered_offload_site(model);
+static inline __attribute__((noinline)) void __ompadapt_launch_site(int use_host, int num_teams, int thread_limit,
+                                                                    const char *model) {
+  if (use_host || num_teams || thread_limit)
+    ompadapt_unlowered_offload_site(model);
 }
 #endif

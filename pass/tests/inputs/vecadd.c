@@ -3,14 +3,14 @@
 #include "ompadapt_marker.h"
 
 void vecadd(int variant, const double *A, const double *B, double *C, int N) {
-  __ompadapt_offload_site(variant == 0 /* index of cpu */, "vecadd");
+  __ompadapt_launch_site(variant == 0 /* index of cpu */, 0, 0, "vecadd");
 #pragma omp target teams distribute parallel for map(to: A[0:N], B[0:N]) map(from: C[0:N])
   for (int i = 0; i < N; ++i) C[i] = A[i] + B[i];
 }
 
 // CHECK-LABEL: define {{.*}}void @vecadd(
 // CHECK:       [[USE:%[0-9]+]] = zext i1 {{%[0-9]+}} to i32
-// CHECK-NOT:   call {{.*}}@__ompadapt_offload_site
+// CHECK-NOT:   call {{.*}}@__ompadapt_launch_site
 // CHECK:       br label %ompadapt.dispatch
 // CHECK:       ompadapt.dispatch:
 // CHECK-NEXT:    %ompadapt.use_host = icmp ne i32 [[USE]], 0
@@ -27,7 +27,7 @@ void vecadd(int variant, const double *A, const double *B, double *C, int N) {
 // CHECK:       [[FAILED]]:
 // CHECK-NEXT:    call void @__omp_offloading_[[ID]](
 // CHECK-LABEL: }
-// CHECK-NOT:   define {{.*}}@__ompadapt_offload_site
+// CHECK-NOT:   define {{.*}}@__ompadapt_launch_site
 // CHECK:       declare void @ompadapt_unlowered_offload_site(
 // CHECK:       !ompadapt.regions = !{[[REGION:![0-9]+]]}
 // CHECK-DAG:   [[REGION]] = !{!"vecadd", !".__omp_offloading_[[ID]].region_id", !"__omp_offloading_[[ID]]"}

@@ -1,13 +1,16 @@
-//! Discovery and removal of the plugin's offload-site markers.
+//! Discovery and removal of the launch-site markers the frontend emits.
 //!
 //! The Clang plugin lowers `#pragma omp adaptation ... variants(cpu, gpu)` into a call of
-//! [`MARKER_FUNCTION`] placed immediately before the target construct:
+//! [`LAUNCH_SITE`] placed immediately before the target construct (see the lowering header,
+//! plugin/include/ompadapt_lowering.h):
 //!
 //! ```c
-//! static inline void __ompadapt_offload_site(int use_host, const char *model) {
-//!   if (use_host) ompadapt_unlowered_offload_site(model); /* runtime warns once */
+//! static inline void __ompadapt_launch_site(int use_host, int num_teams, int thread_limit,
+//!                                           const char *model) {
+//!   if (use_host || num_teams || thread_limit)
+//!     __ompadapt_api()->unlowered_offload_site(model); /* runtime warns once */
 //! }
-//! __ompadapt_offload_site(ctx.variant == 0, "model");
+//! __ompadapt_launch_site(ctx.variant == 0, 0, 0, "model");
 //! #pragma omp target teams distribute parallel for ...
 //! ```
 //!
@@ -16,36 +19,22 @@
 
 use inkwell::module::Module;
 use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue, IntValue};
-use llvm_sys::core::{
-    LLVMGetAsString, LLVMGetConstOpcode, LLVMGetFirstUse, LLVMGetInitializer, LLVMGetNumOperands, LLVMGetOperand,
-    LLVMIsAConstantDataSequential, LLVMIsAConstantExpr, LLVMIsAGlobalVariable,
-};
-use llvm_sys::prelude::LLVMValueRef;
-use llvm_sys::LLVMOpcode;
+use llvm_sys::core::LLVMGetFirstUse;
+pub use ompadapt_abi::markers::{Marker, HOST_ENTER, HOST_EXIT, HOST_GUARD, LAUNCH_SITE};
 
 use crate::cfg;
+use crate::ir;
 use crate::omp_calls::{called_function, num_call_args};
 
-/// Name of the marker function the plugin defines (`static inline`, so any linkage).
-pub const MARKER_FUNCTION: &str = "__ompadapt_offload_site";
+/// Operands of the launch-site marker: use_host, num_teams, thread_limit, model.
+const USE_HOST_ARG: u32 = 0;
+const NUM_TEAMS_ARG: u32 = 1;
+const THREAD_LIMIT_ARG: u32 = 2;
+const MODEL_ARG: u32 = 3;
 
-/// The marker with launch settings: `__ompadapt_launch_site(use_host, num_teams, thread_limit,
-/// model)`; a non-zero `num_teams` / `thread_limit` replaces the launch's.
-pub const LAUNCH_MARKER_FUNCTION: &str = "__ompadapt_launch_site";
-
-/// Itanium-mangled prefixes of the marker in C++: clang mangles a `static` function even inside
-/// `extern "C"` (`_ZL23__ompadapt_offload_siteiPKc`); `_Z` if it is not static.
-const MANGLED_MARKER_PREFIXES: &[&str] =
-    &["_ZL23__ompadapt_offload_site", "_Z23__ompadapt_offload_site", "_ZL22__ompadapt_launch_site", "_Z22__ompadapt_launch_site"];
-
-/// Whether `name` names the marker function (C name or C++ mangled name).
+/// Whether `name` names the launch-site marker function (C name or C++ mangled name).
 pub fn is_marker_name(name: &[u8]) -> bool {
-    name == MARKER_FUNCTION.as_bytes()
-        || name == LAUNCH_MARKER_FUNCTION.as_bytes()
-        || MANGLED_MARKER_PREFIXES.iter().any(|p| {
-            name.strip_prefix(p.as_bytes())
-                .is_some_and(|rest| !rest.is_empty() && rest.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_'))
-        })
+    LAUNCH_SITE.names(name)
 }
 
 /// Whether `inst` calls (or invokes) the marker.
@@ -55,27 +44,25 @@ pub fn is_marker_call(inst: InstructionValue<'_>) -> bool {
 
 /// One marker call: the point before a target construct whose launch becomes a dispatch.
 #[derive(Clone, Copy, Debug)]
-pub struct OffloadSite<'ctx> {
-    /// The `call` (or `invoke`, in C++ with cleanups) of [`MARKER_FUNCTION`].
+pub struct LaunchSite<'ctx> {
+    /// The `call` (or `invoke`, in C++ with cleanups) of [`LAUNCH_SITE`].
     pub marker: InstructionValue<'ctx>,
     /// The function containing the marker.
     pub function: FunctionValue<'ctx>,
     /// First operand: non-zero when the `cpu` (host) variant is selected. An integer (`i32`
     /// from C's `int`, possibly `i1`).
     pub use_host: BasicValueEnum<'ctx>,
-    /// Launch settings of the launch marker (integers; 0 at run time: as compiled).
-    pub num_teams: Option<IntValue<'ctx>>,
-    pub thread_limit: Option<IntValue<'ctx>>,
-    /// Index of the model-name operand.
-    model_arg: u32,
+    /// Launch settings (integers; 0 at run time: as compiled).
+    pub num_teams: IntValue<'ctx>,
+    pub thread_limit: IntValue<'ctx>,
 }
 
-impl<'ctx> OffloadSite<'ctx> {
-    /// The model name, read from the marker's second operand (a constant C string), or an empty
+impl<'ctx> LaunchSite<'ctx> {
+    /// The model name, read from the marker's last operand (a constant C string), or an empty
     /// string when it is not a constant.
     pub fn model(&self) -> String {
-        match self.marker.get_operand(self.model_arg).and_then(|op| op.value()) {
-            Some(v) => constant_c_string(v.as_value_ref()).unwrap_or_default(),
+        match self.marker.get_operand(MODEL_ARG).and_then(|op| op.value()) {
+            Some(v) => ir::c_string(v.as_value_ref()).unwrap_or_default(),
             None => String::new(),
         }
     }
@@ -100,7 +87,7 @@ pub fn marker_functions<'ctx>(module: &Module<'ctx>) -> Vec<FunctionValue<'ctx>>
 
 /// All marker calls of `module`, in module order (functions, blocks, instructions), and the
 /// calls of the marker function that cannot be markers.
-pub fn find_offload_sites<'ctx>(module: &Module<'ctx>) -> (Vec<OffloadSite<'ctx>>, Vec<MalformedMarker>) {
+pub fn find_launch_sites<'ctx>(module: &Module<'ctx>) -> (Vec<LaunchSite<'ctx>>, Vec<MalformedMarker>) {
     let mut sites = Vec::new();
     let mut malformed = Vec::new();
     if marker_functions(module).is_empty() {
@@ -122,35 +109,25 @@ pub fn find_offload_sites<'ctx>(module: &Module<'ctx>) -> (Vec<OffloadSite<'ctx>
     (sites, malformed)
 }
 
-fn as_site<'ctx>(inst: InstructionValue<'ctx>, function: FunctionValue<'ctx>) -> Result<OffloadSite<'ctx>, &'static str> {
-    let launch = called_function(inst).is_some_and(|f| {
-        let name = f.get_name().to_bytes();
-        name == LAUNCH_MARKER_FUNCTION.as_bytes() || name.windows(22).any(|w| w == b"22__ompadapt_launch_si")
-    });
-    if launch && num_call_args(inst) < 4 {
+fn as_site<'ctx>(inst: InstructionValue<'ctx>, function: FunctionValue<'ctx>) -> Result<LaunchSite<'ctx>, &'static str> {
+    if num_call_args(inst) < 4 {
         return Err("the launch marker has fewer than four arguments (use_host, num_teams, thread_limit, model)");
     }
-    if num_call_args(inst) < 2 {
-        return Err("the marker call has fewer than two arguments (use_host, model)");
-    }
-    let int_arg = |i: u32| -> Result<Option<IntValue<'ctx>>, &'static str> {
-        if !launch {
-            return Ok(None);
-        }
+    let int_arg = |i: u32| -> Result<IntValue<'ctx>, &'static str> {
         match inst.get_operand(i).and_then(|op| op.value()) {
-            Some(v) if v.is_int_value() => Ok(Some(v.into_int_value())),
+            Some(v) if v.is_int_value() => Ok(v.into_int_value()),
             _ => Err("a launch setting of the marker is not an integer"),
         }
     };
-    let (num_teams, thread_limit) = (int_arg(1)?, int_arg(2)?);
+    let (num_teams, thread_limit) = (int_arg(NUM_TEAMS_ARG)?, int_arg(THREAD_LIMIT_ARG)?);
     if !inst.get_type().is_void_type() && inst.get_first_use().is_some() {
         return Err("the marker call's result is used");
     }
-    let use_host = inst.get_operand(0).and_then(|op| op.value()).ok_or("the marker's first argument is not a value")?;
+    let use_host = inst.get_operand(USE_HOST_ARG).and_then(|op| op.value()).ok_or("the marker's first argument is not a value")?;
     if !use_host.is_int_value() {
         return Err("the marker's first argument (use_host) is not an integer");
     }
-    Ok(OffloadSite { marker: inst, function, use_host, num_teams, thread_limit, model_arg: if launch { 3 } else { 1 } })
+    Ok(LaunchSite { marker: inst, function, use_host, num_teams, thread_limit })
 }
 
 /// Where the code after the marker starts: the next instruction for a `call`, the first
@@ -165,15 +142,19 @@ pub fn first_instruction_after<'ctx>(marker: InstructionValue<'ctx>) -> Option<I
 
 /// Deletes a marker call. An `invoke` becomes a branch to its normal destination, and its block
 /// leaves the phis of the unwind destination.
-pub fn remove_marker(site: &OffloadSite<'_>) {
-    let marker = site.marker;
+pub fn remove_marker(site: &LaunchSite<'_>) {
+    remove_marker_call(site.marker, site.function);
+}
+
+/// Deletes `marker`, a call or invoke in `function` (see [`remove_marker`]).
+fn remove_marker_call<'ctx>(marker: InstructionValue<'ctx>, function: FunctionValue<'ctx>) {
     if marker.get_opcode() == InstructionOpcode::Invoke {
         let Some(block) = marker.get_parent() else {
             return;
         };
         let succs = cfg::successors(block);
         let (normal, unwind) = (succs[0], succs[1]);
-        let builder = site.function.get_type().get_context().create_builder();
+        let builder = function.get_type().get_context().create_builder();
         builder.position_before(&marker);
         let br = builder.build_unconditional_branch(normal).expect("builder is positioned");
         br.set_debug_location(marker.get_debug_location());
@@ -196,66 +177,12 @@ pub fn remove_unused_marker_functions(module: &Module<'_>) -> usize {
     removed
 }
 
-/// The bytes of a constant C string behind `value` (a global constant, possibly behind a
-/// constant GEP to its first character, as older IR has it), without the trailing NUL.
-fn constant_c_string(value: LLVMValueRef) -> Option<String> {
-    unsafe {
-        let mut v = value;
-        // Strip constant GEPs / casts to the global.
-        for _ in 0..8 {
-            if LLVMIsAConstantExpr(v).is_null() {
-                break;
-            }
-            match LLVMGetConstOpcode(v) {
-                LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast if LLVMGetNumOperands(v) > 0 => {
-                    v = LLVMGetOperand(v, 0)
-                }
-                _ => return None,
-            }
-        }
-        if LLVMIsAGlobalVariable(v).is_null() {
-            return None;
-        }
-        let init = LLVMGetInitializer(v);
-        if init.is_null() || LLVMIsAConstantDataSequential(init).is_null() {
-            return None;
-        }
-        let mut len = 0usize;
-        let ptr = LLVMGetAsString(init, &mut len);
-        if ptr.is_null() {
-            return None;
-        }
-        let bytes = std::slice::from_raw_parts(ptr as *const u8, len);
-        let bytes = bytes.split(|&b| b == 0).next().unwrap_or(&[]);
-        Some(String::from_utf8_lossy(bytes).into_owned())
-    }
-}
-
-/// The host guard marker: `__ompadapt_host_guard(ctx, cpu, replacement, model)`, right before
-/// the launch-site marker of a region with a `cpu` variant (see the lowering header). The pass
-/// calls [`HOST_ENTER_FUNCTION`] with its first three operands and the launch's device and
-/// kernel arguments on the stub's host path, [`HOST_EXIT_FUNCTION`] after the host version,
-/// and deletes it.
-pub const GUARD_FUNCTION: &str = "__ompadapt_host_guard";
-/// What the stub calls around the host version (defined in the lowering header; emitted
-/// because the guard marker's own body calls them).
-pub const HOST_ENTER_FUNCTION: &str = "__ompadapt_host_enter";
-pub const HOST_EXIT_FUNCTION: &str = "__ompadapt_host_exit";
-
-/// Whether `name` is `c_name` or its Itanium mangling (`_ZL<len><name><params>`, also `_Z`):
-/// clang mangles a `static` function in C++ even inside `extern "C"`.
-fn names_function(name: &[u8], c_name: &str) -> bool {
-    if name == c_name.as_bytes() {
-        return true;
-    }
-    let len = c_name.len().to_string();
-    ["_ZL", "_Z"].iter().any(|p| {
-        name.strip_prefix(p.as_bytes())
-            .and_then(|r| r.strip_prefix(len.as_bytes()))
-            .and_then(|r| r.strip_prefix(c_name.as_bytes()))
-            .is_some_and(|rest| !rest.is_empty() && rest.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_'))
-    })
-}
+// The host guard marker, [`HOST_GUARD`]: `__ompadapt_host_guard(ctx, cpu, replacement, model)`,
+// right before the launch-site marker of a region with a `cpu` variant (see the lowering
+// header). The pass calls [`HOST_ENTER`] with its first three operands and the launch's device
+// and kernel arguments on the stub's host path, [`HOST_EXIT`] after the host version, and
+// deletes it. Those two are defined in the lowering header and emitted because the guard
+// marker's own body calls them.
 
 /// One guard marker call.
 #[derive(Clone, Copy, Debug)]
@@ -272,28 +199,27 @@ impl<'ctx> HostGuard<'ctx> {
 
     /// The model name (fourth operand).
     pub fn model(&self) -> String {
-        self.call.get_operand(3).and_then(|op| op.value()).and_then(|v| constant_c_string(v.as_value_ref())).unwrap_or_default()
+        self.call.get_operand(3).and_then(|op| op.value()).and_then(|v| ir::c_string(v.as_value_ref())).unwrap_or_default()
     }
 }
 
 /// Whether `inst` calls the guard marker.
 pub fn is_guard_call(inst: InstructionValue<'_>) -> bool {
-    called_function(inst).is_some_and(|f| names_function(f.get_name().to_bytes(), GUARD_FUNCTION)) && num_call_args(inst) >= 4
+    called_function(inst).is_some_and(|f| HOST_GUARD.names(f.get_name().to_bytes())) && num_call_args(inst) >= 4
 }
 
 /// The enter and exit functions of `module`, if the lowering header's definitions were emitted.
 pub fn host_run_functions<'ctx>(module: &Module<'ctx>) -> Option<(FunctionValue<'ctx>, FunctionValue<'ctx>)> {
-    let find = |name: &str, params: u32| {
-        module.get_functions().find(|f| names_function(f.get_name().to_bytes(), name) && f.count_params() == params)
-    };
-    Some((find(HOST_ENTER_FUNCTION, 7)?, find(HOST_EXIT_FUNCTION, 1)?))
+    let find =
+        |marker: Marker, params: u32| module.get_functions().find(|f| marker.names(f.get_name().to_bytes()) && f.count_params() == params);
+    Some((find(HOST_ENTER, 7)?, find(HOST_EXIT, 1)?))
 }
 
 /// The guard of `site`: a guard call of the same model, in the same function, whose block
 /// dominates the launch-site marker's (its operands are then available at the launch) and from
 /// which the first launch-site marker reached going forward is this one. Between the two
 /// there may be branches (the launch settings' `?:` and `&&` make some).
-pub fn guard_of<'ctx>(site: &OffloadSite<'ctx>) -> Option<HostGuard<'ctx>> {
+pub fn guard_of<'ctx>(site: &LaunchSite<'ctx>) -> Option<HostGuard<'ctx>> {
     let model = site.model();
     let marker_block = site.marker.get_parent()?;
     for block in site.function.get_basic_blocks() {
@@ -340,19 +266,12 @@ fn next_marker<'ctx>(from: InstructionValue<'ctx>) -> Option<InstructionValue<'c
 
 /// Deletes a guard call (an `invoke` becomes a branch to its normal destination).
 pub fn remove_guard(guard: &HostGuard<'_>) {
-    remove_marker(&OffloadSite {
-        marker: guard.call,
-        function: guard.function,
-        use_host: guard.call.get_operand(1).and_then(|op| op.value()).expect("the guard has operands"),
-        num_teams: None,
-        thread_limit: None,
-        model_arg: 3,
-    });
+    remove_marker_call(guard.call, guard.function);
 }
 
 /// Deletes the guard marker functions nothing calls any more.
 pub fn remove_unused_guard_functions(module: &Module<'_>) {
-    for f in module.get_functions().filter(|f| names_function(f.get_name().to_bytes(), GUARD_FUNCTION)).collect::<Vec<_>>() {
+    for f in module.get_functions().filter(|f| HOST_GUARD.names(f.get_name().to_bytes())).collect::<Vec<_>>() {
         if unsafe { LLVMGetFirstUse(f.as_value_ref()) }.is_null() {
             unsafe { f.delete() };
         }

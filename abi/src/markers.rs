@@ -1,0 +1,115 @@
+//! The marker functions: what the frontend's lowering calls (defined `static inline` in the
+//! header it injects, plugin/include/ompadapt_lowering.h) and the pass recognises and replaces.
+//! One list, name and meaning, in the manner of LLVM's `OMPKinds.def`.
+//!
+//! In C a marker's symbol is its name. In C++ clang mangles a `static` function even inside
+//! `extern "C"`: `_ZL<length><name><parameter types>` (`_Z` when not `static`), so the pass
+//! matches that form too ([`Marker::names`]). The pass's tests compile the header as C and C++
+//! and check that every marker here is recognised in both.
+
+/// One marker function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Marker {
+    /// The C name, as the header declares it.
+    pub name: &'static str,
+    /// What a call of it means, and what the pass does with it.
+    pub doc: &'static str,
+}
+
+/// `__ompadapt_launch_site(use_host, num_teams, thread_limit, model)`, right before a target
+/// construct of an adaptive region.
+pub const LAUNCH_SITE: Marker = Marker {
+    name: "__ompadapt_launch_site",
+    doc: "Right before a target construct of an adaptive region. The pass turns the offload launch \
+          that follows into a dispatch between the host version (non-zero use_host) and the \
+          offload, sets a non-zero num_teams / thread_limit in the launch at run time, and \
+          deletes the call. Without the pass, the runtime warns once when a variant needed it.",
+};
+
+/// `__ompadapt_host_guard(ctx, cpu, replacement, model)`, before the launch site of a region
+/// with a `cpu` variant.
+pub const HOST_GUARD: Marker = Marker {
+    name: "__ompadapt_host_guard",
+    doc: "Before the launch site of a region with a cpu variant. The pass calls the host-enter \
+          function with its ctx, cpu and replacement and the launch's device and kernel \
+          arguments on the dispatch's host path, the host-exit function after the host version, \
+          and deletes the call.",
+};
+
+/// `__ompadapt_auto_features(out, cap, spec, model, loops)`: `features(auto)`.
+pub const AUTO_FEATURES: Marker = Marker {
+    name: "__ompadapt_auto_features",
+    doc: "features(auto), before the region's begin. The pass replaces the call by the region's \
+          automatic features computed at the call (trip counts, bytes_mapped, static features), \
+          stored into out[0..K), with *spec pointing at a descriptor naming them and K as the \
+          result. Without the pass it returns 0.",
+};
+
+/// `__ompadapt_host_enter(ctx, cpu, replacement, device, kernel_args, globals, nglobals)`.
+pub const HOST_ENTER: Marker = Marker {
+    name: "__ompadapt_host_enter",
+    doc: "Not a marker the pass deletes but one it calls: on the dispatch's host path, before the \
+          host version, with the launch's device and kernel arguments; the host version runs \
+          only when it returns non-NULL. Emitted because the host guard's body calls it.",
+};
+
+/// `__ompadapt_host_exit(run)`.
+pub const HOST_EXIT: Marker = Marker {
+    name: "__ompadapt_host_exit",
+    doc: "Not a marker the pass deletes but one it calls: after the host version, with what the \
+          host-enter function returned. Emitted because the host guard's body calls it.",
+};
+
+/// Every marker function, in the order the lowering header defines them.
+pub const MARKERS: [Marker; 5] = [LAUNCH_SITE, AUTO_FEATURES, HOST_ENTER, HOST_EXIT, HOST_GUARD];
+
+impl Marker {
+    /// The Itanium-mangled prefixes of the name in C++: `_ZL<length><name>` (a `static`
+    /// function) and `_Z<length><name>`; the parameter types follow.
+    pub fn mangled_prefixes(&self) -> [String; 2] {
+        let n = self.name.len();
+        [format!("_ZL{n}{}", self.name), format!("_Z{n}{}", self.name)]
+    }
+
+    /// Whether `symbol` is this function: its C name, or a C++ mangling of it (a mangled prefix
+    /// followed by a non-empty list of parameter types).
+    pub fn names(&self, symbol: &[u8]) -> bool {
+        symbol == self.name.as_bytes()
+            || self.mangled_prefixes().iter().any(|p| {
+                symbol
+                    .strip_prefix(p.as_bytes())
+                    .is_some_and(|rest| !rest.is_empty() && rest.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_'))
+            })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mangled_forms_are_derived_from_the_name() {
+        assert_eq!(AUTO_FEATURES.mangled_prefixes(), ["_ZL24__ompadapt_auto_features", "_Z24__ompadapt_auto_features"]);
+        assert!(AUTO_FEATURES.names(b"__ompadapt_auto_features"));
+        assert!(AUTO_FEATURES.names(b"_ZL24__ompadapt_auto_featuresPdiPPKcS1_S1_"));
+        assert!(LAUNCH_SITE.names(b"_ZL22__ompadapt_launch_siteiiiPKc"));
+        assert!(LAUNCH_SITE.names(b"_Z22__ompadapt_launch_siteiiiPKc"));
+        // no parameter list, another length, a longer name, a suffix clang adds to a copy
+        assert!(!LAUNCH_SITE.names(b"_ZL22__ompadapt_launch_site"));
+        assert!(!LAUNCH_SITE.names(b"_ZL23__ompadapt_launch_siteiiiPKc"));
+        assert!(!LAUNCH_SITE.names(b"__ompadapt_launch_site2"));
+        assert!(!LAUNCH_SITE.names(b"_ZL22__ompadapt_launch_siteiiiPKc.1"));
+    }
+
+    #[test]
+    fn names_are_distinct_and_reserved() {
+        for (i, a) in MARKERS.iter().enumerate() {
+            assert!(a.name.starts_with("__ompadapt_"), "{}", a.name);
+            assert!(!a.doc.is_empty());
+            for b in &MARKERS[i + 1..] {
+                assert_ne!(a.name, b.name);
+                assert!(!a.names(b.name.as_bytes()) && !b.names(a.name.as_bytes()));
+            }
+        }
+    }
+}
