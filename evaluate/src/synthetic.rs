@@ -1,5 +1,5 @@
 //! Controlled cost models: regions whose variants' times are known functions of the features,
-//! for testing and benchmarking decision quality ([`super::adaptive_k`]) without a machine's noise.
+//! for testing and benchmarking decision quality ([`crate::adaptive_k`]) without a machine's noise.
 //!
 //! Each [`Shape`] draws its own parameters from the seed (where it has any), so different seeds
 //! give different crossovers; inputs are drawn from the seed too (sizes log-uniform, counts as
@@ -23,19 +23,27 @@
 //! * [`Shape::Roofline`] — 4 variants, each `L + max(n·k·flop, n·byte)` with random latency,
 //!   compute and memory costs.
 
-use crate::model::rng::XorShift;
-use crate::model::Costs;
+use ompadapt_rt::model::rng::XorShift;
+use ompadapt_rt::model::Costs;
 
 /// A controlled cost model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
+    /// Serial, CPU-parallel and GPU variants over `(n, k)`.
     CrossoverNk,
+    /// Affine costs over one feature.
     Linear1,
+    /// Affine costs over products of three features.
     Linear3,
+    /// `n` over seven decades: quadratic, `n log n` and linear variants.
     Decades,
+    /// A CPU variant slowing down past a cache, a blocked variant and a GPU variant.
     CacheStep,
+    /// A size and a categorical layout scaling each variant's cost.
     Categorical,
+    /// Static, dynamic and guided schedules over `(n, threads)`.
     Threads,
+    /// Four roofline variants: latency plus the larger of compute and memory time.
     Roofline,
 }
 
@@ -88,6 +96,7 @@ impl Noise {
 /// A generated region: stored (possibly noisy) times and the true costs of the same inputs.
 #[derive(Clone, Debug)]
 pub struct Synthetic {
+    /// The shape generated.
     pub shape: Shape,
     /// What the runtime would have stored.
     pub measured: Costs,
@@ -251,7 +260,7 @@ pub fn generate(shape: Shape, inputs: usize, noise: Noise, seed: u64) -> Synthet
                             x
                         })
                         .collect();
-                    crate::stats::median_in_place(&mut xs).unwrap_or(t)
+                    ompadapt_rt::stats::median_in_place(&mut xs).unwrap_or(t)
                 })
                 .collect()
         })
