@@ -10,8 +10,8 @@ use anyhow::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use super::measure::KernelRun;
 use super::report::{comparators, Comparator, TOLERANCE};
-use super::KernelRun;
 use crate::plot::{self, pe, Figure};
 
 /// Comparators drawn, with their colour index.
@@ -38,13 +38,12 @@ struct Speedup<'a> {
     comps: Vec<Comparator>,
 }
 
-impl Figure for Speedup<'_> {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<()> {
+impl Speedup<'_> {
+    /// The comparators drawn: per input (by position) the speedup over the baseline.
+    fn series(&self) -> Vec<Series<'_>> {
         let r = self.run;
         let base = |n: u64| r.base_time(n);
-        let baseline = r.kernel.use_case.baseline().1;
-        let series: Vec<Series> = self
-            .comps
+        self.comps
             .iter()
             .filter_map(|c| {
                 let col = drawn(&c.name)?;
@@ -55,16 +54,27 @@ impl Figure for Speedup<'_> {
                     .collect();
                 Some((c, col, pts))
             })
-            .collect();
-        // a log axis once the speedups span more than 4x (one input can be 20x off)
-        let all: Vec<f64> =
-            series.iter().flat_map(|s| s.2.iter().map(|p| p.1)).filter(|y| y.is_finite() && *y > 0.0).chain([1.0]).collect();
-        let (lo, hi) = all.iter().fold((f64::MAX, f64::MIN), |(a, b), &y| (a.min(y), b.max(y)));
-        let ys = if hi / lo > 4.0 {
-            plot::Span { lo: lo / 1.2, hi: hi * 1.2, log: true }
-        } else {
-            plot::Span { lo: (lo * 0.9).min(0.9), hi: hi * 1.1, log: false }
-        };
+            .collect()
+    }
+}
+
+/// The speedup axis: a log axis once the speedups span more than 4x (one input can be 20x off).
+fn speedup_span(series: &[Series]) -> plot::Span {
+    let all: Vec<f64> = series.iter().flat_map(|s| s.2.iter().map(|p| p.1)).filter(|y| y.is_finite() && *y > 0.0).chain([1.0]).collect();
+    let (lo, hi) = all.iter().fold((f64::MAX, f64::MIN), |(a, b), &y| (a.min(y), b.max(y)));
+    if hi / lo > 4.0 {
+        plot::Span { lo: lo / 1.2, hi: hi * 1.2, log: true }
+    } else {
+        plot::Span { lo: (lo * 0.9).min(0.9), hi: hi * 1.1, log: false }
+    }
+}
+
+impl Figure for Speedup<'_> {
+    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<()> {
+        let r = self.run;
+        let baseline = r.kernel.use_case.baseline().1;
+        let series = self.series();
+        let ys = speedup_span(&series);
         let n = r.inputs.len();
         let mut chart = ChartBuilder::on(root)
             .caption(format!("{}: speedup over {baseline} per input", r.kernel.name), ("sans-serif", 20))

@@ -5,33 +5,19 @@
 use std::fmt::Write as _;
 use std::path::Path;
 
+use std::collections::BTreeMap;
+
 use anyhow::Result;
-use ompadapt_rt::evaluate::Method;
-use serde_json::{json, Value};
+use ompadapt_evaluate::Method;
+use ompadapt_rt::stats::median_f64;
+use serde_json::{json, Map, Value};
 
 use super::kernels::UseCase;
-use super::runner::{Output, Toolchain};
-use super::{fastest, Doubt, KernelRun};
+use super::measure::{fastest, Doubt, KernelRun};
+use super::runner::{RunLog, Toolchain};
 
 /// A decision within this fraction of the oracle's time counts as right (Georgakoudis et al.: 5 %).
 pub const TOLERANCE: f64 = 0.05;
-
-/// Every run, for `runs.csv`.
-#[derive(Default)]
-pub struct RunLog {
-    rows: Vec<String>,
-}
-
-impl RunLog {
-    pub fn add(&mut self, kernel: &str, input: u64, mode: &str, pinned: &str, o: &Output) {
-        let dec: Vec<String> = o
-            .decisions
-            .iter()
-            .map(|(r, c)| format!("{r}:{}", c.iter().map(|(v, n)| format!("{v}={n}")).collect::<Vec<_>>().join("/")))
-            .collect();
-        self.rows.push(format!("{kernel},{input},{mode},{pinned},{:.9},{},{:.9}", o.time_s, dec.join(" "), o.steady_s));
-    }
-}
 
 /// One comparator at one input.
 #[derive(Clone, Debug)]
@@ -175,7 +161,11 @@ fn pct(x: f64) -> String {
     }
 }
 
+/// Decisions within tolerance and decisions made, per comparator.
+type Pooled = BTreeMap<String, (usize, usize)>;
+
 /// Writes the CSV files, `summary.json` and `summary.md`; returns the summary.
+#[allow(clippy::too_many_arguments)]
 pub fn write_all(
     out: &Path,
     results: &[KernelRun],
@@ -187,23 +177,34 @@ pub fn write_all(
     doubt: &Doubt,
 ) -> Result<Value> {
     let mut runs = String::from("kernel,input,mode,pinned,time_s,decisions,steady_s\n");
-    for r in &log.rows {
+    for r in log.rows() {
         runs += r;
         runs.push('\n');
     }
     std::fs::write(out.join("runs.csv"), runs)?;
-    let mut comp_csv = String::from("kernel,input,comparator,time_s,speedup_vs_baseline,decisions,within_5pct\n");
-    let mut dec_csv = String::from("kernel,comparator,input,region,variant,count\n");
-    let mut kernels_json = Vec::new();
-    // pooled accuracy over all kernels
-    let mut pooled: std::collections::BTreeMap<String, (usize, usize)> = Default::default();
-    // and per use-case
-    let mut pooled_uc: Vec<(UseCase, std::collections::BTreeMap<String, (usize, usize)>)> = Vec::new();
-    let mut static_rows = Vec::new();
-    let mut doubt_rows: Vec<Vec<String>> = Vec::new();
-    let mut doubt_pooled = (0usize, 0usize, 0usize, 0usize);
-    let mut md = String::new();
-    let machine = format!(
+    let mut t = Tables::new(strategies, method);
+    for r in results {
+        t.add_kernel(r)?;
+    }
+    std::fs::write(out.join("comparators.csv"), &t.comp_csv)?;
+    std::fs::write(out.join("decisions.csv"), &t.dec_csv)?;
+    let machine = machine(tc);
+    let md = t.markdown(&machine, repeats, doubt)?;
+    std::fs::write(out.join("summary.md"), &md)?;
+    let summary = json!({
+        "machine": machine,
+        "repeats": repeats,
+        "method": {"k": method.k, "shuffles": method.shuffles, "tolerance": TOLERANCE, "doubt_band": doubt.band, "doubt_repeats": doubt.repeats},
+        "pooled_accuracy": t.pooled.iter().map(|(k, (w, d))| (k.clone(), json!({"within": w, "decisions": d}))).collect::<Map<_, _>>(),
+        "kernels": t.kernels_json.into_iter().collect::<Map<_, _>>(),
+    });
+    std::fs::write(out.join("summary.json"), serde_json::to_string_pretty(&summary)?)?;
+    Ok(summary)
+}
+
+/// The machine the runs ran on, as the summary names it.
+fn machine(tc: &Toolchain) -> String {
+    format!(
         "{} ({} cores), offload target {}{}",
         cpu_model(),
         std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
@@ -213,37 +214,132 @@ pub fn write_all(
         } else {
             ""
         }
-    );
-    writeln!(md, "Machine: {machine}. Runs per measured configuration: {repeats} (the fastest counts); at an input whose two fastest static configurations are within {:.0} % of each other, every static configuration of that input gets {} more runs. K-fold: K = {}, {} shuffles. Times: all steps of a run but the first (the first pays one-off costs: thread and device start-up, loading the store, training; shown apart). Decision within {:.0} % of the oracle counts as right. Baselines: Static GPU (CPU/GPU), Static thread_limit=256 (GPU threads), Static coschedule=1 (co-scheduling: GPU only).\n", doubt.band * 100.0, doubt.repeats, method.k, method.shuffles, TOLERANCE * 100.0)?;
+    )
+}
 
-    let order = |name: &str| -> bool { name.starts_with("Adaptive") || name.starts_with("Online") || name.starts_with("Static Best") };
-    let mut acc_rows = Vec::new();
-    let mut speed_rows = Vec::new();
-    let mut over_rows = Vec::new();
-    let mut explore_rows = Vec::new();
-    let mut profile_rows = Vec::new();
-    let mut noise_rows = Vec::new();
-    let mut profile_pooled = [(0.0f64, 0usize); 3];
-    let mut header: Vec<String> = Vec::new();
-    for r in results {
-        let comps = comparators(r, strategies);
-        let base: std::collections::BTreeMap<u64, f64> = r.inputs.iter().map(|&n| (n, r.base_time(n))).collect();
-        let uc = r.kernel.use_case;
-        if !pooled_uc.iter().any(|(u, _)| *u == uc) {
-            pooled_uc.push((uc, Default::default()));
+/// Whether a comparator has a column in the accuracy and speedup tables.
+fn shown(name: &str) -> bool {
+    name.starts_with("Adaptive") || name.starts_with("Online") || name.starts_with("Static Best")
+}
+
+/// A comparator's column: "Static Best (gpu)" is "Static Best" in every kernel's row.
+fn column(name: &str) -> String {
+    if name.starts_with("Static Best") {
+        "Static Best".to_owned()
+    } else {
+        name.to_owned()
+    }
+}
+
+/// A Markdown table.
+fn table(head: Vec<String>, rows: &[Vec<String>]) -> String {
+    let mut t = format!("| {} |\n|{}\n", head.join(" | "), "---|".repeat(head.len()));
+    for r in rows {
+        t += &format!("| {} |\n", r.join(" | "));
+    }
+    t
+}
+
+/// `w` of `d` as a percentage with its counts.
+fn share(w: usize, d: usize) -> String {
+    format!("{} ({w}/{d})", pct(w as f64 / d.max(1) as f64))
+}
+
+/// The rows of every table and CSV file, filled kernel by kernel; the JSON per kernel.
+struct Tables<'a> {
+    strategies: &'a [String],
+    method: &'a Method,
+    comp_csv: String,
+    dec_csv: String,
+    kernels_json: Vec<(String, Value)>,
+    /// Accuracy pooled over all kernels, and per use-case.
+    pooled: Pooled,
+    pooled_uc: Vec<(UseCase, Pooled)>,
+    /// The comparator columns of the accuracy and speedup tables.
+    header: Vec<String>,
+    acc_rows: Vec<Vec<String>>,
+    speed_rows: Vec<Vec<String>>,
+    static_rows: Vec<Vec<String>>,
+    doubt_rows: Vec<Vec<String>>,
+    /// Adaptive-50 within and decided, by the regular runs and by all runs.
+    doubt_pooled: (usize, usize, usize, usize),
+    over_rows: Vec<Vec<String>>,
+    explore_rows: Vec<Vec<String>>,
+    profile_rows: Vec<Vec<String>>,
+    /// Within (weighted by decisions) and decisions, per training fraction 25, 50, 75 %.
+    profile_pooled: [(f64, usize); 3],
+    noise_rows: Vec<Vec<String>>,
+}
+
+impl<'a> Tables<'a> {
+    fn new(strategies: &'a [String], method: &'a Method) -> Tables<'a> {
+        Tables {
+            strategies,
+            method,
+            comp_csv: String::from("kernel,input,comparator,time_s,speedup_vs_baseline,decisions,within_5pct\n"),
+            dec_csv: String::from("kernel,comparator,input,region,variant,count\n"),
+            kernels_json: Vec::new(),
+            pooled: Pooled::new(),
+            pooled_uc: Vec::new(),
+            header: Vec::new(),
+            acc_rows: Vec::new(),
+            speed_rows: Vec::new(),
+            static_rows: Vec::new(),
+            doubt_rows: Vec::new(),
+            doubt_pooled: (0, 0, 0, 0),
+            over_rows: Vec::new(),
+            explore_rows: Vec::new(),
+            profile_rows: Vec::new(),
+            profile_pooled: [(0.0, 0); 3],
+            noise_rows: Vec::new(),
         }
-        let mut srow = vec![r.kernel.name.to_owned(), uc.baseline().1.trim_start_matches("Static ").to_owned()];
-        let mut sj = serde_json::Map::new();
+    }
+
+    /// One kernel's row in every table, its CSV lines and its JSON.
+    fn add_kernel(&mut self, r: &KernelRun) -> Result<()> {
+        let comps = comparators(r, self.strategies);
+        let base: BTreeMap<u64, f64> = r.inputs.iter().map(|&n| (n, r.base_time(n))).collect();
+        let uc = r.kernel.use_case;
+        if !self.pooled_uc.iter().any(|(u, _)| *u == uc) {
+            self.pooled_uc.push((uc, Default::default()));
+        }
+        let sj = self.static_speedups(r, &base);
+        self.csv_lines(r, &comps, &base)?;
+        let mut kj = self.accuracy_and_speedup(r, &comps, &base);
+        self.doubt(r, &comps, &mut kj);
+        self.overhead(r, &mut kj);
+        let exj = self.exploration(r);
+        self.profile_accuracy(r, &mut kj);
+        self.noise(r, &mut kj);
+        kj.insert("use_case".into(), json!(uc.label()));
+        kj.insert("baseline".into(), json!(uc.baseline().1));
+        kj.insert("static_speedup_geomean".into(), Value::Object(sj));
+        kj.insert("exploration".into(), Value::Object(exj));
+        kj.insert("inputs".into(), json!(r.inputs));
+        kj.insert("models".into(), json!(r.models.iter().map(|(reg, t)| json!({"region": reg, "text": t})).collect::<Vec<_>>()));
+        self.kernels_json.push((r.kernel.name.to_owned(), Value::Object(kj)));
+        Ok(())
+    }
+
+    /// Speedup of each variant run everywhere over the baseline.
+    fn static_speedups(&mut self, r: &KernelRun, base: &BTreeMap<u64, f64>) -> Map<String, Value> {
+        let mut srow = vec![r.kernel.name.to_owned(), r.kernel.use_case.baseline().1.trim_start_matches("Static ").to_owned()];
+        let mut sj = Map::new();
         for v in 0..r.variants.len() {
             let g = geomean(r.inputs.iter().map(|&n| base[&n] / r.time(n, &r.uniform(v))));
             srow.push(format!("{}: {g:.2}×", r.variants[v]));
             sj.insert(r.variants[v].clone(), json!(g));
         }
-        static_rows.push(srow);
-        for c in &comps {
+        self.static_rows.push(srow);
+        sj
+    }
+
+    /// The comparators' lines of `comparators.csv` and `decisions.csv`.
+    fn csv_lines(&mut self, r: &KernelRun, comps: &[Comparator], base: &BTreeMap<u64, f64>) -> Result<()> {
+        for c in comps {
             for p in &c.points {
                 writeln!(
-                    comp_csv,
+                    self.comp_csv,
                     "{},{},{},{:.9},{:.4},{},{}",
                     r.kernel.name,
                     p.input,
@@ -253,68 +349,81 @@ pub fn write_all(
                     p.decisions,
                     p.within
                 )?;
-                let mut counts: std::collections::BTreeMap<(usize, usize), usize> = Default::default();
+                let mut counts: BTreeMap<(usize, usize), usize> = Default::default();
                 for combo in &p.combos {
                     for (reg, &v) in combo.iter().enumerate() {
                         *counts.entry((reg, v)).or_default() += 1;
                     }
                 }
                 for ((reg, v), n) in counts {
-                    writeln!(dec_csv, "{},{},{},{},{},{n}", r.kernel.name, c.name, p.input, r.kernel.regions[reg], r.variants[v])?;
+                    writeln!(self.dec_csv, "{},{},{},{},{},{n}", r.kernel.name, c.name, p.input, r.kernel.regions[reg], r.variants[v])?;
                 }
             }
         }
-        let shown: Vec<&crate::bench::report::Comparator> = comps.iter().filter(|c| order(&c.name)).collect();
-        if header.is_empty() {
-            header =
-                shown.iter().map(|c| if c.name.starts_with("Static Best") { "Static Best".to_owned() } else { c.name.clone() }).collect();
+        Ok(())
+    }
+
+    /// The kernel's accuracy and speedup rows, pooled into the totals; returns the kernel's
+    /// JSON with one entry per comparator shown.
+    fn accuracy_and_speedup(&mut self, r: &KernelRun, comps: &[Comparator], base: &BTreeMap<u64, f64>) -> Map<String, Value> {
+        let uc = r.kernel.use_case;
+        let shown: Vec<&Comparator> = comps.iter().filter(|c| shown(&c.name)).collect();
+        if self.header.is_empty() {
+            self.header = shown.iter().map(|c| column(&c.name)).collect();
         }
         let mut acc = vec![format!("{} ({}, {})", r.kernel.name, r.kernel.models, uc.label())];
         let mut speed = vec![r.kernel.name.to_owned()];
-        let mut kj = serde_json::Map::new();
+        let mut kj = Map::new();
         for c in &shown {
             let (w, d) = c.within();
-            let key = if c.name.starts_with("Static Best") { "Static Best".to_owned() } else { c.name.clone() };
-            let e = pooled.entry(key.clone()).or_default();
+            let key = column(&c.name);
+            let e = self.pooled.entry(key.clone()).or_default();
             e.0 += w;
             e.1 += d;
-            if let Some((_, m)) = pooled_uc.iter_mut().find(|(u, _)| *u == uc) {
+            if let Some((_, m)) = self.pooled_uc.iter_mut().find(|(u, _)| *u == uc) {
                 let e = m.entry(key.clone()).or_default();
                 e.0 += w;
                 e.1 += d;
             }
-            acc.push(format!("{} ({w}/{d})", pct(w as f64 / d.max(1) as f64)));
+            acc.push(share(w, d));
             let g = geomean(c.points.iter().map(|p| base[&p.input] / p.time));
             let mx = c.points.iter().map(|p| base[&p.input] / p.time).fold(f64::NAN, f64::max);
             speed.push(format!("{g:.2}× (max {mx:.2}×)"));
             kj.insert(key, json!({"within": w, "decisions": d, "speedup_geomean": g, "speedup_max": mx}));
         }
-        acc_rows.push(acc);
-        // what the extra runs at inputs in doubt changed: Adaptive-50 judged by the regular
-        // runs only, beside the same decisions judged by all runs
+        self.acc_rows.push(acc);
+        self.speed_rows.push(speed);
+        kj
+    }
+
+    /// What the extra runs at inputs in doubt changed: Adaptive-50 judged by the regular runs
+    /// only, beside the same decisions judged by all runs.
+    fn doubt(&mut self, r: &KernelRun, comps: &[Comparator], kj: &mut Map<String, Value>) {
         let (rw, rd) = regular_within(r, 50);
         let (aw, ad) = comps.iter().find(|c| c.name == "Adaptive-50").map_or((0, 0), |c| c.within());
-        doubt_rows.push(vec![
+        self.doubt_rows.push(vec![
             r.kernel.name.to_owned(),
-            format!("{} ({rw}/{rd})", pct(rw as f64 / rd.max(1) as f64)),
-            format!("{} ({aw}/{ad})", pct(aw as f64 / ad.max(1) as f64)),
+            share(rw, rd),
+            share(aw, ad),
             format!("{} of {}", r.in_doubt.len(), r.inputs.len()),
         ]);
-        doubt_pooled.0 += rw;
-        doubt_pooled.1 += rd;
-        doubt_pooled.2 += aw;
-        doubt_pooled.3 += ad;
+        self.doubt_pooled.0 += rw;
+        self.doubt_pooled.1 += rd;
+        self.doubt_pooled.2 += aw;
+        self.doubt_pooled.3 += ad;
         kj.insert("adaptive50_regular_runs_only".into(), json!({"within": rw, "decisions": rd}));
-        speed_rows.push(speed);
-        // overhead of the trained path: Adaptive-100's runs against the static runs of the
-        // combination they chose (same variants, no decisions); the first step apart (one-off:
-        // loading the store and training)
+    }
+
+    /// Overhead of the trained path: Adaptive-100's runs against the static runs of the
+    /// combination they chose (same variants, no decisions); the first step apart (one-off:
+    /// loading the store and training).
+    fn overhead(&mut self, r: &KernelRun, kj: &mut Map<String, Value>) {
         let over: Vec<f64> = r.a100.iter().map(|(&n, (t, c))| fastest(t) / r.time(n, c)).collect();
         let vs_oracle: Vec<f64> = r.a100.iter().map(|(&n, (t, _))| fastest(t) / r.oracle(n).1).collect();
         let one_off: Vec<f64> = r.first.values().map(|(s, a)| fastest(a) - fastest(s)).filter(|x| x.is_finite()).collect();
-        let med = ompadapt_rt::stats::median_f64(&over).unwrap_or(f64::NAN);
-        let one = ompadapt_rt::stats::median_f64(&one_off).unwrap_or(f64::NAN);
-        over_rows.push(vec![
+        let med = median_f64(&over).unwrap_or(f64::NAN);
+        let one = median_f64(&one_off).unwrap_or(f64::NAN);
+        self.over_rows.push(vec![
             r.kernel.name.to_owned(),
             pct(geomean(over.iter().copied()) - 1.0),
             pct(med - 1.0),
@@ -322,9 +431,14 @@ pub fn write_all(
             format!("{:.2} ms", one * 1e3),
         ]);
         kj.insert("overhead_after_training".into(), json!({"geomean": geomean(over.iter().copied()) - 1.0, "median": med - 1.0, "vs_oracle_geomean": geomean(vs_oracle.iter().copied()) - 1.0, "first_step_extra_s_median": one}));
+    }
+
+    /// Exploration cost per strategy: Online runs against Adaptive-100's, and the executions
+    /// off the final choice; returns the kernel's JSON of it.
+    fn exploration(&mut self, r: &KernelRun) -> Map<String, Value> {
         let mut ex = vec![r.kernel.name.to_owned()];
-        let mut exj = serde_json::Map::new();
-        for s in strategies {
+        let mut exj = Map::new();
+        for s in self.strategies {
             let ratio: Vec<f64> =
                 r.inputs.iter().filter_map(|&n| Some(fastest(&r.online.get(&(s.clone(), n))?.0) / fastest(&r.a100.get(&n)?.0))).collect();
             let execs: Vec<f64> = r.inputs.iter().filter_map(|&n| r.online.get(&(s.clone(), n)).map(|o| o.2 as f64)).collect();
@@ -333,35 +447,42 @@ pub fn write_all(
             ex.push(format!("{} ({mean_execs:.1} exec.)", pct(g)));
             exj.insert(s.clone(), json!({"time_vs_adaptive100_geomean": g, "minority_executions_mean": mean_execs}));
         }
-        explore_rows.push(ex);
-        // the models against the measurements they learn from (Liao et al.'s prediction
-        // accuracy): the runtime's Adaptive-K scoring on the stored data, pooled over regions
+        self.explore_rows.push(ex);
+        exj
+    }
+
+    /// The models against the measurements they learn from (Liao et al.'s prediction
+    /// accuracy): Adaptive-K scoring on the stored data, pooled over regions.
+    fn profile_accuracy(&mut self, r: &KernelRun, kj: &mut Map<String, Value>) {
         let mut prow = vec![r.kernel.name.to_owned()];
-        let mut pj = serde_json::Map::new();
+        let mut pj = Map::new();
         for (i, m) in [1usize, 2, 3].iter().enumerate() {
-            let one = Method { train_groups: vec![*m], ..method.clone() };
+            let one = Method { train_groups: vec![*m], ..self.method.clone() };
             let (mut w, mut d, mut reg) = (0.0, 0usize, 0.0);
             for c in &r.profiles {
-                if let Ok(sc) = ompadapt_rt::evaluate::adaptive_k(c, &[r.choice], &one) {
+                if let Ok(sc) = ompadapt_evaluate::adaptive_k(c, &[r.choice], &one) {
                     w += sc[0].within * sc[0].decisions as f64;
                     reg += sc[0].mean_regret * sc[0].decisions as f64;
                     d += sc[0].decisions;
                 }
             }
-            profile_pooled[i].0 += w;
-            profile_pooled[i].1 += d;
+            self.profile_pooled[i].0 += w;
+            self.profile_pooled[i].1 += d;
             prow.push(format!("{} ({:.2} % mean regret)", pct(w / d.max(1) as f64), 100.0 * reg / d.max(1) as f64));
             pj.insert(
                 format!("Adaptive-{}", m * 25),
                 json!({"within": w / d.max(1) as f64, "decisions": d, "mean_regret": reg / d.max(1) as f64}),
             );
         }
-        profile_rows.push(prow);
+        self.profile_rows.push(prow);
         kj.insert("profile_accuracy".into(), Value::Object(pj));
-        // how far apart the variants are, against how much one configuration's runs vary
+    }
+
+    /// How far apart the variants are, against how much one configuration's runs vary.
+    fn noise(&mut self, r: &KernelRun, kj: &mut Map<String, Value>) {
         let spreads: Vec<f64> =
             r.combos.values().filter(|t| t.len() > 1).map(|t| t.iter().copied().fold(f64::MIN, f64::max) / fastest(t) - 1.0).collect();
-        let spread = ompadapt_rt::stats::median_f64(&spreads).unwrap_or(f64::NAN);
+        let spread = median_f64(&spreads).unwrap_or(f64::NAN);
         // the gap between the two fastest configurations (for CPU/GPU: between CPU and GPU)
         let gaps: Vec<f64> = r
             .inputs
@@ -372,104 +493,98 @@ pub fn write_all(
             })
             .collect();
         let apart = gaps.iter().filter(|&&g| g > spread.max(TOLERANCE)).count();
-        noise_rows.push(vec![
+        self.noise_rows.push(vec![
             r.kernel.name.to_owned(),
             pct(spread),
-            pct(ompadapt_rt::stats::median_f64(&gaps).unwrap_or(f64::NAN)),
+            pct(median_f64(&gaps).unwrap_or(f64::NAN)),
             format!("{apart} of {}", r.inputs.len()),
             format!("{} of {}", r.in_doubt.len(), r.inputs.len()),
         ]);
         kj.insert(
             "noise".into(),
-            json!({"run_spread_median": spread, "best_two_gap_median": ompadapt_rt::stats::median_f64(&gaps), "inputs_apart": apart, "inputs_in_doubt": r.in_doubt}),
+            json!({"run_spread_median": spread, "best_two_gap_median": median_f64(&gaps), "inputs_apart": apart, "inputs_in_doubt": r.in_doubt}),
         );
-        kj.insert("use_case".into(), json!(uc.label()));
-        kj.insert("baseline".into(), json!(uc.baseline().1));
-        kj.insert("static_speedup_geomean".into(), Value::Object(sj));
-        kj.insert("exploration".into(), Value::Object(exj));
-        kj.insert("inputs".into(), json!(r.inputs));
-        kj.insert("models".into(), json!(r.models.iter().map(|(reg, t)| json!({"region": reg, "text": t})).collect::<Vec<_>>()));
-        kernels_json.push((r.kernel.name.to_owned(), Value::Object(kj)));
     }
-    std::fs::write(out.join("comparators.csv"), comp_csv)?;
-    std::fs::write(out.join("decisions.csv"), dec_csv)?;
 
-    let mut all = vec!["**all kernels**".to_owned()];
-    for h in &header {
-        let (w, d) = pooled.get(h).copied().unwrap_or((0, 0));
-        all.push(format!("**{}** ({w}/{d})", pct(w as f64 / d.max(1) as f64)));
-    }
-    if pooled_uc.len() > 1 {
-        for (uc, m) in &pooled_uc {
-            let mut row = vec![format!("*all {}*", uc.label())];
-            for h in &header {
-                let (w, d) = m.get(h).copied().unwrap_or((0, 0));
-                row.push(format!("*{}* ({w}/{d})", pct(w as f64 / d.max(1) as f64)));
+    /// The rows over all kernels (and, with several use-cases, over each use-case).
+    fn add_totals(&mut self) {
+        if self.pooled_uc.len() > 1 {
+            for (uc, m) in &self.pooled_uc {
+                let mut row = vec![format!("*all {}*", uc.label())];
+                for h in &self.header {
+                    let (w, d) = m.get(h).copied().unwrap_or((0, 0));
+                    row.push(format!("*{}* ({w}/{d})", pct(w as f64 / d.max(1) as f64)));
+                }
+                self.acc_rows.push(row);
             }
-            acc_rows.push(row);
+        }
+        let mut all = vec!["**all kernels**".to_owned()];
+        for h in &self.header {
+            let (w, d) = self.pooled.get(h).copied().unwrap_or((0, 0));
+            all.push(format!("**{}** ({w}/{d})", pct(w as f64 / d.max(1) as f64)));
+        }
+        self.acc_rows.push(all);
+        let p = self.doubt_pooled;
+        self.doubt_rows.push(vec![
+            "**all kernels**".into(),
+            format!("**{}** ({}/{})", pct(p.0 as f64 / p.1.max(1) as f64), p.0, p.1),
+            format!("**{}** ({}/{})", pct(p.2 as f64 / p.3.max(1) as f64), p.2, p.3),
+            String::new(),
+        ]);
+        let mut prow = vec!["**all kernels**".to_owned()];
+        for (w, d) in self.profile_pooled {
+            prow.push(format!("**{}** ({d} decisions)", pct(w / d.max(1) as f64)));
+        }
+        self.profile_rows.push(prow);
+        let widest = self.static_rows.iter().map(|r| r.len()).max().unwrap_or(2);
+        for r in &mut self.static_rows {
+            r.resize(widest, String::new());
         }
     }
-    acc_rows.push(all);
-    let table = |head: Vec<String>, rows: &[Vec<String>]| -> String {
-        let mut t = format!("| {} |\n|{}\n", head.join(" | "), "---|".repeat(head.len()));
-        for r in rows {
-            t += &format!("| {} |\n", r.join(" | "));
-        }
-        t
-    };
-    let mut h = vec!["kernel".to_owned()];
-    h.extend(header.iter().cloned());
-    writeln!(md, "### Accuracy: decisions within {:.0} % of the oracle (fastest measured variant per input)\n", TOLERANCE * 100.0)?;
-    md += &table(h.clone(), &acc_rows);
-    writeln!(md, "\n### Adaptive-50 end to end, judged by the regular {repeats} runs per configuration only and by all runs (with the {} extra runs of every configuration at inputs in doubt)\n", doubt.repeats)?;
-    doubt_rows.push(vec![
-        "**all kernels**".into(),
-        format!("**{}** ({}/{})", pct(doubt_pooled.0 as f64 / doubt_pooled.1.max(1) as f64), doubt_pooled.0, doubt_pooled.1),
-        format!("**{}** ({}/{})", pct(doubt_pooled.2 as f64 / doubt_pooled.3.max(1) as f64), doubt_pooled.2, doubt_pooled.3),
-        String::new(),
-    ]);
-    md += &table(vec!["kernel".into(), "regular runs only".into(), "all runs".into(), "inputs in doubt".into()], &doubt_rows);
-    writeln!(md, "\n### Accuracy against the stored measurements the models learn from (Adaptive-K on the profiling data, as Liao et al. score prediction accuracy; regions pooled)\n")?;
-    let mut prow = vec!["**all kernels**".to_owned()];
-    for (w, d) in profile_pooled {
-        prow.push(format!("**{}** ({d} decisions)", pct(w / d.max(1) as f64)));
+
+    /// `summary.md`: how the runs were made, then every table.
+    fn markdown(&mut self, machine: &str, repeats: usize, doubt: &Doubt) -> Result<String> {
+        let method = self.method;
+        let mut md = String::new();
+        writeln!(md, "Machine: {machine}. Runs per measured configuration: {repeats} (the fastest counts); at an input whose two fastest static configurations are within {:.0} % of each other, every static configuration of that input gets {} more runs. K-fold: K = {}, {} shuffles. Times: all steps of a run but the first (the first pays one-off costs: thread and device start-up, loading the store, training; shown apart). Decision within {:.0} % of the oracle counts as right. Baselines: Static GPU (CPU/GPU), Static thread_limit=256 (GPU threads), Static coschedule=1 (co-scheduling: GPU only).\n", doubt.band * 100.0, doubt.repeats, method.k, method.shuffles, TOLERANCE * 100.0)?;
+        self.add_totals();
+        let mut h = vec!["kernel".to_owned()];
+        h.extend(self.header.iter().cloned());
+        writeln!(md, "### Accuracy: decisions within {:.0} % of the oracle (fastest measured variant per input)\n", TOLERANCE * 100.0)?;
+        md += &table(h.clone(), &self.acc_rows);
+        writeln!(md, "\n### Adaptive-50 end to end, judged by the regular {repeats} runs per configuration only and by all runs (with the {} extra runs of every configuration at inputs in doubt)\n", doubt.repeats)?;
+        md += &table(vec!["kernel".into(), "regular runs only".into(), "all runs".into(), "inputs in doubt".into()], &self.doubt_rows);
+        writeln!(md, "\n### Accuracy against the stored measurements the models learn from (Adaptive-K on the profiling data, as Liao et al. score prediction accuracy; regions pooled)\n")?;
+        md += &table(vec!["kernel".into(), "Adaptive-25".into(), "Adaptive-50".into(), "Adaptive-75".into()], &self.profile_rows);
+        writeln!(md, "\n### Noise: median spread of one configuration's runs (slowest / fastest − 1), median gap between the two fastest configurations (CPU/GPU: between CPU and GPU), inputs where the gap exceeds both the spread and 5 %, inputs in doubt (more runs)\n")?;
+        md += &table(
+            vec![
+                "kernel".into(),
+                "run-to-run spread".into(),
+                "gap of the best two".into(),
+                "inputs apart".into(),
+                "inputs in doubt".into(),
+            ],
+            &self.noise_rows,
+        );
+        writeln!(md, "\n### Speedup over the baseline (geometric mean over the inputs, and the largest)\n")?;
+        md += &table(h, &self.speed_rows);
+        writeln!(md, "\n### Static variants: speedup of each variant run everywhere over the baseline (geometric mean over the inputs)\n")?;
+        let widest = self.static_rows.iter().map(|r| r.len()).max().unwrap_or(2);
+        let mut sh = vec!["kernel".to_owned(), "baseline".to_owned()];
+        sh.extend((2..widest).map(|i| format!("variant {}", i - 1)));
+        md += &table(sh, &self.static_rows);
+        writeln!(md, "\n### Overhead after training: Adaptive-100's runs against static runs of the variants it chose, against the oracle, and the one-off cost in the first step (loading the store, training; median over inputs)\n")?;
+        md += &table(
+            vec!["kernel".into(), "geometric mean".into(), "median".into(), "against the oracle".into(), "first step, extra".into()],
+            &self.over_rows,
+        );
+        writeln!(md, "\n### Exploration cost: Online runs (nothing stored, explore + train + decide in the run) against Adaptive-100's runs, and executions not on the run's final choice\n")?;
+        let mut eh = vec!["kernel".to_owned()];
+        eh.extend(self.strategies.iter().cloned());
+        md += &table(eh, &self.explore_rows);
+        Ok(md)
     }
-    profile_rows.push(prow);
-    md += &table(vec!["kernel".into(), "Adaptive-25".into(), "Adaptive-50".into(), "Adaptive-75".into()], &profile_rows);
-    writeln!(md, "\n### Noise: median spread of one configuration's runs (slowest / fastest − 1), median gap between the two fastest configurations (CPU/GPU: between CPU and GPU), inputs where the gap exceeds both the spread and 5 %, inputs in doubt (more runs)\n")?;
-    md += &table(
-        vec!["kernel".into(), "run-to-run spread".into(), "gap of the best two".into(), "inputs apart".into(), "inputs in doubt".into()],
-        &noise_rows,
-    );
-    writeln!(md, "\n### Speedup over the baseline (geometric mean over the inputs, and the largest)\n")?;
-    md += &table(h, &speed_rows);
-    writeln!(md, "\n### Static variants: speedup of each variant run everywhere over the baseline (geometric mean over the inputs)\n")?;
-    let widest = static_rows.iter().map(|r| r.len()).max().unwrap_or(2);
-    for r in &mut static_rows {
-        r.resize(widest, String::new());
-    }
-    let mut sh = vec!["kernel".to_owned(), "baseline".to_owned()];
-    sh.extend((2..widest).map(|i| format!("variant {}", i - 1)));
-    md += &table(sh, &static_rows);
-    writeln!(md, "\n### Overhead after training: Adaptive-100's runs against static runs of the variants it chose, against the oracle, and the one-off cost in the first step (loading the store, training; median over inputs)\n")?;
-    md += &table(
-        vec!["kernel".into(), "geometric mean".into(), "median".into(), "against the oracle".into(), "first step, extra".into()],
-        &over_rows,
-    );
-    writeln!(md, "\n### Exploration cost: Online runs (nothing stored, explore + train + decide in the run) against Adaptive-100's runs, and executions not on the run's final choice\n")?;
-    let mut eh = vec!["kernel".to_owned()];
-    eh.extend(strategies.iter().cloned());
-    md += &table(eh, &explore_rows);
-    std::fs::write(out.join("summary.md"), &md)?;
-    let summary = json!({
-        "machine": machine,
-        "repeats": repeats,
-        "method": {"k": method.k, "shuffles": method.shuffles, "tolerance": TOLERANCE, "doubt_band": doubt.band, "doubt_repeats": doubt.repeats},
-        "pooled_accuracy": pooled.iter().map(|(k, (w, d))| (k.clone(), json!({"within": w, "decisions": d}))).collect::<serde_json::Map<_, _>>(),
-        "kernels": kernels_json.into_iter().collect::<serde_json::Map<_, _>>(),
-    });
-    std::fs::write(out.join("summary.json"), serde_json::to_string_pretty(&summary)?)?;
-    Ok(summary)
 }
 
 fn cpu_model() -> String {
