@@ -30,6 +30,17 @@ fn drawn(name: &str) -> Option<usize> {
     })
 }
 
+/// The label at plot coordinate `x` of an axis with one slot per input: the input at a slot's
+/// centre, nothing between.
+fn input_label(r: &KernelRun, x: f64) -> String {
+    let i = x.round();
+    if (x - i).abs() < 0.01 && i >= 0.0 && (i as usize) < r.inputs.len() {
+        plot::short(r.inputs[i as usize] as f64)
+    } else {
+        String::new()
+    }
+}
+
 /// A comparator's line: the comparator, its colour, its points.
 type Series<'a> = (&'a Comparator, usize, Vec<(f64, f64)>);
 
@@ -78,14 +89,7 @@ impl Figure for Speedup<'_> {
             .x_desc(r.kernel.input)
             .y_desc(if ys.log { format!("speedup ({baseline} = 1; log scale)") } else { format!("speedup ({baseline} = 1)") })
             .x_labels(4 * (n + 2))
-            .x_label_formatter(&|x| {
-                let i = x.round();
-                if (x - i).abs() < 0.01 && i >= 0.0 && (i as usize) < n {
-                    plot::short(r.inputs[i as usize] as f64)
-                } else {
-                    String::new()
-                }
-            })
+            .x_label_formatter(&|x| input_label(r, *x))
             .y_label_formatter(&|y| format!("{:.2}", ys.inv(*y)))
             .draw()
             .map_err(pe)?;
@@ -152,14 +156,7 @@ impl Violins<'_> {
             .x_labels(4 * (n + 1))
             .y_labels(nv)
             .disable_y_mesh()
-            .x_label_formatter(&|x| {
-                let i = x.round();
-                if (x - i).abs() < 0.01 && i >= 0.0 && (i as usize) < n {
-                    plot::short(r.inputs[i as usize] as f64)
-                } else {
-                    String::new()
-                }
-            })
+            .x_label_formatter(&|x| input_label(r, *x))
             .y_label_formatter(&|y| {
                 let i = y.round();
                 if (y - i).abs() < 0.01 && i >= 0.0 && (i as usize) < nv {
