@@ -26,8 +26,8 @@ use std::hint::black_box;
 use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion};
+use ompadapt_evaluate::synthetic::{self, Noise, Shape};
 use ompadapt_rt::ctx::MAX_FEATURES;
-use ompadapt_rt::evaluate::synthetic::{self, Noise, Shape};
 use ompadapt_rt::model::{self, Compiled, CostForm, Family, ModelChoice};
 
 fn rows_10x2() -> Vec<Vec<f64>> {

@@ -95,7 +95,7 @@ fn execute(slot: &AtomicPtr<c_void>, spec: &[u8], min_train: i64, f: &[f64; 2]) 
 }
 
 fn rust_region(name: &str, variants: &str, min_train: i64, c: &Config) -> Region {
-    let s = spec::parse(&format!("ompadapt1;model={name};features=n,m;variants={variants}")).unwrap().spec;
+    let s = spec::parse(&format!("ompadapt1;model={name};features=n,m;variants={variants}")).unwrap().descriptor;
     let d = Directive { min_train: Some(min_train.clamp(1, i64::MAX) as usize), ..Directive::default() };
     RegionBuilder::from_settings(c.region_settings(name, &d)).build(s)
 }

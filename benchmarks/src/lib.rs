@@ -1,6 +1,23 @@
-//! ompadapt benchmarks. The runtime overhead micro-benchmarks are in `benches/overhead.rs`
-//! (`cargo bench -p ompadapt-benchmarks`); the kernels of the evaluation harness are in
-//! `kernels/`. This library holds what the benches that compile C programs share.
+//! `ompadapt_benchmarks`: every benchmark of ompadapt lives in this crate.
+//!
+//! * [`harness`] — the evaluation harness (Georgakoudis et al.'s section 4 on the kernels of
+//!   `kernels/`: comparators, CSV, summary tables, figures). The `ompadapt bench` command only
+//!   parses its arguments into [`harness::Options`] and calls [`harness::run`];
+//! * [`plot`] — pictures with plotters, for the harness's figures and `ompadapt show`'s;
+//! * `benches/` — the criterion benchmarks (`cargo bench -p ompadapt-benchmarks`: runtime
+//!   overhead, models, generated code, data-movement analysis), with [`workspace_root`] and
+//!   [`release_libraries`] for those that compile C programs.
+//!
+//! One home rather than two: the harness used to be a module of the command, apart from the
+//! benchmark kernels, benches and results it measures. Here it sits beside them, builds and is
+//! tested as a library, and the command carries only its command line. Offline training, which
+//! Adaptive-100 needs, comes from the caller ([`harness::OfflineTrainer`]): the command trains
+//! as `ompadapt train` does, so this crate does not depend on it.
+
+#![deny(missing_docs)]
+
+pub mod harness;
+pub mod plot;
 
 use std::path::PathBuf;
 

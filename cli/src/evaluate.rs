@@ -1,10 +1,10 @@
 //! `ompadapt evaluate`: Georgakoudis et al.'s Adaptive-K evaluation (K-fold over the inputs, train
 //! on 25/50/75 %, 10 shuffles) of one or more models on each region's stored data, with the
 //! decision quality of the oracle's nearest static competitor (the single best variant) beside
-//! it. The folds, the training and the scoring are the runtime's (`ompadapt_rt::evaluate`).
+//! it. The folds and the scoring are `ompadapt_evaluate`'s, the training the runtime's.
 
 use anyhow::Result;
-use ompadapt_rt::evaluate::{adaptive_k, Method, Score};
+use ompadapt_evaluate::{adaptive_k, Method, Score};
 use ompadapt_rt::model::{Costs, ModelChoice};
 use ompadapt_rt::persist::DataFile;
 use serde_json::{json, Value};

@@ -1,26 +1,27 @@
 //! `ompadapt`: the command-line tool over what the runtime learned (its store), and the
-//! evaluation harness of the benchmark kernels (`ompadapt bench`).
+//! evaluation harness of the benchmark kernels (`ompadapt bench`, which runs
+//! `ompadapt_benchmarks::harness`).
 //!
 //! Every command reads the store through the runtime's own library (`ompadapt_rt::persist`,
-//! `model`, `evaluate`), so what it shows is what a program would load. Errors are one line
+//! `model`; `ompadapt_evaluate` scores decisions), so what it shows is what a program would load. Errors are one line
 //! on stderr (`ompadapt: error: ...`) and exit status 1 (2 for bad usage, from clap).
 
 mod archive;
 mod bench;
 mod clear;
 mod evaluate;
-mod plot;
 mod show;
 mod store;
 mod train;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
 use clap::{Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use ompadapt_abi::store::RegionPath;
-use ompadapt_rt::evaluate::Method;
+use ompadapt_evaluate::Method;
+use ompadapt_rt::model::ModelChoice;
 use serde_json::json;
 
 #[derive(Parser)]
@@ -156,35 +157,7 @@ fn run(cli: Cli) -> Result<()> {
     let root = store::root(cli.dir.clone());
     let as_json = cli.json;
     match cli.command {
-        Command::List { program } => {
-            let regions = store::regions(&root, program.as_deref())?;
-            let sums: Vec<store::Summary> = regions.iter().map(store::summary).collect();
-            if as_json {
-                println!("{}", serde_json::to_string_pretty(&json!({"store": root.display().to_string(), "regions": sums}))?);
-                return Ok(());
-            }
-            if sums.is_empty() {
-                println!("{}: no saved regions", root.display());
-                return Ok(());
-            }
-            let mut rows = vec![["program", "region", "location", "features", "variants", "samples", "vectors", "complete", "model"]
-                .map(String::from)
-                .to_vec()];
-            for s in &sums {
-                rows.push(vec![
-                    s.program.clone(),
-                    s.region.clone(),
-                    s.location.clone(),
-                    s.features.join(","),
-                    s.variants.join(","),
-                    s.samples.to_string(),
-                    s.feature_vectors.to_string(),
-                    s.complete_vectors.to_string(),
-                    s.model.clone().unwrap_or_else(|| "—".into()),
-                ]);
-            }
-            print!("{}", show::table(&rows, 0));
-        }
+        Command::List { program } => list_regions(&root, program.as_deref(), as_json)?,
         Command::Show { region, model, svg, png, axis } => {
             let choice = model.as_deref().map(store::parse_model).transpose()?;
             let learned = show::Learned::fit(store::region(&root, &region)?, choice)?;
@@ -197,121 +170,173 @@ fn run(cli: Cli) -> Result<()> {
         }
         Command::Evaluate { regions, models, k, train, shuffles, tolerance, seed } => {
             let choices = models.iter().map(|m| store::parse_model(m)).collect::<Result<Vec<_>>>()?;
-            let mut groups = Vec::new();
-            for t in &train {
-                let m = t * k;
-                if m % 100 != 0 || m == 0 || m >= 100 * k {
-                    bail!("--train {t}: with K = {k} the training fractions are multiples of {}% below 100%", 100 / k.max(1));
-                }
-                groups.push(m / 100);
-            }
-            if k < 2 || shuffles == 0 || !(0.0..100.0).contains(&tolerance) {
-                bail!("need K >= 2, at least one shuffle and a tolerance in [0, 100)");
-            }
-            let method = Method { k, train_groups: groups, shuffles, seed, tolerance: tolerance / 100.0 };
-            let files = if regions.is_empty() {
-                store::regions(&root, None)?
-            } else {
-                regions.iter().map(|r| store::region(&root, r)).collect::<Result<Vec<_>>>()?
-            };
-            if files.is_empty() {
-                bail!("no saved regions in {}", root.display());
-            }
-            let pb = bar(files.len() as u64, "evaluating", as_json);
-            let mut out = Vec::new();
-            for f in files {
-                pb.set_message(f.file.model.clone());
-                out.push(evaluate::evaluate(f.file, &choices, &method));
-                pb.inc(1);
-            }
-            pb.finish_and_clear();
-            if as_json {
-                let docs: Vec<_> = out.iter().map(|r| evaluate::to_json(r, &method)).collect();
-                println!("{}", serde_json::to_string_pretty(&json!({"regions": docs}))?);
-            } else {
-                for r in &out {
-                    print!("{}", evaluate::to_text(r, &method));
-                }
-            }
+            let method = evaluation_method(k, &train, shuffles, tolerance, seed)?;
+            evaluate_regions(&root, &regions, &choices, &method, as_json)?;
         }
-        Command::Export { what, output } => {
-            // PROGRAM alone, or PROGRAM/REGION
-            let (program, region) = match what.as_deref().map(|w| (w, RegionPath::parse(w))) {
-                Some((_, RegionPath { program: Some(p), region: r })) => (Some(p.to_owned()), Some(r.to_owned())),
-                Some((w, _)) => (Some(w.to_owned()), None),
-                None => (None, None),
-            };
-            let mut regions = store::regions(&root, program.as_deref())?;
-            if let Some(r) = &region {
-                regions.retain(|s| &s.file.model == r || &s.region_dir == r);
-            }
-            if regions.is_empty() {
-                bail!("nothing to export in {}{}", root.display(), what.map(|w| format!(" for '{w}'")).unwrap_or_default());
-            }
-            let a = archive::export(&root, regions);
-            let text = serde_json::to_string_pretty(&a)?;
-            match &output {
-                Some(p) => {
-                    ompadapt_rt::persist::write_atomic(p, text.as_bytes())
-                        .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
-                    let summary = json!({"archive": p.display().to_string(), "regions": a.regions.iter().map(|r| json!({"program": r.data.program, "region": r.data.model, "directory": format!("{}/{}", r.program_dir, r.region_dir)})).collect::<Vec<_>>()});
-                    if as_json {
-                        println!("{}", serde_json::to_string_pretty(&summary)?);
-                    } else {
-                        println!("exported {} regions to {}", a.regions.len(), p.display());
-                    }
-                }
-                None => println!("{text}"),
-            }
-        }
-        Command::Import { archive: path, executable, program_id } => {
-            let a = archive::read(&path)?;
-            let identity = match (executable, program_id) {
-                (Some(e), _) => {
-                    Some(e.canonicalize().map_err(|err| anyhow::anyhow!("--executable {}: {err}", e.display()))?.display().to_string())
-                }
-                (None, id) => id,
-            };
-            if identity.is_some() && a.regions.iter().map(|r| &r.data.program).collect::<std::collections::BTreeSet<_>>().len() > 1 {
-                bail!("the archive holds several programs: export one program to import it under --executable or --program-id");
-            }
-            let pb = bar(a.regions.len() as u64, "importing", as_json);
-            let done = archive::import(&root, &a, identity.as_deref(), |r| {
-                pb.set_message(r.to_owned());
-                pb.inc(1);
-            })?;
-            pb.finish_and_clear();
-            if as_json {
-                println!("{}", serde_json::to_string_pretty(&json!({"store": root.display().to_string(), "imported": done}))?);
-            } else {
-                for d in &done {
-                    match &d.file {
-                        Some(f) => println!("{}/{}: {} measurements -> {f}", d.program, d.region, d.samples),
-                        None => println!("{}/{}: already imported, nothing added", d.program, d.region),
-                    }
-                }
-            }
-        }
-        Command::Clear { what, region, all } => {
-            let target = match (what, region, all) {
-                (_, _, true) => clear::Target::All,
-                (Some(w), None, false) if w.contains('/') => clear::Target::Region(w),
-                (Some(w), None, false) => clear::Target::Program(w),
-                (None, Some(r), false) => clear::Target::Region(r),
-                _ => bail!("say what to clear: PROGRAM, PROGRAM/REGION, --region REGION or --all"),
-            };
-            let removed = clear::clear(&root, &target)?;
-            if as_json {
-                println!("{}", serde_json::to_string_pretty(&json!({"removed": removed}))?);
-            } else if removed.is_empty() {
-                println!("{}: nothing to clear", root.display());
-            } else {
-                for r in &removed {
-                    println!("removed {}", r.display());
-                }
-            }
-        }
+        Command::Export { what, output } => export_archive(&root, what, output, as_json)?,
+        Command::Import { archive: path, executable, program_id } => import_archive(&root, &path, executable, program_id, as_json)?,
+        Command::Clear { what, region, all } => clear_store(&root, what, region, all, as_json)?,
         Command::Bench(args) => bench::run(args, as_json)?,
+    }
+    Ok(())
+}
+
+/// `list`: every region of the store (of one program), as a table or JSON.
+fn list_regions(root: &Path, program: Option<&str>, as_json: bool) -> Result<()> {
+    let regions = store::regions(root, program)?;
+    let sums: Vec<store::Summary> = regions.iter().map(store::summary).collect();
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&json!({"store": root.display().to_string(), "regions": sums}))?);
+        return Ok(());
+    }
+    if sums.is_empty() {
+        println!("{}: no saved regions", root.display());
+        return Ok(());
+    }
+    let mut rows = vec![["program", "region", "location", "features", "variants", "samples", "vectors", "complete", "model"]
+        .map(String::from)
+        .to_vec()];
+    for s in &sums {
+        rows.push(vec![
+            s.program.clone(),
+            s.region.clone(),
+            s.location.clone(),
+            s.features.join(","),
+            s.variants.join(","),
+            s.samples.to_string(),
+            s.feature_vectors.to_string(),
+            s.complete_vectors.to_string(),
+            s.model.clone().unwrap_or_else(|| "—".into()),
+        ]);
+    }
+    print!("{}", show::table(&rows, 0));
+    Ok(())
+}
+
+/// `evaluate`'s options as the method: the training fractions in groups of `k`.
+fn evaluation_method(k: usize, train: &[usize], shuffles: usize, tolerance: f64, seed: u64) -> Result<Method> {
+    let mut groups = Vec::new();
+    for t in train {
+        let m = t * k;
+        if m % 100 != 0 || m == 0 || m >= 100 * k {
+            bail!("--train {t}: with K = {k} the training fractions are multiples of {}% below 100%", 100 / k.max(1));
+        }
+        groups.push(m / 100);
+    }
+    if k < 2 || shuffles == 0 || !(0.0..100.0).contains(&tolerance) {
+        bail!("need K >= 2, at least one shuffle and a tolerance in [0, 100)");
+    }
+    Ok(Method { k, train_groups: groups, shuffles, seed, tolerance: tolerance / 100.0 })
+}
+
+/// `evaluate`: the regions named (default every region of the store), scored and printed.
+fn evaluate_regions(root: &Path, regions: &[String], choices: &[ModelChoice], method: &Method, as_json: bool) -> Result<()> {
+    let files = if regions.is_empty() {
+        store::regions(root, None)?
+    } else {
+        regions.iter().map(|r| store::region(root, r)).collect::<Result<Vec<_>>>()?
+    };
+    if files.is_empty() {
+        bail!("no saved regions in {}", root.display());
+    }
+    let pb = bar(files.len() as u64, "evaluating", as_json);
+    let mut out = Vec::new();
+    for f in files {
+        pb.set_message(f.file.model.clone());
+        out.push(evaluate::evaluate(f.file, choices, method));
+        pb.inc(1);
+    }
+    pb.finish_and_clear();
+    if as_json {
+        let docs: Vec<_> = out.iter().map(|r| evaluate::to_json(r, method)).collect();
+        println!("{}", serde_json::to_string_pretty(&json!({"regions": docs}))?);
+    } else {
+        for r in &out {
+            print!("{}", evaluate::to_text(r, method));
+        }
+    }
+    Ok(())
+}
+
+/// `export`: a program's (or region's, or the whole store's) data as an archive.
+fn export_archive(root: &Path, what: Option<String>, output: Option<PathBuf>, as_json: bool) -> Result<()> {
+    // PROGRAM alone, or PROGRAM/REGION
+    let (program, region) = match what.as_deref().map(|w| (w, RegionPath::parse(w))) {
+        Some((_, RegionPath { program: Some(p), region: r })) => (Some(p.to_owned()), Some(r.to_owned())),
+        Some((w, _)) => (Some(w.to_owned()), None),
+        None => (None, None),
+    };
+    let mut regions = store::regions(root, program.as_deref())?;
+    if let Some(r) = &region {
+        regions.retain(|s| &s.file.model == r || &s.region_dir == r);
+    }
+    if regions.is_empty() {
+        bail!("nothing to export in {}{}", root.display(), what.map(|w| format!(" for '{w}'")).unwrap_or_default());
+    }
+    let a = archive::export(root, regions);
+    let text = serde_json::to_string_pretty(&a)?;
+    match &output {
+        Some(p) => {
+            ompadapt_rt::persist::write_atomic(p, text.as_bytes()).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+            let summary = json!({"archive": p.display().to_string(), "regions": a.regions.iter().map(|r| json!({"program": r.data.program, "region": r.data.model, "directory": format!("{}/{}", r.program_dir, r.region_dir)})).collect::<Vec<_>>()});
+            if as_json {
+                println!("{}", serde_json::to_string_pretty(&summary)?);
+            } else {
+                println!("exported {} regions to {}", a.regions.len(), p.display());
+            }
+        }
+        None => println!("{text}"),
+    }
+    Ok(())
+}
+
+/// `import`: an archive's data into the store, under the identity asked for.
+fn import_archive(root: &Path, path: &Path, executable: Option<PathBuf>, program_id: Option<String>, as_json: bool) -> Result<()> {
+    let a = archive::read(path)?;
+    let identity = match (executable, program_id) {
+        (Some(e), _) => Some(e.canonicalize().map_err(|err| anyhow::anyhow!("--executable {}: {err}", e.display()))?.display().to_string()),
+        (None, id) => id,
+    };
+    if identity.is_some() && a.regions.iter().map(|r| &r.data.program).collect::<std::collections::BTreeSet<_>>().len() > 1 {
+        bail!("the archive holds several programs: export one program to import it under --executable or --program-id");
+    }
+    let pb = bar(a.regions.len() as u64, "importing", as_json);
+    let done = archive::import(root, &a, identity.as_deref(), |r| {
+        pb.set_message(r.to_owned());
+        pb.inc(1);
+    })?;
+    pb.finish_and_clear();
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&json!({"store": root.display().to_string(), "imported": done}))?);
+    } else {
+        for d in &done {
+            match &d.file {
+                Some(f) => println!("{}/{}: {} measurements -> {f}", d.program, d.region, d.samples),
+                None => println!("{}/{}: already imported, nothing added", d.program, d.region),
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `clear`: a region, a program or everything.
+fn clear_store(root: &Path, what: Option<String>, region: Option<String>, all: bool, as_json: bool) -> Result<()> {
+    let target = match (what, region, all) {
+        (_, _, true) => clear::Target::All,
+        (Some(w), None, false) if w.contains('/') => clear::Target::Region(w),
+        (Some(w), None, false) => clear::Target::Program(w),
+        (None, Some(r), false) => clear::Target::Region(r),
+        _ => bail!("say what to clear: PROGRAM, PROGRAM/REGION, --region REGION or --all"),
+    };
+    let removed = clear::clear(root, &target)?;
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&json!({"removed": removed}))?);
+    } else if removed.is_empty() {
+        println!("{}: nothing to clear", root.display());
+    } else {
+        for r in &removed {
+            println!("removed {}", r.display());
+        }
     }
     Ok(())
 }

@@ -7,6 +7,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
+use ompadapt_benchmarks::plot::{self, pe, Figure, Span};
 use ompadapt_rt::ctx::MAX_FEATURES;
 use ompadapt_rt::model::{self, Costs, Fitted, ModelChoice};
 use ompadapt_rt::persist::DataFile;
@@ -14,7 +15,6 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde_json::{json, Value};
 
-use crate::plot::{self, pe, Figure, Span};
 use crate::store;
 
 /// A region's data and a model fitted on it.

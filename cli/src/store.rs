@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{bail, Context, Result};
 use ompadapt_abi::names::closest;
 use ompadapt_abi::store::RegionPath;
-use ompadapt_rt::evaluate::costs_from_file;
+use ompadapt_evaluate::costs_from_file;
 use ompadapt_rt::model::{self, Costs, ModelChoice};
 use ompadapt_rt::persist::{self, DataFile};
 use ompadapt_rt::safe_fs::{Dir, Kind};

@@ -12,6 +12,7 @@
 
 use std::path::PathBuf;
 
+/// Where the report goes (`OMPADAPT_DATA`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Output {
     /// Text report on stderr.
@@ -24,14 +25,20 @@ pub enum Output {
     CountersOnly,
 }
 
+/// The tool's settings, from the environment.
 #[derive(Clone, Debug)]
 pub struct Config {
+    /// Where the report goes.
     pub output: Output,
+    /// Most bytes the tool's own tables may hold (`OMPADAPT_DATA_MEM`).
     pub mem_cap: usize,
+    /// Rows per table in the text report (`OMPADAPT_DATA_TOP`).
     pub top: usize,
+    /// Every OMPT event on stderr (`OMPADAPT_DATA_TRACE`).
     pub trace: bool,
 }
 
+/// The memory cap when none is asked for (64 MiB).
 pub const DEFAULT_MEM_CAP: usize = 64 << 20;
 /// Below this the tables cannot hold enough to be useful; smaller requests are raised to it.
 pub const MIN_MEM_CAP: usize = 256 << 10;

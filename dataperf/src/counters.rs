@@ -58,6 +58,7 @@ pub unsafe extern "C" fn ompadapt_dataperf_region_id(name: *const c_char) -> u32
     region_id(&name)
 }
 
+/// The id of the adaptive region `name` (1-based; 0 once the table of regions is full).
 pub fn region_id(name: &str) -> u32 {
     let mut r = REGIONS.lock().unwrap_or_else(|e| e.into_inner());
     if let Some(i) = r.iter().position(|n| n == name) {
@@ -70,6 +71,7 @@ pub fn region_id(name: &str) -> u32 {
     r.len() as u32
 }
 
+/// The name of region `id` (`None` for 0 or an id never handed out).
 pub fn region_name(id: u32) -> Option<String> {
     if id == 0 {
         return None;

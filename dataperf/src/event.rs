@@ -8,19 +8,27 @@ pub type VarId = u32;
 /// An adaptive region of the ompadapt runtime (0: none).
 pub type RegionId = u32;
 
+/// What a data operation does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum OpKind {
+    /// Device memory allocated for host data.
     Alloc,
+    /// A transfer from the host to a device.
     ToDevice,
+    /// A transfer from a device to the host.
     FromDevice,
     /// Between two target devices (omp_target_memcpy): no host side to hash.
     DeviceToDevice,
+    /// Device memory deleted.
     Delete,
+    /// Device memory associated with host data (omp_target_associate_ptr).
     Associate,
+    /// An association removed (omp_target_disassociate_ptr).
     Disassociate,
 }
 
 impl OpKind {
+    /// The operation's name in the report.
     pub fn name(self) -> &'static str {
         match self {
             OpKind::Alloc => "alloc",
@@ -33,6 +41,7 @@ impl OpKind {
         }
     }
 
+    /// Whether the operation moves bytes.
     pub fn is_transfer(self) -> bool {
         matches!(self, OpKind::ToDevice | OpKind::FromDevice | OpKind::DeviceToDevice)
     }
@@ -41,24 +50,34 @@ impl OpKind {
 /// One completed data operation.
 #[derive(Clone, Copy, Debug)]
 pub struct DataOp {
+    /// What the operation does.
     pub kind: OpKind,
+    /// Source device (the host's number for host memory).
     pub src_dev: i32,
+    /// Destination device.
     pub dst_dev: i32,
+    /// Source address.
     pub src_addr: u64,
+    /// Destination address.
     pub dst_addr: u64,
     /// As reported (libomptarget 19 reports 0 for deletes).
     pub bytes: u64,
+    /// Where the program issued it.
     pub site: SiteId,
+    /// The map clause's variable.
     pub var: VarId,
+    /// The adaptive region it ran in.
     pub region: RegionId,
     /// Begin and end, ns since the tool started.
     pub begin: u64,
+    /// End, ns since the tool started.
     pub end: u64,
     /// Content hash of the transferred bytes, where one side is host memory.
     pub hash: Option<u128>,
 }
 
 impl DataOp {
+    /// Its duration.
     pub fn ns(&self) -> u64 {
         self.end.saturating_sub(self.begin)
     }
@@ -85,9 +104,14 @@ impl DataOp {
 /// One kernel execution (the submit of a target region) on a device.
 #[derive(Clone, Copy, Debug)]
 pub struct Kernel {
+    /// The device it ran on.
     pub device: i32,
+    /// The target construct that launched it.
     pub site: SiteId,
+    /// The adaptive region it ran in.
     pub region: RegionId,
+    /// Begin, ns since the tool started.
     pub begin: u64,
+    /// End, ns since the tool started.
     pub end: u64,
 }

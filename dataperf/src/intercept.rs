@@ -20,10 +20,15 @@ use std::os::raw::{c_char, c_void};
 /// The arguments of the libomptarget entry point the current thread is inside.
 #[derive(Clone, Copy)]
 pub struct Call {
+    /// Return address of the entry point's caller.
     pub ra: usize,
+    /// Number of mapped arguments.
     pub n: usize,
+    /// Host addresses of the arguments.
     pub args: *const *const c_void,
+    /// Sizes of the arguments in bytes.
     pub sizes: *const i64,
+    /// The compiler's map-clause names of the arguments (may be null).
     pub names: *const *const c_char,
     /// Kernel launches: the offload entry's host address (its symbol names the function and
     /// line of the target region).

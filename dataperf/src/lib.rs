@@ -6,6 +6,7 @@
 //! Modules:
 //! * [`ompt`] — bindgen's bindings to `omp-tools.h`;
 //! * [`tool`] — `ompt_start_tool` and the OMPT callbacks;
+//! * [`sites`] — the call sites and map-clause names events refer to, interned;
 //! * [`intercept`] — map-clause names from libomptarget's entry points;
 //! * [`event`] — the events the analysis consumes;
 //! * [`analysis`] — the streaming detectors;
@@ -13,6 +14,8 @@
 //! * [`report`] — the report (text tables and JSON);
 //! * [`counters`] — per-thread bytes and time the ompadapt runtime reads per region;
 //! * [`config`], [`output`], [`mem`] — environment, safe report files, memory accounting.
+
+#![deny(missing_docs)]
 
 pub mod analysis;
 pub mod config;
@@ -23,6 +26,7 @@ pub mod mem;
 pub mod ompt;
 pub mod output;
 pub mod report;
+pub mod sites;
 pub mod symbolize;
 pub mod tool;
 

@@ -16,6 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
 use rustc_hash::FxHashMap;
 
+/// The global allocator: the system's, counting the bytes held and their peak.
 pub struct Counting;
 
 static HELD: AtomicUsize = AtomicUsize::new(0);
@@ -91,6 +92,7 @@ pub fn entries_within(budget: usize, entry: usize) -> usize {
     half * 2
 }
 
+/// A bounded map of two generations (see the module's documentation).
 pub struct GenMap<K, V> {
     cur: FxHashMap<K, V>,
     old: FxHashMap<K, V>,
@@ -112,10 +114,12 @@ impl<K: Hash + Eq, V> GenMap<K, V> {
         }
     }
 
+    /// Entries held in both generations.
     pub fn len(&self) -> usize {
         self.cur.len() + self.old.len()
     }
 
+    /// Whether it holds no entry.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -156,18 +160,22 @@ impl<K: Hash + Eq, V> GenMap<K, V> {
         self.cur.entry(k).or_insert(v)
     }
 
+    /// Removes `k`'s entry and returns it.
     pub fn remove(&mut self, k: &K) -> Option<V> {
         self.cur.remove(k).or_else(|| self.old.remove(k))
     }
 
+    /// Whether `k` has an entry.
     pub fn contains_key(&self, k: &K) -> bool {
         self.cur.contains_key(k) || self.old.contains_key(k)
     }
 
+    /// Takes every entry out, emptying both generations.
     pub fn drain(&mut self) -> impl Iterator<Item = (K, V)> + '_ {
         self.cur.drain().chain(self.old.drain())
     }
 
+    /// Every entry, in no particular order.
     pub fn iter(&self) -> impl Iterator<Item = (&K, &V)> {
         self.cur.iter().chain(self.old.iter())
     }

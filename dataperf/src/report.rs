@@ -6,15 +6,17 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::analysis::{Agg, Analyzer, Dropped, Key};
-use crate::config::{warn, Output};
+use crate::config::{warn, Config, Output};
 use crate::counters::region_name;
 use crate::event::{SiteId, VarId};
 use crate::intercept::parse_psource;
+use crate::sites::SiteInfo;
 use crate::symbolize::{generated, offload_entry, Location, Symbolizer};
-use crate::tool::{SiteInfo, Tool};
 
+/// The JSON report's schema name and version.
 pub const SCHEMA: &str = "ompadapt-dataperf/1";
 
+/// A call site as the report shows it.
 #[derive(Clone, Debug, Serialize)]
 pub struct Site {
     /// Return address of the call into the OpenMP runtime (hex).
@@ -22,14 +24,19 @@ pub struct Site {
     /// `target`, `target enter data`, `target exit data`, `target update`, or `device memory
     /// routine` (omp_target_alloc and friends).
     pub construct: String,
+    /// Where it is in the source.
     #[serde(flatten)]
     pub location: Location,
 }
 
+/// One row of a findings table.
 #[derive(Clone, Debug, Serialize)]
 pub struct Finding {
+    /// Events it stands for.
     pub count: u64,
+    /// Bytes of those events.
     pub bytes: u64,
+    /// Time of those events.
     pub ns: u64,
     /// The device the finding is about (receiving device of a duplicate, the device memory of
     /// an allocation or unused transfer).
@@ -38,12 +45,15 @@ pub struct Finding {
     /// (round trips).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub other_device: Option<i32>,
+    /// Where the program issued the operation.
     pub site: Option<Site>,
+    /// The mapped variable.
     pub variable: Option<String>,
     /// Round trips: where the content was sent out. Allocations: where it was deleted.
     /// Unused transfers overwritten: the transfer that overwrote it.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub related_site: Option<Site>,
+    /// The variable at `related_site`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub related_variable: Option<String>,
     /// Unused transfers: `overwritten`, `deleted` or `no_kernel_after`.
@@ -53,97 +63,149 @@ pub struct Finding {
     pub region: Option<String>,
 }
 
+/// The findings, one list per pattern, costliest first.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct FindingLists {
+    /// A device received content it already received.
     pub duplicate_transfers: Vec<Finding>,
+    /// Content sent out came back unmodified.
     pub round_trips: Vec<Finding>,
+    /// The same data allocated and deleted again.
     pub repeated_allocations: Vec<Finding>,
+    /// Allocations no kernel ran during.
     pub unused_allocations: Vec<Finding>,
+    /// Transfers no kernel could read.
     pub unused_transfers: Vec<Finding>,
+    /// Deletions of memory never seen allocated.
     pub unmatched_deletes: Vec<Finding>,
 }
 
+/// Events per pattern.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct Counts {
+    /// Duplicate transfers.
     pub duplicate_transfers: u64,
+    /// Round trips.
     pub round_trips: u64,
+    /// Repeated allocations.
     pub repeated_allocations: u64,
+    /// Unused allocations.
     pub unused_allocations: u64,
+    /// Unused transfers.
     pub unused_transfers: u64,
+    /// Deletions of memory never seen allocated.
     pub unmatched_deletes: u64,
 }
 
+/// One target device.
 #[derive(Clone, Debug, Serialize)]
 pub struct DeviceRow {
+    /// Its number.
     pub device: i32,
+    /// Most memory allocated at once.
     pub peak_bytes: u64,
+    /// Memory still allocated when the program ended.
     pub live_bytes_at_exit: u64,
+    /// Kernels launched.
     pub kernels: u64,
+    /// Time in kernels.
     pub kernel_ns: u64,
 }
 
+/// All operations of one kind.
 #[derive(Clone, Debug, Serialize)]
 pub struct OpRow {
+    /// The kind.
     pub op: &'static str,
+    /// Operations.
     pub count: u64,
+    /// Bytes.
     pub bytes: u64,
+    /// Time.
     pub ns: u64,
 }
 
+/// One call site's operations of one kind on one device.
 #[derive(Clone, Debug, Serialize)]
 pub struct SiteRow {
+    /// The site.
     pub site: Option<Site>,
     /// `alloc`, `to_device`, `from_device`, `device_to_device`, `delete`, `associate`,
     /// `disassociate`, or `kernel`.
     pub op: &'static str,
+    /// The device.
     pub device: i32,
+    /// Operations.
     pub count: u64,
+    /// Bytes.
     pub bytes: u64,
+    /// Total time.
     pub ns: u64,
+    /// Shortest operation.
     pub min_ns: u64,
+    /// Longest operation.
     pub max_ns: u64,
 }
 
+/// What fixing every finding would save.
 #[derive(Clone, Debug, Serialize)]
 pub struct SavingsOut {
     /// Time of the avoidable operations, each counted once.
     pub ns: u64,
     /// `ns` over the program's wall time.
     pub fraction_of_wall: f64,
+    /// Avoidable transfers.
     pub transfers: Agg,
+    /// Avoidable allocate/delete pairs.
     pub allocations: Agg,
 }
 
+/// The tool's own memory and hashing.
 #[derive(Clone, Debug, Serialize)]
 pub struct MemoryOut {
+    /// The cap on its tables (`OMPADAPT_DATA_MEM`).
     pub cap_bytes: u64,
     /// The most heap the tool held at once (its own allocations, counted exactly).
     pub peak_bytes: u64,
     /// False when some detail was forgotten to stay under the cap (see `dropped`).
     pub complete: bool,
+    /// What was forgotten to stay under the cap.
     pub dropped: Dropped,
     /// Transfers with no host side to hash (between two target devices): not checked for
     /// duplicates or round trips.
     pub unhashed_transfers: u64,
+    /// Bytes hashed.
     pub hashed_bytes: u64,
+    /// Time spent hashing.
     pub hash_ns: u64,
 }
 
+/// The report of one program run.
 #[derive(Clone, Debug, Serialize)]
 pub struct Report {
+    /// [`SCHEMA`].
     pub schema: &'static str,
+    /// The executable.
     pub program: String,
+    /// Its process id.
     pub pid: u32,
     /// From tool initialisation to finalisation.
     pub wall_ns: u64,
     /// The host's device number in the events (libomptarget: the number of target devices).
     pub host_device: Option<i32>,
+    /// Target devices.
     pub devices: Vec<DeviceRow>,
+    /// Totals per kind of operation.
     pub totals: Vec<OpRow>,
+    /// Events per pattern.
     pub counts: Counts,
+    /// What fixing the findings would save.
     pub savings: SavingsOut,
+    /// The findings.
     pub findings: FindingLists,
+    /// Every call site's profile, costliest first.
     pub call_sites: Vec<SiteRow>,
+    /// The tool's own costs.
     pub memory: MemoryOut,
 }
 
@@ -195,79 +257,109 @@ impl Resolver<'_> {
     }
 }
 
-impl Report {
-    pub fn build(a: &Analyzer, sites: &[SiteInfo], vars: &[String], wall_ns: u64, cap: usize, hashed: (u64, u64)) -> Report {
-        let mut r = Resolver { sym: Symbolizer::new(), sites, vars, cache: Default::default() };
-        let mut f = FindingLists::default();
-        let mut counts = Counts::default();
-        let mut rows: Vec<(&Key, &Agg)> = a.findings.rows().collect();
-        rows.sort_by(|x, y| y.1.ns.cmp(&x.1.ns).then(y.1.count.cmp(&x.1.count)).then(x.0.cmp(y.0)));
-        for (k, agg) in rows {
-            let base = |r: &mut Resolver, device, site, var, region: u32| Finding {
-                count: agg.count,
-                bytes: agg.bytes,
-                ns: agg.ns,
-                device,
-                other_device: None,
-                site: r.site(site),
-                variable: r.var(var),
-                related_site: None,
-                related_variable: None,
-                reason: None,
-                region: region_name(region),
-            };
-            match *k {
-                Key::Duplicate { dev, src, site, var, region } => {
-                    counts.duplicate_transfers += agg.count;
-                    f.duplicate_transfers.push(Finding { other_device: Some(src), ..base(&mut r, dev, site, var, region) });
-                }
-                Key::RoundTrip { a, b, send_site, send_var, site, var, region } => {
-                    counts.round_trips += agg.count;
-                    let related_site = r.site(send_site);
-                    f.round_trips.push(Finding {
-                        other_device: Some(b),
-                        related_site,
-                        related_variable: r.var(send_var),
-                        ..base(&mut r, a, site, var, region)
-                    });
-                }
-                Key::RepeatedAlloc { dev, site, delete_site, var, region } => {
-                    counts.repeated_allocations += agg.count;
-                    let related_site = r.site(delete_site);
-                    f.repeated_allocations.push(Finding { related_site, ..base(&mut r, dev, site, var, region) });
-                }
-                Key::UnusedAlloc { dev, site, delete_site, var, region } => {
-                    counts.unused_allocations += agg.count;
-                    let related_site = r.site(delete_site);
-                    f.unused_allocations.push(Finding { related_site, ..base(&mut r, dev, site, var, region) });
-                }
-                Key::UnusedTransfer { dev, site, var, region, why, by_site } => {
-                    counts.unused_transfers += agg.count;
-                    let related_site = r.site(by_site);
-                    f.unused_transfers.push(Finding { related_site, reason: Some(why.name()), ..base(&mut r, dev, site, var, region) });
-                }
-                Key::UnmatchedDelete { dev, site, region } => {
-                    counts.unmatched_deletes += agg.count;
-                    f.unmatched_deletes.push(base(&mut r, dev, site, 0, region));
-                }
+/// The analysis' findings, costliest first, resolved to sites and variables; with their counts.
+fn findings(a: &Analyzer, r: &mut Resolver) -> (FindingLists, Counts) {
+    let mut f = FindingLists::default();
+    let mut counts = Counts::default();
+    let mut rows: Vec<(&Key, &Agg)> = a.findings.rows().collect();
+    rows.sort_by(|x, y| y.1.ns.cmp(&x.1.ns).then(y.1.count.cmp(&x.1.count)).then(x.0.cmp(y.0)));
+    for (k, agg) in rows {
+        let base = |r: &mut Resolver, device, site, var, region: u32| Finding {
+            count: agg.count,
+            bytes: agg.bytes,
+            ns: agg.ns,
+            device,
+            other_device: None,
+            site: r.site(site),
+            variable: r.var(var),
+            related_site: None,
+            related_variable: None,
+            reason: None,
+            region: region_name(region),
+        };
+        match *k {
+            Key::Duplicate { dev, src, site, var, region } => {
+                counts.duplicate_transfers += agg.count;
+                f.duplicate_transfers.push(Finding { other_device: Some(src), ..base(r, dev, site, var, region) });
+            }
+            Key::RoundTrip { a, b, send_site, send_var, site, var, region } => {
+                counts.round_trips += agg.count;
+                let related_site = r.site(send_site);
+                f.round_trips.push(Finding {
+                    other_device: Some(b),
+                    related_site,
+                    related_variable: r.var(send_var),
+                    ..base(r, a, site, var, region)
+                });
+            }
+            Key::RepeatedAlloc { dev, site, delete_site, var, region } => {
+                counts.repeated_allocations += agg.count;
+                let related_site = r.site(delete_site);
+                f.repeated_allocations.push(Finding { related_site, ..base(r, dev, site, var, region) });
+            }
+            Key::UnusedAlloc { dev, site, delete_site, var, region } => {
+                counts.unused_allocations += agg.count;
+                let related_site = r.site(delete_site);
+                f.unused_allocations.push(Finding { related_site, ..base(r, dev, site, var, region) });
+            }
+            Key::UnusedTransfer { dev, site, var, region, why, by_site } => {
+                counts.unused_transfers += agg.count;
+                let related_site = r.site(by_site);
+                f.unused_transfers.push(Finding { related_site, reason: Some(why.name()), ..base(r, dev, site, var, region) });
+            }
+            Key::UnmatchedDelete { dev, site, region } => {
+                counts.unmatched_deletes += agg.count;
+                f.unmatched_deletes.push(base(r, dev, site, 0, region));
             }
         }
-        let mut call_sites: Vec<SiteRow> = a
-            .profile()
-            .map(|(&(site, op, device), p)| (site, op.name(), device, *p))
-            .chain(a.kernel_profile().map(|(&(site, device), p)| (site, "kernel", device, *p)))
-            .map(|(site, op, device, p)| SiteRow {
-                site: r.site(site),
-                op,
-                device,
-                count: p.count,
-                bytes: p.bytes,
-                ns: p.ns,
-                min_ns: p.min_ns,
-                max_ns: p.max_ns,
-            })
-            .collect();
-        call_sites.sort_by(|x, y| y.ns.cmp(&x.ns).then(y.count.cmp(&x.count)));
+    }
+    (f, counts)
+}
+
+/// Every call site's profile per operation and device (kernels included), costliest first.
+fn call_sites(a: &Analyzer, r: &mut Resolver) -> Vec<SiteRow> {
+    let mut call_sites: Vec<SiteRow> = a
+        .profile()
+        .map(|(&(site, op, device), p)| (site, op.name(), device, *p))
+        .chain(a.kernel_profile().map(|(&(site, device), p)| (site, "kernel", device, *p)))
+        .map(|(site, op, device, p)| SiteRow {
+            site: r.site(site),
+            op,
+            device,
+            count: p.count,
+            bytes: p.bytes,
+            ns: p.ns,
+            min_ns: p.min_ns,
+            max_ns: p.max_ns,
+        })
+        .collect();
+    call_sites.sort_by(|x, y| y.ns.cmp(&x.ns).then(y.count.cmp(&x.count)));
+    call_sites
+}
+
+/// The target devices (not the host): memory at peak and at exit, kernels.
+fn devices(a: &Analyzer) -> Vec<DeviceRow> {
+    a.devices()
+        .iter()
+        .filter(|(d, _)| Some(**d) != a.host_device())
+        .map(|(&device, s)| DeviceRow {
+            device,
+            peak_bytes: s.peak_bytes,
+            live_bytes_at_exit: s.live_bytes,
+            kernels: s.kernels,
+            kernel_ns: s.kernel_ns,
+        })
+        .collect()
+}
+
+impl Report {
+    /// The report of the analysis `a`: its events' sites and variables resolved through
+    /// `sites` and `vars`; `wall_ns` the program's time, `cap` the memory cap, `hashed` the
+    /// bytes hashed and the time it took.
+    pub fn build(a: &Analyzer, sites: &[SiteInfo], vars: &[String], wall_ns: u64, cap: usize, hashed: (u64, u64)) -> Report {
+        let mut r = Resolver { sym: Symbolizer::new(), sites, vars, cache: Default::default() };
+        let (findings, counts) = findings(a, &mut r);
+        let call_sites = call_sites(a, &mut r);
         let dropped = a.dropped();
         let savings_ns = a.savings.transfers.ns + a.savings.allocations.ns;
         Report {
@@ -276,18 +368,7 @@ impl Report {
             pid: std::process::id(),
             wall_ns,
             host_device: a.host_device(),
-            devices: a
-                .devices()
-                .iter()
-                .filter(|(d, _)| Some(**d) != a.host_device())
-                .map(|(&device, s)| DeviceRow {
-                    device,
-                    peak_bytes: s.peak_bytes,
-                    live_bytes_at_exit: s.live_bytes,
-                    kernels: s.kernels,
-                    kernel_ns: s.kernel_ns,
-                })
-                .collect(),
+            devices: devices(a),
             totals: a.totals().iter().map(|(k, v)| OpRow { op: k.name(), count: v.count, bytes: v.bytes, ns: v.ns }).collect(),
             counts,
             savings: SavingsOut {
@@ -296,7 +377,7 @@ impl Report {
                 transfers: a.savings.transfers,
                 allocations: a.savings.allocations,
             },
-            findings: f,
+            findings,
             call_sites,
             memory: MemoryOut {
                 cap_bytes: cap as u64,
@@ -310,17 +391,17 @@ impl Report {
         }
     }
 
+    /// The report as JSON (schema [`SCHEMA`]).
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).expect("report serialises")
     }
 
     /// Text tables, the `top` costliest rows of each.
     pub fn to_text(&self, top: usize) -> String {
-        let mut o = String::new();
-        let pct = |ns: u64| if self.wall_ns > 0 { 100.0 * ns as f64 / self.wall_ns as f64 } else { 0.0 };
-        let _ = writeln!(o, "=== ompadapt-dataperf: OpenMP data movement of {} (pid {})", self.program, self.pid);
+        let mut t = Text { r: self, top, o: String::new() };
+        let _ = writeln!(t.o, "=== ompadapt-dataperf: OpenMP data movement of {} (pid {})", self.program, self.pid);
         let _ = writeln!(
-            o,
+            t.o,
             "    {} duplicate transfers, {} round trips, {} repeated allocations, {} unused allocations, {} unused transfers",
             self.counts.duplicate_transfers,
             self.counts.round_trips,
@@ -328,39 +409,87 @@ impl Report {
             self.counts.unused_allocations,
             self.counts.unused_transfers
         );
-        let loc = |s: &Option<Site>| s.as_ref().map_or("?".to_owned(), |s| s.location.short());
-        let var = |v: &Option<String>| v.clone().unwrap_or_else(|| "-".into());
-        let region = |r: &Option<String>| r.as_ref().map_or(String::new(), |r| format!("  [region {r}]"));
-        let dev = |d: i32| if Some(d) == self.host_device { "host".to_owned() } else { format!("dev {d}") };
-        let section = |o: &mut String, title: &str, rows: &[Finding], line: &dyn Fn(&Finding) -> String| {
-            let _ = writeln!(o, "\n--- {title}");
-            if rows.is_empty() {
-                let _ = writeln!(o, "    none");
-                return;
-            }
-            let _ = writeln!(o, "{:>8} {:>10} {:>8} {:>12}  where", "time%", "time", "count", "bytes");
-            for f in rows.iter().take(top) {
-                let _ = writeln!(o, "{:>7.2}% {:>10} {:>8} {:>12}  {}", pct(f.ns), fmt_ns(f.ns), f.count, f.bytes, line(f));
-            }
-            if rows.len() > top {
-                let _ = writeln!(o, "    ... {} more rows (OMPADAPT_DATA_TOP, or the JSON report)", rows.len() - top);
-            }
-        };
-        section(&mut o, "duplicate transfers (a device receives content it already received)", &self.findings.duplicate_transfers, &|f| {
+        t.findings();
+        t.savings_and_devices();
+        t.call_sites();
+        t.tool();
+        t.o
+    }
+}
+
+/// The text report being written: the report, the rows shown per table, the text so far.
+struct Text<'a> {
+    r: &'a Report,
+    top: usize,
+    o: String,
+}
+
+fn loc(s: &Option<Site>) -> String {
+    s.as_ref().map_or("?".to_owned(), |s| s.location.short())
+}
+
+fn var(v: &Option<String>) -> String {
+    v.clone().unwrap_or_else(|| "-".into())
+}
+
+fn region(r: &Option<String>) -> String {
+    r.as_ref().map_or(String::new(), |r| format!("  [region {r}]"))
+}
+
+impl Text<'_> {
+    /// `ns` in percent of the program's time.
+    fn pct(&self, ns: u64) -> f64 {
+        if self.r.wall_ns > 0 {
+            100.0 * ns as f64 / self.r.wall_ns as f64
+        } else {
+            0.0
+        }
+    }
+
+    fn dev(&self, d: i32) -> String {
+        if Some(d) == self.r.host_device {
+            "host".to_owned()
+        } else {
+            format!("dev {d}")
+        }
+    }
+
+    /// One table of findings: the `top` costliest, each described by `line`.
+    fn section(&mut self, title: &str, rows: &[Finding], line: &dyn Fn(&Self, &Finding) -> String) {
+        let _ = writeln!(self.o, "\n--- {title}");
+        if rows.is_empty() {
+            let _ = writeln!(self.o, "    none");
+            return;
+        }
+        let _ = writeln!(self.o, "{:>8} {:>10} {:>8} {:>12}  where", "time%", "time", "count", "bytes");
+        for f in rows.iter().take(self.top) {
+            let text = line(self, f);
+            let _ = writeln!(self.o, "{:>7.2}% {:>10} {:>8} {:>12}  {}", self.pct(f.ns), fmt_ns(f.ns), f.count, f.bytes, text);
+        }
+        if rows.len() > self.top {
+            let _ = writeln!(self.o, "    ... {} more rows (OMPADAPT_DATA_TOP, or the JSON report)", rows.len() - self.top);
+        }
+    }
+
+    /// A table per kind of finding, and a note when variables are unknown.
+    fn findings(&mut self) {
+        let r = self.r;
+        let f = &r.findings;
+        self.section("duplicate transfers (a device receives content it already received)", &f.duplicate_transfers, &|t, f| {
             format!(
                 "{} <- {}  {}  {}{}",
-                dev(f.device),
-                dev(f.other_device.unwrap_or(-1)),
+                t.dev(f.device),
+                t.dev(f.other_device.unwrap_or(-1)),
                 loc(&f.site),
                 var(&f.variable),
                 region(&f.region)
             )
         });
-        section(&mut o, "round trips (content sent out comes back unmodified)", &self.findings.round_trips, &|f| {
+        self.section("round trips (content sent out comes back unmodified)", &f.round_trips, &|t, f| {
             format!(
                 "{} -> {} at {} {} ; back at {} {}{}",
-                dev(f.device),
-                dev(f.other_device.unwrap_or(-1)),
+                t.dev(f.device),
+                t.dev(f.other_device.unwrap_or(-1)),
                 loc(&f.related_site),
                 var(&f.related_variable),
                 loc(&f.site),
@@ -368,41 +497,52 @@ impl Report {
                 region(&f.region)
             )
         });
-        section(&mut o, "repeated allocations (same data allocated and deleted again)", &self.findings.repeated_allocations, &|f| {
-            format!("{}  alloc {} {} ; delete {}{}", dev(f.device), loc(&f.site), var(&f.variable), loc(&f.related_site), region(&f.region))
+        self.section("repeated allocations (same data allocated and deleted again)", &f.repeated_allocations, &|t, f| {
+            format!(
+                "{}  alloc {} {} ; delete {}{}",
+                t.dev(f.device),
+                loc(&f.site),
+                var(&f.variable),
+                loc(&f.related_site),
+                region(&f.region)
+            )
         });
-        section(&mut o, "unused allocations (no kernel ran while allocated)", &self.findings.unused_allocations, &|f| {
+        self.section("unused allocations (no kernel ran while allocated)", &f.unused_allocations, &|t, f| {
             let del = if f.related_site.is_some() { loc(&f.related_site) } else { "never deleted".into() };
-            format!("{}  alloc {} {} ; delete {}{}", dev(f.device), loc(&f.site), var(&f.variable), del, region(&f.region))
+            format!("{}  alloc {} {} ; delete {}{}", t.dev(f.device), loc(&f.site), var(&f.variable), del, region(&f.region))
         });
-        section(&mut o, "unused transfers (no kernel could read them)", &self.findings.unused_transfers, &|f| {
+        self.section("unused transfers (no kernel could read them)", &f.unused_transfers, &|t, f| {
             let why = match f.reason {
                 Some("overwritten") => format!("overwritten at {}", loc(&f.related_site)),
                 Some("deleted") => "deleted before any kernel".into(),
                 _ => "no kernel after it".into(),
             };
-            format!("{}  {} {} ({why}){}", dev(f.device), loc(&f.site), var(&f.variable), region(&f.region))
+            format!("{}  {} {} ({why}){}", t.dev(f.device), loc(&f.site), var(&f.variable), region(&f.region))
         });
-        if !self.findings.unmatched_deletes.is_empty() {
-            section(&mut o, "deletions of device memory never seen allocated", &self.findings.unmatched_deletes, &|f| {
-                format!("{}  {}{}", dev(f.device), loc(&f.site), region(&f.region))
+        if !f.unmatched_deletes.is_empty() {
+            self.section("deletions of device memory never seen allocated", &f.unmatched_deletes, &|t, f| {
+                format!("{}  {}{}", t.dev(f.device), loc(&f.site), region(&f.region))
             });
         }
-        let f = &self.findings;
         let unnamed = [&f.duplicate_transfers, &f.round_trips, &f.repeated_allocations, &f.unused_allocations, &f.unused_transfers]
             .iter()
-            .flat_map(|rows| rows.iter().take(top))
+            .flat_map(|rows| rows.iter().take(self.top))
             .any(|r| r.variable.is_none());
         if unnamed {
-            let _ = writeln!(o, "\n    '-': variable unknown (the program has no debug information: rebuild it with -g for names)");
+            let _ = writeln!(self.o, "\n    '-': variable unknown (the program has no debug information: rebuild it with -g for names)");
         }
-        let s = &self.savings;
+    }
+
+    /// What fixing the findings would save, and the devices' memory and kernels.
+    fn savings_and_devices(&mut self) {
+        let (o, r) = (&mut self.o, self.r);
+        let s = &r.savings;
         let _ = writeln!(o, "\n--- potential savings (each operation counted once)");
-        let _ = writeln!(o, "    time          {:>10}  ({:.2}% of {})", fmt_ns(s.ns), 100.0 * s.fraction_of_wall, fmt_ns(self.wall_ns));
+        let _ = writeln!(o, "    time          {:>10}  ({:.2}% of {})", fmt_ns(s.ns), 100.0 * s.fraction_of_wall, fmt_ns(r.wall_ns));
         let _ = writeln!(o, "    transfers     {:>10}  ({} bytes)", s.transfers.count, s.transfers.bytes);
         let _ = writeln!(o, "    allocations   {:>10}  ({} bytes)", s.allocations.count, s.allocations.bytes);
         let _ = writeln!(o, "\n--- devices");
-        for d in &self.devices {
+        for d in &r.devices {
             let _ = writeln!(
                 o,
                 "    dev {:<3} peak {:>12} bytes, {:>12} bytes live at exit, {} kernels ({})",
@@ -413,24 +553,37 @@ impl Report {
                 fmt_ns(d.kernel_ns)
             );
         }
-        let _ = writeln!(o, "\n--- call sites by time");
-        let _ = writeln!(o, "{:>8} {:>10} {:>8} {:>10} {:>10} {:>12}  {:<16} where", "time%", "time", "count", "min", "max", "bytes", "op");
-        for c in self.call_sites.iter().take(top) {
-            let _ = writeln!(
-                o,
+    }
+
+    /// The `top` costliest call sites.
+    fn call_sites(&mut self) {
+        let _ = writeln!(self.o, "\n--- call sites by time");
+        let _ = writeln!(
+            self.o,
+            "{:>8} {:>10} {:>8} {:>10} {:>10} {:>12}  {:<16} where",
+            "time%", "time", "count", "min", "max", "bytes", "op"
+        );
+        for c in self.r.call_sites.iter().take(self.top) {
+            let line = format!(
                 "{:>7.2}% {:>10} {:>8} {:>10} {:>10} {:>12}  {:<16} {} {}",
-                pct(c.ns),
+                self.pct(c.ns),
                 fmt_ns(c.ns),
                 c.count,
                 fmt_ns(c.min_ns),
                 fmt_ns(c.max_ns),
                 c.bytes,
                 c.op,
-                dev(c.device),
+                self.dev(c.device),
                 loc(&c.site)
             );
+            let _ = writeln!(self.o, "{line}");
         }
-        let m = &self.memory;
+    }
+
+    /// The tool's own memory and hashing, and what it dropped to stay under its cap.
+    fn tool(&mut self) {
+        let o = &mut self.o;
+        let m = &self.r.memory;
         let _ = writeln!(
             o,
             "\n--- tool: {} of memory at peak (cap {}), hashing {} bytes took {}",
@@ -457,10 +610,10 @@ impl Report {
         if m.unhashed_transfers > 0 {
             let _ = writeln!(o, "    {} transfers between target devices not checked for duplicates", m.unhashed_transfers);
         }
-        o
     }
 }
 
+/// A duration for humans (ns, us, ms, s).
 pub fn fmt_ns(ns: u64) -> String {
     match ns {
         0..=9_999 => format!("{ns}ns"),
@@ -478,39 +631,32 @@ fn fmt_bytes(b: u64) -> String {
     }
 }
 
-/// Builds and writes the report the configuration asks for.
-pub(crate) fn emit(t: &Tool, wall_ns: u64) {
-    if t.cfg.output == Output::CountersOnly {
-        return;
-    }
-    let mut s = t.state.lock().unwrap_or_else(|e| e.into_inner());
-    s.analyzer.finish();
-    let sites = std::mem::take(&mut s.sites.info);
-    let vars = std::mem::take(&mut s.vars.names);
-    let hashed = (t.hashed_bytes.load(std::sync::atomic::Ordering::Relaxed), t.hash_ns.load(std::sync::atomic::Ordering::Relaxed));
-    let report = Report::build(&s.analyzer, &sites, &vars, wall_ns, t.cfg.mem_cap, hashed);
-    let write = |path: &std::path::Path, text: String| {
-        if let Err(e) = crate::output::write_report(path, text.as_bytes()) {
-            warn(&format!("cannot write the report to {}: {e}", path.display()));
-            false
-        } else {
-            true
-        }
-    };
-    match &t.cfg.output {
-        Output::Stderr => eprint!("{}", report.to_text(t.cfg.top)),
-        Output::Text(p) => {
-            write(p, report.to_text(t.cfg.top));
-        }
-        Output::Json(p) => {
-            if write(p, report.to_json()) {
-                let c = &report.counts;
-                eprintln!(
-                    "ompadapt-dataperf: {} duplicate transfers, {} round trips, {} repeated allocations, {} unused allocations, {} unused transfers; report in {}",
-                    c.duplicate_transfers, c.round_trips, c.repeated_allocations, c.unused_allocations, c.unused_transfers, p.display()
-                );
+impl Report {
+    /// Writes the report where the configuration asks for it (stderr, a text or a JSON file).
+    pub fn write(&self, cfg: &Config) {
+        let write = |path: &std::path::Path, text: String| {
+            if let Err(e) = crate::output::write_report(path, text.as_bytes()) {
+                warn(&format!("cannot write the report to {}: {e}", path.display()));
+                false
+            } else {
+                true
             }
+        };
+        match &cfg.output {
+            Output::Stderr => eprint!("{}", self.to_text(cfg.top)),
+            Output::Text(p) => {
+                write(p, self.to_text(cfg.top));
+            }
+            Output::Json(p) => {
+                if write(p, self.to_json()) {
+                    let c = &self.counts;
+                    eprintln!(
+                        "ompadapt-dataperf: {} duplicate transfers, {} round trips, {} repeated allocations, {} unused allocations, {} unused transfers; report in {}",
+                        c.duplicate_transfers, c.round_trips, c.repeated_allocations, c.unused_allocations, c.unused_transfers, p.display()
+                    );
+                }
+            }
+            Output::CountersOnly => {}
         }
-        Output::CountersOnly => {}
     }
 }

@@ -9,15 +9,18 @@ use std::collections::HashMap;
 use std::ffi::CStr;
 use std::path::PathBuf;
 
+/// A source location, as far as the binary tells.
 #[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Location {
     /// The executable or shared library holding the code.
     pub module: String,
     /// The function the construct is written in (the innermost inlined one).
     pub function: Option<String>,
+    /// The source file (relative to the working directory when it is below it).
     pub file: Option<String>,
     /// 0: unknown (no debug information).
     pub line: u32,
+    /// 0: unknown.
     pub column: u32,
 }
 
@@ -67,6 +70,7 @@ struct Module {
     segments: Vec<(u64, u64)>,
 }
 
+/// Return addresses to source locations: the process's loaded modules and their debug information.
 pub struct Symbolizer {
     modules: Vec<Module>,
     loaders: HashMap<PathBuf, Option<addr2line::Loader>>,
@@ -80,6 +84,7 @@ impl Default for Symbolizer {
 }
 
 impl Symbolizer {
+    /// A symbolizer over the modules loaded now.
     pub fn new() -> Self {
         let mut modules: Vec<Module> = Vec::new();
         unsafe extern "C" fn each(info: *mut libc::dl_phdr_info, _size: usize, data: *mut libc::c_void) -> libc::c_int {

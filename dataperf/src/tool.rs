@@ -12,142 +12,36 @@
 #![allow(non_upper_case_globals)] // the OMPT constants keep their C names
 
 use std::cell::UnsafeCell;
-use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
+use std::ffi::{c_char, c_int, c_uint, c_void};
 use std::sync::atomic::{AtomicBool, AtomicI32, AtomicU64, Ordering::Relaxed};
 use std::sync::{Mutex, OnceLock};
-
-use rustc_hash::FxHashMap;
 
 use crate::analysis::{Analyzer, Limits};
 use crate::config::{warn, Config, Output};
 use crate::counters;
-use crate::event::{DataOp, Kernel, OpKind, SiteId, VarId};
+use crate::event::{DataOp, Kernel, OpKind, RegionId, SiteId};
 use crate::intercept;
 use crate::ompt::*;
+use crate::report::Report;
+use crate::sites::{Construct, Sites, Vars};
 
-/// What kind of code a site is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Construct {
-    Target,
-    EnterData,
-    ExitData,
-    Update,
-    /// A device memory routine (omp_target_alloc, omp_target_memcpy, ...), no construct.
-    Api,
+/// What the callbacks fold events into, under one lock.
+struct State {
+    analyzer: Analyzer,
+    sites: Sites,
+    vars: Vars,
 }
 
-impl Construct {
-    fn from_ompt(kind: ompt_target_t) -> Construct {
-        match kind {
-            ompt_target | ompt_target_nowait => Construct::Target,
-            ompt_target_enter_data | ompt_target_enter_data_nowait => Construct::EnterData,
-            ompt_target_exit_data | ompt_target_exit_data_nowait => Construct::ExitData,
-            ompt_target_update | ompt_target_update_nowait => Construct::Update,
-            _ => Construct::Api,
-        }
-    }
-
-    pub fn name(self) -> &'static str {
-        match self {
-            Construct::Target => "target",
-            Construct::EnterData => "target enter data",
-            Construct::ExitData => "target exit data",
-            Construct::Update => "target update",
-            Construct::Api => "device memory routine",
-        }
-    }
-}
-
-#[derive(Clone, Debug)]
-pub struct SiteInfo {
-    pub ra: usize,
-    pub construct: Construct,
-    /// Kernel launches seen through the entry-point stubs: the offload entry's address.
-    pub entry: usize,
-    /// The construct's `;file;function;line;column;;` from the compiler (entry-point stubs).
-    pub source: Option<String>,
-}
-
-/// Interned return addresses; id 0 is "unknown or too many".
-pub struct Sites {
-    index: FxHashMap<usize, SiteId>,
-    pub info: Vec<SiteInfo>,
-    cap: usize,
-}
-
-impl Sites {
-    fn new(cap: usize) -> Self {
-        Sites { index: FxHashMap::default(), info: vec![SiteInfo { ra: 0, construct: Construct::Api, entry: 0, source: None }], cap }
-    }
-
-    fn intern(&mut self, ra: usize, construct: Construct) -> SiteId {
-        if ra == 0 {
-            return 0;
-        }
-        if let Some(&id) = self.index.get(&ra) {
-            // A data operation may be seen before its construct: the construct wins.
-            if construct != Construct::Api {
-                self.info[id as usize].construct = construct;
-            }
-            return id;
-        }
-        if self.info.len() >= self.cap {
-            return 0;
-        }
-        let id = self.info.len() as SiteId;
-        self.info.push(SiteInfo { ra, construct, entry: 0, source: None });
-        self.index.insert(ra, id);
-        id
-    }
-}
-
-/// Interned map-clause names, keyed by the address of the compiler's string.
-pub struct Vars {
-    index: FxHashMap<usize, VarId>,
-    pub names: Vec<String>,
-    cap: usize,
-}
-
-impl Vars {
-    fn new(cap: usize) -> Self {
-        Vars { index: FxHashMap::default(), names: vec![String::new()], cap }
-    }
-
-    /// # Safety
-    /// `p` is null or a NUL-terminated string.
-    unsafe fn intern(&mut self, p: *const c_char) -> VarId {
-        if p.is_null() {
-            return 0;
-        }
-        if let Some(&id) = self.index.get(&(p as usize)) {
-            return id;
-        }
-        if self.names.len() >= self.cap {
-            return 0;
-        }
-        let raw = CStr::from_ptr(p).to_string_lossy();
-        let id = self.names.len() as VarId;
-        self.names.push(intercept::mapname(&raw).to_owned());
-        self.index.insert(p as usize, id);
-        id
-    }
-}
-
-pub struct State {
-    pub analyzer: Analyzer,
-    pub sites: Sites,
-    pub vars: Vars,
-}
-
+/// The tool's configuration and state, from `ompt_start_tool` to finalisation.
 pub struct Tool {
-    pub cfg: Config,
+    cfg: Config,
     analyze: bool,
-    pub state: Mutex<State>,
+    state: Mutex<State>,
     finished: AtomicBool,
     host: AtomicI32,
     start_ns: AtomicU64,
-    pub hashed_bytes: AtomicU64,
-    pub hash_ns: AtomicU64,
+    hashed_bytes: AtomicU64,
+    hash_ns: AtomicU64,
 }
 
 static TOOL: OnceLock<Tool> = OnceLock::new();
@@ -186,6 +80,19 @@ impl Tool {
 
     fn lock(&self) -> std::sync::MutexGuard<'_, State> {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Builds and writes the report the configuration asks for.
+    fn report(&self, wall_ns: u64) {
+        if self.cfg.output == Output::CountersOnly {
+            return;
+        }
+        let mut s = self.lock();
+        s.analyzer.finish();
+        let sites = std::mem::take(&mut s.sites.info);
+        let vars = std::mem::take(&mut s.vars.names);
+        let hashed = (self.hashed_bytes.load(Relaxed), self.hash_ns.load(Relaxed));
+        Report::build(&s.analyzer, &sites, &vars, wall_ns, self.cfg.mem_cap, hashed).write(&self.cfg);
     }
 }
 
@@ -294,75 +201,18 @@ unsafe extern "C" fn on_data_op(
             end - begin
         );
     }
-    let mut kind = match optype {
-        ompt_target_data_alloc | ompt_target_data_alloc_async => OpKind::Alloc,
-        ompt_target_data_transfer_to_device | ompt_target_data_transfer_to_device_async => OpKind::ToDevice,
-        ompt_target_data_transfer_from_device | ompt_target_data_transfer_from_device_async => OpKind::FromDevice,
-        ompt_target_data_delete | ompt_target_data_delete_async => OpKind::Delete,
-        ompt_target_data_associate => OpKind::Associate,
-        ompt_target_data_disassociate => OpKind::Disassociate,
-        _ => return,
-    };
-    // The host's device number, from the first operation that shows it.
-    let mut host = t.host.load(Relaxed);
-    if host < 0 {
-        host = match kind {
-            OpKind::ToDevice | OpKind::Alloc => src_device,
-            OpKind::FromDevice => dest_device,
-            _ => -1,
-        };
-        if host >= 0 {
-            t.host.store(host, Relaxed);
-        }
-    }
+    let Some(mut kind) = op_kind(optype) else { return };
+    let host = t.host_device(kind, src_device, dest_device);
     if kind.is_transfer() && host >= 0 && src_device != host && dest_device != host {
         kind = OpKind::DeviceToDevice;
     }
-    let ns = end - begin;
     let bytes64 = bytes as u64;
-    let region = counters::with(|c| {
-        match kind {
-            OpKind::ToDevice => {
-                c.to_device_bytes += bytes64;
-                c.transfer_ns += ns;
-                c.transfers += 1;
-            }
-            OpKind::FromDevice | OpKind::DeviceToDevice => {
-                c.from_device_bytes += bytes64;
-                c.transfer_ns += ns;
-                c.transfers += 1;
-            }
-            OpKind::Alloc => {
-                c.alloc_bytes += bytes64;
-                c.allocs += 1;
-            }
-            _ => {}
-        }
-        c.region
-    });
+    let region = count_in_thread(kind, bytes64, end - begin);
     if !t.analyze {
         return;
     }
-    let host_side = match kind {
-        OpKind::ToDevice => src_addr,
-        OpKind::FromDevice => dest_addr,
-        _ => std::ptr::null_mut(),
-    };
-    let hash = (!host_side.is_null() && bytes > 0).then(|| {
-        let h = hash(host_side, bytes);
-        t.hashed_bytes.fetch_add(bytes64, Relaxed);
-        t.hash_ns.fetch_add(t.now().saturating_sub(end), Relaxed);
-        h
-    });
-    let host_addr = match kind {
-        OpKind::Alloc | OpKind::ToDevice | OpKind::Associate => src_addr,
-        OpKind::FromDevice => dest_addr,
-        _ => std::ptr::null_mut(),
-    };
-    let name = match intercept::current(codeptr_ra as usize) {
-        Some(call) => call.name_of(host_addr as usize, bytes64),
-        None => std::ptr::null(),
-    };
+    let hash = t.host_side_hash(kind, src_addr, dest_addr, bytes, end);
+    let name = map_name(kind, src_addr, dest_addr, bytes64, codeptr_ra);
     let mut s = t.lock();
     let site = s.sites.intern(codeptr_ra as usize, Construct::Api);
     let var = s.vars.intern(name);
@@ -380,6 +230,95 @@ unsafe extern "C" fn on_data_op(
         end,
         hash,
     });
+}
+
+/// The operation an OMPT data-op type is (`None`: one the analysis does not follow).
+fn op_kind(optype: ompt_target_data_op_t) -> Option<OpKind> {
+    Some(match optype {
+        ompt_target_data_alloc | ompt_target_data_alloc_async => OpKind::Alloc,
+        ompt_target_data_transfer_to_device | ompt_target_data_transfer_to_device_async => OpKind::ToDevice,
+        ompt_target_data_transfer_from_device | ompt_target_data_transfer_from_device_async => OpKind::FromDevice,
+        ompt_target_data_delete | ompt_target_data_delete_async => OpKind::Delete,
+        ompt_target_data_associate => OpKind::Associate,
+        ompt_target_data_disassociate => OpKind::Disassociate,
+        _ => return None,
+    })
+}
+
+/// Adds the operation to the calling thread's counters (what the runtime reads per region);
+/// returns the adaptive region it ran in.
+fn count_in_thread(kind: OpKind, bytes: u64, ns: u64) -> RegionId {
+    counters::with(|c| {
+        match kind {
+            OpKind::ToDevice => {
+                c.to_device_bytes += bytes;
+                c.transfer_ns += ns;
+                c.transfers += 1;
+            }
+            OpKind::FromDevice | OpKind::DeviceToDevice => {
+                c.from_device_bytes += bytes;
+                c.transfer_ns += ns;
+                c.transfers += 1;
+            }
+            OpKind::Alloc => {
+                c.alloc_bytes += bytes;
+                c.allocs += 1;
+            }
+            _ => {}
+        }
+        c.region
+    })
+}
+
+/// The map-clause name the entry-point stubs saw for the operation's host address (null when
+/// none).
+///
+/// # Safety
+/// Only inside a data-op callback: the entry point that issued the operation is running.
+unsafe fn map_name(kind: OpKind, src_addr: *mut c_void, dest_addr: *mut c_void, bytes: u64, codeptr_ra: *const c_void) -> *const c_char {
+    let host_addr = match kind {
+        OpKind::Alloc | OpKind::ToDevice | OpKind::Associate => src_addr,
+        OpKind::FromDevice => dest_addr,
+        _ => std::ptr::null_mut(),
+    };
+    match intercept::current(codeptr_ra as usize) {
+        Some(call) => call.name_of(host_addr as usize, bytes),
+        None => std::ptr::null(),
+    }
+}
+
+impl Tool {
+    /// The host's device number, from the first operation that shows it (-1 until then).
+    fn host_device(&self, kind: OpKind, src_device: c_int, dest_device: c_int) -> i32 {
+        let mut host = self.host.load(Relaxed);
+        if host < 0 {
+            host = match kind {
+                OpKind::ToDevice | OpKind::Alloc => src_device,
+                OpKind::FromDevice => dest_device,
+                _ => -1,
+            };
+            if host >= 0 {
+                self.host.store(host, Relaxed);
+            }
+        }
+        host
+    }
+
+    /// The content hash of a transfer's host side (`None` for other operations), its cost
+    /// counted from `end`, when the operation ended.
+    fn host_side_hash(&self, kind: OpKind, src_addr: *mut c_void, dest_addr: *mut c_void, bytes: usize, end: u64) -> Option<u128> {
+        let host_side = match kind {
+            OpKind::ToDevice => src_addr,
+            OpKind::FromDevice => dest_addr,
+            _ => std::ptr::null_mut(),
+        };
+        (!host_side.is_null() && bytes > 0).then(|| {
+            let h = hash(host_side, bytes);
+            self.hashed_bytes.fetch_add(bytes as u64, Relaxed);
+            self.hash_ns.fetch_add(self.now().saturating_sub(end), Relaxed);
+            h
+        })
+    }
 }
 
 unsafe extern "C" fn initialize(lookup: ompt_function_lookup_t, _initial_device: c_int, _data: *mut ompt_data_t) -> c_int {
@@ -420,7 +359,7 @@ unsafe extern "C" fn finalize(_data: *mut ompt_data_t) {
     counters::ACTIVE.store(false, Relaxed);
     let wall_ns = clock_ns().saturating_sub(t.start_ns.load(Relaxed));
     // Never unwind into the OpenMP runtime: a failure to report is one line on stderr.
-    let r = std::panic::catch_unwind(|| crate::report::emit(t, wall_ns));
+    let r = std::panic::catch_unwind(|| t.report(wall_ns));
     if r.is_err() {
         warn("internal error while writing the report; no report");
     }

@@ -8,7 +8,7 @@
 //! times against a time model and explores again when they drift. What it learned is saved
 //! per program and region and loaded by the next run.
 //!
-//! Modules:
+//! Modules (the papers cited by author in them are listed in docs/references.md):
 //! * [`ffi`] — the exported C functions and the `ompadapt_rt_api` table;
 //! * [`ctx`] — `ompadapt_ctx`, layout-checked against the header;
 //! * [`host_run`] — the `cpu` variant of an offload: host memory as the kernel would see it;
@@ -22,8 +22,6 @@
 //! * [`drift`] — the time model and drift detection;
 //! * [`stats`] — feature-vector keys, hashing, medians;
 //! * [`model`] — model training and compiled models for inference;
-//! * [`evaluate`] — decision quality on unseen inputs (Georgakoudis et al.'s Adaptive-K method;
-//!   the papers cited by author in these modules are listed in docs/references.md);
 //! * [`report`] — the exit report (text or JSON);
 //! * [`persist`] — data and models saved across runs, safe with many writers;
 //! * [`config`] — environment variables (the table of every `OMPADAPT_` variable);
@@ -40,7 +38,6 @@ pub mod dataflow;
 pub mod diag;
 pub mod drift;
 pub mod env;
-pub mod evaluate;
 pub mod explore;
 pub mod ffi;
 pub mod host_run;

@@ -239,137 +239,202 @@ fn quoted(s: &str) -> String {
 
 /// Applies one random mutation to `src`. `others` is the corpus, for crossover.
 pub fn mutate_once(src: &str, rng: &mut ChaCha8Rng, others: &[Seed], plain_only: bool) -> String {
-    let toks = token_spans(src);
-    let pragmas = pragma_lines(src);
+    let m = Mutable::new(src);
     let ops = if plain_only { 10 } else { 17 };
-    let pick_tok = |rng: &mut ChaCha8Rng, toks: &[(usize, usize)]| toks[rng.random_range(0..toks.len())];
-    // A token inside a pragma line, when there is one, else any.
-    let pragma_tok = |rng: &mut ChaCha8Rng| -> Option<(usize, usize)> {
-        let (ps, pe) = *pragmas.choose(rng)?;
-        let inside: Vec<(usize, usize)> = toks.iter().copied().filter(|(s, e)| *s >= ps && *e <= pe).collect();
-        inside.choose(rng).copied()
-    };
-    if toks.is_empty() {
+    if m.toks.is_empty() {
         return src.to_string();
     }
-    let splice = |s: usize, e: usize, with: &str| format!("{}{}{}", &src[..s], with, &src[e..]);
     match rng.random_range(0..ops) {
-        0 => {
-            let (s, e) = pick_tok(rng, &toks);
-            splice(s, e, "")
-        }
-        1 => {
-            let (s, e) = pick_tok(rng, &toks);
-            splice(e, e, &format!(" {}", &src[s..e]))
-        }
-        2 => {
-            let i = rng.random_range(0..toks.len());
-            let j = (i + 1).min(toks.len() - 1);
-            let ((a, b), (c, d)) = (toks[i], toks[j]);
-            if i == j {
-                return src.to_string();
+        op @ 0..=2 => m.token_edit(op, rng),
+        3 => m.odd_number(rng),
+        4 => m.odd_identifier(rng, plain_only),
+        5 => m.stray_bracket(rng),
+        6 => m.truncate(rng),
+        7 => m.line_edit(rng),
+        8 => m.crossover(rng, others, plain_only),
+        9 => m.deep_nesting(rng),
+        op @ 10..=12 => m.directive_rewrite(op, rng),
+        13 | 14 => m.insert_directive(rng),
+        15 => match m.pragma_tok(rng) {
+            Some((s, e)) => m.splice(s, e, ""),
+            None => src.to_string(),
+        },
+        _ => m.big_variant_list(rng),
+    }
+}
+
+/// A source being mutated: its text, its tokens and its `#pragma omp` lines (byte ranges).
+struct Mutable<'a> {
+    src: &'a str,
+    toks: Vec<(usize, usize)>,
+    pragmas: Vec<(usize, usize)>,
+}
+
+impl<'a> Mutable<'a> {
+    fn new(src: &'a str) -> Mutable<'a> {
+        Mutable { src, toks: token_spans(src), pragmas: pragma_lines(src) }
+    }
+
+    /// The source with bytes `s..e` replaced by `with`.
+    fn splice(&self, s: usize, e: usize, with: &str) -> String {
+        format!("{}{}{}", &self.src[..s], with, &self.src[e..])
+    }
+
+    fn pick_tok(&self, rng: &mut ChaCha8Rng) -> (usize, usize) {
+        self.toks[rng.random_range(0..self.toks.len())]
+    }
+
+    /// A token inside a pragma line, when there is one.
+    fn pragma_tok(&self, rng: &mut ChaCha8Rng) -> Option<(usize, usize)> {
+        let (ps, pe) = *self.pragmas.choose(rng)?;
+        let inside: Vec<(usize, usize)> = self.toks.iter().copied().filter(|(s, e)| *s >= ps && *e <= pe).collect();
+        inside.choose(rng).copied()
+    }
+
+    /// A token deleted (0), duplicated (1) or swapped with the next (2).
+    fn token_edit(&self, op: u32, rng: &mut ChaCha8Rng) -> String {
+        let src = self.src;
+        match op {
+            0 => {
+                let (s, e) = self.pick_tok(rng);
+                self.splice(s, e, "")
             }
-            format!("{}{}{}{}{}", &src[..a], &src[c..d], &src[b..c], &src[a..b], &src[d..])
-        }
-        3 => {
-            let nums: Vec<(usize, usize)> = toks.iter().copied().filter(|(s, _)| src.as_bytes()[*s].is_ascii_digit()).collect();
-            match nums.choose(rng) {
-                Some(&(s, e)) => splice(s, e, ODD_NUMBERS.choose(rng).unwrap()),
-                None => src.to_string(),
+            1 => {
+                let (s, e) = self.pick_tok(rng);
+                self.splice(e, e, &format!(" {}", &src[s..e]))
+            }
+            _ => {
+                let toks = &self.toks;
+                let i = rng.random_range(0..toks.len());
+                let j = (i + 1).min(toks.len() - 1);
+                let ((a, b), (c, d)) = (toks[i], toks[j]);
+                if i == j {
+                    return src.to_string();
+                }
+                format!("{}{}{}{}{}", &src[..a], &src[c..d], &src[b..c], &src[a..b], &src[d..])
             }
         }
-        4 => {
-            let ids: Vec<(usize, usize)> =
-                toks.iter().copied().filter(|(s, _)| src.as_bytes()[*s].is_ascii_alphabetic() || src.as_bytes()[*s] == b'_').collect();
-            match ids.choose(rng) {
-                Some(&(s, e)) if rng.random_bool(0.05) => splice(s, e, &"x".repeat(5000)),
+    }
+
+    /// A number replaced by an odd one.
+    fn odd_number(&self, rng: &mut ChaCha8Rng) -> String {
+        let nums: Vec<(usize, usize)> = self.toks.iter().copied().filter(|(s, _)| self.src.as_bytes()[*s].is_ascii_digit()).collect();
+        match nums.choose(rng) {
+            Some(&(s, e)) => self.splice(s, e, ODD_NUMBERS.choose(rng).unwrap()),
+            None => self.src.to_string(),
+        }
+    }
+
+    /// An identifier replaced by an odd one (now and then by a very long one).
+    fn odd_identifier(&self, rng: &mut ChaCha8Rng, plain_only: bool) -> String {
+        let b = self.src.as_bytes();
+        let ids: Vec<(usize, usize)> = self.toks.iter().copied().filter(|(s, _)| b[*s].is_ascii_alphabetic() || b[*s] == b'_').collect();
+        match ids.choose(rng) {
+            Some(&(s, e)) if rng.random_bool(0.05) => self.splice(s, e, &"x".repeat(5000)),
+            Some(&(s, e)) => {
+                let id = ODD_IDENTIFIERS.choose(rng).unwrap();
+                // Plain sources stay plain: no adaptation words, no names of the injected
+                // header (a program declaring those is not plain OpenMP).
+                self.splice(s, e, if plain_only && id.contains("adaptation") || id.contains("ompadapt") { "x" } else { id })
+            }
+            None => self.src.to_string(),
+        }
+    }
+
+    /// An unbalanced bracket, mostly inside a directive.
+    fn stray_bracket(&self, rng: &mut ChaCha8Rng) -> String {
+        let at = if rng.random_bool(0.6) { self.pragma_tok(rng) } else { None }.unwrap_or_else(|| self.pick_tok(rng));
+        let b = ["(", ")", "[", "]", "{", "}"].choose(rng).unwrap();
+        self.splice(at.0, at.0, b)
+    }
+
+    /// Truncation, often right after a directive: a directive at the end of the file.
+    fn truncate(&self, rng: &mut ChaCha8Rng) -> String {
+        let cut = match self.pragmas.choose(rng) {
+            Some(&(_, e)) if rng.random_bool(0.5) => e,
+            _ => self.pick_tok(rng).1,
+        };
+        self.src[..cut].to_string()
+    }
+
+    /// A line removed or duplicated.
+    fn line_edit(&self, rng: &mut ChaCha8Rng) -> String {
+        let lines: Vec<&str> = self.src.lines().collect();
+        let i = rng.random_range(0..lines.len().max(1));
+        let mut out: Vec<&str> = lines.clone();
+        if rng.random_bool(0.5) && !out.is_empty() {
+            out.remove(i.min(out.len() - 1));
+        } else if !out.is_empty() {
+            out.insert(i.min(out.len()), lines[i.min(lines.len() - 1)]);
+        }
+        out.join("\n")
+    }
+
+    /// Crossover: a line of another source.
+    fn crossover(&self, rng: &mut ChaCha8Rng, others: &[Seed], plain_only: bool) -> String {
+        let src = self.src;
+        let pool: Vec<&Seed> = others.iter().filter(|o| !plain_only || is_plain(&o.text)).collect();
+        let other = pool.choose(rng).map_or(src, |o| o.text.as_str());
+        let line = other.lines().collect::<Vec<_>>().choose(rng).copied().unwrap_or("");
+        let at = src.match_indices('\n').map(|(i, _)| i + 1).collect::<Vec<_>>();
+        let pos = at.choose(rng).copied().unwrap_or(0);
+        self.splice(pos, pos, &format!("{line}\n"))
+    }
+
+    /// A bracket nesting Clang's limit (256) away from either side.
+    fn deep_nesting(&self, rng: &mut ChaCha8Rng) -> String {
+        let src = self.src;
+        let k = *[255usize, 256, 257, 300, 2000, 20000].choose(rng).unwrap();
+        let (s, e) = self.pick_tok(rng);
+        format!("{}{}{}{}{}", &src[..s], "(".repeat(k), &src[s..e], ")".repeat(k), &src[e..])
+    }
+
+    /// A directive spelled `_Pragma` (10) or through a macro defined at the top (11), or a
+    /// clause argument from a macro (12).
+    fn directive_rewrite(&self, op: u32, rng: &mut ChaCha8Rng) -> String {
+        let src = self.src;
+        match op {
+            10 => match self.pragmas.choose(rng) {
+                // `#pragma omp X` -> `_Pragma("omp X")`
                 Some(&(s, e)) => {
-                    let id = ODD_IDENTIFIERS.choose(rng).unwrap();
-                    // Plain sources stay plain: no adaptation words, no names of the injected
-                    // header (a program declaring those is not plain OpenMP).
-                    splice(s, e, if plain_only && id.contains("adaptation") || id.contains("ompadapt") { "x" } else { id })
+                    let body = src[s..e].trim_start().trim_start_matches("#pragma").replace("\\\n", " ");
+                    self.splice(s, e, &format!("_Pragma({})", quoted(body.trim())))
                 }
                 None => src.to_string(),
-            }
+            },
+            11 => match self.pragmas.choose(rng) {
+                // The directive through a macro defined at the top.
+                Some(&(s, e)) => {
+                    let body = src[s..e].trim_start().trim_start_matches("#pragma").replace("\\\n", " ");
+                    format!("#define OA_FUZZ_PRAGMA _Pragma({})\n{}OA_FUZZ_PRAGMA{}", quoted(body.trim()), &src[..s], &src[e..])
+                }
+                None => src.to_string(),
+            },
+            _ => match self.pragma_tok(rng) {
+                // A clause argument from a macro.
+                Some((s, e)) => format!("#define OA_FUZZ_M {}\n{}OA_FUZZ_M{}", &src[s..e], &src[..s], &src[e..]),
+                None => src.to_string(),
+            },
         }
-        5 => {
-            let at = if rng.random_bool(0.6) { pragma_tok(rng) } else { None }.unwrap_or_else(|| pick_tok(rng, &toks));
-            let b = ["(", ")", "[", "]", "{", "}"].choose(rng).unwrap();
-            splice(at.0, at.0, b)
-        }
-        6 => {
-            // Truncation, often right after a directive: a directive at the end of the file.
-            let cut = match pragmas.choose(rng) {
-                Some(&(_, e)) if rng.random_bool(0.5) => e,
-                _ => pick_tok(rng, &toks).1,
-            };
-            src[..cut].to_string()
-        }
-        7 => {
-            let lines: Vec<&str> = src.lines().collect();
-            let i = rng.random_range(0..lines.len().max(1));
-            let mut out: Vec<&str> = lines.clone();
-            if rng.random_bool(0.5) && !out.is_empty() {
-                out.remove(i.min(out.len() - 1));
-            } else if !out.is_empty() {
-                out.insert(i.min(out.len()), lines[i.min(lines.len() - 1)]);
-            }
-            out.join("\n")
-        }
-        8 => {
-            // Crossover: a line of another source.
-            let pool: Vec<&Seed> = others.iter().filter(|o| !plain_only || is_plain(&o.text)).collect();
-            let other = pool.choose(rng).map_or(src, |o| o.text.as_str());
-            let line = other.lines().collect::<Vec<_>>().choose(rng).copied().unwrap_or("");
-            let at = src.match_indices('\n').map(|(i, _)| i + 1).collect::<Vec<_>>();
-            let pos = at.choose(rng).copied().unwrap_or(0);
-            splice(pos, pos, &format!("{line}\n"))
-        }
-        9 => {
-            // A bracket nesting Clang's limit (256) away from either side.
-            let k = *[255usize, 256, 257, 300, 2000, 20000].choose(rng).unwrap();
-            let (s, e) = pick_tok(rng, &toks);
-            format!("{}{}{}{}{}", &src[..s], "(".repeat(k), &src[s..e], ")".repeat(k), &src[e..])
-        }
-        10 => match pragmas.choose(rng) {
-            // `#pragma omp X` -> `_Pragma("omp X")`
-            Some(&(s, e)) => {
-                let body = src[s..e].trim_start().trim_start_matches("#pragma").replace("\\\n", " ");
-                splice(s, e, &format!("_Pragma({})", quoted(body.trim())))
-            }
-            None => src.to_string(),
-        },
-        11 => match pragmas.choose(rng) {
-            // The directive through a macro defined at the top.
-            Some(&(s, e)) => {
-                let body = src[s..e].trim_start().trim_start_matches("#pragma").replace("\\\n", " ");
-                format!("#define OA_FUZZ_PRAGMA _Pragma({})\n{}OA_FUZZ_PRAGMA{}", quoted(body.trim()), &src[..s], &src[e..])
-            }
-            None => src.to_string(),
-        },
-        12 => match pragma_tok(rng) {
-            // A clause argument from a macro.
-            Some((s, e)) => format!("#define OA_FUZZ_M {}\n{}OA_FUZZ_M{}", &src[s..e], &src[..s], &src[e..]),
-            None => src.to_string(),
-        },
-        13 | 14 => {
-            let snippets = directive_snippets();
-            let snippet = snippets.choose(rng).unwrap();
-            let at: Vec<usize> = std::iter::once(0).chain(src.match_indices('\n').map(|(i, _)| i + 1)).collect();
-            let pos = if rng.random_bool(0.15) { src.len() } else { *at.choose(rng).unwrap() };
-            splice(pos, pos, &format!("{snippet}\n"))
-        }
-        15 => match pragma_tok(rng) {
-            Some((s, e)) => splice(s, e, ""),
-            None => src.to_string(),
-        },
-        _ => {
-            // A big variant list where a small one was.
-            let Some(v) = src.find("variants(") else { return src.to_string() };
-            let close = src[v..].find(')').map_or(src.len(), |c| v + c);
-            let big = ["[1:1024:1]", "[1:1025:1]", "[0:1:0.001]", "[0:1:0.01]", "[32:1024:32]", "[1:1e18:1]"].choose(rng).unwrap();
-            splice(v + "variants(".len(), close, big)
-        }
+    }
+
+    /// A directive line inserted at the start of a line, or at the end of the file.
+    fn insert_directive(&self, rng: &mut ChaCha8Rng) -> String {
+        let src = self.src;
+        let snippets = directive_snippets();
+        let snippet = snippets.choose(rng).unwrap();
+        let at: Vec<usize> = std::iter::once(0).chain(src.match_indices('\n').map(|(i, _)| i + 1)).collect();
+        let pos = if rng.random_bool(0.15) { src.len() } else { *at.choose(rng).unwrap() };
+        self.splice(pos, pos, &format!("{snippet}\n"))
+    }
+
+    /// A big variant list where a small one was.
+    fn big_variant_list(&self, rng: &mut ChaCha8Rng) -> String {
+        let src = self.src;
+        let Some(v) = src.find("variants(") else { return src.to_string() };
+        let close = src[v..].find(')').map_or(src.len(), |c| v + c);
+        let big = ["[1:1024:1]", "[1:1025:1]", "[0:1:0.001]", "[0:1:0.01]", "[32:1024:32]", "[1:1e18:1]"].choose(rng).unwrap();
+        self.splice(v + "variants(".len(), close, big)
     }
 }
 

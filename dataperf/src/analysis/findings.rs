@@ -8,12 +8,16 @@ use serde::Serialize;
 /// Count, bytes and time of a group of operations.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Agg {
+    /// Operations.
     pub count: u64,
+    /// Bytes.
     pub bytes: u64,
+    /// Time.
     pub ns: u64,
 }
 
 impl Agg {
+    /// Adds one operation.
     pub fn add(&mut self, bytes: u64, ns: u64) {
         self.count += 1;
         self.bytes += bytes;
@@ -33,6 +37,7 @@ pub enum UnusedWhy {
 }
 
 impl UnusedWhy {
+    /// The reason as the report names it.
     pub fn name(self) -> &'static str {
         match self {
             UnusedWhy::Overwritten => "overwritten",
@@ -42,21 +47,90 @@ impl UnusedWhy {
     }
 }
 
+/// One finding's identity: the pattern, its devices, places, variable and region.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Key {
     /// A device received content it had received before.
-    Duplicate { dev: i32, src: i32, site: SiteId, var: VarId, region: RegionId },
+    Duplicate {
+        /// The receiving device.
+        dev: i32,
+        /// The sending device.
+        src: i32,
+        /// Where the transfer was issued.
+        site: SiteId,
+        /// The variable transferred.
+        var: VarId,
+        /// The adaptive region it ran in.
+        region: RegionId,
+    },
     /// Device `a` sent content to `b` (at `send_site`) and got it back unmodified (at `site`).
-    RoundTrip { a: i32, b: i32, send_site: SiteId, send_var: VarId, site: SiteId, var: VarId, region: RegionId },
+    RoundTrip {
+        /// The device the content left and came back to.
+        a: i32,
+        /// The device it went to.
+        b: i32,
+        /// Where it was sent out.
+        send_site: SiteId,
+        /// The variable sent out.
+        send_var: VarId,
+        /// Where it came back.
+        site: SiteId,
+        /// The variable it came back into.
+        var: VarId,
+        /// The adaptive region of the return.
+        region: RegionId,
+    },
     /// Memory for the same host data and size allocated and deleted again (every pair after
     /// the first).
-    RepeatedAlloc { dev: i32, site: SiteId, delete_site: SiteId, var: VarId, region: RegionId },
+    RepeatedAlloc {
+        /// The device.
+        dev: i32,
+        /// Where it was allocated.
+        site: SiteId,
+        /// Where it was deleted.
+        delete_site: SiteId,
+        /// The variable.
+        var: VarId,
+        /// The adaptive region of the allocation.
+        region: RegionId,
+    },
     /// An allocation no kernel ran during (delete_site 0: never deleted).
-    UnusedAlloc { dev: i32, site: SiteId, delete_site: SiteId, var: VarId, region: RegionId },
+    UnusedAlloc {
+        /// The device.
+        dev: i32,
+        /// Where it was allocated.
+        site: SiteId,
+        /// Where it was deleted.
+        delete_site: SiteId,
+        /// The variable.
+        var: VarId,
+        /// The adaptive region of the allocation.
+        region: RegionId,
+    },
     /// A transfer to a device that no kernel could have read.
-    UnusedTransfer { dev: i32, site: SiteId, var: VarId, region: RegionId, why: UnusedWhy, by_site: SiteId },
+    UnusedTransfer {
+        /// The receiving device.
+        dev: i32,
+        /// Where the transfer was issued.
+        site: SiteId,
+        /// The variable transferred.
+        var: VarId,
+        /// The adaptive region it ran in.
+        region: RegionId,
+        /// Why it was unused.
+        why: UnusedWhy,
+        /// The transfer that overwrote it (0 otherwise).
+        by_site: SiteId,
+    },
     /// Deletion of device memory the tool never saw allocated (or no longer tracked).
-    UnmatchedDelete { dev: i32, site: SiteId, region: RegionId },
+    UnmatchedDelete {
+        /// The device.
+        dev: i32,
+        /// Where it was deleted.
+        site: SiteId,
+        /// The adaptive region it ran in.
+        region: RegionId,
+    },
 }
 
 impl Key {
@@ -83,10 +157,12 @@ pub struct Findings {
 }
 
 impl Findings {
+    /// A table of at most `cap` rows (at least 16), plus the coarse rows.
     pub fn new(cap: usize) -> Self {
         Findings { rows: FxHashMap::with_capacity_and_hasher(cap.min(1024), Default::default()), cap: cap.max(16), merged: 0 }
     }
 
+    /// Adds one event of finding `key` (to its coarse row once the table is full).
     pub fn add(&mut self, key: Key, bytes: u64, ns: u64) {
         let key = if self.rows.len() >= self.cap && !self.rows.contains_key(&key) {
             self.merged += 1;
@@ -99,14 +175,17 @@ impl Findings {
         self.rows.entry(key).or_default().add(bytes, ns);
     }
 
+    /// Every row.
     pub fn rows(&self) -> impl Iterator<Item = (&Key, &Agg)> {
         self.rows.iter()
     }
 
+    /// Rows held.
     pub fn len(&self) -> usize {
         self.rows.len()
     }
 
+    /// Whether nothing was found.
     pub fn is_empty(&self) -> bool {
         self.rows.is_empty()
     }

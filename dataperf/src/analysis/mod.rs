@@ -39,12 +39,19 @@ pub use findings::{Agg, Findings, Key, UnusedWhy};
 /// Entry limits of the analysis tables.
 #[derive(Clone, Copy, Debug)]
 pub struct Limits {
+    /// Received contents remembered (duplicate detection).
     pub contents: usize,
+    /// Unmatched sends remembered (round-trip detection).
     pub sends: usize,
+    /// Allocation histories remembered (repeated allocations).
     pub alloc_history: usize,
+    /// Live allocations tracked (unused allocations).
     pub live_allocs: usize,
+    /// Transfers awaiting a kernel (unused transfers).
     pub candidates: usize,
+    /// Rows of the findings table.
     pub findings: usize,
+    /// Rows of the per-site profile.
     pub profile: usize,
 }
 
@@ -92,6 +99,7 @@ pub struct Dropped {
 }
 
 impl Dropped {
+    /// Whether anything was dropped.
     pub fn any(&self) -> bool {
         self.contents_forgotten
             + self.sends_forgotten
@@ -137,10 +145,15 @@ struct Candidate {
 /// Per-site statistics of one operation kind on one device.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
 pub struct Profile {
+    /// Operations.
     pub count: u64,
+    /// Bytes moved or allocated.
     pub bytes: u64,
+    /// Total time.
     pub ns: u64,
+    /// Shortest operation.
     pub min_ns: u64,
+    /// Longest operation.
     pub max_ns: u64,
 }
 
@@ -156,11 +169,16 @@ impl Profile {
     }
 }
 
+/// What one device saw: memory and kernels.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
 pub struct DeviceStats {
+    /// Device memory allocated now.
     pub live_bytes: u64,
+    /// Most device memory allocated at once.
     pub peak_bytes: u64,
+    /// Kernels launched.
     pub kernels: u64,
+    /// Time in kernels.
     pub kernel_ns: u64,
     #[serde(skip)]
     running: u32,
@@ -169,11 +187,15 @@ pub struct DeviceStats {
 /// Operations the analysis finds avoidable, each counted once.
 #[derive(Clone, Copy, Debug, Default, serde::Serialize)]
 pub struct Savings {
+    /// Avoidable transfers.
     pub transfers: Agg,
+    /// Avoidable allocate/delete pairs.
     pub allocations: Agg,
 }
 
+/// The streaming analysis: every event folded into bounded state as it completes.
 pub struct Analyzer {
+    /// Its tables' limits.
     pub limits: Limits,
     host: Option<i32>,
     devices: BTreeMap<i32, DeviceStats>,
@@ -183,16 +205,20 @@ pub struct Analyzer {
     live: FxHashMap<(i32, u64), Live>,
     candidates: BTreeMap<i32, BTreeMap<u64, Candidate>>,
     candidate_count: usize,
+    /// The patterns found so far.
     pub findings: Findings,
     profile: FxHashMap<(SiteId, OpKind, i32), Profile>,
     kernels: FxHashMap<(SiteId, i32), Profile>,
     totals: BTreeMap<OpKind, Agg>,
+    /// What fixing the findings would save.
     pub savings: Savings,
+    /// Transfers between two target devices (no host side to hash: not checked).
     pub unhashed_transfers: u64,
     dropped: Dropped,
 }
 
 impl Analyzer {
+    /// An analysis with tables of `limits`.
     pub fn new(limits: Limits) -> Self {
         Analyzer {
             limits,
@@ -224,22 +250,27 @@ impl Analyzer {
         self.devices.entry(d).or_default()
     }
 
+    /// Per device, what it saw.
     pub fn devices(&self) -> &BTreeMap<i32, DeviceStats> {
         &self.devices
     }
 
+    /// Per kind of operation, all operations of that kind.
     pub fn totals(&self) -> &BTreeMap<OpKind, Agg> {
         &self.totals
     }
 
+    /// Per (site, kind, device), the operations' statistics.
     pub fn profile(&self) -> impl Iterator<Item = (&(SiteId, OpKind, i32), &Profile)> {
         self.profile.iter()
     }
 
+    /// Per (site, device), the kernels' statistics.
     pub fn kernel_profile(&self) -> impl Iterator<Item = (&(SiteId, i32), &Profile)> {
         self.kernels.iter()
     }
 
+    /// What was forgotten to stay within the limits.
     pub fn dropped(&self) -> Dropped {
         let mut d = self.dropped;
         d.contents_forgotten = self.contents.forgotten;
@@ -249,6 +280,7 @@ impl Analyzer {
         d
     }
 
+    /// A kernel starts on `device`: whatever was written there may be read.
     pub fn kernel_begin(&mut self, device: i32) {
         let d = self.device(device);
         d.kernels += 1;
@@ -260,6 +292,7 @@ impl Analyzer {
         }
     }
 
+    /// A kernel ended.
     pub fn kernel_end(&mut self, k: &Kernel) {
         let d = self.device(k.device);
         d.running = d.running.saturating_sub(1);
@@ -273,6 +306,7 @@ impl Analyzer {
         self.kernels.entry(key).or_default().add(0, k.end.saturating_sub(k.begin));
     }
 
+    /// A data operation completed.
     pub fn data_op(&mut self, op: &DataOp) {
         match op.kind {
             OpKind::ToDevice | OpKind::Alloc => self.host = self.host.or(Some(op.src_dev)),

@@ -2,6 +2,7 @@
 //! the caller's environment is removed, the mode's own are set, and the `RESULT` and
 //! `DECISIONS` lines are read. A run whose result is wrong (`check=FAILED`, exit 1), that
 //! fails otherwise, or prints no result is an error naming the kernel, input and mode.
+//! Every run is logged ([`RunLog`]) for `runs.csv`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -59,6 +60,28 @@ impl Output {
     pub fn minority_executions(&self) -> u64 {
         let maj = self.majority();
         self.decisions.iter().zip(maj).map(|((_, c), m)| c.iter().enumerate().filter(|(v, _)| *v != m).map(|(_, x)| x.1).sum::<u64>()).sum()
+    }
+}
+
+/// Every run, for `runs.csv`.
+#[derive(Default)]
+pub struct RunLog {
+    rows: Vec<String>,
+}
+
+impl RunLog {
+    pub fn add(&mut self, kernel: &str, input: u64, mode: &str, pinned: &str, o: &Output) {
+        let dec: Vec<String> = o
+            .decisions
+            .iter()
+            .map(|(r, c)| format!("{r}:{}", c.iter().map(|(v, n)| format!("{v}={n}")).collect::<Vec<_>>().join("/")))
+            .collect();
+        self.rows.push(format!("{kernel},{input},{mode},{pinned},{:.9},{},{:.9}", o.time_s, dec.join(" "), o.steady_s));
+    }
+
+    /// The runs as CSV lines, in the order they ran.
+    pub fn rows(&self) -> &[String] {
+        &self.rows
     }
 }
 

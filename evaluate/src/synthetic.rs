@@ -1,5 +1,5 @@
 //! Controlled cost models: regions whose variants' times are known functions of the features,
-//! for testing and benchmarking decision quality ([`super::adaptive_k`]) without a machine's noise.
+//! for testing and benchmarking decision quality ([`crate::adaptive_k`]) without a machine's noise.
 //!
 //! Each [`Shape`] draws its own parameters from the seed (where it has any), so different seeds
 //! give different crossovers; inputs are drawn from the seed too (sizes log-uniform, counts as
@@ -23,19 +23,27 @@
 //! * [`Shape::Roofline`] — 4 variants, each `L + max(n·k·flop, n·byte)` with random latency,
 //!   compute and memory costs.
 
-use crate::model::rng::XorShift;
-use crate::model::Costs;
+use ompadapt_rt::model::rng::XorShift;
+use ompadapt_rt::model::Costs;
 
 /// A controlled cost model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Shape {
+    /// Serial, CPU-parallel and GPU variants over `(n, k)`.
     CrossoverNk,
+    /// Affine costs over one feature.
     Linear1,
+    /// Affine costs over products of three features.
     Linear3,
+    /// `n` over seven decades: quadratic, `n log n` and linear variants.
     Decades,
+    /// A CPU variant slowing down past a cache, a blocked variant and a GPU variant.
     CacheStep,
+    /// A size and a categorical layout scaling each variant's cost.
     Categorical,
+    /// Static, dynamic and guided schedules over `(n, threads)`.
     Threads,
+    /// Four roofline variants: latency plus the larger of compute and memory time.
     Roofline,
 }
 
@@ -88,6 +96,7 @@ impl Noise {
 /// A generated region: stored (possibly noisy) times and the true costs of the same inputs.
 #[derive(Clone, Debug)]
 pub struct Synthetic {
+    /// The shape generated.
     pub shape: Shape,
     /// What the runtime would have stored.
     pub measured: Costs,
@@ -119,106 +128,134 @@ struct Model {
     cost: CostFn,
 }
 
+/// `shape` with its parameters drawn from `r` (each shape draws its own, in its own order).
 fn model(shape: Shape, r: &mut XorShift) -> Model {
-    let size = |lo: f64, hi: f64| move |r: &mut XorShift| log_uniform(r, lo, hi).round();
     match shape {
-        Shape::CrossoverNk => {
-            let n = size(1e2, 1e6);
-            let k = size(1.0, 128.0);
-            Model {
-                sample: Box::new(move |r| vec![n(r), k(r)]),
-                cost: Box::new(|f| {
-                    let (n, k) = (f[0], f[1]);
-                    vec![100.0 + n * k, 5_000.0 + n * k / 12.0, 20_000.0 + 0.5 * n + n * k / 400.0]
-                }),
-            }
-        }
-        Shape::Linear1 => {
-            // latencies rise and slopes fall from variant to variant, so each one wins somewhere
-            let mut lat = 100.0;
-            let mut slope = log_uniform(r, 1.0, 10.0);
-            let mut params = Vec::new();
-            for _ in 0..3 {
-                params.push((lat, slope));
-                lat *= log_uniform(r, 5.0, 30.0);
-                slope /= log_uniform(r, 5.0, 30.0);
-            }
-            let n = size(1e2, 1e7);
-            Model { sample: Box::new(move |r| vec![n(r)]), cost: Box::new(move |f| params.iter().map(|(a, b)| a + b * f[0]).collect()) }
-        }
-        Shape::Linear3 => {
-            let params: Vec<[f64; 4]> = (0..3)
-                .map(|_| [log_uniform(r, 1e2, 1e5), log_uniform(r, 0.05, 2.0), log_uniform(r, 0.05, 2.0), log_uniform(r, 1.0, 100.0)])
-                .collect();
-            let (n, m, k) = (size(10.0, 3e3), size(10.0, 3e3), size(1.0, 100.0));
-            Model {
-                sample: Box::new(move |r| vec![n(r), m(r), k(r)]),
-                cost: Box::new(move |f| params.iter().map(|p| p[0] + p[1] * f[0] * f[1] + p[2] * f[0] * f[2] + p[3] * f[1]).collect()),
-            }
-        }
-        Shape::Decades => {
-            let c = [log_uniform(r, 0.001, 0.01), log_uniform(r, 0.2, 1.0), log_uniform(r, 1.0, 4.0)];
-            let l = [0.0, log_uniform(r, 1e3, 1e4), log_uniform(r, 1e4, 1e5)];
-            let n = size(10.0, 1e8);
-            Model {
-                sample: Box::new(move |r| vec![n(r)]),
-                cost: Box::new(move |f| {
-                    let n = f[0];
-                    vec![l[0] + c[0] * n * n, l[1] + c[1] * n * n.log2(), l[2] + c[2] * n * 0.1]
-                }),
-            }
-        }
-        Shape::CacheStep => {
-            let cache = log_uniform(r, 1e5, 1e6); // elements
-            let per = log_uniform(r, 0.5, 1.0);
-            let n = size(1e3, 1e7);
-            Model {
-                sample: Box::new(move |r| vec![n(r)]),
-                cost: Box::new(move |f| {
-                    let n = f[0];
-                    let cpu = 2_000.0 + n * if n > cache { 3.0 * per } else { per };
-                    vec![cpu, 6_000.0 + 1.5 * per * n, 60_000.0 + 0.4 * n]
-                }),
-            }
-        }
-        Shape::Categorical => {
-            let factor: Vec<[f64; 4]> = (0..3).map(|_| [0; 4].map(|_| log_uniform(r, 0.3, 3.0))).collect();
-            let base = [(500.0, 1.0), (8_000.0, 0.15), (40_000.0, 0.02)];
-            let n = size(1e2, 1e7);
-            Model {
-                sample: Box::new(move |r| vec![n(r), r.below(4) as f64]),
-                cost: Box::new(move |f| {
-                    let c = f[1] as usize;
-                    (0..3).map(|v| base[v].0 + base[v].1 * factor[v][c] * f[0]).collect()
-                }),
-            }
-        }
-        Shape::Threads => {
-            let imbalance = log_uniform(r, 1.1, 1.5);
-            let chunk = log_uniform(r, 1.0, 5.0);
-            let n = size(1e3, 1e7);
-            Model {
-                sample: Box::new(move |r| vec![n(r), (1u64 << r.below(7)) as f64]),
-                cost: Box::new(move |f| {
-                    let (n, p) = (f[0], f[1]);
-                    let work = 2.0 * n / p;
-                    vec![
-                        500.0 + work * imbalance,
-                        500.0 + 300.0 * p + work * 1.02 + chunk * n / 16.0,
-                        500.0 + 800.0 * p + work * 1.05 + 40.0 * p * n.log2(),
-                    ]
-                }),
-            }
-        }
-        Shape::Roofline => {
-            let params: Vec<[f64; 3]> =
-                (0..4).map(|_| [log_uniform(r, 1e2, 1e5), log_uniform(r, 1e-3, 1.0), log_uniform(r, 0.05, 5.0)]).collect();
-            let (n, k) = (size(1e3, 1e7), size(1.0, 256.0));
-            Model {
-                sample: Box::new(move |r| vec![n(r), k(r)]),
-                cost: Box::new(move |f| params.iter().map(|p| p[0] + (f[0] * f[1] * p[1]).max(f[0] * p[2])).collect()),
-            }
-        }
+        Shape::CrossoverNk => crossover_nk(),
+        Shape::Linear1 => linear1(r),
+        Shape::Linear3 => linear3(r),
+        Shape::Decades => decades(r),
+        Shape::CacheStep => cache_step(r),
+        Shape::Categorical => categorical(r),
+        Shape::Threads => threads(r),
+        Shape::Roofline => roofline(r),
+    }
+}
+
+/// Sizes drawn log-uniformly between `lo` and `hi`, rounded.
+fn size(lo: f64, hi: f64) -> impl Fn(&mut XorShift) -> f64 {
+    move |r: &mut XorShift| log_uniform(r, lo, hi).round()
+}
+
+/// Serial, CPU-parallel and GPU variants over `(n, k)` (fixed parameters).
+fn crossover_nk() -> Model {
+    let n = size(1e2, 1e6);
+    let k = size(1.0, 128.0);
+    Model {
+        sample: Box::new(move |r| vec![n(r), k(r)]),
+        cost: Box::new(|f| {
+            let (n, k) = (f[0], f[1]);
+            vec![100.0 + n * k, 5_000.0 + n * k / 12.0, 20_000.0 + 0.5 * n + n * k / 400.0]
+        }),
+    }
+}
+
+/// Affine costs over one feature.
+fn linear1(r: &mut XorShift) -> Model {
+    // latencies rise and slopes fall from variant to variant, so each one wins somewhere
+    let mut lat = 100.0;
+    let mut slope = log_uniform(r, 1.0, 10.0);
+    let mut params = Vec::new();
+    for _ in 0..3 {
+        params.push((lat, slope));
+        lat *= log_uniform(r, 5.0, 30.0);
+        slope /= log_uniform(r, 5.0, 30.0);
+    }
+    let n = size(1e2, 1e7);
+    Model { sample: Box::new(move |r| vec![n(r)]), cost: Box::new(move |f| params.iter().map(|(a, b)| a + b * f[0]).collect()) }
+}
+
+/// Affine costs over products of three features.
+fn linear3(r: &mut XorShift) -> Model {
+    let params: Vec<[f64; 4]> = (0..3)
+        .map(|_| [log_uniform(r, 1e2, 1e5), log_uniform(r, 0.05, 2.0), log_uniform(r, 0.05, 2.0), log_uniform(r, 1.0, 100.0)])
+        .collect();
+    let (n, m, k) = (size(10.0, 3e3), size(10.0, 3e3), size(1.0, 100.0));
+    Model {
+        sample: Box::new(move |r| vec![n(r), m(r), k(r)]),
+        cost: Box::new(move |f| params.iter().map(|p| p[0] + p[1] * f[0] * f[1] + p[2] * f[0] * f[2] + p[3] * f[1]).collect()),
+    }
+}
+
+/// `n` over seven decades: `c·n²`, `L + c·n·log₂n`, `L + c·n`.
+fn decades(r: &mut XorShift) -> Model {
+    let c = [log_uniform(r, 0.001, 0.01), log_uniform(r, 0.2, 1.0), log_uniform(r, 1.0, 4.0)];
+    let l = [0.0, log_uniform(r, 1e3, 1e4), log_uniform(r, 1e4, 1e5)];
+    let n = size(10.0, 1e8);
+    Model {
+        sample: Box::new(move |r| vec![n(r)]),
+        cost: Box::new(move |f| {
+            let n = f[0];
+            vec![l[0] + c[0] * n * n, l[1] + c[1] * n * n.log2(), l[2] + c[2] * n * 0.1]
+        }),
+    }
+}
+
+/// A CPU variant whose per-element cost triples past a cache, a blocked variant and a GPU variant.
+fn cache_step(r: &mut XorShift) -> Model {
+    let cache = log_uniform(r, 1e5, 1e6); // elements
+    let per = log_uniform(r, 0.5, 1.0);
+    let n = size(1e3, 1e7);
+    Model {
+        sample: Box::new(move |r| vec![n(r)]),
+        cost: Box::new(move |f| {
+            let n = f[0];
+            let cpu = 2_000.0 + n * if n > cache { 3.0 * per } else { per };
+            vec![cpu, 6_000.0 + 1.5 * per * n, 60_000.0 + 0.4 * n]
+        }),
+    }
+}
+
+/// A size and a layout scaling each variant's per-element cost.
+fn categorical(r: &mut XorShift) -> Model {
+    let factor: Vec<[f64; 4]> = (0..3).map(|_| [0; 4].map(|_| log_uniform(r, 0.3, 3.0))).collect();
+    let base = [(500.0, 1.0), (8_000.0, 0.15), (40_000.0, 0.02)];
+    let n = size(1e2, 1e7);
+    Model {
+        sample: Box::new(move |r| vec![n(r), r.below(4) as f64]),
+        cost: Box::new(move |f| {
+            let c = f[1] as usize;
+            (0..3).map(|v| base[v].0 + base[v].1 * factor[v][c] * f[0]).collect()
+        }),
+    }
+}
+
+/// Static, dynamic and guided schedules over `(n, threads)`.
+fn threads(r: &mut XorShift) -> Model {
+    let imbalance = log_uniform(r, 1.1, 1.5);
+    let chunk = log_uniform(r, 1.0, 5.0);
+    let n = size(1e3, 1e7);
+    Model {
+        sample: Box::new(move |r| vec![n(r), (1u64 << r.below(7)) as f64]),
+        cost: Box::new(move |f| {
+            let (n, p) = (f[0], f[1]);
+            let work = 2.0 * n / p;
+            vec![
+                500.0 + work * imbalance,
+                500.0 + 300.0 * p + work * 1.02 + chunk * n / 16.0,
+                500.0 + 800.0 * p + work * 1.05 + 40.0 * p * n.log2(),
+            ]
+        }),
+    }
+}
+
+/// Four variants, each latency plus the larger of compute and memory time.
+fn roofline(r: &mut XorShift) -> Model {
+    let params: Vec<[f64; 3]> = (0..4).map(|_| [log_uniform(r, 1e2, 1e5), log_uniform(r, 1e-3, 1.0), log_uniform(r, 0.05, 5.0)]).collect();
+    let (n, k) = (size(1e3, 1e7), size(1.0, 256.0));
+    Model {
+        sample: Box::new(move |r| vec![n(r), k(r)]),
+        cost: Box::new(move |f| params.iter().map(|p| p[0] + (f[0] * f[1] * p[1]).max(f[0] * p[2])).collect()),
     }
 }
 
@@ -251,7 +288,7 @@ pub fn generate(shape: Shape, inputs: usize, noise: Noise, seed: u64) -> Synthet
                             x
                         })
                         .collect();
-                    crate::stats::median_in_place(&mut xs).unwrap_or(t)
+                    ompadapt_rt::stats::median_in_place(&mut xs).unwrap_or(t)
                 })
                 .collect()
         })

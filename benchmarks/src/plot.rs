@@ -1,7 +1,8 @@
 //! Pictures with plotters: every figure is drawn once by a function generic over the backend
 //! and written as SVG (and PNG where asked). Text uses a TrueType font found on the machine
 //! (`OMPADAPT_FONT`, else DejaVu Sans or Liberation Sans in the usual places): plotters'
-//! `ab_glyph` backend needs no freetype or fontconfig at build time.
+//! `ab_glyph` backend needs no freetype or fontconfig at build time. Used by the harness's
+//! figures and by `ompadapt show`.
 
 use std::path::Path;
 
@@ -21,6 +22,7 @@ pub const PALETTE: [RGBColor; 8] = [
     RGBColor(100, 100, 100),
 ];
 
+/// The `i`-th series colour (the palette repeats).
 pub fn color(i: usize) -> RGBColor {
     PALETTE[i % PALETTE.len()]
 }
@@ -73,6 +75,7 @@ pub fn legend<'a, DB: DrawingBackend + 'a, CT: plotters::coord::CoordTranslate>(
 
 /// A picture drawn on any plotters backend (SVG or bitmap).
 pub trait Figure {
+    /// Draws the picture on `root` (already filled white).
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<()>;
 }
 
@@ -106,12 +109,16 @@ pub fn write(svg: &Path, png: Option<&Path>, size: (u32, u32), fig: &impl Figure
 /// An axis range: logarithmic when the values are positive and span more than a decade.
 #[derive(Clone, Copy, Debug)]
 pub struct Span {
+    /// Lowest value shown.
     pub lo: f64,
+    /// Highest value shown.
     pub hi: f64,
+    /// A log10 axis.
     pub log: bool,
 }
 
 impl Span {
+    /// The span of the finite `values`, padded (5 % on a linear span, ×1.3 on a log span).
     pub fn of(values: impl IntoIterator<Item = f64>) -> Span {
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
         for v in values.into_iter().filter(|v| v.is_finite()) {

@@ -8,8 +8,9 @@
 //! against the true costs; the shapes where noise keeps `auto` from the target are asserted at
 //! what they reach and printed (see the README's table).
 
-use ompadapt_rt::evaluate::synthetic::{self, Noise, Shape};
-use ompadapt_rt::evaluate::{self, Method, Score};
+use ompadapt_evaluate as evaluate;
+use ompadapt_evaluate::synthetic::{self, Noise, Shape};
+use ompadapt_evaluate::{Method, Score};
 use ompadapt_rt::model::{Costs, ModelChoice};
 
 /// (model, within 5 %, mean regret, worst regret) per model.

@@ -1,5 +1,10 @@
-//! Decision quality on inputs a model never saw: Georgakoudis et al.'s Adaptive-K method over
-//! stored data.
+//! `ompadapt_evaluate`: decision quality on inputs a model never saw, Georgakoudis et al.'s
+//! Adaptive-K method over stored data (the papers cited by author are listed in
+//! docs/references.md).
+//!
+//! Offline work only: the runtime (`ompadapt_rt`, loaded by every adaptive program) trains and
+//! decides; this crate, linked by the `ompadapt` command and the benchmarks, scores how well
+//! it decides.
 //!
 //! The inputs (distinct feature vectors with every variant's measured time) are shuffled and
 //! split into `K` equal groups (sizes differ by at most one). For a fraction `f = m / K`, each of
@@ -15,7 +20,7 @@
 //!
 //! Only inputs with every variant measured can be scored; inputs with some variants missing
 //! (eliminated early by the exploration) are still used for training. The models are trained
-//! exactly as the runtime trains them ([`model::fit_costs`]); `auto` reports which model its
+//! exactly as the runtime trains them (`ompadapt_rt::model::fit_costs`); `auto` reports which model its
 //! cross-validation chose in each trained fold ([`Score::chosen`]).
 //!
 //! Entry points: [`adaptive_k`] on plain data ([`Costs`]: feature vectors with per-variant
@@ -24,11 +29,14 @@
 //! [`costs_from_file`] for a region's persisted data (what `ompadapt export` archives: a [`DataFile`]).
 //! [`synthetic`] makes controlled cost models for tests and benchmarks.
 
+#![deny(missing_docs)]
+
 pub mod synthetic;
 
-use crate::model::rng::XorShift;
-use crate::model::{self, Costs, ModelChoice};
-use crate::persist::DataFile;
+use ompadapt_rt::model::rng::XorShift;
+use ompadapt_rt::model::{self, Costs, ModelChoice};
+use ompadapt_rt::persist::DataFile;
+use ompadapt_rt::stats::{self, FKey};
 
 /// The evaluation's parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -64,6 +72,7 @@ impl Method {
 pub struct Score {
     /// The model as asked for (`describe()` of the choice).
     pub model: String,
+    /// The model asked for.
     pub choice: ModelChoice,
     /// Fraction of the inputs trained on (`m / k`).
     pub fraction: f64,
@@ -115,8 +124,9 @@ pub fn adaptive_k_against(train: &Costs, truth: &Costs, models: &[ModelChoice], 
 /// decided for each of the others.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fold {
-    /// Shuffle (0-based) and first training group of the rotation.
+    /// Shuffle (0-based).
     pub shuffle: usize,
+    /// First training group of the rotation.
     pub rotation: usize,
     /// Rows of the data trained on.
     pub train: Vec<usize>,
@@ -223,24 +233,23 @@ pub fn costs_from_file(f: &DataFile) -> Result<Costs, String> {
         // warm measurements where there are any, else the cold ones (programs that run a
         // region once per process only have those)
         let times = if s.times_ns.is_empty() { &s.cold_ns } else { &s.times_ns };
-        if let (Some(v), Some(t)) = (index(&s.variant), crate::stats::median_f64(times)) {
+        if let (Some(v), Some(t)) = (index(&s.variant), stats::median_f64(times)) {
             pairs.push((s.features.clone(), v, t));
         }
     }
-    let mut per_run: std::collections::HashMap<(crate::stats::FKey, usize), Vec<f64>> = Default::default();
+    let mut per_run: std::collections::HashMap<(FKey, usize), Vec<f64>> = Default::default();
     for r in &f.runs {
         if let Some(v) = index(&r.variant) {
             if r.executions > 0 {
-                per_run.entry((crate::stats::FKey::new(&r.features), v)).or_default().push(r.total_ns as f64 / r.executions as f64);
+                per_run.entry((FKey::new(&r.features), v)).or_default().push(r.total_ns as f64 / r.executions as f64);
             }
         }
     }
-    let measured: std::collections::HashSet<(crate::stats::FKey, usize)> =
-        pairs.iter().map(|(f, v, _)| (crate::stats::FKey::new(f), *v)).collect();
+    let measured: std::collections::HashSet<(FKey, usize)> = pairs.iter().map(|(f, v, _)| (FKey::new(f), *v)).collect();
     let mut extra: Vec<_> = per_run.into_iter().filter(|(key, _)| !measured.contains(key)).collect();
     extra.sort_by(|a, b| a.0 .1.cmp(&b.0 .1).then(a.0 .0.values().partial_cmp(&b.0 .0.values()).unwrap_or(std::cmp::Ordering::Equal)));
     for ((key, v), ts) in extra {
-        if let Some(t) = crate::stats::median_f64(&ts) {
+        if let Some(t) = stats::median_f64(&ts) {
             pairs.push((key.values(), v, t));
         }
     }

@@ -10,8 +10,8 @@ use anyhow::Result;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::report::{comparators, Comparator, TOLERANCE};
-use super::KernelRun;
+use super::measure::KernelRun;
+use super::report::{comparators, Comparator, Point, TOLERANCE};
 use crate::plot::{self, pe, Figure};
 
 /// Comparators drawn, with their colour index.
@@ -28,6 +28,17 @@ fn drawn(name: &str) -> Option<usize> {
         "Adaptive-100" => 0,
         _ => return None,
     })
+}
+
+/// The label at plot coordinate `x` of an axis with one slot per input: the input at a slot's
+/// centre, nothing between.
+fn input_label(r: &KernelRun, x: f64) -> String {
+    let i = x.round();
+    if (x - i).abs() < 0.01 && i >= 0.0 && (i as usize) < r.inputs.len() {
+        plot::short(r.inputs[i as usize] as f64)
+    } else {
+        String::new()
+    }
 }
 
 /// A comparator's line: the comparator, its colour, its points.
@@ -78,14 +89,7 @@ impl Figure for Speedup<'_> {
             .x_desc(r.kernel.input)
             .y_desc(if ys.log { format!("speedup ({baseline} = 1; log scale)") } else { format!("speedup ({baseline} = 1)") })
             .x_labels(4 * (n + 2))
-            .x_label_formatter(&|x| {
-                let i = x.round();
-                if (x - i).abs() < 0.01 && i >= 0.0 && (i as usize) < n {
-                    plot::short(r.inputs[i as usize] as f64)
-                } else {
-                    String::new()
-                }
-            })
+            .x_label_formatter(&|x| input_label(r, *x))
             .y_label_formatter(&|y| format!("{:.2}", ys.inv(*y)))
             .draw()
             .map_err(pe)?;
@@ -118,89 +122,98 @@ const VIOLIN: [&str; 4] = ["Adaptive-25", "Adaptive-50", "Adaptive-75", "Adaptiv
 
 impl Figure for Violins<'_> {
     fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<()> {
-        let r = self.run;
-        let regions = r.kernel.regions.len();
-        let areas = root.split_evenly((regions, 1));
+        let areas = root.split_evenly((self.run.kernel.regions.len(), 1));
         let shown: Vec<&Comparator> = VIOLIN.iter().filter_map(|name| self.comps.iter().find(|c| c.name == *name)).collect();
-        let n = r.inputs.len();
-        let nv = r.variants.len();
         for (reg, area) in areas.iter().enumerate() {
-            let mut chart = ChartBuilder::on(area)
-                .caption(
-                    format!(
-                        "{}: decisions of region '{}' per input (width: share of the models' decisions; black: oracle)",
-                        r.kernel.name, r.kernel.regions[reg]
-                    ),
-                    ("sans-serif", 15),
-                )
-                .margin(10)
-                .x_label_area_size(36)
-                .y_label_area_size(r.variants.iter().map(|v| 16 + 8 * v.len() as u32).max().unwrap_or(56).max(56))
-                .build_cartesian_2d(-0.5..(n as f64 + 0.9), -0.6..(nv as f64 - 0.4))
-                .map_err(pe)?;
-            chart
-                .configure_mesh()
-                .x_desc(r.kernel.input)
-                .x_labels(4 * (n + 1))
-                .y_labels(nv)
-                .disable_y_mesh()
-                .x_label_formatter(&|x| {
-                    let i = x.round();
-                    if (x - i).abs() < 0.01 && i >= 0.0 && (i as usize) < n {
-                        plot::short(r.inputs[i as usize] as f64)
-                    } else {
-                        String::new()
-                    }
-                })
-                .y_label_formatter(&|y| {
-                    let i = y.round();
-                    if (y - i).abs() < 0.01 && i >= 0.0 && (i as usize) < nv {
-                        r.variants[i as usize].clone()
-                    } else {
-                        String::new()
-                    }
-                })
-                .draw()
-                .map_err(pe)?;
-            let slot = 0.8 / shown.len().max(1) as f64;
-            for (ci, c) in shown.iter().enumerate() {
-                let col = plot::color(drawn(&c.name).unwrap_or(ci));
-                for p in &c.points {
-                    let Some(i) = r.inputs.iter().position(|&n| n == p.input) else { continue };
-                    let x = i as f64 - 0.4 + slot * (ci as f64 + 0.5);
-                    let total = p.combos.len().max(1) as f64;
-                    let share: Vec<f64> =
-                        (0..nv).map(|v| p.combos.iter().filter(|c| c.get(reg) == Some(&v)).count() as f64 / total).collect();
-                    // the outline: left side up the variants, right side down; a variant nobody
-                    // chose narrows the shape to a point
-                    let w = |v: usize| share[v] * slot * 0.48;
-                    let mut pts: Vec<(f64, f64)> = (0..nv).map(|v| (x - w(v), v as f64)).collect();
-                    pts.extend((0..nv).rev().map(|v| (x + w(v), v as f64)));
-                    chart.draw_series(std::iter::once(Polygon::new(pts.clone(), col.mix(0.6).filled()))).map_err(pe)?;
-                    pts.push(pts[0]);
-                    chart.draw_series(std::iter::once(PathElement::new(pts, col.stroke_width(1)))).map_err(pe)?;
-                }
-                chart
-                    .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-                    .map_err(pe)?
-                    .label(c.name.clone())
-                    .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], col.mix(0.6).filled()));
-            }
-            // the oracle's variant per input
-            for (i, &inp) in r.inputs.iter().enumerate() {
-                let best = r.oracle(inp).0;
-                if let Some(&v) = best.get(reg) {
-                    chart
-                        .draw_series(std::iter::once(PathElement::new(
-                            vec![(i as f64 - 0.45, v as f64), (i as f64 + 0.45, v as f64)],
-                            BLACK.stroke_width(2),
-                        )))
-                        .map_err(pe)?;
-                }
-            }
-            plot::legend(&mut chart, SeriesLabelPosition::MiddleRight, 0.85)?;
+            self.draw_region(area, reg, &shown)?;
         }
         Ok(())
+    }
+}
+
+impl Violins<'_> {
+    /// Region `reg`'s panel: per input a violin per model, and the oracle's variant.
+    fn draw_region<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, reg: usize, shown: &[&Comparator]) -> Result<()> {
+        let r = self.run;
+        let n = r.inputs.len();
+        let nv = r.variants.len();
+        let mut chart = ChartBuilder::on(area)
+            .caption(
+                format!(
+                    "{}: decisions of region '{}' per input (width: share of the models' decisions; black: oracle)",
+                    r.kernel.name, r.kernel.regions[reg]
+                ),
+                ("sans-serif", 15),
+            )
+            .margin(10)
+            .x_label_area_size(36)
+            .y_label_area_size(r.variants.iter().map(|v| 16 + 8 * v.len() as u32).max().unwrap_or(56).max(56))
+            .build_cartesian_2d(-0.5..(n as f64 + 0.9), -0.6..(nv as f64 - 0.4))
+            .map_err(pe)?;
+        chart
+            .configure_mesh()
+            .x_desc(r.kernel.input)
+            .x_labels(4 * (n + 1))
+            .y_labels(nv)
+            .disable_y_mesh()
+            .x_label_formatter(&|x| input_label(r, *x))
+            .y_label_formatter(&|y| {
+                let i = y.round();
+                if (y - i).abs() < 0.01 && i >= 0.0 && (i as usize) < nv {
+                    r.variants[i as usize].clone()
+                } else {
+                    String::new()
+                }
+            })
+            .draw()
+            .map_err(pe)?;
+        let slot = 0.8 / shown.len().max(1) as f64;
+        for (ci, c) in shown.iter().enumerate() {
+            let col = plot::color(drawn(&c.name).unwrap_or(ci));
+            for p in &c.points {
+                let Some(i) = r.inputs.iter().position(|&n| n == p.input) else { continue };
+                let mut pts = self.outline(p, reg, i as f64 - 0.4 + slot * (ci as f64 + 0.5), slot);
+                chart.draw_series(std::iter::once(Polygon::new(pts.clone(), col.mix(0.6).filled()))).map_err(pe)?;
+                pts.push(pts[0]);
+                chart.draw_series(std::iter::once(PathElement::new(pts, col.stroke_width(1)))).map_err(pe)?;
+            }
+            chart
+                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
+                .map_err(pe)?
+                .label(c.name.clone())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], col.mix(0.6).filled()));
+        }
+        for mark in self.oracle_marks(reg) {
+            chart.draw_series(std::iter::once(PathElement::new(mark, BLACK.stroke_width(2)))).map_err(pe)?;
+        }
+        plot::legend(&mut chart, SeriesLabelPosition::MiddleRight, 0.85)?;
+        Ok(())
+    }
+
+    /// The violin of `p`'s decisions for region `reg`, centred at `x` in a slot `slot` wide:
+    /// the left side up the variants, the right side down; a variant nobody chose narrows the
+    /// shape to a point.
+    fn outline(&self, p: &Point, reg: usize, x: f64, slot: f64) -> Vec<(f64, f64)> {
+        let nv = self.run.variants.len();
+        let total = p.combos.len().max(1) as f64;
+        let share: Vec<f64> = (0..nv).map(|v| p.combos.iter().filter(|c| c.get(reg) == Some(&v)).count() as f64 / total).collect();
+        let w = |v: usize| share[v] * slot * 0.48;
+        let mut pts: Vec<(f64, f64)> = (0..nv).map(|v| (x - w(v), v as f64)).collect();
+        pts.extend((0..nv).rev().map(|v| (x + w(v), v as f64)));
+        pts
+    }
+
+    /// The oracle's variant of region `reg` per input, as a line across the input's slot.
+    fn oracle_marks(&self, reg: usize) -> Vec<Vec<(f64, f64)>> {
+        let r = self.run;
+        r.inputs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, &inp)| {
+                let best = r.oracle(inp).0;
+                best.get(reg).map(|&v| vec![(i as f64 - 0.45, v as f64), (i as f64 + 0.45, v as f64)])
+            })
+            .collect()
     }
 }
 

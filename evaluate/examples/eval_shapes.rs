@@ -1,7 +1,7 @@
 //! Prints the Adaptive-K table of every model on every controlled cost shape (several seeds).
-//! `cargo run --release -p ompadapt-rt --example eval_shapes [shape] [seeds]`.
-use ompadapt_rt::evaluate::{
-    self,
+//! `cargo run --release -p ompadapt-evaluate --example eval_shapes [shape] [seeds]`.
+use ompadapt_evaluate::{
+    self as evaluate,
     synthetic::{self, Noise, Shape},
     Method,
 };
