@@ -326,7 +326,7 @@ fn load_saved(dir: &Path, program: &Program, model: &str, features: &[String]) -
             Merged::default()
         }
         Err(e) => {
-            refused(&e, "saved data there is neither loaded nor written");
+            refused(&e, "nothing saved there is loaded");
             Merged::default()
         }
     }
@@ -513,6 +513,67 @@ fn compact_if_due(rdir: &Dir, model: &str, compact_after: usize) {
             );
         }
     }
+}
+
+/// What a save of `region` would write now: measurements, model-chosen executions, and
+/// whether a newly trained model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pending {
+    pub measurements: u64,
+    pub executions: u64,
+    pub model: bool,
+}
+
+impl Pending {
+    /// Nothing to save.
+    pub fn is_empty(&self) -> bool {
+        *self == Pending::default()
+    }
+
+    /// Adds `other`'s counts.
+    pub fn add(&mut self, other: Pending) {
+        self.measurements += other.measurements;
+        self.executions += other.executions;
+        self.model |= other.model;
+    }
+
+    /// "12 measurements, 300 model-chosen executions and a trained model".
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.measurements > 0 {
+            parts.push(format!("{} measurement{}", self.measurements, if self.measurements == 1 { "" } else { "s" }));
+        }
+        if self.executions > 0 {
+            parts.push(format!("{} model-chosen execution{}", self.executions, if self.executions == 1 { "" } else { "s" }));
+        }
+        if self.model {
+            parts.push("a trained model".to_owned());
+        }
+        match parts.len() {
+            0 => "nothing".to_owned(),
+            1 => parts.remove(0),
+            _ => {
+                let last = parts.pop().unwrap_or_default();
+                format!("{} and {last}", parts.join(", "))
+            }
+        }
+    }
+}
+
+/// What [`save`] would write for `region` now.
+pub fn pending(region: &Region, b: &Binding) -> Pending {
+    let measurements = region.with_store(|st| st.unsaved()).iter().map(|u| u.count as u64).sum();
+    let vname = |v: usize| region.spec.variants[v].clone();
+    let ex = execution_records(region, b, &vname);
+    let executions = ex.monitored.iter().map(|m| m.count).chain(ex.runs.iter().map(|r| r.executions)).sum();
+    let model = region.trained().filter(|t| t.epoch != b.saved_epoch).is_some_and(|t| model_record(region, &t, &vname).is_some());
+    Pending { measurements, executions, model }
+}
+
+/// Opens (creating it if needed) the folder of `program` in the store `root`: the check a save
+/// makes first, so that an unusable store is said once for the whole process.
+pub fn open_store(root: &Path, program: &Program) -> Result<(), safe_fs::Error> {
+    open_program(root, program, true).map(drop)
 }
 
 /// Writes what `region` learned since its last save as a new part file (nothing if nothing is

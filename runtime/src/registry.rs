@@ -159,25 +159,44 @@ impl Registry {
         self.lock().order.clone()
     }
 
-    /// Saves what every persisted region learned since its last save (errors: one line each).
+    /// Saves what every persisted region learned since its last save. An unusable store is
+    /// said once, with what could not be saved; a region whose save fails gets one line.
     /// Returns the number of files written.
     /// `last`: the exit handler's save, after which nothing is saved again.
     pub fn save_all(&self, last: bool) -> usize {
         let mut n = 0;
         let mut bindings = self.bindings.lock().unwrap_or_else(|e| e.into_inner());
+        let Some((_, first)) = bindings.first() else { return 0 };
+        if let Err(e) = persist::open_store(&first.root, &first.program) {
+            let mut pending = persist::Pending::default();
+            let mut regions = Vec::new();
+            for (r, b) in bindings.iter().filter(|(r, _)| r.broken.is_none()) {
+                let p = persist::pending(r, b);
+                if !p.is_empty() {
+                    pending.add(p);
+                    regions.push(format!("'{}'", r.spec.model));
+                }
+            }
+            if !pending.is_empty() {
+                store_unusable(&first.root, &e, &pending, &regions, last);
+            }
+            return 0;
+        }
         for (r, b) in bindings.iter_mut() {
             if r.broken.is_some() {
                 continue;
             }
+            let pending = persist::pending(r, b);
             match persist::save(r, b) {
                 Ok(Some(_)) => n += 1,
                 Ok(None) => {}
                 Err(e) => {
+                    let what = pending.describe();
                     diag::warn(&if last {
-                        format!("region '{}': this run's data could not be saved: {e}; it is lost", r.spec.model)
+                        format!("region '{}': this run's data ({what}) could not be saved: {e}; it is lost", r.spec.model)
                     } else {
                         format!(
-                            "region '{}': data not saved now: {e}; it is kept and saved with the next save (at exit at the latest)",
+                            "region '{}': data not saved now ({what}): {e}; it is kept and saved with the next save (at exit at the latest)",
                             r.spec.model
                         )
                     });
@@ -228,6 +247,30 @@ impl Registry {
             self.save_all(true);
         }
     }
+}
+
+/// One line for a store that cannot be written: where, why, what is not saved, and (at exit)
+/// that it is lost; once per process and kind of save.
+fn store_unusable(root: &std::path::Path, e: &crate::safe_fs::Error, pending: &persist::Pending, regions: &[String], last: bool) {
+    let of = match regions {
+        [one] => format!("region {one}"),
+        many => format!("{} regions ({})", many.len(), many.join(", ")),
+    };
+    let why = if e.path() == root { e.reason() } else { e.to_string() };
+    let text = if last {
+        format!(
+            "cannot save to the store {} ({why}): this run's {} of {of} could not be saved and are lost; set OMPADAPT_DIR to a writable directory",
+            root.display(),
+            pending.describe()
+        )
+    } else {
+        format!(
+            "cannot save to the store {} ({why}): {} of {of} not saved now; kept in memory and saved once the store can be written (at exit at the latest)",
+            root.display(),
+            pending.describe()
+        )
+    };
+    diag::warn_once(&format!("store-unusable:{}:{last}", root.display()), &text);
 }
 
 /// Flushes the program's buffered standard output (C stdio and Rust's): the exit handler runs

@@ -57,6 +57,12 @@ pub enum Error {
         max: u64,
     },
     NotFound(PathBuf),
+    /// A directory that could not be made (read-only file system, permissions, a parent that
+    /// cannot hold directories such as `/proc`).
+    CannotCreate {
+        path: PathBuf,
+        err: std::io::Error,
+    },
     /// A name that is not a single path component.
     BadName(String),
     Io {
@@ -70,7 +76,7 @@ impl Error {
     pub fn path(&self) -> PathBuf {
         match self {
             Error::Symlink { path, .. } | Error::NotDirectory(path) | Error::NotRegular(path) | Error::NotFound(path) => path.clone(),
-            Error::TooLarge { path, .. } | Error::Io { path, .. } => path.clone(),
+            Error::TooLarge { path, .. } | Error::Io { path, .. } | Error::CannotCreate { path, .. } => path.clone(),
             Error::BadName(n) => PathBuf::from(n),
         }
     }
@@ -102,6 +108,7 @@ impl Error {
                 format!("is {} MiB, more than the {} MiB ompadapt reads from one stored file: refused", size.div_ceil(1 << 20), max >> 20)
             }
             Error::NotFound(_) => "does not exist".into(),
+            Error::CannotCreate { err, .. } => format!("cannot be created: {err}"),
             Error::BadName(_) => "is not a single file name".into(),
             Error::Io { err, .. } => format!("cannot be used: {err}"),
         }
@@ -118,6 +125,16 @@ impl fmt::Display for Error {
 }
 
 impl std::error::Error for Error {}
+
+/// A failed `mkdir -p path`: something that is not a directory on the way, or a directory
+/// that cannot be made.
+fn cannot_create(path: &Path, err: std::io::Error) -> Error {
+    let blocked = path.ancestors().find(|a| std::fs::symlink_metadata(a).is_ok_and(|m| !m.is_dir()));
+    match blocked {
+        Some(a) if err.kind() != std::io::ErrorKind::PermissionDenied => Error::NotDirectory(a.to_path_buf()),
+        _ => Error::CannotCreate { path: path.to_path_buf(), err },
+    }
+}
 
 fn io(path: &Path, e: impl Into<std::io::Error>) -> Error {
     let err: std::io::Error = e.into();
@@ -185,7 +202,7 @@ impl Dir {
         };
         refuse_foreign_link()?;
         if create {
-            std::fs::DirBuilder::new().recursive(true).mode(DIR_MODE).create(path).map_err(|e| io(path, e))?;
+            std::fs::DirBuilder::new().recursive(true).mode(DIR_MODE).create(path).map_err(|e| cannot_create(path, e))?;
         }
         let fd = rfs::open(path, OFlags::RDONLY | OFlags::DIRECTORY | OFlags::CLOEXEC, Mode::empty()).map_err(|e| match e {
             Errno::NOTDIR => Error::NotDirectory(path.to_path_buf()),
@@ -238,7 +255,7 @@ impl Dir {
                 Err(Errno::LOOP | Errno::NOTDIR) => return Err(self.classify(name, Error::NotDirectory(path))),
                 Err(Errno::NOENT) if create => match rfs::mkdirat(&self.fd, name, Mode::from_raw_mode(DIR_MODE)) {
                     Ok(()) | Err(Errno::EXIST) => continue,
-                    Err(e) => return Err(io(&path, e)),
+                    Err(e) => return Err(Error::CannotCreate { path, err: e.into() }),
                 },
                 Err(e) => return Err(io(&path, e)),
             }
