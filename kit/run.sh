@@ -92,6 +92,17 @@ step_order=()
 step_begin() { step_order+=("$1"); step_status[$1]="running"; step_secs[$1]=$(now); log "step $1: $2"; }
 step_end() { step_status[$1]="$2"; step_secs[$1]=$(($(now) - step_secs[$1])); log "step $1: $2 (${step_secs[$1]} s)"; }
 
+# step_end_by_table STEP FAILED TABLE: failed, partial (a row timed out or was not run) or ok.
+step_end_by_table() {
+  if [ "$2" = 1 ]; then
+    step_end "$1" failed
+  elif grep -qE $'\t(TIMEOUT|NOT RUN)\t' "$3"; then
+    step_end "$1" "partial (budget)"
+  else
+    step_end "$1" ok
+  fi
+}
+
 # run_one SECONDS DIR NAME CMD...: runs CMD in DIR with a timeout, stdout/stderr to
 # DIR/NAME.out/.err; sets RC and SECS.
 run_one() {
@@ -365,13 +376,7 @@ bench_step() {
       printf '%s\tFAIL\t%s\texit status %s: %s\n' "$k" "$SECS" "$RC" "$(grep -v '^\s*$' "$OUT/bench/$k/bench.err" | tail -1 | cut -c1-300)" >>"$OUT/bench.tsv"
     fi
   done
-  if [ "$failed" = 1 ]; then
-    step_end bench failed
-  elif grep -qE $'\t(TIMEOUT|NOT RUN)\t' "$OUT/bench.tsv"; then
-    step_end bench "partial (budget)"
-  else
-    step_end bench ok
-  fi
+  step_end_by_table bench "$failed" "$OUT/bench.tsv"
 }
 
 # ---------------------------------------------------------------- sweep
@@ -421,13 +426,7 @@ sweep_step() {
     done
   done
   sweep_md
-  if [ "$failed" = 1 ]; then
-    step_end sweep failed
-  elif grep -qE $'\t(TIMEOUT|NOT RUN)\t' "$OUT/sweep.tsv"; then
-    step_end sweep "partial (budget)"
-  else
-    step_end sweep ok
-  fi
+  step_end_by_table sweep "$failed" "$OUT/sweep.tsv"
 }
 
 # sweep.md: per kernel, steady time (ms) per input and variant; the fastest in bold.
@@ -536,6 +535,8 @@ finish() {
   for name in "${step_order[@]}"; do
     [ "${step_status[$name]}" = running ] && step_end "$name" "interrupted"
   done
+  [ -f "$OUT/checks.tsv" ] && checks_md
+  [ -f "$OUT/sweep.tsv" ] && sweep_md
   write_summary
   log "results in $OUT (summary.md) and $OUT.tar.gz"
 }
