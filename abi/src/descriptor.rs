@@ -348,9 +348,8 @@ impl RawFields {
         let model_type = match self.model_type.as_deref().map(str::trim) {
             None | Some("") => ModelType::Auto,
             Some(x) => ModelType::from_name(x).unwrap_or_else(|| {
-                warnings.push(format!(
-                    "region '{model}': model type '{x}' is not supported by this runtime; using a decision tree (dtree)"
-                ));
+                warnings
+                    .push(format!("region '{model}': model type '{x}' is not supported by this runtime; using a decision tree (dtree)"));
                 ModelType::DecisionTree
             }),
         };
@@ -366,7 +365,9 @@ impl RawFields {
         };
         let fallback = match self.fallback.as_deref().map(str::trim) {
             None => 0,
-            Some(n) => n.parse::<usize>().ok().filter(|&n| n <= MAX_VARIANTS).ok_or_else(|| format!("fallback '{n}' is not a variant index"))?,
+            Some(n) => {
+                n.parse::<usize>().ok().filter(|&n| n <= MAX_VARIANTS).ok_or_else(|| format!("fallback '{n}' is not a variant index"))?
+            }
         };
         let option = |v: Option<String>| v.map(|v| unescape(v.trim()));
         Ok(RegionDescriptor {
@@ -442,7 +443,12 @@ fn parse_counts(v: &str) -> Result<Vec<Option<u64>>, String> {
     v.split(',')
         .map(|x| match x.trim() {
             "" => Ok(None),
-            n => n.parse::<u64>().ok().filter(|&n| n >= 1).map(Some).ok_or_else(|| format!("min_sample_points '{n}' is not a positive integer")),
+            n => n
+                .parse::<u64>()
+                .ok()
+                .filter(|&n| n >= 1)
+                .map(Some)
+                .ok_or_else(|| format!("min_sample_points '{n}' is not a positive integer")),
         })
         .collect()
 }
@@ -450,7 +456,13 @@ fn parse_counts(v: &str) -> Result<Vec<Option<u64>>, String> {
 fn parse_mapping(m: &str, n: usize) -> Result<Vec<usize>, String> {
     let mapping = m
         .split(',')
-        .map(|x| x.trim().parse::<usize>().ok().filter(|&v| v < MAX_VARIANTS).ok_or_else(|| format!("variant_mapping entry '{}' is not a variant index", x.trim())))
+        .map(|x| {
+            x.trim()
+                .parse::<usize>()
+                .ok()
+                .filter(|&v| v < MAX_VARIANTS)
+                .ok_or_else(|| format!("variant_mapping entry '{}' is not a variant index", x.trim()))
+        })
         .collect::<Result<Vec<usize>, String>>()?;
     if mapping.len() != n {
         return Err(format!("variant_mapping has {} entries for {n} variants", mapping.len()));

@@ -83,7 +83,7 @@ fn inference(c: &mut Criterion) {
         ("infer_cost_loglinear_2f_3variants", ModelChoice::Cost(CostForm::new(Family::LogLinear, 0))),
         ("infer_cost_additive_piecewise2_2f_3variants", ModelChoice::Cost(CostForm::new(Family::Additive, 2))),
     ] {
-        let m = model::fit_costs(choice, &data, 1).unwrap().model;
+        let m = model::fit_training_set(choice, &data, 1).unwrap().model;
         assert!(matches!(m, Compiled::Cost(_)));
         let mut i = 0usize;
         c.bench_function(name, |b| {

@@ -40,10 +40,10 @@ use ompadapt_rt::config::Directive;
 use ompadapt_rt::config::{Config, DriftConfig, PerRegion};
 use ompadapt_rt::ctx::MAX_FEATURES;
 use ompadapt_rt::explore::{Params, Strategy};
+use ompadapt_rt::measurements::MeasurementTable;
 use ompadapt_rt::model::{self, ModelChoice};
 use ompadapt_rt::region::{Region, RegionBuilder};
-use ompadapt_rt::stats::{FKey, XorShift};
-use ompadapt_rt::store::Store;
+use ompadapt_rt::stats::{FeatureKey, XorShift};
 use ompadapt_rt::{clock, ompadapt_begin, ompadapt_end, registry, spec, Ctx};
 
 /// Live heap bytes (the memory cross-check).
@@ -298,11 +298,11 @@ fn main() {
     let mut mem = Vec::new();
     for (nv, repeats) in [(2usize, 1u32), (4, 1), (4, 3), (8, 5)] {
         let before = LIVE.load(Ordering::Relaxed);
-        let mut s = Store::new(nv, Params { repeats, ..Params::default() }, 1);
+        let mut s = MeasurementTable::new(nv, Params { repeats, ..Params::default() }, 1);
         for f in 0..1000 {
             for _ in 0..repeats {
                 for v in 0..nv {
-                    s.record(&FKey::new(&[f as f64, 8.0]), v, 1000.0 + v as f64);
+                    s.record(&FeatureKey::new(&[f as f64, 8.0]), v, 1000.0 + v as f64);
                 }
             }
         }
@@ -393,9 +393,9 @@ fn cost_models() -> Vec<(&'static str, Cost)> {
 /// Explores with `strategy` until all 12 vectors are decided (the store's own logic, times
 /// from `cost` with noise); returns (exploring executions, decisions).
 fn explore_until_decided(strategy: Strategy, repeats: u32, cost: &Cost) -> (usize, Vec<usize>) {
-    let mut s = Store::new(4, Params { strategy, repeats, ..Params::default() }, 7);
+    let mut s = MeasurementTable::new(4, Params { strategy, repeats, ..Params::default() }, 7);
     let mut noise = XorShift::new(99);
-    let keys: Vec<FKey> = (0..12).map(|f| FKey::new(&[f as f64])).collect();
+    let keys: Vec<FeatureKey> = (0..12).map(|f| FeatureKey::new(&[f as f64])).collect();
     let mut n = 0;
     while s.decided < 12 && n < 100_000 {
         for (f, k) in keys.iter().enumerate() {

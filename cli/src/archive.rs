@@ -13,8 +13,8 @@
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Context, Result};
-use ompadapt_rt::persist::{self, DataFile, Writer};
 use ompadapt_rt::safe_fs::Dir;
+use ompadapt_rt::store::{self, DataFile, Writer};
 use serde::{Deserialize, Serialize};
 
 pub const FORMAT: &str = "ompadapt-archive";
@@ -83,19 +83,19 @@ pub fn read(path: &Path) -> Result<Archive> {
     let a: Archive = serde_json::from_value(head).map_err(|e| anyhow!("{} is a damaged archive: {e}", path.display()))?;
     for Region { program_dir, region_dir, data: r } in &a.regions {
         for d in [program_dir, region_dir] {
-            if d.is_empty() || persist::sanitize(d) != *d {
+            if d.is_empty() || store::sanitize(d) != *d {
                 bail!("{}: '{d}' is not a store directory name", path.display());
             }
         }
-        if r.format != persist::FORMAT || r.version != persist::VERSION {
+        if r.format != store::FORMAT || r.version != store::VERSION {
             bail!(
                 "{}: region '{}' holds data format {} version {}; this ompadapt reads {} version {}",
                 path.display(),
                 r.model,
                 r.format,
                 r.version,
-                persist::FORMAT,
-                persist::VERSION
+                store::FORMAT,
+                store::VERSION
             );
         }
         if r.program.is_empty() || r.model.is_empty() {
@@ -130,7 +130,7 @@ pub fn import(root: &Path, a: &Archive, identity: Option<&str>, mut progress: im
         let program_dir = match identity {
             Some(id) => {
                 part.program_id = id.to_owned();
-                persist::Program::new(&r.program, id).folder()
+                store::Program::new(&r.program, id).folder()
             }
             None => program_dir.clone(),
         };
@@ -144,7 +144,7 @@ pub fn import(root: &Path, a: &Archive, identity: Option<&str>, mut progress: im
         part.writer = Writer { host: host(), pid: std::process::id(), rank: None, size: None, run: format!("import-{hash:016x}") };
         let rdir = store.sub(program_dir, true).and_then(|p| p.sub(region_dir, true)).map_err(|e| anyhow!("region '{}': {e}", r.model))?;
         let _lock = rdir.lock(false).map_err(|e| anyhow!("region '{}': cannot lock its directory: {e}", r.model))?;
-        let merged_has = persist::read_file_in(&rdir, "merged.json").map(|m| m.merged_parts.contains(&name)).unwrap_or(false);
+        let merged_has = store::read_file_in(&rdir, "merged.json").map(|m| m.merged_parts.contains(&name)).unwrap_or(false);
         let samples = r.samples.iter().map(|s| s.count).sum();
         if rdir.kind(&name).is_some() || merged_has {
             out.push(Imported {
@@ -159,7 +159,7 @@ pub fn import(root: &Path, a: &Archive, identity: Option<&str>, mut progress: im
         let json = serde_json::to_vec_pretty(&part)?;
         rdir.write_atomic(&name, &json).map_err(|e| anyhow!("region '{}': cannot write {}: {e}", r.model, rdir.join(&name).display()))?;
         // the runtime's own reader must accept it, or it does not stay
-        if let Err(e) = persist::read_file_in(&rdir, &name) {
+        if let Err(e) = store::read_file_in(&rdir, &name) {
             let _ = rdir.remove(&name);
             bail!("region '{}' of the archive is not valid data ({e:?}); nothing of it was imported", r.model);
         }

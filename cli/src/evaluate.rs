@@ -5,8 +5,8 @@
 
 use anyhow::Result;
 use ompadapt_evaluate::{adaptive_k, Method, Score};
-use ompadapt_rt::model::{Costs, ModelChoice};
-use ompadapt_rt::persist::DataFile;
+use ompadapt_rt::model::{ModelChoice, TrainingSet};
+use ompadapt_rt::store::DataFile;
 use serde_json::{json, Value};
 
 use crate::show::table;
@@ -14,7 +14,7 @@ use crate::store;
 
 /// The single variant with the lowest mean regret over the complete vectors (Static,Best), its
 /// mean regret and fraction within `tol`.
-pub fn static_best(c: &Costs, tol: f64) -> Option<(usize, f64, f64)> {
+pub fn static_best(c: &TrainingSet, tol: f64) -> Option<(usize, f64, f64)> {
     let rows: Vec<usize> = (0..c.n()).filter(|&i| c.complete(i)).collect();
     if rows.is_empty() {
         return None;

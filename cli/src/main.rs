@@ -2,7 +2,7 @@
 //! evaluation harness of the benchmark kernels (`ompadapt bench`, which runs
 //! `ompadapt_benchmarks::harness`).
 //!
-//! Every command reads the store through the runtime's own library (`ompadapt_rt::persist`,
+//! Every command reads the store through the runtime's own library (`ompadapt_rt::store`,
 //! `model`; `ompadapt_evaluate` scores decisions), so what it shows is what a program would load. Errors are one line
 //! on stderr (`ompadapt: error: ...`) and exit status 1 (2 for bad usage, from clap).
 
@@ -277,7 +277,7 @@ fn export_archive(root: &Path, what: Option<String>, output: Option<PathBuf>, as
     let text = serde_json::to_string_pretty(&a)?;
     match &output {
         Some(p) => {
-            ompadapt_rt::persist::write_atomic(p, text.as_bytes()).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
+            ompadapt_rt::store::write_atomic(p, text.as_bytes()).map_err(|e| anyhow::anyhow!("cannot write {}: {e}", p.display()))?;
             let summary = json!({"archive": p.display().to_string(), "regions": a.regions.iter().map(|r| json!({"program": r.data.program, "region": r.data.model, "directory": format!("{}/{}", r.program_dir, r.region_dir)})).collect::<Vec<_>>()});
             if as_json {
                 println!("{}", serde_json::to_string_pretty(&summary)?);

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use anyhow::Result;
 use ompadapt_benchmarks::plot::{self, pe, Figure, Span};
 use ompadapt_rt::ctx::MAX_FEATURES;
-use ompadapt_rt::model::{self, Costs, Fitted, ModelChoice};
-use ompadapt_rt::persist::DataFile;
+use ompadapt_rt::model::{self, Fitted, ModelChoice, TrainingSet};
+use ompadapt_rt::store::DataFile;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde_json::{json, Value};
@@ -22,7 +22,7 @@ pub struct Learned {
     /// Where the region lives in the store.
     pub stored: store::Stored,
     pub file: DataFile,
-    pub costs: Costs,
+    pub costs: TrainingSet,
     pub asked: ModelChoice,
     pub fitted: Fitted,
 }

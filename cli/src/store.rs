@@ -1,5 +1,5 @@
 //! The store as the command sees it: the merged view of every region (the runtime's own
-//! reader, `persist::export`: takes the shared lock, moves and writes nothing), finding one
+//! reader, `store::export`: takes the shared lock, moves and writes nothing), finding one
 //! region by name, and the numbers `list` prints.
 
 use std::path::{Path, PathBuf};
@@ -8,9 +8,9 @@ use anyhow::{bail, Context, Result};
 use ompadapt_abi::names::closest;
 use ompadapt_abi::store::RegionPath;
 use ompadapt_evaluate::costs_from_file;
-use ompadapt_rt::model::{self, Costs, ModelChoice};
-use ompadapt_rt::persist::{self, DataFile};
+use ompadapt_rt::model::{self, ModelChoice, TrainingSet};
 use ompadapt_rt::safe_fs::{Dir, Kind};
+use ompadapt_rt::store::{self, DataFile};
 use serde::Serialize;
 
 /// One region of the store and where it lives (directory names below the root: the runtime
@@ -37,7 +37,7 @@ impl Stored {
     }
 
     fn program_is(&self, want: &str) -> bool {
-        self.program_dir == want || self.file.program == want || persist::sanitize(&self.file.program) == want
+        self.program_dir == want || self.file.program == want || store::sanitize(&self.file.program) == want
     }
 
     fn region_is(&self, want: &str) -> bool {
@@ -63,7 +63,7 @@ pub fn regions(root: &Path, program: Option<&str>) -> Result<Vec<Stored>> {
     for p in subdirs(&store) {
         let Ok(pdir) = store.sub(&p, false) else { continue };
         for r in subdirs(&pdir) {
-            for file in persist::export(root, Some(&p), Some(&r)) {
+            for file in store::export(root, Some(&p), Some(&r)) {
                 let s = Stored { program_dir: p.clone(), region_dir: r.clone(), file };
                 if program.is_none_or(|want| s.program_is(want)) {
                     out.push(s);
@@ -128,7 +128,7 @@ pub fn summary(s: &Stored) -> Summary {
         features: f.features.clone(),
         variants: f.variants.clone(),
         samples: f.samples.iter().map(|s| s.count).sum(),
-        feature_vectors: costs.as_ref().map_or(0, Costs::n),
+        feature_vectors: costs.as_ref().map_or(0, TrainingSet::n),
         complete_vectors: costs.as_ref().map_or(0, |c| (0..c.n()).filter(|&i| c.complete(i)).count()),
         monitored_executions: f.monitored.iter().map(|m| m.count).sum(),
         model: f.model_trained.as_ref().map(|m| m.kind.clone()),
@@ -175,7 +175,7 @@ pub fn choice_from_description(kind: &str) -> Option<ModelChoice> {
 
 /// The region's data as per-variant times (medians), or an error saying why there is nothing
 /// to learn from.
-pub fn costs(f: &DataFile) -> Result<Costs> {
+pub fn costs(f: &DataFile) -> Result<TrainingSet> {
     costs_from_file(f).map_err(anyhow::Error::msg).with_context(|| format!("region '{}' has no usable measurements", f.model))
 }
 

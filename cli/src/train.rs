@@ -10,7 +10,7 @@
 use std::path::Path;
 
 use anyhow::{anyhow, Result};
-use ompadapt_rt::persist::{self, DataFile, LabelRecord, ModelRecord, Writer};
+use ompadapt_rt::store::{self, DataFile, LabelRecord, ModelRecord, Writer};
 use serde_json::json;
 
 use crate::archive::host;
@@ -33,8 +33,8 @@ pub fn store_model(root: &Path, learned: &Learned) -> Result<String> {
     };
     let run = format!("{now}-ompadapt-train-{}", std::process::id());
     let part = DataFile {
-        format: persist::FORMAT.into(),
-        version: persist::VERSION,
+        format: store::FORMAT.into(),
+        version: store::VERSION,
         program: f.program.clone(),
         model: f.model.clone(),
         loc: f.loc.clone(),

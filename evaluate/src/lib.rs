@@ -20,10 +20,10 @@
 //!
 //! Only inputs with every variant measured can be scored; inputs with some variants missing
 //! (eliminated early by the exploration) are still used for training. The models are trained
-//! exactly as the runtime trains them (`ompadapt_rt::model::fit_costs`); `auto` reports which model its
+//! exactly as the runtime trains them (`ompadapt_rt::model::fit_training_set`); `auto` reports which model its
 //! cross-validation chose in each trained fold ([`Score::chosen`]).
 //!
-//! Entry points: [`adaptive_k`] on plain data ([`Costs`]: feature vectors with per-variant
+//! Entry points: [`adaptive_k`] on plain data ([`TrainingSet`]: feature vectors with per-variant
 //! times), [`adaptive_k_against`] when the times to score against differ from the training
 //! times (controlled experiments: noisy measurements for training, true costs for scoring),
 //! [`costs_from_file`] for a region's persisted data (what `ompadapt export` archives: a [`DataFile`]).
@@ -34,9 +34,9 @@
 pub mod synthetic;
 
 use ompadapt_rt::model::rng::XorShift;
-use ompadapt_rt::model::{self, Costs, ModelChoice};
-use ompadapt_rt::persist::DataFile;
-use ompadapt_rt::stats::{self, FKey};
+use ompadapt_rt::model::{self, ModelChoice, TrainingSet};
+use ompadapt_rt::stats::{self, FeatureKey};
+use ompadapt_rt::store::DataFile;
 
 /// The evaluation's parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -93,14 +93,14 @@ pub struct Score {
 }
 
 /// [`adaptive_k_against`] scoring against the training data's own times.
-pub fn adaptive_k(data: &Costs, models: &[ModelChoice], method: &Method) -> Result<Vec<Score>, String> {
+pub fn adaptive_k(data: &TrainingSet, models: &[ModelChoice], method: &Method) -> Result<Vec<Score>, String> {
     adaptive_k_against(data, data, models, method)
 }
 
 /// Adaptive-K: trains on `train`'s rows, scores decisions against `truth`'s times (the same
 /// inputs in the same order, e.g. noise-free costs of noisy measurements). One [`Score`] per
 /// model and scenario, in the order models × `method.train_groups`.
-pub fn adaptive_k_against(train: &Costs, truth: &Costs, models: &[ModelChoice], method: &Method) -> Result<Vec<Score>, String> {
+pub fn adaptive_k_against(train: &TrainingSet, truth: &TrainingSet, models: &[ModelChoice], method: &Method) -> Result<Vec<Score>, String> {
     if train.n() != truth.n() || train.k != truth.k || train.x != truth.x {
         return Err("training and scoring data must hold the same inputs".to_owned());
     }
@@ -141,7 +141,7 @@ pub struct Fold {
 /// rotations. The shuffles depend only on the number of rows and `method.seed`: data sets with
 /// the same number of rows in the same input order (two regions of one program, one row per
 /// input) get the same splits.
-pub fn folds(train: &Costs, choice: ModelChoice, m: usize, method: &Method) -> Vec<Fold> {
+pub fn folds(train: &TrainingSet, choice: ModelChoice, m: usize, method: &Method) -> Vec<Fold> {
     let n = train.n();
     let mut rng = XorShift::new(method.seed);
     let mut out = Vec::new();
@@ -158,7 +158,7 @@ pub fn folds(train: &Costs, choice: ModelChoice, m: usize, method: &Method) -> V
             let test_idx: Vec<usize> = (start + m..start + method.k).flat_map(|g| group(g).iter().copied()).collect();
             let fold = train.subset(&train_idx);
             let seed = rng.next_u64();
-            let (chosen, decide): (Option<String>, Box<dyn Fn(usize) -> usize>) = match model::fit_costs(choice, &fold, seed) {
+            let (chosen, decide): (Option<String>, Box<dyn Fn(usize) -> usize>) = match model::fit_training_set(choice, &fold, seed) {
                 Ok(f) => (Some(f.chosen.describe()), Box::new(move |i| f.model.predict(&train.padded(i)))),
                 Err(_) => {
                     let mut counts = vec![0usize; train.k];
@@ -176,7 +176,7 @@ pub fn folds(train: &Costs, choice: ModelChoice, m: usize, method: &Method) -> V
     out
 }
 
-fn score_one(train: &Costs, truth: &Costs, choice: ModelChoice, m: usize, method: &Method) -> Score {
+fn score_one(train: &TrainingSet, truth: &TrainingSet, choice: ModelChoice, m: usize, method: &Method) -> Score {
     let mut s = Score {
         model: choice.describe(),
         choice,
@@ -222,10 +222,10 @@ fn score_one(train: &Costs, truth: &Costs, choice: ModelChoice, m: usize, method
     s
 }
 
-/// A region's persisted data as [`Costs`]: per (feature vector, variant), the median of the
+/// A region's persisted data as [`TrainingSet`]: per (feature vector, variant), the median of the
 /// stored measurements (coarse-mode run totals, per execution, where a pair has no
 /// measurement). Variants are indexed in the file's declaration order.
-pub fn costs_from_file(f: &DataFile) -> Result<Costs, String> {
+pub fn costs_from_file(f: &DataFile) -> Result<TrainingSet, String> {
     let k = f.variants.len();
     let index = |name: &str| f.variants.iter().position(|v| v == name);
     let mut pairs: Vec<(Vec<f64>, usize, f64)> = Vec::new();
@@ -237,15 +237,15 @@ pub fn costs_from_file(f: &DataFile) -> Result<Costs, String> {
             pairs.push((s.features.clone(), v, t));
         }
     }
-    let mut per_run: std::collections::HashMap<(FKey, usize), Vec<f64>> = Default::default();
+    let mut per_run: std::collections::HashMap<(FeatureKey, usize), Vec<f64>> = Default::default();
     for r in &f.runs {
         if let Some(v) = index(&r.variant) {
             if r.executions > 0 {
-                per_run.entry((FKey::new(&r.features), v)).or_default().push(r.total_ns as f64 / r.executions as f64);
+                per_run.entry((FeatureKey::new(&r.features), v)).or_default().push(r.total_ns as f64 / r.executions as f64);
             }
         }
     }
-    let measured: std::collections::HashSet<(FKey, usize)> = pairs.iter().map(|(f, v, _)| (FKey::new(f), *v)).collect();
+    let measured: std::collections::HashSet<(FeatureKey, usize)> = pairs.iter().map(|(f, v, _)| (FeatureKey::new(f), *v)).collect();
     let mut extra: Vec<_> = per_run.into_iter().filter(|(key, _)| !measured.contains(key)).collect();
     extra.sort_by(|a, b| a.0 .1.cmp(&b.0 .1).then(a.0 .0.values().partial_cmp(&b.0 .0.values()).unwrap_or(std::cmp::Ordering::Equal)));
     for ((key, v), ts) in extra {
@@ -253,7 +253,7 @@ pub fn costs_from_file(f: &DataFile) -> Result<Costs, String> {
             pairs.push((key.values(), v, t));
         }
     }
-    Costs::from_pairs(&pairs, k)
+    TrainingSet::from_pairs(&pairs, k)
 }
 
 /// The scores as a Markdown table (one row per model and scenario).

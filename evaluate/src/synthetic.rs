@@ -24,7 +24,7 @@
 //!   compute and memory costs.
 
 use ompadapt_rt::model::rng::XorShift;
-use ompadapt_rt::model::Costs;
+use ompadapt_rt::model::TrainingSet;
 
 /// A controlled cost model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -99,9 +99,9 @@ pub struct Synthetic {
     /// The shape generated.
     pub shape: Shape,
     /// What the runtime would have stored.
-    pub measured: Costs,
+    pub measured: TrainingSet,
     /// The true costs.
-    pub truth: Costs,
+    pub truth: TrainingSet,
 }
 
 fn uniform(r: &mut XorShift) -> f64 {
@@ -296,8 +296,8 @@ pub fn generate(shape: Shape, inputs: usize, noise: Noise, seed: u64) -> Synthet
     let k = truth.first().map_or(1, Vec::len);
     Synthetic {
         shape,
-        measured: Costs::new(&rows, &measured, k).expect("synthetic costs are finite"),
-        truth: Costs::new(&rows, &truth, k).expect("synthetic costs are finite"),
+        measured: TrainingSet::new(&rows, &measured, k).expect("synthetic costs are finite"),
+        truth: TrainingSet::new(&rows, &truth, k).expect("synthetic costs are finite"),
     }
 }
 

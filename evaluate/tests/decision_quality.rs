@@ -11,7 +11,7 @@
 use ompadapt_evaluate as evaluate;
 use ompadapt_evaluate::synthetic::{self, Noise, Shape};
 use ompadapt_evaluate::{Method, Score};
-use ompadapt_rt::model::{Costs, ModelChoice};
+use ompadapt_rt::model::{ModelChoice, TrainingSet};
 
 /// (model, within 5 %, mean regret, worst regret) per model.
 type Rows = Vec<(String, f64, f64, f64)>;
@@ -124,7 +124,7 @@ fn adaptive_k_structure() {
     let rows: Vec<Vec<f64>> = (0..8).map(|i| vec![i as f64]).collect();
     let mut times: Vec<Vec<f64>> = (0..8).map(|i| vec![1.0 + i as f64, 4.0]).collect();
     times[3] = vec![nan, 4.0];
-    let c = Costs::new(&rows, &times, 2).unwrap();
+    let c = TrainingSet::new(&rows, &times, 2).unwrap();
     let sc = &evaluate::adaptive_k(&c, &[ModelChoice::Tree { max_depth: 1 }], &Method::adaptive50()).unwrap()[0];
     assert_eq!(sc.decisions, 10 * 7 * 2);
     assert!(evaluate::adaptive_k(&c.subset(&[0, 1]), &[ModelChoice::Auto], &Method::default()).is_err());
@@ -133,7 +133,7 @@ fn adaptive_k_structure() {
 /// Persisted data (what `ompadapt export` archives) evaluates like the plain data it holds.
 #[test]
 fn persisted_data_evaluates() {
-    use ompadapt_rt::persist::{DataFile, SampleRecord};
+    use ompadapt_rt::store::{DataFile, SampleRecord};
     let s = synthetic::generate(Shape::CrossoverNk, 24, Noise::NONE, 5);
     let variants = vec!["serial".to_owned(), "cpu".to_owned(), "gpu".to_owned()];
     let mut f = DataFile { variants: variants.clone(), ..DataFile::default() };

@@ -73,7 +73,7 @@ typedef struct ompadapt_ctx {
  *                               sets `variant` to the index mapped to P's decision (the
  *                               number of variants when none is), records nothing
  *   fallback=N                  the variant generated code runs without a runtime
- * Up to 1024 variants. min_train, param1 and param2 come from min_train_data(...) and
+ * Up to 1024 variants. min_train, model_param1 and model_param2 come from min_train_data(...) and
  * model_type(kind, p1, p2); -1 means "not given, use the default". */
 
 /* Starts one execution of the region described by `spec` and selects its variant.
@@ -84,13 +84,13 @@ typedef struct ompadapt_ctx {
  *   min_train training samples before the model trains: distinct (feature vector, variant)
  *             pairs measured OMPADAPT_REPEATS times (default 1, as Apollo counts them);
  *             < 1: the number of variants
- *   param1/2  model_type parameters: dtree depth (default 2); rfc trees, depth (10, 2)
+ *   model_param1/2  model_type parameters: dtree depth (default 2); rfc trees, depth (10, 2)
  *             (OMPADAPT_MODEL overrides the model, for every region or per region, e.g.
  *             `dtree,3;mm:logistic`; models dtree[,depth], rfc[,trees[,depth]], logistic)
  *   features  nfeatures doubles (at most OMPADAPT_MAX_FEATURES are used); NULL if none
  *   ctx       filled: variant, value, the copied features and the runtime's private fields
  * Thread-safe. Cost: see the top of this file (trained: lock-free, allocation-free). */
-void ompadapt_begin(void **slot, const char *spec, long min_train, long param1, long param2,
+void ompadapt_begin(void **slot, const char *spec, long min_train, long model_param1, long model_param2,
                     const double *features, int nfeatures, ompadapt_ctx *ctx);
 
 /* Ends the execution started on `ctx`: stops its clock and records the time for its feature
@@ -162,7 +162,7 @@ int ompadapt_set_dir(const char *dir);
  * dlsym("ompadapt_rt_api"); check `version` == OMPADAPT_API_VERSION before use). Immutable. */
 struct ompadapt_api {
   unsigned int version; /* OMPADAPT_API_VERSION */
-  void (*begin)(void **slot, const char *spec, long min_train, long param1, long param2,
+  void (*begin)(void **slot, const char *spec, long min_train, long model_param1, long model_param2,
                 const double *features, int nfeatures, ompadapt_ctx *ctx);
   void (*end)(ompadapt_ctx *ctx);
   void (*unlowered_offload_site)(const char *model);

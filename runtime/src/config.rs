@@ -187,13 +187,13 @@ impl Default for RegionSettings {
 
 /// The model of a region whose directive names none: chosen by cross-validated regret.
 pub fn default_model() -> ModelChoice {
-    ModelChoice::resolve(crate::spec::ModelType::Auto, -1, -1)
+    ModelChoice::resolve(crate::spec::ModelType::Auto, [-1, -1])
 }
 
 /// What a directive's model type says: nothing when it is `auto`, what the plugin writes for a
 /// directive without `model_type`.
-pub fn directive_model(kind: crate::spec::ModelType, p1: i64, p2: i64) -> Option<ModelChoice> {
-    (kind != crate::spec::ModelType::Auto).then(|| ModelChoice::resolve(kind, p1, p2))
+pub fn directive_model(kind: crate::spec::ModelType, params: [i64; 2]) -> Option<ModelChoice> {
+    (kind != crate::spec::ModelType::Auto).then(|| ModelChoice::resolve(kind, params))
 }
 
 /// Default of `OMPADAPT_LEARN`.

@@ -22,17 +22,17 @@
 use std::collections::HashMap;
 
 use crate::config::DriftConfig;
-use crate::stats::{FKey, FxBuild};
+use crate::stats::{FeatureKey, FxBuild};
 
 /// Measured time per (feature vector, variant).
 #[derive(Clone, Debug, Default)]
 pub struct TimeModel {
-    exact: HashMap<(FKey, usize), f64, FxBuild>,
+    exact: HashMap<(FeatureKey, usize), f64, FxBuild>,
 }
 
 impl TimeModel {
     /// The model of per-pair robust times.
-    pub fn fit(times: &[(FKey, usize, f64)], nv: usize) -> TimeModel {
+    pub fn fit(times: &[(FeatureKey, usize, f64)], nv: usize) -> TimeModel {
         let mut m = TimeModel::default();
         for &(k, v, t) in times {
             if v < nv && t.is_finite() && t >= 0.0 {
@@ -43,7 +43,7 @@ impl TimeModel {
     }
 
     /// Measured time of variant `v` on `key`, ns (None: never measured).
-    pub fn predict(&self, key: &FKey, v: usize) -> Option<f64> {
+    pub fn predict(&self, key: &FeatureKey, v: usize) -> Option<f64> {
         self.exact.get(&(*key, v)).copied()
     }
 
@@ -84,7 +84,7 @@ mod tests {
 
     #[test]
     fn only_measured_pairs_are_predicted() {
-        let k = |x: f64| FKey::new(&[x]);
+        let k = |x: f64| FeatureKey::new(&[x]);
         let m = TimeModel::fit(&[(k(10.0), 0, 120.0), (k(100.0), 0, 300.0), (k(10.0), 1, 50.0)], 3);
         assert_eq!(m.predict(&k(100.0), 0), Some(300.0));
         assert_eq!(m.predict(&k(500.0), 0), None, "no extrapolation: an unmeasured size is not judged");

@@ -8,7 +8,7 @@
 //! last one stopped: a program that runs its region once per process measures one missing
 //! pair per run instead of restarting at the first variant.
 //!
-//! Assessment ([`Fv::assess`]) with adaptive repetition (the default, `repeats` =
+//! Assessment ([`VectorView::assess`]) with adaptive repetition (the default, `repeats` =
 //! [`ADAPTIVE`]):
 //! 1. *first pass*: every candidate variant once;
 //! 2. *warm data*: the first execution of a variant in a process is *cold* (the first offload
@@ -32,7 +32,7 @@
 //! 6. then the lowest estimate is the label.
 //!
 //! Steps 3–5 draw on a region-wide budget of extra measurements (half a pass over the pairs;
-//! doubts, the most frequent and least decisive, only a third of a pass: see `store`). With
+//! doubts, the most frequent and least decisive, only a third of a pass: see `measurements`). With
 //! fixed repeats (`OMPADAPT_REPEATS=N`) every candidate gets N measurements and the label is
 //! the lowest median (or the vote, Liao et al.).
 //!
@@ -180,19 +180,19 @@ pub struct Sample {
     pub cold: bool,
 }
 
-/// "Not decided" in [`FvRec::decided`].
+/// "Not decided" in [`VectorRecord::decided`].
 pub const UNDECIDED: u16 = u16::MAX;
 
-/// [`FvRec::flags`]: re-opened after a drift (labelled again from fresh measurements).
+/// [`VectorRecord::flags`]: re-opened after a drift (labelled again from fresh measurements).
 pub const REOPENED: u8 = 1;
-/// [`FvRec::flags`]: first explored after the region trained (within the learning budget).
+/// [`VectorRecord::flags`]: first explored after the region trained (within the learning budget).
 pub const NOVEL: u8 = 2;
 
-/// Exploration state of one feature vector, compact (the store keeps its key and per-variant
-/// counters in arenas, see `store`): 40 bytes plus its samples.
+/// Exploration state of one feature vector, compact (the measurement table keeps its key and per-variant
+/// counters in arenas, see `measurements`): 40 bytes plus its samples.
 #[derive(Clone, Debug, PartialEq)]
-pub struct FvRec {
-    /// Offset of the key's values in the store's key arena, and their number.
+pub struct VectorRecord {
+    /// Offset of the key's values in the measurement table's key arena, and their number.
     pub key_off: u32,
     pub nf: u8,
     /// [`REOPENED`], [`NOVEL`].
@@ -206,9 +206,9 @@ pub struct FvRec {
     pub times: Vec<Sample>,
 }
 
-/// A feature vector's record with its counters, borrowed from the store.
-pub struct Fv<'a> {
-    pub rec: &'a mut FvRec,
+/// A feature vector's record with its counters, borrowed from the measurement table.
+pub struct VectorView<'a> {
+    pub rec: &'a mut VectorRecord,
     pub counts: &'a mut [Counts],
     /// Variants unavailable in this run (`off[v]`; shorter than the variants: the rest are
     /// available): never candidates, never wanted, never the label.
@@ -265,7 +265,7 @@ fn nth_smallest(v: &mut [f64], k: usize) -> f64 {
     *v.select_nth_unstable_by(k, f64::total_cmp).1
 }
 
-impl FvRec {
+impl VectorRecord {
     /// The decision, if any.
     pub fn decided(&self) -> Option<usize> {
         (self.decided != UNDECIDED).then_some(self.decided as usize)
@@ -363,12 +363,12 @@ pub fn is_alive(alive: u64, v: usize) -> bool {
     v >= 64 || alive >> v & 1 == 1
 }
 
-impl Fv<'_> {
+impl VectorView<'_> {
     fn nv(&self) -> usize {
         self.counts.len()
     }
 
-    /// Whether variant `v` may run in this process (see [`Fv::off`]).
+    /// Whether variant `v` may run in this process (see [`VectorView::off`]).
     #[inline]
     pub fn available(&self, v: usize) -> bool {
         !self.off.get(v).copied().unwrap_or(false)
@@ -385,7 +385,7 @@ impl Fv<'_> {
     }
 
     /// The variant the next exploring execution of this vector runs, when the choice is made
-    /// under the store's lock (`k` = a position that advances per execution): its label once
+    /// under the measurement table's lock (`k` = a position that advances per execution): its label once
     /// decided, else a wanted variant (in turn, or at random), else the least measured.
     pub fn choose(&self, p: &Params, k: u64, rng: &mut XorShift) -> usize {
         if let Some(d) = self.rec.decided() {
@@ -716,15 +716,15 @@ mod tests {
     }
 
     /// A vector's record and counters owned by the test.
-    struct Owned(FvRec, Vec<Counts>);
+    struct Owned(VectorRecord, Vec<Counts>);
 
     impl Owned {
         fn new(nv: usize) -> Owned {
-            let rec = FvRec { key_off: 0, nf: 1, flags: 0, decided: UNDECIDED, alive: all_mask(nv), times: Vec::new() };
+            let rec = VectorRecord { key_off: 0, nf: 1, flags: 0, decided: UNDECIDED, alive: all_mask(nv), times: Vec::new() };
             Owned(rec, vec![Counts { want: 1, ..Counts::default() }; nv])
         }
-        fn fv(&mut self) -> Fv<'_> {
-            Fv { rec: &mut self.0, counts: &mut self.1, off: &[] }
+        fn fv(&mut self) -> VectorView<'_> {
+            VectorView { rec: &mut self.0, counts: &mut self.1, off: &[] }
         }
     }
 
@@ -881,7 +881,7 @@ mod tests {
         assert_eq!((t.len(), t[0], *t.last().unwrap()), (KEEP + 10, KEEP as f64, (2 * KEEP + 9) as f64));
         assert_eq!(o.1[0].kept as usize, KEEP + 10);
         assert_eq!(o.0.times_of(1).len(), 11);
-        assert_eq!(std::mem::size_of::<FvRec>(), 40);
+        assert_eq!(std::mem::size_of::<VectorRecord>(), 40);
         assert_eq!(std::mem::size_of::<Sample>(), 8);
         assert_eq!(std::mem::size_of::<Counts>(), 12);
     }

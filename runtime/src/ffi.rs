@@ -11,6 +11,7 @@ use crate::ctx::{Ctx, API_VERSION, MAX_FEATURES};
 use crate::diag;
 use crate::region::Region;
 use crate::registry;
+use crate::spec::CallArgs;
 
 /// `ompadapt_begin`: finds or creates the region (cached in `*slot`), copies the features,
 /// selects a variant and starts the clock.
@@ -24,8 +25,8 @@ pub unsafe extern "C" fn ompadapt_begin(
     slot: *mut *mut c_void,
     spec: *const c_char,
     min_train: c_long,
-    param1: c_long,
-    param2: c_long,
+    model_param1: c_long,
+    model_param2: c_long,
     features: *const f64,
     nfeatures: c_int,
     ctx: *mut Ctx,
@@ -33,7 +34,9 @@ pub unsafe extern "C" fn ompadapt_begin(
     if ctx.is_null() {
         return;
     }
-    let ok = catch_unwind(AssertUnwindSafe(|| begin(slot, spec, min_train, param1, param2, features, nfeatures, &mut *ctx)));
+    let ok = catch_unwind(AssertUnwindSafe(|| {
+        begin(slot, spec, CallArgs { min_train, model_params: [model_param1, model_param2] }, features, nfeatures, &mut *ctx)
+    }));
     if ok.is_err() {
         // Variant 0, not recorded (region NULL makes `end` a no-op).
         let c = &mut *ctx;
@@ -55,22 +58,13 @@ unsafe fn region_in_slot(slot: *mut *mut c_void) -> Option<&'static Region> {
 
 #[inline]
 #[allow(clippy::too_many_arguments)]
-unsafe fn begin(
-    slot: *mut *mut c_void,
-    spec: *const c_char,
-    min_train: i64,
-    p1: i64,
-    p2: i64,
-    features: *const f64,
-    nfeatures: c_int,
-    ctx: &mut Ctx,
-) {
+unsafe fn begin(slot: *mut *mut c_void, spec: *const c_char, args: CallArgs, features: *const f64, nfeatures: c_int, ctx: &mut Ctx) {
     let region = match region_in_slot(slot) {
         Some(r) => r,
         None => {
             // Slow path, once per call site: parse, find or create, publish in the slot.
             let text = if spec.is_null() { None } else { Some(CStr::from_ptr(spec).to_string_lossy()) };
-            let r = registry::global().lookup(text.as_deref(), min_train, p1, p2);
+            let r = registry::global().lookup(text.as_deref(), args);
             if !slot.is_null() {
                 AtomicPtr::from_ptr(slot).store(r as *const Region as *mut c_void, Ordering::Release);
             }

@@ -17,13 +17,13 @@
 //! * [`registry`] — the process-wide table of regions (and the exit handler);
 //! * [`region`] — one region: selection, recording, training, drift reset, settings;
 //! * [`shard`] — per-thread decision cache and counters of trained executions (lock-free);
-//! * [`store`] — a region's exploration measurements and training-trigger counters;
+//! * [`measurements`] — a region's exploration measurements and training-trigger counters;
 //! * [`explore`] — exploration strategies and labels from repeated measurements;
 //! * [`drift`] — the time model and drift detection;
 //! * [`stats`] — feature-vector keys, hashing, medians;
 //! * [`model`] — model training and compiled models for inference;
 //! * [`report`] — the exit report (text or JSON);
-//! * [`persist`] — data and models saved across runs, safe with many writers;
+//! * [`store`] — data and models saved across runs, safe with many writers;
 //! * [`config`] — environment variables (the table of every `OMPADAPT_` variable);
 //! * [`env`] — the one place the environment is read, and the secure-execution check;
 //! * [`safe_fs`] — files in shared folders: no symbolic links followed, bounded reads;
@@ -41,11 +41,11 @@ pub mod env;
 pub mod explore;
 pub mod ffi;
 pub mod host_run;
+pub mod measurements;
 pub mod model;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod openmp_start;
-pub mod persist;
 pub mod region;
 pub mod registry;
 pub mod report;

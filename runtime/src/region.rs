@@ -19,10 +19,10 @@
 //! * an **exploring** execution chooses its variant from a copy of its vector's exploration
 //!   state kept in the thread's shard (what is wanted, the label once decided; refreshed
 //!   whenever the thread takes the lock, and when the region's exploration version changes)
-//!   and, at `end`, buffers its measurement in the shard (handed to the store in batches,
+//!   and, at `end`, buffers its measurement in the shard (handed to the measurement table in batches,
 //!   before the thread's next locked measurement, or by whoever reads the data: report,
 //!   training, persistence). The measurement that delivers the last of what the view wanted
-//!   takes the lock (the store assesses the vector: label, or more wanted). A measurement
+//!   takes the lock (the measurement table assesses the vector: label, or more wanted). A measurement
 //!   that makes a pair a training sample also takes one atomic step on the region's `slack`,
 //!   and takes the lock only when that says the region may have become ready to train; under
 //!   successive elimination every measurement of an undecided vector takes the lock;
@@ -48,11 +48,11 @@ use crate::ctx::{Ctx, MAX_FEATURES, T0_NO_RECORD};
 use crate::diag;
 use crate::drift;
 use crate::explore::{Params, Strategy};
+use crate::measurements::{AssessmentInputs, MeasurementTable};
 use crate::model::ModelChoice;
 use crate::shard::{bump, Shard, Shards, Slot, BUF, COLD, DONE, EXPLORE, NS_MASK, V_SHIFT};
-use crate::spec::RegionDescriptor;
-use crate::stats::{fnv1a, hash_features, FKey, XorShift};
-use crate::store::{Env, Store};
+use crate::spec::{CallArgs, RegionDescriptor};
+use crate::stats::{fnv1a, hash_features, FeatureKey, XorShift};
 
 mod availability;
 mod builder;
@@ -105,7 +105,7 @@ pub struct DriftEvent {
     /// Executions of the region when it happened.
     pub at_execution: u64,
     /// The vector and the variant that drifted, and the vector's label before.
-    pub key: FKey,
+    pub key: FeatureKey,
     pub variant: usize,
     pub label_before: Option<usize>,
     /// Slow executions in the window that triggered it, and the window's length.
@@ -115,11 +115,11 @@ pub struct DriftEvent {
 
 #[derive(Debug)]
 pub(crate) struct Inner {
-    store: Store,
+    measurements: MeasurementTable,
     settings: Settings,
     /// Trained executions that did not fit in a thread's shard:
     /// ((vector, variant), (count, timed, ticks)).
-    overflow: std::collections::HashMap<(FKey, usize), (u64, u64, u64), crate::stats::FxBuild>,
+    overflow: std::collections::HashMap<(FeatureKey, usize), (u64, u64, u64), crate::stats::FxBuild>,
     drifts: Vec<DriftEvent>,
     /// Variants made unavailable in this run, in order.
     unavailable: Vec<Unavailable>,
@@ -168,7 +168,7 @@ impl HostCopies {
 const NEVER: i64 = 1 << 60;
 
 /// The region's lock. Releasing it publishes what training still needs to
-/// [`Region::slack`], so every change of the store's counters, the settings or the epoch
+/// [`Region::slack`], so every change of the measurement table's counters, the settings or the epoch
 /// reaches it however it was made.
 pub(crate) struct Locked<'a> {
     g: MutexGuard<'a, Inner>,
@@ -195,7 +195,7 @@ impl Drop for Locked<'_> {
         let need = if r.epoch.load(Relaxed) & 1 == 1 || g.settings.explore_only || r.mode.frozen {
             NEVER
         } else {
-            (g.settings.min_train.min(NEVER as usize) as i64 - g.store.counted as i64).min(NEVER)
+            (g.settings.min_train.min(NEVER as usize) as i64 - g.measurements.counted as i64).min(NEVER)
         };
         if need != g.need {
             r.slack.fetch_add(need - g.need, AcqRel);
@@ -208,8 +208,8 @@ impl Drop for Locked<'_> {
 pub struct Region {
     /// The descriptor (for a malformed one: a stand-in with the region's best-effort name).
     pub spec: RegionDescriptor,
-    /// `(min_train, param1, param2)` as passed by the first call site.
-    pub args: (i64, i64, i64),
+    /// `min_train_data` and the model parameters as passed by the first call site.
+    pub args: CallArgs,
     /// Why the spec is unusable; such a region always runs variant 0 and records nothing.
     pub broken: Option<String>,
     pub mode: Mode,
@@ -235,11 +235,11 @@ pub struct Region {
     retrains: AtomicU32,
     /// Exploration version: bumped (under the lock) when shards' exploration views may be
     /// wrong in the unsafe direction (drifts, new parameters, loaded data; see `fill_view`).
-    xver: AtomicU64,
-    /// The exploration strategy (a copy of the store's, for the lock-free choice).
+    exploration_version: AtomicU64,
+    /// The exploration strategy (a copy of the measurement table's, for the lock-free choice).
     strategy: std::sync::atomic::AtomicU8,
     /// Training samples still missing before the region may train, minus the pair completions
-    /// buffered since (measurements flagged [`DONE`] not yet in the store): when a thread
+    /// buffered since (measurements flagged [`DONE`] not yet in the measurement table): when a thread
     /// buffers a completion that brings it to 0 or below, it takes the lock to hand the
     /// buffers over and train (see `record_explore_fast`). One atomic, changed only by
     /// read-modify-writes (completions, hand-overs, and [`Locked`] when what is missing
@@ -306,11 +306,11 @@ impl Region {
 
     /// What assessments of this region's vectors need from it: which variants are warm in this
     /// process, and the model's decisions once one decides.
-    fn env_with<R>(&self, f: impl FnOnce(&Env) -> R) -> R {
+    fn with_assessment_inputs<R>(&self, f: impl FnOnce(&AssessmentInputs) -> R) -> R {
         let warm = |v: usize| !self.warmup || self.warmed.get(v).is_some_and(|w| w.load(Relaxed));
         let model = self.model.load_full().filter(|t| matches!(t.predictor, Predictor::Model(_)));
-        let predict = |k: &FKey| model.as_ref().map_or(0, |t| t.predict(k));
-        let env = Env { warm: &warm, model: model.is_some().then_some(&predict as &dyn Fn(&FKey) -> usize) };
+        let predict = |k: &FeatureKey| model.as_ref().map_or(0, |t| t.predict(k));
+        let env = AssessmentInputs { warm: &warm, model: model.is_some().then_some(&predict as &dyn Fn(&FeatureKey) -> usize) };
         f(&env)
     }
 }

@@ -18,16 +18,16 @@ use std::sync::{Mutex, Once, OnceLock};
 use crate::config::{self, Config, Directive};
 use crate::diag;
 use crate::explore::{Strategy, ADAPTIVE};
-use crate::persist::{self, Binding, Program};
 use crate::region::{Region, RegionBuilder};
-use crate::spec::{self, RegionDescriptor};
+use crate::spec::{self, CallArgs, RegionDescriptor};
+use crate::store::{self, Binding, Program};
 
 #[derive(Default)]
 struct Inner {
     /// Regions by model name (malformed specs by `"\0" + spec text`, so they never clash).
     by_model: HashMap<String, &'static Region>,
     /// Regions by exact spec text and arguments, to skip parsing for slot-less callers.
-    by_text: HashMap<(String, i64, i64, i64), &'static Region>,
+    by_text: HashMap<(String, CallArgs), &'static Region>,
     /// Creation order (the report follows it).
     order: Vec<&'static Region>,
 }
@@ -60,9 +60,9 @@ impl Registry {
     }
 
     /// Finds or creates the region described by `spec_text` (`None`: the caller passed NULL).
-    pub fn lookup(&self, spec_text: Option<&str>, min_train: i64, p1: i64, p2: i64) -> &'static Region {
+    pub fn lookup(&self, spec_text: Option<&str>, args: CallArgs) -> &'static Region {
         let text = spec_text.unwrap_or("");
-        let tkey = (text.to_owned(), min_train, p1, p2);
+        let tkey = (text.to_owned(), args);
         // before any execution is timed (and outside the registry's lock)
         crate::openmp_start::start();
         let mut inner = self.lock();
@@ -89,7 +89,7 @@ impl Registry {
                 }
                 match inner.by_model.get(&parsed.descriptor.model) {
                     Some(r) => {
-                        if !r.spec.same_region(&parsed.descriptor) || r.args != (min_train, p1, p2) {
+                        if !r.spec.same_region(&parsed.descriptor) || r.args != args {
                             diag::warn(&format!(
                                 "region '{}': the directive at {} differs from the one at {} \
                                  (variants, features, model or min_train); both use the region \
@@ -100,7 +100,7 @@ impl Registry {
                         r
                     }
                     None => {
-                        let r = self.create(parsed.descriptor, min_train, p1, p2);
+                        let r = self.create(parsed.descriptor, args);
                         inner.by_model.insert(r.spec.model.clone(), r);
                         inner.order.push(r);
                         r
@@ -112,17 +112,17 @@ impl Registry {
         region
     }
 
-    fn create(&self, spec: RegionDescriptor, min_train: i64, p1: i64, p2: i64) -> &'static Region {
+    fn create(&self, spec: RegionDescriptor, args: CallArgs) -> &'static Region {
         let c = &self.config;
         let mut d = options_of(&spec);
-        d.min_train = (min_train >= 1).then_some(min_train as usize);
-        d.model = config::directive_model(spec.model_type, p1, p2);
-        let builder = RegionBuilder::from_settings(c.region_settings(&spec.model, &d)).call_args((min_train, p1, p2));
+        d.min_train = args.min_train();
+        d.model = config::directive_model(spec.model_type, args.model_params);
+        let builder = RegionBuilder::from_settings(c.region_settings(&spec.model, &d)).call_args(args);
         let region: &'static Region = Box::leak(Box::new(builder.build(spec)));
         if region.is_associated() {
             // follows its primary's model: nothing of its own to load or save
         } else if c.persist {
-            let b = persist::attach(region, &c.dir, &Program::of(c), c.compact_after);
+            let b = store::attach(region, &c.dir, &Program::of(c), c.compact_after);
             self.bindings.lock().unwrap_or_else(|e| e.into_inner()).push((region, b));
         } else if c.frozen {
             region.set_fixed_variant(Some(0));
@@ -143,13 +143,13 @@ impl Registry {
         region
     }
 
-    /// The region of `model`, if it exists.
     /// The primary region an associated region follows: the region named `use_model`, or one
     /// created from the primary's descriptor the compiler gave.
     pub fn primary_of(&self, a: &spec::Association) -> Option<&'static Region> {
-        self.find(&a.primary).or_else(|| a.primary_descriptor.as_deref().map(|s| self.lookup(Some(s), -1, -1, -1)))
+        self.find(&a.primary).or_else(|| a.primary_descriptor.as_deref().map(|s| self.lookup(Some(s), CallArgs::NONE)))
     }
 
+    /// The region of `model`, if it exists.
     pub fn find(&self, model: &str) -> Option<&'static Region> {
         self.lock().by_model.get(model).copied()
     }
@@ -167,11 +167,11 @@ impl Registry {
         let mut n = 0;
         let mut bindings = self.bindings.lock().unwrap_or_else(|e| e.into_inner());
         let Some((_, first)) = bindings.first() else { return 0 };
-        if let Err(e) = persist::open_store(&first.root, &first.program) {
-            let mut pending = persist::Pending::default();
+        if let Err(e) = store::open_store(&first.root, &first.program) {
+            let mut pending = store::Pending::default();
             let mut regions = Vec::new();
             for (r, b) in bindings.iter().filter(|(r, _)| r.broken.is_none()) {
-                let p = persist::pending(r, b);
+                let p = store::pending(r, b);
                 if !p.is_empty() {
                     pending.add(p);
                     regions.push(format!("'{}'", r.spec.model));
@@ -186,8 +186,8 @@ impl Registry {
             if r.broken.is_some() {
                 continue;
             }
-            let pending = persist::pending(r, b);
-            match persist::save(r, b) {
+            let pending = store::pending(r, b);
+            match store::save(r, b) {
                 Ok(Some(_)) => n += 1,
                 Ok(None) => {}
                 Err(e) => {
@@ -251,7 +251,7 @@ impl Registry {
 
 /// One line for a store that cannot be written: where, why, what is not saved, and (at exit)
 /// that it is lost; once per process and kind of save.
-fn store_unusable(root: &std::path::Path, e: &crate::safe_fs::Error, pending: &persist::Pending, regions: &[String], last: bool) {
+fn store_unusable(root: &std::path::Path, e: &crate::safe_fs::Error, pending: &store::Pending, regions: &[String], last: bool) {
     let of = match regions {
         [one] => format!("region {one}"),
         many => format!("{} regions ({})", many.len(), many.join(", ")),
@@ -349,14 +349,14 @@ mod tests {
     #[test]
     fn same_model_same_region() {
         let g = reg();
-        let a = g.lookup(Some("ompadapt1;model=m;loc=a.c:1;variants=x,y"), -1, -1, -1);
-        let b = g.lookup(Some("ompadapt1;model=m;loc=b.c:7;variants=x,y"), -1, -1, -1);
-        let c = g.lookup(Some("ompadapt1;model=m;loc=a.c:1;variants=x,y"), -1, -1, -1);
+        let a = g.lookup(Some("ompadapt1;model=m;loc=a.c:1;variants=x,y"), CallArgs::NONE);
+        let b = g.lookup(Some("ompadapt1;model=m;loc=b.c:7;variants=x,y"), CallArgs::NONE);
+        let c = g.lookup(Some("ompadapt1;model=m;loc=a.c:1;variants=x,y"), CallArgs::NONE);
         assert!(std::ptr::eq(a, b) && std::ptr::eq(a, c));
-        let d = g.lookup(Some("ompadapt1;model=other;variants=x,y"), -1, -1, -1);
+        let d = g.lookup(Some("ompadapt1;model=other;variants=x,y"), CallArgs::NONE);
         assert!(!std::ptr::eq(a, d));
         // a differing spec under the same name warns and still gets the first region
-        let e = g.lookup(Some("ompadapt1;model=m;loc=c.c:2;variants=x,y,z"), -1, -1, -1);
+        let e = g.lookup(Some("ompadapt1;model=m;loc=c.c:2;variants=x,y,z"), CallArgs::NONE);
         assert!(std::ptr::eq(a, e));
         assert_eq!(e.nvariants(), 2);
         assert_eq!(g.regions().len(), 2);
@@ -366,15 +366,15 @@ mod tests {
     #[test]
     fn malformed_and_null_specs() {
         let g = reg();
-        let a = g.lookup(Some("ompadapt1;model=bad;variants="), -1, -1, -1);
+        let a = g.lookup(Some("ompadapt1;model=bad;variants="), CallArgs::NONE);
         assert!(a.broken.is_some());
         assert_eq!(a.spec.model, "bad");
-        let b = g.lookup(Some("ompadapt1;model=bad;variants="), -1, -1, -1);
+        let b = g.lookup(Some("ompadapt1;model=bad;variants="), CallArgs::NONE);
         assert!(std::ptr::eq(a, b));
-        let n = g.lookup(None, -1, -1, -1);
+        let n = g.lookup(None, CallArgs::NONE);
         assert!(n.broken.is_some());
         // a well-formed region of the same name is a different region
-        let ok = g.lookup(Some("ompadapt1;model=bad;variants=a,b"), -1, -1, -1);
+        let ok = g.lookup(Some("ompadapt1;model=bad;variants=a,b"), CallArgs::NONE);
         assert!(ok.broken.is_none());
     }
 }

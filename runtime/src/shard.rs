@@ -30,7 +30,7 @@ use std::ptr::null_mut;
 use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::Mutex;
 
-use crate::stats::FKey;
+use crate::stats::FeatureKey;
 
 const CHUNK_SIZES: [usize; 4] = [16, 64, 256, 1024];
 
@@ -38,7 +38,7 @@ const CHUNK_SIZES: [usize; 4] = [16, 64, 256, 1024];
 pub struct Slot {
     /// 0: empty; else the key's hash (never 0). Written last, with release.
     tag: AtomicU64,
-    key: UnsafeCell<FKey>,
+    key: UnsafeCell<FeatureKey>,
     /// `[count, timed, sum of ticks, wanted, seen count]` per variant, in the chunk's array
     /// (set before publication).
     counts: Cell<*const AtomicU64>,
@@ -53,23 +53,44 @@ pub struct Slot {
     /// Drift bar of the decision, clock ticks (`u64::MAX`: not checked).
     pub bar_ticks: AtomicU64,
     /// Drift window of the decision: timed executions judged, and those over the bar.
-    pub win_n: AtomicU32,
-    pub win_slow: AtomicU32,
-    /// Exploration view (a copy of the region's store, refreshed under its lock when the
-    /// region's exploration version changes): the version it was copied at,
-    pub xver: AtomicU64,
-    /// where the vector's data is in the store (`generation << 32 | index + 1`),
-    pub xat: AtomicU64,
-    /// its candidate variants (successive elimination),
-    pub xalive: AtomicU64,
-    /// its label once decided (`u32::MAX`: not yet),
-    pub xdecided: AtomicU32,
-    /// the measurements still wanted in this view (sum of [`Slot::xleft`]),
-    pub xwant: AtomicU32,
-    /// the measurements after which a pair counts as a training sample,
-    pub xthr: AtomicU32,
-    /// and this thread's round-robin position.
-    pub xrr: AtomicU32,
+    pub window_judged: AtomicU32,
+    pub window_slow: AtomicU32,
+    /// This thread's copy of the vector's exploration state.
+    pub view: ExplorationView,
+}
+
+/// A copy of a vector's exploration state in the region's measurement table, kept in a
+/// thread's slot so that exploring executions choose without the region's lock; refreshed
+/// under the lock when the region's exploration version changes.
+pub struct ExplorationView {
+    /// The region's exploration version it was copied at.
+    pub version: AtomicU64,
+    /// Where the vector's data is in the measurement table (`generation << 32 | index + 1`).
+    pub at: AtomicU64,
+    /// The vector's candidate variants (successive elimination).
+    pub alive: AtomicU64,
+    /// Its label once decided (`u32::MAX`: not yet).
+    pub decided: AtomicU32,
+    /// The measurements still wanted in this view (sum of [`Slot::wanted_of`]).
+    pub wanted: AtomicU32,
+    /// The measurements after which a pair counts as a training sample.
+    pub threshold: AtomicU32,
+    /// This thread's round-robin position.
+    pub round_robin: AtomicU32,
+}
+
+impl ExplorationView {
+    fn empty() -> ExplorationView {
+        ExplorationView {
+            version: AtomicU64::new(u64::MAX),
+            at: AtomicU64::new(0),
+            alive: AtomicU64::new(0),
+            decided: AtomicU32::new(u32::MAX),
+            wanted: AtomicU32::new(0),
+            threshold: AtomicU32::new(1),
+            round_robin: AtomicU32::new(0),
+        }
+    }
 }
 
 /// [`Slot::variant`] of a vector that explores although a model decides the region (a vector
@@ -85,27 +106,21 @@ impl Slot {
     fn empty() -> Slot {
         Slot {
             tag: AtomicU64::new(0),
-            key: UnsafeCell::new(FKey::new(&[])),
+            key: UnsafeCell::new(FeatureKey::new(&[])),
             counts: Cell::new(std::ptr::null()),
             owner: Cell::new(0),
             shard: Cell::new(std::ptr::null()),
             epoch: AtomicU64::new(0),
             variant: AtomicU32::new(0),
             bar_ticks: AtomicU64::new(u64::MAX),
-            win_n: AtomicU32::new(0),
-            win_slow: AtomicU32::new(0),
-            xver: AtomicU64::new(u64::MAX),
-            xat: AtomicU64::new(0),
-            xalive: AtomicU64::new(0),
-            xdecided: AtomicU32::new(u32::MAX),
-            xwant: AtomicU32::new(0),
-            xthr: AtomicU32::new(1),
-            xrr: AtomicU32::new(0),
+            window_judged: AtomicU32::new(0),
+            window_slow: AtomicU32::new(0),
+            view: ExplorationView::empty(),
         }
     }
 
     /// The feature vector (valid once the slot is published).
-    pub fn key(&self) -> &FKey {
+    pub fn key(&self) -> &FeatureKey {
         // SAFETY: see `unsafe impl Sync`; callers obtained the slot through a published tag.
         unsafe { &*self.key.get() }
     }
@@ -134,7 +149,7 @@ impl Slot {
     /// Part of the exploration view: measurements of variant `v` still wanted (see
     /// `region::fill_view`).
     #[inline(always)]
-    pub fn xleft(&self, v: usize) -> &AtomicU64 {
+    pub fn wanted_of(&self, v: usize) -> &AtomicU64 {
         // SAFETY: as in `count`.
         unsafe { &*self.counts.get().add(STRIDE * v + 3) }
     }
@@ -197,13 +212,13 @@ pub fn bump(c: &AtomicU64, x: u64) {
     c.store(c.load(Relaxed).wrapping_add(x), Relaxed);
 }
 
-/// Exploring measurements a shard keeps before handing them to the region's store.
+/// Exploring measurements a shard keeps before handing them to the region's measurement table.
 pub const BUF: usize = 64;
 
 /// One buffered exploring measurement.
 #[derive(Default)]
 pub struct Pending {
-    /// `generation << 32 | index + 1` of the feature vector in the store.
+    /// `generation << 32 | index + 1` of the feature vector in the measurement table.
     pub at: AtomicU64,
     /// `variant << 48 | flags | ns` (flags [`DONE`], [`COLD`]; `ns` within [`NS_MASK`]).
     pub vns: AtomicU64,
@@ -246,10 +261,10 @@ pub struct Shard {
     /// Times `sample_left` ran out: the thread's trained executions are about this × the
     /// sampling interval (a count that costs nothing on the untimed path).
     pub turns: AtomicU64,
-    /// Exploring measurements that cannot change the store's training counters (see
+    /// Exploring measurements that cannot change the measurement table's training counters (see
     /// `region::fill_view`), buffered so that such executions take no lock. Entry `i` is at
     /// `buf[i % BUF]`; the owner appends at `buf_len`; `buf_taken` (written only under the
-    /// region's lock, by whoever moves entries into the store) marks what the store has.
+    /// region's lock, by whoever moves entries into the measurement table) marks what the measurement table has.
     pub buf: [Pending; BUF],
     pub buf_len: AtomicU64,
     pub buf_taken: AtomicU64,
@@ -306,7 +321,7 @@ impl Shard {
     /// Adds a slot for `key` (hash `h`; the caller checked it is absent). Owner thread only.
     /// `None` when every chunk is full.
     #[cold]
-    pub fn insert(&self, h: u64, key: &FKey) -> Option<&Slot> {
+    pub fn insert(&self, h: u64, key: &FeatureKey) -> Option<&Slot> {
         let n = self.len.load(Relaxed);
         let (mut ci, mut off) = (0, n);
         while ci < CHUNK_SIZES.len() && off >= CHUNK_SIZES[ci] {
@@ -572,7 +587,7 @@ mod tests {
         let mut inserted = 0;
         for i in 0..2000 {
             let f = [i as f64, 1.0];
-            let k = FKey::new(&f);
+            let k = FeatureKey::new(&f);
             let h = k.hash64();
             assert!(s.find(h, &f).is_none());
             if let Some(slot) = s.insert(h, &k) {
@@ -600,7 +615,7 @@ mod tests {
         std::thread::scope(|sc| {
             sc.spawn(|| {
                 assert!(!std::ptr::eq(shards.local(), s));
-                let k = FKey::new(&[0.0, 1.0]);
+                let k = FeatureKey::new(&[0.0, 1.0]);
                 assert!(!s.find(k.hash64(), &[0.0, 1.0]).unwrap().owned_here());
             });
         });

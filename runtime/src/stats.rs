@@ -8,14 +8,14 @@ use crate::ctx::MAX_FEATURES;
 ///
 /// `-0.0` is folded into `0.0` and every NaN into one NaN, so equal-looking vectors are one key.
 #[derive(Clone, Copy, Debug)]
-pub struct FKey {
+pub struct FeatureKey {
     len: u8,
     bits: [u64; MAX_FEATURES],
 }
 
-impl FKey {
+impl FeatureKey {
     /// Builds a key from the first [`MAX_FEATURES`] values of `f`.
-    pub fn new(f: &[f64]) -> FKey {
+    pub fn new(f: &[f64]) -> FeatureKey {
         let n = f.len().min(MAX_FEATURES);
         let mut bits = [0u64; MAX_FEATURES];
         for (b, &x) in bits.iter_mut().zip(&f[..n]) {
@@ -27,7 +27,7 @@ impl FKey {
                 x.to_bits()
             };
         }
-        FKey { len: n as u8, bits }
+        FeatureKey { len: n as u8, bits }
     }
 
     /// Number of features.
@@ -64,13 +64,13 @@ impl FKey {
     }
 }
 
-impl PartialEq for FKey {
+impl PartialEq for FeatureKey {
     fn eq(&self, o: &Self) -> bool {
         self.len == o.len && self.bits[..self.len()] == o.bits[..o.len()]
     }
 }
-impl Eq for FKey {}
-impl Hash for FKey {
+impl Eq for FeatureKey {}
+impl Hash for FeatureKey {
     fn hash<H: Hasher>(&self, h: &mut H) {
         h.write_u8(self.len);
         for &b in &self.bits[..self.len()] {
@@ -79,7 +79,7 @@ impl Hash for FKey {
     }
 }
 
-/// A small, fast, non-cryptographic hasher for [`FKey`] maps (the Firefox/rustc "Fx" mix).
+/// A small, fast, non-cryptographic hasher for [`FeatureKey`] maps (the Firefox/rustc "Fx" mix).
 /// Keys are feature vectors chosen by the program, not by an adversary, so SipHash's DoS
 /// resistance buys nothing on the recording path.
 #[derive(Default, Clone, Copy)]
@@ -120,7 +120,7 @@ pub fn fnv1a(s: &str) -> u64 {
     s.bytes().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ b as u64).wrapping_mul(0x100_0000_01b3))
 }
 
-impl FKey {
+impl FeatureKey {
     /// A 64-bit hash of the key (never 0, so 0 can mark an empty hash-table slot); equal to
     /// [`hash_features`] of the values the key was built from.
     #[inline]
@@ -133,7 +133,7 @@ impl FKey {
         avalanche(acc)
     }
 
-    /// Whether the key equals the feature slice `f` (as [`FKey::new`] would build it).
+    /// Whether the key equals the feature slice `f` (as [`FeatureKey::new`] would build it).
     #[inline]
     pub fn matches(&self, f: &[f64]) -> bool {
         let n = f.len().min(MAX_FEATURES);
@@ -142,7 +142,7 @@ impl FKey {
     }
 }
 
-/// [`FKey::hash64`] of `FKey::new(f)`, without building the key.
+/// [`FeatureKey::hash64`] of `FeatureKey::new(f)`, without building the key.
 #[inline]
 pub fn hash_features(f: &[f64]) -> u64 {
     let n = f.len().min(MAX_FEATURES);
@@ -260,16 +260,16 @@ mod tests {
 
     #[test]
     fn keys() {
-        let a = FKey::new(&[1.0, -0.0]);
-        let b = FKey::new(&[1.0, 0.0]);
+        let a = FeatureKey::new(&[1.0, -0.0]);
+        let b = FeatureKey::new(&[1.0, 0.0]);
         assert_eq!(a, b);
-        assert_ne!(FKey::new(&[1.0]), FKey::new(&[1.0, 0.0]));
-        assert_eq!(FKey::new(&[f64::NAN]), FKey::new(&[-f64::NAN]));
-        let s: HashSet<FKey> = [a, b, FKey::new(&[2.0])].into_iter().collect();
+        assert_ne!(FeatureKey::new(&[1.0]), FeatureKey::new(&[1.0, 0.0]));
+        assert_eq!(FeatureKey::new(&[f64::NAN]), FeatureKey::new(&[-f64::NAN]));
+        let s: HashSet<FeatureKey> = [a, b, FeatureKey::new(&[2.0])].into_iter().collect();
         assert_eq!(s.len(), 2);
         let long: Vec<f64> = (0..20).map(|i| i as f64).collect();
-        assert_eq!(FKey::new(&long).len(), MAX_FEATURES);
-        assert_eq!(FKey::new(&[3.0, 4.0]).values(), vec![3.0, 4.0]);
+        assert_eq!(FeatureKey::new(&long).len(), MAX_FEATURES);
+        assert_eq!(FeatureKey::new(&[3.0, 4.0]).values(), vec![3.0, 4.0]);
     }
 
     #[test]
@@ -283,14 +283,14 @@ mod tests {
 
     #[test]
     fn hashes_and_matching() {
-        let a = FKey::new(&[1.0, -0.0]);
-        assert_eq!(a.hash64(), FKey::new(&[1.0, 0.0]).hash64());
-        assert_ne!(a.hash64(), FKey::new(&[1.0]).hash64());
+        let a = FeatureKey::new(&[1.0, -0.0]);
+        assert_eq!(a.hash64(), FeatureKey::new(&[1.0, 0.0]).hash64());
+        assert_ne!(a.hash64(), FeatureKey::new(&[1.0]).hash64());
         assert_eq!(a.hash64(), hash_features(&[1.0, -0.0]));
-        assert_ne!(FKey::new(&[1.0, 2.0]).hash64(), FKey::new(&[2.0, 1.0]).hash64(), "positions count");
+        assert_ne!(FeatureKey::new(&[1.0, 2.0]).hash64(), FeatureKey::new(&[2.0, 1.0]).hash64(), "positions count");
         assert!(a.matches(&[1.0, 0.0]) && a.matches(&[1.0, -0.0]));
         assert!(!a.matches(&[1.0]) && !a.matches(&[1.0, 0.0, 0.0]) && !a.matches(&[2.0, 0.0]));
-        assert!(FKey::new(&[f64::NAN]).matches(&[-f64::NAN]));
+        assert!(FeatureKey::new(&[f64::NAN]).matches(&[-f64::NAN]));
         let mut r = XorShift::new(7);
         let mut seen = [0; 3];
         for _ in 0..300 {
@@ -300,16 +300,16 @@ mod tests {
     }
 
     /// Feature vectors as programs give them (small integers, sizes, powers of two, fractions):
-    /// the low bits (shard index buckets) and the top 32 bits (the store's index) spread.
+    /// the low bits (shard index buckets) and the top 32 bits (the measurement table's index) spread.
     #[test]
     fn hashes_spread_typical_vectors() {
         let mut keys = Vec::new();
         for a in 0..16 {
             for b in 0..16 {
                 for c in [1.0, 2.0, 4.0, 1024.0, 1e6, 0.5] {
-                    keys.push(FKey::new(&[a as f64, (1u64 << b) as f64, c]));
+                    keys.push(FeatureKey::new(&[a as f64, (1u64 << b) as f64, c]));
                 }
-                keys.push(FKey::new(&[a as f64 * 0.25, b as f64]));
+                keys.push(FeatureKey::new(&[a as f64 * 0.25, b as f64]));
             }
         }
         let n = keys.len();

@@ -1,894 +1,627 @@
-//! A region's measurements while it explores, and the counters that decide when it trains.
+//! What a region learned, kept across runs: per program and region, versioned JSON, written so
+//! that any number of processes (MPI ranks, parallel test runs) can save at once without
+//! losing a sample.
 //!
-//! One `Store` per region, behind the region's mutex: it is touched by exploring executions
-//! that can change the training counters, by batches of buffered measurements, by training
-//! (labels), by drift re-explorations and by persistence — never by a trained execution, which
-//! records into per-thread shards instead (see `shard`).
+//! # Layout
 //!
-//! Training samples (`min_train_data`) are **distinct (feature vector, variant) pairs** with a
-//! measurement (with fixed repeats: `repeats` of them, or at least one once the vector is
-//! decided or the variant eliminated): exactly Apollo's and the paper's count. Training also
-//! needs one decided feature vector.
+//! ```text
+//! $OMPADAPT_DIR/<program>-<id>/<region>/       (default ./.ompadapt; names sanitised)
+//!     part-<run>-<seq>.json    what one process added in one save (the "delta")
+//!     merged.json              parts merged by compaction
+//!     .lock                    flock(2) lock file
+//!     .tmp-*                   files being written (never read)
+//!     *.corrupt-<t>, *.foreign-<t>, *.stale-<t>   files moved aside (never read, never deleted)
+//! ```
 //!
-//! The store also keeps what adaptive repetition (see `explore`) needs region-wide: the
-//! timing noise, estimated from how repeated measurements of one pair disagree (the median of
-//! the last 64 deviations, scaled to a standard deviation; a conservative prior until 8 are
-//! known), and the budget of extra measurements: at most half a pass over the measured pairs,
-//! plus two per variant to learn the noise (doubts, the most frequent, a third of a pass).
+//! # Program identity
+//! `<program>` is the executable's file name and `<id>` 16 hex digits of a hash of the
+//! program's identity: its executable's canonical path (or `OMPADAPT_PROGRAM`). Two programs
+//! that are both called `main` (every HeCBench binary) live in different folders and never
+//! share or move aside each other's data; a program rebuilt in place keeps its folder and
+//! what it learned (regions are matched by model name, variants by name, and data recorded
+//! with other feature names is moved aside as stale). A copy of the program at another path
+//! starts afresh unless `OMPADAPT_PROGRAM` names one identity for both. Every file records
+//! `program_id`; `ompadapt list` shows it.
 //!
-//! Memory: a **stored sample** is one retained measurement (feature vector, variant, time),
-//! the row Apollo keeps per execution. It costs 8 bytes in its vector's sample list; each
-//! feature vector adds a 40-byte record, its values (8 bytes per feature) in a key arena,
-//! 12 bytes per variant of counters in a counter arena, and 9 bytes per index bucket.
-//! [`Store::heap_bytes`] adds it all up (capacities, not lengths).
+//! A version-1 file of the first runtime (`<dir>/<program>/<region>.json`) is converted once
+//! into `part-imported-v1.json` and renamed `<file>.imported-<t>`.
+//! `<run>` is `<unix time ns>-<host>-<pid>` plus `-r<rank>` under MPI, so two processes never
+//! write the same name; `<seq>` counts the saves of one process (the explicit `ompadapt_save`
+//! and the exit handler each write only what is new since the previous save).
+//!
+//! # Why per-process files plus a lock (and not one file under a lock)
+//! A writer never waits for another and never rewrites anybody's data: it writes a temporary
+//! file in the same directory, fsyncs it and renames it to its unique name (atomic: a reader
+//! sees the whole file or nothing). Loading reads `merged.json` and every part. Parts pile up,
+//! so once a region has `OMPADAPT_COMPACT_AFTER` of them, the saving process takes the
+//! exclusive lock, merges everything into a new `merged.json` (atomically, listing the parts
+//! it contains in `merged_parts`), and only then deletes those parts. Loading takes the shared
+//! lock, so it never sees a half-done compaction; a crash between the rename and the deletes
+//! leaves parts that `merged_parts` tells the loader to skip, and the next compaction lists
+//! them again in its own `merged_parts` before deleting them. Parts written during a
+//! compaction were not listed by it and stay. Nothing is ever lost or counted twice (tested
+//! by killing processes at random during saves and compactions).
+//!
+//! A save that fails (a full disk, a file size limit) marks nothing saved: the next save
+//! writes those measurements. A part that was written but whose compaction failed is saved
+//! (one line says the compaction failed). A file that cannot be read now (permissions, an I/O
+//! error) is left where it is and read once it can be.
+//!
+//! # Format (version 2)
+//! See [`DataFile`]. Variants are stored by name (adding or reordering variants keeps the
+//! others' data). `samples` are exploration measurements (warm `times_ns`, cold `cold_ns`;
+//! labels are computed from them; a record with `supersedes` was re-measured after a drift and
+//! replaces the pair's earlier measurements for labelling), `monitored` aggregates of
+//! executions the model chose (one in `OMPADAPT_SAMPLE` timed), `runs` coarse-mode run totals,
+//! `model` the training set of the last model trained (what `OMPADAPT_FROZEN=1` uses). Counts
+//! add up saturating. `ompadapt export` archives the merged view of a directory (`store::export`).
+//!
+//! # Damaged files
+//! A file that does not parse (corrupt, truncated), has another format version, or breaks the
+//! format's invariants is reported once (one stderr line naming the file and what to do),
+//! renamed aside (not loaded, not deleted) and the program carries on without it. A file
+//! recorded with other feature names is moved aside the same way (`.stale-`).
+//!
+//! # Shared folders
+//! The store may live where other users write (a group's directory, `/tmp`). Every file and
+//! directory below the root is opened relative to its parent's descriptor without following
+//! links ([`crate::safe_fs`]): a program or region directory that is a symbolic link is
+//! refused (one line; the region runs without saved data), a data file that is a link, a FIFO
+//! or larger than [`crate::safe_fs::MAX_READ`] is moved aside unread (`.symlink-`,
+//! `.special-`, `.oversized-`). Files and directories are created never writable by others.
+//!
+//! Submodules: `format` (the file format, reading one file), `files` (atomic writes, the
+//! lock, moving aside), `merge` (a directory's merged view, compaction, export), `fault`
+//! (where crash tests stop a process).
 
-use std::collections::{HashMap, HashSet};
-use std::hash::{BuildHasherDefault, Hasher};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
 
-use crate::explore::{all_mask, lower_median, Counts, Fv, FvRec, Judge, Labeling, Params, Strategy, FRESH, UNDECIDED};
-use crate::stats::{FKey, FxBuild, XorShift};
+use serde::Deserialize;
 
-/// The index is keyed by 32 bits of [`FKey::hash64`], already mixed: no further hashing.
-#[derive(Default)]
-pub struct IdHasher(u64);
+use crate::diag;
+use crate::region::{Monitored, Origin, Region, Trained};
+use crate::safe_fs::{self, Dir, Kind};
+use crate::stats::FeatureKey;
 
-impl Hasher for IdHasher {
-    fn write(&mut self, _: &[u8]) {
-        unreachable!("only u32 keys")
+pub mod fault;
+mod files;
+mod format;
+mod merge;
+
+pub use files::write_atomic;
+use files::{move_aside, write_error};
+use format::Header;
+pub use format::{
+    read_file, read_file_in, Damage, DataFile, LabelRecord, ModelRecord, MonitoredRecord, RunRecord, SampleRecord, Writer, FORMAT, VERSION,
+};
+use merge::refused;
+pub use merge::{compact, compact_in, export, load, load_dir, read_dir, read_dir_with, Merged, MonitoredData, PairData};
+
+// ---- paths ----------------------------------------------------------------------------------
+
+/// A program as the store knows it: its name and what identifies it (see the module docs).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Program {
+    /// The executable's file name.
+    pub name: String,
+    /// Its identity: the executable's canonical path, or `OMPADAPT_PROGRAM`.
+    pub id: String,
+}
+
+impl Program {
+    /// A program named `name` identified by `id`.
+    pub fn new(name: &str, id: &str) -> Program {
+        Program { name: name.to_owned(), id: id.to_owned() }
     }
-    fn write_u32(&mut self, x: u32) {
-        // hashbrown takes the control byte from the top bits and the bucket from the low ones
-        self.0 = (x as u64) << 32 | x as u64;
+
+    /// The store folder of the program: `<name>-<16 hex digits of the identity's hash>`.
+    pub fn folder(&self) -> String {
+        format!("{}-{:016x}", sanitize(&self.name), crate::stats::fnv1a(&self.id))
     }
-    fn finish(&self) -> u64 {
-        self.0
+
+    /// The running program, as configured.
+    pub fn of(c: &crate::config::Config) -> Program {
+        Program::new(&c.program, &c.program_id)
     }
 }
 
-/// Timing noise assumed before the region has measured its own (σ of the log of a time): wide,
-/// so that the first vectors are measured twice where close and the real noise gets known.
-pub const PRIOR_SIGMA: f64 = 0.1;
-/// Deviations kept for the noise estimate.
-const NOISE_RING: usize = 64;
-
-/// What the region tells the store when a vector is assessed.
-pub struct Env<'a> {
-    /// Whether this process's next execution of variant `v` is warm.
-    pub warm: &'a dyn Fn(usize) -> bool,
-    /// The trained model's decision for a vector, when one decides.
-    pub model: Option<&'a dyn Fn(&FKey) -> usize>,
+/// `<dir>/<program folder>/<model>/`.
+pub fn region_dir(dir: &Path, program: &Program, model: &str) -> PathBuf {
+    dir.join(program.folder()).join(sanitize(model))
 }
 
-impl Env<'_> {
-    /// No process state: every variant warm, no model (loading, tests).
-    pub const NONE: Env<'static> = Env { warm: &|_| false, model: None };
+/// Opens `<dir>/<program folder>/`, creating what is missing when `create` is set; the
+/// program directory is never reached through a link.
+fn open_program(dir: &Path, program: &Program, create: bool) -> Result<Dir, safe_fs::Error> {
+    Dir::open(dir, create)?.sub(&program.folder(), create)
 }
 
-/// One pair's measurements newer than the last save (see [`Store::unsaved`]).
-#[derive(Clone, Debug, PartialEq)]
-pub struct Unsaved {
-    pub key: FKey,
-    pub variant: usize,
-    /// Measurements since the last save.
-    pub count: u32,
-    /// The retained ones among them, oldest first: warm, cold.
-    pub warm: Vec<f64>,
-    pub cold: Vec<f64>,
-    /// They supersede the pair's earlier measurements (taken after a drift).
-    pub fresh: bool,
-    /// The pair's count when read (what [`Store::mark_saved`] records as saved).
-    pub at: u32,
+/// A program or region name as a directory name (what the store calls it on disk).
+pub use ompadapt_abi::store::file_name as sanitize;
+
+pub(crate) fn unix_ns() -> u64 {
+    SystemTime::now().duration_since(UNIX_EPOCH).map(|d| d.as_nanos() as u64).unwrap_or(0)
 }
 
-/// A trained region trains again once its labels grew by 1/`RETRAIN_GROWTH`.
-const RETRAIN_GROWTH: u64 = 8;
+fn hostname() -> String {
+    let mut buf = [0u8; 256];
+    // SAFETY: the buffer is writable for its length; gethostname NUL-terminates on success.
+    let ok = unsafe { libc::gethostname(buf.as_mut_ptr() as *mut libc::c_char, buf.len()) } == 0;
+    let end = buf.iter().position(|&b| b == 0).unwrap_or(0);
+    let h = if ok { String::from_utf8_lossy(&buf[..end]).into_owned() } else { String::new() };
+    if h.is_empty() {
+        "host".into()
+    } else {
+        sanitize(&h)
+    }
+}
 
-/// The measurements of one region.
+/// MPI rank and size of this process, for file names (None outside MPI).
+fn mpi_rank() -> Option<(u32, u32)> {
+    #[cfg(feature = "mpi")]
+    {
+        crate::mpi::persist_rank()
+    }
+    #[cfg(not(feature = "mpi"))]
+    {
+        None
+    }
+}
+
+pub(crate) fn is_part(name: &str) -> bool {
+    name.starts_with("part-") && name.ends_with(".json")
+}
+
+fn run_id() -> &'static str {
+    static RUN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    RUN.get_or_init(|| format!("{}-{}-{}", unix_ns(), hostname(), std::process::id()))
+}
+
+pub(crate) fn writer() -> Writer {
+    let rank = mpi_rank();
+    Writer { host: hostname(), pid: std::process::id(), rank: rank.map(|r| r.0), size: rank.map(|r| r.1), run: run_id().to_owned() }
+}
+
+// ---- a region's binding ---------------------------------------------------------------------
+
+/// A region's persistence state (kept by the registry beside the region).
 #[derive(Debug)]
-pub struct Store {
-    /// 32 bits of the key's hash → record index (a key whose hash bits are taken goes to
-    /// `spill`, searched linearly: rare).
-    index: HashMap<u32, u32, BuildHasherDefault<IdHasher>>,
-    spill: Vec<u32>,
-    keys: Vec<f64>,
-    counts: Vec<Counts>,
-    recs: Vec<FvRec>,
-    /// Exploration parameters.
-    pub params: Params,
-    nv: usize,
-    /// Training samples: counted pairs over all vectors.
-    pub counted: usize,
-    /// Decided feature vectors.
-    pub decided: usize,
-    /// Pairs with at least one measurement (the unit of the extra-measurement budget).
-    pub measured_pairs: u64,
-    /// Extra measurements adaptive repetition asked for.
-    pub extras: u64,
-    /// Labels changed (a vector decided, or decided again after a drift) since the last
-    /// training: a trained region retrains (see [`Store::retrain_due`]).
-    pub labels_changed: bool,
-    /// Decisions so far (a vector decided, or decided again), and their number and the
-    /// labels' at the last training.
-    decisions: u64,
-    decisions_at_training: u64,
-    labels_at_training: usize,
-    /// Executions recorded by exploration (this process).
-    pub recorded_explore: u64,
-    /// Bumped when indices into the store become invalid (never, today: vectors are never
-    /// removed); buffered measurements carry it.
-    pub generation: u32,
-    noise: [f32; NOISE_RING],
-    noise_len: usize,
-    noise_at: usize,
-    rng: XorShift,
-    /// Coarse mode: the variant each feature vector runs for this whole run.
-    pub pins: HashMap<FKey, usize, FxBuild>,
-    /// Vectors the model decided in earlier runs (from the saved data): they recur, so a
-    /// trained region may explore them (see `region`).
-    pub seen: HashSet<FKey, FxBuild>,
-    /// Per variant: unavailable in this run (its launch needs device data its code would not
-    /// see, see [`Store::set_unavailable`]); empty while every variant is available.
-    off: Vec<bool>,
+pub struct Binding {
+    /// The region's directory (`root/<program folder>/<region>`).
+    pub dir: PathBuf,
+    /// The store's root directory.
+    pub root: PathBuf,
+    pub program: Program,
+    compact_after: usize,
+    /// This run's id for coarse-mode run totals (the process's run id; a region is attached
+    /// once per process).
+    run: String,
+    /// Trained executions already saved, per pair.
+    monitored_base: HashMap<(FeatureKey, usize), Monitored>,
+    saved_epoch: u64,
+    /// Files loaded at start-up.
+    pub loaded_files: usize,
 }
 
-impl std::fmt::Debug for IdHasher {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("IdHasher")
+/// Version 1 (the first runtime's single file per region, `<dir>/<program>/<model>.json`).
+#[derive(Deserialize)]
+struct V1File {
+    format: String,
+    version: u32,
+    #[serde(default)]
+    program: String,
+    #[serde(default)]
+    loc: String,
+    #[serde(default)]
+    features: Vec<String>,
+    #[serde(default)]
+    variants: Vec<String>,
+    samples: Vec<V1Sample>,
+}
+
+#[derive(Deserialize)]
+struct V1Sample {
+    features: Vec<f64>,
+    variant: String,
+    count: u64,
+    recent_ns: Vec<u64>,
+}
+
+/// Converts a version-1 file of `model` into a part file of its region directory, once: the old
+/// file is renamed `<file>.imported-<t>` afterwards (a damaged one is moved aside as usual).
+/// Version-1 files lived in `<dir>/<program>/` (the executable's name alone).
+fn import_v1(pdir: &Dir, target: &Dir, model: &str, program_id: &str) {
+    let old = format!("{}.json", sanitize(model));
+    if pdir.kind(&old).is_none() {
+        return;
+    }
+    let text = match pdir.read_to_string(&old, safe_fs::MAX_READ) {
+        Ok(t) => t,
+        Err(e) if e.is_refusal() => {
+            let tag = format::Damage::from(e);
+            if let format::Damage::Refused { tag, why } = tag {
+                move_aside(pdir, &old, tag, &why, "the region starts without it");
+            }
+            return;
+        }
+        Err(_) => return,
+    };
+    let v1 = match serde_json::from_str::<V1File>(&text) {
+        Ok(f) if f.format == FORMAT && f.version == 1 => f,
+        Ok(_) | Err(_) => {
+            if let Ok(h) = serde_json::from_str::<Header>(&text) {
+                if h.format.as_deref() == Some(FORMAT) && h.version != Some(1) {
+                    return; // not ours to judge here (a newer runtime's file)
+                }
+            }
+            return move_aside(
+                pdir,
+                &old,
+                "corrupt",
+                "is corrupt (a version-1 data file that does not parse)",
+                "the region starts without it",
+            );
+        }
+    };
+    let file = DataFile {
+        format: FORMAT.into(),
+        version: VERSION,
+        program: v1.program,
+        program_id: program_id.to_owned(),
+        model: model.to_owned(),
+        loc: v1.loc,
+        features: v1.features,
+        variants: v1.variants,
+        written_unix_ns: 0, // older than anything this runtime writes
+        writer: Writer { host: hostname(), pid: std::process::id(), rank: None, size: None, run: "imported-v1".into() },
+        samples: v1
+            .samples
+            .into_iter()
+            .filter(|s| s.count >= s.recent_ns.len() as u64 && s.features.len() <= crate::ctx::MAX_FEATURES)
+            .map(|s| SampleRecord {
+                features: s.features,
+                variant: s.variant,
+                count: s.count,
+                times_ns: s.recent_ns.iter().map(|&t| t as f64).collect(),
+                cold_ns: Vec::new(),
+                supersedes: false,
+            })
+            .collect(),
+        ..Default::default()
+    };
+    let Ok(json) = serde_json::to_vec_pretty(&file) else { return };
+    let Ok(rdir) = target.sub(&sanitize(model), true) else { return };
+    if rdir.write_atomic("part-imported-v1.json", &json).is_ok() {
+        let _ = pdir.rename(&old, &format!("{old}.imported-{}", unix_ns()));
     }
 }
 
-impl Store {
-    /// An empty store for `nv` variants.
-    pub fn new(nv: usize, params: Params, seed: u64) -> Store {
-        Store {
-            index: HashMap::default(),
-            spill: Vec::new(),
-            keys: Vec::new(),
-            counts: Vec::new(),
-            recs: Vec::new(),
-            params,
-            nv,
-            counted: 0,
-            decided: 0,
-            measured_pairs: 0,
-            extras: 0,
-            labels_changed: false,
-            decisions: 0,
-            decisions_at_training: 0,
-            labels_at_training: 0,
-            recorded_explore: 0,
-            generation: 0,
-            noise: [0.0; NOISE_RING],
-            noise_len: 0,
-            noise_at: 0,
-            rng: XorShift::new(seed),
-            pins: HashMap::default(),
-            seen: HashSet::default(),
-            off: Vec::new(),
+/// What earlier runs saved for `model` under `dir` (empty when nothing was saved, or when the
+/// store is refused: a link where a directory should be; one line says so).
+fn load_saved(dir: &Path, program: &Program, model: &str, features: &[String]) -> Merged {
+    let rdir = open_program(dir, program, false).and_then(|pdir| {
+        // a version-1 file sits in the folder named after the executable alone
+        if let Ok(old) = Dir::open(dir, false).and_then(|d| d.sub(&sanitize(&program.name), false)) {
+            import_v1(&old, &pdir, model, &program.id);
         }
-    }
-
-    /// Whether variant `v` may run in this process.
-    pub fn available(&self, v: usize) -> bool {
-        !self.off.get(v).copied().unwrap_or(false)
-    }
-
-    /// Makes variant `v` unavailable for the rest of the run: no vector wants it, none is
-    /// labelled with it (vectors it labelled are labelled again from the others' measurements,
-    /// or explore them), its pairs count as done, and coarse-mode pins on it are dropped.
-    /// Returns false if it already was.
-    pub fn set_unavailable(&mut self, v: usize, env: &Env) -> bool {
-        if v >= self.nv || !self.available(v) {
-            return false;
-        }
-        if self.off.is_empty() {
-            self.off = vec![false; self.nv];
-        }
-        self.off[v] = true;
-        self.pins.retain(|_, p| *p != v);
-        self.reassess_all(env);
-        true
-    }
-
-    /// Feature vectors with data.
-    pub fn len(&self) -> usize {
-        self.recs.len()
-    }
-
-    /// Whether no feature vector has data.
-    pub fn is_empty(&self) -> bool {
-        self.recs.is_empty()
-    }
-
-    /// Number of variants.
-    pub fn nv(&self) -> usize {
-        self.nv
-    }
-
-    fn key_slice(&self, i: usize) -> &[f64] {
-        let r = &self.recs[i];
-        &self.keys[r.key_off as usize..r.key_off as usize + r.nf as usize]
-    }
-
-    /// The feature vector at index `i`.
-    pub fn key(&self, i: usize) -> FKey {
-        FKey::new(self.key_slice(i))
-    }
-
-    /// Whether the vector at index `i` is `f`.
-    pub fn key_matches(&self, i: usize, f: &[f64]) -> bool {
-        i < self.recs.len() && FKey::new(self.key_slice(i)).matches(f)
-    }
-
-    /// Whether the vector at index `i` is `key`.
-    pub fn key_is(&self, i: usize, key: &FKey) -> bool {
-        i < self.recs.len() && key.matches(self.key_slice(i))
-    }
-
-    /// The record at index `i`.
-    pub fn rec(&self, i: usize) -> &FvRec {
-        &self.recs[i]
-    }
-
-    /// The per-variant counters of the vector at index `i`.
-    pub fn counts(&self, i: usize) -> &[Counts] {
-        &self.counts[i * self.nv..(i + 1) * self.nv]
-    }
-
-    fn fv_mut(&mut self, i: usize) -> Fv<'_> {
-        Fv { rec: &mut self.recs[i], counts: &mut self.counts[i * self.nv..(i + 1) * self.nv], off: &self.off }
-    }
-
-    fn hash32(key: &FKey) -> u32 {
-        (key.hash64() >> 32) as u32
-    }
-
-    /// Index of `key`'s data, if any.
-    pub fn find(&self, key: &FKey) -> Option<usize> {
-        let hit = |i: u32| FKey::new(self.key_slice(i as usize)) == *key;
-        match self.index.get(&Self::hash32(key)) {
-            Some(&i) if hit(i) => Some(i as usize),
-            Some(_) => self.spill.iter().copied().find(|&i| hit(i)).map(|i| i as usize),
-            None => None,
-        }
-    }
-
-    /// Index of `key`'s data, created if new (every variant wanted once).
-    pub fn fv(&mut self, key: &FKey) -> usize {
-        if let Some(i) = self.find(key) {
-            return i;
-        }
-        let i = self.recs.len() as u32;
-        let vals = key.values();
-        self.recs.push(FvRec {
-            key_off: self.keys.len() as u32,
-            nf: vals.len() as u8,
-            flags: 0,
-            decided: UNDECIDED,
-            alive: all_mask(self.nv),
-            times: Vec::new(),
-        });
-        self.keys.extend_from_slice(&vals);
-        let first = Counts { want: 1, ..Counts::default() };
-        self.counts.extend(std::iter::repeat_n(first, self.nv));
-        for (v, &off) in self.off.iter().enumerate() {
-            if off {
-                self.counts[i as usize * self.nv + v].want = 0;
-            }
-        }
-        match self.index.entry(Self::hash32(key)) {
-            std::collections::hash_map::Entry::Occupied(_) => self.spill.push(i),
-            std::collections::hash_map::Entry::Vacant(e) => {
-                e.insert(i);
-            }
-        }
-        i as usize
-    }
-
-    /// Marks vector `i` as first explored after training (see `region`).
-    pub fn mark_novel(&mut self, i: usize) {
-        self.recs[i].flags |= crate::explore::NOVEL;
-    }
-
-    /// The variant an exploring execution of `key` runs when chosen under the lock (a thread
-    /// whose shard is full), and the vector's index.
-    pub fn choose(&mut self, key: &FKey) -> (usize, usize) {
-        let i = self.fv(key);
-        let p = self.params;
-        let k: u64 = self.counts(i).iter().map(|c| c.count as u64).sum();
-        let mut rng = self.rng.clone();
-        let v =
-            Fv { rec: &mut self.recs[i], counts: &mut self.counts[i * self.nv..(i + 1) * self.nv], off: &self.off }.choose(&p, k, &mut rng);
-        self.rng = rng;
-        (v, i)
-    }
-
-    /// Records a measurement of variant `v` on `key` (warm, no process state: tests and
-    /// pooled data).
-    pub fn record(&mut self, key: &FKey, v: usize, ns: f64) {
-        let i = self.fv(key);
-        self.record_at(i, v, ns, false, &Env::NONE);
-    }
-
-    /// Records a measurement of variant `v` on the vector at index `i`; assesses the vector
-    /// when what it wanted has arrived.
-    #[inline]
-    pub fn record_at(&mut self, i: usize, v: usize, ns: f64, cold: bool, env: &Env) {
-        let p = self.params;
-        let first = self.counts[i * self.nv + v].count == 0;
-        let before = self.pair_counted(i, v);
-        let (deviation, due) = self.fv_mut(i).record(v, ns, cold, &p);
-        self.counted += (self.pair_counted(i, v) && !before) as usize;
-        self.measured_pairs += first as u64;
-        if let Some(d) = deviation {
-            self.noise[self.noise_at] = d as f32;
-            self.noise_at = (self.noise_at + 1) % NOISE_RING;
-            self.noise_len = (self.noise_len + 1).min(NOISE_RING);
-        }
-        if due {
-            self.assess(i, env);
-        }
-        self.recorded_explore += 1;
-    }
-
-    /// Whether pair (`i`, `v`) counts as a training sample (see [`Fv::counted_pairs`]).
-    fn pair_counted(&self, i: usize, v: usize) -> bool {
-        let c = self.counts[i * self.nv + v].count;
-        let r = &self.recs[i];
-        !self.available(v)
-            || c >= self.params.threshold()
-            || (c >= 1
-                && (r.decided != UNDECIDED || (self.params.strategy == Strategy::Elimination && !crate::explore::is_alive(r.alive, v))))
-    }
-
-    /// The region's timing noise: σ of the log of a measurement (see the module docs). The
-    /// deviations are between two noisy measurements, hence the √2.
-    pub fn sigma(&self) -> f64 {
-        if self.noise_len < 8 {
-            return PRIOR_SIGMA;
-        }
-        let mut v: Vec<f64> = self.noise[..self.noise_len].iter().map(|&x| x as f64).collect();
-        (1.4826 * lower_median(&mut v) / std::f64::consts::SQRT_2).max(0.005)
-    }
-
-    /// Fills the noise estimate from the retained warm measurements of pairs measured several
-    /// times (after loading saved data).
-    fn learn_noise(&mut self) {
-        let mut devs = Vec::new();
-        for r in &self.recs {
-            for v in 0..self.nv {
-                let mut w: Vec<f64> = r.times.iter().filter(|s| s.v as usize == v && !s.cold).map(|s| s.ns as f64).take(9).collect();
-                if w.len() < 2 {
-                    continue;
-                }
-                let m = lower_median(&mut w.clone());
-                devs.extend(w.drain(..).filter(|&t| t > 0.0 && m > 0.0).map(|t| (t / m).ln().abs()).filter(|&d| d > 0.0));
-            }
-            if devs.len() >= NOISE_RING {
-                break;
-            }
-        }
-        for d in devs.into_iter().take(NOISE_RING) {
-            self.noise[self.noise_at] = d as f32;
-            self.noise_at = (self.noise_at + 1) % NOISE_RING;
-            self.noise_len = (self.noise_len + 1).min(NOISE_RING);
-        }
-    }
-
-    /// Whether adaptive repetition may still ask for extra measurements: half a pass over the
-    /// measured pairs (plus two per variant, to learn the noise).
-    pub fn extra_ok(&self) -> bool {
-        self.extras < self.measured_pairs / 2 + 2 * self.nv as u64
-    }
-
-    /// Whether doubts may still ask for extra measurements: a third of a pass.
-    pub fn doubt_ok(&self) -> bool {
-        self.extras < self.measured_pairs / 3 + 2 * self.nv as u64
-    }
-
-    /// The label of the decided vector nearest to vector `i` (features compared on a log
-    /// scale); scans at most 4096 vectors.
-    fn nearest_label(&self, i: usize) -> Option<usize> {
-        if self.decided == 0 || self.recs.len() > 4096 {
-            return None;
-        }
-        let scale = |x: f64| x.signum() * x.abs().ln_1p();
-        let me = self.key(i);
-        let mut best: Option<(f64, usize)> = None;
-        for (j, r) in self.recs.iter().enumerate() {
-            let Some(l) = r.decided() else { continue };
-            let k = self.key(j);
-            if j == i || k.len() != me.len() {
-                continue;
-            }
-            let d: f64 = (0..k.len()).map(|f| (scale(k.get(f)) - scale(me.get(f))).powi(2)).sum();
-            if !best.is_some_and(|(bd, _)| bd <= d) {
-                best = Some((d, l));
-            }
-        }
-        best.map(|(_, l)| l)
-    }
-
-    /// Per variant, its robust time on the vector nearest to vector `i` (features compared
-    /// on a log scale) where it was measured, if that vector is close (each feature within
-    /// about 1.35× of `i`'s: a cost does not double there but at a step); scans at most 4096
-    /// vectors.
-    fn nearest_times(&self, i: usize) -> Vec<Option<f64>> {
-        let mut best: Vec<Option<(f64, usize)>> = vec![None; self.nv];
-        if self.recs.len() <= 4096 {
-            let scale = |x: f64| x.signum() * x.abs().ln_1p();
-            let me = self.key(i);
-            for j in 0..self.recs.len() {
-                let k = self.key(j);
-                if j == i || k.len() != me.len() {
-                    continue;
-                }
-                let d: f64 = (0..k.len()).map(|f| (scale(k.get(f)) - scale(me.get(f))).powi(2)).sum();
-                if d > 0.09 {
-                    continue;
-                }
-                for (v, c) in self.counts(j).iter().enumerate() {
-                    if c.kept > 0 && !best[v].is_some_and(|(bd, _)| bd <= d) {
-                        best[v] = Some((d, j));
+        pdir.sub(&sanitize(model), false)
+    });
+    match rdir {
+        Ok(rdir) => merge::load(&rdir, model, Some(features)),
+        Err(e) if e.is_not_found() => {
+            // nothing of this program yet: a version-1 file may still be waiting
+            if let (Ok(old), Ok(pdir)) = (
+                Dir::open(dir, false).and_then(|d| d.sub(&sanitize(&program.name), false)),
+                Dir::open(dir, false).and_then(|d| d.sub(&program.folder(), false).or_else(|_| d.sub(&program.folder(), true))),
+            ) {
+                if old.kind(&format!("{}.json", sanitize(model))).is_some() {
+                    import_v1(&old, &pdir, model, &program.id);
+                    if let Ok(rdir) = pdir.sub(&sanitize(model), false) {
+                        return merge::load(&rdir, model, Some(features));
                     }
                 }
             }
+            Merged::default()
         }
-        best.iter().enumerate().map(|(v, b)| b.and_then(|(_, j)| self.rec(j).estimate(v)).map(|(t, _)| t)).collect()
+        Err(e) => {
+            refused(&e, "nothing saved there is loaded");
+            Merged::default()
+        }
     }
+}
 
-    /// Assesses vector `i`: what it wants next, or its label.
-    pub fn assess(&mut self, i: usize, env: &Env) {
-        let p = self.params;
-        let hint = match env.model {
-            Some(m) => Some(m(&self.key(i))),
-            None => self.nearest_label(i),
-        };
-        let times = if p.adaptive() { self.nearest_times(i) } else { Vec::new() };
-        let near = |v: usize| times.get(v).copied().flatten();
-        let judge = Judge { sigma: self.sigma(), extra_ok: self.extra_ok(), doubt_ok: self.doubt_ok(), hint, near: &near, warm: env.warm };
-        let out = self.fv_mut(i).assess(&p, &judge);
-        self.counted = (self.counted as i64 + out.counted).max(0) as usize;
-        if out.decided {
-            self.decided += 1;
-            self.decisions += 1;
-            self.labels_changed = true;
+/// Loads what earlier runs saved for `region` under `dir` and binds it to its directory:
+/// measurements (the region continues exploring where they stopped), trained executions (the
+/// vectors they name recur), coarse run totals, and (frozen runs) the stored model; trains if
+/// the data suffices.
+pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usize) -> Binding {
+    let rdir = region_dir(dir, program, &region.spec.model);
+    let merged = load_saved(dir, program, &region.spec.model, &region.spec.features);
+    let variant = |name: &str| region.spec.variants.iter().position(|n| n == name);
+    for ((f, v), p) in &merged.samples {
+        if let Some(v) = variant(v) {
+            region.absorb(&FeatureKey::new(f), v, p.count, &p.warm, &p.cold, false);
         }
-        self.extras += out.extras as u64;
     }
-
-    /// Adds measurements loaded from files (already saved: they are not written again).
-    /// `count` includes measurements no longer retained; `fresh` ones supersede what the pair
-    /// retained so far.
-    pub fn absorb(&mut self, key: &FKey, v: usize, count: u64, warm: &[f64], cold: &[f64], fresh: bool) {
-        if v >= self.nv || count == 0 {
-            return;
+    for ((_, f, v), (total, _)) in &merged.runs {
+        if let Some(v) = variant(v) {
+            region.absorb(&FeatureKey::new(f), v, 1, &[*total as f64], &[], false);
         }
-        let i = self.fv(key);
-        let first = self.counts[i * self.nv + v].count == 0;
-        let mut fv = self.fv_mut(i);
-        if fresh {
-            let kept = fv.counts[v].kept as usize;
-            fv.drop_oldest(v, kept);
-        }
-        let keep = |xs: &[f64]| xs[xs.len().saturating_sub(2 * crate::explore::KEEP - 1)..].to_vec();
-        for t in keep(cold) {
-            fv.keep(v, t, true);
-        }
-        for t in keep(warm) {
-            fv.keep(v, t, false);
-        }
-        let c = &mut fv.counts[v];
-        c.count = c.count.saturating_add(count.min(u32::MAX as u64) as u32);
-        c.saved = c.count;
-        c.want = 0;
-        self.measured_pairs += first as u64;
     }
-
-    /// Assesses every vector after loading (what each wants, or its label) and recounts the
-    /// training samples. The noise is estimated from the loaded measurements first.
-    pub fn settle(&mut self, env: &Env) {
-        self.learn_noise();
-        self.reassess_all(env);
+    for ((f, _), m) in &merged.monitored {
+        if m.count > 0 {
+            region.note_seen(&FeatureKey::new(f));
+        }
     }
-
-    /// Assesses every vector afresh (what each wants, or its label) and recounts the training
-    /// samples.
-    fn reassess_all(&mut self, env: &Env) {
-        let p = self.params;
-        for i in 0..self.recs.len() {
-            let fv = self.fv_mut(i);
-            fv.rec.decided = UNDECIDED;
-            fv.rec.alive = all_mask(fv.counts.len());
-            for c in fv.counts.iter_mut() {
-                c.want = 0;
+    region.settle();
+    let stored_labels = || -> Vec<(FeatureKey, usize)> {
+        merged.model.iter().flat_map(|m| &m.labels).filter_map(|l| variant(&l.variant).map(|v| (FeatureKey::new(&l.features), v))).collect()
+    };
+    if region.mode.frozen {
+        if !region.install(stored_labels(), Origin::Frozen) {
+            diag::warn_once(
+                &format!("frozen:{}", region.spec.model),
+                &format!(
+                    "region '{}': OMPADAPT_FROZEN=1 but no stored model in {}; always running its first variant '{}'",
+                    region.spec.model,
+                    rdir.display(),
+                    region.spec.variants[0]
+                ),
+            );
+            region.set_fixed_variant(Some(0));
+        }
+    } else if !region.train_if_ready() && !region.is_trained() && !region.mode.coarse {
+        region.install(stored_labels(), Origin::Loaded);
+    }
+    Binding {
+        dir: rdir,
+        root: dir.to_path_buf(),
+        program: program.clone(),
+        compact_after: compact_after.max(1),
+        run: {
+            static ATTACHED: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+            let n = ATTACHED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            if n == 0 {
+                run_id().to_owned()
+            } else {
+                format!("{}.{n}", run_id())
             }
+        },
+        monitored_base: HashMap::new(),
+        saved_epoch: region.trained().map_or(0, |t| t.epoch),
+        loaded_files: merged.files.len(),
+    }
+}
+
+/// Exploration measurements newer than the last save, as records.
+fn sample_records(unsaved: &[crate::measurements::Unsaved], vname: &dyn Fn(usize) -> String) -> Vec<SampleRecord> {
+    unsaved
+        .iter()
+        .filter(|u| u.key.values().iter().all(|x| x.is_finite()))
+        .map(|u| SampleRecord {
+            features: u.key.values(),
+            variant: vname(u.variant),
+            count: u.count as u64,
+            times_ns: u.warm.clone(),
+            cold_ns: u.cold.clone(),
+            supersedes: u.fresh,
+        })
+        .collect()
+}
+
+/// Model-chosen executions since the last save (coarse mode: this run's totals), and the
+/// totals they were counted from (the next save's base once this one is written).
+#[derive(Default)]
+struct Executions {
+    monitored: Vec<MonitoredRecord>,
+    runs: Vec<RunRecord>,
+    bases: Vec<((FeatureKey, usize), Monitored)>,
+}
+
+fn execution_records(region: &Region, b: &Binding, vname: &dyn Fn(usize) -> String) -> Executions {
+    let mut out = Executions::default();
+    for (k, per) in region.monitored() {
+        let features = k.values();
+        if features.iter().any(|x| !x.is_finite()) {
+            continue;
         }
-        self.decided = 0;
-        for i in 0..self.recs.len() {
-            self.assess(i, env);
-        }
-        self.counted = (0..self.recs.len()).map(|i| self.fv_mut(i).counted_pairs(&p) as usize).sum();
-        self.labels_changed = self.decided > 0;
-    }
-
-    /// Changes the exploration parameters and re-derives eliminations and decisions.
-    pub fn set_params(&mut self, p: Params, env: &Env) {
-        self.params = p;
-        self.settle(env);
-    }
-
-    /// Whether there is enough to train on: `min_train` training samples and a decided vector.
-    pub fn ready(&self, min_train: usize) -> bool {
-        self.counted >= min_train && self.decided >= 1
-    }
-
-    /// The training set: every decided vector and its label.
-    /// Whether a trained region should train again: labels changed, and by at least an
-    /// eighth of the labels it was trained on. Decided vectors keep their own label, so the
-    /// model only generalises to new vectors; retraining on every new decision made a region
-    /// whose every execution brings a new vector quadratic (thousands of fits per run), while
-    /// growth by a fraction keeps the total cost of fits within a constant of the last one.
-    pub fn retrain_due(&self) -> bool {
-        self.labels_changed && self.decisions - self.decisions_at_training >= (self.labels_at_training as u64 / RETRAIN_GROWTH).max(1)
-    }
-
-    /// Takes the training set for a training that starts now.
-    pub fn take_labels(&mut self) -> Vec<(FKey, usize)> {
-        let labels = self.labels();
-        self.labels_changed = false;
-        self.decisions_at_training = self.decisions;
-        self.labels_at_training = labels.len();
-        labels
-    }
-
-    pub fn labels(&self) -> Vec<(FKey, usize)> {
-        (0..self.len()).filter_map(|i| self.recs[i].decided().map(|l| (self.key(i), l))).collect()
-    }
-
-    /// Labels for an explicit training call: decided vectors, else every vector whose variants
-    /// all have a measurement (lowest estimate).
-    pub fn labels_for_explicit_training(&self) -> Vec<(FKey, usize)> {
-        let l = self.labels();
-        if !l.is_empty() {
-            return l;
-        }
-        (0..self.len()).filter_map(|i| self.label_any(i).map(|l| (self.key(i), l))).collect()
-    }
-
-    /// The label of vector `i` when every variant has a measurement (data pooled from other
-    /// ranks carries no exploration state): lowest estimate.
-    pub fn label_any(&self, i: usize) -> Option<usize> {
-        let all: Vec<usize> = (0..self.nv).filter(|&v| self.available(v)).collect();
-        self.recs[i].label_among(&all, Labeling::Median)
-    }
-
-    /// Every retained measurement: (feature vector, variant, ns).
-    pub fn rows(&self) -> Vec<(FKey, usize, f64)> {
-        let mut out = Vec::new();
-        for i in 0..self.len() {
-            let k = self.key(i);
-            out.extend(self.recs[i].times.iter().map(|s| (k, s.v as usize, s.ns as f64)));
-        }
-        out
-    }
-
-    /// The robust time of every measured (feature vector, variant) pair: the lower quartile of
-    /// its warm measurements, else of its cold ones (what models and the time model learn).
-    pub fn medians(&self) -> Vec<(FKey, usize, f64)> {
-        let mut out = Vec::new();
-        for i in 0..self.len() {
-            let k = self.key(i);
-            for v in 0..self.nv {
-                if let Some((m, _)) = self.recs[i].estimate(v) {
-                    out.push((k, v, m));
-                }
+        for (v, m) in per.iter().enumerate() {
+            let base = b.monitored_base.get(&(k, v)).copied().unwrap_or_default();
+            let d = Monitored {
+                count: m.count.saturating_sub(base.count),
+                timed: m.timed.saturating_sub(base.timed),
+                sum_ns: m.sum_ns.saturating_sub(base.sum_ns),
+            };
+            if d.count == 0 {
+                continue;
             }
-        }
-        out
-    }
-
-    /// For persistence: per (vector, variant) the measurements newer than the last save. They
-    /// stay unsaved until [`Store::mark_saved`] (a failed write loses nothing).
-    pub fn unsaved(&self) -> Vec<Unsaved> {
-        let mut out = Vec::new();
-        for i in 0..self.len() {
-            for v in 0..self.nv {
-                let c = self.counts[i * self.nv + v];
-                let new = c.count.saturating_sub(c.saved);
-                if new == 0 {
-                    continue;
-                }
-                // the newest `new` retained measurements, split by kind (oldest first)
-                let mine: Vec<&crate::explore::Sample> = self.recs[i].times.iter().filter(|s| s.v as usize == v).collect();
-                let take = &mine[mine.len().saturating_sub(new as usize)..];
-                out.push(Unsaved {
-                    key: self.key(i),
-                    variant: v,
-                    count: new,
-                    warm: take.iter().filter(|s| !s.cold).map(|s| s.ns as f64).collect(),
-                    cold: take.iter().filter(|s| s.cold).map(|s| s.ns as f64).collect(),
-                    fresh: c.flags & FRESH != 0,
-                    at: c.count,
+            out.bases.push(((k, v), *m));
+            if region.mode.coarse {
+                out.runs.push(RunRecord {
+                    run: b.run.clone(),
+                    features: features.clone(),
+                    variant: vname(v),
+                    total_ns: d.sum_ns,
+                    executions: d.count,
+                });
+            } else {
+                out.monitored.push(MonitoredRecord {
+                    features: features.clone(),
+                    variant: vname(v),
+                    count: d.count,
+                    sum_ns: d.sum_ns,
+                    timed: Some(d.timed),
                 });
             }
         }
-        out
+    }
+    out
+}
+
+/// The model trained in this process since the last save, as a record (loaded and frozen
+/// models are already on disk).
+fn model_record(region: &Region, t: &Trained, vname: &dyn Fn(usize) -> String) -> Option<ModelRecord> {
+    matches!(t.origin, Origin::Online | Origin::Explicit | Origin::Retrained | Origin::Pooled(_)).then(|| ModelRecord {
+        kind: t.chosen.describe(),
+        trained_unix_ns: unix_ns(),
+        labels: t.labels.iter().map(|(k, v)| LabelRecord { features: k.values(), variant: vname(*v) }).collect(),
+        text: t.predictor.render(&|i| region.spec.feature_name(i), vname, 0),
+    })
+}
+
+/// Writes `file` as a new part file of the region's folder; returns the folder (None: the
+/// store is refused, said once) and the file's path.
+fn write_part(b: &Binding, file: &DataFile) -> Result<Option<(Dir, PathBuf)>, String> {
+    let rank = file.writer.rank.map(|r| format!("-r{r}")).unwrap_or_default();
+    // one sequence per process: names stay unique even for two bindings of one region
+    static SEQ: std::sync::atomic::AtomicU32 = std::sync::atomic::AtomicU32::new(0);
+    let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let name = format!("part-{}{rank}-{seq}.json", run_id());
+    let path = b.dir.join(&name);
+    let json = serde_json::to_vec_pretty(file).map_err(|e| e.to_string())?;
+    if json.len() as u64 > safe_fs::MAX_READ {
+        return Err(format!(
+            "{} MiB to save, more than the {} MiB ompadapt reads back from one stored file",
+            json.len() >> 20,
+            safe_fs::MAX_READ >> 20
+        ));
+    }
+    let rdir = match open_program(&b.root, &b.program, true).and_then(|p| p.sub(&sanitize(&file.model), true)) {
+        Ok(d) => d,
+        Err(e) if e.is_refusal() => {
+            refused(&e, "saved data there is neither loaded nor written");
+            return Ok(None);
+        }
+        Err(e) => return Err(write_error(&path, e)),
+    };
+    rdir.write_atomic(&name, &json).map_err(|e| write_error(&path, e))?;
+    fault::hook(fault::Point::AfterPartWrite);
+    Ok(Some((rdir, path)))
+}
+
+/// Merges the region's part files once `compact_after` of them piled up. A failure does not
+/// make the save fail: the data is written (one line says so).
+fn compact_if_due(rdir: &Dir, model: &str, compact_after: usize) {
+    let parts = rdir.entries().map(|es| es.iter().filter(|(n, k)| *k == Kind::File && is_part(n)).count()).unwrap_or(0);
+    if parts >= compact_after {
+        if let Err(e) = merge::compact_in(rdir, model) {
+            diag::warn_once(
+                &format!("compact:{}", rdir.path().display()),
+                &format!("region '{model}': its data was saved, but merging its files failed: {e}; they are merged later"),
+            );
+        }
+    }
+}
+
+/// What a save of `region` would write now: measurements, model-chosen executions, and
+/// whether a newly trained model.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Pending {
+    pub measurements: u64,
+    pub executions: u64,
+    pub model: bool,
+}
+
+impl Pending {
+    /// Nothing to save.
+    pub fn is_empty(&self) -> bool {
+        *self == Pending::default()
     }
 
-    /// Marks what [`Store::unsaved`] returned as saved.
-    pub fn mark_saved(&mut self, saved: &[Unsaved]) {
-        for u in saved {
-            if let Some(i) = self.find(&u.key) {
-                let c = &mut self.counts[i * self.nv + u.variant];
-                c.saved = c.saved.max(u.at);
-                if u.fresh {
-                    c.flags &= !FRESH;
-                }
+    /// Adds `other`'s counts.
+    pub fn add(&mut self, other: Pending) {
+        self.measurements += other.measurements;
+        self.executions += other.executions;
+        self.model |= other.model;
+    }
+
+    /// "12 measurements, 300 model-chosen executions and a trained model".
+    pub fn describe(&self) -> String {
+        let mut parts = Vec::new();
+        if self.measurements > 0 {
+            parts.push(format!("{} measurement{}", self.measurements, if self.measurements == 1 { "" } else { "s" }));
+        }
+        if self.executions > 0 {
+            parts.push(format!("{} model-chosen execution{}", self.executions, if self.executions == 1 { "" } else { "s" }));
+        }
+        if self.model {
+            parts.push("a trained model".to_owned());
+        }
+        match parts.len() {
+            0 => "nothing".to_owned(),
+            1 => parts.remove(0),
+            _ => {
+                let last = parts.pop().unwrap_or_default();
+                format!("{} and {last}", parts.join(", "))
             }
         }
     }
+}
 
-    /// Coarse mode: the variant of vector `key` with the fewest recorded runs (lowest index on
-    /// ties).
-    pub fn least_measured(&mut self, key: &FKey) -> usize {
-        let i = self.fv(key);
-        let c = self.counts(i);
-        (0..c.len()).filter(|&v| self.available(v)).min_by_key(|&v| c[v].count).unwrap_or(0)
-    }
+/// What [`save`] would write for `region` now.
+pub fn pending(region: &Region, b: &Binding) -> Pending {
+    let measurements = region.with_measurements(|st| st.unsaved()).iter().map(|u| u.count as u64).sum();
+    let vname = |v: usize| region.spec.variants[v].clone();
+    let ex = execution_records(region, b, &vname);
+    let executions = ex.monitored.iter().map(|m| m.count).chain(ex.runs.iter().map(|r| r.executions)).sum();
+    let model = region.trained().filter(|t| t.epoch != b.saved_epoch).is_some_and(|t| model_record(region, &t, &vname).is_some());
+    Pending { measurements, executions, model }
+}
 
-    /// Drift: vector `key` is measured afresh (its retained measurements no longer describe
-    /// its costs; the files keep them) and labelled again. Returns its previous label.
-    pub fn reopen(&mut self, key: &FKey) -> Option<usize> {
-        let i = self.find(key)?;
-        let p = self.params;
-        let before = self.fv_mut(i).counted_pairs(&p);
-        let old = self.recs[i].decided();
-        self.fv_mut(i).reopen();
-        let after = self.fv_mut(i).counted_pairs(&p);
-        self.counted = (self.counted as i64 + after as i64 - before as i64).max(0) as usize;
-        if old.is_some() {
-            self.decided -= 1;
+/// Opens (creating it if needed) the folder of `program` in the store `root`: the check a save
+/// makes first, so that an unusable store is said once for the whole process.
+pub fn open_store(root: &Path, program: &Program) -> Result<(), safe_fs::Error> {
+    open_program(root, program, true).map(drop)
+}
+
+/// Writes what `region` learned since its last save as a new part file (nothing if nothing is
+/// new), then compacts if parts piled up. Returns the file written. Nothing is marked saved
+/// unless the file was written: after a failure the next save writes it all. A compaction
+/// that fails after the part was written does not make the save fail (one line says so).
+pub fn save(region: &Region, b: &mut Binding) -> Result<Option<PathBuf>, String> {
+    let spec = &region.spec;
+    let vname = |v: usize| spec.variants[v].clone();
+    let unsaved = region.with_measurements(|st| st.unsaved());
+    let samples = sample_records(&unsaved, &vname);
+    let executions = execution_records(region, b, &vname);
+    let trained = region.trained().filter(|t| t.epoch != b.saved_epoch);
+    let model_trained = trained.as_ref().and_then(|t| model_record(region, t, &vname));
+    if samples.is_empty() && executions.monitored.is_empty() && executions.runs.is_empty() && model_trained.is_none() {
+        if let Some(t) = trained {
+            b.saved_epoch = t.epoch;
         }
-        old
+        return Ok(None);
     }
-
-    /// Retained measurements (the "stored samples" of the memory figure).
-    pub fn stored_samples(&self) -> usize {
-        self.recs.iter().map(|r| r.times.len()).sum()
+    let file = DataFile {
+        format: FORMAT.into(),
+        version: VERSION,
+        program: b.program.name.clone(),
+        program_id: b.program.id.clone(),
+        model: spec.model.clone(),
+        loc: spec.loc.clone(),
+        features: spec.features.clone(),
+        variants: spec.variants.clone(),
+        written_unix_ns: unix_ns(),
+        reset: false,
+        merged_parts: Vec::new(),
+        samples,
+        monitored: executions.monitored,
+        runs: executions.runs,
+        model_trained,
+        writer: writer(),
+    };
+    let Some((rdir, path)) = write_part(b, &file)? else { return Ok(None) };
+    // written: only now is it saved
+    region.with_measurements(|st| st.mark_saved(&unsaved));
+    b.monitored_base.extend(executions.bases);
+    if let Some(t) = trained {
+        b.saved_epoch = t.epoch;
     }
-
-    /// Heap bytes of the stored data: records, sample lists, key and counter arenas, index
-    /// (allocated capacities; the hash index as hashbrown lays it out: a bucket and a control
-    /// byte per slot, buckets a power of two at most 7/8 full).
-    pub fn heap_bytes(&self) -> usize {
-        use std::mem::size_of;
-        let buckets = if self.index.is_empty() { 0 } else { (self.index.capacity() * 8 / 7).next_power_of_two() };
-        self.recs.capacity() * size_of::<FvRec>()
-            + self.recs.iter().map(|r| r.times.capacity() * size_of::<crate::explore::Sample>()).sum::<usize>()
-            + self.keys.capacity() * 8
-            + self.counts.capacity() * size_of::<Counts>()
-            + self.spill.capacity() * 4
-            + buckets * (size_of::<(u32, u32)>() + 1)
-    }
+    compact_if_due(&rdir, &spec.model, b.compact_after);
+    Ok(Some(path))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::explore::{Labeling, Strategy, ADAPTIVE};
-
-    #[test]
-    fn counts_pairs_and_decisions() {
-        let mut s = Store::new(2, Params { repeats: 2, ..Params::default() }, 1);
-        let a = FKey::new(&[1.0]);
-        let b = FKey::new(&[2.0]);
-        for (k, v, t) in [(a, 0, 5.0), (a, 1, 9.0), (b, 0, 5.0)] {
-            s.record(&k, v, t);
-        }
-        assert_eq!((s.counted, s.decided), (0, 0));
-        s.record(&a, 0, 6.0);
-        s.record(&a, 1, 8.0);
-        assert_eq!((s.counted, s.decided), (2, 1));
-        assert!(s.ready(2) && !s.ready(3));
-        assert_eq!(s.labels(), vec![(a, 0)]);
-        assert_eq!(s.rows().len(), 5);
-        s.absorb(&b, 1, 4, &[1.0, 2.0], &[], false);
-        assert_eq!(s.counts(1)[1], Counts { count: 4, saved: 4, kept: 2, want: 0, flags: 0 });
-        s.settle(&Env::NONE);
-        assert_eq!(s.counted, 3);
-        assert_eq!(s.key(1), b);
-        assert!(s.key_matches(1, &[2.0]) && !s.key_matches(1, &[1.0]));
-        let unsaved = s.unsaved();
-        assert_eq!(unsaved.len(), 3, "b/1 was loaded");
-        assert_eq!(s.unsaved().len(), 3, "nothing is saved until marked");
-        s.mark_saved(&unsaved);
-        assert!(s.unsaved().is_empty());
-    }
-
-    /// Retraining waits until the labels grew by an eighth of those the model was trained on.
-    #[test]
-    fn retraining_waits_for_a_fraction_of_new_labels() {
-        let mut s = Store::new(2, Params { repeats: 1, ..Params::default() }, 1);
-        let decide = |s: &mut Store, x: f64| {
-            let k = FKey::new(&[x]);
-            s.record(&k, 0, 5.0);
-            s.record(&k, 1, 9.0);
-        };
-        decide(&mut s, 0.0);
-        assert!(s.retrain_due());
-        assert_eq!(s.take_labels().len(), 1);
-        assert!(!s.retrain_due());
-        decide(&mut s, 1.0);
-        assert!(s.retrain_due(), "a small training set retrains at every new label");
-        for x in 2..24 {
-            decide(&mut s, x as f64);
-        }
-        assert_eq!(s.take_labels().len(), 24);
-        for x in 24..26 {
-            decide(&mut s, x as f64);
-            assert!(!s.retrain_due(), "{x}: 24 labels wait for 3 new ones");
-        }
-        decide(&mut s, 26.0);
-        assert!(s.retrain_due());
-    }
-
-    /// Adaptive (the default): a pair counts from its first measurement; a vector is decided
-    /// after one pass when its two fastest are clearly apart.
-    #[test]
-    fn one_pass_decides_clear_vectors() {
-        let mut s = Store::new(3, Params::default(), 1);
-        assert_eq!(s.params.repeats, ADAPTIVE);
-        let a = FKey::new(&[1.0]);
-        for (v, t) in [(0, 30_000.0), (1, 10_000.0), (2, 90_000.0)] {
-            s.record(&a, v, t);
-        }
-        assert_eq!((s.counted, s.decided), (3, 1));
-        assert_eq!(s.labels(), vec![(a, 1)]);
-        // close, and the neighbour's label loses: it is measured again first, then both
-        let b = FKey::new(&[2.0]);
-        for (v, t) in [(0, 10_000.0), (1, 10_500.0), (2, 90_000.0)] {
-            s.record(&b, v, t);
-        }
-        let i = s.find(&b).unwrap();
-        assert_eq!(s.rec(i).decided(), None);
-        assert_eq!(s.counts(i).iter().map(|c| c.want).collect::<Vec<_>>(), vec![0, 1, 0]);
-        s.record(&b, 1, 10_400.0);
-        assert_eq!(s.rec(i).decided(), None, "still within the noise");
-        assert_eq!(s.counts(i).iter().map(|c| c.want).collect::<Vec<_>>(), vec![1, 1, 0]);
-    }
-
-    #[test]
-    fn strategy_change_rederives() {
-        let mut s = Store::new(3, Params { repeats: 3, ..Params::default() }, 1);
-        let a = FKey::new(&[1.0]);
-        for _ in 0..2 {
-            for (v, t) in [(0, 10.0), (1, 100.0), (2, 100.0)] {
-                s.record(&a, v, t);
-            }
-        }
-        assert_eq!(s.decided, 0);
-        s.set_params(Params { strategy: Strategy::Elimination, repeats: 3, ..Params::default() }, &Env::NONE);
-        assert_eq!((s.decided, s.counted), (1, 3), "b and c eliminated: a is the label");
-        assert_eq!(s.labels(), vec![(a, 0)]);
-        let _ = Labeling::Median;
-    }
-
-    #[test]
-    fn hash_collisions_are_kept_apart() {
-        let mut s = Store::new(2, Params::default(), 1);
-        let a = FKey::new(&[1.0]);
-        let b = FKey::new(&[2.0]);
-        let ia = s.fv(&a);
-        // force b into the spill list as if it collided with a
-        s.recs.push(FvRec { key_off: s.keys.len() as u32, nf: 1, flags: 0, decided: UNDECIDED, alive: 3, times: vec![] });
-        s.keys.push(2.0);
-        s.counts.extend([Counts::default(); 2]);
-        s.spill.push(1);
-        assert_eq!(s.find(&a), Some(ia));
-        assert_eq!(s.find(&b), None, "b's hash is not in the index");
-        s.index.insert(Store::hash32(&b), ia as u32); // b's hash points at a: must fall back to spill
-        assert_eq!(s.find(&b), Some(1));
-    }
-
-    /// The memory figure: bytes per stored sample at a few shapes (2 features).
-    #[test]
-    fn memory_per_stored_sample() {
-        for (nv, repeats, fvs, limit) in [(2usize, 1u32, 1000usize, 64.0), (4, 1, 1000, 64.0), (4, 3, 1000, 32.0)] {
-            let mut s = Store::new(nv, Params { repeats, ..Params::default() }, 1);
-            for f in 0..fvs {
-                for _ in 0..repeats {
-                    for v in 0..nv {
-                        s.record(&FKey::new(&[f as f64, 8.0]), v, 1000.0 * (v + 1) as f64);
-                    }
-                }
-            }
-            let per = s.heap_bytes() as f64 / s.stored_samples() as f64;
-            assert!(per <= limit, "{nv} variants × {repeats}: {per:.1} bytes per stored sample");
-        }
-    }
-
-    /// A noise estimate from disagreeing repeated measurements.
-    #[test]
-    fn noise_is_learned_from_repeated_measurements() {
-        let mut s = Store::new(2, Params { repeats: 4, ..Params::default() }, 1);
-        assert_eq!(s.sigma(), PRIOR_SIGMA);
-        let mut r = XorShift::new(3);
-        for f in 0..20 {
-            for _ in 0..4 {
-                for v in 0..2 {
-                    let jitter = 1.0 + (r.below(1001) as f64 - 500.0) / 10_000.0; // ±5 %
-                    s.record(&FKey::new(&[f as f64]), v, 10_000.0 * (v + 1) as f64 * jitter);
-                }
-            }
-        }
-        let sigma = s.sigma();
-        assert!((0.01..0.06).contains(&sigma), "{sigma}");
-    }
-}
-
-#[cfg(test)]
-mod strategy_tests {
-    use super::*;
-    use crate::explore::Strategy;
-
-    /// Explores 12 vectors × 4 variants with `strategy` until all are decided; times from
-    /// `cost` with ±3 % noise and 1 measurement in 50 preempted (×20). Returns (exploring
-    /// executions, decisions).
-    fn run(strategy: Strategy, repeats: u32, cost: &dyn Fn(usize, usize) -> f64) -> (usize, Vec<usize>) {
-        let mut s = Store::new(4, Params { strategy, repeats, ..Params::default() }, 7);
-        let mut noise = XorShift::new(99);
-        let keys: Vec<FKey> = (0..12).map(|f| FKey::new(&[f as f64])).collect();
-        let mut n = 0;
-        while s.decided < 12 {
-            for (f, k) in keys.iter().enumerate() {
-                if s.find(k).and_then(|i| s.rec(i).decided()).is_some() {
-                    continue;
-                }
-                let (v, _) = s.choose(k);
-                let jitter = 1.0 + (noise.below(601) as f64 - 300.0) / 10_000.0;
-                let preempt = if noise.below(50) == 0 { 20.0 } else { 1.0 };
-                s.record(k, v, cost(f, v) * jitter * preempt);
-                n += 1;
-            }
-            assert!(n < 100_000);
-        }
-        (n, keys.iter().map(|k| s.rec(s.find(k).unwrap()).decided().unwrap()).collect())
-    }
-
-    /// On controlled cost models with noise and preemptions, every strategy reaches
-    /// round-robin's decisions (which are the true best variants), and successive elimination
-    /// needs fewer exploring executions.
-    #[test]
-    fn strategies_reach_the_same_decisions() {
-        let separated = |f: usize, v: usize| 10_000.0 * (1 + (v + 4 - f % 4) % 4) as f64;
-        let threads = |f: usize, v: usize| {
-            let t = [1.0, 2.0, 4.0, 8.0][v];
-            2_000.0 * (1 + f) as f64 / f64::min(t, 2.0) + 3_000.0 * t
-        };
-        type Cost<'a> = &'a dyn Fn(usize, usize) -> f64;
-        let models: [(Cost, &str); 2] = [(&separated, "separated"), (&threads, "threads")];
-        for (cost, name) in models {
-            // the chosen variants are the best, or tied with it (within the 3 % noise)
-            let right = |d: &[usize], what: &str| {
-                for (f, &v) in d.iter().enumerate() {
-                    let best = (0..4).map(|u| cost(f, u)).fold(f64::INFINITY, f64::min);
-                    assert!(cost(f, v) <= best * 1.03, "{name}, {what}: vector {f} chose {v}: {d:?}");
-                }
-            };
-            for repeats in [3, 5] {
-                let rr = run(Strategy::RoundRobin, repeats, &cost);
-                let rnd = run(Strategy::Random, repeats, &cost);
-                let se = run(Strategy::Elimination, repeats, &cost);
-                right(&rr.1, &format!("{repeats} repeats, round-robin"));
-                right(&rnd.1, &format!("{repeats} repeats, random"));
-                right(&se.1, &format!("{repeats} repeats, elimination"));
-                assert_eq!(rr.0, 12 * 4 * repeats as usize);
-                assert!(se.0 * 10 <= rr.0 * 7, "{name}, {repeats}: elimination {} vs round-robin {}", se.0, rr.0);
-            }
-            let adaptive = run(Strategy::RoundRobin, crate::explore::ADAPTIVE, &cost);
-            right(&adaptive.1, "adaptive repetition");
-            assert!(adaptive.0 <= 12 * 4 * 3 / 2, "{name}: adaptive took {} measurements", adaptive.0);
-        }
-    }
-}
+mod tests;

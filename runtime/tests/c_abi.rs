@@ -81,7 +81,7 @@ fn c_program_uses_the_header_and_library() {
         assert!(stderr.contains("executions: 47 (7 exploring, 40 chosen by the model of which"), "{stderr}");
         assert!(stderr.contains("if n < 50000"), "{stderr}");
         let program =
-            ompadapt_rt::persist::Program::new(&exe.file_name().unwrap().to_string_lossy(), &exe.canonicalize().unwrap().to_string_lossy());
+            ompadapt_rt::store::Program::new(&exe.file_name().unwrap().to_string_lossy(), &exe.canonicalize().unwrap().to_string_lossy());
         let rdir = dir.join(program.folder()).join("c_test");
         let parts: Vec<_> = std::fs::read_dir(&rdir)
             .unwrap_or_else(|e| panic!("{}: {e}\n{stderr}", rdir.display()))

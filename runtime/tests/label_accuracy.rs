@@ -16,8 +16,8 @@
 //! --test label_accuracy -- --nocapture` prints the figures.
 
 use ompadapt_rt::explore::{Params, Strategy, ADAPTIVE};
-use ompadapt_rt::stats::{FKey, XorShift};
-use ompadapt_rt::store::Store;
+use ompadapt_rt::measurements::MeasurementTable;
+use ompadapt_rt::stats::{FeatureKey, XorShift};
 
 /// Uniform in (0, 1).
 fn unit(r: &mut XorShift) -> f64 {
@@ -89,7 +89,7 @@ fn shapes() -> Vec<Shape> {
 /// ahead, such vectors, measurements, pairs).
 fn explore(shape: &Shape, repeats: u32, symmetric: bool, seed: u64) -> (usize, usize, usize, usize) {
     let vectors: Vec<f64> = (0..200).map(|i| (1000.0 * 10f64.powf(i as f64 / 50.0)).round()).collect();
-    let mut s = Store::new(shape.nv, Params { strategy: Strategy::RoundRobin, repeats, ..Params::default() }, seed);
+    let mut s = MeasurementTable::new(shape.nv, Params { strategy: Strategy::RoundRobin, repeats, ..Params::default() }, seed);
     let mut rng = XorShift::new(seed);
     let mut order: Vec<usize> = (0..vectors.len()).collect();
     let mut measurements = 0;
@@ -100,7 +100,7 @@ fn explore(shape: &Shape, repeats: u32, symmetric: bool, seed: u64) -> (usize, u
         }
         let mut open = false;
         for &i in &order {
-            let k = FKey::new(&[vectors[i]]);
+            let k = FeatureKey::new(&[vectors[i]]);
             if s.find(&k).and_then(|j| s.rec(j).decided()).is_some() {
                 continue;
             }
@@ -121,7 +121,7 @@ fn explore(shape: &Shape, repeats: u32, symmetric: bool, seed: u64) -> (usize, u
             continue; // the goal counts vectors whose best is ≥ 20 % ahead
         }
         clear += 1;
-        let label = s.find(&FKey::new(&[x])).and_then(|j| s.rec(j).decided());
+        let label = s.find(&FeatureKey::new(&[x])).and_then(|j| s.rec(j).decided());
         right += (label == Some(c[0].1)) as usize;
     }
     (right, clear, measurements, vectors.len() * shape.nv)

@@ -17,7 +17,7 @@ fn spec(n: usize, extra: &str) -> String {
 /// Explores with a controlled cost (variant `best` is 20 µs cheaper than the others) on one
 /// feature vector until the model takes over; returns the variant then chosen.
 fn learn(reg: &Registry, text: &str, n: usize, best: usize) -> usize {
-    let r = reg.lookup(Some(text), n as i64, -1, -1);
+    let r = reg.lookup(Some(text), ompadapt_rt::spec::CallArgs { min_train: n as i64, ..ompadapt_rt::spec::CallArgs::NONE });
     assert!(r.broken.is_none(), "{:?}", r.broken);
     assert_eq!(r.nvariants(), n);
     let mut seen = vec![false; n];

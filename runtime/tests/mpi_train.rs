@@ -129,15 +129,15 @@ fn ompadapt_train_pools_every_rank() {
     let log = format!("{}\n{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(status.expect("mpirun timed out (deadlock?)").success(), "{log}");
 
-    let program = persist::Program::new(&exe.file_name().unwrap().to_string_lossy(), &exe.canonicalize().unwrap().to_string_lossy());
-    let rdir = persist::region_dir(&dir, &program, "mpi_pooled");
+    let program = store::Program::new(&exe.file_name().unwrap().to_string_lossy(), &exe.canonicalize().unwrap().to_string_lossy());
+    let rdir = store::region_dir(&dir, &program, "mpi_pooled");
     let mut parts: Vec<PathBuf> =
         std::fs::read_dir(&rdir).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|x| x == "json")).collect();
     parts.sort();
     assert_eq!(parts.len(), RANKS, "one part per rank: {parts:?}");
     let mut ranks = Vec::new();
     for p in &parts {
-        let f = persist::read_file(p).unwrap();
+        let f = store::read_file(p).unwrap();
         let r = f.writer.rank.expect("the rank is recorded") as usize;
         assert!(p.file_name().unwrap().to_string_lossy().contains(&format!("-r{r}-")), "{}", p.display());
         assert_eq!(f.writer.size, Some(RANKS as u32));
@@ -150,7 +150,7 @@ fn ompadapt_train_pools_every_rank() {
     }
     ranks.sort();
     assert_eq!(ranks, (0..RANKS).collect::<Vec<_>>());
-    let merged = persist::load_dir(&rdir, "mpi_pooled", None);
+    let merged = store::load_dir(&rdir, "mpi_pooled", None);
     assert_eq!(merged.sample_count(), (RANKS * 2 * 7) as u64, "the next run pools every rank's data");
     let _ = std::fs::remove_dir_all(&dir);
 }

@@ -10,7 +10,7 @@ use std::process::Command;
 use std::ptr::null_mut;
 use std::time::{Duration, Instant};
 
-use ompadapt_rt::persist;
+use ompadapt_rt::store;
 use ompadapt_rt::{ompadapt_begin, ompadapt_end, ompadapt_save, Ctx};
 
 const WRITERS: usize = 16;
@@ -80,11 +80,11 @@ fn sixteen_concurrent_writers_lose_nothing() {
     for mut c in children {
         assert!(c.wait().unwrap().success());
     }
-    let program = persist::Program::new(&exe.file_name().unwrap().to_string_lossy(), &exe.canonicalize().unwrap().to_string_lossy());
-    let rdir = persist::region_dir(&dir.join("store"), &program, "shared");
+    let program = store::Program::new(&exe.file_name().unwrap().to_string_lossy(), &exe.canonicalize().unwrap().to_string_lossy());
+    let rdir = store::region_dir(&dir.join("store"), &program, "shared");
     assert_eq!(count_files(&rdir, "merged.json"), 1, "compaction ran");
     assert_eq!(count_files(&rdir, ".tmp-"), 0);
-    let m = persist::load_dir(&rdir, "shared", None);
+    let m = store::load_dir(&rdir, "shared", None);
     assert_eq!(m.sample_count(), (WRITERS * ROUNDS * PER_ROUND) as u64, "no sample lost or counted twice");
     // per (vector, variant): what round-robin gives each writer, summed over writers
     let mut expect = std::collections::HashMap::new();
@@ -106,7 +106,7 @@ fn sixteen_concurrent_writers_lose_nothing() {
 
     // the merged view `ompadapt export` archives: the same data, without changing the directory
     let before: Vec<_> = std::fs::read_dir(&rdir).unwrap().map(|e| e.unwrap().file_name()).collect();
-    let regions = persist::export(&dir.join("store"), Some(&program.name), None);
+    let regions = store::export(&dir.join("store"), Some(&program.name), None);
     assert_eq!(regions.len(), 1);
     assert_eq!(regions[0].model, "shared");
     assert_eq!(regions[0].variants, ["a", "b", "c"]);

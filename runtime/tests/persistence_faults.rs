@@ -21,8 +21,8 @@ use std::process::{Child, Command, Stdio};
 use std::ptr::null_mut;
 use std::time::{Duration, Instant};
 
-use ompadapt_rt::persist::{self, fault};
 use ompadapt_rt::stats::XorShift;
+use ompadapt_rt::store::{self, fault};
 use ompadapt_rt::{ompadapt_begin, ompadapt_end, ompadapt_save, Ctx};
 
 const PER_ROUND: u64 = 6;
@@ -169,13 +169,13 @@ impl Store {
 
     fn region_dir(&self) -> PathBuf {
         let exe = std::env::current_exe().unwrap();
-        let program = persist::Program::new(&exe.file_name().unwrap().to_string_lossy(), &exe.canonicalize().unwrap().to_string_lossy());
-        persist::region_dir(&self.dir.join("store"), &program, "crash")
+        let program = store::Program::new(&exe.file_name().unwrap().to_string_lossy(), &exe.canonicalize().unwrap().to_string_lossy());
+        store::region_dir(&self.dir.join("store"), &program, "crash")
     }
 
     /// Measurements on disk per (child, round), as a fresh process would load them.
     fn counts(&self) -> HashMap<(u32, u64), u64> {
-        let m = persist::load_dir(&self.region_dir(), "crash", None);
+        let m = store::load_dir(&self.region_dir(), "crash", None);
         let mut out = HashMap::new();
         for ((f, _variant), p) in &m.samples {
             *out.entry((f[0] as u32, f[1] as u64)).or_insert(0) += p.count;
@@ -345,7 +345,7 @@ fn a_fifo_among_the_data_files_blocks_nothing() {
     let root = store.dir.join("store");
     let (tx, rx) = std::sync::mpsc::channel();
     std::thread::spawn(move || {
-        let _ = tx.send(ompadapt_rt::persist::export(&root, None, None));
+        let _ = tx.send(ompadapt_rt::store::export(&root, None, None));
     });
     let regions = rx.recv_timeout(Duration::from_secs(60)).expect("the export blocked on a FIFO");
     assert_eq!(regions.len(), 1);
@@ -372,7 +372,7 @@ fn a_compaction_killed_before_its_unlinks_counts_nothing_twice() {
     kill(&mut c);
     assert_eq!(c.wait().unwrap().signal(), Some(libc::SIGKILL));
     let rdir = store.region_dir();
-    let merged: persist::DataFile = serde_json::from_slice(&std::fs::read(rdir.join("merged.json")).unwrap()).unwrap();
+    let merged: store::DataFile = serde_json::from_slice(&std::fs::read(rdir.join("merged.json")).unwrap()).unwrap();
     let left = parts_on_disk(&rdir);
     assert_eq!(merged.merged_parts.len(), 2, "the compaction merged two parts");
     assert!(merged.merged_parts.iter().all(|p| left.contains(p)), "its parts are still on disk: {left:?}");
@@ -387,7 +387,7 @@ fn a_compaction_killed_before_its_unlinks_counts_nothing_twice() {
         assert_eq!((lost, doubled), (0, 0), "after child {uid}: {what:?}");
     }
     assert!(parts_on_disk(&rdir).iter().all(|p| !merged.merged_parts.contains(p)), "the leftovers were deleted");
-    persist::compact(&rdir, "crash").unwrap();
+    store::compact(&rdir, "crash").unwrap();
     assert_eq!(store.audit(0..=3), (0, 0, vec![]));
     assert_eq!(parts_on_disk(&rdir), Vec::<String>::new());
     let total: u64 = store.counts().values().sum();
@@ -439,7 +439,7 @@ fn random_kills_during_saves_and_compactions_lose_and_double_nothing() {
     }
     // every child's data once more, after a final compaction over whatever the kills left
     let rdir = store.region_dir();
-    persist::compact(&rdir, "crash").unwrap();
+    store::compact(&rdir, "crash").unwrap();
     let (lost, doubled, what) = store.audit(0..uid);
     let saved: u64 = store.counts().values().sum();
     println!(

@@ -33,8 +33,8 @@ fn the_program_s_store_replaces_ompadapt_dir_and_is_fixed_once_the_runtime_runs(
     let late = base.join("late");
     assert_eq!(unsafe { ompadapt_set_dir(c(&late).as_ptr()) }, -1);
     assert_eq!(ompadapt_save(), 1);
-    let program = ompadapt_rt::persist::Program::new(&ompadapt_rt::config::program_name(), &ompadapt_rt::config::program_path());
-    let region = ompadapt_rt::persist::region_dir(&named, &program, "stored");
+    let program = ompadapt_rt::store::Program::new(&ompadapt_rt::config::program_name(), &ompadapt_rt::config::program_path());
+    let region = ompadapt_rt::store::region_dir(&named, &program, "stored");
     let parts =
         std::fs::read_dir(&region).unwrap().filter(|e| e.as_ref().unwrap().file_name().to_string_lossy().starts_with("part-")).count();
     assert_eq!(parts, 1, "saved in the program's store");

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 use std::ptr::null_mut;
 
-use ompadapt_rt::persist;
+use ompadapt_rt::store;
 use ompadapt_rt::{ompadapt_begin, ompadapt_end, ompadapt_save, Ctx};
 
 const SPEC: &[u8] = b"ompadapt1;model=paths;loc=store_paths.rs:1;features=n;variants=a,b\0";
@@ -170,7 +170,7 @@ fn data_kept_by_a_failed_save_is_saved_when_the_store_is_fixed() {
     let lines = save_lines(&err);
     assert_eq!(lines.len(), 1, "{err}");
     assert!(lines[0].contains("not saved now") && lines[0].contains("kept in memory"), "{err}");
-    let saved = persist::export(&store, None, Some("paths"));
+    let saved = store::export(&store, None, Some("paths"));
     let measurements: u64 = saved.iter().flat_map(|f| &f.samples).map(|s| s.count).sum();
     assert_eq!(measurements, 2 * PER_ROUND, "both rounds on disk: {saved:?}\n{err}");
 }

@@ -140,7 +140,7 @@ pub fn with_retries(tries: usize, mut attempt: impl FnMut() -> Result<(), String
 pub fn program_folder(exe: &Path) -> String {
     let name = exe.file_name().expect("a file").to_string_lossy();
     let id = exe.canonicalize().unwrap_or_else(|_| exe.to_path_buf());
-    ompadapt_rt::persist::Program::new(&name, &id.to_string_lossy()).folder()
+    ompadapt_rt::store::Program::new(&name, &id.to_string_lossy()).folder()
 }
 
 pub mod fuzz;

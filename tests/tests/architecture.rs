@@ -278,7 +278,15 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
             }
         }
     }
-    let mut s = State { graph, index: BTreeMap::new(), low: BTreeMap::new(), stack: Vec::new(), on_stack: BTreeSet::new(), next: 0, found: Vec::new() };
+    let mut s = State {
+        graph,
+        index: BTreeMap::new(),
+        low: BTreeMap::new(),
+        stack: Vec::new(),
+        on_stack: BTreeSet::new(),
+        next: 0,
+        found: Vec::new(),
+    };
     for v in graph.keys() {
         if !s.index.contains_key(v.as_str()) {
             visit(&mut s, v);
@@ -334,9 +342,7 @@ fn the_cycle_finder_finds_cycles() {
         .map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect()))
         .collect();
     assert_eq!(cycles(&g), vec![vec!["a".to_string(), "b".into(), "c".into()]]);
-    let dag: BTreeMap<String, BTreeSet<String>> = [("a", vec!["b"]), ("b", vec![])]
-        .into_iter()
-        .map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect()))
-        .collect();
+    let dag: BTreeMap<String, BTreeSet<String>> =
+        [("a", vec!["b"]), ("b", vec![])].into_iter().map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect())).collect();
     assert!(cycles(&dag).is_empty());
 }

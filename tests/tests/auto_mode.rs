@@ -209,11 +209,7 @@ fn remarks_say_which_constructs_are_left_as_written() {
     assert!(!out.stderr.contains("warning"), "{}", out.stderr);
     // The flag reaches the pass too: it says which automatic features each region got.
     let grid = format!("region 'grid@heat_steps.c:{}'", line_of("heat_steps.c", "collapse(2) map(tofrom: g"));
-    assert!(
-        out.stderr.lines().any(|l| pass_remark(l) && l.contains(&grid) && l.contains("trip_count(r,c)")),
-        "{}",
-        out.stderr
-    );
+    assert!(out.stderr.lines().any(|l| pass_remark(l) && l.contains(&grid) && l.contains("trip_count(r,c)")), "{}", out.stderr);
     // The remarks are the only difference the flag makes.
     let quiet = compile_program("heat_steps.c", &dir.path().join("heat2"), &flags[..3]);
     assert!(quiet.ok() && quiet.stderr.is_empty(), "{}", quiet.stderr);

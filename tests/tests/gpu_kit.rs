@@ -61,12 +61,7 @@ exec "$kit/run.sh" --quick --out "$results" "$budget"
 fn unshare_args(probe_dir: &Path) -> Option<Vec<&'static str>> {
     std::fs::create_dir_all(probe_dir).unwrap();
     [vec!["-m"], vec!["-r", "-m"]].into_iter().find(|args| {
-        Command::new("unshare")
-            .args(args)
-            .args(["mount", "-t", "tmpfs", "tmpfs"])
-            .arg(probe_dir)
-            .output()
-            .is_ok_and(|o| o.status.success())
+        Command::new("unshare").args(args).args(["mount", "-t", "tmpfs", "tmpfs"]).arg(probe_dir).output().is_ok_and(|o| o.status.success())
     })
 }
 

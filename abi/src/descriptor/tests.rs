@@ -127,7 +127,8 @@ fn encoding() {
     d.model_type = ModelType::DecisionTree;
     d.feature_ranges = vec![Some((0.0, 30000.0)), None];
     d.min_sample_points = vec![Some(25), None];
-    d.association = Some(Association { primary: "p".into(), mapping: vec![1], primary_descriptor: Some("ompadapt1;model=p;variants=a,b".into()) });
+    d.association =
+        Some(Association { primary: "p".into(), mapping: vec![1], primary_descriptor: Some("ompadapt1;model=p;variants=a,b".into()) });
     d.fallback = 1;
     let s = d.to_string();
     assert!(s.contains(";feature_ranges=0:30000,;min_sample_points=25,;use_model=p;variant_mapping=1;"), "{s}");

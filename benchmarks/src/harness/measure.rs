@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::ProgressBar;
 use ompadapt_evaluate::{self as evaluate, Method};
-use ompadapt_rt::model::{Costs, ModelChoice};
+use ompadapt_rt::model::{ModelChoice, TrainingSet};
 
 use super::kernels::Kernel;
 use super::runner::{self, RunLog, Toolchain};
@@ -40,7 +40,7 @@ pub struct KernelRun {
     /// The Adaptive-100 model's text per region.
     pub models: Vec<(String, String)>,
     /// Per region, the stored measurements (medians per input and variant, input order).
-    pub profiles: Vec<Costs>,
+    pub profiles: Vec<TrainingSet>,
     /// The model trained.
     pub choice: ModelChoice,
     /// Inputs whose static configurations got more runs ([`Doubt`]).
@@ -179,9 +179,9 @@ impl Measurement<'_> {
 
     /// Step 2, offline training on everything (Adaptive-100), through the caller's trainer:
     /// the models' texts go to `r`; returns each region's data, one row per input.
-    fn train_offline(&self, store: &Path, r: &mut KernelRun) -> Result<Vec<Costs>> {
+    fn train_offline(&self, store: &Path, r: &mut KernelRun) -> Result<Vec<TrainingSet>> {
         let k = self.kernel;
-        let mut per_region: Vec<Costs> = Vec::new();
+        let mut per_region: Vec<TrainingSet> = Vec::new();
         for reg in k.regions {
             let trained =
                 self.trainer.train(store, reg, self.model.0)?.ok_or_else(|| anyhow!("{}: region '{reg}' saved nothing", k.name))?;
@@ -192,7 +192,7 @@ impl Measurement<'_> {
     }
 
     /// Step 4, K-fold decisions: the same splits for every region (rows in input order).
-    fn fold_decisions(&self, per_region: &[Costs], r: &mut KernelRun) {
+    fn fold_decisions(&self, per_region: &[TrainingSet], r: &mut KernelRun) {
         let method = self.method;
         for m in &method.train_groups {
             let per: Vec<Vec<evaluate::Fold>> = per_region.iter().map(|c| evaluate::folds(c, self.model.0, *m, method)).collect();
@@ -361,7 +361,7 @@ fn combinations(variants: usize, regions: usize) -> Vec<Vec<usize>> {
 
 /// The region's data with one row per input, in input order (the feature grows with the
 /// input in every kernel).
-fn by_input(c: &Costs, inputs: usize) -> Result<Costs> {
+fn by_input(c: &TrainingSet, inputs: usize) -> Result<TrainingSet> {
     if c.n() != inputs {
         bail!("{} feature vectors stored for {inputs} inputs", c.n());
     }

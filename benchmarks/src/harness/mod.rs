@@ -38,7 +38,7 @@ use std::path::{Path, PathBuf};
 use anyhow::{anyhow, bail, Context, Result};
 use indicatif::{ProgressBar, ProgressStyle};
 use ompadapt_evaluate::Method;
-use ompadapt_rt::model::{Costs, ModelChoice};
+use ompadapt_rt::model::{ModelChoice, TrainingSet};
 
 use measure::{Doubt, KernelRun, Measurement};
 
@@ -87,7 +87,7 @@ pub struct Trained {
     /// The model as text (for `summary.json`).
     pub model_text: String,
     /// The stored measurements it was trained on (medians per feature vector and variant).
-    pub costs: Costs,
+    pub costs: TrainingSet,
 }
 
 /// Offline training on what the exploring runs stored: the harness trains through its caller

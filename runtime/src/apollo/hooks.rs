@@ -45,17 +45,17 @@ pub(super) fn region_for(
         _ => info.explore,
     };
     spec.explore = explore.map(|e| explore_field(e).to_owned());
-    let (p1, p2) = match info.kind {
-        Kind::DecisionTree { max_depth } => (max_depth.map_or(-1, |d| d as i64), -1),
-        Kind::RandomForest { num_trees, max_depth } => (num_trees.map_or(-1, |t| t as i64), max_depth.map_or(-1, |d| d as i64)),
-        _ => (-1, -1),
+    let model_params = match info.kind {
+        Kind::DecisionTree { max_depth } => [max_depth.map_or(-1, |d| d as i64), -1],
+        Kind::RandomForest { num_trees, max_depth } => [num_trees.map_or(-1, |t| t as i64), max_depth.map_or(-1, |d| d as i64)],
+        _ => [-1, -1],
     };
     let auto = info.learns() && min_training_data > 0;
     // A region that must not train automatically is created with an unreachable min_train, so
     // that data loaded at creation cannot train it before it is set explore-only.
     let min_train = if auto { min_training_data as i64 } else { i64::MAX };
     let g = registry::global();
-    let region = g.lookup(Some(&spec.to_string()), min_train, p1, p2);
+    let region = g.lookup(Some(&spec.to_string()), crate::spec::CallArgs { min_train, model_params });
     if !auto {
         region.set_explore_only(true);
         region.set_min_train(num_policies);

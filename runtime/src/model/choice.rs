@@ -2,7 +2,7 @@
 //! environment (`OMPADAPT_MODEL`, for every region or per region — `dtree,3;mm:logistic` — read
 //! by [`crate::config`] with [`ModelChoice::parse_override`]).
 
-use super::cost::{CostForm, Family, MAX_PIECE_DEPTH};
+use super::cost_model::{CostForm, Family, MAX_PIECE_DEPTH};
 use crate::spec::ModelType;
 
 /// Default max depth of a decision tree (`model_type(dtree)` without a parameter).
@@ -36,9 +36,10 @@ pub enum ModelChoice {
 }
 
 impl ModelChoice {
-    /// Resolves `model_type(kind, p1, p2)`; a parameter ≤ 0 (the plugin passes -1 when it is
-    /// absent) takes the default.
-    pub fn resolve(kind: ModelType, p1: i64, p2: i64) -> ModelChoice {
+    /// Resolves `model_type(kind, a, b)` with `params = [a, b]`; a parameter ≤ 0 (the plugin
+    /// passes -1 when it is absent) takes the default.
+    pub fn resolve(kind: ModelType, params: [i64; 2]) -> ModelChoice {
+        let [p1, p2] = params;
         let pick = |p: i64, default: usize, max: usize| {
             if p > 0 {
                 (p as usize).min(max)
@@ -76,11 +77,11 @@ impl ModelChoice {
         match parts[0].to_ascii_lowercase().as_str() {
             "dtree" | "decisiontree" => {
                 too_many(2)?;
-                Ok(ModelChoice::resolve(ModelType::DecisionTree, num(1)?, -1))
+                Ok(ModelChoice::resolve(ModelType::DecisionTree, [num(1)?, -1]))
             }
             "rfc" | "randomforest" => {
                 too_many(3)?;
-                Ok(ModelChoice::resolve(ModelType::RandomForest, num(1)?, num(2)?))
+                Ok(ModelChoice::resolve(ModelType::RandomForest, [num(1)?, num(2)?]))
             }
             "logistic" | "logisticregression" => {
                 too_many(1)?;
@@ -132,10 +133,10 @@ mod tests {
 
     #[test]
     fn resolve_defaults() {
-        assert_eq!(ModelChoice::resolve(ModelType::DecisionTree, -1, -1), ModelChoice::Tree { max_depth: 2 });
-        assert_eq!(ModelChoice::resolve(ModelType::DecisionTree, 4, -1), ModelChoice::Tree { max_depth: 4 });
-        assert_eq!(ModelChoice::resolve(ModelType::DecisionTree, 400, -1), ModelChoice::Tree { max_depth: MAX_DEPTH });
-        assert_eq!(ModelChoice::resolve(ModelType::RandomForest, -1, -1), ModelChoice::Forest { trees: 10, max_depth: 2 });
+        assert_eq!(ModelChoice::resolve(ModelType::DecisionTree, [-1, -1]), ModelChoice::Tree { max_depth: 2 });
+        assert_eq!(ModelChoice::resolve(ModelType::DecisionTree, [4, -1]), ModelChoice::Tree { max_depth: 4 });
+        assert_eq!(ModelChoice::resolve(ModelType::DecisionTree, [400, -1]), ModelChoice::Tree { max_depth: MAX_DEPTH });
+        assert_eq!(ModelChoice::resolve(ModelType::RandomForest, [-1, -1]), ModelChoice::Forest { trees: 10, max_depth: 2 });
     }
 
     #[test]

@@ -8,7 +8,7 @@
 //! | random forest | `rfc[,trees[,depth]]` | [`forest`]: bootstrap + feature subsets over `cart` | [`FlatForest`]: one node array, vote |
 //! | logistic regression | `logistic` (environment only) | linfa-logistic on [`scaling`]-ed features | [`Linear`]: weight matrix |
 //!
-//! The runtime trains on per-variant times ([`Costs`]: [`train_costs`]); label-only callers use
+//! The runtime trains on per-variant times ([`TrainingSet`]: [`train_costs`]); label-only callers use
 //! [`train`]. Both fit the model and then check it on every distinct training vector: the ones
 //! it mispredicts become [`patch`] exceptions, so a trained model always reproduces the fastest
 //! variant of every feature vector it was trained on (up to [`patch::MAX_EXCEPTIONS`]
@@ -20,8 +20,7 @@
 
 pub mod cart;
 mod choice;
-pub mod cost;
-pub mod costs;
+pub mod cost_model;
 pub mod data;
 pub mod forest;
 pub mod logistic;
@@ -30,17 +29,18 @@ pub mod rng;
 pub mod scaling;
 pub mod select;
 pub mod solve;
+pub mod training_set;
 pub mod tree;
 
 pub use choice::{ModelChoice, DEFAULT_FOREST_DEPTH, DEFAULT_FOREST_TREES, DEFAULT_TREE_DEPTH, MAX_DEPTH, MAX_TREES};
-pub use cost::{CostForm, CostModel, Family};
-pub use costs::Costs;
+pub use cost_model::{CostForm, CostModel, Family};
 pub use data::Table;
 pub use forest::FlatForest;
 pub use logistic::Linear;
 pub use patch::{Exception, Patched, MAX_EXCEPTIONS};
 pub use rng::fnv1a;
 pub use select::Estimate;
+pub use training_set::TrainingSet;
 pub use tree::{FlatTree, Node};
 
 use crate::ctx::MAX_FEATURES;
@@ -95,7 +95,7 @@ impl Compiled {
 
 /// Fits `choice` on `rows` → `labels` without checking it on the training vectors (the learner
 /// alone; [`train`] is what label-only callers use). Cost models and selections need times:
-/// they are refused here (use [`fit_costs`]). `seed` makes forests reproducible.
+/// they are refused here (use [`fit_training_set`]). `seed` makes forests reproducible.
 pub fn fit(choice: ModelChoice, rows: &[Vec<f64>], labels: &[usize], seed: u64) -> Result<Compiled, String> {
     let t = Table::new(rows, labels)?;
     Ok(match choice {
@@ -108,7 +108,7 @@ pub fn fit(choice: ModelChoice, rows: &[Vec<f64>], labels: &[usize], seed: u64) 
     })
 }
 
-/// A model fitted on times ([`fit_costs`], [`train_costs`]): the decision function and what
+/// A model fitted on times ([`fit_training_set`], [`train_costs`]): the decision function and what
 /// was chosen.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Fitted {
@@ -122,9 +122,9 @@ pub struct Fitted {
 }
 
 /// Fits one (non-selecting) model on per-variant times. Trees and forests weight each vector
-/// by what a wrong choice loses there ([`Costs::regret_weights`]); logistic regression fits the
+/// by what a wrong choice loses there ([`TrainingSet::regret_weights`]); logistic regression fits the
 /// labels (linfa-logistic takes no sample weights).
-pub(crate) fn fit_learner(choice: ModelChoice, c: &Costs, seed: u64) -> Result<Compiled, String> {
+pub(crate) fn fit_learner(choice: ModelChoice, c: &TrainingSet, seed: u64) -> Result<Compiled, String> {
     Ok(match choice {
         ModelChoice::Tree { max_depth } => {
             let t = c.table();
@@ -136,14 +136,14 @@ pub(crate) fn fit_learner(choice: ModelChoice, c: &Costs, seed: u64) -> Result<C
             Compiled::Forest(forest::fit_weighted(&c.table(), &c.regret_weights(), trees, max_depth, seed))
         }
         ModelChoice::LogisticRegression => Compiled::Logistic(Box::new(logistic::fit(&c.table(), true)?)),
-        ModelChoice::Cost(form) => Compiled::Cost(Box::new(cost::fit(c, form)?)),
+        ModelChoice::Cost(form) => Compiled::Cost(Box::new(cost_model::fit(c, form)?)),
         ModelChoice::CostSelected | ModelChoice::Auto => return Err("a selection is not a learner".to_owned()),
     })
 }
 
 /// Fits `choice` on per-variant times (the learner alone; [`train_costs`] adds exceptions). A
 /// selecting choice (`auto`, `cost`) cross-validates its candidates first ([`select`]).
-pub fn fit_costs(choice: ModelChoice, c: &Costs, seed: u64) -> Result<Fitted, String> {
+pub fn fit_training_set(choice: ModelChoice, c: &TrainingSet, seed: u64) -> Result<Fitted, String> {
     let (chosen, estimate) = match choice {
         ModelChoice::CostSelected | ModelChoice::Auto => {
             let (w, e, _) = select::select(choice, c, seed);
@@ -162,11 +162,11 @@ pub fn fit_costs(choice: ModelChoice, c: &Costs, seed: u64) -> Result<Fitted, St
     Ok(Fitted { model, chosen, estimate })
 }
 
-/// [`fit_costs`], then exceptions for the measured vectors the model gets wrong (their label is
+/// [`fit_training_set`], then exceptions for the measured vectors the model gets wrong (their label is
 /// the variant measured fastest there, or the exploration's decision), so a measured vector
 /// keeps its measured best.
-pub fn train_costs(choice: ModelChoice, c: &Costs, seed: u64) -> Result<Fitted, String> {
-    let mut f = fit_costs(choice, c, seed)?;
+pub fn train_costs(choice: ModelChoice, c: &TrainingSet, seed: u64) -> Result<Fitted, String> {
+    let mut f = fit_training_set(choice, c, seed)?;
     f.model = patch_exceptions(f.model, &c.table());
     Ok(f)
 }

@@ -22,9 +22,9 @@
 //! new inputs of the same spread, slightly optimistic because it is the best of several.
 
 use super::choice::ModelChoice;
-use super::cost::{CostForm, Family};
-use super::costs::Costs;
+use super::cost_model::{CostForm, Family};
 use super::rng::XorShift;
+use super::training_set::TrainingSet;
 use super::{fit_learner, Compiled};
 
 /// Leave-one-out cross-validation up to this many complete vectors.
@@ -89,7 +89,7 @@ pub fn candidates(choice: ModelChoice) -> Vec<ModelChoice> {
 
 /// The folds of a cross-validation over the complete vectors (shuffled with `seed`): each a
 /// training set (the other folds and every partial vector) and its held-out vectors.
-fn fold_sets(c: &Costs, complete: &[usize], seed: u64) -> Vec<(Costs, Vec<usize>)> {
+fn fold_sets(c: &TrainingSet, complete: &[usize], seed: u64) -> Vec<(TrainingSet, Vec<usize>)> {
     let partial: Vec<usize> = (0..c.n()).filter(|&i| !c.complete(i)).collect();
     let mut order = complete.to_vec();
     let mut rng = XorShift::new(seed ^ 0xc0ffee);
@@ -109,7 +109,7 @@ fn fold_sets(c: &Costs, complete: &[usize], seed: u64) -> Vec<(Costs, Vec<usize>
 
 /// Sum of squared `ln(predicted / measured time)` of a cost model over `test`'s measured
 /// (vector, variant) pairs, and their number.
-fn time_errors(m: &super::cost::CostModel, c: &Costs, test: &[usize]) -> (f64, usize) {
+fn time_errors(m: &super::cost_model::CostModel, c: &TrainingSet, test: &[usize]) -> (f64, usize) {
     let (mut sq, mut pairs) = (0.0, 0usize);
     for &i in test {
         for (v, p) in m.times(&c.padded(i)).into_iter().enumerate() {
@@ -126,7 +126,7 @@ fn time_errors(m: &super::cost::CostModel, c: &Costs, test: &[usize]) -> (f64, u
 
 /// The held-out regret of `cand` over the folds (a fold it cannot be fitted on decides by the
 /// training set's majority label).
-fn cross_validate(cand: ModelChoice, c: &Costs, folds: &[(Costs, Vec<usize>)], seed: u64) -> Estimate {
+fn cross_validate(cand: ModelChoice, c: &TrainingSet, folds: &[(TrainingSet, Vec<usize>)], seed: u64) -> Estimate {
     let (mut sum, mut within, mut n) = (0.0, 0usize, 0usize);
     let (mut sq, mut pairs) = (0.0, 0usize);
     for (train, test) in folds {
@@ -171,7 +171,7 @@ fn winner(results: &[(ModelChoice, Estimate)], few: bool) -> Option<(ModelChoice
 
 /// Cross-validates every candidate of `choice`; returns the winner, its estimate (`None` when
 /// there are too few complete vectors to judge) and every candidate's estimate.
-pub fn select(choice: ModelChoice, c: &Costs, seed: u64) -> (ModelChoice, Option<Estimate>, Vec<(ModelChoice, Estimate)>) {
+pub fn select(choice: ModelChoice, c: &TrainingSet, seed: u64) -> (ModelChoice, Option<Estimate>, Vec<(ModelChoice, Estimate)>) {
     let mut cands = candidates(choice);
     let complete: Vec<usize> = (0..c.n()).filter(|&i| c.complete(i)).collect();
     let few = complete.len() < FEW_VECTORS && choice == ModelChoice::Auto;
@@ -187,7 +187,7 @@ pub fn select(choice: ModelChoice, c: &Costs, seed: u64) -> (ModelChoice, Option
     let folds = fold_sets(c, &complete, seed);
     // a candidate that cannot be fitted on all the data (a per-category form without a
     // categorical feature) is no candidate
-    let categorical = super::cost::categorical_feature(c).is_some();
+    let categorical = super::cost_model::categorical_feature(c).is_some();
     let results: Vec<(ModelChoice, Estimate)> = cands
         .iter()
         .filter(|&&k| categorical || !matches!(k, ModelChoice::Cost(f) if f.by_category))
@@ -199,11 +199,11 @@ pub fn select(choice: ModelChoice, c: &Costs, seed: u64) -> (ModelChoice, Option
     }
 }
 
-fn decide(m: &Compiled, c: &Costs, i: usize) -> usize {
+fn decide(m: &Compiled, c: &TrainingSet, i: usize) -> usize {
     m.predict(&c.padded(i)).min(c.k - 1)
 }
 
-fn majority(c: &Costs) -> usize {
+fn majority(c: &TrainingSet) -> usize {
     let mut counts = vec![0usize; c.k];
     for &y in &c.y {
         counts[y as usize] += 1;
@@ -229,7 +229,7 @@ mod tests {
             }
             let rows: Vec<Vec<f64>> = pick.iter().map(|&n| vec![n]).collect();
             let times: Vec<Vec<f64>> = pick.iter().map(|&n| vec![n, 1000.0 - n]).collect();
-            let c = Costs::new(&rows, &times, 2).unwrap();
+            let c = TrainingSet::new(&rows, &times, 2).unwrap();
             let f = train_costs(ModelChoice::Auto, &c, 1).unwrap();
             for n in sizes.iter().chain(&[150.0, 850.0]) {
                 let mut x = [0.0; crate::ctx::MAX_FEATURES];
@@ -246,7 +246,7 @@ mod tests {
         // affine costs with a crossover: the additive model wins and its estimate is exact
         let rows: Vec<Vec<f64>> = (1..=12).map(|i| vec![(i * 1000) as f64]).collect();
         let times: Vec<Vec<f64>> = rows.iter().map(|r| vec![500.0 + r[0], 4000.0 + 0.5 * r[0]]).collect();
-        let c = Costs::new(&rows, &times, 2).unwrap();
+        let c = TrainingSet::new(&rows, &times, 2).unwrap();
         let (w, e, all) = select(ModelChoice::Auto, &c, 1);
         assert!(matches!(w, ModelChoice::Cost(f) if f.family == super::super::Family::Additive), "{w:?}");
         let e = e.unwrap();

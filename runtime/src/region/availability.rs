@@ -20,7 +20,7 @@ impl Region {
     /// when it became unavailable, else the first available variant (none: `v`; the launch's
     /// guard still runs the offload).
     #[inline]
-    pub(crate) fn usable(&self, model: Option<(&FKey, &Trained)>, v: usize) -> usize {
+    pub(crate) fn usable(&self, model: Option<(&FeatureKey, &Trained)>, v: usize) -> usize {
         if self.available(v) {
             return v;
         }
@@ -29,7 +29,7 @@ impl Region {
 
     #[cold]
     #[inline(never)]
-    fn substitute(&self, model: Option<(&FKey, &Trained)>, v: usize) -> usize {
+    fn substitute(&self, model: Option<(&FeatureKey, &Trained)>, v: usize) -> usize {
         let nv = self.nvariants();
         if let Some((key, t)) = model {
             let best = (0..nv)
@@ -64,10 +64,10 @@ impl Region {
             self.adopt_pending(&mut g);
             let replacement = replacement.filter(|&r| r < self.nvariants() && r != v);
             g.unavailable.push(Unavailable { variant: v, replacement, at_execution: executions, reason: reason.to_string() });
-            let st = &mut g.store;
-            self.env_with(|env| st.set_unavailable(v, env));
+            let st = &mut g.measurements;
+            self.with_assessment_inputs(|env| st.set_unavailable(v, env));
             // every view and cached decision is looked at again
-            self.xver.fetch_add(1, Release);
+            self.exploration_version.fetch_add(1, Release);
             let e = self.epoch.load(Relaxed);
             if e & 1 == 1 {
                 self.epoch.store(e + 2, Release);

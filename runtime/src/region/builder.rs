@@ -14,18 +14,18 @@ use super::*;
 #[derive(Clone, Debug, Default)]
 pub struct RegionBuilder {
     s: RegionSettings,
-    args: (i64, i64, i64),
+    args: CallArgs,
 }
 
 impl RegionBuilder {
     /// The built-in defaults (no environment).
     pub fn new() -> RegionBuilder {
-        RegionBuilder { s: RegionSettings::default(), args: (-1, -1, -1) }
+        RegionBuilder { s: RegionSettings::default(), args: CallArgs::NONE }
     }
 
     /// Resolved settings (from [`crate::config::Config::region_settings`]).
     pub fn from_settings(s: RegionSettings) -> RegionBuilder {
-        RegionBuilder { s, args: (-1, -1, -1) }
+        RegionBuilder { s, args: CallArgs::NONE }
     }
 
     /// Training samples needed (default: the number of variants).
@@ -107,7 +107,7 @@ impl RegionBuilder {
     }
 
     /// The call site's `(min_train, param1, param2)` (kept to warn when call sites differ).
-    pub fn call_args(mut self, args: (i64, i64, i64)) -> Self {
+    pub fn call_args(mut self, args: CallArgs) -> Self {
         self.args = args;
         self
     }
@@ -125,7 +125,7 @@ impl RegionBuilder {
 
 impl Region {
     #[allow(clippy::clone_on_copy)] // ModelChoice may grow parameters that are not Copy
-    pub(super) fn build(spec: RegionDescriptor, s: &RegionSettings, args: (i64, i64, i64)) -> Region {
+    pub(super) fn build(spec: RegionDescriptor, s: &RegionSettings, args: CallArgs) -> Region {
         clock::init();
         let nv = spec.variants.len();
         let name = spec.model.clone();
@@ -164,12 +164,12 @@ impl Region {
             unrecorded: AtomicU64::new(0),
             resets: AtomicU32::new(0),
             retrains: AtomicU32::new(0),
-            xver: AtomicU64::new(0),
+            exploration_version: AtomicU64::new(0),
             strategy: std::sync::atomic::AtomicU8::new(params.strategy as u8),
             slack: AtomicI64::new(0),
             shards: Shards::new(nv.max(1)),
             inner: Mutex::new(Inner {
-                store: Store::new(nv, params, fnv1a(&name) ^ s.seed),
+                measurements: MeasurementTable::new(nv, params, fnv1a(&name) ^ s.seed),
                 settings: Settings { min_train, choice: s.model.clone(), explore_only: s.explore_only },
                 overflow: Default::default(),
                 drifts: Vec::new(),

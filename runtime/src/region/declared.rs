@@ -27,7 +27,7 @@ use super::Region;
 use crate::ctx::Ctx;
 use crate::diag;
 use crate::spec::{Association, RegionDescriptor};
-use crate::stats::{FKey, FxBuild};
+use crate::stats::{FeatureKey, FxBuild};
 
 /// A region's `declare adaptation` state.
 #[derive(Debug, Default)]
@@ -36,7 +36,7 @@ pub struct Declared {
     hooked: AtomicBool,
     ranges: Option<Ranges>,
     /// Decisions fixed by associated regions, per feature vector (this region is a primary).
-    pins: Mutex<HashMap<FKey, usize, FxBuild>>,
+    pins: Mutex<HashMap<FeatureKey, usize, FxBuild>>,
     /// Set when this region is an associated region.
     link: Option<Link>,
 }
@@ -78,7 +78,7 @@ impl Declared {
         self.hooked.load(Relaxed)
     }
 
-    fn pins(&self) -> std::sync::MutexGuard<'_, HashMap<FKey, usize, FxBuild>> {
+    fn pins(&self) -> std::sync::MutexGuard<'_, HashMap<FeatureKey, usize, FxBuild>> {
         self.pins.lock().unwrap_or_else(|e| e.into_inner())
     }
 }
@@ -118,13 +118,13 @@ impl Region {
         if pins.is_empty() {
             None
         } else {
-            pins.get(&FKey::new(f)).copied()
+            pins.get(&FeatureKey::new(f)).copied()
         }
     }
 
     /// This (primary) region's decision for `f`, fixed for the rest of the run.
     pub(crate) fn pinned_decision(&self, f: &[f64]) -> usize {
-        let key = FKey::new(f);
+        let key = FeatureKey::new(f);
         let mut pins = self.declared.pins();
         if let Some(&v) = pins.get(&key) {
             return v;
@@ -137,7 +137,7 @@ impl Region {
 
     /// What this region would decide for `key` now: its model's decision, else (exploring) the
     /// variant it has measured least for `key`.
-    fn decision_now(&self, key: &FKey) -> usize {
+    fn decision_now(&self, key: &FeatureKey) -> usize {
         if self.broken.is_some() {
             return 0;
         }
@@ -153,7 +153,7 @@ impl Region {
         }
         let mut g = self.lock();
         self.adopt_pending(&mut g);
-        g.store.least_measured(key).min(nv - 1)
+        g.measurements.least_measured(key).min(nv - 1)
     }
 
     /// The region this associated region follows, found by `lookup` the first time.
@@ -260,6 +260,7 @@ mod tests {
     use super::*;
     use crate::config::Config;
     use crate::registry::Registry;
+    use crate::spec::CallArgs;
 
     const PRIMARY: &str = "ompadapt1;model=scoring_loop;loc=sw.c:13;features=nDiag;variants=plain,parallel for,target;\
                            values=0,1,2;feature_ranges=0:30000";
@@ -275,7 +276,7 @@ mod tests {
     }
 
     fn run_assoc(reg: &Registry, spec: &str, f: f64) -> i32 {
-        let r = reg.lookup(Some(spec), -1, -1, -1);
+        let r = reg.lookup(Some(spec), CallArgs::NONE);
         assert!(r.is_associated());
         let mut ctx = Ctx::zeroed();
         associated_begin(r, &|a| reg.primary_of(a), &[f], &mut ctx);
@@ -284,7 +285,7 @@ mod tests {
     }
 
     fn run_primary(reg: &Registry, f: f64) -> usize {
-        let r = reg.lookup(Some(PRIMARY), -1, -1, -1);
+        let r = reg.lookup(Some(PRIMARY), CallArgs::NONE);
         let mut ctx = Ctx::zeroed();
         r.begin(&[f], &mut ctx);
         r.end(&ctx);
@@ -322,9 +323,9 @@ mod tests {
         let mut measured: Vec<usize> = Vec::new();
         for _ in 0..3 {
             let reg = registry();
-            let p = reg.lookup(Some(PRIMARY), -1, -1, -1);
+            let p = reg.lookup(Some(PRIMARY), CallArgs::NONE);
             for &v in &measured {
-                p.absorb(&FKey::new(&[100.0]), v, 1, &[1000.0], &[], false);
+                p.absorb(&FeatureKey::new(&[100.0]), v, 1, &[1000.0], &[], false);
             }
             run_assoc(&reg, &assoc("2", 1, true), 100.0);
             let v = run_primary(&reg, 100.0);
@@ -338,7 +339,7 @@ mod tests {
     #[test]
     fn trained_primary_decides_and_mapping_selects() {
         let reg = registry();
-        let p = reg.lookup(Some(PRIMARY), 3, -1, -1);
+        let p = reg.lookup(Some(PRIMARY), CallArgs { min_train: 3, ..CallArgs::NONE });
         // Exploration with controlled costs: variant 2 fastest for this vector.
         for _ in 0..30 {
             let mut ctx = Ctx::zeroed();
@@ -357,7 +358,7 @@ mod tests {
         // No descriptor of the primary and it never ran: none of the variants.
         assert_eq!(run_assoc(&reg, &assoc("0", 1, false), 1.0), 1);
         // Ranges: outside counted.
-        let p = reg.lookup(Some(PRIMARY), -1, -1, -1);
+        let p = reg.lookup(Some(PRIMARY), CallArgs::NONE);
         run_primary(&reg, 40_000.0);
         run_primary(&reg, 40_000.0);
         run_primary(&reg, 10.0);
@@ -366,7 +367,7 @@ mod tests {
         assert_eq!(rep.outside_range, 2);
         let render = |r: &Region| crate::report::text::declared_lines(&report(r).unwrap(), &r.spec.variants);
         assert!(render(p).contains("outside its declared range: 2"));
-        let a = reg.lookup(Some(&assoc("5", 1, false)), -1, -1, -1);
+        let a = reg.lookup(Some(&assoc("5", 1, false)), CallArgs::NONE);
         let mut ctx = Ctx::zeroed();
         associated_begin(a, &|a| reg.primary_of(a), &[10.0], &mut ctx);
         assert_eq!(ctx.variant, 1, "a mapping to a variant the primary lacks never runs");

@@ -28,7 +28,7 @@ impl Region {
         let cold = flags & T0_COLD != 0;
         match slot {
             Some(slot) => self.record_explore_fast(slot, v as usize, ns, cold),
-            None => self.record_explore(&FKey::new(ctx.feature_slice()), v as usize, ns, cold, None, None),
+            None => self.record_explore(&FeatureKey::new(ctx.feature_slice()), v as usize, ns, cold, None, None),
         }
     }
 
@@ -48,10 +48,10 @@ impl Region {
         bump(slot.ticks(v), ticks);
         let bar = slot.bar_ticks.load(Relaxed);
         if bar != u64::MAX && self.monitor.load(Relaxed) && slot.variant.load(Relaxed) as usize == v {
-            let n = slot.win_n.load(Relaxed) + 1;
-            slot.win_n.store(n, Relaxed);
+            let n = slot.window_judged.load(Relaxed) + 1;
+            slot.window_judged.store(n, Relaxed);
             if ticks > bar {
-                slot.win_slow.store(slot.win_slow.load(Relaxed) + 1, Relaxed);
+                slot.window_slow.store(slot.window_slow.load(Relaxed) + 1, Relaxed);
             }
             if n >= self.drift_cfg.window {
                 self.end_window(slot, v);
@@ -65,12 +65,12 @@ impl Region {
     fn record_trained(&self, f: &[f64], v: usize, t0: u64) {
         let shard = self.shards.local();
         let h = hash_features(f);
-        match shard.find(h, f).or_else(|| shard.insert(h, &FKey::new(f))) {
+        match shard.find(h, f).or_else(|| shard.insert(h, &FeatureKey::new(f))) {
             Some(slot) => self.record_slot(slot, v, t0),
             None => {
                 let ticks = if t0 != 0 { clock::now().saturating_sub(t0) } else { 0 };
                 let mut g = self.lock();
-                let e = g.overflow.entry((FKey::new(f), v)).or_insert((0, 0, 0));
+                let e = g.overflow.entry((FeatureKey::new(f), v)).or_insert((0, 0, 0));
                 e.0 = e.0.saturating_add(1);
                 if t0 != 0 {
                     e.1 = e.1.saturating_add(1);
@@ -83,9 +83,9 @@ impl Region {
     #[cold]
     #[inline(never)]
     fn end_window(&self, slot: &Slot, v: usize) {
-        let (slow, n) = (slot.win_slow.load(Relaxed), slot.win_n.load(Relaxed));
-        slot.win_n.store(0, Relaxed);
-        slot.win_slow.store(0, Relaxed);
+        let (slow, n) = (slot.window_slow.load(Relaxed), slot.window_judged.load(Relaxed));
+        slot.window_judged.store(0, Relaxed);
+        slot.window_slow.store(0, Relaxed);
         if drift::window_drifted(slow, n, &self.drift_cfg) {
             self.drifted(slot.key(), v, slow, n, slot.epoch.load(Relaxed));
         }
@@ -98,13 +98,13 @@ impl Region {
     pub fn remeasure(&self, features: &[f64]) -> Option<usize> {
         let mut g = self.lock();
         self.adopt_pending(&mut g);
-        self.reopen_locked(&mut g, &FKey::new(features))
+        self.reopen_locked(&mut g, &FeatureKey::new(features))
     }
 
-    fn reopen_locked(&self, g: &mut Inner, key: &FKey) -> Option<usize> {
-        g.store.find(key)?;
-        let before = g.store.reopen(key);
-        self.xver.fetch_add(1, Release);
+    fn reopen_locked(&self, g: &mut Inner, key: &FeatureKey) -> Option<usize> {
+        g.measurements.find(key)?;
+        let before = g.measurements.reopen(key);
+        self.exploration_version.fetch_add(1, Release);
         let e = self.epoch.load(Relaxed);
         if e & 1 == 1 && self.model.load().is_some() {
             // every thread looks its decisions up again: this vector now explores
@@ -115,7 +115,7 @@ impl Region {
 
     /// A measured pair ran slower than its measured time in most of a window under `epoch`:
     /// its vector is measured afresh (see [`Region::remeasure`]).
-    pub(super) fn drifted(&self, key: &FKey, v: usize, slow: u32, window: u32, epoch: u64) {
+    pub(super) fn drifted(&self, key: &FeatureKey, v: usize, slow: u32, window: u32, epoch: u64) {
         let executions = self.executions();
         let mut g = self.lock();
         if self.epoch.load(Relaxed) != epoch || self.mode.frozen {
@@ -134,7 +134,7 @@ impl Region {
             return;
         }
         self.adopt_pending(&mut g);
-        if g.store.find(key).is_none() {
+        if g.measurements.find(key).is_none() {
             return;
         }
         self.resets.fetch_add(1, Relaxed);
@@ -146,32 +146,32 @@ impl Region {
     /// unless it is due for assessment (see `fill_view`).
     #[inline(always)]
     pub(super) fn record_explore_fast(&self, slot: &Slot, v: usize, ns: u64, cold: bool) {
-        if slot.xver.load(Relaxed) != self.xver.load(Relaxed) {
-            return self.record_explore(slot.key(), v, ns, cold, Some(slot.xat.load(Relaxed)), Some(slot));
+        if slot.view.version.load(Relaxed) != self.exploration_version.load(Relaxed) {
+            return self.record_explore(slot.key(), v, ns, cold, Some(slot.view.at.load(Relaxed)), Some(slot));
         }
-        let left = slot.xleft(v).load(Relaxed);
-        let undecided = slot.xdecided.load(Relaxed) == u32::MAX;
+        let left = slot.wanted_of(v).load(Relaxed);
+        let undecided = slot.view.decided.load(Relaxed) == u32::MAX;
         if left > 0 {
-            slot.xleft(v).store(left - 1, Relaxed);
-            let w = slot.xwant.load(Relaxed).saturating_sub(1);
-            slot.xwant.store(w, Relaxed);
+            slot.wanted_of(v).store(left - 1, Relaxed);
+            let w = slot.view.wanted.load(Relaxed).saturating_sub(1);
+            slot.view.wanted.store(w, Relaxed);
             if w == 0 && undecided && !self.cycling.load(Relaxed) {
-                return self.record_explore(slot.key(), v, ns, cold, Some(slot.xat.load(Relaxed)), Some(slot));
+                return self.record_explore(slot.key(), v, ns, cold, Some(slot.view.at.load(Relaxed)), Some(slot));
             }
         }
         if undecided && self.strategy.load(Relaxed) == Strategy::Elimination as u8 {
-            return self.record_explore(slot.key(), v, ns, cold, Some(slot.xat.load(Relaxed)), Some(slot));
+            return self.record_explore(slot.key(), v, ns, cold, Some(slot.view.at.load(Relaxed)), Some(slot));
         }
         let c = slot.xcnt(v).load(Relaxed) + 1;
         slot.xcnt(v).store(c, Relaxed);
-        let done = c == slot.xthr.load(Relaxed) as u64;
+        let done = c == slot.view.threshold.load(Relaxed) as u64;
         let shard = slot.shard();
         let len = shard.buf_len.load(Relaxed);
         if len - shard.buf_taken.load(Acquire) >= BUF as u64 {
             self.flush(shard);
         }
         let e = &shard.buf[len as usize % BUF];
-        e.at.store(slot.xat.load(Relaxed), Relaxed);
+        e.at.store(slot.view.at.load(Relaxed), Relaxed);
         let flags = if done { DONE } else { 0 } | if cold { COLD } else { 0 };
         e.vns.store((v as u64) << V_SHIFT | flags | ns.min(NS_MASK), Relaxed);
         shard.buf_len.store(len + 1, Release);
@@ -182,7 +182,7 @@ impl Region {
     }
 
     /// A buffered pair completion may have made the region ready: hands every thread's buffer
-    /// to the store and trains if it is.
+    /// to the measurement table and trains if it is.
     #[cold]
     #[inline(never)]
     fn completed(&self) {
@@ -196,14 +196,14 @@ impl Region {
         }
     }
 
-    /// Hands `shard`'s buffered measurements to the store; trains if they made it ready
+    /// Hands `shard`'s buffered measurements to the measurement table; trains if they made it ready
     /// (measurements of several threads may complete a pair there, see `fill_view`).
     #[cold]
     #[inline(never)]
     pub(super) fn flush(&self, shard: &Shard) {
         let job = {
             let mut g = self.lock();
-            self.take_pending(&mut g.store, shard);
+            self.take_pending(&mut g.measurements, shard);
             self.claim(&mut g)
         };
         if let Some(job) = job {
@@ -211,31 +211,31 @@ impl Region {
         }
     }
 
-    /// Moves every thread's buffered measurements into the store (caller holds the lock).
+    /// Moves every thread's buffered measurements into the measurement table (caller holds the lock).
     pub(crate) fn adopt_pending(&self, g: &mut Inner) {
-        self.shards.for_each(|s| self.take_pending(&mut g.store, s));
+        self.shards.for_each(|s| self.take_pending(&mut g.measurements, s));
     }
 
     /// Records an exploring measurement under the lock; `at` is where begin saw the vector.
     /// `slot` (owned by the calling thread) gets its view refreshed on the way.
     #[cold]
     #[inline(never)]
-    fn record_explore(&self, key: &FKey, v: usize, ns: u64, cold: bool, at: Option<u64>, slot: Option<&Slot>) {
+    fn record_explore(&self, key: &FeatureKey, v: usize, ns: u64, cold: bool, at: Option<u64>, slot: Option<&Slot>) {
         let job = {
             let mut g = self.lock();
             if let Some(slot) = slot {
-                // this thread's earlier measurements first: the store sees them in order,
+                // this thread's earlier measurements first: the measurement table sees them in order,
                 // and the view refreshed below counts them
-                self.take_pending(&mut g.store, slot.shard());
+                self.take_pending(&mut g.measurements, slot.shard());
             }
-            let st = &mut g.store;
+            let st = &mut g.measurements;
             let i = at
                 .filter(|&a| (a >> 32) as u32 == st.generation)
                 .map(|a| (a & 0xffff_ffff) as usize)
                 .filter(|&i| i >= 1 && st.key_is(i - 1, key))
                 .map(|i| i - 1)
                 .unwrap_or_else(|| st.fv(key));
-            self.env_with(|env| st.record_at(i, v, ns as f64, cold, env));
+            self.with_assessment_inputs(|env| st.record_at(i, v, ns as f64, cold, env));
             if let Some(slot) = slot {
                 self.fill_view(st, i, slot);
             }
@@ -248,14 +248,14 @@ impl Region {
 
     /// Moves `shard`'s buffered measurements into `st` (caller holds the region's lock). Those
     /// of an earlier generation count as executions but are dropped.
-    pub(super) fn take_pending(&self, st: &mut Store, shard: &Shard) {
+    pub(super) fn take_pending(&self, st: &mut MeasurementTable, shard: &Shard) {
         let len = shard.buf_len.load(Acquire);
         let mut i = shard.buf_taken.load(Relaxed);
         if i == len {
             return;
         }
         let mut done = 0;
-        self.env_with(|env| {
+        self.with_assessment_inputs(|env| {
             while i < len {
                 let e = &shard.buf[i as usize % BUF];
                 let (at, vns) = (e.at.load(Relaxed), e.vns.load(Relaxed));
@@ -272,27 +272,27 @@ impl Region {
         });
         shard.buf_taken.store(len, Release);
         if done != 0 {
-            // the completions are in the store's counters now (the lock's release counts them)
+            // the completions are in the measurement table's counters now (the lock's release counts them)
             self.slack.fetch_add(done, AcqRel);
         }
     }
 
     /// Adds measurements loaded from earlier runs (already saved); [`Region::settle`] once all
     /// are in.
-    pub fn absorb(&self, key: &FKey, v: usize, count: u64, warm: &[f64], cold: &[f64], fresh: bool) {
-        self.lock().store.absorb(key, v, count, warm, cold, fresh);
+    pub fn absorb(&self, key: &FeatureKey, v: usize, count: u64, warm: &[f64], cold: &[f64], fresh: bool) {
+        self.lock().measurements.absorb(key, v, count, warm, cold, fresh);
         self.loaded_samples.fetch_add(count, Relaxed);
     }
 
     /// Notes a vector the model decided in an earlier run (it recurs).
-    pub fn note_seen(&self, key: &FKey) {
-        self.lock().store.seen.insert(*key);
+    pub fn note_seen(&self, key: &FeatureKey) {
+        self.lock().measurements.seen.insert(*key);
     }
 
     /// Assesses every vector after loading: labels, and what is still wanted.
     pub fn settle(&self) {
         let mut g = self.lock();
-        self.env_with(|env| g.store.settle(env));
-        self.xver.fetch_add(1, Release);
+        self.with_assessment_inputs(|env| g.measurements.settle(env));
+        self.exploration_version.fetch_add(1, Release);
     }
 }

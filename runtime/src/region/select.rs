@@ -110,7 +110,7 @@ impl Region {
     #[cold]
     #[inline(never)]
     fn decide_slow(&self, shard: &Shard, h: u64, f: &[f64], epoch: u64) -> Option<(u32, *const Slot)> {
-        let key = FKey::new(f);
+        let key = FeatureKey::new(f);
         let slot = shard.find(h, f).or_else(|| shard.insert(h, &key));
         let mut cache = true;
         let (variant, bar) = match self.model.load_full() {
@@ -139,8 +139,8 @@ impl Region {
         if let Some(s) = slot {
             s.variant.store(if variant == EXPLORE { EXPLORE } else { variant.min(self.nvariants() as u32 - 1) }, Relaxed);
             s.bar_ticks.store(bar, Relaxed);
-            s.win_n.store(0, Relaxed);
-            s.win_slow.store(0, Relaxed);
+            s.window_judged.store(0, Relaxed);
+            s.window_slow.store(0, Relaxed);
             // epochs are odd: 0 makes the next execution decide again
             s.epoch.store(if cache { epoch } else { 0 }, Relaxed);
         }
@@ -158,10 +158,10 @@ impl Region {
     /// exploring now (it recurs and the budget allows), else the model's prediction. The second
     /// value says whether the decision may be cached for the epoch: not for a vector seen for
     /// the first time (its next execution asks again: it may recur).
-    fn route(&self, key: &FKey, t: &Trained, slot: Option<&Slot>) -> (u32, bool) {
+    fn route(&self, key: &FeatureKey, t: &Trained, slot: Option<&Slot>) -> (u32, bool) {
         let mut g = self.lock();
-        if let Some(i) = g.store.find(key) {
-            let r = g.store.rec(i);
+        if let Some(i) = g.measurements.find(key) {
+            let r = g.measurements.rec(i);
             if let Some(l) = r.decided() {
                 return (l as u32, true);
             }
@@ -171,17 +171,17 @@ impl Region {
             return (if !novel || self.learning_allowed(&mut g) { EXPLORE } else { t.predict(key) as u32 }, true);
         }
         let nv = self.nvariants();
-        let recurs = slot.is_some_and(|s| (0..nv).any(|v| s.count(v).load(Relaxed) > 0)) || g.store.seen.contains(key);
+        let recurs = slot.is_some_and(|s| (0..nv).any(|v| s.count(v).load(Relaxed) > 0)) || g.measurements.seen.contains(key);
         if !recurs {
             return (t.predict(key) as u32, slot.is_none() || self.learn <= 0.0);
         }
         if self.learning_allowed(&mut g) {
-            let i = g.store.fv(key);
-            g.store.mark_novel(i);
+            let i = g.measurements.fv(key);
+            g.measurements.mark_novel(i);
             // its exploration starts with what the model predicts: nothing is lost where the
             // model is right
             if let Some(s) = slot {
-                s.xrr.store(t.predict(key) as u32, Relaxed);
+                s.view.round_robin.store(t.predict(key) as u32, Relaxed);
             }
             return (EXPLORE, true);
         }
@@ -195,7 +195,7 @@ impl Region {
         if self.learn <= 0.0 {
             return false;
         }
-        let mut n = self.unrecorded.load(Relaxed) + g.store.recorded_explore;
+        let mut n = self.unrecorded.load(Relaxed) + g.measurements.recorded_explore;
         self.shards.for_each(|s| n += s.turns.load(Relaxed) * self.sample as u64);
         let budget = (self.learn * n as f64) as u64 + self.nvariants() as u64;
         self.learn_execs.load(Relaxed) < budget
@@ -203,13 +203,13 @@ impl Region {
 
     /// Coarse mode without a model: the variant `key` runs for this whole run (the one with
     /// the fewest recorded runs, lowest index on ties), fixed at its first execution.
-    pub(super) fn coarse_pin(&self, key: &FKey) -> usize {
+    pub(super) fn coarse_pin(&self, key: &FeatureKey) -> usize {
         let mut g = self.lock();
-        if let Some(&v) = g.store.pins.get(key) {
+        if let Some(&v) = g.measurements.pins.get(key) {
             return v;
         }
-        let v = g.store.least_measured(key);
-        g.store.pins.insert(*key, v);
+        let v = g.measurements.least_measured(key);
+        g.measurements.pins.insert(*key, v);
         v
     }
 
@@ -219,10 +219,10 @@ impl Region {
         if self.mode.frozen {
             return (0, std::ptr::null()); // frozen and nothing published (not after creation)
         }
-        let Some(slot) = found.or_else(|| shard.insert(h, &FKey::new(f))) else {
+        let Some(slot) = found.or_else(|| shard.insert(h, &FeatureKey::new(f))) else {
             return (self.explore_locked(f), std::ptr::null());
         };
-        if slot.xver.load(Relaxed) != self.xver.load(Acquire) {
+        if slot.view.version.load(Relaxed) != self.exploration_version.load(Acquire) {
             self.refresh_view(slot);
         }
         let nv = self.nvariants();
@@ -232,23 +232,23 @@ impl Region {
             // in turn, whatever the labels
             return (self.next_of(shard, slot, strategy, |v| self.available(v)), slot);
         }
-        let decided = slot.xdecided.load(Relaxed);
+        let decided = slot.view.decided.load(Relaxed);
         if decided != u32::MAX {
             return (decided as usize, slot);
         }
-        if slot.xwant.load(Relaxed) == 0 {
+        if slot.view.wanted.load(Relaxed) == 0 {
             // this thread delivered what its view wanted, and others have not settled the
             // vector yet: look again
             self.refresh_view(slot);
-            let decided = slot.xdecided.load(Relaxed);
+            let decided = slot.view.decided.load(Relaxed);
             if decided != u32::MAX {
                 return (decided as usize, slot);
             }
-            if slot.xwant.load(Relaxed) == 0 {
+            if slot.view.wanted.load(Relaxed) == 0 {
                 return (self.explore_locked(f), slot);
             }
         }
-        let v = self.next_of(shard, slot, strategy, |v| slot.xleft(v).load(Relaxed) > 0 && self.available(v));
+        let v = self.next_of(shard, slot, strategy, |v| slot.wanted_of(v).load(Relaxed) > 0 && self.available(v));
         (v.min(nv - 1), slot)
     }
 
@@ -263,74 +263,74 @@ impl Region {
             shard.rng.store(r.state(), Relaxed);
             return (0..nv).filter(|&v| ok(v)).nth(k).unwrap_or(0);
         }
-        let start = slot.xrr.load(Relaxed) as usize % nv;
+        let start = slot.view.round_robin.load(Relaxed) as usize % nv;
         for i in 0..nv {
             let v = if start + i < nv { start + i } else { start + i - nv };
             if ok(v) {
-                slot.xrr.store(if v + 1 < nv { v as u32 + 1 } else { 0 }, Relaxed);
+                slot.view.round_robin.store(if v + 1 < nv { v as u32 + 1 } else { 0 }, Relaxed);
                 return v;
             }
         }
         start
     }
 
-    /// Copies the store's exploration state of `slot`'s vector into the slot (under the lock).
+    /// Copies the measurement table's exploration state of `slot`'s vector into the slot (under the lock).
     #[cold]
     #[inline(never)]
     fn refresh_view(&self, slot: &Slot) {
         let mut g = self.lock();
-        // the view counts from the store's counts: this thread's buffered measurements must
+        // the view counts from the measurement table's counts: this thread's buffered measurements must
         // be in them
-        self.take_pending(&mut g.store, slot.shard());
-        let i = g.store.fv(slot.key());
-        self.fill_view(&g.store, i, slot);
+        self.take_pending(&mut g.measurements, slot.shard());
+        let i = g.measurements.fv(slot.key());
+        self.fill_view(&g.measurements, i, slot);
     }
 
     /// Copies vector `i`'s exploration state into `slot` (caller holds the lock, owns the slot
-    /// and has moved its shard's buffered measurements into the store).
+    /// and has moved its shard's buffered measurements into the measurement table).
     ///
-    /// Per variant the view holds the measurements wanted ([`Slot::xleft`]) and the pair's
+    /// Per variant the view holds the measurements wanted ([`Slot::wanted_of`]) and the pair's
     /// count ([`Slot::xcnt`]). An exploring execution runs a wanted variant (or the label
     /// once decided) and buffers its measurement without the lock, except:
     /// * the measurement that delivers the last of what the view wanted, while the vector is
-    ///   undecided: it takes the lock, and the store assesses the vector (label, or more
+    ///   undecided: it takes the lock, and the measurement table assesses the vector (label, or more
     ///   wanted);
     /// * under successive elimination, every measurement of an undecided vector (any of them
     ///   may eliminate).
     ///
     /// A measurement that brings the pair's count to the training threshold is flagged
     /// [`DONE`] and takes one atomic step on [`Region::slack`]; only when that says the region
-    /// may now be ready does the thread take the lock, hand every buffer to the store and
+    /// may now be ready does the thread take the lock, hand every buffer to the measurement table and
     /// train. With one thread exploring a vector this is exact: training starts at exactly the
     /// execution that completes the `min_train`-th pair (or the first decided vector after
     /// that). With several, threads may measure the same wanted pair (extra data), and a
     /// completion may be flagged twice (the lock is taken early, harmlessly) or not at all
-    /// (training is also checked whenever a buffer reaches the store). Nothing is lost either
-    /// way: every buffer reaches the store.
+    /// (training is also checked whenever a buffer reaches the measurement table). Nothing is lost either
+    /// way: every buffer reaches the measurement table.
     ///
-    /// Changes that make a view wrong (drifts, new parameters, loaded data) bump `xver`, which
+    /// Changes that make a view wrong (drifts, new parameters, loaded data) bump `exploration_version`, which
     /// invalidates every view.
-    pub(super) fn fill_view(&self, st: &Store, i: usize, slot: &Slot) {
-        let ver = self.xver.load(Relaxed);
+    pub(super) fn fill_view(&self, st: &MeasurementTable, i: usize, slot: &Slot) {
+        let ver = self.exploration_version.load(Relaxed);
         let (f, counts) = (st.rec(i), st.counts(i));
         let mut wants = 0u32;
         for (v, c) in counts.iter().enumerate() {
-            slot.xleft(v).store(c.want as u64, Relaxed);
+            slot.wanted_of(v).store(c.want as u64, Relaxed);
             slot.xcnt(v).store(c.count as u64, Relaxed);
             wants += c.want as u32;
         }
-        slot.xwant.store(wants, Relaxed);
-        slot.xthr.store(if f.decided().is_some() { 1 } else { st.params.threshold() }, Relaxed);
-        slot.xat.store((st.generation as u64) << 32 | (i as u64 + 1), Relaxed);
-        slot.xalive.store(f.alive, Relaxed);
-        slot.xdecided.store(f.decided().map_or(u32::MAX, |d| d as u32), Relaxed);
-        slot.xver.store(ver, Relaxed);
+        slot.view.wanted.store(wants, Relaxed);
+        slot.view.threshold.store(if f.decided().is_some() { 1 } else { st.params.threshold() }, Relaxed);
+        slot.view.at.store((st.generation as u64) << 32 | (i as u64 + 1), Relaxed);
+        slot.view.alive.store(f.alive, Relaxed);
+        slot.view.decided.store(f.decided().map_or(u32::MAX, |d| d as u32), Relaxed);
+        slot.view.version.store(ver, Relaxed);
     }
 
     /// Exploring choice under the lock (the thread's shard is full, or its view wants nothing).
     #[cold]
     fn explore_locked(&self, f: &[f64]) -> usize {
-        self.lock().store.choose(&FKey::new(f)).0
+        self.lock().measurements.choose(&FeatureKey::new(f)).0
     }
 }
 

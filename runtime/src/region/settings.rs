@@ -8,37 +8,37 @@ use super::{DriftEvent, Inner, Origin, Predictor, Region, Settings, Trained};
 use crate::config::DriftConfig;
 use crate::drift::TimeModel;
 use crate::explore::{Labeling, Params, Strategy};
+use crate::measurements::MeasurementTable;
 use crate::model::ModelChoice;
-use crate::stats::FKey;
-use crate::store::Store;
+use crate::stats::FeatureKey;
 
 impl Region {
     /// Sets the exploration strategy (Apollo's `explore=` in model_info, `OMPADAPT_EXPLORE`).
     pub fn set_explore(&self, s: Strategy) {
         let mut g = self.lock();
-        let p = Params { strategy: s, ..g.store.params };
+        let p = Params { strategy: s, ..g.measurements.params };
         self.set_params(&mut g, p);
     }
 
     fn set_params(&self, g: &mut Inner, p: Params) {
         self.adopt_pending(g);
-        self.env_with(|env| g.store.set_params(p, env));
+        self.with_assessment_inputs(|env| g.measurements.set_params(p, env));
         self.strategy.store(p.strategy as u8, Relaxed);
-        self.xver.fetch_add(1, Release);
+        self.exploration_version.fetch_add(1, Release);
     }
 
     /// Sets the measurements per pair before it counts (`OMPADAPT_REPEATS`;
     /// [`crate::explore::ADAPTIVE`]: adaptive).
     pub fn set_repeats(&self, r: u32) {
         let mut g = self.lock();
-        let p = Params { repeats: r, ..g.store.params };
+        let p = Params { repeats: r, ..g.measurements.params };
         self.set_params(&mut g, p);
     }
 
     /// Sets how labels are made from repeated measurements.
     pub fn set_labeling(&self, l: Labeling) {
         let mut g = self.lock();
-        let p = Params { labeling: l, ..g.store.params };
+        let p = Params { labeling: l, ..g.measurements.params };
         self.set_params(&mut g, p);
     }
 
@@ -98,7 +98,7 @@ impl Region {
 
     /// The current exploration parameters.
     pub fn params(&self) -> Params {
-        self.lock().store.params
+        self.lock().measurements.params
     }
 
     /// Training samples needed before training.
@@ -123,7 +123,7 @@ impl Region {
 
     /// The model's decision for `features` (None while exploring).
     pub fn decide(&self, features: &[f64]) -> Option<usize> {
-        self.trained().map(|t| t.predict(&FKey::new(features)))
+        self.trained().map(|t| t.predict(&FeatureKey::new(features)))
     }
 
     /// Current epoch (even: exploring; odd: decided).
@@ -140,8 +140,8 @@ impl Region {
     pub fn label(&self, features: &[f64]) -> Option<usize> {
         let mut g = self.lock();
         self.adopt_pending(&mut g);
-        let st = &g.store;
-        st.find(&FKey::new(features)).and_then(|i| st.rec(i).decided())
+        let st = &g.measurements;
+        st.find(&FeatureKey::new(features)).and_then(|i| st.rec(i).decided())
     }
 
     /// Exploring executions while a model decided (new vectors, drift re-measurements).
@@ -158,13 +158,13 @@ impl Region {
     pub fn training_samples(&self) -> usize {
         let mut g = self.lock();
         self.adopt_pending(&mut g);
-        g.store.counted
+        g.measurements.counted
     }
 
-    /// Runs `f` on the store (persistence), with every buffered measurement in it.
-    pub fn with_store<R>(&self, f: impl FnOnce(&mut Store) -> R) -> R {
+    /// Runs `f` on the measurement table (persistence), with every buffered measurement in it.
+    pub fn with_measurements<R>(&self, f: impl FnOnce(&mut MeasurementTable) -> R) -> R {
         let mut g = self.lock();
         self.adopt_pending(&mut g);
-        f(&mut g.store)
+        f(&mut g.measurements)
     }
 }

@@ -5,7 +5,7 @@ use std::sync::atomic::Ordering::*;
 use super::{Inner, Region, Settings};
 use crate::clock;
 use crate::explore::{all_mask, Params};
-use crate::stats::{FKey, FxBuild};
+use crate::stats::{FeatureKey, FxBuild};
 
 impl Region {
     /// Executions that reached `end` (recorded or not).
@@ -16,20 +16,20 @@ impl Region {
     }
 
     /// [`Region::executions`] for a caller that holds the lock (buffered exploring
-    /// measurements not yet in the store are not counted).
+    /// measurements not yet in the measurement table are not counted).
     pub(super) fn executions_locked(&self, g: &Inner) -> u64 {
-        let mut n = self.unrecorded.load(Relaxed) + g.store.recorded_explore + g.overflow.values().map(|x| x.0).sum::<u64>();
+        let mut n = self.unrecorded.load(Relaxed) + g.measurements.recorded_explore + g.overflow.values().map(|x| x.0).sum::<u64>();
         let nv = self.nvariants();
         self.shards.for_each(|s| s.for_each(|slot| n += (0..nv).map(|v| slot.count(v).load(Relaxed)).sum::<u64>()));
         n
     }
 
     /// Trained-execution counters per (feature vector, variant), summed over threads.
-    pub fn monitored(&self) -> Vec<(FKey, Vec<Monitored>)> {
+    pub fn monitored(&self) -> Vec<(FeatureKey, Vec<Monitored>)> {
         let nv = self.nvariants();
-        let mut index: std::collections::HashMap<FKey, usize, FxBuild> = Default::default();
-        let mut out: Vec<(FKey, Vec<Monitored>)> = Vec::new();
-        let mut add = |k: &FKey, v: usize, m: Monitored| {
+        let mut index: std::collections::HashMap<FeatureKey, usize, FxBuild> = Default::default();
+        let mut out: Vec<(FeatureKey, Vec<Monitored>)> = Vec::new();
+        let mut add = |k: &FeatureKey, v: usize, m: Monitored| {
             if m.count == 0 {
                 return;
             }
@@ -68,7 +68,7 @@ impl Region {
         let mut g = self.lock();
         self.adopt_pending(&mut g);
         let nv = self.nvariants();
-        let st = &g.store;
+        let st = &g.measurements;
         let mut entries: Vec<EntryView> = (0..st.len())
             .map(|i| EntryView {
                 key: st.key(i),
@@ -105,15 +105,15 @@ impl Region {
         }
         Snapshot {
             entries,
-            training_samples: g.store.counted,
-            decided: g.store.decided,
-            recorded_explore: g.store.recorded_explore,
+            training_samples: g.measurements.counted,
+            decided: g.measurements.decided,
+            recorded_explore: g.measurements.recorded_explore,
             recorded_model,
             unrecorded,
-            stored_samples: g.store.stored_samples(),
-            heap_bytes: g.store.heap_bytes(),
-            generation: g.store.generation,
-            params: g.store.params,
+            stored_samples: g.measurements.stored_samples(),
+            heap_bytes: g.measurements.heap_bytes(),
+            generation: g.measurements.generation,
+            params: g.measurements.params,
             settings: g.settings.clone(),
             threads: self.shards.threads(),
         }
@@ -166,7 +166,7 @@ impl PairView {
 /// One feature vector's data.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EntryView {
-    pub key: FKey,
+    pub key: FeatureKey,
     /// Label from exploration, once decided.
     pub decided: Option<usize>,
     /// Variants still candidates (successive elimination).
@@ -186,7 +186,7 @@ pub struct Snapshot {
     pub unrecorded: u64,
     /// Retained measurements (the unit of the memory-per-sample figure).
     pub stored_samples: usize,
-    /// Heap bytes of the stored measurements (see `Store::heap_bytes`).
+    /// Heap bytes of the stored measurements (see `MeasurementTable::heap_bytes`).
     pub heap_bytes: usize,
     pub generation: u32,
     pub params: Params,

@@ -191,7 +191,7 @@ fn cold_first_executions_are_recorded_and_warm_ones_preferred() {
     assert_eq!(r.label(&[1.0]), Some(0), "warm data decide: a");
     let s = r.snapshot();
     assert_eq!((s.unrecorded, s.recorded_explore), (0, 6), "cold executions are recorded");
-    let st = r.with_store(|st| st.unsaved());
+    let st = r.with_measurements(|st| st.unsaved());
     let a = st.iter().find(|u| u.variant == 0).unwrap();
     assert_eq!(a.cold.len(), 1);
     assert!((5_000_000.0..5_100_000.0).contains(&a.cold[0]), "{:?}", a.cold);
@@ -202,7 +202,7 @@ fn cold_first_executions_are_recorded_and_warm_ones_preferred() {
 #[test]
 fn cold_only_data_decide_in_a_new_process() {
     let r = region("a,b", 2, true);
-    let k = FKey::new(&[1.0]);
+    let k = FeatureKey::new(&[1.0]);
     r.absorb(&k, 0, 1, &[], &[900_000.0], false);
     r.absorb(&k, 1, 1, &[], &[400_000.0], false);
     r.settle();
@@ -238,7 +238,7 @@ fn labels_are_robust_to_an_outlier() {
     let r = region("a,b", 2, false);
     exec(&r, &[1.0], |v| [500_000, 20_000][v]);
     exec(&r, &[1.0], |v| [500_000, 20_000][v]);
-    assert_eq!(r.trained().unwrap().labels, vec![(FKey::new(&[1.0]), 1)]);
+    assert_eq!(r.trained().unwrap().labels, vec![(FeatureKey::new(&[1.0]), 1)]);
     assert_eq!(r.decide(&[1.0]), Some(1));
     assert_eq!(r.decide(&[99.0]), Some(1));
 }
@@ -263,7 +263,7 @@ fn trained_path_uses_model_and_keeps_recording() {
     assert_eq!(s.recorded_model, 10);
     assert_eq!(s.entries.len(), 4);
     assert_eq!(s.recorded_explore, 5);
-    let e = s.entries.iter().find(|e| e.key == FKey::new(&[950.0])).unwrap();
+    let e = s.entries.iter().find(|e| e.key == FeatureKey::new(&[950.0])).unwrap();
     assert_eq!((e.per_variant[1].model_count, e.per_variant[1].model_timed), (5, 5));
     let mean = e.per_variant[1].mean().unwrap();
     assert!((9_000.0..200_000.0).contains(&mean), "{mean}");
@@ -405,13 +405,13 @@ fn drift_remeasures_the_vector_and_retrains() {
     }
     let d = r.drift_events();
     assert_eq!(d.len(), 1, "{d:?}");
-    assert_eq!((d[0].key, d[0].variant, d[0].label_before), (FKey::new(&[100.0]), 0, Some(0)));
+    assert_eq!((d[0].key, d[0].variant, d[0].label_before), (FeatureKey::new(&[100.0]), 0, Some(0)));
     assert!(r.is_trained());
     assert_eq!((r.decide(&[100.0]), r.decide(&[900.0])), (Some(1), Some(1)), "re-adapted");
     assert_eq!(r.label(&[900.0]), Some(1), "the other vector kept its data");
     assert_eq!(r.trained().unwrap().origin, Origin::Retrained);
-    let unsaved = r.with_store(|st| st.unsaved());
-    assert!(unsaved.iter().any(|u| u.key == FKey::new(&[100.0]) && u.fresh), "the new measurements supersede when saved");
+    let unsaved = r.with_measurements(|st| st.unsaved());
+    assert!(unsaved.iter().any(|u| u.key == FeatureKey::new(&[100.0]) && u.fresh), "the new measurements supersede when saved");
 }
 
 /// A slowdown that the re-measurement does not confirm (it affects the measurement once, then
@@ -553,12 +553,12 @@ fn coarse_mode_pins_one_variant_per_run() {
     assert!((0..5).all(|_| exec(&r, &[1.0], |_| 10) == 0), "first run: variant a throughout");
     // a later run after one recorded run of a (absorbed as one measurement)
     let r2 = built("a,b,c", b());
-    r2.absorb(&FKey::new(&[1.0]), 0, 1, &[5000.0], &[], false);
+    r2.absorb(&FeatureKey::new(&[1.0]), 0, 1, &[5000.0], &[], false);
     r2.settle();
     assert!((0..5).all(|_| exec(&r2, &[1.0], |_| 10) == 1), "second run: the next variant");
     let r3 = built("a,b,c", b());
     for (v, t) in [(0, 5000.0), (1, 3000.0), (2, 9000.0)] {
-        r3.absorb(&FKey::new(&[1.0]), v, 1, &[t], &[], false);
+        r3.absorb(&FeatureKey::new(&[1.0]), v, 1, &[t], &[], false);
     }
     r3.settle();
     assert!(r3.train_if_ready());
@@ -619,8 +619,8 @@ fn buffered_repeats_train_at_the_completing_execution() {
     assert_eq!(n, 24);
     let t = r.trained().unwrap();
     assert_eq!((t.training_samples, t.executions), (6, 24));
-    assert_eq!(t.labels, (0..3).map(|f| (FKey::new(&[f as f64]), f % 2)).collect::<Vec<_>>());
-    // half-way measurements are visible to readers (they move buffers into the store)
+    assert_eq!(t.labels, (0..3).map(|f| (FeatureKey::new(&[f as f64]), f % 2)).collect::<Vec<_>>());
+    // half-way measurements are visible to readers (they move buffers into the measurement table)
     let r = built("a,b", b());
     for _ in 0..3 {
         exec(&r, &[1.0], |_| 100);

@@ -12,9 +12,9 @@ use crate::ctx::MAX_FEATURES;
 use crate::diag;
 use crate::drift::TimeModel;
 use crate::explore::Params;
-use crate::model::{self, Compiled, Costs, Estimate, ModelChoice};
-use crate::stats::{fnv1a, FKey};
-use crate::store::Store;
+use crate::measurements::MeasurementTable;
+use crate::model::{self, Compiled, Estimate, ModelChoice, TrainingSet};
+use crate::stats::{fnv1a, FeatureKey};
 
 /// What decides: a trained model or a constant variant.
 #[derive(Debug)]
@@ -73,7 +73,7 @@ pub struct Trained {
     /// The chosen model's cross-validated quality on the training data (selections only).
     pub estimate: Option<Estimate>,
     /// The training set: each decided feature vector and its label.
-    pub labels: Vec<(FKey, usize)>,
+    pub labels: Vec<(FeatureKey, usize)>,
     /// Training samples (counted pairs) when trained.
     pub training_samples: usize,
     /// Executions of the region (in this process) when trained.
@@ -91,14 +91,14 @@ pub struct Trained {
 
 impl Trained {
     /// The decision for `key`.
-    pub fn predict(&self, key: &FKey) -> usize {
+    pub fn predict(&self, key: &FeatureKey) -> usize {
         self.predictor.predict(&key.padded())
     }
 }
 
 pub(super) struct TrainJob {
-    pub(super) labels: Vec<(FKey, usize)>,
-    medians: Vec<(FKey, usize, f64)>,
+    pub(super) labels: Vec<(FeatureKey, usize)>,
+    medians: Vec<(FeatureKey, usize, f64)>,
     choice: ModelChoice,
     training_samples: usize,
     executions: u64,
@@ -114,32 +114,32 @@ impl Region {
             return None;
         }
         let origin = if self.epoch.load(Relaxed) & 1 == 0 {
-            if !g.store.ready(g.settings.min_train) {
+            if !g.measurements.ready(g.settings.min_train) {
                 return None;
             }
             Origin::Online
         } else {
             match self.model.load_full() {
-                Some(t) if g.store.retrain_due() && self.learns_after_training(&t) => Origin::Retrained,
+                Some(t) if g.measurements.retrain_due() && self.learns_after_training(&t) => Origin::Retrained,
                 _ => return None,
             }
         };
         if self.training.swap(true, AcqRel) {
             return None;
         }
-        let labels = g.store.take_labels();
+        let labels = g.measurements.take_labels();
         Some(self.job(g, labels, origin))
     }
 
-    fn job(&self, g: &mut Inner, labels: Vec<(FKey, usize)>, origin: Origin) -> TrainJob {
+    fn job(&self, g: &mut Inner, labels: Vec<(FeatureKey, usize)>, origin: Origin) -> TrainJob {
         self.adopt_pending(g);
         TrainJob {
             labels,
-            medians: g.store.medians(),
+            medians: g.measurements.medians(),
             choice: g.settings.choice.clone(),
-            training_samples: g.store.counted,
-            executions: g.store.recorded_explore + self.unrecorded.load(Relaxed),
-            generation: g.store.generation,
+            training_samples: g.measurements.counted,
+            executions: g.measurements.recorded_explore + self.unrecorded.load(Relaxed),
+            generation: g.measurements.generation,
             origin,
         }
     }
@@ -204,7 +204,7 @@ impl Region {
     /// Makes `t` decide (unless the data it was trained on was reset meanwhile).
     pub(super) fn publish(&self, mut t: Trained, generation: Option<u32>) -> bool {
         let g = self.lock();
-        if generation.is_some_and(|gen| gen != g.store.generation) {
+        if generation.is_some_and(|gen| gen != g.measurements.generation) {
             return false;
         }
         let e = self.epoch.load(Relaxed);
@@ -229,7 +229,7 @@ impl Region {
         let job = {
             let mut g = self.lock();
             self.adopt_pending(&mut g);
-            let labels = g.store.labels_for_explicit_training();
+            let labels = g.measurements.labels_for_explicit_training();
             if labels.is_empty() {
                 return Err("no feature vector has every variant measured yet".into());
             }
@@ -248,13 +248,13 @@ impl Region {
             return Err("not trainable".into());
         }
         let nv = self.nvariants();
-        let mut pooled = Store::new(nv, Params { repeats: 1, ..Params::default() }, 0);
+        let mut pooled = MeasurementTable::new(nv, Params { repeats: 1, ..Params::default() }, 0);
         for (f, v, ns) in rows {
             if *v < nv {
-                pooled.record(&FKey::new(f), *v, *ns);
+                pooled.record(&FeatureKey::new(f), *v, *ns);
             }
         }
-        let labels: Vec<(FKey, usize)> = (0..pooled.len())
+        let labels: Vec<(FeatureKey, usize)> = (0..pooled.len())
             .filter(|&i| pooled.counts(i).iter().all(|c| c.count > 0))
             .filter_map(|i| pooled.label_any(i).map(|l| (pooled.key(i), l)))
             .collect();
@@ -270,7 +270,7 @@ impl Region {
                 choice: g.settings.choice.clone(),
                 training_samples: pooled.counted,
                 executions,
-                generation: g.store.generation,
+                generation: g.measurements.generation,
                 origin: Origin::Pooled(rows.len()),
             }
         };
@@ -283,11 +283,11 @@ impl Region {
     pub fn rows(&self) -> Vec<(Vec<f64>, usize, f64)> {
         let mut g = self.lock();
         self.adopt_pending(&mut g);
-        g.store.rows().into_iter().map(|(k, v, t)| (k.values(), v, t)).collect()
+        g.measurements.rows().into_iter().map(|(k, v, t)| (k.values(), v, t)).collect()
     }
 
     /// Installs a model trained from stored labels (frozen or loaded start-up).
-    pub fn install(&self, labels: Vec<(FKey, usize)>, origin: Origin) -> bool {
+    pub fn install(&self, labels: Vec<(FeatureKey, usize)>, origin: Origin) -> bool {
         let job = {
             let mut g = self.lock();
             let labels = labels.into_iter().filter(|&(_, v)| v < self.nvariants()).collect::<Vec<_>>();
@@ -312,10 +312,10 @@ impl Region {
             if self.mode.frozen || self.model.load().is_some() {
                 return false;
             }
-            if g.settings.explore_only || !g.store.ready(g.settings.min_train) || self.training.swap(true, AcqRel) {
+            if g.settings.explore_only || !g.measurements.ready(g.settings.min_train) || self.training.swap(true, AcqRel) {
                 return false;
             }
-            let labels = g.store.take_labels();
+            let labels = g.measurements.take_labels();
             self.job(&mut g, labels, Origin::Loaded)
         };
         self.train_and_publish(job)
@@ -328,12 +328,12 @@ impl Region {
 /// the labels alone, and a cost model or selection becomes the default tree.
 fn fit_labelled(
     choice: ModelChoice,
-    labels: &[(FKey, usize)],
-    medians: &[(FKey, usize, f64)],
+    labels: &[(FeatureKey, usize)],
+    medians: &[(FeatureKey, usize, f64)],
     nv: usize,
     seed: u64,
 ) -> Result<model::Fitted, String> {
-    let index: std::collections::HashMap<FKey, usize, crate::stats::FxBuild> =
+    let index: std::collections::HashMap<FeatureKey, usize, crate::stats::FxBuild> =
         labels.iter().enumerate().map(|(i, (k, _))| (*k, i)).collect();
     let mut times = vec![vec![f64::NAN; nv]; labels.len()];
     let mut measured = 0;
@@ -355,6 +355,6 @@ fn fit_labelled(
         let m = model::train(label_choice, &rows, &ys, seed)?;
         return Ok(model::Fitted { model: m, chosen: label_choice, estimate: None });
     }
-    let costs = Costs::with_labels(&rows, &times, nv, Some(&ys))?;
+    let costs = TrainingSet::with_labels(&rows, &times, nv, Some(&ys))?;
     model::train_costs(choice, &costs, seed)
 }

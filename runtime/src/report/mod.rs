@@ -126,7 +126,7 @@ mod tests {
     fn region(text: &str, min_train: usize) -> &'static Region {
         let spec = crate::spec::parse(text).unwrap().descriptor;
         let c = Config { persist: false, warmup: false, ..Config::default() };
-        let d = Directive { min_train: Some(min_train), model: config::directive_model(spec.model_type, -1, -1), ..Directive::default() };
+        let d = Directive { min_train: Some(min_train), model: config::directive_model(spec.model_type, [-1, -1]), ..Directive::default() };
         Box::leak(Box::new(RegionBuilder::from_settings(c.region_settings(&spec.model, &d)).build(spec)))
     }
 

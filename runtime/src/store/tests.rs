@@ -305,7 +305,7 @@ fn counts_saturate_never_wrap() {
     assert_eq!(load_dir(&rdir, "m", None).sample_count(), u64::MAX);
     let r2 = region(1000);
     attach(&r2, &dir, &prog(), 100);
-    assert_eq!(r2.with_store(|s| s.counts(0)[0].count), u32::MAX, "the region's own counter saturates too");
+    assert_eq!(r2.with_measurements(|s| s.counts(0)[0].count), u32::MAX, "the region's own counter saturates too");
     fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -1,7 +1,7 @@
 //! Training data with times: per feature vector, the measured time of every variant.
 //!
 //! A classifier only needs each vector's fastest variant; a cost model needs the times
-//! themselves, and a regret-aware learner needs to know how much a wrong choice loses. [`Costs`]
+//! themselves, and a regret-aware learner needs to know how much a wrong choice loses. [`TrainingSet`]
 //! keeps all of it: `n` feature vectors × `p` features, `n × k` times (NaN: that variant was not
 //! measured on that vector, e.g. eliminated early), and each vector's label (the variant measured
 //! fastest, or the exploration's decision when it decided without measuring everything).
@@ -15,13 +15,13 @@ use crate::spec::MAX_VARIANTS;
 /// largest measured regret if that is larger.
 pub const UNMEASURED_REGRET: f64 = 1.0;
 
-/// Smallest and largest classifier weight ([`Costs::regret_weights`]).
+/// Smallest and largest classifier weight ([`TrainingSet::regret_weights`]).
 pub const MIN_WEIGHT: f64 = 0.01;
 pub const MAX_WEIGHT: f64 = 2.0;
 
 /// Feature vectors with per-variant times and labels.
 #[derive(Clone, Debug, PartialEq)]
-pub struct Costs {
+pub struct TrainingSet {
     /// Columns (at least 1, at most [`MAX_FEATURES`]); shorter rows are zero-padded.
     pub p: usize,
     /// Variants.
@@ -34,17 +34,17 @@ pub struct Costs {
     pub y: Vec<u16>,
 }
 
-impl Costs {
+impl TrainingSet {
     /// Builds the table from feature rows and per-variant times (`times[i][v]`, NaN or a
     /// negative/infinite value = not measured). A vector with no measured variant is dropped;
     /// labels are the fastest measured variant (ties: the lower index).
-    pub fn new(rows: &[Vec<f64>], times: &[Vec<f64>], k: usize) -> Result<Costs, String> {
-        Costs::with_labels(rows, times, k, None)
+    pub fn new(rows: &[Vec<f64>], times: &[Vec<f64>], k: usize) -> Result<TrainingSet, String> {
+        TrainingSet::with_labels(rows, times, k, None)
     }
 
-    /// [`Costs::new`] with explicit labels (the exploration's decisions); a label must be a
+    /// [`TrainingSet::new`] with explicit labels (the exploration's decisions); a label must be a
     /// variant `< k`.
-    pub fn with_labels(rows: &[Vec<f64>], times: &[Vec<f64>], k: usize, labels: Option<&[usize]>) -> Result<Costs, String> {
+    pub fn with_labels(rows: &[Vec<f64>], times: &[Vec<f64>], k: usize, labels: Option<&[usize]>) -> Result<TrainingSet, String> {
         if rows.len() != times.len() || labels.is_some_and(|l| l.len() != rows.len()) {
             return Err(format!("{} feature rows for {} time rows", rows.len(), times.len()));
         }
@@ -52,7 +52,7 @@ impl Costs {
             return Err(format!("{k} variants (expected 1 to {MAX_VARIANTS})"));
         }
         let p = rows.iter().map(Vec::len).max().unwrap_or(0).clamp(1, MAX_FEATURES);
-        let mut c = Costs { p, k, x: Vec::new(), t: Vec::new(), y: Vec::new() };
+        let mut c = TrainingSet { p, k, x: Vec::new(), t: Vec::new(), y: Vec::new() };
         for (i, (r, ts)) in rows.iter().zip(times).enumerate() {
             let row_t: Vec<f64> = (0..k).map(|v| ts.get(v).copied().filter(|t| t.is_finite() && *t >= 0.0).unwrap_or(f64::NAN)).collect();
             let best = argmin(&row_t);
@@ -74,7 +74,7 @@ impl Costs {
 
     /// From per-pair times `(features, variant, time)`, one row per distinct feature vector
     /// (pairs given twice: the later one wins; give medians).
-    pub fn from_pairs(pairs: &[(Vec<f64>, usize, f64)], k: usize) -> Result<Costs, String> {
+    pub fn from_pairs(pairs: &[(Vec<f64>, usize, f64)], k: usize) -> Result<TrainingSet, String> {
         let mut rows: Vec<Vec<f64>> = Vec::new();
         let mut times: Vec<Vec<f64>> = Vec::new();
         let mut index = std::collections::HashMap::new();
@@ -82,7 +82,7 @@ impl Costs {
             if *v >= k {
                 continue;
             }
-            let key = crate::stats::FKey::new(f);
+            let key = crate::stats::FeatureKey::new(f);
             let i = *index.entry(key).or_insert_with(|| {
                 rows.push(key.values());
                 times.push(vec![f64::NAN; k]);
@@ -90,7 +90,7 @@ impl Costs {
             });
             times[i][*v] = *t;
         }
-        Costs::new(&rows, &times, k)
+        TrainingSet::new(&rows, &times, k)
     }
 
     /// Number of feature vectors.
@@ -167,8 +167,8 @@ impl Costs {
     }
 
     /// The rows `idx` (in that order).
-    pub fn subset(&self, idx: &[usize]) -> Costs {
-        let mut c = Costs { p: self.p, k: self.k, x: Vec::new(), t: Vec::new(), y: Vec::new() };
+    pub fn subset(&self, idx: &[usize]) -> TrainingSet {
+        let mut c = TrainingSet { p: self.p, k: self.k, x: Vec::new(), t: Vec::new(), y: Vec::new() };
         for &i in idx {
             c.x.extend_from_slice(self.row(i));
             c.t.extend_from_slice(self.times(i));
@@ -203,7 +203,7 @@ mod tests {
         let nan = f64::NAN;
         let rows = vec![vec![1.0], vec![2.0, 5.0], vec![3.0]];
         let times = vec![vec![10.0, 12.0, 30.0], vec![nan, 4.0, nan], vec![nan, nan, nan]];
-        let c = Costs::new(&rows, &times, 3).unwrap();
+        let c = TrainingSet::new(&rows, &times, 3).unwrap();
         assert_eq!((c.n(), c.p, c.k), (2, 2, 3), "the vector without times is dropped");
         assert_eq!(c.y, vec![0, 1]);
         assert!(c.complete(0) && !c.complete(1));
@@ -212,13 +212,13 @@ mod tests {
         assert_eq!(c.regret(1, 0), UNMEASURED_REGRET);
         assert_eq!(c.row(1), &[2.0, 5.0]);
         assert_eq!(c.subset(&[1]).y, vec![1]);
-        let l = Costs::with_labels(&rows[..1], &times[..1], 3, Some(&[1])).unwrap();
+        let l = TrainingSet::with_labels(&rows[..1], &times[..1], 3, Some(&[1])).unwrap();
         assert_eq!(l.y, vec![1]);
-        assert!(Costs::with_labels(&rows[..1], &times[..1], 3, Some(&[3])).is_err());
+        assert!(TrainingSet::with_labels(&rows[..1], &times[..1], 3, Some(&[3])).is_err());
         let w = c.regret_weights();
         assert!((w[0] - 1.1).abs() < 1e-12 && w[1] == UNMEASURED_REGRET, "{w:?}");
         let pairs = vec![(vec![1.0], 0, 5.0), (vec![1.0], 1, 3.0), (vec![2.0], 1, 1.0)];
-        let c = Costs::from_pairs(&pairs, 2).unwrap();
+        let c = TrainingSet::from_pairs(&pairs, 2).unwrap();
         assert_eq!((c.n(), c.y.clone()), (2, vec![1, 1]));
     }
 }

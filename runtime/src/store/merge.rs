@@ -10,7 +10,7 @@ use super::{is_part, sanitize, unix_ns, writer};
 use crate::diag;
 use crate::explore::KEEP;
 use crate::safe_fs::{self, Dir, Kind};
-use crate::stats::FKey;
+use crate::stats::FeatureKey;
 
 /// `(features, variant)` → what the files say about it.
 type ByPair<T> = Vec<((Vec<f64>, String), T)>;
@@ -58,7 +58,7 @@ pub struct Merged {
 }
 
 fn fkey_bits(f: &[f64]) -> Vec<u64> {
-    FKey::new(f).padded()[..f.len().min(crate::ctx::MAX_FEATURES)].iter().map(|x| x.to_bits()).collect()
+    FeatureKey::new(f).padded()[..f.len().min(crate::ctx::MAX_FEATURES)].iter().map(|x| x.to_bits()).collect()
 }
 
 /// Keeps the newest `KEEP` of `v`.

@@ -34,9 +34,9 @@
 //! once, walks each variant's tree (`depth` steps) and takes `m` multiply-adds per variant; on
 //! the stack, no allocation. A variant never measured has no fit and is never chosen.
 
-use super::costs::Costs;
 use super::scaling::{log_feature, LOG_RATIO};
 use super::solve::{Normal, MAX_TERMS};
+use super::training_set::TrainingSet;
 use super::tree::{fmt_number, walk, Node};
 use crate::ctx::MAX_FEATURES;
 
@@ -145,7 +145,7 @@ pub struct Basis {
 }
 
 impl Basis {
-    fn fit(c: &Costs, family: Family) -> Basis {
+    fn fit(c: &TrainingSet, family: Family) -> Basis {
         let p = c.p;
         let mut b = Basis { family, p, log: 0, mean: [0.0; MAX_FEATURES], inv: [1.0; MAX_FEATURES], terms: Box::new([]) };
         let col = |j: usize| (0..c.n()).map(move |i| c.row(i)[j]);
@@ -363,7 +363,7 @@ impl CostModel {
 #[derive(Clone)]
 struct Rows<'a> {
     basis: &'a Basis,
-    c: &'a Costs,
+    c: &'a TrainingSet,
     /// Vector index of each row.
     idx: Vec<usize>,
     a: Vec<[f64; MAX_TERMS]>,
@@ -542,7 +542,7 @@ pub const CATEGORY_SPAN: f64 = 16.0;
 /// values within [`CATEGORY_SPAN`] of each other), each on at least two vectors on average (a
 /// layout, an algorithm, a precision). Cross-validation decides whether a per-category fit
 /// helps; a small set of sizes or thread counts spans more than codes do.
-pub fn categorical_feature(c: &Costs) -> Option<usize> {
+pub fn categorical_feature(c: &TrainingSet) -> Option<usize> {
     (0..c.p).find(|&j| {
         let mut vals: Vec<f64> = (0..c.n()).map(|i| c.row(i)[j]).collect();
         if vals.iter().any(|v| v.fract() != 0.0 || !v.is_finite()) {
@@ -623,7 +623,7 @@ impl<'a> Rows<'a> {
     /// The regression rows of variant `v`: one per vector where it was measured and its basis
     /// terms are finite; relative errors (the row divided by the time) outside log space, and
     /// the columns scaled to at most 1 there.
-    fn of_variant(basis: &'a Basis, c: &'a Costs, family: Family, v: usize) -> Rows<'a> {
+    fn of_variant(basis: &'a Basis, c: &'a TrainingSet, family: Family, v: usize) -> Rows<'a> {
         let m = basis.terms();
         let mut rows = Rows { basis, c, idx: Vec::new(), a: Vec::new(), b: Vec::new(), scale: [1.0; MAX_TERMS], m, family, drop: 0 };
         let mut phi = [0.0; MAX_TERMS];
@@ -693,7 +693,7 @@ fn emit(pn: &[PNode], i: usize, rows: &Rows, nodes: &mut Vec<Node>, coef: &mut V
 
 /// Signed coefficients can fit small times with a negative latency: a formula that predicts
 /// no time (or less) for a measured vector is no cost model.
-fn check_positive(model: &CostModel, c: &Costs) -> Result<(), String> {
+fn check_positive(model: &CostModel, c: &TrainingSet) -> Result<(), String> {
     for i in 0..c.n() {
         if model.scores(&c.padded(i)).iter().any(|s| s.is_some_and(|s| !(s > 0.0))) {
             return Err("the linear fit predicts a non-positive time on a measured vector".to_owned());
@@ -704,7 +704,7 @@ fn check_positive(model: &CostModel, c: &Costs) -> Result<(), String> {
 
 /// Fits a cost model of `form` on `c`'s times. Fails when no variant has a usable fit, or when
 /// `form.by_category` and no feature is categorical.
-pub fn fit(c: &Costs, form: CostForm) -> Result<CostModel, String> {
+pub fn fit(c: &TrainingSet, form: CostForm) -> Result<CostModel, String> {
     let category = if form.by_category { Some(categorical_feature(c).ok_or("no categorical feature")?) } else { None };
     let basis = Basis::fit(c, form.family);
     let mut nodes: Vec<Node> = Vec::new();
@@ -760,7 +760,7 @@ mod tests {
         let ns = [10.0, 20.0, 50.0, 100.0, 1e4, 2e4, 5e4, 1e5];
         let rows: Vec<Vec<f64>> = ns.iter().map(|&n| vec![n]).collect();
         let times: Vec<Vec<f64>> = ns.iter().map(|&n| vec![100.0 + n, 1000.0 + 0.1 * n]).collect();
-        let c = Costs::new(&rows, &times, 2).unwrap();
+        let c = TrainingSet::new(&rows, &times, 2).unwrap();
         let m = fit(&c, CostForm::new(Family::Additive, 0)).unwrap();
         assert_eq!(m.predict(&pad(&[950.0])), 0);
         assert_eq!(m.predict(&pad(&[1050.0])), 1);
@@ -774,7 +774,7 @@ mod tests {
     fn loglinear_fits_power_laws() {
         let rows: Vec<Vec<f64>> = (1..20).map(|i| vec![(i * i * 100) as f64, 10f64.powi(i % 4)]).collect();
         let times: Vec<Vec<f64>> = rows.iter().map(|r| vec![3.0 * r[0].powf(1.5), 50.0 * r[0] * r[1]]).collect();
-        let c = Costs::new(&rows, &times, 2).unwrap();
+        let c = TrainingSet::new(&rows, &times, 2).unwrap();
         let m = fit(&c, CostForm::new(Family::LogLinear, 0)).unwrap();
         for (r, t) in rows.iter().zip(&times) {
             let s = m.scores(&pad(r));
@@ -792,7 +792,7 @@ mod tests {
         let rows: Vec<Vec<f64>> = ns.iter().map(|&n| vec![n]).collect();
         let cpu = |n: f64| if n > 5000.0 { 3.0 * n } else { n };
         let times: Vec<Vec<f64>> = ns.iter().map(|&n| vec![cpu(n), 2000.0 + 1.5 * n]).collect();
-        let c = Costs::new(&rows, &times, 2).unwrap();
+        let c = TrainingSet::new(&rows, &times, 2).unwrap();
         let m = fit(&c, CostForm::new(Family::Additive, 1)).unwrap();
         assert_eq!(m.depth, 1);
         for n in [1000.0, 3900.0, 4800.0, 5600.0, 9000.0, 20000.0] {
@@ -808,7 +808,7 @@ mod tests {
         let nan = f64::NAN;
         let rows = vec![vec![1.0], vec![2.0], vec![3.0]];
         let times = vec![vec![5.0, nan], vec![6.0, nan], vec![7.0, nan]];
-        let c = Costs::new(&rows, &times, 2).unwrap();
+        let c = TrainingSet::new(&rows, &times, 2).unwrap();
         for family in Family::ALL {
             let m = fit(&c, CostForm::new(family, 0)).unwrap();
             assert_eq!(m.roots[1], u32::MAX);
@@ -830,7 +830,7 @@ mod tests {
         }
         rows.push(vec![2000.0, 4.0]); // layout 4: one vector
         let times: Vec<Vec<f64>> = rows.iter().map(|r| vec![100.0 + f[r[1] as usize] * r[0], 5000.0 + 0.5 * r[0]]).collect();
-        let c = Costs::new(&rows, &times, 2).unwrap();
+        let c = TrainingSet::new(&rows, &times, 2).unwrap();
         assert_eq!(categorical_feature(&c), Some(1));
         let m = fit(&c, CostForm { family: Family::Additive, depth: 0, by_category: true }).unwrap();
         for (layout, n) in [(0, 50_000.0), (1, 2000.0), (3, 60_000.0), (0, 20_000.0)] {
@@ -847,7 +847,7 @@ mod tests {
         }
         assert_ne!(m.times(&pad(&[3000.0, 3.0]))[0].unwrap(), unseen);
         assert!(fit(
-            &Costs::new(&rows[..3], &times[..3], 2).unwrap(),
+            &TrainingSet::new(&rows[..3], &times[..3], 2).unwrap(),
             CostForm { by_category: true, ..CostForm::new(Family::Additive, 0) }
         )
         .is_err());
