@@ -15,11 +15,10 @@
 //! is not its own local is an array written and read only as `a[i]`. Otherwise the caller warns
 //! and keeps the region's other variants.
 
-use crate::kernel_scan::{canonical_loop, declared_names, indexed_only_by, map_items, may_write, Construct};
+use crate::kernel_scan::{canonical_loop, declared_names, indexed_only_by, map_items, may_write, CanonicalLoop, Construct};
 use crate::lower::ctx_var;
-use crate::pass_form::Site;
-use crate::session::Piece;
-use crate::token::{spell_written, TokKind, STATEMENT_LIST};
+use crate::piece::Piece;
+use crate::token::{Tok, TokKind};
 
 /// Clauses whose meaning crosses iterations or devices: the split does not handle them.
 const UNSAFE_CLAUSES: [&str; 10] =
@@ -34,13 +33,37 @@ const KEYWORDS: [&str; 24] = [
 ];
 
 fn stmt(r: std::ops::Range<usize>) -> Piece {
-    Piece::Saved(STATEMENT_LIST, r)
+    Piece::statement_tokens(r)
 }
 
-/// The pieces of the split for `c`, or where and why it cannot be made. `sections`: the data
-/// environment's sections the loop uses, with whether the loop may write them.
-pub fn split(s: &Site, c: &Construct, sections: &[(Piece, bool)]) -> Result<Vec<Piece>, (Option<usize>, String)> {
-    let t = s.stmt;
+/// A target loop construct found safe to split, and what the split needs of it.
+pub struct LoopSplit<'a> {
+    /// The statement's tokens.
+    stmt: &'a [Tok],
+    construct: &'a Construct,
+    for_loop: CanonicalLoop,
+    /// Variables the loop writes, each only as `a[i]`: their map sections shrink to the
+    /// device's part, and the host's part is sent back to the device after the join.
+    written_arrays: Vec<String>,
+}
+
+/// What the split of one region reads besides its loop.
+pub struct SplitValues<'a> {
+    /// The region's number (its generated names).
+    pub region: u32,
+    /// For each variant, the fraction of the iterations it offloads (0 for variants that are
+    /// not `coschedule`).
+    pub fractions: &'a [f64],
+    pub cplusplus: bool,
+    /// The sections of the data environment the loop uses: the host part reads their device
+    /// copies.
+    pub sections: &'a [Piece],
+}
+
+/// Whether the split can be made of construct `c` of statement `stmt`: the loop to split, or
+/// where and why not.
+pub fn check<'a>(stmt: &'a [Tok], c: &'a Construct) -> Result<LoopSplit<'a>, (Option<usize>, String)> {
+    let t = stmt;
     if !c.is_target_loop() {
         return Err((None, format!("the split needs a combined target loop construct, not '{}'", c.words.join(" "))));
     }
@@ -50,8 +73,14 @@ pub fn split(s: &Site, c: &Construct, sections: &[(Piece, bool)]) -> Result<Vec<
     let Some(l) = canonical_loop(t, c.body.start, t.len(), &c.brackets) else {
         return Err((Some(c.body.start), "the loop is not of the form 'for (T i = lb; i < ub; ++i)'".into()));
     };
+    let written_arrays = written_arrays(stmt, c, &l)?;
+    Ok(LoopSplit { stmt, construct: c, for_loop: l, written_arrays })
+}
+
+/// The variables loop `l` writes that are not its own: each must be an array indexed only by
+/// the loop variable.
+fn written_arrays(t: &[Tok], c: &Construct, l: &CanonicalLoop) -> Result<Vec<String>, (Option<usize>, String)> {
     let locals = declared_names(t, l.body.clone());
-    // Every written variable is a local or an array indexed only by the loop variable.
     let mut arrays: Vec<String> = Vec::new();
     for i in l.body.clone() {
         let tok = &t[i];
@@ -74,55 +103,91 @@ pub fn split(s: &Site, c: &Construct, sections: &[(Piece, bool)]) -> Result<Vec<
         }
         arrays.push(name.to_string());
     }
-    let id = s.id;
-    let cv = ctx_var(id);
-    let (lo, hi, sp) = (format!("_ompadapt_lo{id}"), format!("_ompadapt_hi{id}"), format!("_ompadapt_sp{id}"));
-    let ty: Vec<Piece> = if l.var_type.is_empty() || t[l.var_type.clone()].iter().any(|x| x.is_ident("auto")) {
-        let of = if s.cplusplus { "decltype" } else { "__typeof__" };
-        if l.var_type.is_empty() {
-            vec![Piece::Text(format!("{of}({})", l.var))]
-        } else {
-            vec![Piece::Text(format!("{of}(")), stmt(l.lower.clone()), Piece::Text(")".into())]
-        }
-    } else {
-        vec![stmt(l.var_type.clone())]
-    };
-    let fracs: Vec<String> = s
-        .kinds
-        .iter()
-        .map(|k| match k {
-            Some(crate::kinds::Kind::Coschedule(f)) => format!("{f:?}"),
-            _ => "0.0".into(),
-        })
-        .collect();
-    let mut p = vec![Piece::Text(format!("static const double _ompadapt_cf{id}[{}] = {{{}}};", fracs.len(), fracs.join(",")))];
-    p.extend(ty.iter().cloned());
-    p.push(Piece::Text(format!(" {lo} = (")));
-    p.push(stmt(l.lower.clone()));
-    p.push(Piece::Text(");".into()));
-    p.extend(ty.iter().cloned());
-    p.push(Piece::Text(format!(" {hi} = (")));
-    p.push(stmt(l.upper.clone()));
-    p.push(Piece::Text(if l.inclusive { ") + 1;" } else { ");" }.into()));
-    p.extend(ty.iter().cloned());
-    p.push(Piece::Text(format!(
-        " {sp} = {lo}; if ({hi} > {lo}) {{ {sp} = {lo} + ({hi} - {lo}) * _ompadapt_cf{id}[{cv}.variant >= 0 && {cv}.variant < {} ? {cv}.variant : 0]; if ({sp} > {hi}) {sp} = {hi}; }}",
-        fracs.len()
-    )));
-    // The host part reads what the device copies hold.
-    if !sections.is_empty() {
-        p.push(Piece::OmpBegin);
-        p.push(Piece::Text("target update from(".into()));
-        for (i, (sec, _)) in sections.iter().enumerate() {
-            if i > 0 {
-                p.push(Piece::Text(",".into()));
+    Ok(arrays)
+}
+
+/// Names of the split's generated variables: the iteration space's bounds and the split point.
+struct Bounds {
+    lo: String,
+    hi: String,
+    split_at: String,
+}
+
+impl LoopSplit<'_> {
+    /// The pieces of the split: bounds and split point, the device part (nowait), the host part
+    /// meanwhile, the join, and the host's writes sent to the device copies.
+    pub fn pieces(&self, v: &SplitValues) -> Vec<Piece> {
+        let id = v.region;
+        let b = Bounds { lo: format!("_ompadapt_lo{id}"), hi: format!("_ompadapt_hi{id}"), split_at: format!("_ompadapt_sp{id}") };
+        let mut p = self.split_point(v, &b);
+        // The host part reads what the device copies hold.
+        if !v.sections.is_empty() {
+            p.push(Piece::OmpBegin);
+            p.push(Piece::Text("target update from(".into()));
+            for (i, sec) in v.sections.iter().enumerate() {
+                if i > 0 {
+                    p.push(Piece::Text(",".into()));
+                }
+                p.push(sec.clone());
             }
-            p.push(sec.clone());
+            p.push(Piece::Text(")".into()));
+            p.push(Piece::OmpEnd);
         }
-        p.push(Piece::Text(")".into()));
+        p.extend(self.device_part(&b));
+        p.extend(self.host_part(&b));
+        p.push(Piece::OmpBegin);
+        p.push(Piece::Text("taskwait".into()));
         p.push(Piece::OmpEnd);
+        // The host's part of what was written goes to the device copies (nothing if not present).
+        if !self.written_arrays.is_empty() {
+            let (sp, hi) = (&b.split_at, &b.hi);
+            p.push(Piece::Text(format!("if ({sp} < {hi}) {{")));
+            p.push(Piece::OmpBegin);
+            let list: Vec<String> = self.written_arrays.iter().map(|a| format!("{a}[{sp}:{hi} - {sp}]")).collect();
+            p.push(Piece::Text(format!("target update to({})", list.join(","))));
+            p.push(Piece::OmpEnd);
+            p.push(Piece::Text("}".into()));
+        }
+        p
     }
-    let header = |from: &str, to: &str| -> Vec<Piece> {
+
+    /// The table of fractions, the loop's bounds, and the split point the chosen variant's
+    /// fraction gives.
+    fn split_point(&self, v: &SplitValues, b: &Bounds) -> Vec<Piece> {
+        let (t, l, id) = (self.stmt, &self.for_loop, v.region);
+        let cv = ctx_var(id);
+        let (lo, hi, sp) = (&b.lo, &b.hi, &b.split_at);
+        let ty: Vec<Piece> = if l.var_type.is_empty() || t[l.var_type.clone()].iter().any(|x| x.is_ident("auto")) {
+            let of = if v.cplusplus { "decltype" } else { "__typeof__" };
+            if l.var_type.is_empty() {
+                vec![Piece::Text(format!("{of}({})", l.var))]
+            } else {
+                vec![Piece::Text(format!("{of}(")), stmt(l.lower.clone()), Piece::Text(")".into())]
+            }
+        } else {
+            vec![stmt(l.var_type.clone())]
+        };
+        let fracs: Vec<String> = v.fractions.iter().map(|f| format!("{f:?}")).collect();
+        let mut p = vec![Piece::Text(format!("static const double _ompadapt_cf{id}[{}] = {{{}}};", fracs.len(), fracs.join(",")))];
+        p.extend(ty.iter().cloned());
+        p.push(Piece::Text(format!(" {lo} = (")));
+        p.push(stmt(l.lower.clone()));
+        p.push(Piece::Text(");".into()));
+        p.extend(ty.iter().cloned());
+        p.push(Piece::Text(format!(" {hi} = (")));
+        p.push(stmt(l.upper.clone()));
+        p.push(Piece::Text(if l.inclusive { ") + 1;" } else { ");" }.into()));
+        p.extend(ty.iter().cloned());
+        p.push(Piece::Text(format!(
+            " {sp} = {lo}; if ({hi} > {lo}) {{ {sp} = {lo} + ({hi} - {lo}) * _ompadapt_cf{id}[{cv}.variant >= 0 && {cv}.variant < {} ? {cv}.variant : 0]; if ({sp} > {hi}) {sp} = {hi}; }}",
+            fracs.len()
+        )));
+        p
+    }
+
+    /// `for ([T] i = from; i < to; i++) body`
+    fn loop_over(&self, from: &str, to: &str) -> Vec<Piece> {
+        let l = &self.for_loop;
         let mut h = vec![Piece::Text("for (".into())];
         if !l.var_type.is_empty() {
             h.push(stmt(l.var_type.clone()));
@@ -130,61 +195,55 @@ pub fn split(s: &Site, c: &Construct, sections: &[(Piece, bool)]) -> Result<Vec<
         h.push(Piece::Text(format!(" {v} = {from}; {v} < {to}; {v}++)", v = l.var)));
         h.push(stmt(l.body.clone()));
         h
-    };
-    // Device part: the construct with the written arrays' sections shrunk, nowait.
-    p.push(Piece::Text(format!("if ({sp} > {lo}) {{")));
-    p.push(Piece::OmpBegin);
-    p.push(stmt(c.words_range.clone()));
-    for cl in &c.clauses {
-        let Some(args) = cl.args.clone().filter(|_| cl.name == "map") else {
-            p.push(stmt(cl.span()));
-            continue;
-        };
-        let items = map_items(t, cl.at..args.end + 1, &c.brackets);
-        let Some(first) = items.first() else {
-            p.push(stmt(cl.span()));
-            continue;
-        };
-        p.push(stmt(cl.at..first.range.start));
-        for (k, m) in items.iter().enumerate() {
-            if k > 0 {
-                p.push(Piece::Text(",".into()));
-            }
-            if arrays.contains(&m.base) && t[m.range.clone()].iter().any(|x| x.is_punct("[")) {
-                p.push(Piece::Text(format!("{}[{lo}:{sp} - {lo}]", m.base)));
-            } else {
-                p.push(stmt(m.range.clone()));
-            }
-        }
-        p.push(Piece::Text(")".into()));
     }
-    p.push(Piece::Text(" nowait".into()));
-    p.push(Piece::OmpEnd);
-    p.extend(header(&lo, &sp));
-    p.push(Piece::Text("}".into()));
-    // Host part, meanwhile.
-    p.push(Piece::Text(format!("if ({sp} < {hi}) {{")));
-    p.push(Piece::OmpBegin);
-    p.push(Piece::Text("parallel for".into()));
-    for cl in c.clauses.iter().filter(|cl| HOST_CLAUSES.contains(&cl.name.as_str())) {
-        p.push(stmt(cl.span()));
-    }
-    p.push(Piece::OmpEnd);
-    p.extend(header(&sp, &hi));
-    p.push(Piece::Text("}".into()));
-    p.push(Piece::OmpBegin);
-    p.push(Piece::Text("taskwait".into()));
-    p.push(Piece::OmpEnd);
-    // The host's part of what was written goes to the device copies (nothing if not present).
-    let written: Vec<&String> = arrays.iter().collect();
-    if !written.is_empty() {
-        p.push(Piece::Text(format!("if ({sp} < {hi}) {{")));
+
+    /// The construct with the written arrays' sections shrunk, nowait, over `[lo, split)`.
+    fn device_part(&self, b: &Bounds) -> Vec<Piece> {
+        let (t, c) = (self.stmt, self.construct);
+        let mut p = vec![Piece::Text(format!("if ({} > {}) {{", b.split_at, b.lo))];
         p.push(Piece::OmpBegin);
-        let list: Vec<String> = written.iter().map(|a| format!("{a}[{sp}:{hi} - {sp}]")).collect();
-        p.push(Piece::Text(format!("target update to({})", list.join(","))));
+        p.push(stmt(c.words_range.clone()));
+        for cl in &c.clauses {
+            let Some(args) = cl.args.clone().filter(|_| cl.name == "map") else {
+                p.push(stmt(cl.span()));
+                continue;
+            };
+            let items = map_items(t, cl.at..args.end + 1, &c.brackets);
+            let Some(first) = items.first() else {
+                p.push(stmt(cl.span()));
+                continue;
+            };
+            p.push(stmt(cl.at..first.range.start));
+            for (k, m) in items.iter().enumerate() {
+                if k > 0 {
+                    p.push(Piece::Text(",".into()));
+                }
+                if self.written_arrays.contains(&m.base) && t[m.range.clone()].iter().any(|x| x.is_punct("[")) {
+                    p.push(Piece::Text(format!("{}[{lo}:{sp} - {lo}]", m.base, lo = b.lo, sp = b.split_at)));
+                } else {
+                    p.push(stmt(m.range.clone()));
+                }
+            }
+            p.push(Piece::Text(")".into()));
+        }
+        p.push(Piece::Text(" nowait".into()));
         p.push(Piece::OmpEnd);
+        p.extend(self.loop_over(&b.lo, &b.split_at));
         p.push(Piece::Text("}".into()));
+        p
     }
-    let _ = spell_written;
-    Ok(p)
+
+    /// A host `parallel for` over `[split, hi)`, meanwhile.
+    fn host_part(&self, b: &Bounds) -> Vec<Piece> {
+        let mut p = vec![Piece::Text(format!("if ({} < {}) {{", b.split_at, b.hi))];
+        p.push(Piece::OmpBegin);
+        p.push(Piece::Text("parallel for".into()));
+        for cl in self.construct.clauses.iter().filter(|cl| HOST_CLAUSES.contains(&cl.name.as_str())) {
+            p.push(stmt(cl.span()));
+        }
+        p.push(Piece::OmpEnd);
+        p.extend(self.loop_over(&b.split_at, &b.hi));
+        p.push(Piece::Text("}".into()));
+        p
+    }
 }

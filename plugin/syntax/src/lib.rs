@@ -33,7 +33,9 @@ pub mod limits;
 pub mod loops;
 pub mod lower;
 pub mod metadirective;
+pub mod numeric_range;
 pub mod pass_form;
+pub mod piece;
 pub mod selector;
 pub mod session;
 pub mod statement;
@@ -41,5 +43,6 @@ pub mod token;
 pub mod variants;
 
 pub use diag::{Diagnostic, Severity};
-pub use session::{Outcome, Piece, PragmaContext, Reply, Session};
+pub use piece::Piece;
+pub use session::{Outcome, PragmaContext, Reply, Session};
 pub use token::{Src, Tok, TokKind};

@@ -10,7 +10,7 @@ use crate::clauses::ModelKind;
 use crate::descriptor::{spec, AssocSpec, FeatureSpec, SpecFields};
 use crate::directive_variant::DirectiveVariant;
 use crate::limits::MAX_FEATURES;
-use crate::session::Piece;
+use crate::piece::Piece;
 use crate::token::{Src, Tok, TokKind};
 use crate::variants::VariantSet;
 use std::ops::Range;

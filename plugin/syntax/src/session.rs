@@ -11,38 +11,15 @@ use crate::declare::{self, DeclareClauses, DECLARE};
 use crate::descriptor::{AssocSpec, FeatureSpec};
 use crate::diag::{has_error, Diagnostic, Diags};
 use crate::directive_variant::DirectiveVariant;
+use crate::kinds::{self, Kind};
 use crate::lower::{self, ChoiceArm, ExprRef, FeatureDesc, RegionDesc};
 use crate::metadirective::{self, parse_arms};
+use crate::piece::Piece;
 use crate::selector::{self, CondPiece, ModelRef};
 use crate::token::{spell_written, Src, Tok, TokKind};
 use crate::variants::VariantSet;
-use crate::{kernel_scan, kinds, pass_form};
+use crate::{kernel_scan, pass_form};
 use std::collections::{HashMap, HashSet};
-use std::ops::Range;
-
-/// A piece of the token stream that replaces a directive.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Piece {
-    /// C source text, lexed by the plugin; its tokens get the directive's location.
-    Text(String),
-    /// C source text whose tokens get the location of directive token `.1` (the clause it
-    /// implements), so that Clang's errors on it point at that clause.
-    TextAt(String, usize),
-    /// C source text located at token `.2` of saved token list `.1`.
-    TextAtSaved(String, u32, usize),
-    /// Tokens of the directive itself (user expressions keep their source locations).
-    User(Range<usize>),
-    /// Tokens of saved token list `.0` (an earlier `declare adaptation`, or one found ahead).
-    Saved(u32, Range<usize>),
-    /// As `Saved`, the copies located at token `.2.1` of `.2.0`.
-    SavedAt(u32, Range<usize>, (Src, usize)),
-    /// `annot_pragma_openmp`: starts an OpenMP directive handed to Clang's parser.
-    OmpBegin,
-    /// `annot_pragma_openmp_end`.
-    OmpEnd,
-    /// A copy of the statement that follows the directive.
-    Statement,
-}
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
@@ -310,48 +287,26 @@ impl Session {
             }
         }
         let mut body = vec![Piece::Statement];
-        if let Some(kinds) = kinds::kinds_of(&desc.variants).filter(|k| kinds_apply(k, stmt)) {
-            let site = |desc: &RegionDesc, kinds: &[Option<kinds::Kind>]| -> (Option<pass_form::Lowered>, Diags) {
-                let mut d = Vec::new();
-                let s = pass_form::Site {
-                    id: desc.id,
-                    model: &desc.name,
-                    variants: &desc.variants,
-                    kinds,
-                    stmt,
-                    data,
-                    saved: &self.saved,
-                    offload: self.offload,
-                    cplusplus: self.cplusplus,
-                };
-                (pass_form::lower(&s, &mut d), d)
+        if let Some(kinds) = desc.variants.kinds().filter(|k| kinds_apply(k, stmt)) {
+            let site = pass_form::Site {
+                id: desc.id,
+                model: &desc.name,
+                variants: &desc.variants,
+                kinds: &kinds,
+                stmt,
+                data,
+                saved: &self.saved,
+                offload: self.offload,
+                cplusplus: self.cplusplus,
             };
-            let (mut lowered, d) = site(&desc, &kinds);
-            diags.extend(d);
-            if let Some(l) = lowered.as_ref().filter(|l| !l.dropped.is_empty()) {
-                // The variants that cannot be generated leave the region.
-                let kept: Vec<_> =
-                    desc.variants.variants.iter().enumerate().filter(|(i, _)| !l.dropped.contains(i)).map(|(_, v)| v.clone()).collect();
-                let mut kept = kept;
-                if kept.is_empty() {
-                    let v = &desc.variants.variants[0];
-                    diags.push(Diagnostic::error(
-                        v.tok,
-                        v.tok + 1,
-                        "no variant is left once the variants above are dropped; add 'gpu' (the offload as written)",
-                    ));
-                    self.statement_diags = diags;
-                    return vec![Piece::Statement];
+            match pass_form::lower(&site, &mut diags) {
+                Some(lowered) => {
+                    body = lowered.body;
+                    // The variants that cannot be generated have left the region.
+                    if let Some(remaining) = lowered.remaining {
+                        desc.variants = remaining;
+                    }
                 }
-                kinds::settle_values(&mut kept);
-                desc.variants = VariantSet::new(false, kept);
-                lowered = match kinds::kinds_of(&desc.variants) {
-                    Some(k) if !desc.variants.variants.is_empty() => site(&desc, &k).0,
-                    _ => None,
-                };
-            }
-            match lowered {
-                Some(l) => body = l.body,
                 None if has_error(&diags) => {
                     self.statement_diags = diags;
                     return vec![Piece::Statement];
@@ -359,17 +314,7 @@ impl Session {
                 None => {}
             }
         } else if desc.model_output.is_none() && kernel_scan::construct(stmt).is_some_and(|c| c.offloads()) {
-            let hosty = ["host", "device", "cpu_only", "offload", "accelerator", "CPU", "GPU"];
-            if let Some(v) = desc.variants.variants.iter().find(|v| hosty.contains(&v.name.as_str())) {
-                diags.push(Diagnostic::warning(
-                    v.tok,
-                    v.tok + 1,
-                    format!(
-                        "variant '{}' names no variant kind: before a target construct every variant runs the offload as written; write variants(cpu, gpu) to run the host version for 'cpu', or use model_output to act on the choice",
-                        v.name
-                    ),
-                ));
-            }
+            warn_host_names_before_offload(&desc.variants, &mut diags);
         }
         self.statement_diags = diags;
         let mut pieces = vec![Piece::Text("{".into())];
@@ -818,8 +763,7 @@ impl Session {
         // A kernel that asks where it runs would get another answer from the host version:
         // the program's output could change, so `cpu` is not one of its variants.
         if kernel_scan::mentions(stmt, 0..stmt.len(), auto_mode::WHERE_IT_RUNS) {
-            let mut kept: Vec<_> =
-                desc.variants.variants.iter().filter(|v| kinds::decode(&v.name) != Some(kinds::Kind::Cpu)).cloned().collect();
+            let kept: Vec<_> = desc.variants.variants.iter().filter(|v| kinds::decode(&v.name) != Some(Kind::Cpu)).cloned().collect();
             if kept.len() < desc.variants.variants.len() {
                 early.push(Diagnostic::remark(
                     0,
@@ -833,8 +777,7 @@ impl Session {
                     self.statement_diags = early;
                     return vec![Piece::Statement];
                 }
-                kinds::settle_values(&mut kept);
-                desc.variants = VariantSet::new(false, kept);
+                desc.variants = VariantSet::remaining(kept);
             }
         }
         let pieces = self.region_statement(desc, &[], data, stmt, None);
@@ -1034,12 +977,28 @@ fn metadirective_chain(arms: &[selector::Arm]) -> Vec<Piece> {
     p
 }
 
+/// Before a target construct, variants named like places (`host`, `GPU`) that name no kind all
+/// run the offload as written: a warning at the first.
+fn warn_host_names_before_offload(variants: &VariantSet, diags: &mut Diags) {
+    let hosty = ["host", "device", "cpu_only", "offload", "accelerator", "CPU", "GPU"];
+    if let Some(v) = variants.variants.iter().find(|v| hosty.contains(&v.name.as_str())) {
+        diags.push(Diagnostic::warning(
+            v.tok,
+            v.tok + 1,
+            format!(
+                "variant '{}' names no variant kind: before a target construct every variant runs the offload as written; write variants(cpu, gpu) to run the host version for 'cpu', or use model_output to act on the choice",
+                v.name
+            ),
+        ));
+    }
+}
+
 /// Whether variant names that decode as kinds are the compiler's to generate: before an OpenMP
 /// construct when one of them fits it (or every name is a kind: then an unfit one is an error
 /// worth reporting), before a plain loop when every name is a kind (a warning says they need a
 /// construct). Elsewhere — a structured block, a call — names are the user's categorical
 /// identifiers, `serial` or `cpu` included (Georgakoudis et al.).
-fn kinds_apply(kinds: &[Option<kinds::Kind>], stmt: &[Tok]) -> bool {
+fn kinds_apply(kinds: &[Option<Kind>], stmt: &[Tok]) -> bool {
     let all = kinds.iter().all(Option::is_some);
     match kernel_scan::construct(stmt) {
         Some(c) => {
