@@ -348,6 +348,8 @@ fn launch_values(
     read
 }
 
+/// A host `parallel for`: one copy of the loop whose `if`, `num_threads` and `schedule` take
+/// the chosen variant's values at run time (the user's clauses they replace give the defaults).
 fn lower_parallel_for(s: &Site, c: &Construct, kinds: &[Kind]) -> Vec<Piece> {
     let cv = ctx_var(s.id);
     let mut p = Vec::new();
@@ -385,39 +387,14 @@ fn lower_parallel_for(s: &Site, c: &Construct, kinds: &[Kind]) -> Vec<Piece> {
     }
     let mut restore = vec![];
     if has_sched {
-        let kinds_v: Vec<i64> = kinds.iter().map(|k| if let Kind::Schedule(k, _) = k { i64::from(*k) } else { 0 }).collect();
-        let chunks: Vec<i64> = kinds.iter().map(|k| if let Kind::Schedule(_, c) = k { i64::from(*c) } else { 0 }).collect();
-        let (d1, sk) = table(s.id, "sk", &kinds_v);
-        let (d2, sc) = table(s.id, "sc", &chunks);
-        // The schedule of variants that name none: the user's clause, else static.
-        let (dk, dc) = match user("schedule") {
-            Some((cl, a)) => {
-                replaced.push(cl.span());
-                let w: Vec<&Tok> = s.stmt[a.clone()].iter().collect();
-                let kind_at = w.iter().position(|t| crate::kinds::SCHEDULES.iter().any(|x| t.is_ident(x)));
-                let k = kind_at.map_or(1, |i| crate::kinds::SCHEDULES.iter().position(|x| w[i].is_ident(x)).unwrap_or(0) + 1);
-                let comma = s.stmt[a.clone()].iter().position(|t| t.is_punct(","));
-                let chunk = match comma {
-                    Some(ci) if kind_at.is_some_and(|k| k < ci) => Some(a.start + ci + 1..a.end),
-                    _ => None,
-                };
-                (k, chunk)
-            }
-            None => (1, None),
-        };
-        let sv = format!("_ompadapt_sv{}", s.id);
-        p.push(Piece::Text(format!("{d1}{d2} int {sv}[2]; __ompadapt_omp_get_schedule(&{sv}[0], &{sv}[1]); __ompadapt_omp_set_schedule({sk} ? {sk} : {dk}, {sk} ? {sc} : (")));
-        match dc {
-            Some(r) => {
-                p.push(Piece::Text("(".into()));
-                p.push(stmt(r));
-                p.push(Piece::Text("))".into()));
-            }
-            None => p.push(Piece::Text("0)".into())),
+        let user_schedule = user("schedule");
+        if let Some((cl, _)) = &user_schedule {
+            replaced.push(cl.span());
         }
-        p.push(Piece::Text(");".into()));
+        let (setup, back) = runtime_schedule(s, kinds, user_schedule.map(|(_, a)| a));
+        p.extend(setup);
         directive.push(Piece::Text(" schedule(runtime)".into()));
-        restore.push(Piece::Text(format!("__ompadapt_omp_set_schedule({sv}[0], {sv}[1]);")));
+        restore.push(back);
     }
     // The user's other clauses, as written.
     let mut at = c.words_range.end;
@@ -437,4 +414,42 @@ fn lower_parallel_for(s: &Site, c: &Construct, kinds: &[Kind]) -> Vec<Piece> {
     p.push(stmt(c.body.clone()));
     p.extend(restore);
     p
+}
+
+/// The schedule variants of a `parallel for` lowered with `schedule(runtime)`: code that saves
+/// the run-time schedule and sets the chosen variant's (for variants that name none, the
+/// user's `schedule` clause `user_args`, else static), and the code that restores it after the
+/// loop.
+fn runtime_schedule(s: &Site, kinds: &[Kind], user_args: Option<std::ops::Range<usize>>) -> (Vec<Piece>, Piece) {
+    let kinds_v: Vec<i64> = kinds.iter().map(|k| if let Kind::Schedule(k, _) = k { i64::from(*k) } else { 0 }).collect();
+    let chunks: Vec<i64> = kinds.iter().map(|k| if let Kind::Schedule(_, c) = k { i64::from(*c) } else { 0 }).collect();
+    let (d1, sk) = table(s.id, "sk", &kinds_v);
+    let (d2, sc) = table(s.id, "sc", &chunks);
+    // The schedule of variants that name none: the user's clause, else static.
+    let (dk, dc) = match user_args {
+        Some(a) => {
+            let w: Vec<&Tok> = s.stmt[a.clone()].iter().collect();
+            let kind_at = w.iter().position(|t| crate::kinds::SCHEDULES.iter().any(|x| t.is_ident(x)));
+            let k = kind_at.map_or(1, |i| crate::kinds::SCHEDULES.iter().position(|x| w[i].is_ident(x)).unwrap_or(0) + 1);
+            let comma = s.stmt[a.clone()].iter().position(|t| t.is_punct(","));
+            let chunk = match comma {
+                Some(ci) if kind_at.is_some_and(|k| k < ci) => Some(a.start + ci + 1..a.end),
+                _ => None,
+            };
+            (k, chunk)
+        }
+        None => (1, None),
+    };
+    let sv = format!("_ompadapt_sv{}", s.id);
+    let mut p = vec![Piece::Text(format!("{d1}{d2} int {sv}[2]; __ompadapt_omp_get_schedule(&{sv}[0], &{sv}[1]); __ompadapt_omp_set_schedule({sk} ? {sk} : {dk}, {sk} ? {sc} : ("))];
+    match dc {
+        Some(r) => {
+            p.push(Piece::Text("(".into()));
+            p.push(stmt(r));
+            p.push(Piece::Text("))".into()));
+        }
+        None => p.push(Piece::Text("0)".into())),
+    }
+    p.push(Piece::Text(");".into()));
+    (p, Piece::Text(format!("__ompadapt_omp_set_schedule({sv}[0], {sv}[1]);")))
 }

@@ -89,8 +89,8 @@ enum Pending {
     Region { desc: Box<RegionDesc>, toks: Vec<Tok>, data: Vec<DataDirective>, auto_at: Option<usize> },
     /// Zero-source-change mode: a target construct made adaptive.
     Auto { desc: Box<RegionDesc>, data: Vec<DataDirective> },
-    /// A metadirective, the data directives in view and its tokens (for the stale-copy warning).
-    Metadirective(Vec<selector::Arm>, Vec<DataDirective>, Vec<Tok>),
+    /// A metadirective and the data directives in view (for the stale-copy warning).
+    Metadirective(Vec<selector::Arm>, Vec<DataDirective>),
     /// A metadirective under `declare adaptation`: the region's start, and its arms.
     Declared { pieces: Vec<Piece>, id: u32, arms: Vec<(usize, DirectiveVariant)>, bare: bool, data: Vec<DataDirective> },
     /// Erroneous directive: emit the statement unchanged.
@@ -235,15 +235,15 @@ impl Session {
                 self.region_statement(*desc, &toks, &data, stmt, auto_at)
             }
             Some(Pending::Auto { desc, data }) => self.auto_statement(*desc, &data, stmt),
-            Some(Pending::Metadirective(arms, data, toks)) => {
+            Some(Pending::Metadirective(arms, data)) => {
                 let mut diags = Vec::new();
-                stale_host_copies(arms.iter().map(|a| &a.directive), &data, &self.saved, &toks, stmt, &mut diags);
+                stale_host_copies(arms.iter().map(|a| &a.directive), &data, &self.saved, stmt, &mut diags);
                 self.statement_diags = diags;
                 metadirective_chain(&arms)
             }
             Some(Pending::Declared { mut pieces, id, arms, bare, data }) => {
                 let mut diags = Vec::new();
-                stale_host_copies(arms.iter().map(|(_, d)| d), &data, &self.saved, &[], stmt, &mut diags);
+                stale_host_copies(arms.iter().map(|(_, d)| d), &data, &self.saved, stmt, &mut diags);
                 self.statement_diags = diags;
                 let arms: Vec<ChoiceArm> = arms.iter().map(|(v, d)| ChoiceArm { variant: *v, directive: d }).collect();
                 pieces.extend(lower::choice(id, &arms, true, bare));
@@ -545,7 +545,7 @@ impl Session {
         match selector::parse_metadirective(toks, 1, &b, &lookup, diags) {
             Some(arms) => {
                 let data = self.data.in_view(&ctx.open).into_iter().cloned().collect();
-                self.pending.push(Pending::Metadirective(arms, data, toks.to_vec()))
+                self.pending.push(Pending::Metadirective(arms, data))
             }
             None => self.pending.push(Pending::Plain),
         }
@@ -603,14 +603,13 @@ impl Session {
         };
         let standalone = metadirective::is_standalone(&arms);
         let k = decl.saved;
-        let dtoks = self.saved[k as usize].clone();
         self.next_id += 1;
         let id = self.next_id;
         let names = variant_names(toks, arms.iter().map(|a| &a.variant));
         let mut desc = RegionDesc {
             id,
             name: String::new(),
-            location: decl.location.clone(),
+            location: decl.location,
             features: Vec::new(),
             variants: VariantSet::categorical(names.clone()),
             model: model_kind(&c),
@@ -620,69 +619,18 @@ impl Session {
             assoc: None,
             auto_features: None,
         };
-        let (choice_arms, bare): (Vec<(usize, DirectiveVariant)>, bool) = match &c.use_model {
-            None => {
-                let name = c.model_name.as_ref().map_or_else(|| format!("declare@{}", short_location(&decl.location)), |m| m.0.clone());
-                desc.name = name.clone();
-                desc.features = feature_descs(&c, Src::Saved(k), &dtoks);
-                let p = primary(&name, &decl.location, desc.features.clone(), Some(names), desc.model);
-                if let Some(prev) = self.primaries.get(&name) {
-                    if prev.nvariants != p.nvariants {
-                        diags.push(Diagnostic::error(
-                            0,
-                            1,
-                            format!("primary region '{name}' is declared again with {} variants", arms.len()),
-                        ));
-                        diags.push(Diagnostic::note(
-                            0,
-                            1,
-                            format!("'{name}' was declared at {} with {} variants", prev.location, prev.nvariants.unwrap_or(0)),
-                        ));
-                        return self.plain_metadirective(toks);
-                    }
-                }
-                self.primaries.insert(name, p);
-                let arms = arms.into_iter().enumerate().map(|(i, a)| (i, a.variant)).collect::<Vec<_>>();
-                (arms, false)
-            }
-            Some((primary_name, _)) => {
-                let mapping: Vec<u32> = c.mapping.iter().map(|m| m.0).collect();
-                if mapping.len() != arms.len() {
-                    diags.push(Diagnostic::error(
-                        0,
-                        1,
-                        format!(
-                            "this metadirective has {} variant{} but 'variant_mapping' lists {}",
-                            arms.len(),
-                            if arms.len() == 1 { "" } else { "s" },
-                            mapping.len()
-                        ),
-                    ));
-                    let m = c.mapping_at.unwrap_or(0);
-                    diags.push(Diagnostic::note(m, m + 1, "'variant_mapping' is here").in_saved(k));
-                    return self.plain_metadirective(toks);
-                }
-                let known = self.primaries.get(primary_name).or_else(|| self.ahead.get(primary_name)).cloned();
-                desc.name = format!("{primary_name}<-{}", short_location(&decl.location));
-                let use_model_at = c.use_model.as_ref().map_or(0, |u| u.1);
-                desc.features = known
-                    .as_ref()
-                    .map(|p| {
-                        let mut f = p.features.clone();
-                        for x in &mut f {
-                            x.expr.at = Some((Src::Saved(k), use_model_at));
-                        }
-                        f
-                    })
-                    .unwrap_or_default();
-                desc.assoc =
-                    Some(AssocSpec { primary: primary_name.clone(), mapping: mapping.clone(), primary_spec: known.and_then(|p| p.spec) });
-                // Each arm runs when the primary decides the variant it maps to: the arm's own
-                // index selects it (the runtime maps the primary's decision).
-                let arms = arms.into_iter().enumerate().map(|(i, a)| (i, a.variant)).collect::<Vec<_>>();
-                (arms, true)
-            }
+        let described = match &c.use_model {
+            None => self.describe_primary(&c, k, names, &mut desc, diags),
+            Some((primary_name, _)) => self.describe_associated(&c, k, primary_name, arms.len(), &mut desc, diags),
         };
+        if !described {
+            return self.plain_metadirective(toks);
+        }
+        // Each arm runs when its own index is decided. For an associated region that is when
+        // the primary decides the variant it maps to (the runtime maps the primary's decision),
+        // and a last, bare arm runs the statement when the primary decides one no arm maps to.
+        let choice_arms: Vec<(usize, DirectiveVariant)> = arms.into_iter().enumerate().map(|(i, a)| (i, a.variant)).collect();
+        let bare = c.use_model.is_some();
         let mut pieces = vec![Piece::Text("{".into())];
         pieces.extend(self.begin_pieces(&desc, toks));
         if standalone {
@@ -695,6 +643,74 @@ impl Session {
         let data = self.data.in_view(&ctx.open).into_iter().cloned().collect();
         self.pending.push(Pending::Declared { pieces, id, arms: choice_arms, bare, data });
         Outcome::NeedStatement
+    }
+
+    /// A primary region (`model_name`, or none): its name and features, recorded for the
+    /// associated regions; false (after an error) when it was declared before with another
+    /// number of variants.
+    fn describe_primary(&mut self, c: &DeclareClauses, saved: u32, names: Vec<String>, desc: &mut RegionDesc, diags: &mut Diags) -> bool {
+        let name = c.model_name.as_ref().map_or_else(|| format!("declare@{}", short_location(&desc.location)), |m| m.0.clone());
+        let nvariants = names.len();
+        desc.name = name.clone();
+        desc.features = feature_descs(c, Src::Saved(saved), &self.saved[saved as usize]);
+        let p = primary(&name, &desc.location, desc.features.clone(), Some(names), desc.model);
+        if let Some(prev) = self.primaries.get(&name) {
+            if prev.nvariants != p.nvariants {
+                diags.push(Diagnostic::error(0, 1, format!("primary region '{name}' is declared again with {nvariants} variants")));
+                diags.push(Diagnostic::note(
+                    0,
+                    1,
+                    format!("'{name}' was declared at {} with {} variants", prev.location, prev.nvariants.unwrap_or(0)),
+                ));
+                return false;
+            }
+        }
+        self.primaries.insert(name, p);
+        true
+    }
+
+    /// An associated region (`use_model`) of `narms` variants: named after its primary, whose
+    /// features it evaluates at its own directive; false (after an error) when its mapping
+    /// does not list one primary variant per arm.
+    fn describe_associated(
+        &self,
+        c: &DeclareClauses,
+        saved: u32,
+        primary_name: &str,
+        narms: usize,
+        desc: &mut RegionDesc,
+        diags: &mut Diags,
+    ) -> bool {
+        let mapping: Vec<u32> = c.mapping.iter().map(|m| m.0).collect();
+        if mapping.len() != narms {
+            diags.push(Diagnostic::error(
+                0,
+                1,
+                format!(
+                    "this metadirective has {narms} variant{} but 'variant_mapping' lists {}",
+                    if narms == 1 { "" } else { "s" },
+                    mapping.len()
+                ),
+            ));
+            let m = c.mapping_at.unwrap_or(0);
+            diags.push(Diagnostic::note(m, m + 1, "'variant_mapping' is here").in_saved(saved));
+            return false;
+        }
+        let known = self.primaries.get(primary_name).or_else(|| self.ahead.get(primary_name)).cloned();
+        desc.name = format!("{primary_name}<-{}", short_location(&desc.location));
+        let use_model_at = c.use_model.as_ref().map_or(0, |u| u.1);
+        desc.features = known
+            .as_ref()
+            .map(|p| {
+                let mut f = p.features.clone();
+                for x in &mut f {
+                    x.expr.at = Some((Src::Saved(saved), use_model_at));
+                }
+                f
+            })
+            .unwrap_or_default();
+        desc.assoc = Some(AssocSpec { primary: primary_name.to_string(), mapping, primary_spec: known.and_then(|p| p.spec) });
+        true
     }
 
     /// Zero-source-change mode: an offloading target construct that is not governed by an
@@ -896,7 +912,6 @@ fn variant_names<'a>(toks: &[Tok], variants: impl Iterator<Item = &'a DirectiveV
     out
 }
 
-/// `if (c1) { #pragma omp v1 \n stmt } else if (c2) { ... } else { [default] stmt }`
 /// Warns at each host variant of a metadirective (a directive that is not a target construct)
 /// that runs inside a device data environment the source shows, naming the mapped variables
 /// the statement uses: their host copies are stale there.
@@ -904,7 +919,6 @@ fn stale_host_copies<'a>(
     directives: impl Iterator<Item = &'a DirectiveVariant>,
     data: &[DataDirective],
     saved: &[Vec<Tok>],
-    toks: &[Tok],
     stmt: &[Tok],
     diags: &mut Diags,
 ) {
@@ -926,7 +940,6 @@ fn stale_host_copies<'a>(
     for directive in directives {
         let host = directive.words.first().is_some_and(|w| w != "target");
         let Some(at) = directive.pieces.first().map(|r| r.start).filter(|_| host) else { continue };
-        let _ = toks;
         diags.push(Diagnostic::warning(
             at,
             at + 1,
@@ -941,6 +954,7 @@ fn stale_host_copies<'a>(
     }
 }
 
+/// `if (c1) { #pragma omp v1 \n stmt } else if (c2) { ... } else { [default] stmt }`
 fn metadirective_chain(arms: &[selector::Arm]) -> Vec<Piece> {
     let mut p = Vec::new();
     let mut has_default = false;
