@@ -37,8 +37,6 @@ pub struct SpecFields<'a> {
     pub variants: &'a VariantSet,
     pub model: ModelKind,
     pub assoc: Option<&'a AssocSpec>,
-    /// Variant to run without a runtime (the generated fallback reads it).
-    pub fallback: usize,
 }
 
 /// Builds the descriptor (its encoding is the contract crate's). Fields a region does not use
@@ -56,7 +54,6 @@ pub fn spec(f: &SpecFields) -> String {
         mapping: a.mapping.iter().map(|&m| m as usize).collect(),
         primary_descriptor: a.primary_spec.clone(),
     });
-    d.fallback = f.fallback;
     d.to_string()
 }
 
@@ -72,15 +69,8 @@ mod tests {
             vec![Variant { name: "0.5".into(), value: 0.5, tok: 0 }, Variant { name: "1".into(), value: 1.0, tok: 0 }],
         );
         let f = [FeatureSpec { text: "f(a, b)".into(), range: None, min_samples: None }];
-        let s = spec(&SpecFields {
-            name: "m",
-            location: "a.c:3",
-            features: &f,
-            variants: &vs,
-            model: ModelKind::RandomForest,
-            assoc: None,
-            fallback: 0,
-        });
+        let s =
+            spec(&SpecFields { name: "m", location: "a.c:3", features: &f, variants: &vs, model: ModelKind::RandomForest, assoc: None });
         assert_eq!(s, "ompadapt1;model=m;loc=a.c:3;features=f(a%2C b);variants=0.5,1;values=0.5,1;numeric=1;model_type=rfc");
     }
 
@@ -100,9 +90,8 @@ mod tests {
             variants: &vs,
             model: ModelKind::DecisionTree,
             assoc: Some(&a),
-            fallback: 1,
         });
         assert!(s.contains(";feature_ranges=0:30000,;min_sample_points=25,;use_model=p;variant_mapping=1;"), "{s}");
-        assert!(s.ends_with(";primary=ompadapt1%3Bmodel%3Dp%3Bvariants%3Da%2Cb;fallback=1"), "{s}");
+        assert!(s.ends_with(";primary=ompadapt1%3Bmodel%3Dp%3Bvariants%3Da%2Cb"), "{s}");
     }
 }

@@ -84,6 +84,11 @@ impl RegionDesc {
         }
     }
 
+    /// The fallback's value (`model_output` receives it): 0 when it is no variant.
+    pub fn fallback_value(&self) -> f64 {
+        self.variants.variants.get(self.fallback()).map_or(0.0, |v| v.value)
+    }
+
     pub fn spec(&self) -> String {
         let features: Vec<FeatureSpec> = self.features.iter().map(|f| f.spec.clone()).collect();
         spec(&SpecFields {
@@ -93,7 +98,6 @@ impl RegionDesc {
             variants: &self.variants,
             model: self.model,
             assoc: self.assoc.as_ref(),
-            fallback: self.fallback(),
         })
     }
 }
@@ -191,7 +195,13 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
             (c_string(&r.spec()), r.features.len().to_string())
         }
     };
-    p.push(Piece::Text(format!(" __ompadapt_api()->begin(&{h}, {spec}, ")));
+    // Without a runtime the header's stand-in for begin leaves the context's variant and value
+    // as they are: the region's fallback, known here.
+    p.push(Piece::Text(format!(
+        " {cv}.variant = {}; {cv}.value = {:?}; __ompadapt_api()->begin(&{h}, {spec}, ",
+        r.fallback(),
+        r.fallback_value()
+    )));
     let params = [r.min_train.clone(), r.params.first().cloned(), r.params.get(1).cloned()];
     for arg in params {
         match arg {
