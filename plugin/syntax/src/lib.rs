@@ -20,7 +20,7 @@ pub mod auto_mode;
 pub mod brackets;
 pub mod clauses;
 pub mod constant;
-pub mod cosched;
+pub mod coschedule;
 pub mod data_env;
 pub mod declare;
 pub mod descriptor;

@@ -7,16 +7,16 @@
 //!   `cpu`, the copies that keep the host version correct inside a device data environment
 //!   (`target update from` the sections in view before it, `target update to` the sections the
 //!   kernel may write after it; inside the region, so their time is the variant's);
-//!   `coschedule` variants split the loop here (see [`crate::cosched`]).
+//!   `coschedule` variants split the loop here (see [`crate::coschedule`]).
 //! - before a host `parallel for`: one copy of the loop whose `if`, `num_threads` and
 //!   `schedule(runtime)` clauses take the variant's values at run time.
 
-use crate::cosched::{self, LoopSplit, SplitValues};
+use crate::coschedule::{self, LoopSplit, SplitValues};
 use crate::data_env::DataDirective;
 use crate::diag::{Diagnostic, Diags};
 use crate::kernel_scan::{construct, map_items, mentions, Construct};
 use crate::kinds::{Kind, ALL_KINDS};
-use crate::lower::{c_string, ctx_var};
+use crate::lower::{c_string, context_var};
 use crate::piece::Piece;
 use crate::token::{spell_written, Tok, TokKind, STATEMENT_LIST};
 use crate::variants::VariantSet;
@@ -169,10 +169,10 @@ fn sections(s: &Site, c: &Construct) -> Vec<Piece> {
 fn table(id: u32, what: &str, values: &[i64]) -> (String, String) {
     let name = format!("_ompadapt_{what}{id}");
     let list: Vec<String> = values.iter().map(|v| v.to_string()).collect();
-    let cv = ctx_var(id);
+    let context = context_var(id);
     (
         format!("static const int {name}[{}] = {{{}}};", values.len(), list.join(",")),
-        format!("({cv}.variant >= 0 && {cv}.variant < {} ? {name}[{cv}.variant] : 0)", values.len()),
+        format!("({context}.variant >= 0 && {context}.variant < {} ? {name}[{context}.variant] : 0)", values.len()),
     )
 }
 
@@ -180,8 +180,8 @@ fn table(id: u32, what: &str, values: &[i64]) -> (String, String) {
 /// pass makes the runtime run the host version as the offload would (device data brought in,
 /// sent back, host bytes the offload would not change restored), or refuse it at run time.
 fn host_guard(s: &Site, cpu: usize, replacement: Option<usize>) -> Piece {
-    let repl = replacement.map_or(-1, |r| r as i64);
-    Piece::Text(format!("__ompadapt_host_guard(&{}, {cpu}, {repl}, {});", ctx_var(s.id), c_string(s.model)))
+    let replacement = replacement.map_or(-1, |r| r as i64);
+    Piece::Text(format!("__ompadapt_host_guard(&{}, {cpu}, {replacement}, {});", context_var(s.id), c_string(s.model)))
 }
 
 /// A target construct: the variants that cannot be generated leave the region (with a
@@ -238,7 +238,7 @@ fn coschedule_split<'a>(
     if cosched.is_empty() {
         return None;
     }
-    match cosched::check(s.stmt, c) {
+    match coschedule::check(s.stmt, c) {
         Ok(split) => Some((split, sections(s, c))),
         Err((at, why)) => {
             let v = &s.variants.variants[cosched[0]];
@@ -267,19 +267,19 @@ fn target_body(
     split: Option<&(LoopSplit, Vec<Piece>)>,
     diags: &mut Diags,
 ) -> Vec<Piece> {
-    let cv = ctx_var(s.id);
+    let context = context_var(s.id);
     let mut body = Vec::new();
     let cpu = kinds.iter().position(|k| *k == Kind::Cpu);
     let teams = launch_values(s, c, variants, kinds, ("nt", "num_teams"), &mut body, diags);
     let threads = launch_values(s, c, variants, kinds, ("tl", "thread_limit"), &mut body, diags);
-    let use_host = cpu.map_or("0".to_string(), |i| format!("{cv}.variant == {i}"));
+    let use_host = cpu.map_or("0".to_string(), |i| format!("{context}.variant == {i}"));
     if let Some((split, sections)) = split {
         let fractions: Vec<f64> = kinds.iter().map(|k| if let Kind::Coschedule(f) = k { *f } else { 0.0 }).collect();
         let conds: Vec<String> = kinds
             .iter()
             .enumerate()
             .filter(|(_, k)| matches!(k, Kind::Coschedule(_)))
-            .map(|(i, _)| format!("{cv}.variant == {i}"))
+            .map(|(i, _)| format!("{context}.variant == {i}"))
             .collect();
         body.push(Piece::Text(format!("if ({}) {{", conds.join(" || "))));
         body.extend(split.pieces(&SplitValues { region: s.id, fractions: &fractions, cplusplus: s.cplusplus, sections }));
@@ -351,7 +351,7 @@ fn launch_values(
 /// A host `parallel for`: one copy of the loop whose `if`, `num_threads` and `schedule` take
 /// the chosen variant's values at run time (the user's clauses they replace give the defaults).
 fn lower_parallel_for(s: &Site, c: &Construct, kinds: &[Kind]) -> Vec<Piece> {
-    let cv = ctx_var(s.id);
+    let context = context_var(s.id);
     let mut p = Vec::new();
     let serial = kinds.iter().position(|k| *k == Kind::Serial);
     let has_threads = kinds.iter().any(|k| matches!(k, Kind::NumThreads(_)));
@@ -364,9 +364,9 @@ fn lower_parallel_for(s: &Site, c: &Construct, kinds: &[Kind]) -> Vec<Piece> {
         let cond = match user("if") {
             Some((cl, a)) => {
                 replaced.push(cl.span());
-                vec![Piece::Text(" if(".into()), stmt(a), Piece::Text(format!(") && {cv}.variant != {i})"))]
+                vec![Piece::Text(" if(".into()), stmt(a), Piece::Text(format!(") && {context}.variant != {i})"))]
             }
-            None => vec![Piece::Text(format!(" if({cv}.variant != {i})"))],
+            None => vec![Piece::Text(format!(" if({context}.variant != {i})"))],
         };
         directive.extend(cond);
     }
@@ -421,12 +421,12 @@ fn lower_parallel_for(s: &Site, c: &Construct, kinds: &[Kind]) -> Vec<Piece> {
 /// user's `schedule` clause `user_args`, else static), and the code that restores it after the
 /// loop.
 fn runtime_schedule(s: &Site, kinds: &[Kind], user_args: Option<std::ops::Range<usize>>) -> (Vec<Piece>, Piece) {
-    let kinds_v: Vec<i64> = kinds.iter().map(|k| if let Kind::Schedule(k, _) = k { i64::from(*k) } else { 0 }).collect();
+    let schedule_kinds: Vec<i64> = kinds.iter().map(|k| if let Kind::Schedule(k, _) = k { i64::from(*k) } else { 0 }).collect();
     let chunks: Vec<i64> = kinds.iter().map(|k| if let Kind::Schedule(_, c) = k { i64::from(*c) } else { 0 }).collect();
-    let (d1, sk) = table(s.id, "sk", &kinds_v);
-    let (d2, sc) = table(s.id, "sc", &chunks);
+    let (kind_table, chosen_kind) = table(s.id, "sk", &schedule_kinds);
+    let (chunk_table, chosen_chunk) = table(s.id, "sc", &chunks);
     // The schedule of variants that name none: the user's clause, else static.
-    let (dk, dc) = match user_args {
+    let (default_kind, default_chunk) = match user_args {
         Some(a) => {
             let w: Vec<&Tok> = s.stmt[a.clone()].iter().collect();
             let kind_at = w.iter().position(|t| crate::kinds::SCHEDULES.iter().any(|x| t.is_ident(x)));
@@ -440,9 +440,9 @@ fn runtime_schedule(s: &Site, kinds: &[Kind], user_args: Option<std::ops::Range<
         }
         None => (1, None),
     };
-    let sv = format!("_ompadapt_sv{}", s.id);
-    let mut p = vec![Piece::Text(format!("{d1}{d2} int {sv}[2]; __ompadapt_omp_get_schedule(&{sv}[0], &{sv}[1]); __ompadapt_omp_set_schedule({sk} ? {sk} : {dk}, {sk} ? {sc} : ("))];
-    match dc {
+    let saved_schedule = format!("_ompadapt_sv{}", s.id);
+    let mut p = vec![Piece::Text(format!("{kind_table}{chunk_table} int {saved_schedule}[2]; __ompadapt_omp_get_schedule(&{saved_schedule}[0], &{saved_schedule}[1]); __ompadapt_omp_set_schedule({chosen_kind} ? {chosen_kind} : {default_kind}, {chosen_kind} ? {chosen_chunk} : ("))];
+    match default_chunk {
         Some(r) => {
             p.push(Piece::Text("(".into()));
             p.push(stmt(r));
@@ -451,5 +451,5 @@ fn runtime_schedule(s: &Site, kinds: &[Kind], user_args: Option<std::ops::Range<
         None => p.push(Piece::Text("0)".into())),
     }
     p.push(Piece::Text(");".into()));
-    (p, Piece::Text(format!("__ompadapt_omp_set_schedule({sv}[0], {sv}[1]);")))
+    (p, Piece::Text(format!("__ompadapt_omp_set_schedule({saved_schedule}[0], {saved_schedule}[1]);")))
 }

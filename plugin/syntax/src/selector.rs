@@ -228,10 +228,10 @@ impl ExprParser<'_, '_, '_> {
         Some(join(parts, "&&"))
     }
     fn unary(&mut self) -> Option<String> {
-        let mut nots = 0usize;
+        let mut negations = 0usize;
         while self.peek("!") {
             self.pos += 1;
-            nots += 1;
+            negations += 1;
         }
         let inner = if self.peek("(") {
             let open = self.pos;
@@ -251,7 +251,7 @@ impl ExprParser<'_, '_, '_> {
             self.cmp()?
         };
         // `!!x` is `x` as a truth value; an odd count negates.
-        Some(match nots {
+        Some(match negations {
             0 => inner,
             n if n % 2 == 1 => format!("!({inner})"),
             _ => format!("!!({inner})"),
@@ -361,8 +361,8 @@ mod tests {
         assert!(d[0].message.starts_with("brackets nested too deeply"), "{:?}", d[0]);
         let ok = format!("metadirective when(user={{adaptation({}by_len==cpu{})}}: parallel)", "(".repeat(200), ")".repeat(200));
         assert!(parse(&ok).0.is_some());
-        let nots = format!("metadirective when(user={{adaptation({}by_len==cpu)}}: parallel)", "!".repeat(100_001));
-        assert_eq!(parse(&nots).0.unwrap()[0].cond, Some(vec![CondPiece::Text("!(V == 0)".into())]));
+        let negations = format!("metadirective when(user={{adaptation({}by_len==cpu)}}: parallel)", "!".repeat(100_001));
+        assert_eq!(parse(&negations).0.unwrap()[0].cond, Some(vec![CondPiece::Text("!(V == 0)".into())]));
         // 100,000 chained terms: linear time.
         let terms = vec!["by_len == gpu"; 100_000].join(" || ");
         let t = std::time::Instant::now();

@@ -8,7 +8,7 @@ use crate::brackets::Brackets;
 use crate::clauses::ModelKind;
 use crate::data_env::{DataDirective, DataEnv};
 use crate::declare::{self, DeclareClauses, DECLARE};
-use crate::descriptor::{AssocSpec, FeatureSpec};
+use crate::descriptor::{AssociationSpec, FeatureSpec};
 use crate::diag::{has_error, Diagnostic, Diags};
 use crate::directive_variant::DirectiveVariant;
 use crate::kinds::{self, Kind};
@@ -338,7 +338,7 @@ impl Session {
     /// A `declare adaptation` line found by looking ahead in a file (`toks`: after `omp`), and
     /// the `metadirective` line after it if there is one. Its tokens become the next saved list.
     pub fn on_lookahead(&mut self, toks: &[Tok], meta: &[Tok], location: &str) {
-        let k = self.saved.len() as u32;
+        let list = self.saved.len() as u32;
         self.saved.push(toks.to_vec());
         let mut quiet = Vec::new();
         let Some(b) = Brackets::new(toks, &mut quiet) else { return };
@@ -352,11 +352,11 @@ impl Session {
             if !w(0, "metadirective") {
                 return None;
             }
-            let mb = Brackets::new(meta, &mut quiet)?;
-            let arms = parse_arms(meta, 1, &mb, &mut quiet)?;
+            let meta_brackets = Brackets::new(meta, &mut quiet)?;
+            let arms = parse_arms(meta, 1, &meta_brackets, &mut quiet)?;
             Some(variant_names(meta, arms.iter().map(|a| &a.variant)))
         })();
-        let features = feature_descs(&c, Src::Saved(k), toks);
+        let features = feature_descs(&c, Src::Saved(list), toks);
         let primary = primary(&name, location, features, variants, model_kind(&c));
         self.ahead.insert(name, primary);
     }
@@ -448,7 +448,7 @@ impl Session {
             min_train: c.min_train.clone().map(ExprRef::here),
             params: c.model_type.as_ref().map(|m| m.params.iter().cloned().map(ExprRef::here).collect()).unwrap_or_default(),
             model_output: c.model_output.clone().map(ExprRef::here),
-            assoc: None,
+            association: None,
             auto_features: c.auto_features.map(|_| String::new()),
         }
     }
@@ -540,7 +540,7 @@ impl Session {
         }
         let lookup = |name: &str| -> Option<ModelRef<'_>> {
             let r = open.iter().rev().find(|r| r.model == name)?;
-            Some(ModelRef { variant_expr: format!("{}.variant", lower::ctx_var(r.id)), variants: r.variants.as_ref()? })
+            Some(ModelRef { variant_expr: format!("{}.variant", lower::context_var(r.id)), variants: r.variants.as_ref()? })
         };
         match selector::parse_metadirective(toks, 1, &b, &lookup, diags) {
             Some(arms) => {
@@ -602,7 +602,7 @@ impl Session {
             return self.plain_metadirective(toks);
         };
         let standalone = metadirective::is_standalone(&arms);
-        let k = decl.saved;
+        let declare_list = decl.saved;
         self.next_id += 1;
         let id = self.next_id;
         let names = variant_names(toks, arms.iter().map(|a| &a.variant));
@@ -614,14 +614,18 @@ impl Session {
             variants: VariantSet::categorical(names.clone()),
             model: model_kind(&c),
             min_train: None,
-            params: c.model.as_ref().map(|m| m.params.iter().map(|r| ExprRef::saved(k, r.clone())).collect()).unwrap_or_default(),
+            params: c
+                .model
+                .as_ref()
+                .map(|m| m.params.iter().map(|r| ExprRef::saved(declare_list, r.clone())).collect())
+                .unwrap_or_default(),
             model_output: None,
-            assoc: None,
+            association: None,
             auto_features: None,
         };
         let described = match &c.use_model {
-            None => self.describe_primary(&c, k, names, &mut desc, diags),
-            Some((primary_name, _)) => self.describe_associated(&c, k, primary_name, arms.len(), &mut desc, diags),
+            None => self.describe_primary(&c, declare_list, names, &mut desc, diags),
+            Some((primary_name, _)) => self.describe_associated(&c, declare_list, primary_name, arms.len(), &mut desc, diags),
         };
         if !described {
             return self.plain_metadirective(toks);
@@ -709,7 +713,7 @@ impl Session {
                 f
             })
             .unwrap_or_default();
-        desc.assoc = Some(AssocSpec { primary: primary_name.to_string(), mapping, primary_spec: known.and_then(|p| p.spec) });
+        desc.association = Some(AssociationSpec { primary: primary_name.to_string(), mapping, primary_spec: known.and_then(|p| p.spec) });
         true
     }
 
@@ -758,7 +762,7 @@ impl Session {
             min_train: None,
             params: Vec::new(),
             model_output: None,
-            assoc: None,
+            association: None,
             auto_features: Some(String::new()),
         };
         let data = self.data.in_view(&ctx.open).into_iter().cloned().collect();
@@ -880,7 +884,7 @@ fn primary(name: &str, location: &str, features: Vec<FeatureDesc>, variants: Opt
             min_train: None,
             params: Vec::new(),
             model_output: None,
-            assoc: None,
+            association: None,
             auto_features: None,
         }
         .spec()
@@ -994,8 +998,8 @@ fn metadirective_chain(arms: &[selector::Arm]) -> Vec<Piece> {
 /// Before a target construct, variants named like places (`host`, `GPU`) that name no kind all
 /// run the offload as written: a warning at the first.
 fn warn_host_names_before_offload(variants: &VariantSet, diags: &mut Diags) {
-    let hosty = ["host", "device", "cpu_only", "offload", "accelerator", "CPU", "GPU"];
-    if let Some(v) = variants.variants.iter().find(|v| hosty.contains(&v.name.as_str())) {
+    let place_names = ["host", "device", "cpu_only", "offload", "accelerator", "CPU", "GPU"];
+    if let Some(v) = variants.variants.iter().find(|v| place_names.contains(&v.name.as_str())) {
         diags.push(Diagnostic::warning(
             v.tok,
             v.tok + 1,

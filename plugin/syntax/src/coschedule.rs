@@ -16,7 +16,7 @@
 //! and keeps the region's other variants.
 
 use crate::kernel_scan::{canonical_loop, declared_names, indexed_only_by, map_items, may_write, CanonicalLoop, Construct};
-use crate::lower::ctx_var;
+use crate::lower::context_var;
 use crate::piece::Piece;
 use crate::token::{Tok, TokKind};
 
@@ -140,10 +140,10 @@ impl LoopSplit<'_> {
         p.push(Piece::OmpEnd);
         // The host's part of what was written goes to the device copies (nothing if not present).
         if !self.written_arrays.is_empty() {
-            let (sp, hi) = (&b.split_at, &b.hi);
-            p.push(Piece::Text(format!("if ({sp} < {hi}) {{")));
+            let (split, hi) = (&b.split_at, &b.hi);
+            p.push(Piece::Text(format!("if ({split} < {hi}) {{")));
             p.push(Piece::OmpBegin);
-            let list: Vec<String> = self.written_arrays.iter().map(|a| format!("{a}[{sp}:{hi} - {sp}]")).collect();
+            let list: Vec<String> = self.written_arrays.iter().map(|a| format!("{a}[{split}:{hi} - {split}]")).collect();
             p.push(Piece::Text(format!("target update to({})", list.join(","))));
             p.push(Piece::OmpEnd);
             p.push(Piece::Text("}".into()));
@@ -155,9 +155,9 @@ impl LoopSplit<'_> {
     /// fraction gives.
     fn split_point(&self, v: &SplitValues, b: &Bounds) -> Vec<Piece> {
         let (t, l, id) = (self.stmt, &self.for_loop, v.region);
-        let cv = ctx_var(id);
-        let (lo, hi, sp) = (&b.lo, &b.hi, &b.split_at);
-        let ty: Vec<Piece> = if l.var_type.is_empty() || t[l.var_type.clone()].iter().any(|x| x.is_ident("auto")) {
+        let context = context_var(id);
+        let (lo, hi, split) = (&b.lo, &b.hi, &b.split_at);
+        let var_type: Vec<Piece> = if l.var_type.is_empty() || t[l.var_type.clone()].iter().any(|x| x.is_ident("auto")) {
             let of = if v.cplusplus { "decltype" } else { "__typeof__" };
             if l.var_type.is_empty() {
                 vec![Piece::Text(format!("{of}({})", l.var))]
@@ -167,20 +167,24 @@ impl LoopSplit<'_> {
         } else {
             vec![stmt(l.var_type.clone())]
         };
-        let fracs: Vec<String> = v.fractions.iter().map(|f| format!("{f:?}")).collect();
-        let mut p = vec![Piece::Text(format!("static const double _ompadapt_cf{id}[{}] = {{{}}};", fracs.len(), fracs.join(",")))];
-        p.extend(ty.iter().cloned());
+        let fraction_literals: Vec<String> = v.fractions.iter().map(|f| format!("{f:?}")).collect();
+        let mut p = vec![Piece::Text(format!(
+            "static const double _ompadapt_cf{id}[{}] = {{{}}};",
+            fraction_literals.len(),
+            fraction_literals.join(",")
+        ))];
+        p.extend(var_type.iter().cloned());
         p.push(Piece::Text(format!(" {lo} = (")));
         p.push(stmt(l.lower.clone()));
         p.push(Piece::Text(");".into()));
-        p.extend(ty.iter().cloned());
+        p.extend(var_type.iter().cloned());
         p.push(Piece::Text(format!(" {hi} = (")));
         p.push(stmt(l.upper.clone()));
         p.push(Piece::Text(if l.inclusive { ") + 1;" } else { ");" }.into()));
-        p.extend(ty.iter().cloned());
+        p.extend(var_type.iter().cloned());
         p.push(Piece::Text(format!(
-            " {sp} = {lo}; if ({hi} > {lo}) {{ {sp} = {lo} + ({hi} - {lo}) * _ompadapt_cf{id}[{cv}.variant >= 0 && {cv}.variant < {} ? {cv}.variant : 0]; if ({sp} > {hi}) {sp} = {hi}; }}",
-            fracs.len()
+            " {split} = {lo}; if ({hi} > {lo}) {{ {split} = {lo} + ({hi} - {lo}) * _ompadapt_cf{id}[{context}.variant >= 0 && {context}.variant < {} ? {context}.variant : 0]; if ({split} > {hi}) {split} = {hi}; }}",
+            fraction_literals.len()
         )));
         p
     }
@@ -219,7 +223,7 @@ impl LoopSplit<'_> {
                     p.push(Piece::Text(",".into()));
                 }
                 if self.written_arrays.contains(&m.base) && t[m.range.clone()].iter().any(|x| x.is_punct("[")) {
-                    p.push(Piece::Text(format!("{}[{lo}:{sp} - {lo}]", m.base, lo = b.lo, sp = b.split_at)));
+                    p.push(Piece::Text(format!("{}[{lo}:{split} - {lo}]", m.base, lo = b.lo, split = b.split_at)));
                 } else {
                     p.push(stmt(m.range.clone()));
                 }
