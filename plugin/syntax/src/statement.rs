@@ -174,13 +174,7 @@ impl StatementScanner {
 
     /// Inside parentheses, `depth` deep.
     fn in_parens(&mut self, t: &Tok, depth: u32, then: After) -> Step {
-        let depth = if t.is_punct("(") {
-            depth + 1
-        } else if t.is_punct(")") {
-            depth - 1
-        } else {
-            depth
-        };
+        let depth = depth_after(t, ("(", ")"), depth);
         if depth == 0 {
             return self.after(then);
         }
@@ -198,13 +192,7 @@ impl StatementScanner {
             self.mode = Mode::Braces(1, then);
             return Step::Take;
         }
-        let depth = if t.is_punct("{") {
-            depth + 1
-        } else if t.is_punct("}") {
-            depth - 1
-        } else {
-            depth
-        };
+        let depth = depth_after(t, ("{", "}"), depth);
         if depth == 0 {
             return self.after(then);
         }
@@ -380,6 +368,17 @@ impl StatementScanner {
     fn end_here(&mut self) -> Step {
         self.pending.clear();
         Step::GiveBack
+    }
+}
+
+/// The nesting `depth` after token `t`: one deeper at `open`, one less at `close`.
+fn depth_after(t: &Tok, (open, close): (&str, &str), depth: u32) -> u32 {
+    if t.is_punct(open) {
+        depth + 1
+    } else if t.is_punct(close) {
+        depth - 1
+    } else {
+        depth
     }
 }
 
