@@ -234,14 +234,14 @@ fn coschedule_split<'a>(
     dropped: &mut Vec<usize>,
     diags: &mut Diags,
 ) -> Option<(LoopSplit<'a>, Vec<Piece>)> {
-    let cosched: Vec<usize> = kinds.iter().enumerate().filter(|(_, k)| matches!(k, Kind::Coschedule(_))).map(|(i, _)| i).collect();
-    if cosched.is_empty() {
+    let coscheduled: Vec<usize> = kinds.iter().enumerate().filter(|(_, k)| matches!(k, Kind::Coschedule(_))).map(|(i, _)| i).collect();
+    if coscheduled.is_empty() {
         return None;
     }
     match coschedule::check(s.stmt, c) {
         Ok(split) => Some((split, sections(s, c))),
         Err((at, why)) => {
-            let v = &s.variants.variants[cosched[0]];
+            let v = &s.variants.variants[coscheduled[0]];
             diags.push(Diagnostic::warning(
                 v.tok,
                 v.tok + 1,
@@ -250,7 +250,7 @@ fn coschedule_split<'a>(
             if let Some(at) = at {
                 diags.push(at_stmt(Diagnostic::note(at, at + 1, "here")));
             }
-            dropped.extend(cosched.iter().copied());
+            dropped.extend(coscheduled.iter().copied());
             None
         }
     }
