@@ -42,7 +42,6 @@ extern void *__ompadapt_libc_dlopen(const char *, int) __asm__("dlopen");
 extern void *__ompadapt_libc_dlsym(void *, const char *) __asm__("dlsym");
 extern char *__ompadapt_libc_dlerror(void) __asm__("dlerror");
 extern char *__ompadapt_libc_getenv(const char *) __asm__("getenv");
-extern double __ompadapt_libc_strtod(const char *, char **) __asm__("strtod");
 extern long __ompadapt_libc_write(int, const void *, unsigned long) __asm__("write");
 extern unsigned long __ompadapt_libc_getauxval(unsigned long) __asm__("getauxval");
 extern char *__ompadapt_libc_realpath(const char *, char *) __asm__("realpath");
@@ -94,36 +93,16 @@ static inline __OMPADAPT_ONCE void __ompadapt_say(const char *s) {
   (void)__ompadapt_libc_write(2, s, n);
 }
 
-/* Without a runtime: variant 0 (or the descriptor's `fallback=`: the variant of an associated
- * region that runs with its primary's first), with its value read from `values=`. */
+/* Without a runtime: the region runs its fallback variant, which the generated code stores in
+ * ctx->variant and ctx->value before this call (the first variant, or for an associated region
+ * the one mapped to its primary's first; the plugin knows which), and records nothing. */
 static inline __OMPADAPT_ONCE void
 __ompadapt_fallback_begin(void **slot, const char *spec, long min_train, long p1, long p2,
                           const double *features, int nfeatures, ompadapt_ctx *ctx) {
-  const char *v = spec;
-  (void)slot; (void)min_train; (void)p1; (void)p2; (void)features; (void)nfeatures;
+  (void)slot; (void)spec; (void)min_train; (void)p1; (void)p2; (void)features; (void)nfeatures;
   ctx->region = 0;
   ctx->t0 = 0;
-  ctx->variant = 0;
   ctx->nfeatures = 0;
-  ctx->value = 0.0;
-  for (; *v; ++v)
-    if (v[0] == ';' && v[1] == 'f' && v[2] == 'a' && v[3] == 'l' && v[4] == 'l' && v[5] == 'b' &&
-        v[6] == 'a' && v[7] == 'c' && v[8] == 'k' && v[9] == '=') {
-      ctx->variant = (int)__ompadapt_libc_strtod(v + 10, 0);
-      break;
-    }
-  for (v = spec; *v; ++v)
-    if (v[0] == ';' && v[1] == 'v' && v[2] == 'a' && v[3] == 'l' && v[4] == 'u' && v[5] == 'e' &&
-        v[6] == 's' && v[7] == '=') {
-      int i;
-      v += 8;
-      for (i = 0; i < ctx->variant && *v && *v != ';'; ++v)
-        if (*v == ',')
-          ++i;
-      if (i == ctx->variant)
-        ctx->value = __ompadapt_libc_strtod(v, 0);
-      break;
-    }
 }
 static inline __attribute__((unused)) void __ompadapt_fallback_end(ompadapt_ctx *ctx) { (void)ctx; }
 static inline __attribute__((unused)) void __ompadapt_fallback_unlowered(const char *m) { (void)m; }

@@ -112,10 +112,10 @@ fn clause(c: &mut Clauses, toks: &[Tok], raw: &RawClause, args: Range<usize>, br
 /// Takes the `auto` item out of a feature list: its token, after checking that it is alone,
 /// unmodified and leaves room for at least one automatic feature.
 fn auto_item(toks: &[Tok], features: &mut Vec<Feature>, diags: &mut Diags) -> Option<Option<usize>> {
-    let autos: Vec<&Feature> = features.iter().filter(|f| is_auto_feature(toks, &f.expr)).collect();
-    let Some(first) = autos.first() else { return Some(None) };
+    let auto_features: Vec<&Feature> = features.iter().filter(|f| is_auto_feature(toks, &f.expr)).collect();
+    let Some(first) = auto_features.first() else { return Some(None) };
     let at = first.expr.start;
-    if let Some(again) = autos.get(1) {
+    if let Some(again) = auto_features.get(1) {
         let a = again.expr.start;
         diags.push(Diagnostic::error(a, a + 1, "'auto' is listed twice in 'features'"));
         diags.push(Diagnostic::note(at, at + 1, "first listed here"));

@@ -46,7 +46,7 @@ impl AutoMode {
         let Some(set) = parse_variants(&toks, 0, 0..toks.len(), &b, &mut diags) else {
             return Err(diags.iter().find(|d| d.severity == Severity::Error).map_or_else(|| format!("invalid {FLAG}={kinds_text}"), bad));
         };
-        let decoded = kinds::kinds_of(&set).unwrap_or_else(|| vec![None; set.variants.len()]);
+        let decoded = set.kinds().unwrap_or_else(|| vec![None; set.variants.len()]);
         for (v, k) in set.variants.iter().zip(&decoded) {
             let why = match k {
                 None => format!("'{}' is not a variant kind; the kinds for target constructs are cpu, gpu, thread_limit[B:E:S], num_teams[B:E:S], coschedule[B:E:S]", v.name),
@@ -124,8 +124,7 @@ pub fn fitting(set: &VariantSet, c: &Construct, diags: &mut Diags) -> VariantSet
             None => kept.push(v.clone()),
         }
     }
-    kinds::settle_values(&mut kept);
-    VariantSet::new(false, kept)
+    VariantSet::remaining(kept)
 }
 
 /// The call by which a kernel asks where it runs.

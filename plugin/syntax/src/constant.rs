@@ -50,9 +50,9 @@ pub fn parse_number(text: &str) -> Option<Number> {
 
 fn parse_hex_float(hex: &str) -> Option<Number> {
     let body = hex.trim_end_matches(['f', 'l']);
-    let (mant, exp) = body.split_once('p')?;
+    let (mantissa, exp) = body.split_once('p')?;
     let exp: i32 = exp.parse().ok()?;
-    let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
     let mut v = 0f64;
     for c in int.chars() {
         v = v * 16.0 + f64::from(c.to_digit(16)?);

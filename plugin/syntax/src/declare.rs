@@ -3,7 +3,7 @@
 //! primary region) or `use_model(id)` with `variant_mapping(list)` (an associated region).
 
 use crate::brackets::Brackets;
-use crate::clauses::{constant, region_name, reject_duplicates, required_args, scan_clauses, split_top_level, Feature};
+use crate::clauses::{constant, region_name, reject_duplicates, required_args, scan_clauses, split_top_level, Feature, RawClause};
 use crate::diag::{Diagnostic, Diags};
 use crate::feature_clause::{parse_features, parse_model, ModelType};
 use crate::limits::MAX_VARIANTS;
@@ -36,7 +36,36 @@ impl DeclareClauses {
 /// Parses and checks the clauses after `declare adaptation` (`toks[start..]`).
 pub fn parse(toks: &[Tok], start: usize, brackets: &Brackets, diags: &mut Diags) -> Option<DeclareClauses> {
     let raw = scan_clauses(toks, start, brackets, DECLARE, diags)?;
-    for c in &raw {
+    if !all_known(&raw, diags) || !reject_duplicates(&raw, &["feature"], diags) {
+        return None;
+    }
+    let out = read_clauses(toks, &raw, brackets, diags)?;
+    let at = |name: &str| raw.iter().find(|c| c.name == name).map(|c| c.at);
+    if !region_kind_is_clear(at("model_name"), at("use_model"), out.mapping_at, diags) {
+        return None;
+    }
+    if let Some((primary, _)) = &out.use_model {
+        for (name, at) in [("feature", at("feature")), ("model", out.model.as_ref().map(|m| m.at))] {
+            if let Some(at) = at {
+                diags.push(Diagnostic::error(
+                    at,
+                    at + 1,
+                    format!("'{name}' cannot be given with 'use_model': this region follows the model of '{primary}'"),
+                ));
+                return None;
+            }
+        }
+    } else if out.features.is_empty() {
+        let end = start.max(2);
+        diags.push(Diagnostic::error(0, end, format!("'{DECLARE}' requires a 'feature' clause")));
+        return None;
+    }
+    Some(out)
+}
+
+/// Every clause is one of `DECLARE_CLAUSES` (else an error naming the closest).
+fn all_known(raw: &[RawClause], diags: &mut Diags) -> bool {
+    for c in raw {
         if !DECLARE_CLAUSES.contains(&c.name.as_str()) {
             let meant = match c.name.as_str() {
                 "model_type" => Some("model"),
@@ -45,15 +74,16 @@ pub fn parse(toks: &[Tok], start: usize, brackets: &Brackets, diags: &mut Diags)
             let hint = meant.map_or(String::new(), |m| format!("; did you mean '{m}'?"));
             diags.push(Diagnostic::error(c.at, c.at + 1, format!("unknown clause '{}' in '{DECLARE}'{hint}", c.name)));
             diags.push(Diagnostic::note(c.at, c.at + 1, format!("'{DECLARE}' takes: {}", DECLARE_CLAUSES.join(", "))));
-            return None;
+            return false;
         }
     }
-    if !reject_duplicates(&raw, &["feature"], diags) {
-        return None;
-    }
+    true
+}
+
+/// The arguments of each clause, checked one by one.
+fn read_clauses(toks: &[Tok], raw: &[RawClause], brackets: &Brackets, diags: &mut Diags) -> Option<DeclareClauses> {
     let mut out = DeclareClauses::default();
-    let mut feature_at = None;
-    for c in &raw {
+    for c in raw {
         let args = required_args(c, diags)?;
         match c.name.as_str() {
             "model" => {
@@ -67,7 +97,6 @@ pub fn parse(toks: &[Tok], start: usize, brackets: &Brackets, diags: &mut Diags)
                 out.model = Some(m);
             }
             "feature" => {
-                feature_at.get_or_insert(c.at);
                 if !parse_features(toks, args, brackets, &mut out.features, diags) {
                     return None;
                 }
@@ -90,8 +119,13 @@ pub fn parse(toks: &[Tok], start: usize, brackets: &Brackets, diags: &mut Diags)
             _ => unreachable!(),
         }
     }
-    let at = |name: &str| raw.iter().find(|c| c.name == name).map(|c| c.at);
-    match (at("model_name"), at("use_model"), out.mapping_at) {
+    Some(out)
+}
+
+/// A region is either primary (its own model, maybe named) or associated (`use_model` with a
+/// `variant_mapping`): an error for clauses that mix the two (given where each clause is).
+fn region_kind_is_clear(model_name: Option<usize>, use_model: Option<usize>, mapping: Option<usize>, diags: &mut Diags) -> bool {
+    match (model_name, use_model, mapping) {
         (Some(n), Some(u), _) => {
             let later = n.max(u);
             diags.push(Diagnostic::error(
@@ -100,11 +134,11 @@ pub fn parse(toks: &[Tok], start: usize, brackets: &Brackets, diags: &mut Diags)
                 "'model_name' and 'use_model' exclude each other: a region either has its own model or uses \
                  the model of a primary region",
             ));
-            return None;
+            false
         }
         (_, None, Some(m)) => {
             diags.push(Diagnostic::error(m, m + 1, "'variant_mapping' is only valid with 'use_model'"));
-            return None;
+            false
         }
         (_, Some(u), None) => {
             diags.push(Diagnostic::error(
@@ -112,27 +146,10 @@ pub fn parse(toks: &[Tok], start: usize, brackets: &Brackets, diags: &mut Diags)
                 u + 1,
                 "'use_model' requires a 'variant_mapping' clause: the primary's variant each variant of this region runs with",
             ));
-            return None;
+            false
         }
-        _ => {}
+        _ => true,
     }
-    if let Some((primary, _)) = &out.use_model {
-        for (name, at) in [("feature", feature_at), ("model", out.model.as_ref().map(|m| m.at))] {
-            if let Some(at) = at {
-                diags.push(Diagnostic::error(
-                    at,
-                    at + 1,
-                    format!("'{name}' cannot be given with 'use_model': this region follows the model of '{primary}'"),
-                ));
-                return None;
-            }
-        }
-    } else if out.features.is_empty() {
-        let end = start.max(2);
-        diags.push(Diagnostic::error(0, end, format!("'{DECLARE}' requires a 'feature' clause")));
-        return None;
-    }
-    Some(out)
 }
 
 /// `variant_mapping(2, 3)`: non-negative integer constants.

@@ -20,7 +20,7 @@ pub struct FeatureSpec {
 
 /// An associated region's link to its primary region (`declare adaptation ... use_model`).
 #[derive(Clone, Debug, PartialEq)]
-pub struct AssocSpec {
+pub struct AssociationSpec {
     pub primary: String,
     pub mapping: Vec<u32>,
     /// The primary's own descriptor, when this translation unit knows it: the runtime creates
@@ -36,9 +36,7 @@ pub struct SpecFields<'a> {
     pub features: &'a [FeatureSpec],
     pub variants: &'a VariantSet,
     pub model: ModelKind,
-    pub assoc: Option<&'a AssocSpec>,
-    /// Variant to run without a runtime (the generated fallback reads it).
-    pub fallback: usize,
+    pub association: Option<&'a AssociationSpec>,
 }
 
 /// Builds the descriptor (its encoding is the contract crate's). Fields a region does not use
@@ -51,12 +49,11 @@ pub fn spec(f: &SpecFields) -> String {
     d.model_type = ModelType::from_name(f.model.spec_name()).unwrap_or(ModelType::Auto);
     d.feature_ranges = f.features.iter().map(|x| x.range).collect();
     d.min_sample_points = f.features.iter().map(|x| x.min_samples).collect();
-    d.association = f.assoc.map(|a| Association {
+    d.association = f.association.map(|a| Association {
         primary: a.primary.clone(),
         mapping: a.mapping.iter().map(|&m| m as usize).collect(),
         primary_descriptor: a.primary_spec.clone(),
     });
-    d.fallback = f.fallback;
     d.to_string()
 }
 
@@ -78,8 +75,7 @@ mod tests {
             features: &f,
             variants: &vs,
             model: ModelKind::RandomForest,
-            assoc: None,
-            fallback: 0,
+            association: None,
         });
         assert_eq!(s, "ompadapt1;model=m;loc=a.c:3;features=f(a%2C b);variants=0.5,1;values=0.5,1;numeric=1;model_type=rfc");
     }
@@ -92,17 +88,16 @@ mod tests {
             FeatureSpec { text: "M".into(), range: None, min_samples: None },
         ];
         let primary = "ompadapt1;model=p;variants=a,b";
-        let a = AssocSpec { primary: "p".into(), mapping: vec![1], primary_spec: Some(primary.into()) };
+        let a = AssociationSpec { primary: "p".into(), mapping: vec![1], primary_spec: Some(primary.into()) };
         let s = spec(&SpecFields {
             name: "p<-a.c:1",
             location: "a.c:1",
             features: &f,
             variants: &vs,
             model: ModelKind::DecisionTree,
-            assoc: Some(&a),
-            fallback: 1,
+            association: Some(&a),
         });
         assert!(s.contains(";feature_ranges=0:30000,;min_sample_points=25,;use_model=p;variant_mapping=1;"), "{s}");
-        assert!(s.ends_with(";primary=ompadapt1%3Bmodel%3Dp%3Bvariants%3Da%2Cb;fallback=1"), "{s}");
+        assert!(s.ends_with(";primary=ompadapt1%3Bmodel%3Dp%3Bvariants%3Da%2Cb"), "{s}");
     }
 }

@@ -121,6 +121,45 @@ impl DirectiveVariant {
     }
 }
 
+/// The first word of a directive variant names a directive that can be one (else an error).
+fn check_directive_name(toks: &[Tok], i: usize, diags: &mut Diags) -> Option<()> {
+    let first = &toks[i];
+    if first.kind != TokKind::Ident {
+        diags.push(Diagnostic::error(i, i + 1, "expected an OpenMP directive name in this directive variant"));
+        return None;
+    }
+    if NOT_VARIANTS.contains(&first.text.as_str()) {
+        diags.push(Diagnostic::error(i, i + 1, format!("'{}' cannot be a directive variant of a metadirective", first.text)));
+        return None;
+    }
+    if !DIRECTIVE_WORDS.contains(&first.text.as_str()) {
+        diags.push(Diagnostic::error(i, i + 1, format!("'{}' is not an OpenMP directive", first.text)));
+        return None;
+    }
+    Some(())
+}
+
+/// The directive name words from `rest.start` on (after clauses), with a warning that they
+/// are read as part of the name.
+fn name_words_after_clauses(toks: &[Tok], rest: Range<usize>, diags: &mut Diags) -> Range<usize> {
+    let i = rest.start;
+    let mut end = i + 1;
+    while end < rest.end
+        && toks[end].kind == TokKind::Ident
+        && DIRECTIVE_WORDS.contains(&toks[end].text.as_str())
+        && !toks.get(end + 1).is_some_and(|p| p.is_punct("("))
+    {
+        end += 1;
+    }
+    let moved: Vec<&str> = toks[i..end].iter().map(|t| t.text.as_str()).collect();
+    diags.push(Diagnostic::warning(
+        i,
+        end,
+        format!("'{}' follows the clauses of this directive variant; read as part of its name", moved.join(" ")),
+    ));
+    i..end
+}
+
 /// Checks the directive variant `toks[range]`. The paper's Listing 3 writes
 /// `target map(...) map(...) teams distribute parallel for`: Clang would read a `target` with
 /// clauses and drop the rest, losing the parallel loop, so name words after clauses are moved in
@@ -130,21 +169,8 @@ pub fn parse(toks: &[Tok], range: Range<usize>, brackets: &Brackets, diags: &mut
     let mut clauses: Vec<Range<usize>> = Vec::new();
     let mut names: Vec<String> = Vec::new();
     let mut i = range.start;
-    if let Some(first) = toks.get(i).filter(|_| i < range.end) {
-        if first.kind != TokKind::Ident {
-            diags.push(Diagnostic::error(i, i + 1, "expected an OpenMP directive name in this directive variant"));
-            return None;
-        }
-        if NOT_VARIANTS.contains(&first.text.as_str()) {
-            diags.push(Diagnostic::error(i, i + 1, format!("'{}' cannot be a directive variant of a metadirective", first.text)));
-            return None;
-        }
-        if !DIRECTIVE_WORDS.contains(&first.text.as_str()) {
-            diags.push(Diagnostic::error(i, i + 1, format!("'{}' is not an OpenMP directive", first.text)));
-            return None;
-        }
-    }
     if i < range.end {
+        check_directive_name(toks, i, diags)?;
         // The first word names the directive, with its own argument if it takes one
         // (`critical(name)`, `flush(list)`, `depobj(o)`).
         names.push(toks[i].text.clone());
@@ -180,23 +206,10 @@ pub fn parse(toks: &[Tok], range: Range<usize>, brackets: &Brackets, diags: &mut
         }
         if DIRECTIVE_WORDS.contains(&t.text.as_str()) && (!clauses.is_empty() || words.last().is_some_and(|w| w.end == i)) {
             if !clauses.is_empty() {
-                let mut end = i + 1;
-                while end < range.end
-                    && toks[end].kind == TokKind::Ident
-                    && DIRECTIVE_WORDS.contains(&toks[end].text.as_str())
-                    && !toks.get(end + 1).is_some_and(|p| p.is_punct("("))
-                {
-                    end += 1;
-                }
-                let moved: Vec<&str> = toks[i..end].iter().map(|t| t.text.as_str()).collect();
-                diags.push(Diagnostic::warning(
-                    i,
-                    end,
-                    format!("'{}' follows the clauses of this directive variant; read as part of its name", moved.join(" ")),
-                ));
-                names.extend(moved.iter().map(|s| s.to_string()));
-                words.push(i..end);
-                i = end;
+                let moved = name_words_after_clauses(toks, i..range.end, diags);
+                names.extend(toks[moved.clone()].iter().map(|t| t.text.clone()));
+                i = moved.end;
+                words.push(moved);
                 continue;
             }
             names.push(t.text.clone());

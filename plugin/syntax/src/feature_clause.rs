@@ -103,20 +103,20 @@ pub struct ModelType {
 pub fn parse_model(toks: &[Tok], c: &RawClause, args: Range<usize>, brackets: &Brackets, diags: &mut Diags) -> Option<ModelType> {
     const EXPECTED: &str = "'dtree'/'decision_tree', 'rfc'/'random_forest', 'logistic'/'logistic_regression' or 'auto'";
     let items = split_top_level(toks, args.clone(), brackets);
-    let kind_r = items[0].clone();
-    if kind_r.len() != 1 || toks[kind_r.start].kind != TokKind::Ident {
-        let r = if kind_r.is_empty() { c.whole() } else { kind_r };
+    let kind_item = items[0].clone();
+    if kind_item.len() != 1 || toks[kind_item.start].kind != TokKind::Ident {
+        let r = if kind_item.is_empty() { c.whole() } else { kind_item };
         diags.push(Diagnostic::error(r.start, r.end, format!("expected a model type: {EXPECTED}")));
         return None;
     }
-    let name = toks[kind_r.start].text.as_str();
+    let name = toks[kind_item.start].text.as_str();
     let Some(kind) = ModelKind::from_name(name) else {
         let why = if matches!(name, "artificial_neural_network" | "support_vector_machine") {
             format!("model type '{name}' is not supported by ompadapt; use {EXPECTED}")
         } else {
             format!("unknown model type '{name}'; expected {EXPECTED}")
         };
-        diags.push(Diagnostic::error(kind_r.start, kind_r.end, why));
+        diags.push(Diagnostic::error(kind_item.start, kind_item.end, why));
         return None;
     };
     let params: Vec<Range<usize>> = items[1..].to_vec();

@@ -10,8 +10,8 @@
 use crate::brackets::Brackets;
 use crate::clauses::{constant, split_top_level};
 use crate::diag::{Diagnostic, Diags};
+use crate::numeric_range::{format_value, parse_range, too_many};
 use crate::token::{Tok, TokKind};
-use crate::variants::{format_value, parse_range, Variant, VariantSet};
 use std::ops::Range;
 
 /// Kinds that take a numeric range: `name[B:E:S]` (or a single `name[V:V:1]`).
@@ -41,7 +41,7 @@ pub enum Kind {
 }
 
 impl Kind {
-    /// Runs on the host (no offload at all).
+    /// Runs the kernel on the device, wholly or in part.
     pub fn offloads(&self) -> bool {
         matches!(self, Kind::Gpu | Kind::ThreadLimit(_) | Kind::NumTeams(_) | Kind::Coschedule(_))
     }
@@ -50,6 +50,10 @@ impl Kind {
     }
     pub fn for_parallel_for(&self) -> bool {
         matches!(self, Kind::Serial | Kind::NumThreads(_) | Kind::Schedule(..))
+    }
+    /// Valued by its number (`model_output` gets 128 for `thread_limit=128`), not its index.
+    pub fn is_numeric(&self) -> bool {
+        matches!(self, Kind::ThreadLimit(_) | Kind::NumTeams(_) | Kind::NumThreads(_) | Kind::Coschedule(_))
     }
 }
 
@@ -78,16 +82,6 @@ pub fn decode(name: &str) -> Option<Kind> {
         }
         _ => None,
     }
-}
-
-/// The kinds of a variant set: `Some` when at least one variant names a kind (the set is then
-/// the compiler's to generate); each entry `None` for a name that is not a kind.
-pub fn kinds_of(set: &VariantSet) -> Option<Vec<Option<Kind>>> {
-    if set.numeric {
-        return None;
-    }
-    let kinds: Vec<Option<Kind>> = set.variants.iter().map(|v| decode(&v.name)).collect();
-    kinds.iter().any(Option::is_some).then_some(kinds)
 }
 
 /// Whether `item` is `ident[...]` or `ident(...)` spanning the whole item.
@@ -167,20 +161,10 @@ pub fn expand_kind_item(
         return Some(vec![(format!("schedule={kind}"), 0.0)]);
     }
     if chunks.len() > room {
-        crate::variants::too_many(item, chunks.len() as f64, diags);
+        too_many(item, chunks.len() as f64, diags);
         return None;
     }
     Some(chunks.into_iter().map(|c| (format!("schedule={kind},{}", format_value(c)), 0.0)).collect())
-}
-
-/// Values of categorical and schedule variants are their indices (`model_output` and selectors
-/// read them); numeric kinds keep their number.
-pub fn settle_values(variants: &mut [Variant]) {
-    for (i, v) in variants.iter_mut().enumerate() {
-        if !matches!(decode(&v.name), Some(Kind::ThreadLimit(_) | Kind::NumTeams(_) | Kind::NumThreads(_) | Kind::Coschedule(_))) {
-            v.value = i as f64;
-        }
-    }
 }
 
 #[cfg(test)]

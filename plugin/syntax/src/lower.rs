@@ -7,10 +7,10 @@
 //! (also nested ones, also with the same model) can share a scope.
 
 use crate::clauses::ModelKind;
-use crate::descriptor::{spec, AssocSpec, FeatureSpec, SpecFields};
+use crate::descriptor::{spec, AssociationSpec, FeatureSpec, SpecFields};
 use crate::directive_variant::DirectiveVariant;
 use crate::limits::MAX_FEATURES;
-use crate::session::Piece;
+use crate::piece::Piece;
 use crate::token::{Src, Tok, TokKind};
 use crate::variants::VariantSet;
 use std::ops::Range;
@@ -68,7 +68,7 @@ pub struct RegionDesc {
     pub min_train: Option<ExprRef>,
     pub params: Vec<ExprRef>,
     pub model_output: Option<ExprRef>,
-    pub assoc: Option<AssocSpec>,
+    pub association: Option<AssociationSpec>,
     /// `features(auto)`: the worksharing loops of the region's construct as the pass names
     /// their trip counts (`i,j;k`: see [`crate::loops`]); None without automatic features.
     pub auto_features: Option<String>,
@@ -78,10 +78,15 @@ impl RegionDesc {
     /// The variant generated code runs without a runtime: the first, or for an associated region
     /// the one mapped to its primary's first (none: `variants.len()`).
     pub fn fallback(&self) -> usize {
-        match &self.assoc {
+        match &self.association {
             Some(a) => a.mapping.iter().position(|&m| m == 0).unwrap_or(a.mapping.len()),
             None => 0,
         }
+    }
+
+    /// The fallback's value (`model_output` receives it): 0 when it is no variant.
+    pub fn fallback_value(&self) -> f64 {
+        self.variants.variants.get(self.fallback()).map_or(0.0, |v| v.value)
     }
 
     pub fn spec(&self) -> String {
@@ -92,15 +97,14 @@ impl RegionDesc {
             features: &features,
             variants: &self.variants,
             model: self.model,
-            assoc: self.assoc.as_ref(),
-            fallback: self.fallback(),
+            association: self.association.as_ref(),
         })
     }
 }
 
 /// Names of the generated variables of region `id`. Block-scope names with one leading
 /// underscore: not reserved (no -Wreserved-identifier), and unlikely to meet a user's.
-pub fn ctx_var(id: u32) -> String {
+pub fn context_var(id: u32) -> String {
     format!("_ompadapt_c{id}")
 }
 
@@ -156,13 +160,13 @@ fn feature_pieces(e: &ExprRef, toks: &[Tok], p: &mut Vec<Piece>) {
 /// Code for the start of a region: declare the context, call begin, store model_output.
 /// `tokens(src)` gives the tokens a Src refers to.
 pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplusplus: bool) -> Vec<Piece> {
-    let (h, cv, f) = (format!("_ompadapt_h{}", r.id), ctx_var(r.id), format!("_ompadapt_f{}", r.id));
+    let (handle, context, features) = (format!("_ompadapt_h{}", r.id), context_var(r.id), format!("_ompadapt_f{}", r.id));
     // Explicit conversions (functional casts in C++: no -Wold-style-cast).
     let (to_double, to_long) = if cplusplus { ("double(", "long(") } else { ("(double)(", "(long)(") };
     // With automatic features the array has every slot: the pass stores its features after the
     // explicit ones, and the descriptor it substitutes names them.
     let (constness, slots) = if r.auto_features.is_some() { ("", MAX_FEATURES) } else { ("const ", r.features.len().max(1)) };
-    let mut p = vec![Piece::Text(format!("static void *{h}; ompadapt_ctx {cv}; {{ {constness}double {f}[{slots}] = {{"))];
+    let mut p = vec![Piece::Text(format!("static void *{handle}; ompadapt_ctx {context}; {{ {constness}double {features}[{slots}] = {{"))];
     if r.features.is_empty() {
         p.push(Piece::Text("0".into()));
     }
@@ -176,74 +180,80 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
     }
     let (spec, nfeatures) = match &r.auto_features {
         Some(loops) => {
-            let (sv, av, e) = (format!("_ompadapt_s{}", r.id), format!("_ompadapt_a{}", r.id), r.features.len());
+            let (spec_var, auto_count, explicit) = (format!("_ompadapt_s{}", r.id), format!("_ompadapt_a{}", r.id), r.features.len());
             p.push(Piece::Text(format!(
-                "}}; const char *{sv} = {}; int {av} = __ompadapt_auto_features({f} + {e}, {} - {e}, &{sv}, {}, {});",
+                "}}; const char *{spec_var} = {}; int {auto_count} = __ompadapt_auto_features({features} + {explicit}, {} - {explicit}, &{spec_var}, {}, {});",
                 c_string(&r.spec()),
                 MAX_FEATURES,
                 c_string(&r.name),
                 c_string(loops)
             )));
-            (sv, format!("{e} + {av}"))
+            (spec_var, format!("{explicit} + {auto_count}"))
         }
         None => {
             p.push(Piece::Text("};".into()));
             (c_string(&r.spec()), r.features.len().to_string())
         }
     };
-    p.push(Piece::Text(format!(" __ompadapt_api()->begin(&{h}, {spec}, ")));
+    // Without a runtime the header's stand-in for begin leaves the context's variant and value
+    // as they are: the region's fallback, known here.
+    p.push(Piece::Text(format!(
+        " {context}.variant = {}; {context}.value = {:?}; __ompadapt_api()->begin(&{handle}, {spec}, ",
+        r.fallback(),
+        r.fallback_value()
+    )));
     let params = [r.min_train.clone(), r.params.first().cloned(), r.params.get(1).cloned()];
     for arg in params {
         match arg {
-            Some(e) => {
-                p.push(e.text_at(to_long));
-                p.push(e.piece(e.range.clone()));
-                p.push(e.text_at("), "));
+            Some(expr) => {
+                p.push(expr.text_at(to_long));
+                p.push(expr.piece(expr.range.clone()));
+                p.push(expr.text_at("), "));
             }
             None => p.push(Piece::Text("-1L, ".into())),
         }
     }
-    p.push(Piece::Text(format!("{f}, {nfeatures}, &{cv}); }}")));
+    p.push(Piece::Text(format!("{features}, {nfeatures}, &{context}); }}")));
     if let Some(out) = &r.model_output {
-        store_output(out, &cv, cplusplus, &mut p);
+        store_output(out, &context, cplusplus, &mut p);
     }
     p
 }
 
-/// `out = ctx.value`, converted explicitly to the lvalue's type (no -Wconversion on generated
+/// `out = context.value`, converted explicitly to the lvalue's type (no -Wconversion on generated
 /// code), after a type check that reports a non-arithmetic lvalue in ompadapt's words
 /// (plugin/include/ompadapt_lowering.h).
-fn store_output(out: &ExprRef, cv: &str, cplusplus: bool, p: &mut Vec<Piece>) {
-    let lv = || out.piece(out.range.clone());
+fn store_output(out: &ExprRef, context: &str, cplusplus: bool, p: &mut Vec<Piece>) {
+    let lvalue = || out.piece(out.range.clone());
     if cplusplus {
         // a function decays to a pointer in __builtin_classify_type: told apart here
         p.push(out.text_at("__ompadapt_check_output(__is_function(__remove_reference_t(__decltype(("));
-        p.push(lv());
+        p.push(lvalue());
         p.push(out.text_at(")))) ? 10 : __builtin_classify_type("));
-        p.push(lv());
+        p.push(lvalue());
         p.push(out.text_at("));"));
         let t = |p: &mut Vec<Piece>| {
             p.push(out.text_at("__ompadapt_output<__remove_cvref(__decltype("));
-            p.push(lv());
+            p.push(lvalue());
             p.push(out.text_at("))>"));
         };
         p.push(out.text_at("__builtin_choose_expr("));
         t(p);
         p.push(out.text_at("::arithmetic, "));
-        p.push(lv());
+        p.push(lvalue());
         p.push(out.text_at(", __ompadapt_sink) = "));
         t(p);
-        p.push(out.text_at(format!("::convert({cv}.value);")));
+        p.push(out.text_at(format!("::convert({context}.value);")));
         return;
     }
     p.push(out.text_at("__ompadapt_check_output(__builtin_classify_type("));
-    p.push(lv());
+    p.push(lvalue());
     p.push(out.text_at("));"));
-    p.push(lv());
+    p.push(lvalue());
     // C: integer (1), bool (4) and real floating (8) type classes take the value, cast to their
     // type by a generic selection; anything else keeps its own value (the check above has
     // reported it, and no second error follows). `__extension__`: also in C89/C99 modes.
-    let v = format!("{cv}.value");
+    let v = format!("{context}.value");
     let casts: String = [
         "_Bool",
         "char",
@@ -265,16 +275,16 @@ fn store_output(out: &ExprRef, cv: &str, cplusplus: bool, p: &mut Vec<Piece>) {
     .map(|t| format!("{t}: ({t})({v}), "))
     .collect();
     p.push(out.text_at(" = __extension__ __builtin_choose_expr((0x112u >> (__builtin_classify_type("));
-    p.push(lv());
+    p.push(lvalue());
     p.push(out.text_at(") & 31)) & 1u, _Generic(("));
-    p.push(lv());
+    p.push(lvalue());
     p.push(out.text_at(format!("), {casts}default: {v}), ")));
-    p.push(lv());
+    p.push(lvalue());
     p.push(out.text_at(");"));
 }
 
 pub fn end_region(id: u32) -> Piece {
-    Piece::Text(format!("__ompadapt_api()->end(&{});", ctx_var(id)))
+    Piece::Text(format!("__ompadapt_api()->end(&{});", context_var(id)))
 }
 
 /// One arm of a run-time choice between directive variants.
@@ -290,15 +300,15 @@ pub struct ChoiceArm<'a> {
 /// a plain `else`.
 pub fn choice(id: u32, arms: &[ChoiceArm], statement: bool, bare: bool) -> Vec<Piece> {
     let mut p = Vec::new();
-    let cv = ctx_var(id);
+    let context = context_var(id);
     for (i, arm) in arms.iter().enumerate() {
         // A full chain over a statement ends in a plain `else`: the statement always runs.
         let last_else = statement && !bare && i + 1 == arms.len();
         let head = match (i, last_else) {
             (0, true) => "{".to_string(),
             (_, true) => "else {".to_string(),
-            (0, false) => format!("if ({cv}.variant == {}) {{", arm.variant),
-            _ => format!("else if ({cv}.variant == {}) {{", arm.variant),
+            (0, false) => format!("if ({context}.variant == {}) {{", arm.variant),
+            _ => format!("else if ({context}.variant == {}) {{", arm.variant),
         };
         p.push(Piece::Text(head));
         if !arm.directive.pieces.is_empty() {

@@ -65,6 +65,8 @@ pub fn parse_metadirective<'a>(
     Some(out)
 }
 
+/// The run-time condition of one `when` clause's context selector: the conjunction of its
+/// selectors.
 fn when_condition<'a>(
     toks: &[Tok],
     selector: Range<usize>,
@@ -76,69 +78,9 @@ fn when_condition<'a>(
     // `if (v == 0)` never draws -Wparentheses-equality.
     let mut parts: Vec<Vec<CondPiece>> = Vec::new();
     for set in split_top_level(toks, selector, brackets) {
-        // set := NAME '=' '{' selectors '}'
-        let ok_shape = set.len() >= 4
-            && toks[set.start].kind == TokKind::Ident
-            && toks[set.start + 1].is_punct("=")
-            && toks[set.start + 2].is_punct("{")
-            && brackets.close_of(set.start + 2) == Some(set.end - 1);
-        if !ok_shape {
-            diags.push(Diagnostic::error(
-                set.start,
-                set.end.max(set.start + 1),
-                "expected a context selector set such as user={adaptation(...)}",
-            ));
-            return None;
-        }
-        if toks[set.start].text != "user" {
-            diags.push(Diagnostic::error(
-                set.start,
-                set.start + 1,
-                format!(
-                    "the '{}' selector set cannot be combined with adaptation selectors: \
-                     a metadirective using 'adaptation' is decided at run time",
-                    toks[set.start].text
-                ),
-            ));
-            return None;
-        }
+        check_selector_set(toks, set.clone(), brackets, diags)?;
         for sel in split_top_level(toks, set.start + 3..set.end - 1, brackets) {
-            let is_call = sel.len() >= 3
-                && toks[sel.start].kind == TokKind::Ident
-                && toks[sel.start + 1].is_punct("(")
-                && brackets.close_of(sel.start + 1) == Some(sel.end - 1);
-            if !is_call {
-                diags.push(Diagnostic::error(sel.start, sel.end.max(sel.start + 1), "expected 'adaptation(...)' or 'condition(...)'"));
-                return None;
-            }
-            let inner = sel.start + 2..sel.end - 1;
-            match toks[sel.start].text.as_str() {
-                "adaptation" => {
-                    let mut p = ExprParser { toks, pos: inner.start, end: inner.end, brackets, lookup, diags: &mut *diags };
-                    let text = p.or()?;
-                    if p.pos != p.end {
-                        let pos = p.pos;
-                        diags.push(Diagnostic::error(pos, pos + 1, "unexpected token in adaptation selector"));
-                        return None;
-                    }
-                    parts.push(vec![CondPiece::Text(text)]);
-                }
-                "condition" => {
-                    if inner.is_empty() {
-                        diags.push(Diagnostic::error(sel.start, sel.end, "'condition' needs an expression"));
-                        return None;
-                    }
-                    parts.push(vec![CondPiece::User(inner)]);
-                }
-                other => {
-                    diags.push(Diagnostic::error(
-                        sel.start,
-                        sel.start + 1,
-                        format!("the '{other}' selector cannot be combined with adaptation selectors"),
-                    ));
-                    return None;
-                }
-            }
+            parts.push(selector_condition(toks, sel, brackets, lookup, diags)?);
         }
     }
     Some(if parts.len() == 1 {
@@ -152,6 +94,83 @@ fn when_condition<'a>(
         }
         c
     })
+}
+
+/// `set` is `user={selectors}` (else an error: other selector sets are decided at compile time).
+fn check_selector_set(toks: &[Tok], set: Range<usize>, brackets: &Brackets, diags: &mut Diags) -> Option<()> {
+    // set := NAME '=' '{' selectors '}'
+    let ok_shape = set.len() >= 4
+        && toks[set.start].kind == TokKind::Ident
+        && toks[set.start + 1].is_punct("=")
+        && toks[set.start + 2].is_punct("{")
+        && brackets.close_of(set.start + 2) == Some(set.end - 1);
+    if !ok_shape {
+        diags.push(Diagnostic::error(
+            set.start,
+            set.end.max(set.start + 1),
+            "expected a context selector set such as user={adaptation(...)}",
+        ));
+        return None;
+    }
+    if toks[set.start].text != "user" {
+        diags.push(Diagnostic::error(
+            set.start,
+            set.start + 1,
+            format!(
+                "the '{}' selector set cannot be combined with adaptation selectors: \
+                 a metadirective using 'adaptation' is decided at run time",
+                toks[set.start].text
+            ),
+        ));
+        return None;
+    }
+    Some(())
+}
+
+/// The condition of one selector of the `user` set: `adaptation(...)` or `condition(expr)`.
+fn selector_condition<'a>(
+    toks: &[Tok],
+    sel: Range<usize>,
+    brackets: &Brackets,
+    lookup: &dyn Fn(&str) -> Option<ModelRef<'a>>,
+    diags: &mut Diags,
+) -> Option<Vec<CondPiece>> {
+    let is_call = sel.len() >= 3
+        && toks[sel.start].kind == TokKind::Ident
+        && toks[sel.start + 1].is_punct("(")
+        && brackets.close_of(sel.start + 1) == Some(sel.end - 1);
+    if !is_call {
+        diags.push(Diagnostic::error(sel.start, sel.end.max(sel.start + 1), "expected 'adaptation(...)' or 'condition(...)'"));
+        return None;
+    }
+    let inner = sel.start + 2..sel.end - 1;
+    match toks[sel.start].text.as_str() {
+        "adaptation" => {
+            let mut p = ExprParser { toks, pos: inner.start, end: inner.end, brackets, lookup, diags: &mut *diags };
+            let text = p.or()?;
+            if p.pos != p.end {
+                let pos = p.pos;
+                diags.push(Diagnostic::error(pos, pos + 1, "unexpected token in adaptation selector"));
+                return None;
+            }
+            Some(vec![CondPiece::Text(text)])
+        }
+        "condition" => {
+            if inner.is_empty() {
+                diags.push(Diagnostic::error(sel.start, sel.end, "'condition' needs an expression"));
+                return None;
+            }
+            Some(vec![CondPiece::User(inner)])
+        }
+        other => {
+            diags.push(Diagnostic::error(
+                sel.start,
+                sel.start + 1,
+                format!("the '{other}' selector cannot be combined with adaptation selectors"),
+            ));
+            None
+        }
+    }
 }
 
 /// `(a) op (b) op (c)`, or `a` alone.
@@ -209,10 +228,10 @@ impl ExprParser<'_, '_, '_> {
         Some(join(parts, "&&"))
     }
     fn unary(&mut self) -> Option<String> {
-        let mut nots = 0usize;
+        let mut negations = 0usize;
         while self.peek("!") {
             self.pos += 1;
-            nots += 1;
+            negations += 1;
         }
         let inner = if self.peek("(") {
             let open = self.pos;
@@ -232,7 +251,7 @@ impl ExprParser<'_, '_, '_> {
             self.cmp()?
         };
         // `!!x` is `x` as a truth value; an odd count negates.
-        Some(match nots {
+        Some(match negations {
             0 => inner,
             n if n % 2 == 1 => format!("!({inner})"),
             _ => format!("!!({inner})"),
@@ -342,8 +361,8 @@ mod tests {
         assert!(d[0].message.starts_with("brackets nested too deeply"), "{:?}", d[0]);
         let ok = format!("metadirective when(user={{adaptation({}by_len==cpu{})}}: parallel)", "(".repeat(200), ")".repeat(200));
         assert!(parse(&ok).0.is_some());
-        let nots = format!("metadirective when(user={{adaptation({}by_len==cpu)}}: parallel)", "!".repeat(100_001));
-        assert_eq!(parse(&nots).0.unwrap()[0].cond, Some(vec![CondPiece::Text("!(V == 0)".into())]));
+        let negations = format!("metadirective when(user={{adaptation({}by_len==cpu)}}: parallel)", "!".repeat(100_001));
+        assert_eq!(parse(&negations).0.unwrap()[0].cond, Some(vec![CondPiece::Text("!(V == 0)".into())]));
         // 100,000 chained terms: linear time.
         let terms = vec!["by_len == gpu"; 100_000].join(" || ");
         let t = std::time::Instant::now();

@@ -8,41 +8,18 @@ use crate::brackets::Brackets;
 use crate::clauses::ModelKind;
 use crate::data_env::{DataDirective, DataEnv};
 use crate::declare::{self, DeclareClauses, DECLARE};
-use crate::descriptor::{AssocSpec, FeatureSpec};
+use crate::descriptor::{AssociationSpec, FeatureSpec};
 use crate::diag::{has_error, Diagnostic, Diags};
 use crate::directive_variant::DirectiveVariant;
+use crate::kinds::{self, Kind};
 use crate::lower::{self, ChoiceArm, ExprRef, FeatureDesc, RegionDesc};
 use crate::metadirective::{self, parse_arms};
+use crate::piece::Piece;
 use crate::selector::{self, CondPiece, ModelRef};
 use crate::token::{spell_written, Src, Tok, TokKind};
 use crate::variants::VariantSet;
-use crate::{kernel_scan, kinds, pass_form};
+use crate::{kernel_scan, pass_form};
 use std::collections::{HashMap, HashSet};
-use std::ops::Range;
-
-/// A piece of the token stream that replaces a directive.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Piece {
-    /// C source text, lexed by the plugin; its tokens get the directive's location.
-    Text(String),
-    /// C source text whose tokens get the location of directive token `.1` (the clause it
-    /// implements), so that Clang's errors on it point at that clause.
-    TextAt(String, usize),
-    /// C source text located at token `.2` of saved token list `.1`.
-    TextAtSaved(String, u32, usize),
-    /// Tokens of the directive itself (user expressions keep their source locations).
-    User(Range<usize>),
-    /// Tokens of saved token list `.0` (an earlier `declare adaptation`, or one found ahead).
-    Saved(u32, Range<usize>),
-    /// As `Saved`, the copies located at token `.2.1` of `.2.0`.
-    SavedAt(u32, Range<usize>, (Src, usize)),
-    /// `annot_pragma_openmp`: starts an OpenMP directive handed to Clang's parser.
-    OmpBegin,
-    /// `annot_pragma_openmp_end`.
-    OmpEnd,
-    /// A copy of the statement that follows the directive.
-    Statement,
-}
 
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
@@ -112,8 +89,8 @@ enum Pending {
     Region { desc: Box<RegionDesc>, toks: Vec<Tok>, data: Vec<DataDirective>, auto_at: Option<usize> },
     /// Zero-source-change mode: a target construct made adaptive.
     Auto { desc: Box<RegionDesc>, data: Vec<DataDirective> },
-    /// A metadirective, the data directives in view and its tokens (for the stale-copy warning).
-    Metadirective(Vec<selector::Arm>, Vec<DataDirective>, Vec<Tok>),
+    /// A metadirective and the data directives in view (for the stale-copy warning).
+    Metadirective(Vec<selector::Arm>, Vec<DataDirective>),
     /// A metadirective under `declare adaptation`: the region's start, and its arms.
     Declared { pieces: Vec<Piece>, id: u32, arms: Vec<(usize, DirectiveVariant)>, bare: bool, data: Vec<DataDirective> },
     /// Erroneous directive: emit the statement unchanged.
@@ -258,15 +235,15 @@ impl Session {
                 self.region_statement(*desc, &toks, &data, stmt, auto_at)
             }
             Some(Pending::Auto { desc, data }) => self.auto_statement(*desc, &data, stmt),
-            Some(Pending::Metadirective(arms, data, toks)) => {
+            Some(Pending::Metadirective(arms, data)) => {
                 let mut diags = Vec::new();
-                stale_host_copies(arms.iter().map(|a| &a.directive), &data, &self.saved, &toks, stmt, &mut diags);
+                stale_host_copies(arms.iter().map(|a| &a.directive), &data, &self.saved, stmt, &mut diags);
                 self.statement_diags = diags;
                 metadirective_chain(&arms)
             }
             Some(Pending::Declared { mut pieces, id, arms, bare, data }) => {
                 let mut diags = Vec::new();
-                stale_host_copies(arms.iter().map(|(_, d)| d), &data, &self.saved, &[], stmt, &mut diags);
+                stale_host_copies(arms.iter().map(|(_, d)| d), &data, &self.saved, stmt, &mut diags);
                 self.statement_diags = diags;
                 let arms: Vec<ChoiceArm> = arms.iter().map(|(v, d)| ChoiceArm { variant: *v, directive: d }).collect();
                 pieces.extend(lower::choice(id, &arms, true, bare));
@@ -310,48 +287,26 @@ impl Session {
             }
         }
         let mut body = vec![Piece::Statement];
-        if let Some(kinds) = kinds::kinds_of(&desc.variants).filter(|k| kinds_apply(k, stmt)) {
-            let site = |desc: &RegionDesc, kinds: &[Option<kinds::Kind>]| -> (Option<pass_form::Lowered>, Diags) {
-                let mut d = Vec::new();
-                let s = pass_form::Site {
-                    id: desc.id,
-                    model: &desc.name,
-                    variants: &desc.variants,
-                    kinds,
-                    stmt,
-                    data,
-                    saved: &self.saved,
-                    offload: self.offload,
-                    cplusplus: self.cplusplus,
-                };
-                (pass_form::lower(&s, &mut d), d)
+        if let Some(kinds) = desc.variants.kinds().filter(|k| kinds_apply(k, stmt)) {
+            let site = pass_form::Site {
+                id: desc.id,
+                model: &desc.name,
+                variants: &desc.variants,
+                kinds: &kinds,
+                stmt,
+                data,
+                saved: &self.saved,
+                offload: self.offload,
+                cplusplus: self.cplusplus,
             };
-            let (mut lowered, d) = site(&desc, &kinds);
-            diags.extend(d);
-            if let Some(l) = lowered.as_ref().filter(|l| !l.dropped.is_empty()) {
-                // The variants that cannot be generated leave the region.
-                let kept: Vec<_> =
-                    desc.variants.variants.iter().enumerate().filter(|(i, _)| !l.dropped.contains(i)).map(|(_, v)| v.clone()).collect();
-                let mut kept = kept;
-                if kept.is_empty() {
-                    let v = &desc.variants.variants[0];
-                    diags.push(Diagnostic::error(
-                        v.tok,
-                        v.tok + 1,
-                        "no variant is left once the variants above are dropped; add 'gpu' (the offload as written)",
-                    ));
-                    self.statement_diags = diags;
-                    return vec![Piece::Statement];
+            match pass_form::lower(&site, &mut diags) {
+                Some(lowered) => {
+                    body = lowered.body;
+                    // The variants that cannot be generated have left the region.
+                    if let Some(remaining) = lowered.remaining {
+                        desc.variants = remaining;
+                    }
                 }
-                kinds::settle_values(&mut kept);
-                desc.variants = VariantSet::new(false, kept);
-                lowered = match kinds::kinds_of(&desc.variants) {
-                    Some(k) if !desc.variants.variants.is_empty() => site(&desc, &k).0,
-                    _ => None,
-                };
-            }
-            match lowered {
-                Some(l) => body = l.body,
                 None if has_error(&diags) => {
                     self.statement_diags = diags;
                     return vec![Piece::Statement];
@@ -359,17 +314,7 @@ impl Session {
                 None => {}
             }
         } else if desc.model_output.is_none() && kernel_scan::construct(stmt).is_some_and(|c| c.offloads()) {
-            let hosty = ["host", "device", "cpu_only", "offload", "accelerator", "CPU", "GPU"];
-            if let Some(v) = desc.variants.variants.iter().find(|v| hosty.contains(&v.name.as_str())) {
-                diags.push(Diagnostic::warning(
-                    v.tok,
-                    v.tok + 1,
-                    format!(
-                        "variant '{}' names no variant kind: before a target construct every variant runs the offload as written; write variants(cpu, gpu) to run the host version for 'cpu', or use model_output to act on the choice",
-                        v.name
-                    ),
-                ));
-            }
+            warn_host_names_before_offload(&desc.variants, &mut diags);
         }
         self.statement_diags = diags;
         let mut pieces = vec![Piece::Text("{".into())];
@@ -393,7 +338,7 @@ impl Session {
     /// A `declare adaptation` line found by looking ahead in a file (`toks`: after `omp`), and
     /// the `metadirective` line after it if there is one. Its tokens become the next saved list.
     pub fn on_lookahead(&mut self, toks: &[Tok], meta: &[Tok], location: &str) {
-        let k = self.saved.len() as u32;
+        let list = self.saved.len() as u32;
         self.saved.push(toks.to_vec());
         let mut quiet = Vec::new();
         let Some(b) = Brackets::new(toks, &mut quiet) else { return };
@@ -407,11 +352,11 @@ impl Session {
             if !w(0, "metadirective") {
                 return None;
             }
-            let mb = Brackets::new(meta, &mut quiet)?;
-            let arms = parse_arms(meta, 1, &mb, &mut quiet)?;
+            let meta_brackets = Brackets::new(meta, &mut quiet)?;
+            let arms = parse_arms(meta, 1, &meta_brackets, &mut quiet)?;
             Some(variant_names(meta, arms.iter().map(|a| &a.variant)))
         })();
-        let features = feature_descs(&c, Src::Saved(k), toks);
+        let features = feature_descs(&c, Src::Saved(list), toks);
         let primary = primary(&name, location, features, variants, model_kind(&c));
         self.ahead.insert(name, primary);
     }
@@ -503,7 +448,7 @@ impl Session {
             min_train: c.min_train.clone().map(ExprRef::here),
             params: c.model_type.as_ref().map(|m| m.params.iter().cloned().map(ExprRef::here).collect()).unwrap_or_default(),
             model_output: c.model_output.clone().map(ExprRef::here),
-            assoc: None,
+            association: None,
             auto_features: c.auto_features.map(|_| String::new()),
         }
     }
@@ -595,12 +540,12 @@ impl Session {
         }
         let lookup = |name: &str| -> Option<ModelRef<'_>> {
             let r = open.iter().rev().find(|r| r.model == name)?;
-            Some(ModelRef { variant_expr: format!("{}.variant", lower::ctx_var(r.id)), variants: r.variants.as_ref()? })
+            Some(ModelRef { variant_expr: format!("{}.variant", lower::context_var(r.id)), variants: r.variants.as_ref()? })
         };
         match selector::parse_metadirective(toks, 1, &b, &lookup, diags) {
             Some(arms) => {
                 let data = self.data.in_view(&ctx.open).into_iter().cloned().collect();
-                self.pending.push(Pending::Metadirective(arms, data, toks.to_vec()))
+                self.pending.push(Pending::Metadirective(arms, data))
             }
             None => self.pending.push(Pending::Plain),
         }
@@ -657,87 +602,39 @@ impl Session {
             return self.plain_metadirective(toks);
         };
         let standalone = metadirective::is_standalone(&arms);
-        let k = decl.saved;
-        let dtoks = self.saved[k as usize].clone();
+        let declare_list = decl.saved;
         self.next_id += 1;
         let id = self.next_id;
         let names = variant_names(toks, arms.iter().map(|a| &a.variant));
         let mut desc = RegionDesc {
             id,
             name: String::new(),
-            location: decl.location.clone(),
+            location: decl.location,
             features: Vec::new(),
             variants: VariantSet::categorical(names.clone()),
             model: model_kind(&c),
             min_train: None,
-            params: c.model.as_ref().map(|m| m.params.iter().map(|r| ExprRef::saved(k, r.clone())).collect()).unwrap_or_default(),
+            params: c
+                .model
+                .as_ref()
+                .map(|m| m.params.iter().map(|r| ExprRef::saved(declare_list, r.clone())).collect())
+                .unwrap_or_default(),
             model_output: None,
-            assoc: None,
+            association: None,
             auto_features: None,
         };
-        let (choice_arms, bare): (Vec<(usize, DirectiveVariant)>, bool) = match &c.use_model {
-            None => {
-                let name = c.model_name.as_ref().map_or_else(|| format!("declare@{}", short_location(&decl.location)), |m| m.0.clone());
-                desc.name = name.clone();
-                desc.features = feature_descs(&c, Src::Saved(k), &dtoks);
-                let p = primary(&name, &decl.location, desc.features.clone(), Some(names), desc.model);
-                if let Some(prev) = self.primaries.get(&name) {
-                    if prev.nvariants != p.nvariants {
-                        diags.push(Diagnostic::error(
-                            0,
-                            1,
-                            format!("primary region '{name}' is declared again with {} variants", arms.len()),
-                        ));
-                        diags.push(Diagnostic::note(
-                            0,
-                            1,
-                            format!("'{name}' was declared at {} with {} variants", prev.location, prev.nvariants.unwrap_or(0)),
-                        ));
-                        return self.plain_metadirective(toks);
-                    }
-                }
-                self.primaries.insert(name, p);
-                let arms = arms.into_iter().enumerate().map(|(i, a)| (i, a.variant)).collect::<Vec<_>>();
-                (arms, false)
-            }
-            Some((primary_name, _)) => {
-                let mapping: Vec<u32> = c.mapping.iter().map(|m| m.0).collect();
-                if mapping.len() != arms.len() {
-                    diags.push(Diagnostic::error(
-                        0,
-                        1,
-                        format!(
-                            "this metadirective has {} variant{} but 'variant_mapping' lists {}",
-                            arms.len(),
-                            if arms.len() == 1 { "" } else { "s" },
-                            mapping.len()
-                        ),
-                    ));
-                    let m = c.mapping_at.unwrap_or(0);
-                    diags.push(Diagnostic::note(m, m + 1, "'variant_mapping' is here").in_saved(k));
-                    return self.plain_metadirective(toks);
-                }
-                let known = self.primaries.get(primary_name).or_else(|| self.ahead.get(primary_name)).cloned();
-                desc.name = format!("{primary_name}<-{}", short_location(&decl.location));
-                let use_model_at = c.use_model.as_ref().map_or(0, |u| u.1);
-                desc.features = known
-                    .as_ref()
-                    .map(|p| {
-                        let mut f = p.features.clone();
-                        for x in &mut f {
-                            x.expr.at = Some((Src::Saved(k), use_model_at));
-                        }
-                        f
-                    })
-                    .unwrap_or_default();
-                desc.assoc =
-                    Some(AssocSpec { primary: primary_name.clone(), mapping: mapping.clone(), primary_spec: known.and_then(|p| p.spec) });
-                // Each arm runs when the primary decides the variant it maps to: the arm's own
-                // index selects it (the runtime maps the primary's decision).
-                let arms = arms.into_iter().enumerate().map(|(i, a)| (i, a.variant)).collect::<Vec<_>>();
-                (arms, true)
-            }
+        let described = match &c.use_model {
+            None => self.describe_primary(&c, declare_list, names, &mut desc, diags),
+            Some((primary_name, _)) => self.describe_associated(&c, declare_list, primary_name, arms.len(), &mut desc, diags),
         };
+        if !described {
+            return self.plain_metadirective(toks);
+        }
+        // Each arm runs when its own index is decided. For an associated region that is when
+        // the primary decides the variant it maps to (the runtime maps the primary's decision),
+        // and a last, bare arm runs the statement when the primary decides one no arm maps to.
+        let choice_arms: Vec<(usize, DirectiveVariant)> = arms.into_iter().enumerate().map(|(i, a)| (i, a.variant)).collect();
+        let bare = c.use_model.is_some();
         let mut pieces = vec![Piece::Text("{".into())];
         pieces.extend(self.begin_pieces(&desc, toks));
         if standalone {
@@ -750,6 +647,74 @@ impl Session {
         let data = self.data.in_view(&ctx.open).into_iter().cloned().collect();
         self.pending.push(Pending::Declared { pieces, id, arms: choice_arms, bare, data });
         Outcome::NeedStatement
+    }
+
+    /// A primary region (`model_name`, or none): its name and features, recorded for the
+    /// associated regions; false (after an error) when it was declared before with another
+    /// number of variants.
+    fn describe_primary(&mut self, c: &DeclareClauses, saved: u32, names: Vec<String>, desc: &mut RegionDesc, diags: &mut Diags) -> bool {
+        let name = c.model_name.as_ref().map_or_else(|| format!("declare@{}", short_location(&desc.location)), |m| m.0.clone());
+        let nvariants = names.len();
+        desc.name = name.clone();
+        desc.features = feature_descs(c, Src::Saved(saved), &self.saved[saved as usize]);
+        let p = primary(&name, &desc.location, desc.features.clone(), Some(names), desc.model);
+        if let Some(prev) = self.primaries.get(&name) {
+            if prev.nvariants != p.nvariants {
+                diags.push(Diagnostic::error(0, 1, format!("primary region '{name}' is declared again with {nvariants} variants")));
+                diags.push(Diagnostic::note(
+                    0,
+                    1,
+                    format!("'{name}' was declared at {} with {} variants", prev.location, prev.nvariants.unwrap_or(0)),
+                ));
+                return false;
+            }
+        }
+        self.primaries.insert(name, p);
+        true
+    }
+
+    /// An associated region (`use_model`) of `narms` variants: named after its primary, whose
+    /// features it evaluates at its own directive; false (after an error) when its mapping
+    /// does not list one primary variant per arm.
+    fn describe_associated(
+        &self,
+        c: &DeclareClauses,
+        saved: u32,
+        primary_name: &str,
+        narms: usize,
+        desc: &mut RegionDesc,
+        diags: &mut Diags,
+    ) -> bool {
+        let mapping: Vec<u32> = c.mapping.iter().map(|m| m.0).collect();
+        if mapping.len() != narms {
+            diags.push(Diagnostic::error(
+                0,
+                1,
+                format!(
+                    "this metadirective has {narms} variant{} but 'variant_mapping' lists {}",
+                    if narms == 1 { "" } else { "s" },
+                    mapping.len()
+                ),
+            ));
+            let m = c.mapping_at.unwrap_or(0);
+            diags.push(Diagnostic::note(m, m + 1, "'variant_mapping' is here").in_saved(saved));
+            return false;
+        }
+        let known = self.primaries.get(primary_name).or_else(|| self.ahead.get(primary_name)).cloned();
+        desc.name = format!("{primary_name}<-{}", short_location(&desc.location));
+        let use_model_at = c.use_model.as_ref().map_or(0, |u| u.1);
+        desc.features = known
+            .as_ref()
+            .map(|p| {
+                let mut f = p.features.clone();
+                for x in &mut f {
+                    x.expr.at = Some((Src::Saved(saved), use_model_at));
+                }
+                f
+            })
+            .unwrap_or_default();
+        desc.association = Some(AssociationSpec { primary: primary_name.to_string(), mapping, primary_spec: known.and_then(|p| p.spec) });
+        true
     }
 
     /// Zero-source-change mode: an offloading target construct that is not governed by an
@@ -797,7 +762,7 @@ impl Session {
             min_train: None,
             params: Vec::new(),
             model_output: None,
-            assoc: None,
+            association: None,
             auto_features: Some(String::new()),
         };
         let data = self.data.in_view(&ctx.open).into_iter().cloned().collect();
@@ -818,8 +783,7 @@ impl Session {
         // A kernel that asks where it runs would get another answer from the host version:
         // the program's output could change, so `cpu` is not one of its variants.
         if kernel_scan::mentions(stmt, 0..stmt.len(), auto_mode::WHERE_IT_RUNS) {
-            let mut kept: Vec<_> =
-                desc.variants.variants.iter().filter(|v| kinds::decode(&v.name) != Some(kinds::Kind::Cpu)).cloned().collect();
+            let kept: Vec<_> = desc.variants.variants.iter().filter(|v| kinds::decode(&v.name) != Some(Kind::Cpu)).cloned().collect();
             if kept.len() < desc.variants.variants.len() {
                 early.push(Diagnostic::remark(
                     0,
@@ -833,8 +797,7 @@ impl Session {
                     self.statement_diags = early;
                     return vec![Piece::Statement];
                 }
-                kinds::settle_values(&mut kept);
-                desc.variants = VariantSet::new(false, kept);
+                desc.variants = VariantSet::remaining(kept);
             }
         }
         let pieces = self.region_statement(desc, &[], data, stmt, None);
@@ -921,7 +884,7 @@ fn primary(name: &str, location: &str, features: Vec<FeatureDesc>, variants: Opt
             min_train: None,
             params: Vec::new(),
             model_output: None,
-            assoc: None,
+            association: None,
             auto_features: None,
         }
         .spec()
@@ -953,7 +916,6 @@ fn variant_names<'a>(toks: &[Tok], variants: impl Iterator<Item = &'a DirectiveV
     out
 }
 
-/// `if (c1) { #pragma omp v1 \n stmt } else if (c2) { ... } else { [default] stmt }`
 /// Warns at each host variant of a metadirective (a directive that is not a target construct)
 /// that runs inside a device data environment the source shows, naming the mapped variables
 /// the statement uses: their host copies are stale there.
@@ -961,7 +923,6 @@ fn stale_host_copies<'a>(
     directives: impl Iterator<Item = &'a DirectiveVariant>,
     data: &[DataDirective],
     saved: &[Vec<Tok>],
-    toks: &[Tok],
     stmt: &[Tok],
     diags: &mut Diags,
 ) {
@@ -983,7 +944,6 @@ fn stale_host_copies<'a>(
     for directive in directives {
         let host = directive.words.first().is_some_and(|w| w != "target");
         let Some(at) = directive.pieces.first().map(|r| r.start).filter(|_| host) else { continue };
-        let _ = toks;
         diags.push(Diagnostic::warning(
             at,
             at + 1,
@@ -998,6 +958,7 @@ fn stale_host_copies<'a>(
     }
 }
 
+/// `if (c1) { #pragma omp v1 \n stmt } else if (c2) { ... } else { [default] stmt }`
 fn metadirective_chain(arms: &[selector::Arm]) -> Vec<Piece> {
     let mut p = Vec::new();
     let mut has_default = false;
@@ -1034,12 +995,28 @@ fn metadirective_chain(arms: &[selector::Arm]) -> Vec<Piece> {
     p
 }
 
+/// Before a target construct, variants named like places (`host`, `GPU`) that name no kind all
+/// run the offload as written: a warning at the first.
+fn warn_host_names_before_offload(variants: &VariantSet, diags: &mut Diags) {
+    let place_names = ["host", "device", "cpu_only", "offload", "accelerator", "CPU", "GPU"];
+    if let Some(v) = variants.variants.iter().find(|v| place_names.contains(&v.name.as_str())) {
+        diags.push(Diagnostic::warning(
+            v.tok,
+            v.tok + 1,
+            format!(
+                "variant '{}' names no variant kind: before a target construct every variant runs the offload as written; write variants(cpu, gpu) to run the host version for 'cpu', or use model_output to act on the choice",
+                v.name
+            ),
+        ));
+    }
+}
+
 /// Whether variant names that decode as kinds are the compiler's to generate: before an OpenMP
 /// construct when one of them fits it (or every name is a kind: then an unfit one is an error
 /// worth reporting), before a plain loop when every name is a kind (a warning says they need a
 /// construct). Elsewhere — a structured block, a call — names are the user's categorical
 /// identifiers, `serial` or `cpu` included (Georgakoudis et al.).
-fn kinds_apply(kinds: &[Option<kinds::Kind>], stmt: &[Tok]) -> bool {
+fn kinds_apply(kinds: &[Option<Kind>], stmt: &[Tok]) -> bool {
     let all = kinds.iter().all(Option::is_some);
     match kernel_scan::construct(stmt) {
         Some(c) => {

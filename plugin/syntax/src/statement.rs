@@ -117,19 +117,7 @@ impl StatementScanner {
         let w = |s: &str| t.is_ident(s);
         match std::mem::replace(&mut self.mode, Mode::Start) {
             Mode::Start => self.start(t),
-            Mode::IfHead => {
-                if w("constexpr") {
-                    self.mode = Mode::Open(After::Body);
-                    Step::Take
-                } else if p("!") {
-                    self.mode = Mode::IfNot;
-                    Step::Take
-                } else if w("consteval") {
-                    self.complete_with(Mode::Braces(0, After::Done), Step::Take)
-                } else {
-                    self.open(t, After::Body)
-                }
-            }
+            Mode::IfHead => self.if_head(t),
             Mode::IfNot => {
                 if w("consteval") {
                     self.mode = Mode::Braces(0, After::Done);
@@ -139,97 +127,13 @@ impl StatementScanner {
                 }
             }
             Mode::Open(then) => self.open(t, then),
-            Mode::Parens(depth, then) => {
-                let depth = if p("(") {
-                    depth + 1
-                } else if p(")") {
-                    depth - 1
-                } else {
-                    depth
-                };
-                if depth == 0 {
-                    return self.after(then);
-                }
-                self.mode = Mode::Parens(depth, then);
-                Step::Take
-            }
-            Mode::Braces(depth, then) => {
-                // depth 0: the `{` is still to come (if consteval)
-                if depth == 0 {
-                    if !p("{") {
-                        return self.end_here();
-                    }
-                    self.mode = Mode::Braces(1, then);
-                    return Step::Take;
-                }
-                let depth = if p("{") {
-                    depth + 1
-                } else if p("}") {
-                    depth - 1
-                } else {
-                    depth
-                };
-                if depth == 0 {
-                    return self.after(then);
-                }
-                self.mode = Mode::Braces(depth, then);
-                Step::Take
-            }
-            Mode::Simple(depth) => {
-                if t.is_open() {
-                    self.mode = Mode::Simple(depth + 1);
-                    return Step::Take;
-                }
-                if t.is_close() {
-                    if depth == 0 {
-                        // closes something outside: the statement lacks its `;` (Clang says so)
-                        return self.end_before(t);
-                    }
-                    self.mode = Mode::Simple(depth - 1);
-                    return Step::Take;
-                }
-                if p(";") && depth == 0 {
-                    return self.completed();
-                }
-                self.mode = Mode::Simple(depth);
-                Step::Take
-            }
-            Mode::Directive(mut toks) => {
-                if t.kind == TokKind::OmpEnd {
-                    if has_statement(&toks) {
-                        self.mode = Mode::Start; // its statement follows
-                        return Step::Take;
-                    }
-                    return self.completed();
-                }
-                toks.push(t.clone());
-                self.mode = Mode::Directive(toks);
-                Step::Take
-            }
-            Mode::TryBlock => {
-                if p("{") {
-                    self.mode = Mode::Braces(1, After::MoreHandlers);
-                    Step::Take
-                } else {
-                    self.end_before(t)
-                }
-            }
-            Mode::Handlers => {
-                if w("catch") {
-                    self.mode = Mode::Open(After::HandlerBlock);
-                    Step::Take
-                } else {
-                    self.end_before(t)
-                }
-            }
-            Mode::DoWhile => {
-                if w("while") {
-                    self.mode = Mode::Open(After::DoSemi);
-                    Step::Take
-                } else {
-                    self.end_before(t)
-                }
-            }
+            Mode::Parens(depth, then) => self.in_parens(t, depth, then),
+            Mode::Braces(depth, then) => self.in_braces(t, depth, then),
+            Mode::Simple(depth) => self.in_simple(t, depth),
+            Mode::Directive(toks) => self.in_directive(t, toks),
+            Mode::TryBlock => self.continues_if(t, p("{"), Mode::Braces(1, After::MoreHandlers)),
+            Mode::Handlers => self.continues_if(t, w("catch"), Mode::Open(After::HandlerBlock)),
+            Mode::DoWhile => self.continues_if(t, w("while"), Mode::Open(After::DoSemi)),
             Mode::DoSemi => {
                 if p(";") {
                     self.completed()
@@ -237,15 +141,98 @@ impl StatementScanner {
                     self.end_before(t)
                 }
             }
-            Mode::Else => {
-                if w("else") {
-                    self.mode = Mode::Start; // the else branch completes the `if`
-                    Step::Take
-                } else {
-                    self.end_before(t)
-                }
-            }
+            // the else branch completes the `if`
+            Mode::Else => self.continues_if(t, w("else"), Mode::Start),
         }
+    }
+
+    /// `t` continues the statement (read on in `next`) when `continues`; else the statement
+    /// ended before it.
+    fn continues_if(&mut self, t: &Tok, continues: bool, next: Mode) -> Step {
+        if continues {
+            self.mode = next;
+            Step::Take
+        } else {
+            self.end_before(t)
+        }
+    }
+
+    /// After `if`: `constexpr`, `!`, `consteval`, or the condition's `(`.
+    fn if_head(&mut self, t: &Tok) -> Step {
+        if t.is_ident("constexpr") {
+            self.mode = Mode::Open(After::Body);
+            Step::Take
+        } else if t.is_punct("!") {
+            self.mode = Mode::IfNot;
+            Step::Take
+        } else if t.is_ident("consteval") {
+            self.complete_with(Mode::Braces(0, After::Done), Step::Take)
+        } else {
+            self.open(t, After::Body)
+        }
+    }
+
+    /// Inside parentheses, `depth` deep.
+    fn in_parens(&mut self, t: &Tok, depth: u32, then: After) -> Step {
+        let depth = depth_after(t, ("(", ")"), depth);
+        if depth == 0 {
+            return self.after(then);
+        }
+        self.mode = Mode::Parens(depth, then);
+        Step::Take
+    }
+
+    /// Inside a compound statement's braces, `depth` deep.
+    fn in_braces(&mut self, t: &Tok, depth: u32, then: After) -> Step {
+        // depth 0: the `{` is still to come (if consteval)
+        if depth == 0 {
+            if !t.is_punct("{") {
+                return self.end_here();
+            }
+            self.mode = Mode::Braces(1, then);
+            return Step::Take;
+        }
+        let depth = depth_after(t, ("{", "}"), depth);
+        if depth == 0 {
+            return self.after(then);
+        }
+        self.mode = Mode::Braces(depth, then);
+        Step::Take
+    }
+
+    /// An expression statement, `depth` brackets deep: up to `;` outside brackets.
+    fn in_simple(&mut self, t: &Tok, depth: i32) -> Step {
+        if t.is_open() {
+            self.mode = Mode::Simple(depth + 1);
+            return Step::Take;
+        }
+        if t.is_close() {
+            if depth == 0 {
+                // closes something outside: the statement lacks its `;` (Clang says so)
+                return self.end_before(t);
+            }
+            self.mode = Mode::Simple(depth - 1);
+            return Step::Take;
+        }
+        if t.is_punct(";") && depth == 0 {
+            return self.completed();
+        }
+        self.mode = Mode::Simple(depth);
+        Step::Take
+    }
+
+    /// An OpenMP directive's tokens (`toks` so far), up to its end annotation.
+    fn in_directive(&mut self, t: &Tok, mut toks: Vec<Tok>) -> Step {
+        if t.kind == TokKind::OmpEnd {
+            if has_statement(&toks) {
+                self.mode = Mode::Start; // its statement follows
+                return Step::Take;
+            }
+            return self.completed();
+        }
+        toks.push(t.clone());
+        self.mode = Mode::Directive(toks);
+        Step::Take
     }
 
     /// The first token of a statement.
@@ -358,17 +345,21 @@ impl StatementScanner {
         }
     }
 
-    /// The statement ended before `t`: the statements waiting for more get `t` in turn.
+    /// The statement ended before `t`: the statements waiting for more get `t` in turn (a
+    /// loop, not recursion: an `if` may wait inside 100000 others).
     fn end_before(&mut self, t: &Tok) -> Step {
-        match self.pending.pop() {
-            None => Step::GiveBack,
-            Some(Pending::Else) => {
-                self.mode = Mode::Else;
-                self.step(t)
-            }
-            Some(Pending::DoWhile) => {
-                self.mode = Mode::DoWhile;
-                self.step(t)
+        loop {
+            match self.pending.pop() {
+                None => return Step::GiveBack,
+                Some(Pending::Else) if t.is_ident("else") => {
+                    self.mode = Mode::Start; // the else branch completes the `if`
+                    return Step::Take;
+                }
+                Some(Pending::DoWhile) if t.is_ident("while") => {
+                    self.mode = Mode::Open(After::DoSemi);
+                    return Step::Take;
+                }
+                Some(_) => {}
             }
         }
     }
@@ -377,6 +368,17 @@ impl StatementScanner {
     fn end_here(&mut self) -> Step {
         self.pending.clear();
         Step::GiveBack
+    }
+}
+
+/// The nesting `depth` after token `t`: one deeper at `open`, one less at `close`.
+fn depth_after(t: &Tok, (open, close): (&str, &str), depth: u32) -> u32 {
+    if t.is_punct(open) {
+        depth + 1
+    } else if t.is_punct(close) {
+        depth - 1
+    } else {
+        depth
     }
 }
 

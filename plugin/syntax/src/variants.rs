@@ -4,10 +4,10 @@
 
 use crate::brackets::Brackets;
 use crate::clauses::{constant, split_top_level};
-use crate::constant::Number;
 use crate::diag::{Diagnostic, Diags};
-use crate::kinds;
+use crate::kinds::{self, Kind};
 use crate::limits::MAX_VARIANTS;
+use crate::numeric_range::{format_value, parse_range, tidy, too_many};
 use crate::token::{Tok, TokKind};
 use std::collections::HashMap;
 use std::ops::Range;
@@ -53,26 +53,31 @@ impl VariantSet {
         let variants = names.into_iter().enumerate().map(|(i, name)| Variant { name, value: i as f64, tok: 0 }).collect();
         VariantSet::new(false, variants)
     }
+    /// The categorical variants (identifiers or kinds) that remain of a set once some are
+    /// dropped, valued again as `variants(...)` values them: indices move.
+    pub fn remaining(mut kept: Vec<Variant>) -> VariantSet {
+        settle_values(&mut kept);
+        VariantSet::new(false, kept)
+    }
+    /// The variant kinds of the set: `Some` when at least one variant names a kind (the set is
+    /// then the compiler's to generate); each entry `None` for a name that is not a kind.
+    pub fn kinds(&self) -> Option<Vec<Option<Kind>>> {
+        if self.numeric {
+            return None;
+        }
+        let kinds: Vec<Option<Kind>> = self.variants.iter().map(|v| kinds::decode(&v.name)).collect();
+        kinds.iter().any(Option::is_some).then_some(kinds)
+    }
 }
 
-/// Rounds away the binary noise of `BEGIN + i*STEP` (0.30000000000000004 -> 0.3).
-fn tidy(v: f64) -> f64 {
-    format!("{v:.12e}").parse().unwrap_or(v)
-}
-
-/// How the descriptor writes a number (a variant's name when it is a value).
-pub use ompadapt_abi::descriptor::format_number as format_value;
-
-/// "N variants, at most MAX_VARIANTS are supported" at `r`.
-pub(crate) fn too_many(r: Range<usize>, count: f64, diags: &mut Diags) {
-    diags.push(Diagnostic::error(
-        r.start,
-        r.end,
-        format!(
-            "this gives {} variants; a region has at most {MAX_VARIANTS} (the runtime's limit)",
-            if count < 1e15 { format!("{}", count as u64) } else { "too many".to_string() }
-        ),
-    ));
+/// Values of categorical and schedule variants are their indices (`model_output` and selectors
+/// read them); numeric kinds keep their number.
+fn settle_values(variants: &mut [Variant]) {
+    for (i, v) in variants.iter_mut().enumerate() {
+        if !kinds::decode(&v.name).is_some_and(|k| k.is_numeric()) {
+            v.value = i as f64;
+        }
+    }
 }
 
 /// Parses the arguments of `variants(...)`: `clause` is the index of the `variants` token,
@@ -149,43 +154,9 @@ pub fn parse_variants(toks: &[Tok], clause: usize, args: Range<usize>, brackets:
         first_at.insert(&v.name, v.tok);
     }
     if numeric_at.is_none() {
-        kinds::settle_values(&mut out);
+        settle_values(&mut out);
     }
     Some(VariantSet::new(numeric_at.is_some(), out))
-}
-
-/// `[BEGIN:END:STEP]`, END inclusive; at most `room` values.
-pub(crate) fn parse_range(toks: &[Tok], item: Range<usize>, brackets: &Brackets, room: usize, diags: &mut Diags) -> Option<Vec<f64>> {
-    let close = item.end - 1;
-    // Split the inside at ':' tokens outside nested brackets.
-    let parts = brackets.split_top_level(toks, item.start + 1..close, ":");
-    if parts.len() != 3 {
-        diags.push(Diagnostic::error(item.start, item.end, "a range is written [BEGIN:END:STEP]"));
-        return None;
-    }
-    let mut nums: Vec<Number> = Vec::new();
-    for (p, what) in parts.iter().zip(["range BEGIN", "range END", "range STEP"]) {
-        nums.push(constant(toks, p.clone(), brackets, what, diags)?);
-    }
-    let (b, e, st) = (nums[0], nums[1], nums[2]);
-    if st.value <= 0.0 {
-        let p = parts[2].clone();
-        diags.push(Diagnostic::error(p.start, p.end, "range STEP must be positive"));
-        return None;
-    }
-    if e.value < b.value {
-        diags.push(Diagnostic::error(item.start, item.end, "range END is smaller than BEGIN: the range is empty"));
-        return None;
-    }
-    let float = b.is_float || e.is_float || st.is_float;
-    let slack = if float { 1e-9 } else { 0.0 };
-    let count = ((e.value - b.value) / st.value + slack).floor() + 1.0;
-    // NaN cannot occur (finite operands, positive step); `>` also catches infinity.
-    if count > room as f64 {
-        too_many(item, count, diags);
-        return None;
-    }
-    Some((0..count as u64).map(|i| tidy(b.value + i as f64 * st.value)).collect())
 }
 
 #[cfg(test)]

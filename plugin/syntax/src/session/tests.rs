@@ -167,7 +167,10 @@ fn declare_adaptation_figure_7_associated_before_primary() {
     let t = texts(&emitted(r));
     assert!(t.contains("(double)( <s0:12..13> )"), "the primary's feature, from the directive found ahead: {t}");
     assert!(t.contains(";use_model=scoring_loop;variant_mapping=2;primary=ompadapt1%3Bmodel%3Dscoring_loop%3Bloc%3Dt.c:13%3Bfeatures%3DnDiag%3Bvariants%3Dplain%2Cparallel for private(j)%2Ctarget teams distribute parallel for"), "{t}");
-    assert!(t.contains(";fallback=1\""), "without a runtime the primary runs variant 0, to which nothing maps: {t}");
+    assert!(
+        t.contains("_ompadapt_c1.variant = 1; _ompadapt_c1.value = 0.0; __ompadapt_api()->begin(&_ompadapt_h1, "),
+        "without a runtime the primary runs variant 0, to which nothing maps: {t}"
+    );
     assert!(
         t.ends_with("if (_ompadapt_c1.variant == 0) { #omp[ <4..5> <5..6> <6..7> <7..18> ] } __ompadapt_api()->end(&_ompadapt_c1); }"),
         "{t}"
@@ -217,7 +220,8 @@ fn declare_adaptation_misuse() {
     let r = s.on_pragma(&lex("declare adaptation use_model(elsewhere) variant_mapping(1)"), &ctx());
     assert!(r.diags.is_empty());
     let t = texts(&emitted(s.on_pragma(&lex("metadirective when(: target update to(a))"), &ctx())));
-    assert!(t.contains("use_model=elsewhere;variant_mapping=1;fallback=1\""), "{t}");
+    assert!(t.contains("use_model=elsewhere;variant_mapping=1\""), "{t}");
+    assert!(t.contains("_ompadapt_c3.variant = 1; _ompadapt_c3.value = 0.0; __ompadapt_api()->begin(&_ompadapt_h3, "), "{t}");
 }
 
 #[test]
@@ -262,4 +266,22 @@ fn cpu_variant_has_a_guard_and_no_copies() {
     assert!(texts(&s.on_statement(&stmt)).contains("__ompadapt_host_guard(&_ompadapt_c2, 2, -1, \"m1\");"));
     s.on_pragma(&lex("adaptation model_name(m2) variants(gpu, thread_limit[64:128:64])"), &ctx());
     assert!(!texts(&s.on_statement(&stmt)).contains("host_guard"));
+}
+
+/// Without a runtime a region runs its fallback variant, with that variant's value: both are
+/// literals in the generated code (the descriptor does not carry them).
+#[test]
+fn fallback_variant_is_written_in_the_code() {
+    let mut s = Session::new(true, false);
+    let t = texts(&emitted(s.on_pragma(&lex("begin adaptation model_name(n) features(x) variants([0.5:2:0.5])"), &ctx())));
+    assert!(t.contains("_ompadapt_c1.variant = 0; _ompadapt_c1.value = 0.5; __ompadapt_api()->begin(&_ompadapt_h1, "), "{t}");
+    assert!(!t.contains("fallback"), "{t}");
+    s.on_pragma(&lex("end adaptation"), &ctx());
+    s.on_pragma(&lex("declare adaptation model_name(p) feature(n)"), &ctx());
+    s.on_pragma(&lex("metadirective when(:) default(parallel for)"), &ctx());
+    s.on_statement(&lex("x;"));
+    // The second arm maps to the primary's first variant.
+    s.on_pragma(&lex("declare adaptation use_model(p) variant_mapping(1, 0)"), &ctx());
+    let t = texts(&emitted(s.on_pragma(&lex("metadirective when(: target update to(a)) when(: target update from(a))"), &ctx())));
+    assert!(t.contains("_ompadapt_c3.variant = 1; _ompadapt_c3.value = 1.0; __ompadapt_api()->begin(&_ompadapt_h3, "), "{t}");
 }
