@@ -7,8 +7,7 @@
 //!
 //! followed, where they apply, by `feature_ranges=LO:HI,…` and `min_sample_points=N,…` (per
 //! feature, empty where not declared), `use_model=P;variant_mapping=I,…[;primary=…]` (an
-//! associated region), `fallback=N` (the variant generated code runs without a runtime) and the
-//! runtime options `explore=`, `repeats=`, `coarse=` (validated by the runtime). Names and text
+//! associated region) and the runtime options `explore=`, `repeats=`, `coarse=` (validated by the runtime). Names and text
 //! are percent-encoded ([`crate::escape`]).
 //!
 //! Reading is lenient where a newer writer may have added something (unknown keys and fields
@@ -90,8 +89,6 @@ pub struct RegionDescriptor {
     pub min_sample_points: Vec<Option<u64>>,
     /// `use_model=` …: set for a region associated with a primary region.
     pub association: Option<Association>,
-    /// `fallback=`: the variant generated code runs without a runtime (0 when absent).
-    pub fallback: usize,
     /// `explore=`: the exploration strategy, as written (the runtime validates it).
     pub explore: Option<String>,
     /// `repeats=`: measurements per pair, as written (the runtime validates it).
@@ -116,7 +113,6 @@ impl RegionDescriptor {
             feature_ranges: Vec::new(),
             min_sample_points: Vec::new(),
             association: None,
-            fallback: 0,
             explore: None,
             repeats: None,
             coarse: None,
@@ -167,7 +163,7 @@ impl RegionDescriptor {
     /// Malformed (an error naming the region as well as the text allows): another format tag,
     /// no model name, no variants or an empty variant name, a variant listed twice, more than
     /// [`MAX_VARIANTS`] variants, a `values` list of the wrong length or with a non-number,
-    /// `numeric` other than 0/1, a bad range, sample count, variant mapping or fallback.
+    /// `numeric` other than 0/1, a bad range, sample count or variant mapping.
     pub fn parse(text: &str) -> Result<Parsed, DescriptorError> {
         let mut fields = text.trim().split(';');
         let tag = fields.next().unwrap_or("").trim();
@@ -276,9 +272,6 @@ impl fmt::Display for RegionDescriptor {
                 write!(f, ";primary={}", escape_nested(p))?;
             }
         }
-        if self.fallback != 0 {
-            write!(f, ";fallback={}", self.fallback)?;
-        }
         for (key, value) in [("explore", &self.explore), ("repeats", &self.repeats), ("coarse", &self.coarse)] {
             if let Some(v) = value {
                 write!(f, ";{key}={}", escape(v))?;
@@ -303,7 +296,6 @@ struct RawFields {
     use_model: Option<String>,
     variant_mapping: Option<String>,
     primary: Option<String>,
-    fallback: Option<String>,
     explore: Option<String>,
     repeats: Option<String>,
     coarse: Option<String>,
@@ -324,7 +316,6 @@ impl RawFields {
             "use_model" => &mut self.use_model,
             "variant_mapping" => &mut self.variant_mapping,
             "primary" => &mut self.primary,
-            "fallback" => &mut self.fallback,
             "explore" => &mut self.explore,
             "repeats" => &mut self.repeats,
             "coarse" => &mut self.coarse,
@@ -363,12 +354,6 @@ impl RawFields {
             }
             _ => return Err("use_model and variant_mapping come together".to_owned()),
         };
-        let fallback = match self.fallback.as_deref().map(str::trim) {
-            None => 0,
-            Some(n) => {
-                n.parse::<usize>().ok().filter(|&n| n <= MAX_VARIANTS).ok_or_else(|| format!("fallback '{n}' is not a variant index"))?
-            }
-        };
         let option = |v: Option<String>| v.map(|v| unescape(v.trim()));
         Ok(RegionDescriptor {
             model,
@@ -381,7 +366,6 @@ impl RawFields {
             feature_ranges,
             min_sample_points,
             association,
-            fallback,
             explore: option(self.explore),
             repeats: option(self.repeats),
             coarse: option(self.coarse),

@@ -153,7 +153,7 @@ fn without_a_runtime_the_program_runs_its_first_variant() {
     let out = run_program(&exe, dir.path(), &[("OMPADAPT_RUNTIME", "/nonexistent/libompadapt_rt.so")]);
     out.expect_ok("listing4 without a runtime (results are still checked)");
     let threads: BTreeSet<u32> = records(&out.stdout, "RUN").iter().map(|r| r["threads"].parse().unwrap()).collect();
-    assert_eq!(threads, BTreeSet::from([64]), "the first variant's value, read from the descriptor");
+    assert_eq!(threads, BTreeSet::from([64]), "the first variant's value, which the generated code sets before asking the runtime");
     let complaints = out.stderr.lines().filter(|l| l.contains("cannot use the runtime library")).count();
     assert_eq!(complaints, 1, "exactly one line says why:\n{}", out.stderr);
 }

@@ -66,7 +66,6 @@ fn malformed() {
         ("ompadapt1;model=x;variants=a;use_model=p", "x"),
         ("ompadapt1;model=x;variants=a;use_model=p;variant_mapping=1,2", "x"),
         ("ompadapt1;model=x;variants=a;use_model=p;variant_mapping=q", "x"),
-        ("ompadapt1;model=x;variants=a;fallback=-1", "x"),
     ];
     for (text, region) in cases {
         let e = parse(text).expect_err(text);
@@ -94,11 +93,10 @@ fn declared_and_associated_fields() {
     assert!(s.association.is_none());
     let a = parse(
         "ompadapt1;model=p<-sw.c:3;variants=enter data;use_model=scoring_loop;variant_mapping=2;\
-         primary=ompadapt1%3Bmodel%3Dscoring_loop%3Bvariants%3Da%2Cb%2Cc;fallback=1",
+         primary=ompadapt1%3Bmodel%3Dscoring_loop%3Bvariants%3Da%2Cb%2Cc",
     )
     .unwrap()
     .descriptor;
-    assert_eq!(a.fallback, 1);
     let assoc = a.association.unwrap();
     assert_eq!((assoc.primary.as_str(), assoc.mapping.as_slice()), ("scoring_loop", &[2usize][..]));
     let primary: RegionDescriptor = assoc.primary_descriptor.as_deref().unwrap().parse().unwrap();
@@ -129,10 +127,9 @@ fn encoding() {
     d.min_sample_points = vec![Some(25), None];
     d.association =
         Some(Association { primary: "p".into(), mapping: vec![1], primary_descriptor: Some("ompadapt1;model=p;variants=a,b".into()) });
-    d.fallback = 1;
     let s = d.to_string();
     assert!(s.contains(";feature_ranges=0:30000,;min_sample_points=25,;use_model=p;variant_mapping=1;"), "{s}");
-    assert!(s.ends_with(";primary=ompadapt1%3Bmodel%3Dp%3Bvariants%3Da%2Cb;fallback=1"), "{s}");
+    assert!(s.ends_with(";primary=ompadapt1%3Bmodel%3Dp%3Bvariants%3Da%2Cb"), "{s}");
     d.add_features(&["trip_count(i,j)".into()]);
     assert!(d.to_string().contains("features=N,M,trip_count(i%2Cj);") && d.to_string().contains("feature_ranges=0:30000,,;"));
 }
@@ -154,20 +151,19 @@ fn descriptor() -> impl Strategy<Value = RegionDescriptor> {
         any::<bool>(),
         0usize..4,
         prop::option::of(text()),
-        0usize..3,
     )
-        .prop_flat_map(|(model, loc, features, variants, numeric, mt, explore, fallback)| {
+        .prop_flat_map(|(model, loc, features, variants, numeric, mt, explore)| {
             let nv = variants.len();
             let nf = features.len();
             (
-                Just((model, loc, features, variants.into_iter().collect::<Vec<_>>(), numeric, mt, explore, fallback)),
+                Just((model, loc, features, variants.into_iter().collect::<Vec<_>>(), numeric, mt, explore)),
                 prop::collection::vec(number(), nv),
                 prop::collection::vec(prop::option::of((number(), 0.0..1e6f64).prop_map(|(lo, w)| (lo, lo + w))), nf),
                 prop::collection::vec(prop::option::of(1u64..100), nf),
                 prop::option::of((text(), prop::collection::vec(0usize..8, nv), prop::option::of(text()))),
             )
         })
-        .prop_map(|((model, loc, features, variants, numeric, mt, explore, fallback), values, ranges, counts, assoc)| {
+        .prop_map(|((model, loc, features, variants, numeric, mt, explore), values, ranges, counts, assoc)| {
             let mut d = RegionDescriptor::new(model, loc, variants);
             d.features = features;
             d.values = values;
@@ -177,7 +173,6 @@ fn descriptor() -> impl Strategy<Value = RegionDescriptor> {
             d.feature_ranges = if ranges.iter().any(Option::is_some) { ranges } else { Vec::new() };
             d.min_sample_points = if counts.iter().any(Option::is_some) { counts } else { Vec::new() };
             d.association = assoc.map(|(primary, mapping, p)| Association { primary, mapping, primary_descriptor: p });
-            d.fallback = fallback;
             d.explore = explore;
             d
         })
