@@ -313,7 +313,6 @@ fn present(dir: &str) -> bool {
 }
 
 #[test]
-#[ignore = "until the functions are split"]
 fn no_function_is_longer_than_80_lines() {
     let mut long = Vec::new();
     for c in CRATES.iter().filter(|c| present(c)) {
@@ -323,7 +322,6 @@ fn no_function_is_longer_than_80_lines() {
 }
 
 #[test]
-#[ignore = "until the modules are layered"]
 fn no_crate_has_an_import_cycle_between_its_modules() {
     let mut found = Vec::new();
     for c in CRATES.iter().filter(|c| present(c)) {
