@@ -168,6 +168,10 @@ impl Registry {
         let mut bindings = self.bindings.lock().unwrap_or_else(|e| e.into_inner());
         let Some((_, first)) = bindings.first() else { return 0 };
         if let Err(e) = store::open_store(&first.root, &first.program) {
+            if e.is_link() {
+                crate::store::refused(&e, crate::store::LINK_REFUSED);
+                return 0;
+            }
             let mut pending = store::Pending::default();
             let mut regions = Vec::new();
             for (r, b) in bindings.iter().filter(|(r, _)| r.broken.is_none()) {

@@ -81,6 +81,12 @@ impl Error {
         }
     }
 
+    /// A link refused because another user could have planted it: nothing is read or written
+    /// through it, which the first message says once.
+    pub fn is_link(&self) -> bool {
+        matches!(self, Error::Symlink { .. })
+    }
+
     pub fn is_not_found(&self) -> bool {
         matches!(self, Error::NotFound(_))
     }

@@ -96,7 +96,7 @@ use format::Header;
 pub use format::{
     read_file, read_file_in, Damage, DataFile, LabelRecord, ModelRecord, MonitoredRecord, RunRecord, SampleRecord, Writer, FORMAT, VERSION,
 };
-use merge::refused;
+pub(crate) use merge::refused;
 pub use merge::{compact, compact_in, export, load, load_dir, read_dir, read_dir_with, Merged, MonitoredData, PairData};
 
 // ---- paths ----------------------------------------------------------------------------------
@@ -298,6 +298,9 @@ fn import_v1(pdir: &Dir, target: &Dir, model: &str, program_id: &str) {
     }
 }
 
+/// The consequence of a refused link, said once per link by whoever meets it first.
+pub(crate) const LINK_REFUSED: &str = "saved data there is neither loaded nor written";
+
 /// What earlier runs saved for `model` under `dir` (empty when nothing was saved, or when the
 /// store is refused: a link where a directory should be; one line says so).
 fn load_saved(dir: &Path, program: &Program, model: &str, features: &[String]) -> Merged {
@@ -326,7 +329,9 @@ fn load_saved(dir: &Path, program: &Program, model: &str, features: &[String]) -
             Merged::default()
         }
         Err(e) => {
-            refused(&e, "nothing saved there is loaded");
+            // a planted link is neither read nor written: this line says all; any other
+            // unusable store is said again by the first save, with what it could not save
+            refused(&e, if e.is_link() { LINK_REFUSED } else { "nothing saved there is loaded" });
             Merged::default()
         }
     }
@@ -491,7 +496,7 @@ fn write_part(b: &Binding, file: &DataFile) -> Result<Option<(Dir, PathBuf)>, St
     let rdir = match open_program(&b.root, &b.program, true).and_then(|p| p.sub(&sanitize(&file.model), true)) {
         Ok(d) => d,
         Err(e) if e.is_refusal() => {
-            refused(&e, "saved data there is neither loaded nor written");
+            refused(&e, LINK_REFUSED);
             return Ok(None);
         }
         Err(e) => return Err(write_error(&path, e)),
