@@ -7,8 +7,9 @@
 //!
 //! followed, where they apply, by `feature_ranges=LO:HI,…` and `min_sample_points=N,…` (per
 //! feature, empty where not declared), `use_model=P;variant_mapping=I,…[;primary=…]` (an
-//! associated region) and the runtime options `explore=`, `repeats=`, `coarse=` (validated by the runtime). Names and text
-//! are percent-encoded ([`crate::escape`]).
+//! associated region), `in_parallel=as_written` (a host region that runs as written, unrecorded,
+//! inside an active parallel region) and the runtime options `explore=`, `repeats=`, `coarse=`
+//! (validated by the runtime). Names and text are percent-encoded ([`crate::escape`]).
 //!
 //! Reading is lenient where a newer writer may have added something (unknown keys and fields
 //! without `=` are ignored; an unknown `model_type` warns and reads as `dtree`) and strict about
@@ -95,6 +96,10 @@ pub struct RegionDescriptor {
     pub repeats: Option<String>,
     /// `coarse=`: one variant per feature vector for a whole run, as written.
     pub coarse: Option<String>,
+    /// `in_parallel=as_written`: a host parallel region that, when it starts inside an active
+    /// parallel region (an orphaned region called from another), runs as written (variant -1:
+    /// every table of its lowering reads the directive's own values) and is not recorded.
+    pub as_written_in_parallel: bool,
 }
 
 impl RegionDescriptor {
@@ -116,6 +121,7 @@ impl RegionDescriptor {
             explore: None,
             repeats: None,
             coarse: None,
+            as_written_in_parallel: false,
         }
     }
 
@@ -272,6 +278,9 @@ impl fmt::Display for RegionDescriptor {
                 write!(f, ";primary={}", escape_nested(p))?;
             }
         }
+        if self.as_written_in_parallel {
+            write!(f, ";in_parallel=as_written")?;
+        }
         for (key, value) in [("explore", &self.explore), ("repeats", &self.repeats), ("coarse", &self.coarse)] {
             if let Some(v) = value {
                 write!(f, ";{key}={}", escape(v))?;
@@ -299,6 +308,7 @@ struct RawFields {
     explore: Option<String>,
     repeats: Option<String>,
     coarse: Option<String>,
+    in_parallel: Option<String>,
 }
 
 impl RawFields {
@@ -319,6 +329,7 @@ impl RawFields {
             "explore" => &mut self.explore,
             "repeats" => &mut self.repeats,
             "coarse" => &mut self.coarse,
+            "in_parallel" => &mut self.in_parallel,
             _ => return, // a newer writer's field
         };
         *slot = Some(value.to_owned());
@@ -355,6 +366,11 @@ impl RawFields {
             _ => return Err("use_model and variant_mapping come together".to_owned()),
         };
         let option = |v: Option<String>| v.map(|v| unescape(v.trim()));
+        let as_written_in_parallel = match self.in_parallel.as_deref().map(str::trim) {
+            None => false,
+            Some("as_written") => true,
+            Some(x) => return Err(format!("in_parallel={x}, expected as_written")),
+        };
         Ok(RegionDescriptor {
             model,
             loc: loc.unwrap_or_else(|| "?".to_owned()),
@@ -369,6 +385,7 @@ impl RawFields {
             explore: option(self.explore),
             repeats: option(self.repeats),
             coarse: option(self.coarse),
+            as_written_in_parallel,
         })
     }
 }

@@ -25,6 +25,8 @@
  *   __ompadapt_output<T>      (C++) model_output's conversion, as an assignment would do it.
  *   __ompadapt_omp_get_max_threads/teams()
  *                             the feature identifiers omp_num_threads, omp_num_teams.
+ *   __ompadapt_team_size()    the team of a host region's variant: an absolute num_threads, a
+ *                             share of the team the program would get, or that team.
  *
  * Everything is static inline: a translation unit without adaptive regions emits nothing.
  * libc functions are reached through asm labels so that these declarations never clash with
@@ -60,9 +62,25 @@ typedef char __ompadapt_statx_is_256_bytes[sizeof(struct __ompadapt_statx) == 25
 
 extern int __ompadapt_omp_get_max_threads(void) __asm__("omp_get_max_threads");
 extern int __ompadapt_omp_get_max_teams(void) __asm__("omp_get_max_teams");
+extern int __ompadapt_omp_in_parallel(void) __asm__("omp_in_parallel");
 /* schedule variants of a parallel for: omp_sched_t is an enum, passed as int. */
 extern void __ompadapt_omp_set_schedule(int, int) __asm__("omp_set_schedule");
 extern void __ompadapt_omp_get_schedule(int *, int *) __asm__("omp_get_schedule");
+
+/* The team size of a host parallel region's variant: `absolute` threads (num_threads=N, as the
+ * user asked), else `share` of the machine's default team (threads=F: max(1, round(F *
+ * omp_get_max_threads())), never more than the `program` would get — its num_threads clause,
+ * else omp_get_max_threads(); programs size per-thread buffers by it), else the program's. */
+static inline int __ompadapt_team_size(int absolute, double share, int program) {
+  if (absolute > 0)
+    return absolute;
+  if (share > 0) {
+    int n = (int)(share * __ompadapt_omp_get_max_threads() + 0.5);
+    n = n < 1 ? 1 : n;
+    return n < program ? n : program;
+  }
+  return program;
+}
 
 /* model_output needs a modifiable lvalue of arithmetic type; `cls` is its
  * __builtin_classify_type (1 integer and C enum, 3 C++ enum, 4 bool, 8 real floating; 10 a

@@ -67,8 +67,11 @@ struct PluginArgs {
 
 class OmpAdaptConsumer : public SemaConsumer {
 public:
-  OmpAdaptConsumer(bool OffloadTargets, bool CPlusPlus, const PluginArgs &Args)
+  OmpAdaptConsumer(bool OffloadTargets, bool CPlusPlus, bool Device,
+                   const PluginArgs &Args)
       : Session(ompadapt_session_new(OffloadTargets, CPlusPlus)), Args(Args) {
+    if (Device)
+      ompadapt_session_set_device(Session);
     if (!Args.AutoKinds.empty())
       ompadapt_session_set_auto(Session, Args.AutoKinds.c_str());
   }
@@ -133,12 +136,14 @@ protected:
     PP.setPredefines(PP.getPredefines() + Prelude);
     ompadapt_string_free(Prelude);
     return std::make_unique<OmpAdaptConsumer>(!LO.OMPTargetTriples.empty(),
-                                              LO.CPlusPlus, Args);
+                                              LO.CPlusPlus,
+                                              LO.OpenMPIsTargetDevice, Args);
   }
 
   // -fplugin-arg-ompadapt-no-pass: lower the directives but leave the IR to
   // `opt -passes=ompadapt`.
-  // -fplugin-arg-ompadapt-auto=<kinds>: zero-source-change mode.
+  // -fplugin-arg-ompadapt-auto[=<kinds>]: zero-source-change mode (no kinds, or
+  // `default`: the default kinds of each kind of construct).
   // -fplugin-arg-ompadapt-remarks: say what auto mode left alone, and why
   // (also the pass's remarks).
   bool ParseArgs(const CompilerInstance &CI,
@@ -154,7 +159,7 @@ protected:
         continue;
       }
       if (A == "auto" || A.rfind("auto=", 0) == 0) {
-        std::string Kinds = A == "auto" ? std::string() : A.substr(5);
+        std::string Kinds = A == "auto" ? std::string("default") : A.substr(5);
         if (char *Why = ompadapt_auto_kinds_error(Kinds.c_str())) {
           D.Report(D.getCustomDiagID(DiagnosticsEngine::Error, "%0")) << Why;
           ompadapt_string_free(Why);
@@ -165,7 +170,7 @@ protected:
       }
       D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
                                  "unknown ompadapt plugin argument '%0' "
-                                 "(known: no-pass, auto=<kinds>, remarks)"))
+                                 "(known: no-pass, auto[=<kinds>], remarks)"))
           << A;
       return false;
     }

@@ -103,6 +103,8 @@ struct OaContext {
 };
 
 void *ompadapt_session_new(bool OffloadTargets, bool CPlusPlus);
+/* The session's compilation is for an offload device: host parallel regions stay as written. */
+void ompadapt_session_set_device(void *Session);
 void ompadapt_session_free(void *Session);
 /// Why Kinds is no valid value of -fplugin-arg-ompadapt-auto= (freed by
 /// ompadapt_string_free), or null.

@@ -251,6 +251,17 @@ pub unsafe extern "C" fn ompadapt_auto_kinds_error(kinds: *const c_char) -> *mut
     guard(|| AutoMode::parse(&kinds).err(), |d| Some(d.message)).map_or(std::ptr::null_mut(), |e| cstring(&e).into_raw())
 }
 
+/// Marks the session's compilation as one for an offload device (`-fopenmp-is-target-device`).
+///
+/// # Safety
+/// `session` comes from `ompadapt_session_new` and is alive.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_session_set_device(session: *mut Session) {
+    if let Some(s) = session.as_mut() {
+        s.set_device();
+    }
+}
+
 /// Turns on zero-source-change mode with `kinds` (checked by `ompadapt_auto_kinds_error`).
 ///
 /// # Safety

@@ -71,6 +71,14 @@ unsafe fn begin(slot: *mut *mut c_void, spec: *const c_char, args: CallArgs, fea
             r
         }
     };
+    if region.spec.as_written_in_parallel && crate::team::in_parallel() {
+        // an orphaned host region called from another parallel region: as written, unrecorded
+        ctx.region = std::ptr::null_mut();
+        ctx.variant = -1;
+        ctx.value = 0.0;
+        ctx.t0 = 0;
+        return;
+    }
     let n = if features.is_null() || nfeatures <= 0 { 0 } else { nfeatures as usize };
     if n > MAX_FEATURES {
         diag::warn_once(

@@ -27,6 +27,7 @@
 //! * [`config`] — environment variables (the table of every `OMPADAPT_` variable);
 //! * [`env`] — the one place the environment is read, and the secure-execution check;
 //! * [`safe_fs`] — files in shared folders: no symbolic links followed, bounded reads;
+//! * [`team`] — what the team-size variants of a host parallel region mean on this machine;
 //! * [`clock`] — the timer (invariant TSC or CLOCK_MONOTONIC);
 //! * [`diag`] — one-line stderr diagnostics.
 
@@ -54,6 +55,7 @@ pub mod shard;
 pub mod spec;
 pub mod stats;
 pub mod store;
+pub mod team;
 
 pub use ctx::Ctx;
 pub use ffi::{

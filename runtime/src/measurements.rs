@@ -273,7 +273,10 @@ impl MeasurementTable {
         self.counts.extend(std::iter::repeat_n(first, self.nv));
         for (v, &off) in self.off.iter().enumerate() {
             if off {
+                // an unavailable variant's pair is done from the start: it counts as a
+                // training sample, as `reassess_all` counts it for the vectors it had
                 self.counts[i as usize * self.nv + v].want = 0;
+                self.counted += 1;
             }
         }
         match self.index.entry(Self::hash32(key)) {
@@ -677,6 +680,20 @@ impl MeasurementTable {
 mod tests {
     use super::*;
     use crate::explore::{Labeling, Strategy, ADAPTIVE};
+
+    /// A variant unavailable before any vector was measured (a host region's share that gives
+    /// the same team as another variant) counts as done in every new vector: the vector's
+    /// training samples reach the variant count once the available variants are measured.
+    #[test]
+    fn unavailable_variants_count_in_new_vectors() {
+        let mut s = MeasurementTable::new(3, Params { repeats: 1, ..Params::default() }, 1);
+        assert!(s.set_unavailable(1, &AssessmentInputs::NONE));
+        let a = FeatureKey::new(&[1.0]);
+        s.record(&a, 0, 5.0);
+        s.record(&a, 2, 9.0);
+        assert_eq!((s.counted, s.decided), (3, 1));
+        assert!(s.ready(3));
+    }
 
     #[test]
     fn counts_pairs_and_decisions() {

@@ -127,6 +127,7 @@ impl Registry {
         } else if c.frozen {
             region.set_fixed_variant(Some(0));
         }
+        same_teams_once(region);
         if let Some(name) = c.variant.get(&region.spec.model) {
             match region.spec.variants.iter().position(|v| *v == name) {
                 Some(v) => region.set_fixed_variant(Some(v)),
@@ -250,6 +251,24 @@ impl Registry {
         if self.config.persist {
             self.save_all(true);
         }
+    }
+}
+
+/// A host region's `threads=F` variants that give the same team as another variant on this
+/// machine are made unavailable, so that each team is measured once (see [`crate::team`]).
+fn same_teams_once(region: &Region) {
+    let names = &region.spec.variants;
+    if !names.iter().any(|n| n.starts_with("threads=")) {
+        return;
+    }
+    let Some(max) = crate::team::max_threads() else { return };
+    for d in crate::team::duplicates(names, max) {
+        let s = if d.threads == 1 { "" } else { "s" };
+        region.mark_unavailable(
+            d.variant,
+            Some(d.same_as),
+            &format!("the same team as '{}' here ({} thread{s})", names[d.same_as], d.threads),
+        );
     }
 }
 

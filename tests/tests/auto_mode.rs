@@ -221,7 +221,7 @@ fn bad_kinds_are_a_clang_error_naming_the_flag() {
     let plugin = format!("-fplugin={}", plugin().display());
     for (kinds, why) in [
         ("cpu,host", "'host' is not a variant kind"),
-        ("cpu,num_threads[2:4:2]", "is a kind of host 'parallel for' regions"),
+        ("cpu,threads[0:1:0.5]", "a share of the team is above 0 and at most 1"),
         ("thread_limit[64:32:64]", "invalid -fplugin-arg-ompadapt-auto=thread_limit[64:32:64]"),
         ("", "needs a list of variant kinds"),
     ] {

@@ -174,6 +174,7 @@ fn descriptor() -> impl Strategy<Value = RegionDescriptor> {
             d.min_sample_points = if counts.iter().any(Option::is_some) { counts } else { Vec::new() };
             d.association = assoc.map(|(primary, mapping, p)| Association { primary, mapping, primary_descriptor: p });
             d.explore = explore;
+            d.as_written_in_parallel = d.model.len() % 2 == 0;
             d
         })
 }

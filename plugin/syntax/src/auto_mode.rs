@@ -1,6 +1,11 @@
-//! Zero-source-change mode (`-fplugin-arg-ompadapt-auto=<kinds>`): every eligible offloading
-//! `target` construct of the translation unit is lowered as if written after
-//! `#pragma omp adaptation model_name(<function>@<file>:<line>) features(auto) variants(<kinds>)`.
+//! Zero-source-change mode (`-fplugin-arg-ompadapt-auto[=<kinds>]`): every eligible offloading
+//! `target` construct and every eligible host `parallel for` / `parallel` region of the
+//! translation unit is lowered as if written after
+//! `#pragma omp adaptation model_name(<function>@<file>:<line>) features(auto) variants(<kinds>)`,
+//! with the kinds of the list that fit the construct: the target kinds (`cpu`, `gpu`,
+//! `thread_limit`, `num_teams`, `coschedule`) for target constructs, the host kinds (`serial`,
+//! `threads`, `num_threads`, `schedule`) for host ones. Without a list (or with `default`):
+//! [`DEFAULT_TARGET_KINDS`] and [`DEFAULT_HOST_KINDS`].
 //!
 //! The user wrote no directive, so nothing here is an error: a construct that cannot be made
 //! adaptive is left exactly as written, and a kind that does not fit a construct is dropped for
@@ -11,53 +16,93 @@ use crate::diag::{Diagnostic, Diags, Severity};
 use crate::kernel_scan::{construct, Construct};
 use crate::kinds::{self, Kind};
 use crate::token::{lex, Tok, TokKind};
-use crate::variants::{parse_variants, VariantSet};
+use crate::variants::{parse_variants, Variant, VariantSet};
 use std::collections::HashMap;
 
 /// The flag, for messages.
 pub const FLAG: &str = "-fplugin-arg-ompadapt-auto";
 
+/// What `default` (or no list) means for offloading target constructs: the host version and
+/// the offload as written.
+pub const DEFAULT_TARGET_KINDS: &str = "cpu,gpu";
+
+/// What `default` (or no list) means for host parallel regions: no team (`serial`), and shares
+/// of the team the program would get, halving from all of it — resolved at run time against
+/// the machine, so one binary adapts on a laptop and on a 128-core node.
+pub const DEFAULT_HOST_KINDS: &str = "serial,threads[0.125:0.125:1],threads[0.25:0.25:1],threads[0.5:0.5:1],threads[1:1:1]";
+
 /// What zero-source-change mode applies, and the names it gave so far.
 #[derive(Clone, Debug)]
 pub struct AutoMode {
-    pub variants: VariantSet,
+    /// The kinds for offloading target constructs (may be empty).
+    pub target: VariantSet,
+    /// The kinds for host `parallel for` and `parallel` regions (may be empty).
+    pub host: VariantSet,
     /// How many regions got each base name (a second construct on the same line of the same
     /// function, from a macro, gets `#2`).
     names: HashMap<String, u32>,
 }
 
+/// Parses a list of kinds with the `variants(...)` parser: the same kinds, the same ranges.
+fn parse_kinds(kinds_text: &str, shown: &str) -> Result<(VariantSet, Vec<Kind>), String> {
+    let toks = lex(kinds_text);
+    if toks.is_empty() {
+        return Err(format!("{FLAG}= needs a list of variant kinds, e.g. {FLAG}=cpu,gpu (or no '=' for the default kinds)"));
+    }
+    let mut diags = Vec::new();
+    let bad = |d: &Diagnostic| -> String {
+        let at = toks.get(d.tok).map_or(String::new(), |t| format!(" (at '{}')", t.text));
+        format!("invalid {FLAG}={shown}: {}{at}", d.message)
+    };
+    let Some(b) = Brackets::new(&toks, &mut diags) else {
+        return Err(diags.first().map_or_else(|| format!("invalid {FLAG}={shown}"), bad));
+    };
+    let Some(set) = parse_variants(&toks, 0, 0..toks.len(), &b, &mut diags) else {
+        return Err(diags.iter().find(|d| d.severity == Severity::Error).map_or_else(|| format!("invalid {FLAG}={shown}"), bad));
+    };
+    let decoded = set.kinds().unwrap_or_else(|| vec![None; set.variants.len()]);
+    let mut kinds = Vec::new();
+    for (v, k) in set.variants.iter().zip(decoded) {
+        match k {
+            Some(k) => kinds.push(k),
+            None => {
+                return Err(format!(
+                    "invalid {FLAG}={shown}: '{}' is not a variant kind; the kinds are {} (or 'default')",
+                    v.name,
+                    kinds::ALL_KINDS
+                ))
+            }
+        }
+    }
+    Ok((set, kinds))
+}
+
 impl AutoMode {
-    /// Parses the flag's value with the `variants(...)` parser: the same kinds, the same
-    /// ranges. Kinds of host `parallel for` regions are refused: this mode adapts offloading
-    /// target constructs.
+    /// Parses the flag's value: a list of kinds, each applied to the constructs it fits, or
+    /// `default`.
     pub fn parse(kinds_text: &str) -> Result<AutoMode, String> {
-        let toks = lex(kinds_text);
-        if toks.is_empty() {
-            return Err(format!("{FLAG}= needs a list of variant kinds, e.g. {FLAG}=cpu,gpu"));
+        let text =
+            if kinds_text.trim() == "default" { format!("{DEFAULT_TARGET_KINDS},{DEFAULT_HOST_KINDS}") } else { kinds_text.to_owned() };
+        let (set, kinds) = parse_kinds(&text, kinds_text)?;
+        let (mut target, mut host): (Vec<Variant>, Vec<Variant>) = (Vec::new(), Vec::new());
+        for (v, k) in set.variants.into_iter().zip(kinds) {
+            if k.for_target() {
+                target.push(v);
+            } else {
+                host.push(v);
+            }
         }
-        let mut diags = Vec::new();
-        let bad = |d: &Diagnostic| -> String {
-            let at = toks.get(d.tok).map_or(String::new(), |t| format!(" (at '{}')", t.text));
-            format!("invalid {FLAG}={kinds_text}: {}{at}", d.message)
-        };
-        let Some(b) = Brackets::new(&toks, &mut diags) else {
-            return Err(diags.first().map_or_else(|| format!("invalid {FLAG}={kinds_text}"), bad));
-        };
-        let Some(set) = parse_variants(&toks, 0, 0..toks.len(), &b, &mut diags) else {
-            return Err(diags.iter().find(|d| d.severity == Severity::Error).map_or_else(|| format!("invalid {FLAG}={kinds_text}"), bad));
-        };
-        let decoded = set.kinds().unwrap_or_else(|| vec![None; set.variants.len()]);
-        for (v, k) in set.variants.iter().zip(&decoded) {
-            let why = match k {
-                None => format!("'{}' is not a variant kind; the kinds for target constructs are cpu, gpu, thread_limit[B:E:S], num_teams[B:E:S], coschedule[B:E:S]", v.name),
-                Some(k) if !k.for_target() => {
-                    format!("'{}' is a kind of host 'parallel for' regions; this mode makes offloading target constructs adaptive", v.name)
-                }
-                Some(_) => continue,
-            };
-            return Err(format!("invalid {FLAG}={kinds_text}: {why}"));
+        Ok(AutoMode { target: VariantSet::remaining(target), host: VariantSet::remaining(host), names: HashMap::new() })
+    }
+
+    /// The kinds for construct `c` before fitting: the target kinds for an offloading construct,
+    /// the host kinds for a host one.
+    pub fn kinds_for(&self, c: &Construct) -> &VariantSet {
+        if c.offloads() {
+            &self.target
+        } else {
+            &self.host
         }
-        Ok(AutoMode { variants: set, names: HashMap::new() })
     }
 
     /// `<function>@<file>:<line>`, unique in the translation unit (`#2`, `#3` for further
@@ -85,35 +130,62 @@ pub fn directive(toks: &[Tok]) -> Option<Construct> {
     construct(&s)
 }
 
-/// Why an offloading construct cannot be made adaptive as it stands, from its clauses.
+/// Whether construct `c` is one this mode makes adaptive: an offloading target construct, or a
+/// host `parallel for [simd]` / `parallel` / `parallel loop` region.
+pub fn considered(c: &Construct) -> bool {
+    c.offloads() || c.is_parallel_for() || c.is_parallel_region()
+}
+
+/// Why a construct cannot be made adaptive as it stands, from its clauses.
 pub fn ineligible_clause(c: &Construct) -> Option<(usize, String)> {
-    for clause in ["nowait", "depend"] {
-        if let Some(cl) = c.clause(clause) {
-            // Index into the directive's tokens (the construct was read with OmpBegin first).
+    // Indices into the directive's tokens (the construct was read with OmpBegin first).
+    if c.offloads() {
+        for clause in ["nowait", "depend"] {
+            if let Some(cl) = c.clause(clause) {
+                return Some((
+                    cl.at - 1,
+                    format!("'{clause}': a variant is timed from launch to completion, so an asynchronous launch is left as written"),
+                ));
+            }
+        }
+        return None;
+    }
+    if let Some(cl) = c.clause("ordered") {
+        return Some((cl.at - 1, "'ordered': its iterations run in order, so the team and schedule are left as written".to_owned()));
+    }
+    if c.is_parallel_region() {
+        if let Some(cl) = c.clause("num_threads") {
             return Some((
                 cl.at - 1,
-                format!("'{clause}': a variant is timed from launch to completion, so an asynchronous launch is left as written"),
+                "'num_threads' on a parallel region: its code may divide its work by the team it asked for, so the team is left as written"
+                    .to_owned(),
             ));
         }
     }
     None
 }
 
+/// Why a variant kind does not fit construct `c` (None: it fits).
+fn unfit(k: &Kind, c: &Construct) -> Option<String> {
+    let name = c.words.join(" ");
+    match k {
+        Kind::NumTeams(_) if !c.may_have_teams() => Some(format!("'{name}' creates no teams")),
+        Kind::Coschedule(_) if !c.is_target_loop() => Some(format!("the split needs a combined target loop construct, not '{name}'")),
+        Kind::Cpu => crate::kernel_scan::device_memory_clause(c).map(device_memory_reason),
+        Kind::Schedule(..) if c.is_parallel_region() => Some(format!("'{name}' has no loop to schedule")),
+        Kind::Schedule(..) if c.clause("schedule").is_some() => {
+            Some("the loop names its schedule, which its code may rely on (which thread runs which iterations)".to_owned())
+        }
+        _ => None,
+    }
+}
+
 /// The kinds that fit construct `c`, and a remark for each kind item dropped for it.
 pub fn fitting(set: &VariantSet, c: &Construct, diags: &mut Diags) -> VariantSet {
-    let name = c.words.join(" ");
     let mut said: Vec<String> = Vec::new();
     let mut kept = Vec::new();
     for v in &set.variants {
-        let unfit = match kinds::decode(&v.name) {
-            Some(Kind::NumTeams(_)) if !c.may_have_teams() => Some(format!("'{name}' creates no teams")),
-            Some(Kind::Coschedule(_)) if !c.is_target_loop() => {
-                Some(format!("the split needs a combined target loop construct, not '{name}'"))
-            }
-            Some(Kind::Cpu) => crate::kernel_scan::device_memory_clause(c).map(device_memory_reason),
-            _ => None,
-        };
-        match unfit {
+        match kinds::decode(&v.name).and_then(|k| unfit(&k, c)) {
             Some(why) => {
                 let item = v.name.split('=').next().unwrap_or(&v.name).to_string();
                 if !said.contains(&item) {
@@ -161,11 +233,19 @@ mod tests {
     #[test]
     fn flag_values() {
         let m = AutoMode::parse("cpu,gpu,thread_limit[64:256:64]").unwrap();
-        assert_eq!(m.variants.names(), ["cpu", "gpu", "thread_limit=64", "thread_limit=128", "thread_limit=192", "thread_limit=256"]);
+        assert_eq!(m.target.names(), ["cpu", "gpu", "thread_limit=64", "thread_limit=128", "thread_limit=192", "thread_limit=256"]);
+        assert!(m.host.variants.is_empty());
+        // one list for both kinds of construct
+        let m = AutoMode::parse("cpu,gpu,serial,threads[0.5:1:0.5],schedule(dynamic)").unwrap();
+        assert_eq!(m.target.names(), ["cpu", "gpu"]);
+        assert_eq!(m.host.names(), ["serial", "threads=0.5", "threads=1", "schedule=dynamic"]);
+        let d = AutoMode::parse("default").unwrap();
+        assert_eq!(d.target.names(), ["cpu", "gpu"]);
+        assert_eq!(d.host.names(), ["serial", "threads=0.125", "threads=0.25", "threads=0.5", "threads=1"]);
         for (bad, why) in [
             ("", "needs a list of variant kinds"),
             ("cpu,host", "'host' is not a variant kind"),
-            ("cpu,serial", "is a kind of host 'parallel for' regions"),
+            ("threads[0:1:0.5]", "a share of the team is above 0 and at most 1"),
             ("thread_limit[64:0:64]", "invalid -fplugin-arg-ompadapt-auto=thread_limit[64:0:64]: "),
             ("cpu,cpu", "duplicate variant 'cpu'"),
             ("cpu,gpu,[1:2:1]", "invalid"),
@@ -189,14 +269,37 @@ mod tests {
         let m = AutoMode::parse("cpu,gpu,num_teams[2:4:2],coschedule[0:1:0.5]").unwrap();
         let mut d = Vec::new();
         let c = directive(&lex("target parallel map(x)")).unwrap();
-        let kept = fitting(&m.variants, &c, &mut d);
+        let kept = fitting(m.kinds_for(&c), &c, &mut d);
         assert_eq!(kept.names(), ["cpu", "gpu"]);
         assert_eq!(d.len(), 2, "{d:?}");
         assert!(d[0].message.contains("'num_teams' dropped"), "{}", d[0].message);
         let c = directive(&lex("target teams distribute parallel for nowait")).unwrap();
         assert!(ineligible_clause(&c).is_some_and(|(at, _)| at == 5));
         let mut d = Vec::new();
-        assert_eq!(fitting(&m.variants, &c, &mut d).variants.len(), 7);
+        assert_eq!(fitting(m.kinds_for(&c), &c, &mut d).variants.len(), 7);
         assert!(d.is_empty());
+    }
+
+    #[test]
+    fn host_constructs() {
+        let m = AutoMode::parse("cpu,gpu,serial,threads[0.5:1:0.5],schedule(dynamic)").unwrap();
+        let fit = |text: &str| {
+            let c = directive(&lex(text)).unwrap();
+            let mut d = Vec::new();
+            let kept = fitting(m.kinds_for(&c), &c, &mut d);
+            (considered(&c), ineligible_clause(&c).map(|(_, why)| why), kept.names().join(","), d.len())
+        };
+        assert_eq!(fit("parallel for"), (true, None, "serial,threads=0.5,threads=1,schedule=dynamic".into(), 0));
+        assert_eq!(fit("parallel for simd reduction(+:s)"), (true, None, "serial,threads=0.5,threads=1,schedule=dynamic".into(), 0));
+        // a loop that names its schedule keeps it; a region has none to change
+        assert_eq!(fit("parallel for schedule(static)"), (true, None, "serial,threads=0.5,threads=1".into(), 1));
+        assert_eq!(fit("parallel"), (true, None, "serial,threads=0.5,threads=1".into(), 1));
+        assert!(fit("parallel num_threads(4)").1.is_some_and(|w| w.contains("'num_threads' on a parallel region")));
+        assert!(fit("parallel for ordered").1.is_some_and(|w| w.contains("'ordered'")));
+        // fewer threads than a parallel for asks for are always correct
+        assert_eq!(fit("parallel for num_threads(8)").1, None);
+        assert!(!fit("parallel sections").0);
+        assert!(!fit("for").0);
+        assert!(!fit("parallel master").0);
     }
 }

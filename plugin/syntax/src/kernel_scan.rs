@@ -10,7 +10,8 @@ use crate::token::{Tok, TokKind};
 use std::ops::Range;
 
 /// Words that make up an OpenMP directive name.
-const DIRECTIVE_WORDS: [&str; 11] = ["target", "teams", "distribute", "parallel", "for", "simd", "loop", "data", "enter", "exit", "update"];
+const DIRECTIVE_WORDS: [&str; 14] =
+    ["target", "teams", "distribute", "parallel", "for", "simd", "loop", "data", "enter", "exit", "update", "sections", "masked", "master"];
 
 /// One clause of a directive in the statement.
 #[derive(Clone, Debug, PartialEq)]
@@ -73,6 +74,11 @@ impl Construct {
     /// A host worksharing loop that forks its own team: `parallel for [simd]`.
     pub fn is_parallel_for(&self) -> bool {
         self.is(&["parallel", "for"]) || self.is(&["parallel", "for", "simd"])
+    }
+    /// A host `parallel` region that is not a worksharing construct: only its team size can
+    /// change (`parallel`, or `parallel loop`, whose schedule is the compiler's).
+    pub fn is_parallel_region(&self) -> bool {
+        self.is(&["parallel"]) || self.is(&["parallel", "loop"])
     }
     /// Teams are created by this construct (or, for a bare `target`, possibly by one nested in
     /// it): `num_teams` applies.

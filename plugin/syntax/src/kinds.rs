@@ -1,7 +1,9 @@
 //! Variant kinds: variants the compiler generates from one ordinary region instead of leaving
 //! them to user code (`cpu`, `gpu`, `thread_limit[B:E:S]`, `num_teams[B:E:S]`,
-//! `coschedule[B:E:S]` before an offloaded construct; `serial`, `num_threads[B:E:S]`,
-//! `schedule(kind[, chunk or chunk range])` before a host `parallel for`).
+//! `coschedule[B:E:S]` before an offloaded construct; `serial`, `threads[B:E:S]` (shares of the
+//! team the program would get, resolved at run time), `num_threads[B:E:S]` (absolute team
+//! sizes), `schedule(kind[, chunk or chunk range])` before a host `parallel for`; the team-size
+//! kinds also before a host `parallel` region).
 //!
 //! A list is the union of its kinds; the runtime sees one flat index. Each expanded variant is
 //! named by its decoded value (`thread_limit=128`, `schedule=dynamic,16`), which is what
@@ -15,12 +17,13 @@ use crate::token::{Tok, TokKind};
 use std::ops::Range;
 
 /// Kinds that take a numeric range: `name[B:E:S]` (or a single `name[V:V:1]`).
-pub const RANGE_KINDS: [&str; 4] = ["thread_limit", "num_teams", "coschedule", "num_threads"];
+pub const RANGE_KINDS: [&str; 5] = ["thread_limit", "num_teams", "coschedule", "num_threads", "threads"];
 /// Schedules `schedule(...)` takes.
 pub const SCHEDULES: [&str; 4] = ["static", "dynamic", "guided", "auto"];
 /// Every kind name, for messages.
 pub const ALL_KINDS: &str = "cpu, gpu, thread_limit[B:E:S], num_teams[B:E:S], coschedule[B:E:S] (before a target construct); \
-     serial, num_threads[B:E:S], schedule(static|dynamic|guided|auto[, chunk]) (before a parallel for)";
+     serial, threads[B:E:S] (shares of the team, 0 < share <= 1), num_threads[B:E:S], schedule(static|dynamic|guided|auto[, chunk]) (before a parallel for; \
+     the team sizes also before a parallel region)";
 
 /// One decoded variant.
 #[derive(Clone, Debug, PartialEq)]
@@ -36,6 +39,9 @@ pub enum Kind {
     /// The `parallel for` with one thread (`if(0)`).
     Serial,
     NumThreads(u32),
+    /// A share of the team the program would get (its `num_threads` clause, else
+    /// `omp_get_max_threads()`), resolved where it runs: portable between machines.
+    Threads(f64),
     /// `omp_sched_t` (1 static, 2 dynamic, 3 guided, 4 auto) and chunk (0: default).
     Schedule(u32, u32),
 }
@@ -49,11 +55,15 @@ impl Kind {
         matches!(self, Kind::Cpu | Kind::Gpu | Kind::ThreadLimit(_) | Kind::NumTeams(_) | Kind::Coschedule(_))
     }
     pub fn for_parallel_for(&self) -> bool {
-        matches!(self, Kind::Serial | Kind::NumThreads(_) | Kind::Schedule(..))
+        matches!(self, Kind::Serial | Kind::NumThreads(_) | Kind::Threads(_) | Kind::Schedule(..))
+    }
+    /// Sets a host parallel region's team size (fits a `parallel` region that is not a loop).
+    pub fn sets_team_size(&self) -> bool {
+        matches!(self, Kind::Serial | Kind::NumThreads(_) | Kind::Threads(_))
     }
     /// Valued by its number (`model_output` gets 128 for `thread_limit=128`), not its index.
     pub fn is_numeric(&self) -> bool {
-        matches!(self, Kind::ThreadLimit(_) | Kind::NumTeams(_) | Kind::NumThreads(_) | Kind::Coschedule(_))
+        matches!(self, Kind::ThreadLimit(_) | Kind::NumTeams(_) | Kind::NumThreads(_) | Kind::Threads(_) | Kind::Coschedule(_))
     }
 }
 
@@ -72,6 +82,7 @@ pub fn decode(name: &str) -> Option<Kind> {
         "num_teams" => int().map(Kind::NumTeams),
         "num_threads" => int().map(Kind::NumThreads),
         "coschedule" => value.parse::<f64>().ok().filter(|f| (0.0..=1.0).contains(f)).map(Kind::Coschedule),
+        "threads" => value.parse::<f64>().ok().filter(|f| *f > 0.0 && *f <= 1.0).map(Kind::Threads),
         "schedule" => {
             let (s, chunk) = match value.split_once(',') {
                 Some((s, c)) => (s, c.parse::<u32>().ok()?),
@@ -116,6 +127,8 @@ pub fn expand_kind_item(
         for &v in &values {
             let bad = if name == "coschedule" {
                 (!(0.0..=1.0).contains(&v)).then_some("a coschedule fraction is between 0 and 1")
+            } else if name == "threads" {
+                (!(v > 0.0 && v <= 1.0)).then_some("a share of the team is above 0 and at most 1")
             } else {
                 (v < 1.0 || v.fract() != 0.0 || v > i32::MAX as f64).then_some("this kind takes positive integers")
             };
@@ -179,5 +192,9 @@ mod tests {
         assert_eq!(decode("schedule=guided"), Some(Kind::Schedule(3, 0)));
         assert_eq!(decode("host"), None);
         assert_eq!(decode("thread_limit=0"), None);
+        assert_eq!(decode("threads=0.25"), Some(Kind::Threads(0.25)));
+        assert_eq!(decode("threads=1"), Some(Kind::Threads(1.0)));
+        assert_eq!(decode("threads=0"), None);
+        assert_eq!(decode("threads=1.5"), None);
     }
 }

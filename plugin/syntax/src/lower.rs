@@ -72,6 +72,10 @@ pub struct RegionDesc {
     /// `features(auto)`: the worksharing loops of the region's construct as the pass names
     /// their trip counts (`i,j;k`: see [`crate::loops`]); None without automatic features.
     pub auto_features: Option<String>,
+    /// A host parallel region of zero-source-change mode: inside an active parallel region (an
+    /// orphaned one called from another) it runs as written and is not recorded (the runtime
+    /// checks), and without a runtime it runs as written too (variant -1).
+    pub as_written_when_nested: bool,
 }
 
 impl RegionDesc {
@@ -98,6 +102,7 @@ impl RegionDesc {
             variants: &self.variants,
             model: self.model,
             association: self.association.as_ref(),
+            as_written_in_parallel: self.as_written_when_nested,
         })
     }
 }
@@ -196,11 +201,11 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
         }
     };
     // Without a runtime the header's stand-in for begin leaves the context's variant and value
-    // as they are: the region's fallback, known here.
+    // as they are: the region's fallback, known here. A host region of zero-source-change mode
+    // falls back to variant -1, for which every table of its lowering reads "as written".
+    let (fallback, value) = if r.as_written_when_nested { (-1, 0.0) } else { (r.fallback() as i64, r.fallback_value()) };
     p.push(Piece::Text(format!(
-        " {context}.variant = {}; {context}.value = {:?}; __ompadapt_api()->begin(&{handle}, {spec}, ",
-        r.fallback(),
-        r.fallback_value()
+        " {context}.variant = {fallback}; {context}.value = {value:?}; __ompadapt_api()->begin(&{handle}, {spec}, "
     )));
     let params = [r.min_train.clone(), r.params.first().cloned(), r.params.get(1).cloned()];
     for arg in params {

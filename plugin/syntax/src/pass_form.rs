@@ -9,7 +9,8 @@
 //!   kernel may write after it; inside the region, so their time is the variant's);
 //!   `coschedule` variants split the loop here (see [`crate::coschedule`]).
 //! - before a host `parallel for`: one copy of the loop whose `if`, `num_threads` and
-//!   `schedule(runtime)` clauses take the variant's values at run time.
+//!   `schedule(runtime)` clauses take the variant's values at run time; before a host
+//!   `parallel` region, its `if` and `num_threads` clauses.
 
 use crate::coschedule::{self, LoopSplit, SplitValues};
 use crate::data_env::DataDirective;
@@ -121,8 +122,10 @@ fn kinds_fit(s: &Site, c: &Construct, kinds: &[Kind], diags: &mut Diags) -> bool
             None
         } else if c.is_parallel_for() {
             k.for_target().then(|| format!("applies to a target construct, not to '{name}'"))
+        } else if c.is_parallel_region() {
+            (!k.sets_team_size()).then(|| format!("needs a loop to schedule; '{name}' sets only its team size"))
         } else {
-            Some(format!("applies to a target construct or a 'parallel for', not to '{name}'"))
+            Some(format!("applies to a target construct, a 'parallel for' or a 'parallel' region, not to '{name}'"))
         }
     };
     let mut ok = true;
@@ -173,6 +176,18 @@ fn table(id: u32, what: &str, values: &[i64]) -> (String, String) {
     (
         format!("static const int {name}[{}] = {{{}}};", values.len(), list.join(",")),
         format!("({context}.variant >= 0 && {context}.variant < {} ? {name}[{context}.variant] : 0)", values.len()),
+    )
+}
+
+/// The shares of `threads=F` variants (0: the variant sets no share), and how the lowered
+/// code reads the chosen one (0 outside the table: the team as written).
+fn share_table(id: u32, values: &[f64]) -> (String, String) {
+    let name = format!("_ompadapt_share{id}");
+    let list: Vec<String> = values.iter().map(|v| format!("{v:?}")).collect();
+    let context = context_var(id);
+    (
+        format!("static const double {name}[{}] = {{{}}};", values.len(), list.join(",")),
+        format!("({context}.variant >= 0 && {context}.variant < {} ? {name}[{context}.variant] : 0.0)", values.len()),
     )
 }
 
@@ -354,7 +369,7 @@ fn lower_parallel_for(s: &Site, c: &Construct, kinds: &[Kind]) -> Vec<Piece> {
     let context = context_var(s.id);
     let mut p = Vec::new();
     let serial = kinds.iter().position(|k| *k == Kind::Serial);
-    let has_threads = kinds.iter().any(|k| matches!(k, Kind::NumThreads(_)));
+    let has_threads = kinds.iter().any(|k| matches!(k, Kind::NumThreads(_) | Kind::Threads(_)));
     let has_sched = kinds.iter().any(|k| matches!(k, Kind::Schedule(..)));
     let user = |name: &str| c.clause(name).and_then(|cl| cl.args.clone().map(|a| (cl.clone(), a)));
     // Clauses the variants take over leave the directive; their values become the defaults.
@@ -371,19 +386,22 @@ fn lower_parallel_for(s: &Site, c: &Construct, kinds: &[Kind]) -> Vec<Piece> {
         directive.extend(cond);
     }
     if has_threads {
-        let values: Vec<i64> = kinds.iter().map(|k| if let Kind::NumThreads(n) = k { i64::from(*n) } else { 0 }).collect();
-        let (decl, read) = table(s.id, "nth", &values);
+        let absolute: Vec<i64> = kinds.iter().map(|k| if let Kind::NumThreads(n) = k { i64::from(*n) } else { 0 }).collect();
+        let shares: Vec<f64> = kinds.iter().map(|k| if let Kind::Threads(f) = k { *f } else { 0.0 }).collect();
+        let (decl, absolute) = table(s.id, "nth", &absolute);
         p.push(Piece::Text(decl));
-        let default: Vec<Piece> = match user("num_threads") {
+        let (decl, share) = share_table(s.id, &shares);
+        p.push(Piece::Text(decl));
+        let program: Vec<Piece> = match user("num_threads") {
             Some((cl, a)) => {
                 replaced.push(cl.span());
                 vec![Piece::Text("(".into()), stmt(a), Piece::Text(")".into())]
             }
             None => vec![Piece::Text("__ompadapt_omp_get_max_threads()".into())],
         };
-        directive.push(Piece::Text(format!(" num_threads({read} > 0 ? {read} : ")));
-        directive.extend(default);
-        directive.push(Piece::Text(")".into()));
+        directive.push(Piece::Text(format!(" num_threads(__ompadapt_team_size({absolute}, {share}, ")));
+        directive.extend(program);
+        directive.push(Piece::Text("))".into()));
     }
     let mut restore = vec![];
     if has_sched {

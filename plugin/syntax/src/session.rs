@@ -87,8 +87,11 @@ struct OpenRegion {
 enum Pending {
     /// Single `adaptation` directive: region already open.
     Region { desc: Box<RegionDesc>, toks: Vec<Tok>, data: Vec<DataDirective>, auto_at: Option<usize> },
-    /// Zero-source-change mode: a target construct made adaptive.
+    /// Zero-source-change mode: a target construct or host parallel region made adaptive.
     Auto { desc: Box<RegionDesc>, data: Vec<DataDirective> },
+    /// Zero-source-change mode: a target construct or parallel region left as written, whose
+    /// statement is collected only so that the constructs nested in it know they are.
+    Enclosing { what: &'static str, location: String },
     /// A metadirective and the data directives in view (for the stale-copy warning).
     Metadirective(Vec<selector::Arm>, Vec<DataDirective>),
     /// A metadirective under `declare adaptation`: the region's start, and its arms.
@@ -145,6 +148,11 @@ pub struct Session {
     auto: Option<AutoMode>,
     /// Depth of `declare target` ... `end declare target` (device code).
     declare_target: u32,
+    /// A device compilation (`-fopenmp-is-target-device`): host parallel regions stay as written
+    /// (the host compilation adapts them; here they are code a kernel may call).
+    device: bool,
+    /// Where the translation unit declared `threadprivate` data, if it did.
+    threadprivate: Option<String>,
 }
 
 /// Names for the directive in messages.
@@ -162,13 +170,19 @@ impl Session {
         self.auto = Some(mode);
     }
 
+    /// Marks the compilation as one for an offload device.
+    pub fn set_device(&mut self) {
+        self.device = true;
+    }
+
     /// Handles the tokens of one `#pragma omp` line (everything after `omp`).
     pub fn on_pragma(&mut self, toks: &[Tok], ctx: &PragmaContext) -> Reply {
         let word = |i: usize, w: &str| toks.get(i).is_some_and(|t| t.is_ident(w));
         let mut diags = Vec::new();
         // Governed: the directive that starts an explicit directive's statement (not one in a
         // block that statement opens).
-        let governed = ctx.first_in_statement && self.pending.last().is_some_and(|p| !matches!(p, Pending::Auto { .. }));
+        let governed =
+            ctx.first_in_statement && self.pending.last().is_some_and(|p| !matches!(p, Pending::Auto { .. } | Pending::Enclosing { .. }));
         self.data.prune(&ctx.open);
         let is_meta = word(0, "metadirective");
         if !is_meta {
@@ -216,6 +230,7 @@ impl Session {
             o
         } else {
             self.note_declare_target(toks);
+            self.note_threadprivate(toks, ctx);
             // A data directive is remembered (its tokens saved) for the regions inside it.
             save = self.data.note(toks, self.saved.len() as u32, ctx.block, &ctx.location);
             Outcome::NotOurs
@@ -251,7 +266,7 @@ impl Session {
                 pieces.push(Piece::Text("}".into()));
                 pieces
             }
-            Some(Pending::Plain) | None => vec![Piece::Statement],
+            Some(Pending::Plain | Pending::Enclosing { .. }) | None => vec![Piece::Statement],
         }
     }
 
@@ -450,6 +465,7 @@ impl Session {
             model_output: c.model_output.clone().map(ExprRef::here),
             association: None,
             auto_features: c.auto_features.map(|_| String::new()),
+            as_written_when_nested: false,
         }
     }
 
@@ -622,6 +638,7 @@ impl Session {
             model_output: None,
             association: None,
             auto_features: None,
+            as_written_when_nested: false,
         };
         let described = match &c.use_model {
             None => self.describe_primary(&c, declare_list, names, &mut desc, diags),
@@ -717,39 +734,35 @@ impl Session {
         true
     }
 
-    /// Zero-source-change mode: an offloading target construct that is not governed by an
-    /// explicit directive becomes a region (`NeedConstruct`); an ineligible one is left as
-    /// written with a remark saying why. None: not a construct this mode looks at.
+    /// Zero-source-change mode: an offloading target construct or host parallel region that is
+    /// not governed by an explicit directive becomes a region (`NeedConstruct`); an ineligible
+    /// one is left as written with a remark saying why. None: not a construct this mode looks at.
     fn auto_construct(&mut self, toks: &[Tok], ctx: &PragmaContext, governed: bool, diags: &mut Diags) -> Option<Outcome> {
         let mode = self.auto.as_ref()?;
         let c = auto_mode::directive(toks)?;
-        if !c.offloads() || governed || ctx.block == 0 {
+        if !auto_mode::considered(&c) || governed || ctx.block == 0 {
             return None;
         }
-        let why = if let Some(r) = self.open.last() {
-            Some((0, format!("it is inside the adaptation region '{}' ({}), which decides how it runs", r.model, r.location)))
-        } else if !self.pending.is_empty() {
-            Some((0, "it is inside the statement of an adaptation directive, which decides how it runs".to_string()))
-        } else if self.declare_target > 0 {
-            Some((0, "it is in 'declare target' code, which is also compiled for the device".to_string()))
-        } else {
-            auto_mode::ineligible_clause(&c)
-        };
-        if let Some((at, why)) = why {
-            diags.push(Diagnostic::remark(at, at + 1, format!("this target construct is left as written: {why}")));
-            return None;
+        let what = if c.offloads() { "target construct" } else { "parallel region" };
+        if let Some((at, why)) = self.auto_ineligible(&c) {
+            diags.push(Diagnostic::remark(at, at + 1, format!("this {what} is left as written: {why}")));
+            return Some(self.enclosing(what, ctx));
         }
         let mut kept_diags = Vec::new();
-        let variants = auto_mode::fitting(&mode.variants, &c, &mut kept_diags);
-        diags.extend(kept_diags);
+        let variants = auto_mode::fitting(mode.kinds_for(&c), &c, &mut kept_diags);
         if variants.variants.is_empty() {
-            diags.push(Diagnostic::remark(
-                0,
-                1,
-                format!("this target construct is left as written: no variant kind of {} fits it", auto_mode::FLAG),
-            ));
-            return None;
+            // a list without kinds for this kind of construct: nothing to say per construct
+            if !mode.kinds_for(&c).variants.is_empty() {
+                diags.extend(kept_diags);
+                diags.push(Diagnostic::remark(
+                    0,
+                    1,
+                    format!("this {what} is left as written: no variant kind of {} fits it", auto_mode::FLAG),
+                ));
+            }
+            return Some(self.enclosing(what, ctx));
         }
+        diags.extend(kept_diags);
         let name = self.auto.as_mut().expect("checked").region_name(&ctx.function, &ctx.location);
         self.next_id += 1;
         let desc = RegionDesc {
@@ -764,10 +777,52 @@ impl Session {
             model_output: None,
             association: None,
             auto_features: Some(String::new()),
+            as_written_when_nested: !c.offloads(),
         };
         let data = self.data.in_view(&ctx.open).into_iter().cloned().collect();
         self.pending.push(Pending::Auto { desc: Box::new(desc), data });
         Some(Outcome::NeedConstruct)
+    }
+
+    /// Why construct `c` is left as written in zero-source-change mode, if it is: where it is
+    /// (in an adaptation region, nested in another construct, in device code), or its clauses.
+    fn auto_ineligible(&self, c: &kernel_scan::Construct) -> Option<(usize, String)> {
+        if let Some(r) = self.open.last() {
+            return Some((0, format!("it is inside the adaptation region '{}' ({}), which decides how it runs", r.model, r.location)));
+        }
+        match self.pending.last() {
+            Some(Pending::Auto { desc, .. }) => {
+                let outer = if desc.as_written_when_nested { "parallel region" } else { "target construct" };
+                return Some((0, format!("it is nested in the {outer} at {}, which ompadapt adapts", desc.location)));
+            }
+            Some(Pending::Enclosing { what, location }) => return Some((0, format!("it is nested in the {what} at {location}"))),
+            Some(_) => return Some((0, "it is inside the statement of an adaptation directive, which decides how it runs".to_string())),
+            None => {}
+        }
+        if self.declare_target > 0 {
+            return Some((0, "it is in 'declare target' code, which is also compiled for the device".to_string()));
+        }
+        if !c.offloads() {
+            if self.device {
+                return Some((0, "this compilation is for an offload device; the host compilation adapts host regions".to_string()));
+            }
+            if let Some(at) = &self.threadprivate {
+                return Some((
+                    0,
+                    format!(
+                        "the translation unit declares threadprivate data ({at}), whose values persist between parallel regions only while their teams have one size"
+                    ),
+                ));
+            }
+        }
+        auto_mode::ineligible_clause(c)
+    }
+
+    /// A construct left as written whose statement is still collected, so that the constructs
+    /// nested in it are left as written too (a `parallel for` in a target region is device code).
+    fn enclosing(&mut self, what: &'static str, ctx: &PragmaContext) -> Outcome {
+        self.pending.push(Pending::Enclosing { what, location: short_location(&ctx.location) });
+        Outcome::NeedConstruct
     }
 
     /// The construct of zero-source-change mode, directive included: lowered as the pass form
@@ -780,6 +835,14 @@ impl Session {
             return vec![Piece::Statement];
         }
         let mut early = Vec::new();
+        if desc.as_written_when_nested && has_ordered_construct(stmt) {
+            self.statement_diags = auto_mode::as_remarks(vec![Diagnostic::remark(
+                0,
+                1,
+                "this parallel region is left as written: an 'ordered' construct in it runs its iterations in order",
+            )]);
+            return vec![Piece::Statement];
+        }
         // A kernel that asks where it runs would get another answer from the host version:
         // the program's output could change, so `cpu` is not one of its variants.
         if kernel_scan::mentions(stmt, 0..stmt.len(), auto_mode::WHERE_IT_RUNS) {
@@ -805,6 +868,14 @@ impl Session {
         diags.extend(std::mem::take(&mut self.statement_diags));
         self.statement_diags = auto_mode::as_remarks(diags);
         pieces
+    }
+
+    /// Notes a `threadprivate` directive: a program may rely on its values persisting between
+    /// parallel regions, which holds only while their teams keep one size.
+    fn note_threadprivate(&mut self, toks: &[Tok], ctx: &PragmaContext) {
+        if self.threadprivate.is_none() && toks.first().is_some_and(|t| t.is_ident("threadprivate")) {
+            self.threadprivate = Some(short_location(&ctx.location));
+        }
     }
 
     /// Tracks `declare target` ... `end declare target` (and `begin declare target`): code
@@ -886,6 +957,7 @@ fn primary(name: &str, location: &str, features: Vec<FeatureDesc>, variants: Opt
             model_output: None,
             association: None,
             auto_features: None,
+            as_written_when_nested: false,
         }
         .spec()
     });
@@ -1011,6 +1083,11 @@ fn warn_host_names_before_offload(variants: &VariantSet, diags: &mut Diags) {
     }
 }
 
+/// Whether `stmt` holds an `ordered` construct (`#pragma omp ordered`).
+fn has_ordered_construct(stmt: &[Tok]) -> bool {
+    stmt.windows(2).skip(1).any(|w| w[0].kind == TokKind::OmpBegin && w[1].is_ident("ordered"))
+}
+
 /// Whether variant names that decode as kinds are the compiler's to generate: before an OpenMP
 /// construct when one of them fits it (or every name is a kind: then an unfit one is an error
 /// worth reporting), before a plain loop when every name is a kind (a warning says they need a
@@ -1020,7 +1097,13 @@ fn kinds_apply(kinds: &[Option<Kind>], stmt: &[Tok]) -> bool {
     let all = kinds.iter().all(Option::is_some);
     match kernel_scan::construct(stmt) {
         Some(c) => {
-            all || kinds.iter().flatten().any(|k| if c.offloads() { k.for_target() } else { c.is_parallel_for() && k.for_parallel_for() })
+            all || kinds.iter().flatten().any(|k| {
+                if c.offloads() {
+                    k.for_target()
+                } else {
+                    (c.is_parallel_for() && k.for_parallel_for()) || (c.is_parallel_region() && k.sets_team_size())
+                }
+            })
         }
         None => all && stmt.first().is_some_and(|t| t.is_ident("for")),
     }

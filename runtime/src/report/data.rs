@@ -19,6 +19,10 @@ pub struct RegionReport {
     /// For numeric variants (team sizes, limits): each variant's value.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub values: Option<Vec<f64>>,
+    /// For a host region's `threads=F` variants: the team each variant runs with here (None for
+    /// a variant that sets no team size); empty for other regions.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub team_sizes: Vec<Option<u32>>,
     /// Feature names as the directive gave them.
     pub features: Vec<String>,
     /// Why the descriptor could not be used (the region then always ran its first variant).
@@ -277,6 +281,16 @@ fn host_copies_report(r: &Region) -> Option<HostCopiesReport> {
     }
 }
 
+/// The team of each variant of a region with `threads=F` variants, on this machine.
+fn team_sizes(variants: &[String]) -> Vec<Option<u32>> {
+    match crate::team::max_threads() {
+        Some(max) if variants.iter().any(|v| v.starts_with("threads=")) => {
+            variants.iter().map(|v| crate::team::team_size(v, max)).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// The report's data with what the snapshot of measurements holds still empty.
 fn region_settings_report(r: &Region, names: &Names, trained: Option<&Trained>) -> RegionReport {
     let spec = &r.spec;
@@ -285,6 +299,7 @@ fn region_settings_report(r: &Region, names: &Names, trained: Option<&Trained>) 
         loc: spec.loc.clone(),
         variants: spec.variants.clone(),
         values: spec.numeric.then(|| spec.values.clone()),
+        team_sizes: team_sizes(&spec.variants),
         features: spec.features.clone(),
         malformed: r.broken.clone(),
         mode: mode_name(r).into(),

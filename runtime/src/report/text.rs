@@ -39,6 +39,15 @@ pub fn declared_lines(d: &DeclaredReport, variants: &[String]) -> String {
 fn overview(rep: &RegionReport) -> String {
     let variants: Vec<String> = match &rep.values {
         Some(values) => rep.variants.iter().zip(values).map(|(n, v)| format!("{n} (= {})", fmt_value(*v))).collect(),
+        None if !rep.team_sizes.is_empty() => rep
+            .variants
+            .iter()
+            .zip(&rep.team_sizes)
+            .map(|(n, t)| match t {
+                Some(t) if n.starts_with("threads=") => format!("{n} ({t} thread{})", if *t == 1 { "" } else { "s" }),
+                _ => n.clone(),
+            })
+            .collect(),
         None => rep.variants.clone(),
     };
     let mut out = format!("  variants: {}\n", variants.join(", "));
@@ -127,6 +136,11 @@ fn events(rep: &RegionReport) -> String {
         ));
     }
     for u in &rep.unavailable {
+        if u.at_execution == 0 {
+            // known before the first execution (a host share giving another variant's team)
+            out.push_str(&format!("  unavailable: {} ({}): not selected in this run\n", u.variant, u.reason));
+            continue;
+        }
         out.push_str(&format!(
             "  unavailable: {} ({}; found at execution {}{}): not selected for the rest of the run\n",
             u.variant,
