@@ -4,7 +4,7 @@
 //! | Variable | Default | Meaning |
 //! |---|---|---|
 //! | `OMPADAPT_REPORT` | `0` | `1`: at exit, a per-region report on stderr (executions, training samples, timings per feature vector and variant, the model, the decisions, drift events). `json:<file>`: the same as a JSON document written (atomically) to `<file>`. |
-//! | `OMPADAPT_DIR` | `./.ompadapt` | Where learned data goes: `<dir>/<program>-<identity hash>/<region>/` (see `persist` and `OMPADAPT_PROGRAM`). |
+//! | `OMPADAPT_DIR` | `./.ompadapt` | Where learned data goes: `<dir>/<program>-<identity hash>/<region>/` (see `store` and `OMPADAPT_PROGRAM`). |
 //! | `OMPADAPT_PERSIST` | `1` | `0`: neither load nor save. |
 //! | `OMPADAPT_WARMUP` | `1` | The first execution of each variant in a process is recorded as a *cold* measurement, kept apart: labels use warm measurements where the process can take them and cold ones otherwise (a program that runs its region once per process learns from those). `0`: every measurement counts as warm. |
 //! | `OMPADAPT_MODEL` | unset | Model of every region, or per region: `auto` (the default when the directive names no `model_type`: chosen by cross-validated regret), `cost[,additive\|linear\|loglinear\|logquadratic[,piecewise depth]]`, `dtree[,depth]`, `rfc[,trees[,depth]]`, `logistic`; per region with `;`: `dtree,3;mm:rfc,10,2` (region `mm` gets a forest, the others a depth-3 tree). |
@@ -118,11 +118,19 @@ pub enum Report {
 /// Drift detection settings (see `drift`).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct DriftConfig {
+    /// Whether trained executions are checked for drift (`OMPADAPT_DRIFT`).
     pub enabled: bool,
+    /// An execution is slow above this multiple of its pair's measured time (and `min_ns`
+    /// above it) (`OMPADAPT_DRIFT_FACTOR`).
     pub factor: f64,
+    /// A slow execution is also at least this many ns above the measured time
+    /// (`OMPADAPT_DRIFT_MIN_NS`).
     pub min_ns: f64,
+    /// Timed executions of one pair (per thread) judged together (`OMPADAPT_DRIFT_WINDOW`).
     pub window: u32,
+    /// A window drifts when more than this fraction of it is slow (`OMPADAPT_DRIFT_FRACTION`).
     pub fraction: f64,
+    /// Re-measured vectors per region and run before checking stops (`OMPADAPT_DRIFT_MAX`).
     pub max_resets: u32,
 }
 
@@ -152,17 +160,25 @@ pub struct Directive {
 pub struct RegionSettings {
     /// Training samples needed (`None`: as many as the region has variants).
     pub min_train: Option<usize>,
+    /// The model to train (the directive's, the environment's, or [`default_model`]).
     pub model: ModelChoice,
+    /// Exploration strategy, repetition, labeling and elimination margin.
     pub params: Params,
+    /// Coarse-grained mode: one variant per feature vector for a whole run.
     pub coarse: bool,
+    /// Use the stored model as it is: never explore, retrain or check for drift.
     pub frozen: bool,
+    /// Never train automatically; keep exploring.
     pub explore_only: bool,
+    /// Keep each variant's first execution in the process apart as a cold measurement.
     pub warmup: bool,
+    /// Drift detection after training.
     pub drift: DriftConfig,
     /// Share of a run's executions that may explore unseen feature vectors after training.
     pub learn: f64,
     /// One trained execution in this many is timed.
     pub sample: u32,
+    /// Seed of the `random` strategy (mixed with the region name).
     pub seed: u64,
 }
 
@@ -204,31 +220,51 @@ pub const DEFAULT_SAMPLE: u32 = 16;
 /// The runtime configuration. See the module documentation for the variables.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Config {
+    /// `OMPADAPT_REPORT`: where the exit report goes.
     pub report: Report,
+    /// `OMPADAPT_PERSIST`: whether learned data is loaded and saved.
     pub persist: bool,
+    /// `OMPADAPT_DIR` (or the program's `ompadapt_set_dir`): the store's root directory.
     pub dir: PathBuf,
+    /// `OMPADAPT_WARMUP`: keep each variant's first execution in a process apart as cold.
     pub warmup: bool,
+    /// `OMPADAPT_MODEL`: the model, for all regions or per region.
     pub model_override: PerRegion<ModelChoice>,
+    /// `OMPADAPT_EXPLORE`: the exploration strategy.
     pub explore: PerRegion<Strategy>,
+    /// `OMPADAPT_REPEATS`: measurements per pair ([`ADAPTIVE`]: adaptive).
     pub repeats: PerRegion<u32>,
+    /// `OMPADAPT_LABEL`: how repeated measurements make a label.
     pub labeling: Labeling,
+    /// `OMPADAPT_MIN_TRAIN`: training samples needed.
     pub min_train: PerRegion<usize>,
+    /// `OMPADAPT_ELIMINATION_MARGIN`: how much slower (a fraction) a variant must be to be
+    /// eliminated.
     pub elimination_margin: f64,
+    /// `OMPADAPT_SEED`: seed of the `random` strategy.
     pub seed: u64,
+    /// `OMPADAPT_COARSE`: coarse-grained mode.
     pub coarse: PerRegion<bool>,
     /// `OMPADAPT_VARIANT`: a variant (by name) some regions always run.
     pub variant: PerRegion<String>,
+    /// `OMPADAPT_EXPLORE_ONLY`: never train automatically.
     pub explore_only: bool,
+    /// `OMPADAPT_FROZEN`: use the stored model as it is.
     pub frozen: bool,
+    /// `OMPADAPT_DRIFT*`: drift detection.
     pub drift: DriftConfig,
+    /// `OMPADAPT_COMPACT_AFTER`: per-process data files of a region that trigger merging them.
     pub compact_after: usize,
+    /// `OMPADAPT_CLOCK`: the timer to use.
     pub clock: clock::Preference,
+    /// `OMPADAPT_LEARN`: share of executions that may explore unseen vectors after training.
     pub learn: f64,
+    /// `OMPADAPT_SAMPLE`: one trained execution in this many is timed.
     pub sample: u32,
     /// Name of the program (the executable's file name), for reports and store paths.
     pub program: String,
     /// What identifies the program in the store (`OMPADAPT_PROGRAM`, else the executable's
-    /// canonical path; see `persist`).
+    /// canonical path; see [`crate::store`]).
     pub program_id: String,
 }
 

@@ -78,21 +78,26 @@ fn tool() -> Option<&'static Tool> {
 /// Data movement of one variant of a region, summed over its measured executions.
 #[derive(Debug, Default)]
 pub struct VariantData {
-    pub executions: AtomicU64,
-    pub to_device_bytes: AtomicU64,
-    pub from_device_bytes: AtomicU64,
-    pub transfer_ns: AtomicU64,
+    pub(crate) executions: AtomicU64,
+    pub(crate) to_device_bytes: AtomicU64,
+    pub(crate) from_device_bytes: AtomicU64,
+    pub(crate) transfer_ns: AtomicU64,
 }
 
 /// Per-execution averages of one variant.
 #[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct Movement {
+    /// Executions measured (the averages are over these).
     pub executions: u64,
+    /// Bytes copied from host to device per execution.
     pub to_device_bytes: f64,
+    /// Bytes copied from device to host per execution.
     pub from_device_bytes: f64,
+    /// Time inside transfers (both directions) per execution, ns.
     pub transfer_ns: f64,
 }
 
+/// A region's data movement: its id in the tool and the totals of each variant.
 #[derive(Debug)]
 pub struct RegionData {
     /// The region's id in the tool (0: not yet registered).
@@ -101,7 +106,7 @@ pub struct RegionData {
 }
 
 impl RegionData {
-    pub fn new(nvariants: usize) -> Self {
+    pub(crate) fn new(nvariants: usize) -> Self {
         RegionData { id: AtomicU32::new(0), variants: (0..nvariants).map(|_| VariantData::default()).collect() }
     }
 
@@ -118,7 +123,7 @@ impl RegionData {
         })
     }
 
-    pub fn add(&self, variant: usize, to: u64, from: u64, ns: u64) {
+    pub(crate) fn add(&self, variant: usize, to: u64, from: u64, ns: u64) {
         if let Some(d) = self.variants.get(variant) {
             d.executions.fetch_add(1, Relaxed);
             d.to_device_bytes.fetch_add(to, Relaxed);

@@ -71,8 +71,11 @@ pub const K: f64 = 2.5;
 /// An exploration strategy.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Strategy {
+    /// `roundrobin`: the wanted variants in turn (Apollo's order).
     RoundRobin,
+    /// `random`: a uniformly random wanted variant.
     Random,
+    /// `elimination`: successive elimination of clearly slower variants.
     Elimination,
 }
 
@@ -100,7 +103,9 @@ impl Strategy {
 /// How repeated measurements become a label.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Labeling {
+    /// The variant with the fastest median time.
     Median,
+    /// The fastest variant of each batch of measurements, majority over batches.
     Vote,
 }
 
@@ -118,10 +123,14 @@ impl Labeling {
 /// What exploration needs to know about the region (copied out of its settings).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Params {
+    /// Which wanted variant an exploring execution runs.
     pub strategy: Strategy,
     /// Measurements per pair, or [`ADAPTIVE`].
     pub repeats: u32,
+    /// How repeated measurements become a label.
     pub labeling: Labeling,
+    /// Successive elimination's margin: the fraction by which a variant's fastest measurement
+    /// must exceed the best variant's robust slowest one to be dropped.
     pub margin: f64,
 }
 
@@ -175,8 +184,11 @@ pub const FRESH: u8 = 1;
 /// measurement), variant, and whether it was the variant's first execution in its process.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Sample {
+    /// The measured time, ns.
     pub ns: f32,
+    /// The variant measured.
     pub v: u16,
+    /// Whether it was the variant's first execution in its process.
     pub cold: bool,
 }
 
@@ -192,8 +204,9 @@ pub const NOVEL: u8 = 2;
 /// counters in arenas, see `measurements`): 40 bytes plus its samples.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VectorRecord {
-    /// Offset of the key's values in the measurement table's key arena, and their number.
+    /// Offset of the key's values in the measurement table's key arena.
     pub key_off: u32,
+    /// Number of the key's values (features).
     pub nf: u8,
     /// [`REOPENED`], [`NOVEL`].
     pub flags: u8,
@@ -208,7 +221,9 @@ pub struct VectorRecord {
 
 /// A feature vector's record with its counters, borrowed from the measurement table.
 pub struct VectorView<'a> {
+    /// The vector's record.
     pub rec: &'a mut VectorRecord,
+    /// Its counters, one per variant.
     pub counts: &'a mut [Counts],
     /// Variants unavailable in this run (`off[v]`; shorter than the variants: the rest are
     /// available): never candidates, never wanted, never the label.

@@ -336,12 +336,19 @@ pub unsafe extern "C" fn ompadapt_set_dir(dir: *const c_char) -> c_int {
 /// `struct ompadapt_api`.
 #[repr(C)]
 pub struct Api {
+    /// `OMPADAPT_API_VERSION` ([`API_VERSION`]): which of the entries below exist.
     pub version: c_uint,
+    /// [`ompadapt_begin`].
     pub begin: unsafe extern "C" fn(*mut *mut c_void, *const c_char, c_long, c_long, c_long, *const f64, c_int, *mut Ctx),
+    /// [`ompadapt_end`].
     pub end: unsafe extern "C" fn(*mut Ctx),
+    /// [`ompadapt_unlowered_offload_site`].
     pub unlowered_offload_site: unsafe extern "C" fn(*const c_char),
+    /// [`ompadapt_variant_unavailable`] (since version 2).
     pub variant_unavailable: unsafe extern "C" fn(*mut Ctx, c_int),
+    /// [`ompadapt_host_enter`] (since version 3).
     pub host_enter: unsafe extern "C" fn(*mut Ctx, c_int, c_int, i64, *const c_void, *const *const c_void, c_int) -> *mut c_void,
+    /// [`ompadapt_host_exit`] (since version 3).
     pub host_exit: unsafe extern "C" fn(*mut c_void),
 }
 

@@ -103,9 +103,13 @@ fn omp() -> Option<&'static Omp> {
 /// One launch's map entry, as `KernelArgsTy` holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
+    /// Base address (`ArgBasePtrs[i]`; 0 when the launch has none).
     pub base: usize,
+    /// Address of the mapped section's first byte (`ArgPtrs[i]`).
     pub begin: usize,
+    /// Bytes of the section (`ArgSizes[i]`; 0: a pointer into present storage).
     pub size: i64,
+    /// libomptarget's map-type bits (`ArgTypes[i]`).
     pub map_type: i64,
 }
 
@@ -140,13 +144,17 @@ pub unsafe fn entries(kargs: *const c_void) -> Vec<Entry> {
 /// One mapping on a device: host bytes `[lo, hi)` at device address `dev`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Mapping {
+    /// First host byte of the mapping.
     pub lo: usize,
+    /// One past its last host byte.
     pub hi: usize,
+    /// Device address of `lo`.
     pub dev: usize,
 }
 
 /// Where present storage is: `device_of(q)` is `q`'s device address, if `q` is mapped.
 pub trait Device {
+    /// The device address of host address `q`, if `q` is mapped.
     fn device_of(&self, q: usize) -> Option<usize>;
 }
 
@@ -282,7 +290,9 @@ fn read_only(lo: usize, hi: usize) -> bool {
 /// Host bytes `[lo, hi)` and what the offload does with them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Part {
+    /// First host byte.
     pub lo: usize,
+    /// One past the last host byte.
     pub hi: usize,
     /// Present on the device at `dev` (None: the construct maps it itself).
     pub dev: Option<usize>,
@@ -308,6 +318,7 @@ pub enum Refusal {
 }
 
 impl Refusal {
+    /// The reason, as the warning and the report give it.
     pub fn text(&self) -> &'static str {
         match self {
             Refusal::UnmappedPointer => "its launch passes a pointer to memory that is not mapped (e.g. from omp_target_alloc)",
@@ -401,9 +412,11 @@ pub struct HostRun {
     /// Saved host bytes of the parts the offload would not change on the host (same order).
     saved: Vec<Option<Vec<u8>>>,
     fields: Vec<Field>,
-    pub region: *const crate::region::Region,
-    /// Bytes moved between host and device (both ways), and saved and restored on the host.
+    /// The region whose execution this is (set by `ompadapt_host_enter`; null: none).
+    pub(crate) region: *const crate::region::Region,
+    /// Bytes moved between host and device (both ways).
     pub transferred: u64,
+    /// Host bytes saved and restored.
     pub preserved: u64,
     /// Clock ticks spent copying, in enter and exit.
     pub ticks: u64,

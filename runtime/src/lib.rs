@@ -25,11 +25,13 @@
 //! * [`report`] — the exit report (text or JSON);
 //! * [`store`] — data and models saved across runs, safe with many writers;
 //! * [`config`] — environment variables (the table of every `OMPADAPT_` variable);
-//! * [`env`] — the one place the environment is read, and the secure-execution check;
+//! * [`env`](mod@env) — the one place the environment is read, and the secure-execution check;
 //! * [`safe_fs`] — files in shared folders: no symbolic links followed, bounded reads;
 //! * [`team`] — what the team-size variants of a host parallel region mean on this machine;
 //! * [`clock`] — the timer (invariant TSC or CLOCK_MONOTONIC);
 //! * [`diag`] — one-line stderr diagnostics.
+
+#![deny(missing_docs)]
 
 pub mod apollo;
 pub mod clock;

@@ -67,12 +67,15 @@ impl AssessmentInputs<'_> {
 /// One pair's measurements newer than the last save (see [`MeasurementTable::unsaved`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Unsaved {
+    /// The pair's feature vector.
     pub key: FeatureKey,
+    /// The pair's variant.
     pub variant: usize,
     /// Measurements since the last save.
     pub count: u32,
-    /// The retained ones among them, oldest first: warm, cold.
+    /// The retained warm ones among them, oldest first, ns.
     pub warm: Vec<f64>,
+    /// The retained cold ones among them, oldest first, ns.
     pub cold: Vec<f64>,
     /// They supersede the pair's earlier measurements (taken after a drift).
     pub fresh: bool,
@@ -526,7 +529,6 @@ impl MeasurementTable {
         self.counted >= min_train && self.decided >= 1
     }
 
-    /// The training set: every decided vector and its label.
     /// Whether a trained region should train again: labels changed, and by at least an
     /// eighth of the labels it was trained on. Decided vectors keep their own label, so the
     /// model only generalises to new vectors; retraining on every new decision made a region
@@ -545,6 +547,7 @@ impl MeasurementTable {
         labels
     }
 
+    /// The training set: every decided vector and its label.
     pub fn labels(&self) -> Vec<(FeatureKey, usize)> {
         (0..self.len()).filter_map(|i| self.recs[i].decided().map(|l| (self.key(i), l))).collect()
     }

@@ -71,7 +71,7 @@
 //! Each rank saves only *its own* measurements (never the pooled copies: those are the other
 //! ranks' files, and saving them would multiply every sample by the number of ranks each run)
 //! to its own part file, with the rank from [`persist_rank`] in the name and in the contents
-//! (see `persist`):
+//! (see [`crate::store`]):
 //!
 //! ```text
 //! $OMPADAPT_DIR/<program>/<region>/part-<run>-r<R>-<n>.json    under MPI, R = world rank

@@ -104,12 +104,15 @@ pub struct Mode {
 pub struct DriftEvent {
     /// Executions of the region when it happened.
     pub at_execution: u64,
-    /// The vector and the variant that drifted, and the vector's label before.
+    /// The feature vector that drifted.
     pub key: FeatureKey,
+    /// The variant that ran slow on it.
     pub variant: usize,
+    /// The vector's label before it was re-measured (None: it had none).
     pub label_before: Option<usize>,
-    /// Slow executions in the window that triggered it, and the window's length.
+    /// Slow executions in the window that triggered it.
     pub slow: u32,
+    /// The window's length (timed executions).
     pub window: u32,
 }
 
@@ -131,11 +134,13 @@ pub(crate) struct Inner {
 /// (see [`Region::mark_unavailable`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Unavailable {
+    /// The variant that cannot run.
     pub variant: usize,
     /// The variant the execution that found it ran instead (None: not recorded).
     pub replacement: Option<usize>,
     /// Executions of the region when it happened.
     pub at_execution: u64,
+    /// Why it cannot run (as the warning said).
     pub reason: String,
 }
 
@@ -151,7 +156,8 @@ pub struct HostCopies {
 }
 
 impl HostCopies {
-    pub fn record(&self, transferred: u64, preserved: u64, ns: u64) {
+    /// Adds one execution's copies: bytes moved, bytes preserved, time in ns.
+    pub(crate) fn record(&self, transferred: u64, preserved: u64, ns: u64) {
         self.runs.fetch_add(1, Relaxed);
         self.transferred.fetch_add(transferred, Relaxed);
         self.preserved.fetch_add(preserved, Relaxed);
@@ -212,6 +218,7 @@ pub struct Region {
     pub args: CallArgs,
     /// Why the spec is unusable; such a region always runs variant 0 and records nothing.
     pub broken: Option<String>,
+    /// Coarse or frozen, fixed at creation.
     pub mode: Mode,
     drift_cfg: DriftConfig,
     /// Drift checks on the trained path (off when frozen, coarse, disabled or exhausted).

@@ -35,8 +35,9 @@ use rustix::io::Errno;
 /// 50 000 such pairs in one file); a larger file was planted or damaged and is refused.
 pub const MAX_READ: u64 = 256 << 20;
 
-/// Permissions of created files and directories before the umask: not writable by others.
+/// Permissions of created files before the umask: not writable by others.
 pub const FILE_MODE: u32 = 0o664;
+/// Permissions of created directories before the umask: not writable by others.
 pub const DIR_MODE: u32 = 0o775;
 
 /// Why a file or directory was refused or could not be used.
@@ -44,29 +45,41 @@ pub const DIR_MODE: u32 = 0o775;
 pub enum Error {
     /// A symbolic link where ompadapt follows none (the link's owner, if known).
     Symlink {
+        /// The link.
         path: PathBuf,
+        /// Its owner's uid (None: unknown).
         owner: Option<u32>,
     },
+    /// Something other than a directory where a directory was expected.
     NotDirectory(PathBuf),
     /// A FIFO, socket or device where a regular file was expected.
     NotRegular(PathBuf),
     /// Larger than the bound of the read (its size, or the bound + 1 if it grew while read).
     TooLarge {
+        /// The file.
         path: PathBuf,
+        /// Its size, bytes.
         size: u64,
+        /// The bound, bytes.
         max: u64,
     },
+    /// Nothing by that name.
     NotFound(PathBuf),
     /// A directory that could not be made (read-only file system, permissions, a parent that
     /// cannot hold directories such as `/proc`).
     CannotCreate {
+        /// The directory.
         path: PathBuf,
+        /// The failure.
         err: std::io::Error,
     },
     /// A name that is not a single path component.
     BadName(String),
+    /// Any other I/O failure.
     Io {
+        /// The file or directory.
         path: PathBuf,
+        /// The failure.
         err: std::io::Error,
     },
 }
@@ -87,6 +100,7 @@ impl Error {
         matches!(self, Error::Symlink { .. })
     }
 
+    /// Nothing by that name.
     pub fn is_not_found(&self) -> bool {
         matches!(self, Error::NotFound(_))
     }
@@ -170,9 +184,13 @@ fn check_name(name: &str) -> Result<(), Error> {
 /// What a directory entry is (without following links).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Kind {
+    /// A regular file.
     File,
+    /// A directory.
     Dir,
+    /// A symbolic link.
     Symlink,
+    /// Anything else (FIFO, socket, device).
     Other,
 }
 

@@ -52,8 +52,9 @@ pub struct Slot {
     pub variant: AtomicU32,
     /// Drift bar of the decision, clock ticks (`u64::MAX`: not checked).
     pub bar_ticks: AtomicU64,
-    /// Drift window of the decision: timed executions judged, and those over the bar.
+    /// Drift window of the decision: timed executions judged.
     pub window_judged: AtomicU32,
+    /// Drift window of the decision: judged executions over the bar.
     pub window_slow: AtomicU32,
     /// This thread's copy of the vector's exploration state.
     pub view: ExplorationView,
@@ -266,7 +267,9 @@ pub struct Shard {
     /// `buf[i % BUF]`; the owner appends at `buf_len`; `buf_taken` (written only under the
     /// region's lock, by whoever moves entries into the measurement table) marks what the measurement table has.
     pub buf: [Pending; BUF],
+    /// Entries ever appended to `buf` (by its owner).
     pub buf_len: AtomicU64,
+    /// Entries ever moved from `buf` into the measurement table.
     pub buf_taken: AtomicU64,
     /// State of the `random` strategy (xorshift).
     pub rng: AtomicU64,

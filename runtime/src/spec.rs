@@ -11,7 +11,9 @@ pub use ompadapt_abi::MAX_VARIANTS;
 /// The parameters mean what the model type says: a tree's depth; a forest's trees and depth.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CallArgs {
+    /// `min_train_data(...)` (-1: not given).
     pub min_train: i64,
+    /// `model_type(kind, a, b)`'s `[a, b]` (-1: not given).
     pub model_params: [i64; 2],
 }
 

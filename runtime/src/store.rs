@@ -193,6 +193,7 @@ pub struct Binding {
     pub dir: PathBuf,
     /// The store's root directory.
     pub root: PathBuf,
+    /// The program the data belongs to.
     pub program: Program,
     compact_after: usize,
     /// This run's id for coarse-mode run totals (the process's run id; a region is attached
@@ -524,8 +525,11 @@ fn compact_if_due(rdir: &Dir, model: &str, compact_after: usize) {
 /// whether a newly trained model.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Pending {
+    /// Measurements not saved yet.
     pub measurements: u64,
+    /// Model-chosen executions not saved yet.
     pub executions: u64,
+    /// Whether a model trained since the last save.
     pub model: bool,
 }
 

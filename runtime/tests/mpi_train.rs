@@ -23,7 +23,7 @@ use std::process::{Command, Stdio};
 use std::ptr::null_mut;
 use std::time::{Duration, Instant};
 
-use ompadapt_rt::{ompadapt_begin, ompadapt_end, ompadapt_save, ompadapt_train, persist, registry, Ctx};
+use ompadapt_rt::{ompadapt_begin, ompadapt_end, ompadapt_save, ompadapt_train, registry, store, Ctx};
 use rsmpi::topology::Communicator;
 
 const CHILD: &str = "OMPADAPT_MPI_TRAIN_CHILD";

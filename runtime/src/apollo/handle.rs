@@ -28,7 +28,7 @@ pub const MAX_HANDLES: usize = 1024;
 /// (Apollo defaults to `Static,policy=0`, i.e. it tunes nothing unless told to.)
 pub const DEFAULT_MODEL_INFO: &str = "DecisionTree";
 
-/// How a handle's policies are picked (all through its region, see [`super::hooks`]).
+/// How a handle's policies are picked (all through its region, see `apollo::hooks`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {
     /// Explore, train, let the model decide (`DecisionTree`, `RandomForest`,

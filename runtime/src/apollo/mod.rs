@@ -16,10 +16,10 @@
 //! (Georgakoudis et al.'s Table 1 lists `create`'s arguments in another order and Listing 2 calls
 //! `set_feature` without the region; the bindings above are what Apollo's library exports
 //! and what its instrumented programs and LLVM pass call. The one-argument call works too, see
-//! [`frames`].)
+//! `frames`.)
 //!
 //! What differs from Apollo, on purpose:
-//! * thread safety: per-thread stacks of executions ([`frames`]) instead of one "current
+//! * thread safety: per-thread stacks of executions (`frames`) instead of one "current
 //!   context" per region; one region can run on many threads, nested and interleaved;
 //! * `model_info` NULL or empty means `$APOLLO_POLICY_MODEL`, else `DecisionTree` (Apollo:
 //!   `Static,policy=0`, i.e. nothing is tuned unless an environment variable says so);

@@ -19,19 +19,40 @@
 /// The model family.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Kind {
-    DecisionTree { max_depth: Option<usize> },
-    RandomForest { num_trees: Option<usize>, max_depth: Option<usize> },
+    /// `DecisionTree`: explore, then train a decision tree.
+    DecisionTree {
+        /// `max_depth=` (None: the default, 2).
+        max_depth: Option<usize>,
+    },
+    /// `RandomForest`: explore, then train a random forest.
+    RandomForest {
+        /// `num_trees=` (None: the default, 10).
+        num_trees: Option<usize>,
+        /// `max_depth=` of each tree (None: the default, 2).
+        max_depth: Option<usize>,
+    },
+    /// `LogisticRegression` (an ompadapt extension): explore, then train multinomial logistic
+    /// regression.
     LogisticRegression,
-    Static { policy: i64 },
+    /// `Static`: always run one policy.
+    Static {
+        /// `policy=`: the policy run (default 0).
+        policy: i64,
+    },
+    /// `RoundRobin`: explore round-robin forever, never train.
     RoundRobin,
+    /// `Random`: a random policy every time, never train.
     Random,
 }
 
 /// An exploration strategy requested with `explore=`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Explore {
+    /// `RoundRobin` (Apollo's): the policies in turn.
     RoundRobin,
+    /// `Random` (Apollo's): a random policy each time.
     Random,
+    /// `Elimination` (ompadapt's): successive elimination of clearly slower policies.
     Elimination,
 }
 
@@ -49,6 +70,7 @@ impl Explore {
 /// A parsed `model_info`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ModelInfo {
+    /// The model named, with its parameters.
     pub kind: Kind,
     /// `explore=` (for the learning models), if given.
     pub explore: Option<Explore>,

@@ -41,9 +41,21 @@ pub const EXACT_LIMIT: usize = 256;
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum BNode {
     /// Predicts `class`.
-    Leaf { class: u16 },
+    Leaf {
+        /// The predicted class (variant index).
+        class: u16,
+    },
     /// `x[feature] < threshold` → `left`, else `right` (node indices).
-    Split { feature: u16, threshold: f64, left: u32, right: u32 },
+    Split {
+        /// Index of the feature tested.
+        feature: u16,
+        /// Rows whose feature is below it go left.
+        threshold: f64,
+        /// Node index of the left child.
+        left: u32,
+        /// Node index of the right child.
+        right: u32,
+    },
 }
 
 /// Sort key of a feature value: NaN sorts (and compares) like `+∞`.

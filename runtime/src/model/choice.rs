@@ -20,13 +20,21 @@ pub const MAX_TREES: usize = 1000;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ModelChoice {
     /// One decision tree.
-    Tree { max_depth: usize },
+    Tree {
+        /// Most levels of splits.
+        max_depth: usize,
+    },
     /// A random forest: bagged trees on random feature subsets, majority vote.
-    Forest { trees: usize, max_depth: usize },
+    Forest {
+        /// Number of trees.
+        trees: usize,
+        /// Most levels of splits of each tree.
+        max_depth: usize,
+    },
     /// Multinomial logistic regression on standardised (and, for size-like features,
     /// log-scaled) features (HPX smart executors, hpxML).
     LogisticRegression,
-    /// A per-variant cost model of one form (see [`super::cost`]).
+    /// A per-variant cost model of one form (see [`super::cost_model`]).
     Cost(CostForm),
     /// The cost model form with the lowest cross-validated regret.
     CostSelected,

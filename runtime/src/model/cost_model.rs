@@ -59,15 +59,20 @@ const NONE: u32 = u32::MAX;
 /// The regression family of a cost model.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Family {
+    /// `t = Σ c_m φ_m(x)` over latency, per-feature, product and ratio terms, every `c_m ≥ 0`,
+    /// with relative errors.
     Additive,
     /// `t = b + Σ w_j x_j` with signed coefficients (relative errors): a cost that falls as a
     /// feature grows, which no non-negative sum can follow.
     Linear,
+    /// `ln t = b + Σ w_j u_j` on standardised (size-like: logged) features: power laws.
     LogLinear,
+    /// Log-linear with the products `u_j·u_l` (curvature in log-log space).
     LogQuadratic,
 }
 
 impl Family {
+    /// Every family.
     pub const ALL: [Family; 4] = [Family::Additive, Family::Linear, Family::LogLinear, Family::LogQuadratic];
 
     /// Spelling in `OMPADAPT_MODEL` (`cost,additive`) and reports.
@@ -93,6 +98,7 @@ impl Family {
 /// Which cost model to fit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct CostForm {
+    /// The regression family of each fit.
     pub family: Family,
     /// Levels of piecewise splits (0: one fit per variant).
     pub depth: u8,
@@ -106,6 +112,7 @@ impl CostForm {
         CostForm { family, depth, by_category: false }
     }
 
+    /// The form for people, e.g. `cost model (loglinear, piecewise depth 2)`.
     pub fn describe(&self) -> String {
         let cat = if self.by_category { ", per category" } else { "" };
         if self.depth == 0 {
@@ -132,13 +139,16 @@ pub enum Term {
 /// The feature transform shared by every variant's fit.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Basis {
+    /// The family the terms are for.
     pub family: Family,
     /// Features used.
     pub p: usize,
     /// Bit `j`: feature `j` enters as `ln x_j` (log families only).
     pub log: u16,
-    /// Standardisation of each (possibly logged) feature (log families; identity otherwise).
+    /// Standardisation of each (possibly logged) feature `u` as `(u - mean) * inv` (log
+    /// families; identity otherwise): the means.
     pub mean: [f64; MAX_FEATURES],
+    /// Standardisation: the inverse of each feature's standard deviation.
     pub inv: [f64; MAX_FEATURES],
     /// The terms, at most [`MAX_TERMS`].
     pub terms: Box<[Term]>,
@@ -242,6 +252,7 @@ impl Basis {
 /// A compiled cost model.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CostModel {
+    /// The feature transform and terms shared by every variant's fit.
     pub basis: Basis,
     /// Every variant's regression tree (leaves: `class` = coefficient row).
     pub nodes: Box<[Node]>,
@@ -251,6 +262,7 @@ pub struct CostModel {
     pub depth: u32,
     /// Coefficient rows, `basis.terms()` each.
     pub coef: Box<[f64]>,
+    /// The form fitted.
     pub form: CostForm,
 }
 

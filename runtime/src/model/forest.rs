@@ -29,6 +29,7 @@ use crate::spec::MAX_VARIANTS;
 /// A compiled forest: all trees' nodes in one array.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlatForest {
+    /// Every tree's nodes, one tree after another.
     pub nodes: Box<[Node]>,
     /// Root node of each tree.
     pub roots: Box<[u32]>,

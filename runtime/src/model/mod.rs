@@ -3,7 +3,7 @@
 //! | model | `model_type` / override | learner | compiled form |
 //! |---|---|---|---|
 //! | automatic choice | no `model_type`, `auto` | [`select`]: cross-validated regret over the others | the chosen one's |
-//! | cost model | `cost[,family[,depth]]` (environment) | [`cost`]: per-variant regression (NNLS / least squares, piecewise) | [`CostModel`]: terms, per-variant walk and dot product |
+//! | cost model | `cost[,family[,depth]]` (environment) | [`cost_model`]: per-variant regression (NNLS / least squares, piecewise) | [`CostModel`]: terms, per-variant walk and dot product |
 //! | decision tree | `dtree[,depth]` | [`cart`]: CART, exact on small sets, regret-weighted rows | [`FlatTree`]: node array, fixed-step walk |
 //! | random forest | `rfc[,trees[,depth]]` | [`forest`]: bootstrap + feature subsets over `cart` | [`FlatForest`]: one node array, vote |
 //! | logistic regression | `logistic` (environment only) | linfa-logistic on [`scaling`]-ed features | [`Linear`]: weight matrix |
@@ -13,7 +13,8 @@
 //! it mispredicts become [`patch`] exceptions, so a trained model always reproduces the fastest
 //! variant of every feature vector it was trained on (up to [`patch::MAX_EXCEPTIONS`]
 //! corrections). What each learner guarantees on its own is in its module and tested in
-//! `tests/models_exact.rs`; decision quality on unseen inputs in `tests/decision_quality.rs`.
+//! `runtime/tests/models_exact.rs`; decision quality on unseen inputs in the `ompadapt-evaluate`
+//! crate's `evaluate/tests/decision_quality.rs`.
 //!
 //! [`Compiled::predict`] takes the context's zero-padded `[f64; 16]` features and allocates
 //! nothing; it is the trained path's only model cost.

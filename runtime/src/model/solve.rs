@@ -19,14 +19,20 @@ pub const MAX_TERMS: usize = 17;
 /// `G`, `h` and `bᵀb` of a weighted least-squares problem, accumulated row by row.
 #[derive(Clone, Copy, Debug)]
 pub struct Normal {
+    /// Terms (unknowns) of the system, at most [`MAX_TERMS`].
     pub m: usize,
+    /// `G = AᵀA`, upper triangle (the first `m` rows and columns).
     pub g: [[f64; MAX_TERMS]; MAX_TERMS],
+    /// `h = Aᵀb`.
     pub h: [f64; MAX_TERMS],
+    /// `bᵀb`.
     pub bb: f64,
+    /// Rows added.
     pub rows: usize,
 }
 
 impl Normal {
+    /// An empty system of `m` terms.
     pub fn new(m: usize) -> Normal {
         Normal { m, g: [[0.0; MAX_TERMS]; MAX_TERMS], h: [0.0; MAX_TERMS], bb: 0.0, rows: 0 }
     }

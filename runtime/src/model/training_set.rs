@@ -15,8 +15,9 @@ use crate::spec::MAX_VARIANTS;
 /// largest measured regret if that is larger.
 pub const UNMEASURED_REGRET: f64 = 1.0;
 
-/// Smallest and largest classifier weight ([`TrainingSet::regret_weights`]).
+/// Smallest classifier weight ([`TrainingSet::regret_weights`]).
 pub const MIN_WEIGHT: f64 = 0.01;
+/// Largest classifier weight ([`TrainingSet::regret_weights`]).
 pub const MAX_WEIGHT: f64 = 2.0;
 
 /// Feature vectors with per-variant times and labels.
@@ -150,10 +151,10 @@ impl TrainingSet {
     /// its label, clamped to [`MIN_WEIGHT`, `MAX_WEIGHT`] (a near-tie still counts a little; one
     /// catastrophic variant does not outweigh many vectors). Weights for classifiers.
     ///
-    /// Measured on the controlled shapes of `evaluate::synthetic` (Adaptive-50, 5 seeds): about
-    /// neutral against unit weights for CART trees and forests (within ±1 point); a fully
-    /// cost-sensitive tree (splits and leaves by summed regret) was measured clearly worse
-    /// (depth 4 on crossover-nk: 74 % vs 83 % within 5 %) and is not used.
+    /// Measured on the controlled shapes of the `ompadapt-evaluate` crate's `synthetic` module
+    /// (Adaptive-50, 5 seeds): about neutral against unit weights for CART trees and forests
+    /// (within ±1 point); a fully cost-sensitive tree (splits and leaves by summed regret) was
+    /// measured clearly worse (depth 4 on crossover-nk: 74 % vs 83 % within 5 %) and is not used.
     pub fn regret_weights(&self) -> Vec<f64> {
         (0..self.n())
             .map(|i| {

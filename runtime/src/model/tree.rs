@@ -14,9 +14,13 @@ const _: () = assert!(MAX_FEATURES.is_power_of_two(), "feature index masking nee
 /// the node itself; `class` is the prediction.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Node {
+    /// Of a split: the value compared with (0 in a leaf).
     pub threshold: f64,
+    /// Node indices of the children: below the threshold, then at or above it (or NaN).
     pub kids: [u32; 2],
+    /// Of a split: index of the feature tested (0 in a leaf).
     pub feature: u32,
+    /// Of a leaf: the prediction, a variant (in a cost model, a coefficient row); 0 in a split.
     pub class: u32,
 }
 
@@ -70,6 +74,7 @@ pub fn append(grown: &[BNode], out: &mut Vec<Node>) -> (u32, u32) {
 /// A decision tree as a flat array of nodes, root first.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlatTree {
+    /// The nodes, root first.
     pub nodes: Box<[Node]>,
     /// Longest root-to-leaf path (splits).
     pub depth: u32,

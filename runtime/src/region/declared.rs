@@ -233,6 +233,8 @@ pub struct DeclaredReport {
     /// For an associated region: its primary.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub use_model: Option<String>,
+    /// For an associated region: `variant_mapping`, for each of its variants the primary's
+    /// variant it runs with.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub variant_mapping: Vec<usize>,
     /// For an associated region: executions per variant, then those that ran none.

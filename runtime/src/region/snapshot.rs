@@ -124,7 +124,9 @@ impl Region {
 /// `OMPADAPT_SAMPLE` is timed.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Monitored {
+    /// Executions counted.
     pub count: u64,
+    /// Executions timed.
     pub timed: u64,
     /// Sum of the timed ones' times.
     pub sum_ns: u64,
@@ -139,9 +141,11 @@ pub struct PairView {
     pub times: Vec<f64>,
     /// The robust time labels use (see `explore`).
     pub estimate: Option<f64>,
-    /// Executions the model chose, those timed, and the sum of their times.
+    /// Executions the model chose.
     pub model_count: u64,
+    /// Those of them that were timed.
     pub model_timed: u64,
+    /// Sum of the timed ones' times, ns.
     pub model_sum_ns: u64,
 }
 
@@ -166,21 +170,28 @@ impl PairView {
 /// One feature vector's data.
 #[derive(Clone, Debug, PartialEq)]
 pub struct EntryView {
+    /// The feature vector.
     pub key: FeatureKey,
     /// Label from exploration, once decided.
     pub decided: Option<usize>,
     /// Variants still candidates (successive elimination).
     pub alive: u64,
+    /// Each variant's data on this vector, in variant order.
     pub per_variant: Vec<PairView>,
 }
 
 /// A snapshot of a region's data, for the report, persistence and tests.
 #[derive(Clone, Debug)]
 pub struct Snapshot {
+    /// Every feature vector measured or decided by the model.
     pub entries: Vec<EntryView>,
+    /// Training samples: counted (feature vector, variant) pairs.
     pub training_samples: usize,
+    /// Feature vectors decided by exploration.
     pub decided: usize,
+    /// Executions recorded by exploration (this process).
     pub recorded_explore: u64,
+    /// Executions the model chose (this process).
     pub recorded_model: u64,
     /// Executions that ran but were not recorded (warm-up, invalid variant).
     pub unrecorded: u64,
@@ -188,8 +199,11 @@ pub struct Snapshot {
     pub stored_samples: usize,
     /// Heap bytes of the stored measurements (see `MeasurementTable::heap_bytes`).
     pub heap_bytes: usize,
+    /// The measurement table's generation (bumped when its indices become invalid).
     pub generation: u32,
+    /// Exploration parameters.
     pub params: Params,
+    /// The settings a region can change at run time.
     pub settings: Settings,
     /// Threads that ran trained executions.
     pub threads: usize,

@@ -19,7 +19,9 @@ use crate::stats::{fnv1a, FeatureKey};
 /// What decides: a trained model or a constant variant.
 #[derive(Debug)]
 pub enum Predictor {
+    /// A compiled model.
     Model(Compiled),
+    /// Always this variant.
     Constant(usize),
 }
 
@@ -65,6 +67,7 @@ pub enum Origin {
 /// A published decision function and how it came to be.
 #[derive(Debug)]
 pub struct Trained {
+    /// The decision function.
     pub predictor: Predictor,
     /// The model that was asked for.
     pub choice: ModelChoice,
@@ -84,6 +87,7 @@ pub struct Trained {
     pub fallback: Option<String>,
     /// Predicted time per (feature vector, variant), for drift detection.
     pub time: TimeModel,
+    /// How it came to be.
     pub origin: Origin,
     /// Epoch under which it was published.
     pub epoch: u64,

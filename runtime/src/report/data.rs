@@ -37,10 +37,13 @@ pub struct RegionReport {
     pub min_train: usize,
     /// The model the directive or the environment asked for.
     pub model_asked: String,
-    /// Executions that reached their end, and how they split.
+    /// Executions that reached their end.
     pub executions: u64,
+    /// Of those, the ones recorded by exploration.
     pub exploring: u64,
+    /// Of those, the ones the model chose.
     pub chosen_by_model: u64,
+    /// Of those, the ones that ran but were not recorded (warm-up, invalid variant).
     pub unrecorded: u64,
     /// Measured (feature vector, variant) pairs that count for training.
     pub training_samples: usize,
@@ -50,6 +53,7 @@ pub struct RegionReport {
     pub model: Option<ModelReport>,
     /// Times the region trained again in this run.
     pub retrains: u32,
+    /// Drifts detected in this run, in order.
     pub drift: Vec<DriftReport>,
     /// Variants that could not run in this process (their host version would have read data
     /// the device holds), in the order found; empty when every variant was available.
@@ -62,7 +66,9 @@ pub struct RegionReport {
     pub monitoring: bool,
     /// Measurements loaded from earlier runs.
     pub loaded_samples: u64,
+    /// Times per feature vector and variant.
     pub timings: Vec<TimingReport>,
+    /// What is decided for each feature vector.
     pub decisions: Vec<DecisionReport>,
     /// Per variant: bytes moved and transfer time per execution (only when the OMPT tool
     /// `libompadapt_dataperf.so` measured them).
@@ -77,7 +83,9 @@ pub struct RegionReport {
 /// Bytes moved and transfer time per execution of one variant.
 #[derive(Serialize, Debug)]
 pub struct DataMovementReport {
+    /// The variant's name.
     pub variant: String,
+    /// Its bytes moved and transfer time per execution.
     #[serde(flatten)]
     pub per_execution: crate::dataflow::Movement,
 }
@@ -89,17 +97,23 @@ pub struct ModelReport {
     pub kind: String,
     /// The model asked for (`auto` when the directive names none).
     pub asked: String,
-    /// For a selection: the chosen model's cross-validated mean regret and fraction of held-out
-    /// vectors within 5 % of the best time, on how many held-out vectors and folds.
+    /// For a selection: the chosen model's cross-validated mean regret.
     pub estimated_regret: Option<f64>,
+    /// For a selection: its fraction of held-out vectors within 5 % of the best time.
     pub estimated_within5: Option<f64>,
+    /// For a selection: the held-out vectors of the estimate.
     pub estimated_on_vectors: Option<usize>,
+    /// For a selection: the folds of the estimate.
     pub estimated_folds: Option<usize>,
     /// How it came to be (trained in this run, loaded, frozen...).
     pub origin: String,
+    /// Executions of the region (in this process) when it was trained.
     pub trained_after_executions: u64,
+    /// Feature vectors in its training set.
     pub feature_vectors: usize,
+    /// Training samples (counted pairs) when it was trained.
     pub training_samples: usize,
+    /// Wall time of fitting and compiling it, ns.
     pub train_ns: u64,
     /// Why training failed, when a constant model replaced the one asked for.
     pub fallback: Option<String>,
@@ -110,29 +124,39 @@ pub struct ModelReport {
 /// One drift: a variant ran slower than measured on a feature vector, which was re-measured.
 #[derive(Serialize, Debug)]
 pub struct DriftReport {
+    /// Executions of the region when it happened.
     pub at_execution: u64,
-    /// The feature vector re-measured, the variant that ran slow, its label before and now.
+    /// The feature vector re-measured.
     pub features: Vec<f64>,
+    /// The variant that ran slow.
     pub variant: String,
+    /// The vector's label before (null: none).
     pub label_before: Option<String>,
+    /// Its label now (null: not decided yet).
     pub label_now: Option<String>,
+    /// Slow executions in the window that triggered it.
     pub slow: u32,
+    /// The window's length (timed executions).
     pub window: u32,
 }
 
 /// A variant found unavailable in this process.
 #[derive(Serialize, Debug)]
 pub struct UnavailableReport {
+    /// The variant that could not run.
     pub variant: String,
     /// The variant the execution that found it ran instead (null: not recorded).
     pub replacement: Option<String>,
+    /// Executions of the region when it was found.
     pub at_execution: u64,
+    /// Why it could not run.
     pub reason: String,
 }
 
 /// What the `cpu` variant of an offload copied around its host version, per execution.
 #[derive(Serialize, Debug)]
 pub struct HostCopiesReport {
+    /// Executions of the host version that copied (the averages are over these).
     pub executions: u64,
     /// Bytes moved between host and device (both ways) per execution.
     pub transferred_bytes: f64,
@@ -145,13 +169,19 @@ pub struct HostCopiesReport {
 /// The times of one variant on one feature vector.
 #[derive(Serialize, Debug)]
 pub struct TimingReport {
+    /// The feature vector.
     pub features: Vec<f64>,
+    /// The variant.
     pub variant: String,
+    /// Exploring executions recorded (including earlier runs').
     pub exploring_runs: u64,
+    /// Executions the model chose (this process).
     pub model_runs: u64,
     /// Model-chosen executions that were timed (one in `OMPADAPT_SAMPLE`).
     pub model_timed: u64,
+    /// Median of the retained exploring times, ns.
     pub median_ns: Option<f64>,
+    /// Mean over the retained exploring times and the timed model-chosen executions, ns.
     pub mean_ns: Option<f64>,
     /// The robust time the label uses (lower quartile of the warm measurements, else the cold).
     pub estimate_ns: Option<f64>,
@@ -160,6 +190,7 @@ pub struct TimingReport {
 /// What is decided for one feature vector.
 #[derive(Serialize, Debug)]
 pub struct DecisionReport {
+    /// The feature vector.
     pub features: Vec<f64>,
     /// Variant the model picks, or null while exploring.
     pub decision: Option<String>,

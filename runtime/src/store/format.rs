@@ -27,7 +27,7 @@ pub struct DataFile {
     /// Program (executable name).
     pub program: String,
     /// What identifies the program (its executable's canonical path, or `OMPADAPT_PROGRAM`);
-    /// the store keeps each identity's data apart (see `persist`).
+    /// the store keeps each identity's data apart (see [`crate::store`]).
     #[serde(default)]
     pub program_id: String,
     /// Region (model name).
@@ -67,10 +67,13 @@ pub struct DataFile {
 /// The process that wrote a file.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Default)]
 pub struct Writer {
+    /// Host name.
     pub host: String,
+    /// Process id.
     pub pid: u32,
     /// MPI world rank and size, when run under MPI with more than one process.
     pub rank: Option<u32>,
+    /// MPI world size (with `rank`).
     pub size: Option<u32>,
     /// Run id (unique per process).
     pub run: String,
@@ -79,7 +82,9 @@ pub struct Writer {
 /// Measurements of one variant on one feature vector.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct SampleRecord {
+    /// The feature vector.
     pub features: Vec<f64>,
+    /// The variant's name.
     pub variant: String,
     /// Measurements (≥ `times_ns.len() + cold_ns.len()`: older ones may have been dropped).
     pub count: u64,
@@ -97,8 +102,11 @@ pub struct SampleRecord {
 /// Executions of one variant on one feature vector chosen by the model.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct MonitoredRecord {
+    /// The feature vector.
     pub features: Vec<f64>,
+    /// The variant's name.
     pub variant: String,
+    /// Executions (all counted).
     pub count: u64,
     /// Sum of the timed executions' times.
     pub sum_ns: u64,
@@ -110,10 +118,15 @@ pub struct MonitoredRecord {
 /// Coarse mode: one run's total time of the region on one feature vector.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct RunRecord {
+    /// The run's id ([`Writer::run`]).
     pub run: String,
+    /// The feature vector.
     pub features: Vec<f64>,
+    /// The variant the run pinned for it.
     pub variant: String,
+    /// Total time of the region's executions on it in that run, ns.
     pub total_ns: u64,
+    /// The region's executions on it in that run.
     pub executions: u64,
 }
 
@@ -122,15 +135,20 @@ pub struct RunRecord {
 pub struct ModelRecord {
     /// e.g. `decision tree (max depth 2)`.
     pub kind: String,
+    /// When it was trained (ns since the Unix epoch).
     pub trained_unix_ns: u64,
+    /// Its training rows.
     pub labels: Vec<LabelRecord>,
+    /// The model as text.
     pub text: String,
 }
 
 /// One training row: a feature vector and its fastest variant.
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct LabelRecord {
+    /// The feature vector.
     pub features: Vec<f64>,
+    /// The fastest variant's name.
     pub variant: String,
 }
 
@@ -171,7 +189,12 @@ pub enum Damage {
     /// Not read at all: a symbolic link, a special file, or larger than
     /// [`safe_fs::MAX_READ`]. `tag` names what it was (`symlink`, `special`, `oversized`),
     /// `why` says it (after the file's name).
-    Refused { tag: &'static str, why: String },
+    Refused {
+        /// `symlink`, `special` or `oversized`.
+        tag: &'static str,
+        /// What it was, said after the file's name.
+        why: String,
+    },
 }
 
 impl From<safe_fs::Error> for Damage {

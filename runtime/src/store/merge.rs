@@ -22,9 +22,10 @@ type ByRun = Vec<((String, Vec<f64>, String), (u64, u64))>;
 pub struct PairData {
     /// Every measurement ever saved (saturating).
     pub count: u64,
-    /// The most recent warm and cold measurements (at most `KEEP` each), oldest first; after a
-    /// drift, only those taken since.
+    /// The most recent warm measurements (at most `KEEP`), oldest first, ns; after a drift,
+    /// only those taken since.
     pub warm: Vec<f64>,
+    /// The most recent cold measurements, likewise.
     pub cold: Vec<f64>,
     /// Measurements superseded by a drift's re-measurement (still in `count`).
     pub superseded: u64,
@@ -33,8 +34,11 @@ pub struct PairData {
 /// The merged trained executions of one pair.
 #[derive(Debug, Default, Clone, Copy, PartialEq)]
 pub struct MonitoredData {
+    /// Executions (saturating).
     pub count: u64,
+    /// Those timed.
     pub timed: u64,
+    /// Sum of the timed ones' times, ns.
     pub sum_ns: u64,
 }
 
@@ -43,10 +47,13 @@ pub struct MonitoredData {
 pub struct Merged {
     /// The parts of the first file read, for the output's header.
     pub header: Option<DataFile>,
+    /// Exploration measurements per (feature vector, variant).
     pub samples: ByPair<PairData>,
+    /// Model-chosen executions per (feature vector, variant).
     pub monitored: ByPair<MonitoredData>,
     /// (run, features, variant) → (total, executions).
     pub runs: ByRun,
+    /// The model of the last file read that has one.
     pub model: Option<ModelRecord>,
     /// Files merged (names).
     pub files: Vec<String>,
