@@ -67,8 +67,11 @@ pub fn team_size(name: &str, max: u32) -> Option<u32> {
 /// One variant that gives the same team as another: `variant` runs as `same_as` here.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Duplicate {
+    /// The variant made unavailable.
     pub variant: usize,
+    /// The variant that runs its team.
     pub same_as: usize,
+    /// That team's threads.
     pub threads: u32,
 }
 
