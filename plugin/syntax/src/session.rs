@@ -91,7 +91,7 @@ enum Pending {
     Auto { desc: Box<RegionDesc>, data: Vec<DataDirective> },
     /// Zero-source-change mode: a target construct or parallel region left as written, whose
     /// statement is collected only so that the constructs nested in it know they are.
-    Enclosing { what: &'static str, location: String },
+    Enclosing { what: String, location: String },
     /// A metadirective and the data directives in view (for the stale-copy warning).
     Metadirective(Vec<selector::Arm>, Vec<DataDirective>),
     /// A metadirective under `declare adaptation`: the region's start, and its arms.
@@ -743,10 +743,10 @@ impl Session {
         if !auto_mode::considered(&c) || governed || ctx.block == 0 {
             return None;
         }
-        let what = if c.offloads() { "target construct" } else { "parallel region" };
+        let what = if c.offloads() { "target construct".to_owned() } else { format!("'{}' construct", c.words.join(" ")) };
         if let Some((at, why)) = self.auto_ineligible(&c) {
             diags.push(Diagnostic::remark(at, at + 1, format!("this {what} is left as written: {why}")));
-            return Some(self.enclosing(what, ctx));
+            return Some(self.enclosing(&what, ctx));
         }
         let mut kept_diags = Vec::new();
         let variants = auto_mode::fitting(mode.kinds_for(&c), &c, &mut kept_diags);
@@ -760,7 +760,7 @@ impl Session {
                     format!("this {what} is left as written: no variant kind of {} fits it", auto_mode::FLAG),
                 ));
             }
-            return Some(self.enclosing(what, ctx));
+            return Some(self.enclosing(&what, ctx));
         }
         diags.extend(kept_diags);
         let name = self.auto.as_mut().expect("checked").region_name(&ctx.function, &ctx.location);
@@ -793,7 +793,7 @@ impl Session {
         match self.pending.last() {
             Some(Pending::Auto { desc, .. }) => {
                 let outer = if desc.as_written_when_nested { "parallel region" } else { "target construct" };
-                return Some((0, format!("it is nested in the {outer} at {}, which ompadapt adapts", desc.location)));
+                return Some((0, format!("it is nested in the {outer} at {}, which ompadapt adapts", short_location(&desc.location))));
             }
             Some(Pending::Enclosing { what, location }) => return Some((0, format!("it is nested in the {what} at {location}"))),
             Some(_) => return Some((0, "it is inside the statement of an adaptation directive, which decides how it runs".to_string())),
@@ -820,8 +820,8 @@ impl Session {
 
     /// A construct left as written whose statement is still collected, so that the constructs
     /// nested in it are left as written too (a `parallel for` in a target region is device code).
-    fn enclosing(&mut self, what: &'static str, ctx: &PragmaContext) -> Outcome {
-        self.pending.push(Pending::Enclosing { what, location: short_location(&ctx.location) });
+    fn enclosing(&mut self, what: &str, ctx: &PragmaContext) -> Outcome {
+        self.pending.push(Pending::Enclosing { what: what.to_owned(), location: short_location(&ctx.location) });
         Outcome::NeedConstruct
     }
 
