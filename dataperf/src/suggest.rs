@@ -13,7 +13,7 @@
 
 use serde::Serialize;
 
-use crate::analysis::UnusedWhy;
+use crate::analysis::{Agg, UnusedWhy};
 use crate::sites::{Construct, MapType};
 use crate::symbolize::plain_name;
 use crate::units::{fmt_bytes, fmt_ns};
@@ -82,12 +82,8 @@ pub struct Subject {
     pub map_type: Option<MapType>,
     /// The data's host address (0: unknown).
     pub host_addr: u64,
-    /// Operations.
-    pub count: u64,
-    /// Their bytes.
-    pub bytes: u64,
-    /// Their time.
-    pub ns: u64,
+    /// Its operations: count, bytes, time.
+    pub ops: Agg,
     /// The data went to the host: a duplicate the host received, a round trip that started
     /// on the host.
     pub to_host: bool,
@@ -121,8 +117,8 @@ pub fn suggest(s: &Subject) -> Suggestion {
             action: "raise-memory-cap",
             clause: None,
             place: None,
-            saving_bytes: s.bytes,
-            saving_ns: s.ns,
+            saving_bytes: s.ops.bytes,
+            saving_ns: s.ops.ns,
         };
     };
     let w = Writer { s, site, var: var_text(s) };
@@ -134,17 +130,22 @@ pub fn suggest(s: &Subject) -> Suggestion {
         Pattern::UnusedTransfer(why) => w.unused_transfer(why),
         Pattern::UnmatchedDelete => w.unmatched_delete(),
     };
-    let unnamed = if s.var.is_none() && s.pattern != Pattern::UnmatchedDelete { " (rebuild with -g for variable names)" } else { "" };
+    let unnamed = match (s.var.is_none() && s.pattern != Pattern::UnmatchedDelete, site.line == 0) {
+        (true, true) => " (rebuild with -g for variable names and lines)",
+        (true, false) => " (rebuild with -g for variable names)",
+        (false, true) => " (rebuild with -g for lines)",
+        (false, false) => "",
+    };
     let saving = if s.pattern == Pattern::UnmatchedDelete {
         String::new()
     } else {
-        format!("; saves {} ({}) in {} {}", fmt_bytes(s.bytes), fmt_ns(s.ns), s.count, operations(s))
+        format!("; saves {} ({}) in {} {}", fmt_bytes(s.ops.bytes), fmt_ns(s.ops.ns), s.ops.count, operations(s))
     };
-    Suggestion { text: format!("{text}{saving}{unnamed}"), action, clause, place, saving_bytes: s.bytes, saving_ns: s.ns }
+    Suggestion { text: format!("{text}{saving}{unnamed}"), action, clause, place, saving_bytes: s.ops.bytes, saving_ns: s.ops.ns }
 }
 
 fn operations(s: &Subject) -> &'static str {
-    match (s.pattern, s.count) {
+    match (s.pattern, s.ops.count) {
         (Pattern::RepeatedAlloc | Pattern::UnusedAlloc, 1) => "allocation",
         (Pattern::RepeatedAlloc | Pattern::UnusedAlloc, _) => "allocations",
         (_, 1) => "transfer",
@@ -157,7 +158,7 @@ fn var_text(s: &Subject) -> String {
     match &s.var {
         Some(v) => v.clone(),
         None => {
-            let each = s.bytes / s.count.max(1);
+            let each = s.ops.bytes / s.ops.count.max(1);
             if s.host_addr != 0 {
                 format!("<{each} bytes at {:#x}>", s.host_addr)
             } else {
@@ -190,8 +191,8 @@ impl Scope {
         let file = p.file.clone().unwrap_or_default();
         let q = q.filter(|q| q.line > 0 && q.file == p.file && q.function == p.function);
         if let Some(q) = q.filter(|q| q.line != p.line) {
-            if p.loop_line.is_some() && p.loop_line == q.loop_line {
-                return Scope::Loop { file, line: p.loop_line.unwrap() };
+            if let Some(line) = p.loop_line.filter(|_| p.loop_line == q.loop_line) {
+                return Scope::Loop { file, line };
             }
             let lines = [Some(p.line), Some(q.line), p.loop_line, q.loop_line];
             let first = lines.iter().flatten().min().copied().unwrap_or(p.line);
@@ -205,8 +206,10 @@ impl Scope {
             return Scope::Loop { file, line };
         }
         match &p.caller {
-            Some(c) if c.loop_line.is_some() => Scope::CallerLoop { call: c.clone(), loop_line: c.loop_line.unwrap() },
-            Some(c) => Scope::Call { call: c.clone() },
+            Some(c) => match c.loop_line {
+                Some(loop_line) => Scope::CallerLoop { call: c.clone(), loop_line },
+                None => Scope::Call { call: c.clone() },
+            },
             None => Scope::Unseen,
         }
     }
@@ -280,7 +283,7 @@ fn at(p: &Place) -> String {
     if p.line > 0 {
         format!("line {}", p.line)
     } else {
-        format!("{} (rebuild with -g for lines)", function_name(p))
+        format!("the construct in {}", function_name(p))
     }
 }
 
@@ -396,7 +399,7 @@ impl Writer<'_> {
             return ("skip-update", Some(self.update("to")), place_of(site), text);
         }
         let scope = Scope::of(site, sent);
-        let why = format!("the host sent it back unchanged {}", times(self.s.count));
+        let why = format!("the host sent it back unchanged {}", times(self.s.ops.count));
         self.keep_resident(&scope, "tofrom", &why)
     }
 
@@ -414,7 +417,7 @@ impl Writer<'_> {
             self.clause_as_written("tofrom"),
             at(site),
             self.var,
-            times(self.s.count)
+            times(self.s.ops.count)
         );
         (action, Some(clause), place_of(site), text)
     }

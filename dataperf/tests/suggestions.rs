@@ -181,7 +181,7 @@ fn unmatched_frees_and_missing_names() {
     let (r, text) = reports(d.path(), &program("duplicate.c"), "duplicate-nog", &["-O1"], &[]);
     let s = &findings(&r, "duplicate_transfers")[0]["suggestion"];
     let t = text_of(s);
-    assert!(t.contains("`map(to: <32768 bytes at 0x") && t.ends_with("(rebuild with -g for variable names)"), "{s}");
+    assert!(t.contains("`map(to: <32768 bytes at 0x") && t.ends_with("(rebuild with -g for variable names and lines)"), "{s}");
     assert!(text.contains("fix: hoist `map(to: <32768 bytes at 0x"), "{text}");
 }
 

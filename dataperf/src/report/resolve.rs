@@ -13,9 +13,9 @@ use crate::source::{calls_in_file, enclosing_loop_in_file};
 use crate::suggest::{suggest, CallPlace, Pattern, Place, Subject};
 use crate::symbolize::{generated, offload_entry, plain_name, Caller, Symbolizer};
 
-/// Source files read to find loops, at most: the report's time stays bounded however many
-/// places the findings name.
-const LOOP_SCANS: usize = 256;
+/// Source files read for loops and calls, at most: the report's time stays bounded however
+/// many places the findings name.
+const SOURCE_SCANS: usize = 256;
 
 /// Sites, variables and loops, each resolved once.
 pub(super) struct Resolver<'a> {
@@ -24,11 +24,12 @@ pub(super) struct Resolver<'a> {
     vars: &'a [VarInfo],
     cache: HashMap<SiteId, Site>,
     loops: HashMap<(String, u32), Option<u32>>,
+    scans_left: usize,
 }
 
 impl<'a> Resolver<'a> {
     pub(super) fn new(sites: &'a [SiteInfo], vars: &'a [VarInfo]) -> Self {
-        Resolver { sym: Symbolizer::new(), sites, vars, cache: HashMap::new(), loops: HashMap::new() }
+        Resolver { sym: Symbolizer::new(), sites, vars, cache: HashMap::new(), loops: HashMap::new(), scans_left: SOURCE_SCANS }
     }
 }
 
@@ -86,9 +87,19 @@ impl Resolver<'_> {
         if plain_name(within) == func || !func.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_') {
             return None;
         }
-        let files = [Some(file), within_file.filter(|f| *f != file)];
-        let (file, lines) =
-            files.into_iter().flatten().map(|f| (f, calls_in_file(std::path::Path::new(f), func))).find(|(_, lines)| !lines.is_empty())?;
+        let mut found = None;
+        for f in [Some(file), within_file.filter(|f| *f != file)].into_iter().flatten() {
+            if self.scans_left == 0 {
+                return None;
+            }
+            self.scans_left -= 1;
+            let lines = calls_in_file(std::path::Path::new(f), func);
+            if !lines.is_empty() {
+                found = Some((f, lines));
+                break;
+            }
+        }
+        let (file, lines) = found?;
         match lines[..] {
             [line] => Some(Caller { function: Some(within.to_owned()), file: file.to_owned(), line }),
             _ => None,
@@ -119,9 +130,10 @@ impl Resolver<'_> {
         if let Some(&l) = self.loops.get(&key) {
             return l;
         }
-        if self.loops.len() >= LOOP_SCANS {
+        if self.scans_left == 0 {
             return None;
         }
+        self.scans_left -= 1;
         let l = enclosing_loop_in_file(std::path::Path::new(file), line);
         self.loops.insert(key, l);
         l
@@ -218,9 +230,7 @@ fn finding(d: &Described, row: &Row, r: &mut Resolver) -> Finding {
         var: var.as_ref().map(|v| v.name.clone()),
         map_type,
         host_addr: row.host_addr,
-        count: agg.count,
-        bytes: agg.bytes,
-        ns: agg.ns,
+        ops: agg,
         to_host: d.to_host,
     };
     Finding {

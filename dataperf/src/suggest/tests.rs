@@ -15,9 +15,7 @@ fn subject(pattern: Pattern, site: Place, other: Option<Place>, var: &str, map: 
         var: Some(var.into()),
         map_type: Some(MapType(map)),
         host_addr: 0x1000,
-        count: 3,
-        bytes: 3 * 4096,
-        ns: 3000,
+        ops: Agg { count: 3, bytes: 3 * 4096, ns: 3000 },
         to_host: false,
     }
 }
@@ -37,7 +35,7 @@ fn duplicates_of_two_constructs_hoist_around_their_lines() {
         g.text
     );
     assert!(g.text.contains("saves 12.0 KiB (3000ns) in 3 transfers"), "{}", g.text);
-    assert_eq!((g.saving_bytes, g.saving_ns), (s.bytes, s.ns));
+    assert_eq!((g.saving_bytes, g.saving_ns), (s.ops.bytes, s.ops.ns));
 }
 
 #[test]
@@ -121,11 +119,8 @@ fn without_names_the_address_and_size_and_how_to_get_names() {
     s.site.as_mut().unwrap().file = None;
     let g = suggest(&s);
     assert!(g.text.contains("`map(to: <4096 bytes at 0x1000>)`"), "{}", g.text);
-    assert!(
-        g.text.contains("`main` (rebuild with -g for lines)") && g.text.ends_with("(rebuild with -g for variable names)"),
-        "{}",
-        g.text
-    );
+    assert!(g.text.contains("of the construct in `main` into"), "{}", g.text);
+    assert!(g.text.ends_with("(rebuild with -g for variable names and lines)"), "{}", g.text);
     assert_eq!(g.place.as_deref(), Some("main"));
     // A row merged for lack of memory names no place.
     s.site = None;
