@@ -6,6 +6,7 @@
 
 mod common;
 use common::*;
+use ompadapt_dataperf::units::{fmt_bytes, fmt_ns};
 use serde_json::Value;
 
 /// The JSON and text reports of `exe` (compiled from `src` with `flags`).
@@ -33,7 +34,11 @@ fn check_every_suggestion(r: &Value, text: &str) {
             assert!(comparable(text).contains(&format!("fix: {words}")), "the text report lacks {words:?}:\n{text}");
             assert_eq!(s["saving_bytes"], f["bytes"], "{f}");
             assert_eq!(s["saving_ns"], f["ns"], "{f}");
-            let bytes = f["bytes"].as_u64().unwrap();
+            let (bytes, ns) = (f["bytes"].as_u64().unwrap(), f["ns"].as_u64().unwrap());
+            if *p != "unmatched_deletes" {
+                let saves = format!("; saves {} ({}) in {} ", fmt_bytes(bytes), fmt_ns(ns), f["count"]);
+                assert!(s["text"].as_str().unwrap().contains(&saves), "{saves:?} not in {s}");
+            }
             match *p {
                 "repeated_allocations" | "unused_allocations" => allocation_savings += bytes,
                 "unmatched_deletes" => {}
