@@ -28,6 +28,8 @@ pub struct Call {
     pub args: *const *const c_void,
     /// Sizes of the arguments in bytes.
     pub sizes: *const i64,
+    /// Map types of the arguments (`OMP_TGT_MAPTYPE_*` bits; may be null).
+    pub types: *const i64,
     /// The compiler's map-clause names of the arguments (may be null).
     pub names: *const *const c_char,
     /// Kernel launches: the offload entry's host address (its symbol names the function and
@@ -68,34 +70,43 @@ pub fn parse_psource(s: &str) -> Option<(String, String, u32, u32)> {
 }
 
 impl Call {
-    const NONE: Call = Call { ra: 0, n: 0, args: std::ptr::null(), sizes: std::ptr::null(), names: std::ptr::null(), entry: 0, ident: 0 };
+    const NONE: Call = Call {
+        ra: 0,
+        n: 0,
+        args: std::ptr::null(),
+        sizes: std::ptr::null(),
+        types: std::ptr::null(),
+        names: std::ptr::null(),
+        entry: 0,
+        ident: 0,
+    };
 
-    /// The map-clause name (its `.offload_mapnames` string) of the argument at host address
-    /// `host` with `bytes` bytes; an argument at that address with another size (a pointer
-    /// attached to a section, a zero-length section inside a data environment) if none has
-    /// exactly that size.
+    /// The map-clause name (its `.offload_mapnames` string) and map type of the argument at
+    /// host address `host` with `bytes` bytes; an argument at that address with another size (a
+    /// pointer attached to a section, a zero-length section inside a data environment) if none
+    /// has exactly that size. A null name when none matches.
     ///
     /// # Safety
     /// Only while the entry point this record describes is running (its arrays live in the
     /// caller's frame).
-    pub unsafe fn name_of(&self, host: usize, bytes: u64) -> *const c_char {
+    pub unsafe fn name_of(&self, host: usize, bytes: u64) -> (*const c_char, Option<u64>) {
         if self.names.is_null() || self.args.is_null() || host == 0 {
-            return std::ptr::null();
+            return (std::ptr::null(), None);
         }
-        let mut fallback: *const c_char = std::ptr::null();
+        let item = |i: usize| (*self.names.add(i), (!self.types.is_null()).then(|| *self.types.add(i) as u64));
+        let mut fallback = None;
         for i in 0..self.n.min(1 << 16) {
             if *self.args.add(i) as usize != host {
                 continue;
             }
-            let name = *self.names.add(i);
             if self.sizes.is_null() || *self.sizes.add(i) as u64 == bytes {
-                return name;
+                return item(i);
             }
-            if fallback.is_null() {
-                fallback = name;
+            if fallback.is_none() {
+                fallback = Some(i);
             }
         }
-        fallback
+        fallback.map_or((std::ptr::null(), None), item)
     }
 }
 
@@ -154,6 +165,7 @@ mod x86_64 {
                     n: *(ka.add(4) as *const u32) as usize,
                     args: *(ka.add(16) as *const *const *const c_void),
                     sizes: *(ka.add(24) as *const *const i64),
+                    types: *(ka.add(32) as *const *const i64),
                     names: *(ka.add(40) as *const *const *const c_char),
                     entry: r8,
                     ident: r(5),
@@ -161,13 +173,14 @@ mod x86_64 {
             }
         } else {
             // __tgt_target_data_*_mapper(loc, device, i32 n, void **base, void **args,
-            // i64 *sizes, i64 *types, void **names, void **mappers, ...): names is the second
-            // argument on the stack.
+            // i64 *sizes, i64 *types, void **names, void **mappers, ...): types and names are
+            // the first two arguments on the stack.
             Call {
                 ra,
                 n: (rdx as u32) as usize,
                 args: r8 as *const *const c_void,
                 sizes: r9 as *const i64,
+                types: r(7) as *const i64,
                 names: r(8) as *const *const c_char,
                 entry: 0,
                 ident: r(5),
@@ -243,16 +256,28 @@ mod tests {
         let b = [2u8; 8];
         let args: [*const c_void; 3] = [a.as_ptr() as _, a.as_ptr() as _, b.as_ptr() as _];
         let sizes: [i64; 3] = [0, 8, 8];
+        let types: [i64; 3] = [0x20, 0x21, 0x23];
         let n0 = c";a;f.c;1;1;;";
         let n1 = c";a[0:2];f.c;1;1;;";
         let n2 = c";b[0:2];f.c;1;1;;";
         let names = [n0.as_ptr(), n1.as_ptr(), n2.as_ptr()];
-        let c = Call { ra: 1, n: 3, args: args.as_ptr(), sizes: sizes.as_ptr(), names: names.as_ptr(), entry: 0, ident: 0 };
+        let c = Call {
+            ra: 1,
+            n: 3,
+            args: args.as_ptr(),
+            sizes: sizes.as_ptr(),
+            types: types.as_ptr(),
+            names: names.as_ptr(),
+            entry: 0,
+            ident: 0,
+        };
         unsafe {
-            assert_eq!(c.name_of(a.as_ptr() as usize, 8), n1.as_ptr());
-            assert_eq!(c.name_of(a.as_ptr() as usize, 4), n0.as_ptr());
-            assert_eq!(c.name_of(b.as_ptr() as usize, 8), n2.as_ptr());
-            assert!(c.name_of(7, 8).is_null());
+            assert_eq!(c.name_of(a.as_ptr() as usize, 8), (n1.as_ptr(), Some(0x21)));
+            assert_eq!(c.name_of(a.as_ptr() as usize, 4), (n0.as_ptr(), Some(0x20)));
+            assert_eq!(c.name_of(b.as_ptr() as usize, 8), (n2.as_ptr(), Some(0x23)));
+            assert!(c.name_of(7, 8).0.is_null());
+            let untyped = Call { types: std::ptr::null(), ..c };
+            assert_eq!(untyped.name_of(b.as_ptr() as usize, 8), (n2.as_ptr(), None));
         }
     }
 }

@@ -160,6 +160,25 @@ impl<K: Hash + Eq, V> GenMap<K, V> {
         self.cur.entry(k).or_insert(v)
     }
 
+    /// The key held equal to `k` (its fields outside equality as first inserted), inserting
+    /// `k` with `f()` if absent (moved to the new generation if it was in the old one); and
+    /// whether it was inserted now.
+    pub fn get_or_insert_key(&mut self, k: K, f: impl FnOnce() -> V) -> (&K, bool)
+    where
+        K: Clone,
+    {
+        let mut inserted = false;
+        if !self.cur.contains_key(&k) {
+            let (held, v) = self.old.remove_entry(&k).unwrap_or_else(|| {
+                inserted = true;
+                (k.clone(), f())
+            });
+            self.make_room();
+            self.cur.insert(held, v);
+        }
+        (self.cur.get_key_value(&k).expect("just inserted").0, inserted)
+    }
+
     /// Removes `k`'s entry and returns it.
     pub fn remove(&mut self, k: &K) -> Option<V> {
         self.cur.remove(k).or_else(|| self.old.remove(k))
@@ -198,6 +217,33 @@ mod tests {
         assert!(m.contains_key(&99) && m.contains_key(&98));
         assert!(!m.contains_key(&50));
         assert_eq!(m.forgotten + m.len() as u64, 100, "every key is either held or counted as forgotten");
+    }
+
+    /// A key whose second field is no part of its identity.
+    #[derive(Clone, Copy, Debug)]
+    struct Tagged(u64, u32);
+    impl PartialEq for Tagged {
+        fn eq(&self, o: &Self) -> bool {
+            self.0 == o.0
+        }
+    }
+    impl Eq for Tagged {}
+    impl Hash for Tagged {
+        fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+            self.0.hash(h)
+        }
+    }
+
+    #[test]
+    fn the_first_inserted_key_is_kept() {
+        let mut m: GenMap<Tagged, ()> = GenMap::new(4);
+        assert_eq!(m.get_or_insert_key(Tagged(1, 10), || ()), (&Tagged(1, 10), true));
+        assert_eq!(m.get_or_insert_key(Tagged(1, 20), || ()).0 .1, 10);
+        // Through a rotation into the old generation and back.
+        m.get_or_insert_key(Tagged(2, 0), || ());
+        m.get_or_insert_key(Tagged(3, 0), || ());
+        let (k, inserted) = m.get_or_insert_key(Tagged(1, 30), || ());
+        assert_eq!((k.1, inserted), (10, false));
     }
 
     #[test]

@@ -63,6 +63,9 @@ pub struct SiteInfo {
     pub entry: usize,
     /// The construct's `;file;function;line;column;;` from the compiler (entry-point stubs).
     pub source: Option<String>,
+    /// Where the function holding the construct was called from, read from the stack at its
+    /// first event (None: not looked for; 0: not found).
+    pub caller_ra: Option<usize>,
 }
 
 /// Interned return addresses; id 0 is "unknown or too many".
@@ -76,7 +79,11 @@ pub struct Sites {
 impl Sites {
     /// A table of at most `cap` sites (id 0 included).
     pub fn new(cap: usize) -> Self {
-        Sites { index: FxHashMap::default(), info: vec![SiteInfo { ra: 0, construct: Construct::Api, entry: 0, source: None }], cap }
+        Sites {
+            index: FxHashMap::default(),
+            info: vec![SiteInfo { ra: 0, construct: Construct::Api, entry: 0, source: None, caller_ra: None }],
+            cap,
+        }
     }
 
     /// The id of the site at return address `ra` (0: unknown, or the table is full).
@@ -95,44 +102,111 @@ impl Sites {
             return 0;
         }
         let id = self.info.len() as SiteId;
-        self.info.push(SiteInfo { ra, construct, entry: 0, source: None });
+        self.info.push(SiteInfo { ra, construct, entry: 0, source: None, caller_ra: None });
         self.index.insert(ra, id);
         id
     }
 }
 
+/// The map type the compiler passes to libomptarget with a map-clause list item (its
+/// `OMP_TGT_MAPTYPE_*` bits): what the program asked to copy.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MapType(pub u64);
+
+impl MapType {
+    const TO: u64 = 0x1;
+    const FROM: u64 = 0x2;
+    const DELETE: u64 = 0x8;
+    const IMPLICIT: u64 = 0x200;
+
+    /// Copies to the device.
+    pub fn to(self) -> bool {
+        self.0 & Self::TO != 0
+    }
+
+    /// Copies back from the device.
+    pub fn from(self) -> bool {
+        self.0 & Self::FROM != 0
+    }
+
+    /// The compiler mapped it without a clause (a variable the construct uses).
+    pub fn implicit(self) -> bool {
+        self.0 & Self::IMPLICIT != 0
+    }
+
+    /// The map-type word of a `map` clause: `to`, `from`, `tofrom`, `delete`, or `alloc`
+    /// (`release` on a `target exit data`, which the compiler encodes as `alloc`).
+    pub fn word(self) -> &'static str {
+        match (self.to(), self.from()) {
+            (true, true) => "tofrom",
+            (true, false) => "to",
+            (false, true) => "from",
+            _ if self.0 & Self::DELETE != 0 => "delete",
+            _ => "alloc",
+        }
+    }
+}
+
+/// One map-clause list item: its text and map type.
+#[derive(Clone, Debug, Default)]
+pub struct VarInfo {
+    /// The list item as written (`a[0:n]`); empty: unknown.
+    pub name: String,
+    /// Its map type (unknown: the default, no bits).
+    pub map_type: Option<MapType>,
+}
+
 /// Interned map-clause names, keyed by the address of the compiler's string.
 pub struct Vars {
     index: FxHashMap<usize, VarId>,
-    /// Per id, the name (index 0: the empty name, unknown).
-    pub names: Vec<String>,
+    /// Per id, the list item (index 0: the empty name, unknown).
+    pub info: Vec<VarInfo>,
     cap: usize,
 }
 
 impl Vars {
     /// A table of at most `cap` names (id 0, the empty name, included).
     pub fn new(cap: usize) -> Self {
-        Vars { index: FxHashMap::default(), names: vec![String::new()], cap }
+        Vars { index: FxHashMap::default(), info: vec![VarInfo::default()], cap }
     }
 
-    /// The id of the name at `p` (0: none, or the table is full).
+    /// The id of the name at `p` mapped with `map_type` (0: none, or the table is full). The
+    /// compiler's string and map type are constants of one construct's list item: the first
+    /// map type seen with a name is its own.
     ///
     /// # Safety
     /// `p` is null or a NUL-terminated string.
-    pub unsafe fn intern(&mut self, p: *const c_char) -> VarId {
+    pub unsafe fn intern(&mut self, p: *const c_char, map_type: Option<MapType>) -> VarId {
         if p.is_null() {
             return 0;
         }
         if let Some(&id) = self.index.get(&(p as usize)) {
             return id;
         }
-        if self.names.len() >= self.cap {
+        if self.info.len() >= self.cap {
             return 0;
         }
         let raw = CStr::from_ptr(p).to_string_lossy();
-        let id = self.names.len() as VarId;
-        self.names.push(intercept::mapname(&raw).to_owned());
+        let id = self.info.len() as VarId;
+        self.info.push(VarInfo { name: intercept::mapname(&raw).to_owned(), map_type });
         self.index.insert(p as usize, id);
         id
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn map_type_words() {
+        // The bits clang 19 emits: to 0x1, from 0x2, delete 0x8, implicit 0x200, with
+        // TARGET_PARAM (0x20) on a kernel's arguments.
+        assert_eq!(MapType(0x21).word(), "to");
+        assert_eq!(MapType(0x23).word(), "tofrom");
+        assert_eq!(MapType(0x2).word(), "from");
+        assert_eq!(MapType(0x8).word(), "delete");
+        assert_eq!(MapType(0x20).word(), "alloc");
+        assert!(MapType(0x223).implicit() && !MapType(0x23).implicit());
     }
 }

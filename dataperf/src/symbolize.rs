@@ -22,6 +22,21 @@ pub struct Location {
     pub line: u32,
     /// 0: unknown.
     pub column: u32,
+    /// The call of the construct's function: where it was inlined into its caller, else where
+    /// the stack showed it called from (the report fills that in).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caller: Option<Caller>,
+}
+
+/// The call of a function, in its caller.
+#[derive(Clone, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Caller {
+    /// The calling function.
+    pub function: Option<String>,
+    /// Its source file.
+    pub file: String,
+    /// The line of the call.
+    pub line: u32,
 }
 
 impl Location {
@@ -55,6 +70,42 @@ pub fn offload_entry(symbol: &str) -> Option<(String, u32)> {
     let (func, line) = rest.rsplit_once("_l")?;
     let line = line.parse().ok()?;
     Some((addr2line::demangle_auto(func.into(), None).into_owned(), line))
+}
+
+/// A function's name without its return type, parameters, template arguments and scope:
+/// `scale` for `void ns::scale<float>(float*, int)`.
+pub fn plain_name(f: &str) -> &str {
+    // The name ends at the parameter list: the first `(` outside template arguments.
+    let mut depth = 0i32;
+    let end = f
+        .char_indices()
+        .find(|&(_, c)| {
+            match c {
+                '<' => depth += 1,
+                '>' => depth -= 1,
+                _ => {}
+            }
+            c == '(' && depth == 0
+        })
+        .map_or(f.len(), |(i, _)| i);
+    let mut head = &f[..end];
+    // Its own template arguments go.
+    if head.ends_with('>') {
+        let mut depth = 0i32;
+        for (i, c) in head.char_indices().rev() {
+            depth += match c {
+                '>' => 1,
+                '<' => -1,
+                _ => 0,
+            };
+            if depth == 0 {
+                head = &head[..i];
+                break;
+            }
+        }
+    }
+    let start = head.rfind([' ', ':', '*', '&']).map_or(0, |i| i + 1);
+    &head[start..]
 }
 
 fn base_name(p: &str) -> &str {
@@ -162,18 +213,35 @@ impl Symbolizer {
             loc.column = column;
         }
         // The function as the programmer wrote it: the innermost frame that is not a helper
-        // the compiler generated for the construct.
-        loc.function =
-            frames.iter().filter_map(|(n, _)| n.clone()).find(|n| !generated(n)).or_else(|| frames.first().and_then(|(n, _)| n.clone()));
+        // the compiler generated for the construct; the frame after it, its caller when it was
+        // inlined.
+        let own = frames.iter().position(|(n, _)| n.as_deref().is_some_and(|n| !generated(n)));
+        loc.function = own.and_then(|i| frames[i].0.clone()).or_else(|| frames.first().and_then(|(n, _)| n.clone()));
         if loc.function.is_none() {
             loc.function = loader.find_symbol(probe).map(|s| addr2line::demangle_auto(s.into(), None).into_owned());
         }
-        if let (Some(f), Some(cwd)) = (&loc.file, &self.cwd) {
-            if let Some(rel) = f.strip_prefix(cwd.as_str()) {
-                loc.file = Some(rel.to_owned());
+        loc.caller = own.and_then(|i| frames.get(i + 1)).and_then(|(function, at)| match at {
+            Some((file, line, _)) if *line > 0 && !file.is_empty() => {
+                Some(Caller { function: function.clone(), file: file.clone(), line: *line })
             }
+            _ => None,
+        });
+        if let Some(f) = loc.file.take() {
+            loc.file = Some(self.relative(f));
+        }
+        if let Some(mut c) = loc.caller.take() {
+            c.file = self.relative(c.file);
+            loc.caller = Some(c);
         }
         loc
+    }
+
+    /// `file` relative to the working directory when it is below it.
+    pub fn relative(&self, file: String) -> String {
+        match self.cwd.as_deref().and_then(|cwd| file.strip_prefix(cwd)) {
+            Some(rel) => rel.to_owned(),
+            None => file,
+        }
     }
 }
 
@@ -203,6 +271,9 @@ mod tests {
         assert_eq!(offload_entry("__omp_offloading_1_2__Z3fooi_l9").map(|e| e.0), Some("foo(int)".into()));
         assert_eq!(offload_entry("main"), None);
         assert!(generated(".omp_task_privates_map.") && !generated("main"));
+        assert_eq!(plain_name("void scale<float>(float*, float const*, int, float)"), "scale");
+        assert_eq!(plain_name("int ns::Grid<2>::step(int) const"), "step");
+        assert_eq!(plain_name("main"), "main");
         assert_eq!(unknown.module, "?");
     }
 }

@@ -23,7 +23,8 @@ use crate::event::{DataOp, Kernel, OpKind, RegionId, SiteId};
 use crate::intercept;
 use crate::ompt::*;
 use crate::report::Report;
-use crate::sites::{Construct, Sites, Vars};
+use crate::sites::{Construct, MapType, Sites, Vars};
+use crate::unwind;
 
 /// What the callbacks fold events into, under one lock.
 struct State {
@@ -90,7 +91,7 @@ impl Tool {
         let mut s = self.lock();
         s.analyzer.finish();
         let sites = std::mem::take(&mut s.sites.info);
-        let vars = std::mem::take(&mut s.vars.names);
+        let vars = std::mem::take(&mut s.vars.info);
         let hashed = (self.hashed_bytes.load(Relaxed), self.hash_ns.load(Relaxed));
         Report::build(&s.analyzer, &sites, &vars, wall_ns, self.cfg.mem_cap, hashed).write(&self.cfg);
     }
@@ -125,7 +126,7 @@ unsafe extern "C" fn on_target(
         return;
     }
     let call = intercept::current(codeptr_ra as usize);
-    let site = {
+    let (site, seen_before) = {
         let mut s = t.lock();
         let site = s.sites.intern(codeptr_ra as usize, Construct::from_ompt(kind));
         if let Some(call) = call.filter(|_| site != 0) {
@@ -135,8 +136,13 @@ unsafe extern "C" fn on_target(
                 info.source = call.psource();
             }
         }
-        site
+        (site, site == 0 || s.sites.info[site as usize].caller_ra.is_some())
     };
+    if !seen_before && t.analyze {
+        // Once per construct, outside the lock: the stack names the caller of its function.
+        let caller = unwind::caller_of(codeptr_ra as usize);
+        t.lock().sites.info[site as usize].caller_ra = Some(caller);
+    }
     (*target_data).value = (u64::from(site) << 32) | u64::from(device as u32);
 }
 
@@ -212,10 +218,10 @@ unsafe extern "C" fn on_data_op(
         return;
     }
     let hash = t.host_side_hash(kind, src_addr, dest_addr, bytes, end);
-    let name = map_name(kind, src_addr, dest_addr, bytes64, codeptr_ra);
+    let (name, map_type) = map_name(kind, src_addr, dest_addr, bytes64, codeptr_ra);
     let mut s = t.lock();
     let site = s.sites.intern(codeptr_ra as usize, Construct::Api);
-    let var = s.vars.intern(name);
+    let var = s.vars.intern(name, map_type.map(MapType));
     s.analyzer.data_op(&DataOp {
         kind,
         src_dev: src_device,
@@ -270,12 +276,18 @@ fn count_in_thread(kind: OpKind, bytes: u64, ns: u64) -> RegionId {
     })
 }
 
-/// The map-clause name the entry-point stubs saw for the operation's host address (null when
-/// none).
+/// The map-clause name and map type the entry-point stubs saw for the operation's host address
+/// (a null name when none).
 ///
 /// # Safety
 /// Only inside a data-op callback: the entry point that issued the operation is running.
-unsafe fn map_name(kind: OpKind, src_addr: *mut c_void, dest_addr: *mut c_void, bytes: u64, codeptr_ra: *const c_void) -> *const c_char {
+unsafe fn map_name(
+    kind: OpKind,
+    src_addr: *mut c_void,
+    dest_addr: *mut c_void,
+    bytes: u64,
+    codeptr_ra: *const c_void,
+) -> (*const c_char, Option<u64>) {
     let host_addr = match kind {
         OpKind::Alloc | OpKind::ToDevice | OpKind::Associate => src_addr,
         OpKind::FromDevice => dest_addr,
@@ -283,7 +295,7 @@ unsafe fn map_name(kind: OpKind, src_addr: *mut c_void, dest_addr: *mut c_void, 
     };
     match intercept::current(codeptr_ra as usize) {
         Some(call) => call.name_of(host_addr as usize, bytes),
-        None => std::ptr::null(),
+        None => (std::ptr::null(), None),
     }
 }
 

@@ -58,6 +58,8 @@ pub enum Key {
         src: i32,
         /// Where the transfer was issued.
         site: SiteId,
+        /// Where the device first received this content (as far as the table remembers).
+        first_site: SiteId,
         /// The variable transferred.
         var: VarId,
         /// The adaptive region it ran in.
@@ -87,6 +89,8 @@ pub enum Key {
         dev: i32,
         /// Where it was allocated.
         site: SiteId,
+        /// Where the first of these pairs was allocated.
+        first_site: SiteId,
         /// Where it was deleted.
         delete_site: SiteId,
         /// The variable.
@@ -138,9 +142,9 @@ impl Key {
     /// once the table is full.
     fn coarse(self) -> Key {
         match self {
-            Key::Duplicate { dev, src, .. } => Key::Duplicate { dev, src, site: 0, var: 0, region: 0 },
+            Key::Duplicate { dev, src, .. } => Key::Duplicate { dev, src, site: 0, first_site: 0, var: 0, region: 0 },
             Key::RoundTrip { a, b, .. } => Key::RoundTrip { a, b, send_site: 0, send_var: 0, site: 0, var: 0, region: 0 },
-            Key::RepeatedAlloc { dev, .. } => Key::RepeatedAlloc { dev, site: 0, delete_site: 0, var: 0, region: 0 },
+            Key::RepeatedAlloc { dev, .. } => Key::RepeatedAlloc { dev, site: 0, first_site: 0, delete_site: 0, var: 0, region: 0 },
             Key::UnusedAlloc { dev, .. } => Key::UnusedAlloc { dev, site: 0, delete_site: 0, var: 0, region: 0 },
             Key::UnusedTransfer { dev, why, .. } => Key::UnusedTransfer { dev, site: 0, var: 0, region: 0, why, by_site: 0 },
             Key::UnmatchedDelete { dev, .. } => Key::UnmatchedDelete { dev, site: 0, region: 0 },
@@ -148,9 +152,19 @@ impl Key {
     }
 }
 
+/// One row of the findings table: its operations, and the host address of the data the first
+/// of them concerned (0: none), which names the data when the map clause's name is unknown.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Row {
+    /// Count, bytes and time of its operations.
+    pub agg: Agg,
+    /// Host address of the data (0: none, or a row of several places).
+    pub host_addr: u64,
+}
+
 /// Findings table of bounded size.
 pub struct Findings {
-    rows: FxHashMap<Key, Agg>,
+    rows: FxHashMap<Key, Row>,
     cap: usize,
     /// Events folded into a coarse row because the table was full.
     pub merged: u64,
@@ -162,21 +176,23 @@ impl Findings {
         Findings { rows: FxHashMap::with_capacity_and_hasher(cap.min(1024), Default::default()), cap: cap.max(16), merged: 0 }
     }
 
-    /// Adds one event of finding `key` (to its coarse row once the table is full).
-    pub fn add(&mut self, key: Key, bytes: u64, ns: u64) {
-        let key = if self.rows.len() >= self.cap && !self.rows.contains_key(&key) {
+    /// Adds one event of finding `key` on the data at host address `host_addr` (to its coarse
+    /// row once the table is full).
+    pub fn add(&mut self, key: Key, bytes: u64, ns: u64, host_addr: u64) {
+        let (key, host_addr) = if self.rows.len() >= self.cap && !self.rows.contains_key(&key) {
             self.merged += 1;
-            key.coarse()
+            (key.coarse(), 0)
         } else {
-            key
+            (key, host_addr)
         };
         // A coarse row may itself be new when the table is full: it is let in (there are at
         // most a few per device and pattern).
-        self.rows.entry(key).or_default().add(bytes, ns);
+        let row = self.rows.entry(key).or_insert(Row { agg: Agg::default(), host_addr });
+        row.agg.add(bytes, ns);
     }
 
     /// Every row.
-    pub fn rows(&self) -> impl Iterator<Item = (&Key, &Agg)> {
+    pub fn rows(&self) -> impl Iterator<Item = (&Key, &Row)> {
         self.rows.iter()
     }
 

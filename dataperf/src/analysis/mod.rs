@@ -34,7 +34,7 @@ use rustc_hash::FxHashMap;
 
 use crate::event::{DataOp, Kernel, OpKind, RegionId, SiteId, VarId};
 use crate::mem::{entries_within, GenMap};
-pub use findings::{Agg, Findings, Key, UnusedWhy};
+pub use findings::{Agg, Findings, Key, Row, UnusedWhy};
 
 /// Entry limits of the analysis tables.
 #[derive(Clone, Copy, Debug)]
@@ -55,9 +55,40 @@ pub struct Limits {
     pub profile: usize,
 }
 
-type ContentKey = (i32, u128, u64);
+/// Content a device received: (device, hash, size) is its identity; the site where it was first
+/// received rides along in the key's padding (the entry stays 32 bytes) and is no part of it.
+#[derive(Clone, Copy, Debug)]
+struct Received {
+    dev: i32,
+    hash: u128,
+    bytes: u64,
+    first_site: SiteId,
+}
+
+impl PartialEq for Received {
+    fn eq(&self, o: &Self) -> bool {
+        (self.dev, self.hash, self.bytes) == (o.dev, o.hash, o.bytes)
+    }
+}
+
+impl Eq for Received {}
+
+impl std::hash::Hash for Received {
+    fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
+        (self.dev, self.hash, self.bytes).hash(h);
+    }
+}
+
 type SendKey = (i32, i32, u128, u64);
 type HistoryKey = (i32, u64, u64);
+
+/// Allocate/delete pairs of one (device, data, size): how many, and where the first was
+/// allocated.
+#[derive(Clone, Copy, Debug)]
+struct Pairs {
+    count: u32,
+    first_site: SiteId,
+}
 
 impl Limits {
     /// Limits whose tables together stay within `budget` bytes (the tool's other state — names,
@@ -66,14 +97,14 @@ impl Limits {
         let share = |f: usize| budget / 100 * f;
         let size = |b: usize, entry: usize| entries_within(b, entry).max(16);
         Limits {
-            contents: size(share(34), std::mem::size_of::<(ContentKey, ())>()),
+            contents: size(share(34), std::mem::size_of::<(Received, ())>()),
             sends: size(share(20), std::mem::size_of::<(SendKey, Pending)>()),
-            alloc_history: size(share(8), std::mem::size_of::<(HistoryKey, u32)>()),
+            alloc_history: size(share(8), std::mem::size_of::<(HistoryKey, Pairs)>()),
             // Live allocations and candidates are plain tables filled up to their limit: size
             // them for twice the entries (hash table growth), with the B-tree's overhead.
             live_allocs: (share(8) / (2 * std::mem::size_of::<((i32, u64), Live)>() + 16)).max(16),
             candidates: (share(8) / (2 * std::mem::size_of::<(u64, Candidate)>() + 16)).max(16),
-            findings: (share(4) / (2 * std::mem::size_of::<(Key, Agg)>() + 16)).max(64),
+            findings: (share(4) / (2 * std::mem::size_of::<(Key, Row)>() + 16)).max(64),
             profile: (share(2) / (2 * std::mem::size_of::<((SiteId, OpKind, i32), Profile)>() + 16)).max(64),
         }
     }
@@ -135,6 +166,7 @@ struct Live {
 struct Candidate {
     end: u64,
     bytes: u64,
+    host: u64,
     ns: u64,
     site: SiteId,
     var: VarId,
@@ -199,9 +231,9 @@ pub struct Analyzer {
     pub limits: Limits,
     host: Option<i32>,
     devices: BTreeMap<i32, DeviceStats>,
-    contents: GenMap<ContentKey, ()>,
+    contents: GenMap<Received, ()>,
     sends: GenMap<SendKey, Pending>,
-    history: GenMap<HistoryKey, u32>,
+    history: GenMap<HistoryKey, Pairs>,
     live: FxHashMap<(i32, u64), Live>,
     candidates: BTreeMap<i32, BTreeMap<u64, Candidate>>,
     candidate_count: usize,
@@ -368,7 +400,7 @@ impl Analyzer {
         let Some(l) = self.live.remove(&(dev, op.src_addr)) else {
             // Memory this tool never saw allocated (freed twice, allocated outside OpenMP, or
             // not tracked once the table was full): reported, never assumed.
-            self.findings.add(Key::UnmatchedDelete { dev, site: op.site, region: op.region }, 0, op.ns());
+            self.findings.add(Key::UnmatchedDelete { dev, site: op.site, region: op.region }, 0, op.ns(), 0);
             return;
         };
         let kernels = {
@@ -381,17 +413,17 @@ impl Analyzer {
         // The host address identifies the variable; memory from omp_target_alloc has none, so
         // its allocation site stands in for it.
         let who = if l.host != 0 { l.host } else { u64::from(l.site) | 1 << 63 };
-        let pairs = self.history.get_or_insert_with((dev, who, l.bytes), || 0);
-        *pairs += 1;
-        let repeated = *pairs >= 2;
+        let pairs = self.history.get_or_insert_with((dev, who, l.bytes), || Pairs { count: 0, first_site: l.site });
+        pairs.count += 1;
+        let (repeated, first_site) = (pairs.count >= 2, pairs.first_site);
         if repeated {
-            let key = Key::RepeatedAlloc { dev, site: l.site, delete_site: op.site, var: l.var, region: l.region };
-            self.findings.add(key, l.bytes, pair_ns);
+            let key = Key::RepeatedAlloc { dev, site: l.site, first_site, delete_site: op.site, var: l.var, region: l.region };
+            self.findings.add(key, l.bytes, pair_ns, l.host);
         }
         let unused = !l.during_kernel && kernels == l.kernels_at_alloc;
         if unused {
             let key = Key::UnusedAlloc { dev, site: l.site, delete_site: op.site, var: l.var, region: l.region };
-            self.findings.add(key, l.bytes, pair_ns);
+            self.findings.add(key, l.bytes, pair_ns, l.host);
         }
         if repeated || unused {
             self.savings.allocations.add(l.bytes, pair_ns);
@@ -403,12 +435,13 @@ impl Analyzer {
         match op.hash {
             Some(h) => {
                 let (src, dst) = (op.src_dev, op.dst_dev);
-                let mut first = false;
-                self.contents.get_or_insert_with((dst, h, op.bytes), || first = true);
+                let received = Received { dev: dst, hash: h, bytes: op.bytes, first_site: op.site };
+                let (held, first) = self.contents.get_or_insert_key(received, || ());
                 let dup = !first;
                 if dup {
-                    let key = Key::Duplicate { dev: dst, src, site: op.site, var: op.var, region: op.region };
-                    self.findings.add(key, op.bytes, op.ns());
+                    let first_site = held.first_site;
+                    let key = Key::Duplicate { dev: dst, src, site: op.site, first_site, var: op.var, region: op.region };
+                    self.findings.add(key, op.bytes, op.ns(), op.host_addr());
                 }
                 // Does this complete a trip dst -> src -> dst?
                 let back = (dst, src, h, op.bytes);
@@ -422,7 +455,7 @@ impl Analyzer {
                 }
                 if let Some((send_site, send_var)) = trip {
                     let key = Key::RoundTrip { a: dst, b: src, send_site, send_var, site: op.site, var: op.var, region: op.region };
-                    self.findings.add(key, op.bytes, op.ns());
+                    self.findings.add(key, op.bytes, op.ns(), op.host_addr());
                 }
                 let p = self.sends.get_or_insert_with((src, dst, h, op.bytes), || Pending { count: 0, site: op.site, var: op.var });
                 p.count = p.count.saturating_add(1);
@@ -461,7 +494,8 @@ impl Analyzer {
             self.dropped.transfers_unjudged += 1;
             return;
         }
-        let c = Candidate { end, bytes: op.bytes, ns: op.ns(), site: op.site, var: op.var, region: op.region, avoidable };
+        let c =
+            Candidate { end, bytes: op.bytes, host: op.host_addr(), ns: op.ns(), site: op.site, var: op.var, region: op.region, avoidable };
         if self.candidates.entry(dev).or_default().insert(start, c).is_none() {
             self.candidate_count += 1;
         }
@@ -469,7 +503,7 @@ impl Analyzer {
 
     fn unused_transfer(&mut self, dev: i32, c: &Candidate, why: UnusedWhy, by_site: SiteId) {
         let key = Key::UnusedTransfer { dev, site: c.site, var: c.var, region: c.region, why, by_site };
-        self.findings.add(key, c.bytes, c.ns);
+        self.findings.add(key, c.bytes, c.ns, c.host);
         if !c.avoidable {
             self.savings.transfers.add(c.bytes, c.ns);
         }
@@ -513,7 +547,7 @@ impl Analyzer {
             let kernels = self.devices.get(&dev).map_or(0, |d| d.kernels);
             if !l.during_kernel && kernels == l.kernels_at_alloc {
                 let key = Key::UnusedAlloc { dev, site: l.site, delete_site: 0, var: l.var, region: l.region };
-                self.findings.add(key, l.bytes, l.ns);
+                self.findings.add(key, l.bytes, l.ns, l.host);
                 self.savings.allocations.add(l.bytes, l.ns);
             }
         }

@@ -56,7 +56,7 @@ impl Stream {
 }
 
 fn count(a: &Analyzer, pred: impl Fn(&Key) -> bool) -> u64 {
-    a.findings.rows().filter(|(k, _)| pred(k)).map(|(_, v)| v.count).sum()
+    a.findings.rows().filter(|(k, _)| pred(k)).map(|(_, v)| v.agg.count).sum()
 }
 
 fn dups(a: &Analyzer) -> u64 {
@@ -90,7 +90,11 @@ fn duplicate_and_repeated_allocation() {
     assert_eq!(trips(&a), 0);
     assert_eq!(repeated(&a), 1);
     assert_eq!(unused_allocs(&a) + unused_transfers(&a), 0);
-    assert!(a.findings.rows().any(|(k, _)| *k == Key::Duplicate { dev: DEV, src: HOST, site: 2, var: 2, region: 0 }));
+    // The duplicate names where the content first arrived, and the data's host address.
+    let dup = Key::Duplicate { dev: DEV, src: HOST, site: 2, first_site: 1, var: 2, region: 0 };
+    assert!(a.findings.rows().any(|(k, r)| *k == dup && r.host_addr == 0x1000), "{:?}", a.findings.rows().collect::<Vec<_>>());
+    let rep = Key::RepeatedAlloc { dev: DEV, site: 2, first_site: 1, delete_site: 2, var: 2, region: 0 };
+    assert!(a.findings.rows().any(|(k, _)| *k == rep), "{:?}", a.findings.rows().collect::<Vec<_>>());
     assert_eq!(a.savings.transfers.count, 1);
     assert_eq!(a.savings.allocations.count, 1);
     assert_eq!(a.devices()[&DEV].peak_bytes, 800);

@@ -121,3 +121,23 @@ pub fn assert_clean(r: &Value) {
     }
     assert_eq!(r["savings"]["ns"].as_u64(), Some(0), "{}", r["savings"]);
 }
+
+/// A program of benchmarks/dataperf/ (HeCBench-style kernels).
+pub fn benchmark_program(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../benchmarks/dataperf").join(name)
+}
+
+/// The first line of `src` that contains `text`.
+pub fn line_containing(src: &Path, text: &str) -> u64 {
+    let s = std::fs::read_to_string(src).unwrap();
+    s.lines().position(|l| l.contains(text)).unwrap_or_else(|| panic!("no {text:?} in {}", src.display())) as u64 + 1
+}
+
+/// Runs `exe` under the launcher with the text report written to a file; returns the report.
+pub fn text_report(exe: &Path, dir: &Path, args: &[&str]) -> String {
+    let path = dir.join(format!("{}.txt", exe.file_name().unwrap().to_string_lossy()));
+    let o = Command::new(launcher()).arg("--text").arg(&path).args(["--top", "1000", "--"]).arg(exe).args(args).output().unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{} under the tool failed:\n{out}\n{err}", exe.display());
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("no text report at {}: {e}", path.display()))
+}

@@ -19,7 +19,7 @@ int main() {
   float *o = out.data();
 #pragma omp target data map(tofrom: o[0:n]) /* @data */
   {
-    for (int s = 0; s < steps; s++) scale(o, in.data(), n, 1.0f + s);
+    for (int s = 0; s < steps; s++) scale(o, in.data(), n, 1.0f + s); /* @loop */
   }
   double sum = 0;
   for (int i = 0; i < n; i++) sum += out[i];

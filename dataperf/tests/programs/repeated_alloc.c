@@ -9,7 +9,7 @@ int main(void) {
 #ifdef FIXED
 #pragma omp target enter data map(alloc: out[0:n]) /* @enter */
 #endif
-  for (int s = 0; s < STEPS; s++) {
+  for (int s = 0; s < STEPS; s++) { /* @loop */
 #ifdef FIXED
 #pragma omp target teams distribute parallel for /* @step-fixed */
 #else

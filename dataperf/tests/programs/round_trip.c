@@ -9,7 +9,7 @@ int main(void) {
 #ifdef FIXED
 #pragma omp target data map(tofrom: a[0:n]) /* @data */
 #endif
-  for (int s = 0; s < STEPS; s++) {
+  for (int s = 0; s < STEPS; s++) { /* @loop */
 #pragma omp target teams distribute parallel for map(tofrom: a[0:n]) /* @step */
     for (int i = 0; i < n; i++) a[i] = 0.5 * a[i] + 1;
   }

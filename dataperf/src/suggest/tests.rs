@@ -1,0 +1,128 @@
+//! Suggestions for findings described by hand: the action, the clause naming the variable, the
+//! lines, and the saving equal to the finding's operations.
+
+use super::*;
+
+fn place(construct: Construct, line: u32, loop_line: Option<u32>) -> Place {
+    Place { construct, file: Some("p.c".into()), line, function: Some("main".into()), loop_line, caller: None }
+}
+
+fn subject(pattern: Pattern, site: Place, other: Option<Place>, var: &str, map: u64) -> Subject {
+    Subject {
+        pattern,
+        site: Some(site),
+        other,
+        var: Some(var.into()),
+        map_type: Some(MapType(map)),
+        host_addr: 0x1000,
+        ops: Agg { count: 3, bytes: 3 * 4096, ns: 3000 },
+        to_host: false,
+    }
+}
+
+#[test]
+fn duplicates_of_two_constructs_hoist_around_their_lines() {
+    let s = subject(Pattern::Duplicate, place(Construct::Target, 14, None), Some(place(Construct::Target, 12, None)), "a[0:n]", 0x21);
+    let g = suggest(&s);
+    assert_eq!(g.action, "hoist-to-target-data");
+    assert_eq!(g.clause.as_deref(), Some("#pragma omp target data map(to: a[0:n])"));
+    assert_eq!(g.place.as_deref(), Some("p.c:12-14"));
+    assert!(
+        g.text.starts_with(
+            "hoist `map(to: a[0:n])` of lines 12\u{2013}14 into `#pragma omp target data map(to: a[0:n])` around lines 12\u{2013}14"
+        ),
+        "{}",
+        g.text
+    );
+    assert!(g.text.contains("saves 12.0 KiB (3000ns) in 3 transfers"), "{}", g.text);
+    assert_eq!((g.saving_bytes, g.saving_ns), (s.ops.bytes, s.ops.ns));
+}
+
+#[test]
+fn a_construct_repeated_in_a_loop_is_hoisted_around_the_loop() {
+    let site = place(Construct::Target, 20, Some(18));
+    let g = suggest(&subject(Pattern::Duplicate, site.clone(), Some(site), "in[0:n]", 0x21));
+    assert_eq!(g.place.as_deref(), Some("p.c:18"));
+    assert!(g.text.contains("of line 20 into") && g.text.contains("around the loop at line 18"), "{}", g.text);
+    // Inlined into a caller that calls it in a loop: the caller's loop.
+    let mut inlined = place(Construct::Target, 5, None);
+    inlined.function = Some("step".into());
+    inlined.caller = Some(CallPlace { function: Some("main".into()), file: "p.c".into(), line: 30, loop_line: Some(29) });
+    let g = suggest(&subject(Pattern::Duplicate, inlined.clone(), Some(inlined.clone()), "p[0:n]", 0x21));
+    assert_eq!(g.place.as_deref(), Some("p.c:29"));
+    assert!(g.text.contains("around the loop at line 29 in `main` that calls `step` (line 30)"), "{}", g.text);
+    // Nothing seen around it: said so, at the construct.
+    inlined.caller = None;
+    let g = suggest(&subject(Pattern::Duplicate, inlined.clone(), Some(inlined), "p[0:n]", 0x21));
+    assert_eq!(g.place.as_deref(), Some("p.c:5"));
+    assert!(g.text.contains("around the loop or the calls that run line 5"), "{}", g.text);
+}
+
+#[test]
+fn round_trips_keep_the_data_on_the_device_or_drop_the_copy_back() {
+    let site = place(Construct::Target, 13, Some(12));
+    let g = suggest(&subject(Pattern::RoundTrip, site.clone(), Some(site.clone()), "a[0:n]", 0x23));
+    assert_eq!(g.action, "keep-resident");
+    assert_eq!(g.clause.as_deref(), Some("#pragma omp target data map(tofrom: a[0:n])"));
+    assert!(
+        g.text.contains("around the loop at line 12")
+            && g.text.contains("`#pragma omp target update from(a[0:n])` only where the host reads it")
+    );
+    // From the host and back unchanged: the copy back goes.
+    let mut s = subject(Pattern::RoundTrip, site.clone(), Some(site), "stop", 0x223);
+    s.to_host = true;
+    let g = suggest(&s);
+    assert_eq!((g.action, g.clause.as_deref()), ("map-to", Some("map(to: stop)")));
+    assert!(g.text.contains("instead of the implicit `map(tofrom: stop)` at line 13, if no kernel there ever writes `stop`"), "{}", g.text);
+    assert!(g.text.contains("back unchanged 3 times after the host sent it at line 13"), "{}", g.text);
+}
+
+#[test]
+fn unused_transfers_map_alloc_from_or_drop_the_update() {
+    let over = place(Construct::Update, 13, None);
+    let s = subject(Pattern::UnusedTransfer(UnusedWhy::Overwritten), place(Construct::EnterData, 10, None), Some(over), "a[0:n]", 0x1);
+    let g = suggest(&s);
+    assert_eq!((g.action, g.clause.as_deref(), g.place.as_deref()), ("map-alloc", Some("map(alloc: a[0:n])"), Some("p.c:10")));
+    assert!(
+        g.text.starts_with("`map(alloc: a[0:n])` instead of `map(to: a[0:n])` at line 10: the `target update` at line 13 overwrites it"),
+        "{}",
+        g.text
+    );
+    let s = subject(Pattern::UnusedTransfer(UnusedWhy::Overwritten), place(Construct::Target, 10, None), None, "b[0:n]", 0x23);
+    assert_eq!(suggest(&s).action, "map-from");
+    let s = subject(Pattern::UnusedTransfer(UnusedWhy::Deleted), place(Construct::Update, 17, None), None, "a[0:n]", 0x1);
+    let g = suggest(&s);
+    assert_eq!((g.action, g.clause.as_deref()), ("skip-update", Some("#pragma omp target update to(a[0:n])")));
+    assert!(g.text.contains("it is deleted before any kernel reads it"));
+}
+
+#[test]
+fn allocations_once_around_the_loop_or_only_when_used() {
+    let site = place(Construct::Target, 15, Some(11));
+    let g = suggest(&subject(Pattern::RepeatedAlloc, site.clone(), Some(site), "out[0:n]", 0x22));
+    assert_eq!(g.action, "enter-exit-data");
+    assert_eq!(g.clause.as_deref(), Some("#pragma omp target enter data map(alloc: out[0:n])"));
+    assert!(g.text.contains("`#pragma omp target exit data map(delete: out[0:n])` around the loop at line 11"), "{}", g.text);
+    assert!(g.text.contains("update from(out[0:n])` where the host reads it") && !g.text.contains("update to("), "{}", g.text);
+    assert!(g.text.contains("in 3 allocations"));
+    let data = place(Construct::EnterData, 12, None);
+    let exit = place(Construct::ExitData, 12, None);
+    let g = suggest(&subject(Pattern::UnusedAlloc, data, Some(exit), "work[0:n]", 0x0));
+    assert_eq!((g.action, g.clause.as_deref()), ("drop-map", Some("#pragma omp target data if(...) map(alloc: work[0:n])")));
+}
+
+#[test]
+fn without_names_the_address_and_size_and_how_to_get_names() {
+    let mut s = subject(Pattern::Duplicate, place(Construct::Target, 0, None), None, "", 0);
+    s.var = None;
+    s.map_type = None;
+    s.site.as_mut().unwrap().file = None;
+    let g = suggest(&s);
+    assert!(g.text.contains("`map(to: <4096 bytes at 0x1000>)`"), "{}", g.text);
+    assert!(g.text.contains("of the construct in `main` into"), "{}", g.text);
+    assert!(g.text.ends_with("(rebuild with -g for variable names and lines)"), "{}", g.text);
+    assert_eq!(g.place.as_deref(), Some("main"));
+    // A row merged for lack of memory names no place.
+    s.site = None;
+    assert_eq!(suggest(&s).action, "raise-memory-cap");
+}
