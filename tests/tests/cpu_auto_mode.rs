@@ -19,8 +19,11 @@ use std::sync::OnceLock;
 
 /// What `-fplugin-arg-ompadapt-auto` (no list) gives a host parallel region.
 const HOST_VARIANTS: [&str; 5] = ["serial", "threads=0.125", "threads=0.25", "threads=0.5", "threads=1"];
-/// Team sizes the pinned runs are checked at (the program's default team).
-const TEAMS: [u32; 2] = [2, 3];
+/// Team sizes the pinned runs are checked at (the program's default team): with more than two
+/// threads libomp may add a floating-point reduction's partial results in any order (an atomic
+/// reduction), so stock is not deterministic there; team-size invariant programs go further.
+const TEAMS: [u32; 1] = [2];
+const INVARIANT_TEAMS: [u32; 3] = [2, 3, 4];
 
 struct Program {
     name: String,
@@ -150,9 +153,11 @@ fn team_of(variant: &str, team: u32) -> u32 {
     ompadapt_rt::team::team_size(variant, team).expect("a team-size variant")
 }
 
-/// The regions of a JSON report, by name: the variants that ran (executions per variant).
+/// The regions of a JSON report, by name: the variants that ran (executions per variant). A
+/// program with no adaptive region never loads the runtime: no report, no region.
 fn regions_of(report: &Path) -> BTreeMap<String, BTreeMap<String, u64>> {
-    let doc: Value = serde_json::from_str(&std::fs::read_to_string(report).unwrap()).unwrap();
+    let Ok(text) = std::fs::read_to_string(report) else { return BTreeMap::new() };
+    let doc: Value = serde_json::from_str(&text).unwrap();
     let mut out = BTreeMap::new();
     for r in doc["regions"].as_array().unwrap() {
         let mut ran: BTreeMap<String, u64> = BTreeMap::new();
@@ -184,7 +189,9 @@ fn regions_and_remarks_are_where_the_annotations_say() {
         }
         assert_eq!(lines, p.adaptive, "{}: the regions of the run are the annotated constructs\n{}", p.name, b.remarks[&p.name]);
         for (line, reason) in &p.left {
-            let said = b.remarks[&p.name].lines().any(|l| l.contains(&format!("{}:{line}:", p.source)) && l.contains("left as written") && l.contains(reason.trim_matches('\'')));
+            let said = b.remarks[&p.name].lines().any(|l| {
+                l.contains(&format!("{}:{line}:", p.source)) && l.contains("left as written") && l.contains(reason.trim_matches('\''))
+            });
             assert!(said, "{}:{line}: no remark 'left as written' with '{reason}':\n{}", p.name, b.remarks[&p.name]);
         }
     }
@@ -196,7 +203,8 @@ fn pinned_variants_print_what_stock_prints_with_the_same_team() {
     let b = builds();
     for p in programs() {
         let has_regions = p.adaptive.iter().any(|_| true);
-        for team in TEAMS {
+        let teams: &[u32] = if p.invariant { &INVARIANT_TEAMS } else { &TEAMS };
+        for &team in teams {
             for v in HOST_VARIANTS {
                 let d = scratch();
                 let report = d.path().join("report.json");
@@ -244,7 +252,10 @@ fn random_variant_sequences_print_what_stock_prints() {
             let forced = b.forced.display().to_string();
             let env = [("OMP_NUM_THREADS", "2"), ("OMPADAPT_RUNTIME", forced.as_str()), ("OMPADAPT_TEST_SEQUENCE", seq.as_str())];
             let out = run_in(&b.exe(&p, "auto"), d.path(), &env);
-            assert_eq!(out.stdout, expected, "{} under sequence seed {seed}", p.name);
+            // the forced-sequence runtime says what it chose on stdout
+            let printed: String = out.stdout.lines().filter(|l| !l.starts_with("FORCED ")).map(|l| format!("{l}\n")).collect();
+            assert!(out.stdout.contains("FORCED region="), "{}: the sequence reached no region", p.name);
+            assert_eq!(printed, expected, "{} under sequence seed {seed}", p.name);
         }
     }
 }
@@ -299,16 +310,27 @@ fn one_list_for_both_kinds_of_construct() {
     let report = dir.path().join("r.json");
     run_in(&dir.path().join("mix"), dir.path(), &[("OMP_NUM_THREADS", "2"), ("OMPADAPT_REPORT", &format!("json:{}", report.display()))]);
     let doc: Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
-    let kinds: BTreeSet<String> =
-        doc["regions"].as_array().unwrap().iter().map(|r| r["variants"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect::<Vec<_>>().join(",")).collect();
+    let kinds: BTreeSet<String> = doc["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["variants"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect::<Vec<_>>().join(","))
+        .collect();
     assert!(kinds.contains("cpu,gpu"), "target constructs take the target kinds: {kinds:?}");
     assert!(kinds.contains("serial,threads=0.5,threads=1,schedule=dynamic"), "host loops take the host kinds: {kinds:?}");
     let mut c = Command::new(CLANG);
-    c.current_dir(&s.dir).args(["-O2", "-fopenmp", &plugin, flag, "-fplugin-arg-ompadapt-remarks"]).arg(&s.source).arg("-o").arg(dir.path().join("sched"));
+    c.current_dir(&s.dir)
+        .args(["-O2", "-fopenmp", &plugin, flag, "-fplugin-arg-ompadapt-remarks"])
+        .arg(&s.source)
+        .arg("-o")
+        .arg(dir.path().join("sched"));
     let out = run(&mut c);
     out.expect_ok("schedules with a schedule kind");
     assert_eq!(
-        out.stderr.lines().filter(|l| l.contains("variant kind 'schedule' dropped for this construct: the loop names its schedule")).count(),
+        out.stderr
+            .lines()
+            .filter(|l| l.contains("variant kind 'schedule' dropped for this construct: the loop names its schedule"))
+            .count(),
         2,
         "{}",
         out.stderr

@@ -24,7 +24,7 @@ int main(int argc, char **argv) {
       scale(x + (size_t)t * 2 * n, 2 * n, 0.999);
       ++calls;
     }
-#pragma omp parallel for // expect: left nested in the parallel region
+#pragma omp parallel for // expect: left nested in the 'parallel' construct
     for (int i = 0; i < 8; ++i) x[i] += 0.0;
   }
   double s = 0;
