@@ -45,12 +45,13 @@ fn spin(ns: u64) {
 }
 
 /// Controlled cost: variant 0 costs `f`, variant 1 costs `1000 - f` (× 25 ns of spinning). After
-/// training, the model must pick the cheaper variant for every feature value, including values
-/// it never saw.
+/// training on values where one variant is 9 to 19 times cheaper (a preempted measurement on a
+/// loaded machine cannot flip those labels), the model must pick the cheaper variant for every
+/// feature value, including values it never saw.
 #[test]
 fn controlled_cost_picks_cheaper_variant() {
     init();
-    let seen = [100.0, 200.0, 800.0, 900.0];
+    let seen = [50.0, 100.0, 900.0, 950.0];
     let cost = |f: f64, v: i32| -> u64 { 25 * if v == 0 { f as u64 } else { 1000 - f as u64 } };
     let cheaper = |f: f64| if f < 500.0 { 0 } else { 1 };
     // A timing test on a shared 2-core machine: a preemption can inflate one sample. Labels use

@@ -1,7 +1,8 @@
-/* A region whose two variants have known costs as a function of the size n: `lin` costs n µs,
- * `rev` costs 1000 - n µs up to n = 1000 (`lin` is right below 500, `rev` above). Beyond
- * n = 1000 both cost 4n µs, `rev` 20 % more: sizes the cost model never saw are far slower
- * than it extrapolates.
+/* A region whose two variants have known costs as a function of the size n: up to n = 1000,
+ * `lin` costs 50 µs below n = 500 and 500 µs above, `rev` the reverse (`lin` is right below 500,
+ * `rev` above); beyond n = 1000 `lin` costs 2n µs and `rev` 10n µs: sizes the cost model never
+ * saw are far slower than it extrapolates. The variants are 5 to 10 times apart everywhere, so
+ * that a measurement stretched by a loaded machine cannot flip a label.
  * Usage: size_sweep REPS N...  -> executes the region REPS times on each N in turn, then once
  * more on each and prints `DECISION n=N variant=V` for that last execution. */
 #include "common.h"
@@ -10,8 +11,8 @@ static int choice;
 
 static double cost_us(int n, int v) {
   if (n > 1000)
-    return v == 0 ? 4.0 * n : 4.8 * n;
-  return v == 0 ? n : 1000 - n;
+    return v == 0 ? 2.0 * n : 10.0 * n;
+  return (v == 0) == (n < 500) ? 50 : 500;
 }
 
 static void region(int n) {

@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""Differential run of a CPU-only OpenMP suite against ompadapt's zero-source-change mode.
+
+Each program of an argument table is built with stock clang-19 and with
+-fplugin=libompadapt.so -fplugin-arg-ompadapt-auto (no GPU, no offload: host parallel regions
+only). Stock runs with 1, 2 and 3 threads (OMP_NUM_THREADS), twice with 2; a program whose
+output is the same for every team is "invariant". The adaptive build then runs, with
+OMP_NUM_THREADS=2 and a store of its own:
+
+  pin:<variant>  every region pinned to one variant (OMPADAPT_VARIANT): its output must equal
+                 stock's with that variant's team (serial and shares below one: 1 thread here;
+                 threads=1: 2), bit for bit; the JSON report must show that only that team ran
+  each           each region serial in turn, the others as written (invariant programs only:
+                 the others' output depends on the mix of teams)
+  runtime        the real runtime, three runs on one store (invariant programs: equal to stock;
+                 the others: numbers within a relative 1e-9 where they differ)
+
+Outputs are stdout and stderr together (PolyBench dumps its arrays on stderr), without the
+runtime's own lines ("ompadapt: ..."). Writes OUT/results.md (totals, per-program table,
+every difference) and OUT/results.tsv.
+
+Usage: cpu_suite.py --suite polybench --tree DIR --table TABLE.tsv --out OUT
+                    [--plugin PATH] [--jobs 2] [--timeout 120] [--only NAME]...
+
+The table (tab-separated, '#' comments): name, sources (space-separated, relative to the tree),
+flags (compile flags: include folders, defines), args (run arguments), note.
+"""
+import argparse
+import concurrent.futures as cf
+import datetime
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+HOST_VARIANTS = ["serial", "threads=0.125", "threads=0.25", "threads=0.5", "threads=1"]
+TEAM = 2
+
+
+def team_of(variant, team):
+    """The team a host variant runs with when the program's is `team` (as the generated code
+    computes it: a share of the program's team, at least one thread)."""
+    if variant == "serial":
+        return 1
+    share = float(variant.split("=", 1)[1])
+    return max(1, min(team, int(share * team + 0.5)))
+
+
+def sh(cmd, cwd=None, env=None, timeout=None):
+    t0 = time.time()
+    try:
+        p = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True, errors="replace", timeout=timeout)
+        return p.returncode, p.stdout, p.stderr, time.time() - t0
+    except subprocess.TimeoutExpired:
+        return 124, "", "timeout", time.time() - t0
+
+
+def read_table(path):
+    rows = []
+    for line in open(path):
+        if not line.strip() or line.startswith("#"):
+            continue
+        f = line.rstrip("\n").split("\t")
+        f += [""] * (5 - len(f))
+        rows.append({"name": f[0], "sources": f[1].split(), "flags": f[2].split(), "args": f[3].split(), "note": f[4]})
+    return rows
+
+
+class Program:
+    def __init__(self, row, args):
+        self.row = row
+        self.name = row["name"]
+        self.dir = os.path.join(args.out, "programs", self.name)
+        os.makedirs(self.dir, exist_ok=True)
+        self.result = {"program": self.name, "regions": 0, "invariant": "", "differ": [], "pin_missed": [], "status": "ok"}
+
+    def compile(self, exe, extra, args):
+        srcs = [os.path.join(args.tree, s) for s in self.row["sources"]]
+        cc = "clang++-19" if any(s.endswith((".cpp", ".cc")) for s in srcs) else "clang-19"
+        cmd = [cc, "-O2", "-fopenmp"] + [f.replace("{tree}", args.tree) for f in self.row["flags"]] + extra + srcs + ["-o", exe, "-lm"]
+        rc, _, err, secs = sh(cmd, cwd=self.dir)
+        open(exe + ".log", "w").write(" ".join(cmd) + "\n" + err)
+        return rc == 0, secs
+
+    def run(self, exe, env_extra, tag, args):
+        env = dict(os.environ)
+        for k in ["OMPADAPT_VARIANT", "OMPADAPT_REPORT", "OMP_SCHEDULE", "OMP_NUM_THREADS"]:
+            env.pop(k, None)
+        env["OMPADAPT_DIR"] = os.path.join(self.dir, "store-" + tag.split(":")[0])
+        env.update(env_extra)
+        rc, out, err, secs = sh([exe] + self.row["args"], cwd=self.dir, env=env, timeout=args.timeout)
+        text = out + "\n--- stderr\n" + "\n".join(l for l in err.splitlines() if not l.startswith("ompadapt:"))
+        open(os.path.join(self.dir, tag.replace(":", "_") + ".out"), "w").write(f"exit {rc}\n{text}")
+        return rc, text, secs
+
+
+def close(a, b):
+    """Equal but for numbers within a relative 1e-9."""
+    wa, wb = re.split(r"(\s+|=)", a), re.split(r"(\s+|=)", b)
+    if len(wa) != len(wb):
+        return False
+    for x, y in zip(wa, wb):
+        if x == y:
+            continue
+        try:
+            fx, fy = float(x), float(y)
+        except ValueError:
+            return False
+        if abs(fx - fy) > 1e-9 * max(abs(fy), 1e-300):
+            return False
+    return True
+
+
+def regions_of(report):
+    try:
+        doc = json.load(open(report))
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for r in doc.get("regions", []):
+        ran = {}
+        for t in r.get("timings", []):
+            ran[t["variant"]] = ran.get(t["variant"], 0) + t["exploring_runs"] + t["model_runs"]
+        out[r["region"]] = ran
+    return out
+
+
+def process(row, args):
+    p = Program(row, args)
+    res = p.result
+    stock, auto = os.path.join(p.dir, "stock"), os.path.join(p.dir, "adaptive")
+    ok, t_stock = p.compile(stock, [], args)
+    if not ok:
+        res["status"] = "stock build failed"
+        return res
+    ok, t_auto = p.compile(auto, [f"-fplugin={args.plugin}", "-fplugin-arg-ompadapt-auto"], args)
+    res["compile_ratio"] = t_auto / max(t_stock, 1e-6)
+    if not ok:
+        res["status"] = "PLUGIN BUILD FAILED"
+        return res
+    ref = {}
+    for team in [1, 2, 3]:
+        rc, out, _ = p.run(stock, {"OMP_NUM_THREADS": str(team)}, f"stock{team}", args)
+        if rc != 0:
+            res["status"] = f"stock exit {rc}"
+            return res
+        ref[team] = out
+    rc, again, _ = p.run(stock, {"OMP_NUM_THREADS": str(TEAM)}, "stock2b", args)
+    if again != ref[TEAM]:
+        res["status"] = "stock nondeterministic"
+        return res
+    invariant = ref[1] == ref[2] == ref[3]
+    res["invariant"] = "yes" if invariant else "no"
+    # pinned: every region one variant
+    regions = set()
+    for v in HOST_VARIANTS:
+        report = os.path.join(p.dir, f"pin_{v}.json")
+        rc, out, _ = p.run(auto, {"OMP_NUM_THREADS": str(TEAM), "OMPADAPT_VARIANT": v, "OMPADAPT_REPORT": f"json:{report}", "OMPADAPT_PERSIST": "0"}, f"pin:{v}", args)
+        want = ref[team_of(v, TEAM)]
+        if rc != 0 or out != want:
+            res["differ"].append(f"pin:{v}")
+        found = regions_of(report)
+        regions |= set(found)
+        for region, ran in found.items():
+            teams = {team_of(x, TEAM) for x, n in ran.items() if n > 0 and x in HOST_VARIANTS}
+            if teams and teams != {team_of(v, TEAM)}:
+                res["pin_missed"].append(f"{v}:{region}")
+    res["regions"] = len(regions)
+    if invariant:
+        for i, r in enumerate(sorted(regions)[: args.max_each]):
+            spec = f"threads=1;{r}:serial"
+            rc, out, _ = p.run(auto, {"OMP_NUM_THREADS": str(TEAM), "OMPADAPT_VARIANT": spec, "OMPADAPT_PERSIST": "0"}, f"each{i}", args)
+            if rc != 0 or out != ref[TEAM]:
+                res["differ"].append(f"each:{r}")
+    for k in range(1, 4):
+        rc, out, _ = p.run(auto, {"OMP_NUM_THREADS": str(TEAM)}, f"runtime:{k}", args)
+        same = out == ref[TEAM] if invariant else close(out, ref[TEAM])
+        if rc != 0 or not same:
+            res["differ"].append(f"runtime{k}")
+    if res["differ"]:
+        res["status"] = "DIFFERS"
+    return res
+
+
+def report(results, args, started):
+    rows = sorted(results, key=lambda r: r["program"])
+    built = [r for r in rows if r["status"] not in ("stock build failed",)]
+    plugin_failed = [r for r in rows if r["status"] == "PLUGIN BUILD FAILED"]
+    differ = [r for r in rows if r["status"] == "DIFFERS"]
+    nondet = [r for r in rows if r["status"] == "stock nondeterministic"]
+    ratios = [r["compile_ratio"] for r in rows if "compile_ratio" in r]
+    geo = 1.0
+    if ratios:
+        import math
+
+        geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
+    commit = sh(["git", "-C", os.path.dirname(os.path.abspath(args.plugin)), "rev-parse", "--short", "HEAD"])[1].strip()
+    lines = [
+        f"# {args.suite}: CPU-only zero-source-change mode against stock clang-19",
+        "",
+        f"ompadapt `{commit}`, {started:%Y-%m-%d}, `cpu_suite.py --suite {args.suite}`, OMP_NUM_THREADS={TEAM} for the adaptive runs.",
+        "",
+        f"- programs in the table: **{len(rows)}**; built stock: {len(built)}; plugin build failures: **{len(plugin_failed)}**",
+        f"- regions (host parallel constructs made adaptive): **{sum(r['regions'] for r in rows)}**",
+        f"- identical to stock under every mode: **{len([r for r in rows if r['status'] == 'ok'])}**; differing: **{len(differ)}**; "
+        f"stock nondeterministic (not compared): {len(nondet)}",
+        f"- team-size invariant outputs: {len([r for r in rows if r['invariant'] == 'yes'])} (checked under per-region pins and the real runtime bit for bit)",
+        f"- pins not applied as asked: {sum(len(r['pin_missed']) for r in rows)}",
+        f"- compile time adaptive/stock: {geo:.2f} (geometric mean)",
+        "",
+        "| program | status | regions | invariant | compile ratio | differing modes |",
+        "|---|---|---:|---|---:|---|",
+    ]
+    for r in rows:
+        ratio = f"{r['compile_ratio']:.2f}" if "compile_ratio" in r else "-"
+        lines.append(f"| {r['program']} | {r['status']} | {r['regions']} | {r['invariant']} | {ratio} | {', '.join(r['differ'] + r['pin_missed']) or '-'} |")
+    open(os.path.join(args.out, "results.md"), "w").write("\n".join(lines) + "\n")
+    with open(os.path.join(args.out, "results.tsv"), "w") as f:
+        f.write("program\tstatus\tregions\tinvariant\tcompile_ratio\tdiffer\n")
+        for r in rows:
+            f.write(f"{r['program']}\t{r['status']}\t{r['regions']}\t{r['invariant']}\t{r.get('compile_ratio', 0):.3f}\t{','.join(r['differ'] + r['pin_missed'])}\n")
+    print("\n".join(lines[:12]))
+    return 1 if plugin_failed or differ else 0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--suite", required=True)
+    ap.add_argument("--tree", required=True)
+    ap.add_argument("--table", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--plugin", default=os.environ.get("OMPADAPT_PLUGIN") or os.path.join(os.path.dirname(__file__), "../../target/release/libompadapt.so"))
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--timeout", type=int, default=120)
+    ap.add_argument("--max-each", type=int, default=12)
+    ap.add_argument("--only", action="append", default=[])
+    args = ap.parse_args()
+    args.tree, args.out, args.plugin = os.path.abspath(args.tree), os.path.abspath(args.out), os.path.abspath(args.plugin)
+    os.makedirs(args.out, exist_ok=True)
+    rows = [r for r in read_table(args.table) if not args.only or r["name"] in args.only]
+    started = datetime.datetime.now()
+    results = []
+    with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for res in pool.map(lambda r: process(r, args), rows):
+            print(f"{res['program']}: {res['status']} ({res['regions']} regions) {' '.join(res['differ'])}", flush=True)
+            results.append(res)
+    sys.exit(report(results, args, started))
+
+
+if __name__ == "__main__":
+    main()
