@@ -1,0 +1,185 @@
+#!/usr/bin/env python3
+"""Run time of a CPU-only suite rebuilt with zero-source-change mode, after training, against the
+stock build at the default team (OMP_NUM_THREADS unset).
+
+Per program of the table: build stock and adaptive (-fplugin-arg-ompadapt-auto), train the
+adaptive build by running it until its report says every region is trained (at most --train
+runs, one store per program), check that it prints what stock prints, then time ROUNDS runs of
+each build alternately (stock, adaptive, stock, ...) and take the median of each. Prints and
+writes OUT/speed.md (per program: stock and adaptive medians, their ratio, the spread of each,
+the variants each region decided) and OUT/speed.tsv, with the load average before and after.
+
+Usage: cpu_speed.py --tree DIR --table TABLE.tsv --out OUT [--plugin PATH] [--rounds 7]
+                    [--train 6] [--only NAME]...
+
+The table is cpu_suite.py's (name, sources, flags, args, note); flags here pick sizes that
+run for at least a few hundred milliseconds.
+"""
+import argparse
+import datetime
+import json
+import math
+import os
+import statistics
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cpu_suite import read_table, sh  # noqa: E402
+
+
+def build(row, args, exe, extra):
+    srcs = [os.path.join(args.tree, s) for s in row["sources"]]
+    cc = "clang++-19" if any(s.endswith((".cpp", ".cc")) for s in srcs) else "clang-19"
+    cmd = [cc, "-O2", "-fopenmp"] + [f.replace("{tree}", args.tree) for f in row["flags"]] + extra + srcs + ["-o", exe, "-lm"]
+    rc, _, err, _ = sh(cmd)
+    if rc != 0:
+        raise RuntimeError(f"{row['name']}: build failed: {' '.join(cmd)}\n{err}")
+
+
+def env_for(store, extra=None):
+    env = dict(os.environ)
+    for k in ["OMPADAPT_VARIANT", "OMPADAPT_REPORT", "OMP_NUM_THREADS", "OMP_SCHEDULE", "OMPADAPT_RUNTIME"]:
+        env.pop(k, None)
+    env["OMPADAPT_DIR"] = store
+    env.update(extra or {})
+    return env
+
+
+def timed(exe, row, env, cwd):
+    t0 = time.perf_counter()
+    p = subprocess.run([exe] + row["args"], cwd=cwd, env=env, capture_output=True, text=True, errors="replace")
+    secs = time.perf_counter() - t0
+    if p.returncode != 0:
+        raise RuntimeError(f"{exe} exited {p.returncode}: {p.stderr[-2000:]}")
+    out = p.stdout + "\n".join(l for l in p.stderr.splitlines() if not l.startswith("ompadapt:"))
+    return secs, out
+
+
+def decided(report):
+    """Per region: the model's decisions (variant -> vectors), or None when not trained."""
+    try:
+        doc = json.load(open(report))
+    except (OSError, ValueError):
+        return {}
+    out = {}
+    for r in doc.get("regions", []):
+        if r.get("model") is None:
+            out[r["region"]] = None
+            continue
+        counts = {}
+        for d in r.get("decisions", []):
+            if d.get("decision"):
+                counts[d["decision"]] = counts.get(d["decision"], 0) + 1
+        out[r["region"]] = counts
+    return out
+
+
+def spread(xs):
+    return (max(xs) - min(xs)) / statistics.median(xs) if xs else 0.0
+
+
+def measure(row, args):
+    work = os.path.join(args.out, row["name"])
+    os.makedirs(work, exist_ok=True)
+    stock, auto = os.path.join(work, "stock"), os.path.join(work, "adaptive")
+    build(row, args, stock, [])
+    build(row, args, auto, [f"-fplugin={args.plugin}", "-fplugin-arg-ompadapt-auto"])
+    store = os.path.join(work, "store")
+    subprocess.run(["rm", "-rf", store])
+    _, want = timed(stock, row, env_for(store), work)
+    report = os.path.join(work, "report.json")
+    trained_after = None
+    for k in range(1, args.train + 1):
+        _, got = timed(auto, row, env_for(store, {"OMPADAPT_REPORT": f"json:{report}"}), work)
+        if got != want:
+            raise RuntimeError(f"{row['name']}: training run {k} prints otherwise than stock")
+        d = decided(report)
+        if d and all(v is not None for v in d.values()):
+            trained_after = k
+            break
+    decisions = decided(report)
+    t_stock, t_auto = [], []
+    for _ in range(args.rounds):
+        t_stock.append(timed(stock, row, env_for(store), work)[0])
+        t_auto.append(timed(auto, row, env_for(store), work)[0])
+    s, a = statistics.median(t_stock), statistics.median(t_auto)
+    return {
+        "program": row["name"],
+        "stock_s": s,
+        "adaptive_s": a,
+        "ratio": a / s,
+        "spread_stock": spread(t_stock),
+        "spread_adaptive": spread(t_auto),
+        "trained_after": trained_after,
+        "decisions": decisions,
+        "note": row["note"],
+    }
+
+
+def load():
+    return open("/proc/loadavg").read().split()[0]
+
+
+def write(results, args, started, load_before, load_after):
+    geo = math.exp(sum(math.log(r["ratio"]) for r in results) / len(results))
+    faster = [r for r in results if r["ratio"] <= 0.90]
+    slower = [r for r in results if r["ratio"] > 1.02]
+    commit = sh(["git", "-C", os.path.dirname(os.path.abspath(args.plugin)), "rev-parse", "--short", "HEAD"])[1].strip()
+    lines = [
+        "# CPU-only zero-source-change mode: run time after training against stock",
+        "",
+        f"ompadapt `{commit}`, {started:%Y-%m-%d %H:%M}, `cpu_speed.py`, {os.cpu_count()} cores, load average "
+        f"{load_before} before and {load_after} after; stock at its default team (OMP_NUM_THREADS unset), the adaptive "
+        f"build after training on its own store; medians of {args.rounds} alternating runs each.",
+        "",
+        f"- programs: **{len(results)}**; adaptive/stock run time, geometric mean: **{geo:.3f}**",
+        f"- at least 10 % faster: **{len(faster)}** ({', '.join(r['program'] for r in faster) or 'none'}); "
+        f"more than 2 % slower: **{len(slower)}** ({', '.join(r['program'] for r in slower) or 'none'})",
+        "",
+        "| program | sizes | stock s | adaptive s | ratio | spread stock / adaptive | trained after runs | decisions |",
+        "|---|---|---:|---:|---:|---|---:|---|",
+    ]
+    for r in results:
+        dec = "; ".join(
+            f"{reg.split('@')[0]}: " + (", ".join(f"{v}×{n}" for v, n in sorted(d.items())) if d else "untrained")
+            for reg, d in sorted(r["decisions"].items())
+        )
+        lines.append(
+            f"| {r['program']} | {r['note']} | {r['stock_s']:.3f} | {r['adaptive_s']:.3f} | {r['ratio']:.3f} | "
+            f"{r['spread_stock'] * 100:.1f} % / {r['spread_adaptive'] * 100:.1f} % | {r['trained_after'] or '-'} | {dec} |"
+        )
+    text = "\n".join(lines) + "\n"
+    open(os.path.join(args.out, "speed.md"), "w").write(text)
+    with open(os.path.join(args.out, "speed.tsv"), "w") as f:
+        f.write("program\tstock_s\tadaptive_s\tratio\tspread_stock\tspread_adaptive\n")
+        for r in results:
+            f.write(f"{r['program']}\t{r['stock_s']:.4f}\t{r['adaptive_s']:.4f}\t{r['ratio']:.4f}\t{r['spread_stock']:.4f}\t{r['spread_adaptive']:.4f}\n")
+    print(text)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--tree", required=True)
+    ap.add_argument("--table", required=True)
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--plugin", default=os.environ.get("OMPADAPT_PLUGIN") or os.path.join(os.path.dirname(__file__), "../../target/release/libompadapt.so"))
+    ap.add_argument("--rounds", type=int, default=7)
+    ap.add_argument("--train", type=int, default=6)
+    ap.add_argument("--only", action="append", default=[])
+    args = ap.parse_args()
+    args.tree, args.out, args.plugin = os.path.abspath(args.tree), os.path.abspath(args.out), os.path.abspath(args.plugin)
+    os.makedirs(args.out, exist_ok=True)
+    rows = [r for r in read_table(args.table) if not args.only or r["name"] in args.only]
+    started, load_before = datetime.datetime.now(), load()
+    results = []
+    for row in rows:
+        r = measure(row, args)
+        print(f"{r['program']}: stock {r['stock_s']:.3f} s, adaptive {r['adaptive_s']:.3f} s, ratio {r['ratio']:.3f}", flush=True)
+        results.append(r)
+    write(results, args, started, load_before, load())
+
+
+if __name__ == "__main__":
+    main()
