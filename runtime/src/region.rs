@@ -60,6 +60,7 @@ pub mod declared;
 mod record;
 mod select;
 mod settings;
+mod settled;
 mod snapshot;
 mod training;
 

@@ -175,6 +175,11 @@ impl Region {
         if !recurs {
             return (t.predict(key) as u32, slot.is_none() || self.learn <= 0.0);
         }
+        let decision = t.predict(key);
+        if super::settled::settled(&t.labels, &t.time, nv, key, decision) {
+            // the trained vectors around it agree by a wide margin: nothing to learn here
+            return (decision as u32, true);
+        }
         if self.learning_allowed(&mut g) {
             let i = g.measurements.fv(key);
             g.measurements.mark_novel(i);
