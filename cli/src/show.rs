@@ -56,9 +56,8 @@ impl Learned {
         let file = stored.file.clone();
         let costs = store::costs(&file)?;
         let runtime = if model.is_none() { file.model_trained.as_ref().and_then(|m| as_a_run_decides(&stored, m)) } else { None };
-        let asked = model
-            .or_else(|| file.model_trained.as_ref().and_then(|m| ModelChoice::from_description(&m.kind)))
-            .unwrap_or(ModelChoice::Auto);
+        let asked =
+            model.or_else(|| file.model_trained.as_ref().and_then(|m| ModelChoice::from_description(&m.kind))).unwrap_or(ModelChoice::Auto);
         let fitted = model::train_costs(asked, &costs, SEED)
             .map_err(|e| anyhow::anyhow!("region '{}': training {} failed: {e}", file.model, asked.describe()))?;
         Ok(Learned { stored, file, costs, asked, fitted, runtime })

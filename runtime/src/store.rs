@@ -19,7 +19,8 @@
 //! that are both called `main` (every HeCBench binary) live in different folders and never
 //! share or move aside each other's data; a program rebuilt in place keeps its folder and
 //! what it learned (regions are matched by model name, variants by name, and data recorded
-//! with other feature names is moved aside as stale). A copy of the program at another path
+//! with other feature names is moved aside as stale: the rule is [`definition`]'s). A copy of
+//! the program at another path
 //! starts afresh unless `OMPADAPT_PROGRAM` names one identity for both. Every file records
 //! `program_id`; `ompadapt list` shows it.
 //!
@@ -53,8 +54,11 @@
 //! labels are computed from them; a record with `supersedes` was re-measured after a drift and
 //! replaces the pair's earlier measurements for labelling), `monitored` aggregates of
 //! executions the model chose (one in `OMPADAPT_SAMPLE` timed), `runs` coarse-mode run totals,
-//! `model` the training set of the last model trained (what `OMPADAPT_FROZEN=1` uses). Counts
-//! add up saturating. `ompadapt export` archives the merged view of a directory (`store::export`).
+//! `model` the last model trained — by a run, online or at its start-up, or by `ompadapt
+//! train` — with its kind, training set, variants and origin (what `OMPADAPT_FROZEN=1` refits).
+//! The newest file's features, variants and location are the region's definition as last saved.
+//! Counts add up saturating. `ompadapt export` archives the merged view of a directory
+//! (`store::export`).
 //!
 //! # Damaged files
 //! A file that does not parse (corrupt, truncated), has another format version, or breaks the
@@ -71,8 +75,9 @@
 //! `.special-`, `.oversized-`). Files and directories are created never writable by others.
 //!
 //! Submodules: `format` (the file format, reading one file), `files` (atomic writes, the
-//! lock, moving aside), `merge` (a directory's merged view, compaction, export), `fault`
-//! (where crash tests stop a process).
+//! lock, moving aside), `merge` (a directory's merged view, compaction, export), `definition`
+//! (a region's features, variants and location, and what saved data of another definition is
+//! used for), `fault` (where crash tests stop a process).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

@@ -42,8 +42,7 @@ fn cost(variant: &str, n: f64) -> f64 {
 #[test]
 fn identity_child() {
     let Ok(spec) = std::env::var(CHILD) else { return };
-    let variants: Vec<String> =
-        spec.split(';').find_map(|f| f.strip_prefix("variants=")).unwrap().split(',').map(str::to_owned).collect();
+    let variants: Vec<String> = spec.split(';').find_map(|f| f.strip_prefix("variants=")).unwrap().split(',').map(str::to_owned).collect();
     let sizes: Vec<f64> = std::env::var("OMPADAPT_TEST_SIZES").unwrap().split(',').map(|s| s.parse().unwrap()).collect();
     let reps: usize = std::env::var("OMPADAPT_TEST_REPS").unwrap().parse().unwrap();
     let text = std::ffi::CString::new(spec).unwrap();
@@ -111,7 +110,8 @@ fn program(store: &Path, spec: &str, sizes: &[f64], reps: usize, env: &[(&str, &
         // every execution measured as it is (no cold first execution), every trained one timed
         .env("OMPADAPT_WARMUP", "0")
         .env("OMPADAPT_SAMPLE", "1");
-    for var in ["OMPADAPT_FROZEN", "OMPADAPT_EXPLORE_ONLY", "OMPADAPT_MODEL", "OMPADAPT_VARIANT", "OMPADAPT_PERSIST", "OMPADAPT_MIN_TRAIN"] {
+    for var in ["OMPADAPT_FROZEN", "OMPADAPT_EXPLORE_ONLY", "OMPADAPT_MODEL", "OMPADAPT_VARIANT", "OMPADAPT_PERSIST", "OMPADAPT_MIN_TRAIN"]
+    {
         c.env_remove(var);
     }
     for (k, v) in env {
@@ -176,8 +176,7 @@ fn agree(run: &ProgramRun, shown: &Value) {
     assert_eq!(model["source"], stored["origin"], "{}", context());
     assert_eq!(names(&stored["variants"]), names(&region["variants"]), "{}", context());
     assert_eq!(shown["decided_by"], "the stored model, as a run uses it", "{}", context());
-    let reported: std::collections::HashMap<String, String> =
-        run.model_decisions().into_iter().map(|(n, v)| (n.to_string(), v)).collect();
+    let reported: std::collections::HashMap<String, String> = run.model_decisions().into_iter().map(|(n, v)| (n.to_string(), v)).collect();
     let vectors = shown["vectors"].as_array().unwrap();
     assert_eq!(vectors.len(), reported.len(), "the same feature vectors: {}", context());
     for v in vectors {

@@ -44,6 +44,14 @@ fn run(r: &Region, f: f64) -> usize {
     run_cost(r, f, &[100, 300])
 }
 
+/// Both variants on N = 10 and N = 20: four training samples, two decided vectors.
+fn explore_two_vectors(r: &Region) {
+    for f in [10.0, 20.0] {
+        run(r, f);
+        run(r, f);
+    }
+}
+
 fn names(dir: &Path) -> Vec<String> {
     fs::read_dir(dir).map(|rd| rd.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()).unwrap_or_default()
 }
@@ -64,10 +72,7 @@ fn round_trip_deltas_and_immediate_training() {
     let dir = tmpdir("rt");
     let r = region(4);
     let mut b = attach(&r, &dir, &prog(), 100);
-    for f in [10.0, 20.0] {
-        run(&r, f);
-        run(&r, f);
-    }
+    explore_two_vectors(&r);
     assert!(r.is_trained());
     for _ in 0..3 {
         run(&r, 10.0); // model-chosen
@@ -451,10 +456,7 @@ fn a_changed_variant_set_keeps_its_variants_measurements_and_drops_the_old_model
     let dir = tmpdir("variants");
     let r = region(4);
     let mut b = attach(&r, &dir, &prog(), 100);
-    for f in [10.0, 20.0] {
-        run(&r, f);
-        run(&r, f);
-    }
+    explore_two_vectors(&r);
     assert!(r.is_trained());
     save(&r, &mut b).unwrap().expect("written");
     let three = "ompadapt1;model=m/1;loc=a.c:5;features=N;variants=cpu,gpu,tl=128";
@@ -532,10 +534,7 @@ fn the_newest_definition_is_the_region_and_the_rest_is_set_aside() {
     let dir = tmpdir("view");
     let old = region(4);
     let mut b = attach(&old, &dir, &prog(), 100);
-    for f in [10.0, 20.0] {
-        run(&old, f);
-        run(&old, f);
-    }
+    explore_two_vectors(&old);
     save(&old, &mut b).unwrap().expect("written");
     // rebuilt: a variant more, the directive moved
     let new = region_with(builder(1000), "ompadapt1;model=m/1;loc=a.c:9;features=N;variants=cpu,gpu,tl=64");
