@@ -52,7 +52,7 @@ pub fn host() -> String {
 
 /// The archive of `regions` (from [`crate::store::regions`]).
 pub fn export(root: &Path, regions: Vec<crate::store::Stored>) -> Archive {
-    let regions = regions.into_iter().map(|s| Region { program_dir: s.program_dir, region_dir: s.region_dir, data: s.file }).collect();
+    let regions = regions.into_iter().map(|s| Region { program_dir: s.program_dir, region_dir: s.region_dir, data: s.all }).collect();
     Archive {
         format: FORMAT.into(),
         version: VERSION,

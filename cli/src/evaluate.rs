@@ -32,9 +32,14 @@ pub struct RegionScores {
     pub complete: usize,
     pub scores: Result<Vec<Score>, String>,
     pub static_best: Option<(usize, f64, f64)>,
+    /// What belongs to another definition of the region and is not evaluated.
+    pub set_aside: store::SetAside,
 }
 
-pub fn evaluate(f: DataFile, models: &[ModelChoice], method: &Method) -> RegionScores {
+/// Scores `models` on the current definition's data of `stored` (see `store::definition`).
+pub fn evaluate(stored: store::Stored, models: &[ModelChoice], method: &Method) -> RegionScores {
+    let set_aside = store::summary(&stored).set_aside;
+    let f = stored.file;
     let costs = store::costs(&f);
     let (complete, scores, sb) = match costs {
         Ok(c) => {
@@ -43,7 +48,7 @@ pub fn evaluate(f: DataFile, models: &[ModelChoice], method: &Method) -> RegionS
         }
         Err(e) => (0, Err(format!("{e:#}")), None),
     };
-    RegionScores { file: f, complete, scores, static_best: sb }
+    RegionScores { file: f, complete, scores, static_best: sb, set_aside }
 }
 
 pub fn to_json(r: &RegionScores, method: &Method) -> Value {
@@ -51,6 +56,8 @@ pub fn to_json(r: &RegionScores, method: &Method) -> Value {
         "program": r.file.program,
         "region": r.file.model,
         "complete_vectors": r.complete,
+        "variants": r.file.variants,
+        "set_aside": r.set_aside,
         "method": {"k": method.k, "train_groups": method.train_groups, "shuffles": method.shuffles, "seed": method.seed, "tolerance": method.tolerance},
         "static_best": r.static_best.map(|(v, m, w)| json!({"variant": r.file.variants.get(v), "mean_regret": m, "within": w})),
         "error": r.scores.as_ref().err(),
@@ -70,9 +77,18 @@ pub fn to_json(r: &RegionScores, method: &Method) -> Value {
 
 pub fn to_text(r: &RegionScores, method: &Method) -> String {
     let mut out = format!(
-        "region '{}' of program '{}': {} feature vectors with every variant measured; K = {}, {} shuffles\n",
-        r.file.model, r.file.program, r.complete, method.k, method.shuffles
+        "region '{}' of program '{}': {} feature vectors with every variant measured ({}); K = {}, {} shuffles\n",
+        r.file.model,
+        r.file.program,
+        r.complete,
+        r.file.variants.join(", "),
+        method.k,
+        method.shuffles
     );
+    let aside = r.set_aside.describe();
+    if !aside.is_empty() {
+        out += &format!("  set aside (an earlier definition, not evaluated): {}\n", aside.join("; "));
+    }
     match &r.scores {
         Err(e) => out += &format!("  not evaluated: {e}\n"),
         Ok(scores) => {

@@ -193,7 +193,7 @@ fn list_regions(root: &Path, program: Option<&str>, as_json: bool) -> Result<()>
         println!("{}: no saved regions", root.display());
         return Ok(());
     }
-    let mut rows = vec![["program", "region", "location", "features", "variants", "samples", "vectors", "complete", "model"]
+    let mut rows = vec![["program", "region", "location", "features", "variants", "samples", "vectors", "complete", "model", "set aside"]
         .map(String::from)
         .to_vec()];
     for s in &sums {
@@ -207,6 +207,7 @@ fn list_regions(root: &Path, program: Option<&str>, as_json: bool) -> Result<()>
             s.feature_vectors.to_string(),
             s.complete_vectors.to_string(),
             s.model.clone().unwrap_or_else(|| "—".into()),
+            s.set_aside.describe().join("; "),
         ]);
     }
     print!("{}", show::table(&rows, 0));
@@ -243,7 +244,7 @@ fn evaluate_regions(root: &Path, regions: &[String], choices: &[ModelChoice], me
     let mut out = Vec::new();
     for f in files {
         pb.set_message(f.file.model.clone());
-        out.push(evaluate::evaluate(f.file, choices, method));
+        out.push(evaluate::evaluate(f, choices, method));
         pb.inc(1);
     }
     pb.finish_and_clear();

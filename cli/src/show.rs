@@ -1,8 +1,11 @@
 //! `ompadapt show REGION`: what a region learned, as text, JSON and a picture.
 //!
-//! The model shown is refitted here from the stored measurements with the model the runtime
-//! last trained (its description is stored), or `--model`: the same learner on the same data
-//! gives the runtime's decisions. The stored model's own text is printed beside it.
+//! The region is what its newest data says (`store::definition`): its variants, features and
+//! location, only that definition's measurements, and what was set aside. Decisions are the
+//! runtime's own: with a stored model of the current variants, a region of the runtime loads
+//! the data and installs that model exactly as a frozen run does (the decision a run makes);
+//! without one, or with `--model`, the model fitted here decides. The model fitted here (the
+//! stored model's kind, `--model`, else `auto`) is shown with its cross-validated regret.
 
 use std::path::PathBuf;
 
@@ -10,7 +13,9 @@ use anyhow::Result;
 use ompadapt_benchmarks::plot::{self, pe, Figure, Span};
 use ompadapt_rt::ctx::MAX_FEATURES;
 use ompadapt_rt::model::{self, Fitted, ModelChoice, TrainingSet};
-use ompadapt_rt::store::DataFile;
+use ompadapt_rt::region::{Region, RegionBuilder};
+use ompadapt_rt::spec::RegionDescriptor;
+use ompadapt_rt::store::{self as rt_store, DataFile, ModelRecord};
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use serde_json::{json, Value};
@@ -25,30 +30,58 @@ pub struct Learned {
     pub costs: TrainingSet,
     pub asked: ModelChoice,
     pub fitted: Fitted,
+    /// The stored model as a run uses it (None: no stored model of the current variants, or
+    /// `--model` asked for another).
+    pub runtime: Option<Region>,
 }
 
 /// Seed of every fit the command makes (forests and selection are reproducible).
 pub const SEED: u64 = 1;
 
+/// A region of the runtime with the stored data of `stored`'s current definition, deciding
+/// with its stored model `m` as a frozen run does.
+fn as_a_run_decides(stored: &store::Stored, m: &ModelRecord) -> Option<Region> {
+    let f = &stored.file;
+    let mut spec = RegionDescriptor::new(f.model.clone(), f.loc.clone(), f.variants.clone());
+    spec.features = f.features.clone();
+    let region = RegionBuilder::new().build(spec);
+    rt_store::absorb_saved(&region, &stored.merged);
+    rt_store::install_stored(&region, m).then_some(region)
+}
+
 impl Learned {
-    /// Fits `model` (else the stored model's kind, else `auto`) on the region's data.
+    /// Fits `model` (else the stored model's kind, else `auto`) on the region's data; without
+    /// `model`, the stored model decides as in a run.
     pub fn fit(stored: store::Stored, model: Option<ModelChoice>) -> Result<Learned> {
         let file = stored.file.clone();
         let costs = store::costs(&file)?;
-        let asked = model
-            .or_else(|| file.model_trained.as_ref().and_then(|m| store::choice_from_description(&m.kind)))
-            .unwrap_or(ModelChoice::Auto);
+        let runtime = if model.is_none() { file.model_trained.as_ref().and_then(|m| as_a_run_decides(&stored, m)) } else { None };
+        let asked =
+            model.or_else(|| file.model_trained.as_ref().and_then(|m| ModelChoice::from_description(&m.kind))).unwrap_or(ModelChoice::Auto);
         let fitted = model::train_costs(asked, &costs, SEED)
             .map_err(|e| anyhow::anyhow!("region '{}': training {} failed: {e}", file.model, asked.describe()))?;
-        Ok(Learned { stored, file, costs, asked, fitted })
+        Ok(Learned { stored, file, costs, asked, fitted, runtime })
     }
 
+    /// The decision for `x`: the stored model's as a run makes it, else the model fitted here.
     pub fn decide(&self, x: &[f64]) -> usize {
+        if let Some(d) = self.runtime.as_ref().and_then(|r| r.decide(x)) {
+            return d;
+        }
         let mut p = [0.0; MAX_FEATURES];
         for (d, s) in p.iter_mut().zip(x) {
             *d = *s;
         }
         self.fitted.model.predict(&p)
+    }
+
+    /// What decides in the table and the picture, in words.
+    pub fn decided_by(&self) -> &'static str {
+        if self.runtime.is_some() {
+            "the stored model, as a run uses it"
+        } else {
+            "the model fitted here"
+        }
     }
 
     pub fn feature_name(&self, j: usize) -> String {
@@ -102,7 +135,11 @@ impl Learned {
             "location": self.file.loc,
             "features": self.file.features,
             "variants": self.file.variants,
-            "stored_model": self.file.model_trained.as_ref().map(|m| json!({"kind": m.kind, "text": m.text, "labels": m.labels.len()})),
+            "set_aside": store::summary(&self.stored).set_aside,
+            "stored_model": self.file.model_trained.as_ref().map(store::model_json),
+            "decided_by": self.decided_by(),
+            // without a stored model of the current variants a frozen run runs the first
+            "frozen_run_variant": self.file.model_trained.is_none().then(|| self.variant_name(0)),
             "model": {
                 "asked": self.asked.describe(),
                 "chosen": self.fitted.chosen.describe(),
@@ -113,24 +150,60 @@ impl Learned {
         })
     }
 
-    pub fn to_text(&self) -> String {
+    /// The region's definition, what was set aside, and its data.
+    fn definition_text(&self) -> String {
         let f = &self.file;
         let s = store::summary(&self.stored);
         let mut out = format!("region '{}' of program '{}' ({})\n", f.model, f.program, if f.loc.is_empty() { "?" } else { &f.loc });
         out += &format!("  features: {}   variants: {}\n", f.features.join(", "), f.variants.join(", "));
+        if let Some(d) = &self.stored.earlier {
+            out += &format!(
+                "  earlier definition (older data): {}; features: {}   variants: {}\n",
+                if d.loc.is_empty() { "?" } else { &d.loc },
+                d.features.join(", "),
+                d.variants.join(", ")
+            );
+        }
         out += &format!(
             "  data: {} measurements on {} feature vectors ({} with every variant measured), {} executions chosen by a model, {} files\n",
             s.samples, s.feature_vectors, s.complete_vectors, s.monitored_executions, s.files
         );
-        match &f.model_trained {
-            Some(m) => {
-                out += &format!("  stored model (what the runtime trained): {}, on {} vectors\n", m.kind, m.labels.len());
+        let aside = s.set_aside.describe();
+        if !aside.is_empty() {
+            out += &format!("  set aside (not counted, not used): {}\n", aside.join("; "));
+        }
+        out
+    }
+
+    /// The stored model: what it is, where it came from, whether a run uses it.
+    fn stored_model_text(&self) -> String {
+        let a = &self.stored.assessment;
+        let mut out = String::new();
+        match (&self.file.model_trained, &a.other_model) {
+            (Some(m), _) => {
+                out += &format!("  stored model: {}, {}, on {} vectors\n", m.kind, ModelRecord::origin_text(&m.origin), m.labels.len());
                 for l in m.text.lines() {
                     out += &format!("    {l}\n");
                 }
             }
-            None => out += "  stored model: none (the runtime has not trained this region yet)\n",
+            (None, Some(m)) => {
+                out += &format!(
+                    "  stored model: none of the current variants (the saved {}, {}, decides among {}: a run does not use it; it trains its own, a frozen run runs '{}')\n",
+                    m.kind,
+                    ModelRecord::origin_text(&m.origin),
+                    m.variants.join(", "),
+                    self.variant_name(0)
+                )
+            }
+            (None, None) => out += "  stored model: none (no run or `ompadapt train` has trained this region yet)\n",
         }
+        out
+    }
+
+    pub fn to_text(&self) -> String {
+        let f = &self.file;
+        let mut out = self.definition_text();
+        out += &self.stored_model_text();
         out += &format!("  model fitted here: {}", self.fitted.chosen.describe());
         if self.asked != self.fitted.chosen {
             out += &format!(" (asked for: {})", self.asked.describe());
@@ -145,6 +218,7 @@ impl Learned {
         }
         out += "\n";
         out += &self.model_text();
+        out += &format!("  decisions: {}\n", self.decided_by());
         // the table
         let p = f.features.len().clamp(1, self.costs.p);
         let mut header: Vec<String> = (0..p).map(|j| self.feature_name(j)).collect();

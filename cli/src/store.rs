@@ -1,6 +1,10 @@
 //! The store as the command sees it: the merged view of every region (the runtime's own
-//! reader, `store::export`: takes the shared lock, moves and writes nothing), finding one
-//! region by name, and the numbers `list` prints.
+//! reader, `store::export_merged`: takes the shared lock, moves and writes nothing), finding
+//! one region by name, and the numbers `list` prints.
+//!
+//! A region is what its newest data says it is (`store::definition`): `list`, `show`,
+//! `evaluate` and `train` see that definition's data only, and say what they set aside (an
+//! earlier definition's variants, files of other features, a model of other variants).
 
 use std::path::{Path, PathBuf};
 
@@ -8,10 +12,11 @@ use anyhow::{bail, Context, Result};
 use ompadapt_abi::names::closest;
 use ompadapt_abi::store::RegionPath;
 use ompadapt_evaluate::costs_from_file;
-use ompadapt_rt::model::{self, ModelChoice, TrainingSet};
+use ompadapt_rt::model::{ModelChoice, TrainingSet};
 use ompadapt_rt::safe_fs::{Dir, Kind};
-use ompadapt_rt::store::{self, DataFile};
+use ompadapt_rt::store::{self, Assessment, DataFile, Definition, Merged, ModelRecord};
 use serde::Serialize;
+use serde_json::{json, Value};
 
 /// One region of the store and where it lives (directory names below the root: the runtime
 /// may key a program's directory by more than its name).
@@ -19,7 +24,16 @@ use serde::Serialize;
 pub struct Stored {
     pub program_dir: String,
     pub region_dir: String,
+    /// The current definition's data (the newest data's variants, features and location).
     pub file: DataFile,
+    /// Everything the region's folder holds, merged (what an archive carries).
+    pub all: DataFile,
+    /// What was set aside, and the stored model of the current variants.
+    pub assessment: Assessment,
+    /// The definition before the newest, while the files still show it.
+    pub earlier: Option<Definition>,
+    /// The merged data, as a run loads it.
+    pub merged: Merged,
 }
 
 impl Stored {
@@ -63,8 +77,17 @@ pub fn regions(root: &Path, program: Option<&str>) -> Result<Vec<Stored>> {
     for p in subdirs(&store) {
         let Ok(pdir) = store.sub(&p, false) else { continue };
         for r in subdirs(&pdir) {
-            for file in store::export(root, Some(&p), Some(&r)) {
-                let s = Stored { program_dir: p.clone(), region_dir: r.clone(), file };
+            for merged in store::export_merged(root, Some(&p), Some(&r)) {
+                let view = store::definition::view(&merged);
+                let s = Stored {
+                    program_dir: p.clone(),
+                    region_dir: r.clone(),
+                    file: view.file,
+                    all: merged.exported(),
+                    assessment: view.assessment,
+                    earlier: view.earlier,
+                    merged,
+                };
                 if program.is_none_or(|want| s.program_is(want)) {
                     out.push(s);
                 }
@@ -111,9 +134,74 @@ pub struct Summary {
     pub complete_vectors: usize,
     /// Executions the model chose (after training).
     pub monitored_executions: u64,
-    /// The model the runtime last trained (`None`: none stored).
+    /// The stored model of the current variants (`None`: none stored), and where it came
+    /// from (`ModelRecord::origin`).
     pub model: Option<String>,
+    pub model_origin: Option<String>,
     pub files: usize,
+    /// What belongs to another definition and is not counted above.
+    pub set_aside: SetAside,
+}
+
+/// What a region's data holds that does not belong to its current definition.
+#[derive(Serialize, Debug, Clone, Default)]
+pub struct SetAside {
+    /// The definition before the newest (location, features, variants), while the files
+    /// still show one.
+    pub earlier: Option<Value>,
+    /// Measurements of variants the region no longer has, and their names.
+    pub measurements_of_removed_variants: u64,
+    pub removed_variants: Vec<String>,
+    /// Files recorded with other feature names, and their measurements.
+    pub files_of_other_features: usize,
+    pub measurements_of_other_features: u64,
+    /// The stored model when it was trained on other variants (kind, variants, origin).
+    pub model: Option<Value>,
+}
+
+impl SetAside {
+    fn of(s: &Stored) -> SetAside {
+        let a = &s.assessment;
+        SetAside {
+            earlier: s.earlier.as_ref().map(|d| json!({"location": d.loc, "features": d.features, "variants": d.variants})),
+            measurements_of_removed_variants: a.unused,
+            removed_variants: a.unused_variants.clone(),
+            files_of_other_features: a.stale_files,
+            measurements_of_other_features: a.stale_measurements,
+            model: a.other_model.as_ref().map(model_json),
+        }
+    }
+
+    /// What was set aside, in words (empty: nothing).
+    pub fn describe(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        if self.measurements_of_removed_variants > 0 {
+            out.push(format!(
+                "{} measurements of variants it no longer has ({})",
+                self.measurements_of_removed_variants,
+                self.removed_variants.join(", ")
+            ));
+        }
+        if self.files_of_other_features > 0 {
+            out.push(format!(
+                "{} measurements in {} files recorded with other features",
+                self.measurements_of_other_features, self.files_of_other_features
+            ));
+        }
+        out
+    }
+}
+
+/// A stored model as `show` and `list` give it: kind, origin, variants, training set size.
+pub fn model_json(m: &ModelRecord) -> Value {
+    json!({
+        "kind": m.kind,
+        "origin": m.origin,
+        "origin_text": ModelRecord::origin_text(&m.origin),
+        "variants": m.variants,
+        "labels": m.labels.len(),
+        "text": m.text,
+    })
 }
 
 pub fn summary(s: &Stored) -> Summary {
@@ -132,45 +220,15 @@ pub fn summary(s: &Stored) -> Summary {
         complete_vectors: costs.as_ref().map_or(0, |c| (0..c.n()).filter(|&i| c.complete(i)).count()),
         monitored_executions: f.monitored.iter().map(|m| m.count).sum(),
         model: f.model_trained.as_ref().map(|m| m.kind.clone()),
+        model_origin: f.model_trained.as_ref().map(|m| m.origin.clone()),
         files: f.merged_parts.len(),
+        set_aside: SetAside::of(s),
     }
 }
 
 /// The store directory: `--dir`, else `$OMPADAPT_DIR`, else `./.ompadapt` (as the runtime).
 pub fn root(dir: Option<PathBuf>) -> PathBuf {
     dir.unwrap_or_else(|| PathBuf::from(".ompadapt"))
-}
-
-/// The model choice a stored model's description names (`ModelChoice::describe`), so that
-/// `show` refits what the runtime trained. `None` for descriptions this version does not know.
-pub fn choice_from_description(kind: &str) -> Option<ModelChoice> {
-    let nums = |s: &str| -> Vec<usize> {
-        s.split(|c: char| !c.is_ascii_digit()).filter(|t| !t.is_empty()).filter_map(|t| t.parse().ok()).collect()
-    };
-    if kind.starts_with("decision tree") {
-        return nums(kind).first().map(|&d| ModelChoice::Tree { max_depth: d });
-    }
-    if kind.starts_with("random forest") {
-        let n = nums(kind);
-        return (n.len() == 2).then(|| ModelChoice::Forest { trees: n[0], max_depth: n[1] });
-    }
-    let fixed = [ModelChoice::LogisticRegression, ModelChoice::Auto, ModelChoice::CostSelected];
-    if let Some(c) = fixed.into_iter().find(|c| c.describe() == kind) {
-        return Some(c);
-    }
-    // cost forms: every family, per category or not, piecewise depth 0..=3
-    for family in model::Family::ALL {
-        for depth in 0..=3u8 {
-            for cat in [false, true] {
-                let mut form = model::CostForm::new(family, depth);
-                form.by_category = cat;
-                if form.describe() == kind {
-                    return Some(ModelChoice::Cost(form));
-                }
-            }
-        }
-    }
-    None
 }
 
 /// The region's data as per-variant times (medians), or an error saying why there is nothing

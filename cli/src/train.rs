@@ -2,10 +2,10 @@
 //! measurements and stores it as the region's model (the record a run with
 //! `OMPADAPT_FROZEN=1` uses), in a new part file: the runtime's own data is never rewritten.
 //!
-//! The stored record is the training set (each measured vector with its best variant) plus the
-//! model's description and text, as the runtime stores what it trains; a run refits the
-//! region's model on it. A run whose region asks for another model (`model_type`,
-//! `OMPADAPT_MODEL`) refits that one on the same labels: `train` says so.
+//! The stored record is the training set (each measured vector with the model's decision) plus
+//! the model's description, text, variants and origin (`offline`), as the runtime stores what
+//! it trains; a frozen run refits the model the description names on it. The region's current
+//! definition is trained on (the newest data's variants: `store::definition`).
 
 use std::path::Path;
 
@@ -30,12 +30,15 @@ pub fn store_model(root: &Path, learned: &Learned) -> Result<String> {
         trained_unix_ns: now,
         labels,
         text: learned.fitted.model.render(&|j| learned.feature_name(j), &|v| learned.variant_name(v), 0),
+        variants: f.variants.clone(),
+        origin: store::OFFLINE.into(),
     };
     let run = format!("{now}-ompadapt-train-{}", std::process::id());
     let part = DataFile {
         format: store::FORMAT.into(),
         version: store::VERSION,
         program: f.program.clone(),
+        program_id: f.program_id.clone(),
         model: f.model.clone(),
         loc: f.loc.clone(),
         features: f.features.clone(),
@@ -78,7 +81,7 @@ pub fn run(root: &Path, learned: &Learned, spelling: &str, save: bool, as_json: 
     print!("{}", learned.model_text());
     match file {
         Some(f) => println!(
-            "  stored as the region's model: {f}\n  a run with OMPADAPT_FROZEN=1 uses it; unless the region asks for this model itself, run with OMPADAPT_MODEL='{}:{spelling}'",
+            "  stored as the region's model: {f}\n  a run with OMPADAPT_FROZEN=1 uses it (a run that trains stores its own, which then replaces it; to train {spelling} there too, run with OMPADAPT_MODEL='{}:{spelling}')",
             learned.file.model
         ),
         None => println!("  not stored (--dry-run)"),

@@ -267,6 +267,9 @@ pub struct Region {
     off: Box<[AtomicBool]>,
     /// Whether any variant is unavailable: one relaxed load where a choice is made.
     any_off: AtomicBool,
+    /// What changed in the region's definition since its saved data (see
+    /// `store::definition`), for the report.
+    saved_data_note: std::sync::OnceLock<String>,
 }
 
 impl std::fmt::Debug for Region {

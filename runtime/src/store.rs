@@ -19,7 +19,8 @@
 //! that are both called `main` (every HeCBench binary) live in different folders and never
 //! share or move aside each other's data; a program rebuilt in place keeps its folder and
 //! what it learned (regions are matched by model name, variants by name, and data recorded
-//! with other feature names is moved aside as stale). A copy of the program at another path
+//! with other feature names is moved aside as stale: the rule is [`definition`]'s). A copy of
+//! the program at another path
 //! starts afresh unless `OMPADAPT_PROGRAM` names one identity for both. Every file records
 //! `program_id`; `ompadapt list` shows it.
 //!
@@ -53,8 +54,11 @@
 //! labels are computed from them; a record with `supersedes` was re-measured after a drift and
 //! replaces the pair's earlier measurements for labelling), `monitored` aggregates of
 //! executions the model chose (one in `OMPADAPT_SAMPLE` timed), `runs` coarse-mode run totals,
-//! `model` the training set of the last model trained (what `OMPADAPT_FROZEN=1` uses). Counts
-//! add up saturating. `ompadapt export` archives the merged view of a directory (`store::export`).
+//! `model` the last model trained — by a run, online or at its start-up, or by `ompadapt
+//! train` — with its kind, training set, variants and origin (what `OMPADAPT_FROZEN=1` refits).
+//! The newest file's features, variants and location are the region's definition as last saved.
+//! Counts add up saturating. `ompadapt export` archives the merged view of a directory
+//! (`store::export`).
 //!
 //! # Damaged files
 //! A file that does not parse (corrupt, truncated), has another format version, or breaks the
@@ -71,8 +75,9 @@
 //! `.special-`, `.oversized-`). Files and directories are created never writable by others.
 //!
 //! Submodules: `format` (the file format, reading one file), `files` (atomic writes, the
-//! lock, moving aside), `merge` (a directory's merged view, compaction, export), `fault`
-//! (where crash tests stop a process).
+//! lock, moving aside), `merge` (a directory's merged view, compaction, export), `definition`
+//! (a region's features, variants and location, and what saved data of another definition is
+//! used for), `fault` (where crash tests stop a process).
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -81,23 +86,27 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Deserialize;
 
 use crate::diag;
+use crate::model::ModelChoice;
 use crate::region::{Monitored, Origin, Region, Trained};
 use crate::safe_fs::{self, Dir, Kind};
 use crate::stats::FeatureKey;
 
+pub mod definition;
 pub mod fault;
 mod files;
 mod format;
 mod merge;
 
+pub use definition::{Assessment, Definition, View};
 pub use files::write_atomic;
 use files::{move_aside, write_error};
 use format::Header;
 pub use format::{
-    read_file, read_file_in, Damage, DataFile, LabelRecord, ModelRecord, MonitoredRecord, RunRecord, SampleRecord, Writer, FORMAT, VERSION,
+    read_file, read_file_in, Damage, DataFile, LabelRecord, ModelRecord, MonitoredRecord, RunRecord, SampleRecord, Writer, FORMAT, OFFLINE,
+    VERSION,
 };
 pub(crate) use merge::refused;
-pub use merge::{compact, compact_in, export, load, load_dir, read_dir, read_dir_with, Merged, MonitoredData, PairData};
+pub use merge::{compact, compact_in, export, export_merged, load, load_dir, read_dir, read_dir_with, Merged, MonitoredData, PairData};
 
 // ---- paths ----------------------------------------------------------------------------------
 
@@ -339,48 +348,16 @@ fn load_saved(dir: &Path, program: &Program, model: &str, features: &[String]) -
 }
 
 /// Loads what earlier runs saved for `region` under `dir` and binds it to its directory:
-/// measurements (the region continues exploring where they stopped), trained executions (the
-/// vectors they name recur), coarse run totals, and (frozen runs) the stored model; trains if
-/// the data suffices.
+/// measurements of its variants (the region continues exploring where they stopped), trained
+/// executions (the vectors they name recur), coarse run totals, and (frozen runs) the stored
+/// model; trains if the data suffices. Saved data of another definition is treated as
+/// [`definition`] says; one line says what changed.
 pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usize) -> Binding {
     let rdir = region_dir(dir, program, &region.spec.model);
     let merged = load_saved(dir, program, &region.spec.model, &region.spec.features);
-    let variant = |name: &str| region.spec.variants.iter().position(|n| n == name);
-    for ((f, v), p) in &merged.samples {
-        if let Some(v) = variant(v) {
-            region.absorb(&FeatureKey::new(f), v, p.count, &p.warm, &p.cold, false);
-        }
-    }
-    for ((_, f, v), (total, _)) in &merged.runs {
-        if let Some(v) = variant(v) {
-            region.absorb(&FeatureKey::new(f), v, 1, &[*total as f64], &[], false);
-        }
-    }
-    for ((f, _), m) in &merged.monitored {
-        if m.count > 0 {
-            region.note_seen(&FeatureKey::new(f));
-        }
-    }
-    region.settle();
-    let stored_labels = || -> Vec<(FeatureKey, usize)> {
-        merged.model.iter().flat_map(|m| &m.labels).filter_map(|l| variant(&l.variant).map(|v| (FeatureKey::new(&l.features), v))).collect()
-    };
-    if region.mode.frozen {
-        if !region.install(stored_labels(), Origin::Frozen) {
-            diag::warn_once(
-                &format!("frozen:{}", region.spec.model),
-                &format!(
-                    "region '{}': OMPADAPT_FROZEN=1 but no stored model in {}; always running its first variant '{}'",
-                    region.spec.model,
-                    rdir.display(),
-                    region.spec.variants[0]
-                ),
-            );
-            region.set_fixed_variant(Some(0));
-        }
-    } else if !region.train_if_ready() && !region.is_trained() && !region.mode.coarse {
-        region.install(stored_labels(), Origin::Loaded);
-    }
+    let saved = definition::assess(&Definition::of_region(&region.spec), &merged);
+    absorb_saved(region, &merged);
+    start_model(region, &saved, &rdir);
     Binding {
         dir: rdir,
         root: dir.to_path_buf(),
@@ -396,8 +373,100 @@ pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usi
             }
         },
         monitored_base: HashMap::new(),
-        saved_epoch: region.trained().map_or(0, |t| t.epoch),
+        // a model trained at start-up is saved with this run's data; a frozen run's model is
+        // on disk already
+        saved_epoch: region.trained().filter(|t| t.origin.key().is_none()).map_or(0, |t| t.epoch),
         loaded_files: merged.files.len(),
+    }
+}
+
+/// Gives `region` what `merged` holds of its variants (matched by name): measurements, coarse
+/// run totals, and the vectors model-chosen executions name (they recur). Measurements of
+/// variants it no longer has are left out.
+pub fn absorb_saved(region: &Region, merged: &Merged) {
+    let variant = |name: &str| region.spec.variants.iter().position(|n| n == name);
+    for ((f, v), p) in &merged.samples {
+        if let Some(v) = variant(v) {
+            region.absorb(&FeatureKey::new(f), v, p.count, &p.warm, &p.cold, false);
+        }
+    }
+    for ((_, f, v), (total, _)) in &merged.runs {
+        if let Some(v) = variant(v) {
+            region.absorb(&FeatureKey::new(f), v, 1, &[*total as f64], &[], false);
+        }
+    }
+    for ((f, v), m) in &merged.monitored {
+        if m.count > 0 && variant(v).is_some() {
+            region.note_seen(&FeatureKey::new(f));
+        }
+    }
+    region.settle();
+}
+
+/// The training set of the stored model `m`, as `region`'s variants.
+fn stored_labels(region: &Region, m: &ModelRecord) -> Vec<(FeatureKey, usize)> {
+    let variant = |name: &str| region.spec.variants.iter().position(|n| n == name);
+    m.labels.iter().filter_map(|l| variant(&l.variant).map(|v| (FeatureKey::new(&l.features), v))).collect()
+}
+
+/// Makes the stored model `m` decide `region` as a frozen run does: its training set refitted
+/// with the model it records (else the region's own, said once). The `ompadapt` command
+/// decides with the same call.
+pub fn install_stored(region: &Region, m: &ModelRecord) -> bool {
+    let choice = ModelChoice::from_description(&m.kind);
+    if choice.is_none() {
+        diag::warn_once(
+            &format!("stored-kind:{}", region.spec.model),
+            &format!(
+                "region '{}': its stored model is a '{}', which this runtime does not know; its training set is refitted as {}",
+                region.spec.model,
+                m.kind,
+                region.settings().choice.describe()
+            ),
+        );
+    }
+    region.install(stored_labels(region, m), Origin::Frozen(m.origin.clone()), choice)
+}
+
+/// What decides `region` first, given its saved data: in a frozen run the stored model of its
+/// variants, else its first variant (one line says why); otherwise a model trained now if the
+/// saved measurements suffice, else the stored model's training set refitted. One line says
+/// what changed when its variants did.
+fn start_model(region: &Region, saved: &Assessment, rdir: &Path) {
+    let name = &region.spec.model;
+    let change = saved.change(&Definition::of_region(&region.spec));
+    if let Some(c) = &change {
+        region.note_saved_data(c);
+    }
+    if region.mode.frozen {
+        if saved.model.as_ref().is_some_and(|m| install_stored(region, m)) {
+            if let Some(c) = &change {
+                diag::warn_once(&format!("definition:{name}"), &format!("region '{name}': {c}"));
+            }
+            return;
+        }
+        let first = &region.spec.variants[0];
+        let why = match &change {
+            Some(c) => format!(
+                "region '{name}': {c}; OMPADAPT_FROZEN=1 and no stored model of its current variants in {}: always running its first variant '{first}'",
+                rdir.display()
+            ),
+            None => format!(
+                "region '{name}': OMPADAPT_FROZEN=1 but no stored model in {}; always running its first variant '{first}'",
+                rdir.display()
+            ),
+        };
+        diag::warn_once(&format!("frozen:{name}"), &why);
+        region.set_fixed_variant(Some(0));
+        return;
+    }
+    if let Some(c) = &change {
+        diag::warn_once(&format!("definition:{name}"), &format!("region '{name}': {c}"));
+    }
+    if !region.train_if_ready() && !region.is_trained() && !region.mode.coarse {
+        if let Some(m) = &saved.model {
+            region.install(stored_labels(region, m), Origin::Loaded, None);
+        }
     }
 }
 
@@ -466,14 +535,16 @@ fn execution_records(region: &Region, b: &Binding, vname: &dyn Fn(usize) -> Stri
     out
 }
 
-/// The model trained in this process since the last save, as a record (loaded and frozen
-/// models are already on disk).
+/// The model trained in this process since the last save, as a record: trained in the run or
+/// at its start-up (a frozen run's model is on disk already, a fixed variant is no model).
 fn model_record(region: &Region, t: &Trained, vname: &dyn Fn(usize) -> String) -> Option<ModelRecord> {
-    matches!(t.origin, Origin::Online | Origin::Explicit | Origin::Retrained | Origin::Pooled(_)).then(|| ModelRecord {
+    t.origin.key().map(|origin| ModelRecord {
         kind: t.chosen.describe(),
         trained_unix_ns: unix_ns(),
         labels: t.labels.iter().map(|(k, v)| LabelRecord { features: k.values(), variant: vname(*v) }).collect(),
         text: t.predictor.render(&|i| region.spec.feature_name(i), vname, 0),
+        variants: region.spec.variants.clone(),
+        origin: origin.to_owned(),
     })
 }
 
@@ -509,10 +580,10 @@ fn write_part(b: &Binding, file: &DataFile) -> Result<Option<(Dir, PathBuf)>, St
 
 /// Merges the region's part files once `compact_after` of them piled up. A failure does not
 /// make the save fail: the data is written (one line says so).
-fn compact_if_due(rdir: &Dir, model: &str, compact_after: usize) {
+fn compact_if_due(rdir: &Dir, model: &str, features: &[String], compact_after: usize) {
     let parts = rdir.entries().map(|es| es.iter().filter(|(n, k)| *k == Kind::File && is_part(n)).count()).unwrap_or(0);
     if parts >= compact_after {
-        if let Err(e) = merge::compact_in(rdir, model) {
+        if let Err(e) = merge::compact_in(rdir, model, Some(features)) {
             diag::warn_once(
                 &format!("compact:{}", rdir.path().display()),
                 &format!("region '{model}': its data was saved, but merging its files failed: {e}; they are merged later"),
@@ -628,7 +699,7 @@ pub fn save(region: &Region, b: &mut Binding) -> Result<Option<PathBuf>, String>
     if let Some(t) = trained {
         b.saved_epoch = t.epoch;
     }
-    compact_if_due(&rdir, &spec.model, b.compact_after);
+    compact_if_due(&rdir, &spec.model, &spec.features, b.compact_after);
     Ok(Some(path))
 }
 

@@ -120,6 +120,38 @@ impl ModelChoice {
         }
     }
 
+    /// The choice a description names ([`ModelChoice::describe`], what a stored model records
+    /// as its kind), so that a frozen run and `ompadapt show` refit what was trained. `None` for
+    /// descriptions this version does not know.
+    pub fn from_description(kind: &str) -> Option<ModelChoice> {
+        let nums = |s: &str| -> Vec<usize> {
+            s.split(|c: char| !c.is_ascii_digit()).filter(|t| !t.is_empty()).filter_map(|t| t.parse().ok()).collect()
+        };
+        if kind.starts_with("decision tree") {
+            return nums(kind).first().map(|&d| ModelChoice::Tree { max_depth: d });
+        }
+        if kind.starts_with("random forest") {
+            let n = nums(kind);
+            return (n.len() == 2).then(|| ModelChoice::Forest { trees: n[0], max_depth: n[1] });
+        }
+        let fixed = [ModelChoice::LogisticRegression, ModelChoice::Auto, ModelChoice::CostSelected];
+        if let Some(c) = fixed.into_iter().find(|c| c.describe() == kind) {
+            return Some(c);
+        }
+        // cost forms: every family, per category or not, every piecewise depth
+        for family in Family::ALL {
+            for depth in 0..=MAX_PIECE_DEPTH {
+                for by_category in [false, true] {
+                    let form = CostForm { family, depth, by_category };
+                    if form.describe() == kind {
+                        return Some(ModelChoice::Cost(form));
+                    }
+                }
+            }
+        }
+        None
+    }
+
     /// Human-readable description, e.g. `decision tree (max depth 2)`.
     pub fn describe(&self) -> String {
         match self {
@@ -163,5 +195,24 @@ mod tests {
         assert_eq!(ModelChoice::parse_override("cost,LogLinear,2").unwrap(), ModelChoice::Cost(CostForm::new(Family::LogLinear, 2)));
         assert!(ModelChoice::parse_override("cost,spline").is_err());
         assert!(ModelChoice::parse_override("cost,additive,9").is_err());
+    }
+
+    #[test]
+    fn descriptions_name_their_choice() {
+        let mut forms = vec![
+            ModelChoice::Tree { max_depth: 3 },
+            ModelChoice::Forest { trees: 10, max_depth: 4 },
+            ModelChoice::LogisticRegression,
+            ModelChoice::Auto,
+            ModelChoice::CostSelected,
+        ];
+        for family in Family::ALL {
+            forms.push(ModelChoice::Cost(CostForm { family, depth: 2, by_category: true }));
+            forms.push(ModelChoice::Cost(CostForm::new(family, 0)));
+        }
+        for c in forms {
+            assert_eq!(ModelChoice::from_description(&c.describe()), Some(c), "{}", c.describe());
+        }
+        assert_eq!(ModelChoice::from_description("a neural network"), None);
     }
 }

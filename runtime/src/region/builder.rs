@@ -182,6 +182,7 @@ impl Region {
             declared: declared::Declared::new(&spec),
             off: (0..nv).map(|_| AtomicBool::new(false)).collect(),
             any_off: AtomicBool::new(false),
+            saved_data_note: std::sync::OnceLock::new(),
             spec,
         };
         drop(r.lock()); // publishes what training needs to `slack`

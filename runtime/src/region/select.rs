@@ -150,7 +150,7 @@ impl Region {
     /// Whether a trained region still learns: explores new vectors and re-measures drifting
     /// ones (not frozen, not a fixed variant, not coarse, training allowed).
     pub(super) fn learns_after_training(&self, t: &Trained) -> bool {
-        !self.mode.frozen && !self.mode.coarse && !matches!(t.origin, Origin::Fixed | Origin::Frozen) && !self.cycling.load(Relaxed)
+        !self.mode.frozen && !self.mode.coarse && !matches!(t.origin, Origin::Fixed | Origin::Frozen(_)) && !self.cycling.load(Relaxed)
     }
 
     /// A trained region's decision for `key` (under the lock): the label of a decided vector,

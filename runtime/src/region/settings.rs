@@ -91,6 +91,17 @@ impl Region {
         }
     }
 
+    /// Notes what changed in the region's definition since its saved data (the first note
+    /// stays).
+    pub fn note_saved_data(&self, note: &str) {
+        let _ = self.saved_data_note.set(note.to_owned());
+    }
+
+    /// What changed in the region's definition since its saved data, as the run said it.
+    pub fn saved_data_note(&self) -> Option<&str> {
+        self.saved_data_note.get().map(String::as_str)
+    }
+
     /// The current settings.
     pub fn settings(&self) -> Settings {
         self.lock().settings.clone()

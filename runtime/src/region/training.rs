@@ -55,13 +55,30 @@ pub enum Origin {
     Retrained,
     /// Trained at start-up from data saved by earlier runs.
     Loaded,
-    /// The stored model of a frozen (production) run.
-    Frozen,
+    /// The stored model of a frozen (production) run; where the stored model came from
+    /// (its `ModelRecord::origin`).
+    Frozen(String),
     /// A fixed variant set through the API (Apollo's `Static,policy=N`) or a frozen region
     /// without a stored model.
     Fixed,
     /// Trained on samples pooled over MPI ranks (the number of rows).
     Pooled(usize),
+}
+
+impl Origin {
+    /// What a stored model records as its origin (`ModelRecord::origin`): the same word for
+    /// the same origin, so that the report and `ompadapt show` name it alike. `None`: a model
+    /// that is not stored (a frozen run's is on disk already; a fixed variant is no model).
+    pub fn key(&self) -> Option<&'static str> {
+        match self {
+            Origin::Online => Some("online"),
+            Origin::Explicit => Some("explicit"),
+            Origin::Retrained => Some("retrained"),
+            Origin::Loaded => Some("loaded"),
+            Origin::Pooled(_) => Some("pooled"),
+            Origin::Frozen(_) | Origin::Fixed => None,
+        }
+    }
 }
 
 /// A published decision function and how it came to be.
@@ -290,15 +307,20 @@ impl Region {
         g.measurements.rows().into_iter().map(|(k, v, t)| (k.values(), v, t)).collect()
     }
 
-    /// Installs a model trained from stored labels (frozen or loaded start-up).
-    pub fn install(&self, labels: Vec<(FeatureKey, usize)>, origin: Origin) -> bool {
+    /// Installs a model trained from stored labels (frozen or loaded start-up): `choice`, else
+    /// the region's own model.
+    pub fn install(&self, labels: Vec<(FeatureKey, usize)>, origin: Origin, choice: Option<ModelChoice>) -> bool {
         let job = {
             let mut g = self.lock();
             let labels = labels.into_iter().filter(|&(_, v)| v < self.nvariants()).collect::<Vec<_>>();
             if labels.is_empty() {
                 return false;
             }
-            self.job(&mut g, labels, origin)
+            let mut job = self.job(&mut g, labels, origin);
+            if let Some(c) = choice {
+                job.choice = c;
+            }
+            job
         };
         let t = self.fit(job);
         self.publish(t, None)

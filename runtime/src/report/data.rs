@@ -64,8 +64,11 @@ pub struct RegionReport {
     pub host_copies: Option<HostCopiesReport>,
     /// Whether trained executions are timed to detect drift.
     pub monitoring: bool,
-    /// Measurements loaded from earlier runs.
+    /// Measurements loaded from earlier runs (of the region's current variants).
     pub loaded_samples: u64,
+    /// What changed in the region's definition since its saved data, and what of it is not
+    /// used (null: nothing changed; see `store::definition`).
+    pub saved_data: Option<String>,
     /// Times per feature vector and variant.
     pub timings: Vec<TimingReport>,
     /// What is decided for each feature vector.
@@ -107,6 +110,10 @@ pub struct ModelReport {
     pub estimated_folds: Option<usize>,
     /// How it came to be (trained in this run, loaded, frozen...).
     pub origin: String,
+    /// Where it came from as the store records it (`online`, `retrained`, `explicit`,
+    /// `loaded`, `pooled`, `offline`: what `ompadapt show` gives as the stored model's
+    /// `origin`); a frozen run's is the stored model's; null for a fixed variant.
+    pub source: Option<String>,
     /// Executions of the region (in this process) when it was trained.
     pub trained_after_executions: u64,
     /// Feature vectors in its training set.
@@ -220,13 +227,22 @@ impl RegionReport {
     }
 }
 
+/// Where a model came from, as the store records it (`ModelRecord::origin`, what `ompadapt
+/// show` reports): its own origin, or for a frozen run's the stored model's.
+fn source(o: &Origin) -> Option<String> {
+    match o {
+        Origin::Frozen(stored) => Some(stored.clone()),
+        o => o.key().map(str::to_owned),
+    }
+}
+
 fn origin_text(o: &Origin) -> String {
     match o {
         Origin::Online => "trained in this run".into(),
         Origin::Explicit => "trained by an explicit train call".into(),
         Origin::Retrained => "retrained in this run on newly measured feature vectors".into(),
         Origin::Loaded => "trained at start-up from saved data".into(),
-        Origin::Frozen => "stored model (frozen)".into(),
+        Origin::Frozen(stored) => format!("stored model (frozen), {}", crate::store::ModelRecord::origin_text(stored)),
         Origin::Fixed => "fixed variant".into(),
         Origin::Pooled(n) => format!("trained on {n} measurements pooled over MPI ranks"),
     }
@@ -266,6 +282,7 @@ fn model_report(t: &Trained, names: &Names) -> ModelReport {
         estimated_on_vectors: e.map(|e| e.decisions),
         estimated_folds: e.map(|e| e.folds),
         origin: origin_text(&t.origin),
+        source: source(&t.origin),
         trained_after_executions: t.executions,
         feature_vectors: t.labels.len(),
         training_samples: t.training_samples,
@@ -351,6 +368,7 @@ fn region_settings_report(r: &Region, names: &Names, trained: Option<&Trained>) 
         host_copies: host_copies_report(r),
         monitoring: r.monitoring(),
         loaded_samples: r.loaded_samples(),
+        saved_data: r.saved_data_note().map(str::to_owned),
         timings: Vec::new(),
         decisions: Vec::new(),
         data_movement: (0..r.nvariants())

@@ -78,6 +78,9 @@ fn overview(rep: &RegionReport) -> String {
     if rep.loaded_samples > 0 {
         out.push_str(&format!("  loaded from earlier runs: {} measurements\n", rep.loaded_samples));
     }
+    if let Some(note) = &rep.saved_data {
+        out.push_str(&format!("  saved data: {note}\n"));
+    }
     out
 }
 

@@ -133,7 +133,8 @@ pub struct RunRecord {
 /// A trained model's training set (and its text, for people).
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct ModelRecord {
-    /// e.g. `decision tree (max depth 2)`.
+    /// e.g. `decision tree (max depth 2)`: the model fitted (`ModelChoice::describe`), which a
+    /// frozen run refits on `labels`.
     pub kind: String,
     /// When it was trained (ns since the Unix epoch).
     pub trained_unix_ns: u64,
@@ -141,6 +142,34 @@ pub struct ModelRecord {
     pub labels: Vec<LabelRecord>,
     /// The model as text.
     pub text: String,
+    /// The variants it decides among (absent in older files: the file's variants, filled in
+    /// when read). A model of another variant set is not used (see `store::definition`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub variants: Vec<String>,
+    /// Where it came from ([`ModelRecord::origin_text`]; absent in older files).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub origin: String,
+}
+
+/// `ModelRecord::origin` of a model `ompadapt train` stored.
+pub const OFFLINE: &str = "offline";
+
+impl ModelRecord {
+    /// Where the model came from, in words, for a stored `origin` key: `online`, `retrained`,
+    /// `explicit`, `loaded`, `pooled` (a run trained it; see `Origin::key`), `offline`
+    /// (`ompadapt train`).
+    pub fn origin_text(origin: &str) -> String {
+        match origin {
+            "online" => "trained online in a run".into(),
+            "retrained" => "retrained in a run on newly measured feature vectors".into(),
+            "explicit" => "trained by an explicit train call in a run".into(),
+            "loaded" => "trained at start-up of a run from the saved measurements".into(),
+            "pooled" => "trained in a run on measurements pooled over MPI ranks".into(),
+            OFFLINE => "trained offline by `ompadapt train`".into(),
+            "" => "trained by a run of an earlier runtime".into(),
+            other => format!("trained ({other})"),
+        }
+    }
 }
 
 /// One training row: a feature vector and its fastest variant.

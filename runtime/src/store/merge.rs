@@ -3,6 +3,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
+use super::definition::{same_features, Definition};
 use super::fault;
 use super::files::{move_aside, write_error};
 use super::format::*;
@@ -45,8 +46,11 @@ pub struct MonitoredData {
 /// Everything a region directory holds, merged (see [`Merged::merge`]).
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Merged {
-    /// The parts of the first file read, for the output's header.
+    /// The newest file's header (its data left out): the region's definition as last saved
+    /// (see [`super::definition`]).
     pub header: Option<DataFile>,
+    /// The distinct definitions of the files merged, oldest first (the last is `header`'s).
+    pub definitions: Vec<Definition>,
     /// Exploration measurements per (feature vector, variant).
     pub samples: ByPair<PairData>,
     /// Model-chosen executions per (feature vector, variant).
@@ -62,6 +66,11 @@ pub struct Merged {
     pub leftovers: Vec<String>,
     /// A file could not be read now (left in place, see [`Damage::Unreadable`]).
     pub unreadable: Vec<String>,
+    /// Files recorded with other feature names (set aside: moved, or only skipped), and the
+    /// measurements they hold.
+    pub stale_files: Vec<String>,
+    /// The measurements those files hold.
+    pub stale_measurements: u64,
 }
 
 fn fkey_bits(f: &[f64]) -> Vec<u64> {
@@ -84,6 +93,7 @@ impl Merged {
         let mut mi: HashMap<(Vec<u64>, String), usize> = HashMap::new();
         let mut ri: HashMap<(String, Vec<u64>, String), usize> = HashMap::new();
         for (name, f) in files {
+            let definition = Definition::of(&f);
             for s in f.samples {
                 let k = (fkey_bits(&s.features), s.variant.clone());
                 let i = *si.entry(k).or_insert_with(|| {
@@ -123,12 +133,25 @@ impl Merged {
                 e.0 = e.0.saturating_add(r.total_ns);
                 e.1 = e.1.saturating_add(r.executions);
             }
-            if f.model_trained.is_some() {
-                m.model = f.model_trained;
+            if let Some(mut model) = f.model_trained {
+                // a record without its variants decides among its file's
+                if model.variants.is_empty() {
+                    model.variants = f.variants.clone();
+                }
+                m.model = Some(model);
             }
-            if m.header.is_none() {
-                m.header = Some(DataFile { samples: vec![], monitored: vec![], runs: vec![], model_trained: None, ..f });
+            if m.definitions.last() != Some(&definition) {
+                m.definitions.retain(|d| *d != definition);
+                m.definitions.push(definition);
             }
+            // the newest file says what the region is now (`ompadapt train` wrote no
+            // program_id before it carried the runtime's)
+            let program_id = if f.program_id.is_empty() { m.header.as_ref().map(|h| h.program_id.clone()) } else { None };
+            let mut header = DataFile { samples: vec![], monitored: vec![], runs: vec![], model_trained: None, ..f };
+            if let Some(id) = program_id {
+                header.program_id = id;
+            }
+            m.header = Some(header);
             m.files.push(name);
         }
         m
@@ -137,6 +160,13 @@ impl Merged {
     /// Total measurements in `samples` (saturating).
     pub fn sample_count(&self) -> u64 {
         self.samples.iter().fold(0u64, |a, (_, p)| a.saturating_add(p.count))
+    }
+
+    /// As one data file that keeps the newest file's writer and time (what an archive carries).
+    pub fn exported(&self) -> DataFile {
+        let mut f = self.to_file(self.header.as_ref().map(|h| h.writer.clone()).unwrap_or_default(), self.files.clone());
+        f.written_unix_ns = self.header.as_ref().map_or(0, |h| h.written_unix_ns);
+        f
     }
 
     /// As one data file (what compaction writes).
@@ -190,8 +220,10 @@ impl Merged {
 }
 
 /// Reads a region directory: `merged.json`, then the parts it does not contain, by time.
-/// Damaged files are moved aside (and reported once); files recorded with other feature
-/// names than `features` (when given) are moved aside as stale. The caller holds a lock.
+/// Damaged files are moved aside (and reported once). Files recorded with other feature
+/// names than `features` are moved aside as stale; without `features` (the command, which
+/// knows only the store) the newest file's are the region's, and files with others are
+/// skipped and counted, never moved. The caller holds a lock.
 pub fn read_dir(dir: &Dir, region: &str, features: Option<&[String]>) -> Merged {
     read_dir_with(dir, region, features, true)
 }
@@ -204,6 +236,14 @@ struct DirReader<'a> {
     move_damaged: bool,
     /// Files that could not be read now (permissions, I/O): read once they can be.
     unreadable: Vec<String>,
+    /// Files of other features, and their measurements.
+    stale: Vec<String>,
+    stale_measurements: u64,
+}
+
+/// Measurements a file holds (exploration measurements and coarse run totals).
+fn measurements(f: &DataFile) -> u64 {
+    f.samples.iter().fold(f.runs.len() as u64, |a, s| a.saturating_add(s.count))
 }
 
 impl DirReader<'_> {
@@ -217,11 +257,19 @@ impl DirReader<'_> {
         }
     }
 
-    /// Whether `f` was recorded with the region's feature names (else it is set aside as stale).
-    fn same_features(&self, name: &str, f: &DataFile) -> bool {
+    /// Counts `f` as recorded with other features.
+    fn count_stale(&mut self, name: &str, f: &DataFile) {
+        self.stale.push(name.to_owned());
+        self.stale_measurements = self.stale_measurements.saturating_add(measurements(f));
+    }
+
+    /// Whether `f` was recorded with the region's feature names (else it is set aside as
+    /// stale); any file, when the region's features are not known yet.
+    fn same_features(&mut self, name: &str, f: &DataFile) -> bool {
         let Some(want) = self.features else { return true };
-        let same = f.features.len() == want.len() && f.features.iter().zip(want).all(|(a, b)| a.trim() == b.trim());
+        let same = same_features(&f.features, want);
         if !same {
+            self.count_stale(name, f);
             self.set_aside(
                 name,
                 "stale",
@@ -284,7 +332,7 @@ impl DirReader<'_> {
 pub fn read_dir_with(dir: &Dir, region: &str, features: Option<&[String]>, move_damaged: bool) -> Merged {
     let Ok(entries) = dir.entries() else { return Merged::default() };
     let names: Vec<String> = entries.into_iter().filter(|(_, k)| *k != Kind::Dir).map(|(n, _)| n).collect();
-    let mut reader = DirReader { dir, region, features, move_damaged, unreadable: Vec::new() };
+    let mut reader = DirReader { dir, region, features, move_damaged, unreadable: Vec::new(), stale: Vec::new(), stale_measurements: 0 };
     let mut files: Vec<(String, DataFile)> = Vec::new();
     let mut skip: Vec<String> = Vec::new();
     if names.iter().any(|n| n == "merged.json") {
@@ -299,9 +347,20 @@ pub fn read_dir_with(dir: &Dir, region: &str, features: Option<&[String]>, move_
         names.iter().filter(|n| is_part(n) && !skip.contains(n)).filter_map(|n| reader.load(n).map(|f| (n.clone(), f))).collect();
     parts.sort_by(|a, b| (a.1.written_unix_ns, &a.0).cmp(&(b.1.written_unix_ns, &b.0)));
     files.extend(parts);
+    if features.is_none() {
+        // the newest file says which features the region has now
+        let want = files.last().map(|(_, f)| f.features.clone()).unwrap_or_default();
+        let (kept, stale): (Vec<_>, Vec<_>) = files.into_iter().partition(|(_, f)| same_features(&f.features, &want));
+        for (name, f) in &stale {
+            reader.count_stale(name, f);
+        }
+        files = kept;
+    }
     let mut m = Merged::merge(files);
     m.leftovers = names.iter().filter(|n| is_part(n) && skip.contains(n)).cloned().collect();
     m.unreadable = reader.unreadable;
+    m.stale_files = reader.stale;
+    m.stale_measurements = reader.stale_measurements;
     m
 }
 
@@ -339,6 +398,12 @@ pub(crate) fn refused(e: &safe_fs::Error, consequence: &str) {
 /// [`DataFile`] per region, nothing moved or written. Links in the store are skipped (one
 /// line each).
 pub fn export(root: &Path, program: Option<&str>, region: Option<&str>) -> Vec<DataFile> {
+    export_merged(root, program, region).iter().map(Merged::exported).collect()
+}
+
+/// What [`export`] reads: every region's data under `root` merged, read with the newest data's
+/// features (see [`read_dir`]), nothing moved or written.
+pub fn export_merged(root: &Path, program: Option<&str>, region: Option<&str>) -> Vec<Merged> {
     let subdirs = |d: &Dir| -> Vec<Dir> {
         let mut names: Vec<String> =
             d.entries().unwrap_or_default().into_iter().filter(|(n, k)| *k != Kind::File && !n.starts_with('.')).map(|(n, _)| n).collect();
@@ -372,12 +437,9 @@ pub fn export(root: &Path, program: Option<&str>, region: Option<&str>) -> Vec<D
         for rdir in subdirs(&pdir).into_iter().filter(|r| region.is_none_or(|want| name(r) == sanitize(want))) {
             let _lock = rdir.lock(false);
             let m = read_dir_with(&rdir, &name(&rdir), None, false);
-            if m.files.is_empty() {
-                continue;
+            if !m.files.is_empty() {
+                out.push(m);
             }
-            let mut f = m.to_file(m.header.as_ref().map(|h| h.writer.clone()).unwrap_or_default(), m.files.clone());
-            f.written_unix_ns = m.header.as_ref().map_or(0, |h| h.written_unix_ns);
-            out.push(f);
         }
     }
     out
@@ -386,7 +448,7 @@ pub fn export(root: &Path, program: Option<&str>, region: Option<&str>) -> Vec<D
 /// [`compact_in`] of the region directory `dir` names.
 pub fn compact(dir: &Path, region: &str) -> Result<usize, String> {
     let d = Dir::open(dir, false).map_err(|e| e.to_string())?;
-    compact_in(&d, region)
+    compact_in(&d, region, None)
 }
 
 /// Merges a region directory's files into `merged.json` and deletes the merged parts, under
@@ -399,11 +461,18 @@ pub fn compact(dir: &Path, region: &str) -> Result<usize, String> {
 /// a part. When `merged.json` itself cannot be read now, nothing is written (it would be
 /// replaced by less). A merged file larger than ompadapt reads back ([`safe_fs::MAX_READ`]) is
 /// not written: the parts stay (one line says so).
-pub fn compact_in(dir: &Dir, region: &str) -> Result<usize, String> {
+///
+/// Only files of the region's `features` are merged (a run passes its own and moves the others
+/// aside, as when it loads; without, the newest file's, and files of other features stay as
+/// they are: a `merged.json` of other features is then not replaced).
+pub fn compact_in(dir: &Dir, region: &str, features: Option<&[String]>) -> Result<usize, String> {
     let _lock = dir.lock(true).map_err(|e| format!("cannot lock {}: {e}", dir.path().display()))?;
-    let merged = read_dir(dir, region, None);
+    let merged = read_dir(dir, region, features);
     if merged.unreadable.iter().any(|n| n == "merged.json") {
         return Err(format!("{} cannot be read now; not compacted", dir.join("merged.json").display()));
+    }
+    if merged.stale_files.iter().any(|n| n == "merged.json") && features.is_none() {
+        return Err(format!("{} holds data of other features; not compacted", dir.join("merged.json").display()));
     }
     let parts: Vec<String> = merged.files.iter().filter(|n| is_part(n)).cloned().collect();
     if parts.is_empty() && merged.leftovers.is_empty() {

@@ -44,6 +44,14 @@ fn run(r: &Region, f: f64) -> usize {
     run_cost(r, f, &[100, 300])
 }
 
+/// Both variants on N = 10 and N = 20: four training samples, two decided vectors.
+fn explore_two_vectors(r: &Region) {
+    for f in [10.0, 20.0] {
+        run(r, f);
+        run(r, f);
+    }
+}
+
 fn names(dir: &Path) -> Vec<String> {
     fs::read_dir(dir).map(|rd| rd.map(|e| e.unwrap().file_name().to_string_lossy().into_owned()).collect()).unwrap_or_default()
 }
@@ -64,10 +72,7 @@ fn round_trip_deltas_and_immediate_training() {
     let dir = tmpdir("rt");
     let r = region(4);
     let mut b = attach(&r, &dir, &prog(), 100);
-    for f in [10.0, 20.0] {
-        run(&r, f);
-        run(&r, f);
-    }
+    explore_two_vectors(&r);
     assert!(r.is_trained());
     for _ in 0..3 {
         run(&r, 10.0); // model-chosen
@@ -94,7 +99,11 @@ fn round_trip_deltas_and_immediate_training() {
     assert_eq!(r2.trained().unwrap().origin, Origin::Loaded);
     assert_eq!(r2.training_samples(), 4);
     assert_eq!(r2.loaded_samples(), 4);
-    assert_eq!(save(&r2, &mut b2).unwrap(), None, "loaded data is not saved again");
+    // loaded data is not saved again; the model trained at start-up is (what `show` shows)
+    let f3 = read_file(&save(&r2, &mut b2).unwrap().expect("the start-up model")).unwrap();
+    assert!(f3.samples.is_empty() && f3.monitored.is_empty(), "{f3:?}");
+    assert_eq!(f3.model_trained.as_ref().map(|m| m.origin.as_str()), Some("loaded"));
+    assert_eq!(save(&r2, &mut b2).unwrap(), None, "saved once");
     // a region with other variant names keeps the ones that match
     let r3 = region_with(RegionBuilder::new().warmup(false), "ompadapt1;model=m/1;features=N;variants=gpu,fpga");
     attach(&r3, &dir, &prog(), 100);
@@ -321,7 +330,7 @@ fn frozen_uses_the_stored_model() {
     save(&r, &mut b).unwrap();
     let r2 = region_with(builder(2).frozen(true), "ompadapt1;model=m/1;loc=a.c:3;features=N;variants=cpu,gpu");
     attach(&r2, &dir, &prog(), 100);
-    assert_eq!(r2.trained().unwrap().origin, Origin::Frozen);
+    assert_eq!(r2.trained().unwrap().origin, Origin::Frozen("online".into()));
     assert_eq!(r2.decide(&[1.0]), Some(1));
     // no stored model: first variant
     let r3 = region_with(RegionBuilder::new().frozen(true), "ompadapt1;model=other;features=N;variants=cpu,gpu");
@@ -437,4 +446,146 @@ fn oversized_links_fifos_and_sockets_among_the_parts_are_moved_aside_unread() {
     }
     assert!(fs::read_to_string("/etc/passwd").is_ok_and(|t| !t.is_empty()), "the link's target is untouched");
     fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The rule of `store::definition` at run time: a variant is its name; measurements of the
+/// variants still present are used, those of variants the region no longer has are not, and a
+/// model trained on another variant set decides nothing (one line, in the report too).
+#[test]
+fn a_changed_variant_set_keeps_its_variants_measurements_and_drops_the_old_model() {
+    let dir = tmpdir("variants");
+    let r = region(4);
+    let mut b = attach(&r, &dir, &prog(), 100);
+    explore_two_vectors(&r);
+    assert!(r.is_trained());
+    save(&r, &mut b).unwrap().expect("written");
+    let three = "ompadapt1;model=m/1;loc=a.c:5;features=N;variants=cpu,gpu,tl=128";
+    // a third variant: the four measurements of cpu and gpu count, the old model does not
+    let r2 = region_with(builder(4), three);
+    attach(&r2, &dir, &prog(), 100);
+    assert_eq!(r2.training_samples(), 4);
+    assert!(!r2.is_trained(), "the cpu/gpu model must not decide among three variants");
+    let note = r2.saved_data_note().unwrap_or_default().to_owned();
+    assert!(
+        note.contains("its variants changed since the saved data (was cpu, gpu; now cpu, gpu, tl=128): 4 measurements of the variants still present are used")
+            && note.ends_with("the saved model is not"),
+        "{note}"
+    );
+    let rep = crate::report::region_report(&r2);
+    assert_eq!(rep.saved_data.as_deref(), Some(note.as_str()));
+    // frozen: no stored model of these variants, the first variant, and why
+    let r3 = region_with(builder(4).frozen(true), three);
+    attach(&r3, &dir, &prog(), 100);
+    assert_eq!(r3.trained().unwrap().origin, Origin::Fixed);
+    // a variant gone: its measurements are kept on disk but not used
+    let r4 = region_with(builder(4), "ompadapt1;model=m/1;features=N;variants=gpu,fpga");
+    attach(&r4, &dir, &prog(), 100);
+    assert_eq!(r4.training_samples(), 2);
+    assert!(r4.saved_data_note().unwrap_or_default().contains("2 of variants it no longer has (cpu) are kept on disk but not used"));
+    // the same names in another order are the same variants: the saved model decides
+    let r5 = region_with(builder(4), "ompadapt1;model=m/1;features=N;variants=gpu,cpu");
+    attach(&r5, &dir, &prog(), 100);
+    assert!(r5.is_trained() && r5.saved_data_note().is_none());
+    assert_eq!(r5.decide(&[10.0]), Some(1), "cpu, now the second variant");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// A frozen run refits the stored model with the model it records (`ompadapt train
+/// --model dtree,1` stores a depth-1 tree; the region asks for `auto`).
+#[test]
+fn frozen_refits_the_kind_the_record_names() {
+    let dir = tmpdir("frozen-kind");
+    let r = region(1000);
+    let mut b = attach(&r, &dir, &prog(), 100);
+    for f in [10.0, 20.0, 30.0] {
+        for _ in 0..2 {
+            run_cost(&r, f, if f < 25.0 { &[100, 300] } else { &[300, 100] });
+        }
+    }
+    save(&r, &mut b).unwrap().expect("written");
+    let record = ModelRecord {
+        kind: "decision tree (max depth 1)".into(),
+        trained_unix_ns: unix_ns(),
+        labels: [(10.0, "cpu"), (20.0, "cpu"), (30.0, "gpu")]
+            .iter()
+            .map(|&(f, v)| LabelRecord { features: vec![f], variant: v.into() })
+            .collect(),
+        text: String::new(),
+        variants: vec!["cpu".into(), "gpu".into()],
+        origin: OFFLINE.into(),
+    };
+    let part =
+        DataFile { model_trained: Some(record), written_unix_ns: unix_ns(), ..read_file(&b.dir.join(names(&b.dir)[0].clone())).unwrap() };
+    fs::write(b.dir.join("part-offline-0.json"), serde_json::to_vec(&DataFile { samples: vec![], ..part }).unwrap()).unwrap();
+    let frozen = region_with(builder(1000).frozen(true), "ompadapt1;model=m/1;loc=a.c:3;features=N;variants=cpu,gpu");
+    attach(&frozen, &dir, &prog(), 100);
+    let t = frozen.trained().unwrap();
+    assert_eq!(t.origin, Origin::Frozen(OFFLINE.into()));
+    assert_eq!(t.chosen, ModelChoice::Tree { max_depth: 1 });
+    assert_eq!((frozen.decide(&[10.0]), frozen.decide(&[30.0])), (Some(0), Some(1)));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// What the command reads: the newest file's definition, only its variants' data, files of
+/// other features skipped and counted (never moved), the earlier definition named; compaction
+/// keeps which variants the model decides among.
+#[test]
+fn the_newest_definition_is_the_region_and_the_rest_is_set_aside() {
+    let dir = tmpdir("view");
+    let old = region(4);
+    let mut b = attach(&old, &dir, &prog(), 100);
+    explore_two_vectors(&old);
+    save(&old, &mut b).unwrap().expect("written");
+    // rebuilt: a variant more, the directive moved
+    let new = region_with(builder(1000), "ompadapt1;model=m/1;loc=a.c:9;features=N;variants=cpu,gpu,tl=64");
+    let mut b2 = attach(&new, &dir, &prog(), 100);
+    for _ in 0..3 {
+        run_cost(&new, 40.0, &[100, 300, 50]);
+    }
+    save(&new, &mut b2).unwrap().expect("written");
+    // a file of other features (another build running beside it)
+    let other = region_with(builder(6), "ompadapt1;model=m/1;loc=a.c:9;features=N,M;variants=cpu");
+    run_cost(&other, 7.0, &[1]);
+    fs::write(
+        b.dir.join("part-0-other-0.json"),
+        serde_json::to_vec(&DataFile {
+            features: vec!["N".into(), "M".into()],
+            written_unix_ns: 1,
+            samples: vec![SampleRecord {
+                features: vec![1.0, 2.0],
+                variant: "cpu".into(),
+                count: 3,
+                times_ns: vec![1.0; 3],
+                cold_ns: vec![],
+                supersedes: false,
+            }],
+            ..read_file(&save_path(&b2)).unwrap()
+        })
+        .unwrap(),
+    )
+    .unwrap();
+    let merged = export_merged(&dir, None, None).remove(0);
+    let v = definition::view(&merged);
+    assert_eq!((v.file.loc.as_str(), v.file.variants.len()), ("a.c:9", 3));
+    assert_eq!(v.earlier.as_ref().map(|d| d.loc.as_str()), Some("a.c:3"));
+    assert_eq!((v.assessment.stale_files, v.assessment.stale_measurements), (1, 3));
+    assert!(v.file.samples.iter().all(|s| s.features.len() == 1), "no vector of the other features");
+    assert!(names(&b.dir).contains(&"part-0-other-0.json".to_owned()), "the command moves nothing");
+    assert_eq!(v.assessment.other_model.as_ref().map(|m| m.variants.len()), Some(2), "the old model is set aside");
+    assert!(v.file.model_trained.is_none());
+    // compaction (by a run of the new build) merges its definition's files and moves the other
+    // features' file aside, as loading does; the model keeps its variants
+    compact_in(&Dir::open(&b.dir, false).unwrap(), "m/1", Some(&new.spec.features)).unwrap();
+    let m = load_dir(&b.dir, "m", None);
+    assert_eq!(m.model.as_ref().map(|m| m.variants.clone()), Some(vec!["cpu".to_owned(), "gpu".to_owned()]));
+    assert_eq!(m.header.as_ref().map(|h| h.loc.as_str()), Some("a.c:9"));
+    assert!(!names(&b.dir).contains(&"part-0-other-0.json".to_owned()));
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The newest part of a binding's folder.
+fn save_path(b: &Binding) -> PathBuf {
+    let mut parts: Vec<String> = names(&b.dir).into_iter().filter(|n| is_part(n)).collect();
+    parts.sort();
+    b.dir.join(parts.pop().expect("a part"))
 }
