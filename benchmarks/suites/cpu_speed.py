@@ -26,7 +26,7 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cpu_suite import read_table, sh  # noqa: E402
+from cpu_suite import sh, suite_arguments, suite_rows  # noqa: E402
 
 
 def build(row, args, exe, extra):
@@ -161,17 +161,11 @@ def write(results, args, started, load_before, load_after):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--tree", required=True)
-    ap.add_argument("--table", required=True)
-    ap.add_argument("--out", required=True)
-    ap.add_argument("--plugin", default=os.environ.get("OMPADAPT_PLUGIN") or os.path.join(os.path.dirname(__file__), "../../target/release/libompadapt.so"))
+    suite_arguments(ap)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--train", type=int, default=6)
-    ap.add_argument("--only", action="append", default=[])
     args = ap.parse_args()
-    args.tree, args.out, args.plugin = os.path.abspath(args.tree), os.path.abspath(args.out), os.path.abspath(args.plugin)
-    os.makedirs(args.out, exist_ok=True)
-    rows = [r for r in read_table(args.table) if not args.only or r["name"] in args.only]
+    rows = suite_rows(args)
     started, load_before = datetime.datetime.now(), load()
     results = []
     for row in rows:

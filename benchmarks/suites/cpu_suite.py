@@ -225,21 +225,33 @@ def report(results, args, started):
     return 1 if plugin_failed or differ else 0
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--suite", required=True)
+def suite_arguments(ap):
+    """The arguments every script over a suite table takes: the tree, the table, the output
+    folder, the plugin and --only."""
     ap.add_argument("--tree", required=True)
     ap.add_argument("--table", required=True)
     ap.add_argument("--out", required=True)
     ap.add_argument("--plugin", default=os.environ.get("OMPADAPT_PLUGIN") or os.path.join(os.path.dirname(__file__), "../../target/release/libompadapt.so"))
+    ap.add_argument("--only", action="append", default=[])
+
+
+def suite_rows(args):
+    """Resolves the paths of `args` (made absolute, the output folder created) and returns the
+    table's rows that --only keeps."""
+    args.tree, args.out, args.plugin = os.path.abspath(args.tree), os.path.abspath(args.out), os.path.abspath(args.plugin)
+    os.makedirs(args.out, exist_ok=True)
+    return [r for r in read_table(args.table) if not args.only or r["name"] in args.only]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--suite", required=True)
+    suite_arguments(ap)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--max-each", type=int, default=12)
-    ap.add_argument("--only", action="append", default=[])
     args = ap.parse_args()
-    args.tree, args.out, args.plugin = os.path.abspath(args.tree), os.path.abspath(args.out), os.path.abspath(args.plugin)
-    os.makedirs(args.out, exist_ok=True)
-    rows = [r for r in read_table(args.table) if not args.only or r["name"] in args.only]
+    rows = suite_rows(args)
     started = datetime.datetime.now()
     results = []
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
