@@ -63,12 +63,29 @@ static inline double bench_unit(uint64_t x) { return (double)(bench_hash(x) >> 1
  *   -DUSE_COSCHED    co-scheduling: fraction f of the iterations on the device, the rest on
  *                    the host meanwhile, f = 0, 0.25, ..., 1     baseline `coschedule=1`
  *                    (GPU only, Georgakoudis et al. §4.3)
+ *   -DUSE_HOST       host loops (kernels whose regions are `parallel for`, BENCH_HOST_ONLY):
+ *                    serial, threads=0.5, threads=1, schedule(dynamic, 16)
+ *                    baseline `threads=1` (the program as written)
  * A kernel names the use-cases Table 3 marks for it (BENCH_HAS_THREADS / BENCH_HAS_COSCHED
- * before including this file); asking for another one is a compile error. model_output
+ * before including this file); asking for another one is a compile error. A host kernel
+ * (BENCH_HOST_ONLY) has the host use-case only, an offloading kernel every use-case but it. model_output
  * receives the variant's number for numeric kinds and the index for cpu/gpu: BENCH_VALUES
  * maps it back to the variant. */
-#if defined(USE_THREADS) && defined(USE_COSCHED)
-#error "USE_THREADS and USE_COSCHED: one use-case per build"
+#if defined(USE_THREADS) + defined(USE_COSCHED) + defined(USE_HOST) > 1
+#error "USE_THREADS, USE_COSCHED, USE_HOST: one use-case per build"
+#elif defined(BENCH_HOST_ONLY) && !defined(USE_HOST)
+#error "this kernel's regions are host parallel loops: build it with -DUSE_HOST"
+#elif defined(USE_HOST)
+#ifndef BENCH_HOST_ONLY
+#error "this kernel offloads: its regions take no host kinds (see benchmarks/kernels/README.md)"
+#endif
+/* serial (one thread, no team), half the team, the whole team as written (its own schedule:
+ * the baseline), the whole team with a dynamic schedule; model_output gets the number of
+ * threads=F and the index of the others. On 2 cores threads=0.5 is the same team as serial:
+ * the runtime makes it unavailable there. */
+#define BENCH_KINDS serial, threads[0.5:1:0.5], schedule(dynamic, 16)
+static const char *const BENCH_VARIANTS[] = {"serial", "threads=0.5", "threads=1", "schedule=dynamic,16"};
+static const double BENCH_VALUES[] = {0, 0.5, 1, 3};
 #elif defined(USE_THREADS)
 #ifndef BENCH_HAS_THREADS
 #error "this kernel has no GPU-threads use-case (see benchmarks/kernels/README.md)"

@@ -13,12 +13,26 @@ use crate::store;
 
 #[derive(clap::Args, Debug)]
 pub struct Args {
-    /// Kernels to run (default: all): xsbench, rsbench, lulesh, amgmk_relax, heat2d, lbm2d, smith_waterman.
+    /// Kernels to run (default: all): xsbench, rsbench, lulesh, amgmk_relax, heat2d, lbm2d,
+    /// smith_waterman; their GPU-threads builds lulesh-threads, amgmk_relax-threads,
+    /// heat2d-threads, lbm2d-threads; co-scheduling xsbench-cosched, rsbench-cosched; host loops
+    /// jacobi2d, triangular.
     #[arg(long, value_delimiter = ',')]
     kernels: Vec<String>,
-    /// The CI subset: two kernels on four inputs each, one run per measurement.
+    /// The CI subset: five kernels (four use-cases) on four inputs each, one run per measurement.
     #[arg(long)]
     smoke: bool,
+    /// Only size the inputs: measure every input's steps on this machine so that a run's
+    /// measured part reaches --target-ms, write them to the calibration file, print them.
+    #[arg(long)]
+    calibrate: bool,
+    /// The calibration file (default: calibration.json in --out). A run reads the steps this
+    /// machine has there and measures the inputs it lacks first.
+    #[arg(long)]
+    calibration: Option<PathBuf>,
+    /// The measured part (all steps but the first) a run must reach with the fastest variant, ms.
+    #[arg(long, default_value_t = harness::DEFAULT_TARGET_MS)]
+    target_ms: f64,
     /// Inputs for every kernel asked for (instead of the built-in ones).
     #[arg(long, value_delimiter = ',')]
     inputs: Vec<u64>,
@@ -88,6 +102,9 @@ impl Args {
             model: (choice, self.model),
             strategies: self.strategies,
             png: !self.no_png,
+            calibrate: self.calibrate,
+            calibration: self.calibration,
+            target_ms: self.target_ms,
         })
     }
 }

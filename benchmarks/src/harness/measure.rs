@@ -1,6 +1,8 @@
 //! One kernel's measurements: the exploring runs that collect the data, the offline training
 //! (Adaptive-100), the static, Adaptive-100 and Online runs interleaved, the extra runs at
-//! inputs in doubt, and the K-fold decisions on the stored data.
+//! inputs close to a tie, and the K-fold decisions on the stored data. Every input runs the
+//! steps the calibration gave it; adaptive runs write the runtime's report, which explains
+//! their excess over the static runs (`excess`).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -11,7 +13,7 @@ use ompadapt_evaluate::{self as evaluate, Method};
 use ompadapt_rt::model::{ModelChoice, TrainingSet};
 
 use super::kernels::Kernel;
-use super::runner::{self, RunLog, Toolchain};
+use super::runner::{self, Output, RunLog, Toolchain};
 use super::OfflineTrainer;
 
 /// Online runs of one strategy at one input: their times, the combination the first run ended
@@ -24,6 +26,13 @@ pub struct KernelRun {
     pub inputs: Vec<u64>,
     /// Variant names (the same for every region of a kernel).
     pub variants: Vec<String>,
+    /// The variants that run here (indices into `variants`): the static comparators, the
+    /// combinations measured.
+    pub available: Vec<usize>,
+    /// The variants that do not, with why (`threads=0.5`: the same team as `serial` on 2 cores).
+    pub unavailable: Vec<(String, String)>,
+    /// Steps per input (the calibration's).
+    pub steps: BTreeMap<u64, u64>,
     /// Measured times per input and combination (variant per region): all steps but the first
     /// (the first pays one-off costs, kept apart in `first`).
     pub combos: BTreeMap<(u64, Vec<usize>), Vec<f64>>,
@@ -33,6 +42,11 @@ pub struct KernelRun {
     /// The first step's time of the static runs of the combination Adaptive-100 chose and of
     /// Adaptive-100's runs, per input (loading the store and training happen there).
     pub first: BTreeMap<u64, (Vec<f64>, Vec<f64>)>,
+    /// The first step's time of every static configuration's runs.
+    pub static_first: BTreeMap<(u64, Vec<usize>), Vec<f64>>,
+    /// Every adaptive run (Adaptive-100, Online per strategy: the comparator's name) per
+    /// input, with its report.
+    pub adaptive: BTreeMap<(String, u64), Vec<Output>>,
     /// Online runs per strategy and input: times, final combination, exploring executions.
     pub online: BTreeMap<(String, u64), Online>,
     /// K-fold decisions per training fraction (25, 50, 75) and input: combinations decided.
@@ -44,7 +58,7 @@ pub struct KernelRun {
     /// The model trained.
     pub choice: ModelChoice,
     /// Inputs whose static configurations got more runs ([`Doubt`]).
-    pub in_doubt: Vec<u64>,
+    pub remeasured: Vec<u64>,
     /// Regular runs per configuration (before any in doubt).
     pub repeats: usize,
 }
@@ -62,6 +76,21 @@ impl KernelRun {
 
     pub fn uniform(&self, v: usize) -> Vec<usize> {
         vec![v; self.kernel.regions.len()]
+    }
+
+    /// The spread of a configuration's runs: slowest / fastest − 1 (NaN with one run).
+    pub fn spread(&self, input: u64, combo: &[usize]) -> f64 {
+        self.combos.get(&(input, combo.to_vec())).map_or(f64::NAN, |t| spread(t))
+    }
+
+    /// Whether the verdict at `input` is in doubt: the gap between its two fastest
+    /// configurations is smaller than the run-to-run spread of either (`None`: not judged,
+    /// one of them ran once).
+    pub fn in_doubt(&self, input: u64) -> Option<bool> {
+        let ranked = self.ranked(input);
+        let (first, second) = (ranked.first()?, ranked.get(1)?);
+        let spread = self.spread(input, &first.0).max(self.spread(input, &second.0));
+        (!spread.is_nan()).then(|| second.1 / first.1 - 1.0 < spread)
     }
 
     /// The baseline variant (`gpu`, `thread_limit=256`, `coschedule=1`).
@@ -95,13 +124,23 @@ impl KernelRun {
 
     /// The uniform variant with the best geometric mean over the inputs.
     pub fn static_best(&self) -> usize {
-        (0..self.variants.len())
+        self.available
+            .iter()
+            .copied()
             .min_by(|&a, &b| {
                 let g = |v: usize| self.inputs.iter().map(|&i| self.time(i, &self.uniform(v)).ln()).sum::<f64>();
                 g(a).partial_cmp(&g(b)).unwrap_or(std::cmp::Ordering::Equal)
             })
             .unwrap_or(0)
     }
+}
+
+/// The spread of runs' times: slowest / fastest − 1 (NaN with fewer than two).
+pub fn spread(v: &[f64]) -> f64 {
+    if v.len() < 2 {
+        return f64::NAN;
+    }
+    v.iter().copied().fold(f64::MIN, f64::max) / fastest(v) - 1.0
 }
 
 /// Where one static configuration's runs are not enough: at an input whose two fastest
@@ -116,12 +155,21 @@ pub struct Doubt {
     pub repeats: usize,
 }
 
+/// Builds `kernel` for its use-case into `<out>/bin/<name>`; returns the executable.
+pub fn build(kernel: &Kernel, tc: &Toolchain, source: &Path, out: &Path) -> Result<PathBuf> {
+    let exe = out.join("bin").join(kernel.name);
+    tc.build(&source.join(kernel.source), &exe, kernel.use_case.flag())?;
+    Ok(exe)
+}
+
 /// What measuring one kernel needs.
 pub struct Measurement<'a> {
     pub kernel: &'static Kernel,
     pub inputs: Vec<u64>,
-    pub tc: &'a Toolchain,
-    pub source: &'a Path,
+    /// Steps per input (the calibration's).
+    pub steps: BTreeMap<u64, u64>,
+    /// The kernel built for its use-case.
+    pub exe: &'a Path,
     pub out: &'a Path,
     pub repeats: usize,
     pub doubt: &'a Doubt,
@@ -134,41 +182,45 @@ pub struct Measurement<'a> {
 }
 
 impl Measurement<'_> {
-    /// Builds the kernel and measures it; every run goes to `log`.
+    /// Measures the kernel; every run goes to `log`.
     pub fn run(&self, log: &mut RunLog) -> Result<KernelRun> {
         let k = self.kernel;
-        let exe = self.out.join("bin").join(k.name);
-        self.pb.set_message(format!("{}: building", k.name));
-        self.tc.build(&self.source.join(k.source), &exe, k.use_case.flag())?;
-        self.pb.inc(1);
         let work = self.out.join("work").join(k.name);
         let _ = std::fs::remove_dir_all(&work);
-        std::fs::create_dir_all(&work)?;
+        std::fs::create_dir_all(work.join("reports"))?;
         let store = work.join("store");
-        let mut runs = Runs { m: self, exe, work, store, log, firsts: BTreeMap::new(), variants: Vec::new() };
+        let mut runs = Runs { m: self, work, store, log, variants: Vec::new(), unavailable: Vec::new(), reports: 0 };
         let mut r = KernelRun {
             kernel: k,
             inputs: self.inputs.clone(),
             variants: Vec::new(),
+            available: Vec::new(),
+            unavailable: Vec::new(),
+            steps: self.steps.clone(),
             combos: BTreeMap::new(),
             a100: BTreeMap::new(),
             first: BTreeMap::new(),
+            static_first: BTreeMap::new(),
+            adaptive: BTreeMap::new(),
             online: BTreeMap::new(),
             folds: BTreeMap::new(),
             models: Vec::new(),
             profiles: Vec::new(),
             choice: self.model.0,
-            in_doubt: Vec::new(),
+            remeasured: Vec::new(),
             repeats: self.repeats,
         };
         runs.collect_data()?;
         r.variants = runs.variants.clone();
-        let combos = combinations(r.variants.len(), k.regions.len());
+        r.unavailable = runs.unavailable.clone();
+        r.available = (0..r.variants.len()).filter(|&v| !r.unavailable.iter().any(|(u, _)| *u == r.variants[v])).collect();
+        let combos: Vec<Vec<usize>> =
+            combinations(r.variants.len(), k.regions.len()).into_iter().filter(|c| c.iter().all(|v| r.available.contains(v))).collect();
         let per_region = self.train_offline(&runs.store, &mut r)?;
         runs.measure_interleaved(&mut r, &combos)?;
         runs.measure_in_doubt(&mut r, &combos)?;
         for (n, (_, chosen)) in &r.a100 {
-            if let Some(f) = runs.firsts.get(&(*n, chosen.clone())) {
+            if let Some(f) = r.static_first.get(&(*n, chosen.clone())) {
                 r.first.entry(*n).or_default().0 = f.clone();
             }
         }
@@ -207,16 +259,17 @@ impl Measurement<'_> {
     }
 }
 
-/// The runs of one kernel: its executable, working folder and store, the log every run goes
-/// to, and the first step's times of the static runs.
+/// The runs of one kernel: its working folder and store, the log every run goes to, the
+/// variants (and those that cannot run here) as the first exploring run tells them.
 struct Runs<'m, 'a> {
     m: &'m Measurement<'a>,
-    exe: PathBuf,
     work: PathBuf,
     store: PathBuf,
     log: &'m mut RunLog,
-    firsts: BTreeMap<(u64, Vec<usize>), Vec<f64>>,
     variants: Vec<String>,
+    unavailable: Vec<(String, String)>,
+    /// Reports written so far (their file names).
+    reports: usize,
 }
 
 impl Runs<'_, '_> {
@@ -229,19 +282,34 @@ impl Runs<'_, '_> {
         self.m.kernel.regions.iter().zip(combo).map(|(reg, &v)| format!("{reg}:{}", self.variants[v])).collect::<Vec<_>>().join(";")
     }
 
-    /// Step 1, data collection (also tells the variants), `repeats` runs per input into one
-    /// store: the labels are medians over all of them.
+    /// The steps input `n` runs.
+    fn steps(&self, n: u64) -> u64 {
+        self.m.steps.get(&n).copied().unwrap_or(self.m.kernel.min_steps)
+    }
+
+    /// A run of input `n` that writes the runtime's report (a new file under `reports/`).
+    fn reported(&mut self, n: u64, mode: &str, env: &[(&str, String)]) -> Result<Output> {
+        self.reports += 1;
+        let file = self.work.join("reports").join(format!("{mode}-{n}-{}.json", self.reports));
+        runner::run_reported(self.m.exe, n, self.steps(n), &self.work, env, &file)
+    }
+
+    /// Step 1, data collection (also tells the variants, and those that cannot run here),
+    /// `repeats` runs per input into one store: the labels are medians over all of them.
     fn collect_data(&mut self) -> Result<()> {
         let (k, pb) = (self.m.kernel, self.m.pb);
         for n in (0..self.m.repeats).flat_map(|_| self.m.inputs.iter().copied()) {
             pb.set_message(format!("{} {n}: exploring", k.name));
-            let o = runner::run(&self.exe, n, k.steps, &self.work, &[self.dir_env(), ("OMPADAPT_EXPLORE_ONLY", "1".into())])?;
+            let env = [self.dir_env(), ("OMPADAPT_EXPLORE_ONLY", "1".into())];
+            let o = if self.variants.is_empty() { self.reported(n, "explore", &env)? } else { runner::run(self.m.exe, n, self.steps(n), &self.work, &env)? };
             self.log.add(k.name, n, "explore", "", &o);
             if self.variants.is_empty() {
                 self.variants = o.decisions.first().map(|(_, c)| c.iter().map(|(v, _)| v.clone()).collect()).unwrap_or_default();
                 if o.decisions.len() != k.regions.len() || self.variants.is_empty() {
                     bail!("{}: expected DECISIONS for regions {:?}, got {:?}", k.name, k.regions, o.decisions);
                 }
+                self.unavailable = o.report.iter().flat_map(|r| r.regions.iter().flat_map(|g| g.unavailable.clone())).collect();
+                self.unavailable.dedup_by(|a, b| a.0 == b.0);
             }
             pb.inc(1);
         }
@@ -272,10 +340,10 @@ impl Runs<'_, '_> {
         Ok(())
     }
 
-    /// Step 3b, inputs in doubt: more runs of all their static configurations.
+    /// Step 3b, inputs close to a tie: more runs of all their static configurations.
     fn measure_in_doubt(&mut self, r: &mut KernelRun, combos: &[Vec<usize>]) -> Result<()> {
         let (k, pb, doubt) = (self.m.kernel, self.m.pb, self.m.doubt);
-        let in_doubt: Vec<u64> = self
+        let close: Vec<u64> = self
             .m
             .inputs
             .iter()
@@ -285,60 +353,52 @@ impl Runs<'_, '_> {
                 ranked.len() > 1 && ranked[1].1 <= ranked[0].1 * (1.0 + doubt.band)
             })
             .collect();
-        pb.inc_length((in_doubt.len() * combos.len() * doubt.repeats) as u64);
+        pb.inc_length((close.len() * combos.len() * doubt.repeats) as u64);
         for _ in 0..doubt.repeats {
-            for &n in &in_doubt {
+            for &n in &close {
                 for combo in combos {
-                    pb.set_message(format!("{} {n}: in doubt, static {}", k.name, self.pin(combo)));
+                    pb.set_message(format!("{} {n}: close, static {}", k.name, self.pin(combo)));
                     self.static_run(r, n, combo)?;
                     pb.inc(1);
                 }
             }
         }
-        r.in_doubt = in_doubt;
+        r.remeasured = close;
         Ok(())
     }
 
     /// One run with every region pinned to its variant of `combo`, nothing stored.
     fn static_run(&mut self, r: &mut KernelRun, n: u64, combo: &[usize]) -> Result<()> {
         let k = self.m.kernel;
-        let o = runner::run(&self.exe, n, k.steps, &self.work, &[("OMPADAPT_PERSIST", "0".into()), ("OMPADAPT_VARIANT", self.pin(combo))])?;
+        let o = runner::run(self.m.exe, n, self.steps(n), &self.work, &[("OMPADAPT_PERSIST", "0".into()), ("OMPADAPT_VARIANT", self.pin(combo))])?;
         self.log.add(k.name, n, "static", &self.pin(combo), &o);
         r.combos.entry((n, combo.to_vec())).or_default().push(o.steady_s);
-        self.firsts.entry((n, combo.to_vec())).or_default().push(o.time_s - o.steady_s);
+        r.static_first.entry((n, combo.to_vec())).or_default().push(o.time_s - o.steady_s);
         Ok(())
     }
 
     /// One production run on the model trained offline (`OMPADAPT_FROZEN=1`).
     fn adaptive100_run(&mut self, r: &mut KernelRun, n: u64) -> Result<()> {
         let k = self.m.kernel;
-        let o = runner::run(
-            &self.exe,
-            n,
-            k.steps,
-            &self.work,
-            &[self.dir_env(), ("OMPADAPT_FROZEN", "1".into()), ("OMPADAPT_MODEL", self.m.model.1.clone())],
-        )?;
+        let env = [self.dir_env(), ("OMPADAPT_FROZEN", "1".into()), ("OMPADAPT_MODEL", self.m.model.1.clone())];
+        let o = self.reported(n, "adaptive-100", &env)?;
         self.log.add(k.name, n, "adaptive-100", "", &o);
         let e = r.a100.entry(n).or_insert_with(|| (Vec::new(), o.majority()));
         e.0.push(o.steady_s);
         r.first.entry(n).or_default().1.push(o.time_s - o.steady_s);
+        r.adaptive.entry(("Adaptive-100".into(), n)).or_default().push(o);
         Ok(())
     }
 
     /// One run that starts with nothing stored and explores with strategy `s`.
     fn online_run(&mut self, r: &mut KernelRun, n: u64, s: &str) -> Result<()> {
         let k = self.m.kernel;
-        let o = runner::run(
-            &self.exe,
-            n,
-            k.steps,
-            &self.work,
-            &[("OMPADAPT_PERSIST", "0".into()), ("OMPADAPT_EXPLORE", s.to_owned()), ("OMPADAPT_MODEL", self.m.model.1.clone())],
-        )?;
+        let env = [("OMPADAPT_PERSIST", "0".into()), ("OMPADAPT_EXPLORE", s.to_owned()), ("OMPADAPT_MODEL", self.m.model.1.clone())];
+        let o = self.reported(n, &format!("online-{s}"), &env)?;
         self.log.add(k.name, n, &format!("online-{s}"), "", &o);
         let e = r.online.entry((s.to_owned(), n)).or_insert_with(|| (Vec::new(), o.majority(), o.minority_executions()));
         e.0.push(o.steady_s);
+        r.adaptive.entry((format!("Online ({s})"), n)).or_default().push(o);
         Ok(())
     }
 }

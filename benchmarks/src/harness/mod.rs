@@ -3,7 +3,11 @@
 //! co-scheduling; see `kernels::UseCase`).
 //!
 //! Per kernel and input, every run is a real run of the kernel compiled with clang + the
-//! plugin, its result checked by the kernel itself:
+//! plugin, its result checked by the kernel itself, and long enough to be measured: each input
+//! runs the steps the calibration found for this machine (`calibrate`; a run's measured part
+//! reaches 20 ms with the fastest variant). The host use-case (`serial`, `threads[0.5:1:0.5]`,
+//! `schedule(dynamic, 16)` on host `parallel for` kernels; baseline the program as written)
+//! sits beside Table 3's.
 //! - **Static per variant** (Static CPU / Static GPU, Static thread_limit=64 ..., Static
 //!   coschedule=0 ...; the baseline is Static GPU, Static thread_limit=256 or Static
 //!   coschedule=1): `OMPADAPT_VARIANT` pins every region to one variant; for kernels with
@@ -23,14 +27,23 @@
 //!   decisions, their times the static measurements: running 120 folds per input is not needed
 //!   to know what a decision costs; Adaptive-100's real runs measure what deciding costs).
 //!
-//! Speedups are over the use-case's baseline. Results go to [`Options::out`]: `runs.csv` (every run),
-//! `comparators.csv`, `decisions.csv`, `summary.json`, `summary.md` and the figures (SVG and
-//! PNG): speedup per input and comparator, decision distributions (violins), accuracy.
+//! Speedups are over the use-case's baseline. Whether the runs measured the variants or the
+//! machine: every configuration's run-to-run spread and the inputs in doubt (`quality`). Every
+//! adaptive run more than 1 % slower than the static run of its choice is explained from its
+//! report (`excess`). Results go to [`Options::out`]: `runs.csv` (every run),
+//! `comparators.csv`, `decisions.csv`, `configurations.csv`, `excess.csv`, `summary.json`,
+//! `summary.md` and the figures (SVG and PNG): speedup per input and comparator, decision
+//! distributions (violins), accuracy.
 
+mod calibrate;
+mod excess;
 mod figures;
 mod kernels;
+mod machine;
 mod measure;
+mod quality;
 mod report;
+mod run_report;
 mod runner;
 
 use std::path::{Path, PathBuf};
@@ -40,6 +53,8 @@ use indicatif::{ProgressBar, ProgressStyle};
 use ompadapt_evaluate::Method;
 use ompadapt_rt::model::{ModelChoice, TrainingSet};
 
+use calibrate::{Calibration, Probe};
+use machine::{load_average, Machine};
 use measure::{Doubt, KernelRun, Measurement};
 
 /// What to run and how: the `ompadapt bench` command line, parsed.
@@ -79,7 +94,16 @@ pub struct Options {
     pub strategies: Vec<String>,
     /// PNG beside every SVG figure.
     pub png: bool,
+    /// Only size the inputs (measure every input's steps again), write the calibration, stop.
+    pub calibrate: bool,
+    /// The calibration file (`None`: `calibration.json` in `out`).
+    pub calibration: Option<PathBuf>,
+    /// The measured part a run must reach, ms.
+    pub target_ms: f64,
 }
+
+/// The measured part a run must reach by default, ms.
+pub const DEFAULT_TARGET_MS: f64 = calibrate::DEFAULT_TARGET_MS;
 
 /// A region's model trained offline on a store (Adaptive-100), as [`OfflineTrainer::train`]
 /// returns it.
@@ -100,21 +124,36 @@ pub trait OfflineTrainer {
 }
 
 /// Runs the evaluation `opts` asks for and writes its results; prints the summary (as JSON
-/// with `as_json`, else as Markdown) on stdout.
+/// with `as_json`, else as Markdown) on stdout. With `calibrate`, only sizes the inputs.
 pub fn run(opts: &Options, trainer: &dyn OfflineTrainer, as_json: bool) -> Result<()> {
     let plan = Plan::new(opts)?;
     std::fs::create_dir_all(opts.out.join("bin")).with_context(|| format!("cannot create {}", opts.out.display()))?;
     let out = opts.out.canonicalize()?;
-    let pb = progress(plan.total_runs(opts), as_json);
+    let machine = Machine::of(&plan.tc);
+    let cal_path = opts.calibration.clone().unwrap_or_else(|| out.join("calibration.json"));
+    let mut cal = Calibration::load(&cal_path, &machine, opts.target_ms)?;
+    let load_start = load_average();
+    let pb = progress(if opts.calibrate { 0 } else { plan.total_runs(opts) }, as_json || opts.calibrate);
     let method = Method { shuffles: opts.shuffles, ..Method::default() };
     let mut runs_log = runner::RunLog::default();
     let mut results: Vec<KernelRun> = Vec::new();
     for k in &plan.kernels {
+        pb.set_message(format!("{}: building", k.name));
+        let exe = measure::build(k, &plan.tc, &plan.source, &out)?;
+        pb.inc(1);
+        let inputs = plan.inputs_of(opts, k);
+        let work = out.join("work").join(k.name);
+        std::fs::create_dir_all(&work)?;
+        let steps = Probe { kernel: k, exe: &exe, work: &work, pb: &pb }.steps(&mut cal, &inputs, opts.calibrate)?;
+        cal.save()?;
+        if opts.calibrate {
+            continue;
+        }
         let m = Measurement {
             kernel: k,
-            inputs: plan.inputs_of(opts, k),
-            tc: &plan.tc,
-            source: &plan.source,
+            inputs,
+            steps,
+            exe: &exe,
             out: &out,
             repeats: plan.repeats,
             doubt: &plan.doubt,
@@ -127,7 +166,12 @@ pub fn run(opts: &Options, trainer: &dyn OfflineTrainer, as_json: bool) -> Resul
         results.push(m.run(&mut runs_log)?);
     }
     pb.finish_and_clear();
-    let summary = report::write_all(&out, &results, &runs_log, &opts.strategies, &method, &plan.tc, plan.repeats, &plan.doubt)?;
+    if opts.calibrate {
+        print!("{}", calibrate::table(&cal));
+        return Ok(());
+    }
+    let info = report::RunInfo { machine: &machine, repeats: plan.repeats, doubt: &plan.doubt, target_s: cal.target_s(), load: (load_start, load_average()) };
+    let summary = report::write_all(&out, &results, &runs_log, &opts.strategies, &method, &info)?;
     figures::write_all(&out, &results, &opts.strategies, opts.png)?;
     if as_json {
         println!("{}", serde_json::to_string_pretty(&summary)?);

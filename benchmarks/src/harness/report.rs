@@ -1,6 +1,6 @@
-//! The harness's numbers: comparators per input, the summary tables (accuracy against the
-//! oracle, speedup over the use-case's baseline, overhead after training, exploration cost) and
-//! the CSV files.
+//! The harness's numbers: comparators per input, the summary tables (measurement quality,
+//! accuracy against the oracle, speedup over the use-case's baseline, overhead after training,
+//! its excess explained, exploration cost) and the CSV files.
 
 use std::fmt::Write as _;
 use std::path::Path;
@@ -12,9 +12,12 @@ use ompadapt_evaluate::Method;
 use ompadapt_rt::stats::median_f64;
 use serde_json::{json, Map, Value};
 
+use super::excess::{self, Cause};
 use super::kernels::UseCase;
+use super::machine::Machine;
 use super::measure::{fastest, Doubt, KernelRun};
-use super::runner::{RunLog, Toolchain};
+use super::quality::{self, Quality};
+use super::runner::{csv_field, RunLog};
 
 /// A decision within this fraction of the oracle's time counts as right (Georgakoudis et al.: 5 %).
 pub const TOLERANCE: f64 = 0.05;
@@ -54,9 +57,9 @@ pub fn comparators(r: &KernelRun, strategies: &[String]) -> Vec<Comparator> {
             .map(|&n| Point { input: n, time: r.time(n, &combo), decisions: 1, within: ok(n, &combo), combos: vec![combo.clone()] })
             .collect(),
     };
-    // one static comparator per variant (every region on it): Static CPU and Static GPU, or
-    // one per thread limit or co-scheduled fraction
-    let mut out: Vec<Comparator> = (0..r.variants.len()).map(|v| fixed(static_name(r, v), r.uniform(v))).collect();
+    // one static comparator per variant that runs here (every region on it): Static CPU and
+    // Static GPU, or one per thread limit, co-scheduled fraction, team or schedule
+    let mut out: Vec<Comparator> = r.available.iter().map(|&v| fixed(static_name(r, v), r.uniform(v))).collect();
     out.extend([
         fixed(format!("Static Best ({})", r.variants[r.static_best()]), r.uniform(r.static_best())),
         Comparator {
@@ -144,6 +147,24 @@ pub fn static_name(r: &KernelRun, v: usize) -> String {
     }
 }
 
+/// The summary's first paragraph: the machine and its load, how the runs were made.
+fn method_text(method: &Method, info: &RunInfo) -> String {
+    let (doubt, load) = (info.doubt, info.load);
+    format!(
+        "Machine: {}. Load average {:.1} when the runs began, {:.1} when they ended. Inputs sized by the calibration so that a run's measured part (all steps but the first) reaches {:.0} ms with the fastest variant. Runs per measured configuration: {} (the fastest counts); at an input whose two fastest static configurations are within {:.0} % of each other, every static configuration of that input gets {} more runs (re-measured). K-fold: K = {}, {} shuffles. The first step pays one-off costs (thread and device start-up, loading the store, training): shown apart. Decision within {:.0} % of the oracle counts as right. Baselines: Static GPU (CPU/GPU), Static thread_limit=256 (GPU threads), Static coschedule=1 (co-scheduling: GPU only), Static threads=1 (host loops: the program as written).\n\n",
+        info.machine.describe(),
+        load.0,
+        load.1,
+        info.target_s * 1e3,
+        info.repeats,
+        doubt.band * 100.0,
+        doubt.repeats,
+        method.k,
+        method.shuffles,
+        TOLERANCE * 100.0
+    )
+}
+
 fn geomean(v: impl IntoIterator<Item = f64>) -> f64 {
     let (s, n) = v.into_iter().filter(|x| x.is_finite() && *x > 0.0).fold((0.0, 0usize), |(s, n), x| (s + x.ln(), n + 1));
     if n == 0 {
@@ -164,19 +185,20 @@ fn pct(x: f64) -> String {
 /// Decisions within tolerance and decisions made, per comparator.
 type Pooled = BTreeMap<String, (usize, usize)>;
 
+/// How the runs were made, for the summary's first lines.
+pub struct RunInfo<'a> {
+    pub machine: &'a Machine,
+    pub repeats: usize,
+    pub doubt: &'a Doubt,
+    /// The measured part the calibration sized every input for, s.
+    pub target_s: f64,
+    /// The load average when the runs began and when they ended.
+    pub load: (f64, f64),
+}
+
 /// Writes the CSV files, `summary.json` and `summary.md`; returns the summary.
-#[allow(clippy::too_many_arguments)]
-pub fn write_all(
-    out: &Path,
-    results: &[KernelRun],
-    log: &RunLog,
-    strategies: &[String],
-    method: &Method,
-    tc: &Toolchain,
-    repeats: usize,
-    doubt: &Doubt,
-) -> Result<Value> {
-    let mut runs = String::from("kernel,input,mode,pinned,time_s,decisions,steady_s\n");
+pub fn write_all(out: &Path, results: &[KernelRun], log: &RunLog, strategies: &[String], method: &Method, info: &RunInfo) -> Result<Value> {
+    let mut runs = format!("{}\n", RunLog::HEADER);
     for r in log.rows() {
         runs += r;
         runs.push('\n');
@@ -188,33 +210,21 @@ pub fn write_all(
     }
     std::fs::write(out.join("comparators.csv"), &t.comp_csv)?;
     std::fs::write(out.join("decisions.csv"), &t.dec_csv)?;
-    let machine = machine(tc);
-    let md = t.markdown(&machine, repeats, doubt)?;
+    std::fs::write(out.join("configurations.csv"), &t.conf_csv)?;
+    std::fs::write(out.join("excess.csv"), &t.excess_csv)?;
+    let md = t.markdown(info)?;
     std::fs::write(out.join("summary.md"), &md)?;
+    let (repeats, doubt) = (info.repeats, info.doubt);
     let summary = json!({
-        "machine": machine,
+        "machine": info.machine.describe(),
+        "load_average": {"start": info.load.0, "end": info.load.1},
         "repeats": repeats,
-        "method": {"k": method.k, "shuffles": method.shuffles, "tolerance": TOLERANCE, "doubt_band": doubt.band, "doubt_repeats": doubt.repeats},
+        "method": {"k": method.k, "shuffles": method.shuffles, "tolerance": TOLERANCE, "doubt_band": doubt.band, "doubt_repeats": doubt.repeats, "target_measured_s": info.target_s, "excess_listed": excess::LISTED},
         "pooled_accuracy": t.pooled.iter().map(|(k, (w, d))| (k.clone(), json!({"within": w, "decisions": d}))).collect::<Map<_, _>>(),
         "kernels": t.kernels_json.into_iter().collect::<Map<_, _>>(),
     });
     std::fs::write(out.join("summary.json"), serde_json::to_string_pretty(&summary)?)?;
     Ok(summary)
-}
-
-/// The machine the runs ran on, as the summary names it.
-fn machine(tc: &Toolchain) -> String {
-    format!(
-        "{} ({} cores), offload target {}{}",
-        cpu_model(),
-        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
-        tc.targets,
-        if tc.targets.starts_with("x86_64") {
-            " — HOST OFFLOAD: the \"gpu\" variant runs on libomptarget's host plugin, not on a GPU"
-        } else {
-            ""
-        }
-    )
 }
 
 /// Whether a comparator has a column in the accuracy and speedup tables.
@@ -268,7 +278,14 @@ struct Tables<'a> {
     profile_rows: Vec<Vec<String>>,
     /// Within (weighted by decisions) and decisions, per training fraction 25, 50, 75 %.
     profile_pooled: [(f64, usize); 3],
-    noise_rows: Vec<Vec<String>>,
+    quality_rows: Vec<Vec<String>>,
+    conf_csv: String,
+    /// Every excess explained, and per kernel the cases per cause.
+    excess_rows: Vec<Vec<String>>,
+    cause_rows: Vec<Vec<String>>,
+    excess_csv: String,
+    /// Lines under the quality table (variants that do not run here).
+    notes: Vec<String>,
 }
 
 impl<'a> Tables<'a> {
@@ -291,7 +308,12 @@ impl<'a> Tables<'a> {
             explore_rows: Vec::new(),
             profile_rows: Vec::new(),
             profile_pooled: [(0.0, 0); 3],
-            noise_rows: Vec::new(),
+            quality_rows: Vec::new(),
+            conf_csv: quality::CONFIGURATIONS_HEADER.to_owned(),
+            excess_rows: Vec::new(),
+            cause_rows: Vec::new(),
+            notes: Vec::new(),
+            excess_csv: String::from("kernel,input,comparator,chosen,run_s,static_s,excess,exploring,exploring_other,exploration_s,drifts,off_choice,off_choice_s,training_s,overhead_max_s,rest_s,spread_s,first_step_extra_s,cause\n"),
         }
     }
 
@@ -310,8 +332,11 @@ impl<'a> Tables<'a> {
         self.overhead(r, &mut kj);
         let exj = self.exploration(r);
         self.profile_accuracy(r, &mut kj);
-        self.noise(r, &mut kj);
+        self.quality(r, &mut kj);
+        self.excess(r, &mut kj)?;
         kj.insert("use_case".into(), json!(uc.label()));
+        kj.insert("unavailable".into(), r.unavailable.iter().map(|(v, why)| (v.clone(), json!(why))).collect::<Map<_, _>>().into());
+        kj.insert("steps".into(), r.steps.iter().map(|(n, s)| (n.to_string(), json!(s))).collect::<Map<_, _>>().into());
         kj.insert("baseline".into(), json!(uc.baseline().1));
         kj.insert("static_speedup_geomean".into(), Value::Object(sj));
         kj.insert("exploration".into(), Value::Object(exj));
@@ -325,7 +350,7 @@ impl<'a> Tables<'a> {
     fn static_speedups(&mut self, r: &KernelRun, base: &BTreeMap<u64, f64>) -> Map<String, Value> {
         let mut srow = vec![r.kernel.name.to_owned(), r.kernel.use_case.baseline().1.trim_start_matches("Static ").to_owned()];
         let mut sj = Map::new();
-        for v in 0..r.variants.len() {
+        for &v in &r.available {
             let g = geomean(r.inputs.iter().map(|&n| base[&n] / r.time(n, &r.uniform(v))));
             srow.push(format!("{}: {g:.2}×", r.variants[v]));
             sj.insert(r.variants[v].clone(), json!(g));
@@ -343,7 +368,7 @@ impl<'a> Tables<'a> {
                     "{},{},{},{:.9},{:.4},{},{}",
                     r.kernel.name,
                     p.input,
-                    c.name,
+                    csv_field(&c.name),
                     p.time,
                     base[&p.input] / p.time,
                     p.decisions,
@@ -356,7 +381,8 @@ impl<'a> Tables<'a> {
                     }
                 }
                 for ((reg, v), n) in counts {
-                    writeln!(self.dec_csv, "{},{},{},{},{},{n}", r.kernel.name, c.name, p.input, r.kernel.regions[reg], r.variants[v])?;
+                    let (name, variant) = (csv_field(&c.name), csv_field(&r.variants[v]));
+                    writeln!(self.dec_csv, "{},{name},{},{},{variant},{n}", r.kernel.name, p.input, r.kernel.regions[reg])?;
                 }
             }
         }
@@ -405,7 +431,7 @@ impl<'a> Tables<'a> {
             r.kernel.name.to_owned(),
             share(rw, rd),
             share(aw, ad),
-            format!("{} of {}", r.in_doubt.len(), r.inputs.len()),
+            format!("{} of {}", r.remeasured.len(), r.inputs.len()),
         ]);
         self.doubt_pooled.0 += rw;
         self.doubt_pooled.1 += rd;
@@ -478,32 +504,79 @@ impl<'a> Tables<'a> {
         kj.insert("profile_accuracy".into(), Value::Object(pj));
     }
 
-    /// How far apart the variants are, against how much one configuration's runs vary.
-    fn noise(&mut self, r: &KernelRun, kj: &mut Map<String, Value>) {
-        let spreads: Vec<f64> =
-            r.combos.values().filter(|t| t.len() > 1).map(|t| t.iter().copied().fold(f64::MIN, f64::max) / fastest(t) - 1.0).collect();
-        let spread = median_f64(&spreads).unwrap_or(f64::NAN);
-        // the gap between the two fastest configurations (for CPU/GPU: between CPU and GPU)
-        let gaps: Vec<f64> = r
-            .inputs
-            .iter()
-            .map(|&n| {
-                let ranked = r.ranked(n);
-                ranked.get(1).map_or(f64::NAN, |second| second.1 / ranked[0].1 - 1.0)
-            })
-            .collect();
-        let apart = gaps.iter().filter(|&&g| g > spread.max(TOLERANCE)).count();
-        self.noise_rows.push(vec![
+    /// Whether the kernel's runs measured the variants or the machine: the shortest measured
+    /// part, the run-to-run spread, the gap of the best two, the inputs in doubt.
+    fn quality(&mut self, r: &KernelRun, kj: &mut Map<String, Value>) {
+        let q = Quality::of(r);
+        let runs: Vec<usize> = r.combos.values().map(Vec::len).collect();
+        let (lo, hi) = (runs.iter().min().copied().unwrap_or(0), runs.iter().max().copied().unwrap_or(0));
+        self.quality_rows.push(vec![
             r.kernel.name.to_owned(),
-            pct(spread),
-            pct(median_f64(&gaps).unwrap_or(f64::NAN)),
-            format!("{apart} of {}", r.inputs.len()),
-            format!("{} of {}", r.in_doubt.len(), r.inputs.len()),
+            format!("{:.1} ms", q.shortest_s * 1e3),
+            if lo == hi { lo.to_string() } else { format!("{lo}–{hi}") },
+            pct(q.spread_median),
+            pct(q.spread_max),
+            pct(q.gap_median),
+            q.in_doubt_text(),
+            format!("{} of {}", r.remeasured.len(), r.inputs.len()),
         ]);
-        kj.insert(
-            "noise".into(),
-            json!({"run_spread_median": spread, "best_two_gap_median": median_f64(&gaps), "inputs_apart": apart, "inputs_in_doubt": r.in_doubt}),
-        );
+        quality::configuration_lines(r, &mut self.conf_csv);
+        for (v, why) in &r.unavailable {
+            self.notes.push(format!("{}: `{v}` does not run here ({why}); it has no static comparator and no run measures it.", r.kernel.name));
+        }
+        let mut qj = q.json();
+        qj["inputs_remeasured"] = json!(r.remeasured);
+        kj.insert("quality".into(), qj);
+    }
+
+    /// Every input where an adaptive comparator ran more than 1 % slower than the static run of
+    /// its choice, explained; the kernel's cases per cause.
+    fn excess(&mut self, r: &KernelRun, kj: &mut Map<String, Value>) -> Result<()> {
+        let cases = excess::explain(r);
+        let mut per_cause = vec![0usize; Cause::ALL.len()];
+        for e in &cases {
+            per_cause[Cause::ALL.iter().position(|c| *c == e.cause()).unwrap_or(0)] += 1;
+            self.excess_rows.push(vec![
+                e.kernel.clone(),
+                e.input.to_string(),
+                e.comparator.clone(),
+                e.chosen.clone(),
+                format!("{} ({:.2} ms)", pct(e.excess()), (e.run_s - e.static_s) * 1e3),
+                e.cause().label().to_owned(),
+                e.why(),
+                format!("{:.2} ms", e.first_step_extra_s * 1e3),
+            ]);
+            writeln!(
+                self.excess_csv,
+                "{},{},{},{},{:.9},{:.9},{:.4},{},{},{:.9},{},{},{:.9},{:.9},{:.9},{:.9},{:.9},{:.9},{}",
+                e.kernel,
+                e.input,
+                csv_field(&e.comparator),
+                csv_field(&e.chosen),
+                e.run_s,
+                e.static_s,
+                e.excess(),
+                e.exploring,
+                e.exploring_other,
+                e.exploration_s,
+                e.drifts,
+                e.off_choice,
+                e.off_choice_s,
+                e.training_s,
+                e.overhead_s,
+                e.rest_s(),
+                e.spread_s,
+                e.first_step_extra_s,
+                e.cause().label()
+            )?;
+        }
+        let listed = r.adaptive.keys().count();
+        let mut row = vec![r.kernel.name.to_owned(), format!("{} of {listed}", cases.len())];
+        row.extend(per_cause.iter().map(|n| n.to_string()));
+        self.cause_rows.push(row);
+        let by_cause: Map<String, Value> = Cause::ALL.iter().zip(&per_cause).map(|(c, n)| (c.label().to_owned(), json!(n))).collect();
+        kj.insert("excess".into(), json!({"cases": cases.len(), "of": listed, "by_cause": by_cause}));
+        Ok(())
     }
 
     /// The rows over all kernels (and, with several use-cases, over each use-case).
@@ -542,31 +615,48 @@ impl<'a> Tables<'a> {
         }
     }
 
-    /// `summary.md`: how the runs were made, then every table.
-    fn markdown(&mut self, machine: &str, repeats: usize, doubt: &Doubt) -> Result<String> {
-        let method = self.method;
-        let mut md = String::new();
-        writeln!(md, "Machine: {machine}. Runs per measured configuration: {repeats} (the fastest counts); at an input whose two fastest static configurations are within {:.0} % of each other, every static configuration of that input gets {} more runs. K-fold: K = {}, {} shuffles. Times: all steps of a run but the first (the first pays one-off costs: thread and device start-up, loading the store, training; shown apart). Decision within {:.0} % of the oracle counts as right. Baselines: Static GPU (CPU/GPU), Static thread_limit=256 (GPU threads), Static coschedule=1 (co-scheduling: GPU only).\n", doubt.band * 100.0, doubt.repeats, method.k, method.shuffles, TOLERANCE * 100.0)?;
+    /// `summary.md`: how the runs were made, whether they measured the variants or the machine,
+    /// then every table.
+    fn markdown(&mut self, info: &RunInfo) -> Result<String> {
         self.add_totals();
+        let mut md = method_text(self.method, info);
+        md += &self.quality_md()?;
+        md += &self.accuracy_md(info)?;
+        md += &self.speed_md()?;
+        md += &self.overhead_md()?;
+        Ok(md)
+    }
+
+    /// The measurement-quality table, first: a reader sees at once whether the runs measured
+    /// the variants or the machine.
+    fn quality_md(&self) -> Result<String> {
+        let mut md = String::new();
+        writeln!(md, "### Measurement quality: shortest measured part of a static configuration (fastest run), runs per configuration, run-to-run spread of a configuration (slowest / fastest − 1: median and largest), median gap between each input's two fastest configurations, inputs in doubt (the gap smaller than either one's spread), inputs re-measured (close to a tie)\n")?;
+        let head = ["kernel", "shortest measured part", "runs", "spread (median)", "spread (largest)", "gap of the best two", "inputs in doubt", "inputs re-measured"];
+        md += &table(head.iter().map(|h| h.to_string()).collect(), &self.quality_rows);
+        for n in &self.notes {
+            writeln!(md, "\n{n}")?;
+        }
+        Ok(md)
+    }
+
+    fn accuracy_md(&self, info: &RunInfo) -> Result<String> {
+        let mut md = String::new();
         let mut h = vec!["kernel".to_owned()];
         h.extend(self.header.iter().cloned());
-        writeln!(md, "### Accuracy: decisions within {:.0} % of the oracle (fastest measured variant per input)\n", TOLERANCE * 100.0)?;
-        md += &table(h.clone(), &self.acc_rows);
-        writeln!(md, "\n### Adaptive-50 end to end, judged by the regular {repeats} runs per configuration only and by all runs (with the {} extra runs of every configuration at inputs in doubt)\n", doubt.repeats)?;
-        md += &table(vec!["kernel".into(), "regular runs only".into(), "all runs".into(), "inputs in doubt".into()], &self.doubt_rows);
+        writeln!(md, "\n### Accuracy: decisions within {:.0} % of the oracle (fastest measured variant per input)\n", TOLERANCE * 100.0)?;
+        md += &table(h, &self.acc_rows);
+        writeln!(md, "\n### Adaptive-50 end to end, judged by the regular {} runs per configuration only and by all runs (with the {} extra runs of every configuration at inputs re-measured)\n", info.repeats, info.doubt.repeats)?;
+        md += &table(vec!["kernel".into(), "regular runs only".into(), "all runs".into(), "inputs re-measured".into()], &self.doubt_rows);
         writeln!(md, "\n### Accuracy against the stored measurements the models learn from (Adaptive-K on the profiling data, as Liao et al. score prediction accuracy; regions pooled)\n")?;
         md += &table(vec!["kernel".into(), "Adaptive-25".into(), "Adaptive-50".into(), "Adaptive-75".into()], &self.profile_rows);
-        writeln!(md, "\n### Noise: median spread of one configuration's runs (slowest / fastest − 1), median gap between the two fastest configurations (CPU/GPU: between CPU and GPU), inputs where the gap exceeds both the spread and 5 %, inputs in doubt (more runs)\n")?;
-        md += &table(
-            vec![
-                "kernel".into(),
-                "run-to-run spread".into(),
-                "gap of the best two".into(),
-                "inputs apart".into(),
-                "inputs in doubt".into(),
-            ],
-            &self.noise_rows,
-        );
+        Ok(md)
+    }
+
+    fn speed_md(&self) -> Result<String> {
+        let mut md = String::new();
+        let mut h = vec!["kernel".to_owned()];
+        h.extend(self.header.iter().cloned());
         writeln!(md, "\n### Speedup over the baseline (geometric mean over the inputs, and the largest)\n")?;
         md += &table(h, &self.speed_rows);
         writeln!(md, "\n### Static variants: speedup of each variant run everywhere over the baseline (geometric mean over the inputs)\n")?;
@@ -574,22 +664,28 @@ impl<'a> Tables<'a> {
         let mut sh = vec!["kernel".to_owned(), "baseline".to_owned()];
         sh.extend((2..widest).map(|i| format!("variant {}", i - 1)));
         md += &table(sh, &self.static_rows);
+        Ok(md)
+    }
+
+    /// Overhead after training, every excess explained, exploration cost.
+    fn overhead_md(&self) -> Result<String> {
+        let mut md = String::new();
         writeln!(md, "\n### Overhead after training: Adaptive-100's runs against static runs of the variants it chose, against the oracle, and the one-off cost in the first step (loading the store, training; median over inputs)\n")?;
         md += &table(
             vec!["kernel".into(), "geometric mean".into(), "median".into(), "against the oracle".into(), "first step, extra".into()],
             &self.over_rows,
         );
+        writeln!(md, "\n### Excess explained: adaptive runs (Adaptive-100, Online) more than {:.0} % slower than the static run of the variant they chose, by what makes most of it\n", excess::LISTED * 100.0)?;
+        let mut ch = vec!["kernel".to_owned(), "listed".to_owned()];
+        ch.extend(Cause::ALL.iter().map(|c| c.label().to_owned()));
+        md += &table(ch, &self.cause_rows);
+        writeln!(md, "\nEach case: its fastest run against the fastest static run of the combination it ran most. Exploration and executions off its choice cost each execution's time on the run's feature vector (its report) minus the chosen variant's; decision and timing is an upper bound (22 ns per execution, 37 ns per exploring or timed one); the rest is judged against the larger of the static and the adaptive runs' spread (slowest − fastest). The first step (loading the store, training at start-up) is outside the measured part: shown apart.\n")?;
+        let eh = ["kernel", "input", "comparator", "chose", "excess", "mostly", "why", "first step, extra"];
+        md += &table(eh.iter().map(|h| h.to_string()).collect(), &self.excess_rows);
         writeln!(md, "\n### Exploration cost: Online runs (nothing stored, explore + train + decide in the run) against Adaptive-100's runs, and executions not on the run's final choice\n")?;
         let mut eh = vec!["kernel".to_owned()];
         eh.extend(self.strategies.iter().cloned());
         md += &table(eh, &self.explore_rows);
         Ok(md)
     }
-}
-
-fn cpu_model() -> String {
-    std::fs::read_to_string("/proc/cpuinfo")
-        .ok()
-        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_owned()))
-        .unwrap_or_else(|| "unknown CPU".into())
 }

@@ -1,13 +1,16 @@
 //! Building a kernel with clang + the plugin, and running it: every `OMPADAPT_*` variable of
 //! the caller's environment is removed, the mode's own are set, and the `RESULT` and
-//! `DECISIONS` lines are read. A run whose result is wrong (`check=FAILED`, exit 1), that
-//! fails otherwise, or prints no result is an error naming the kernel, input and mode.
-//! Every run is logged ([`RunLog`]) for `runs.csv`.
+//! `DECISIONS` lines are read, and the runtime's JSON report where the run asks for one
+//! ([`run_reported`]). A run whose result is wrong (`check=FAILED`, exit 1), that fails
+//! otherwise, or prints no result is an error naming the kernel, input and mode. Every run is
+//! logged ([`RunLog`]) for `runs.csv`.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::{anyhow, bail, Context, Result};
+
+use super::run_report::{self, RunReport};
 
 /// How kernels are compiled.
 pub struct Toolchain {
@@ -48,6 +51,10 @@ pub struct Output {
     pub steady_s: f64,
     /// Per region (in the kernel's order): executions per variant, `(variant, count)`.
     pub decisions: Vec<(String, Vec<(String, u64)>)>,
+    /// The steps it was asked to run (the kernel's second argument).
+    pub steps: u64,
+    /// What the runtime's report says, for a run that asked for one.
+    pub report: Option<RunReport>,
 }
 
 impl Output {
@@ -63,6 +70,16 @@ impl Output {
     }
 }
 
+/// A CSV field: quoted when it holds a comma or a quote (variant names such as
+/// `schedule=dynamic,16` do).
+pub fn csv_field(s: &str) -> String {
+    if s.contains([',', '"', '\n']) {
+        format!("\"{}\"", s.replace('"', "\"\""))
+    } else {
+        s.to_owned()
+    }
+}
+
 /// Every run, for `runs.csv`.
 #[derive(Default)]
 pub struct RunLog {
@@ -70,13 +87,29 @@ pub struct RunLog {
 }
 
 impl RunLog {
+    /// The columns of [`RunLog::add`]'s lines.
+    pub const HEADER: &'static str = "kernel,input,mode,pinned,time_s,decisions,steady_s,steps,exploring,drifts,retrains";
+
+    /// One run; the last three columns (exploring executions, drifts and retrainings, all
+    /// regions together) come from its report, empty where it asked for none.
     pub fn add(&mut self, kernel: &str, input: u64, mode: &str, pinned: &str, o: &Output) {
         let dec: Vec<String> = o
             .decisions
             .iter()
             .map(|(r, c)| format!("{r}:{}", c.iter().map(|(v, n)| format!("{v}={n}")).collect::<Vec<_>>().join("/")))
             .collect();
-        self.rows.push(format!("{kernel},{input},{mode},{pinned},{:.9},{},{:.9}", o.time_s, dec.join(" "), o.steady_s));
+        let facts = o.report.as_ref().map_or(",,".to_owned(), |r| {
+            let sum = |f: &dyn Fn(&run_report::RegionFacts) -> u64| r.regions.iter().map(f).sum::<u64>();
+            format!("{},{},{}", sum(&|g| g.exploring), sum(&|g| g.drifts as u64), sum(&|g| g.retrains as u64))
+        });
+        self.rows.push(format!(
+            "{kernel},{input},{mode},{},{:.9},{},{:.9},{},{facts}",
+            csv_field(pinned),
+            o.time_s,
+            csv_field(&dec.join(" ")),
+            o.steady_s,
+            o.steps
+        ));
     }
 
     /// The runs as CSV lines, in the order they ran.
@@ -110,13 +143,23 @@ pub fn parse(stdout: &str) -> Result<Output> {
         }
     }
     let time_s = time.ok_or_else(|| anyhow!("no RESULT line"))?;
-    Ok(Output { time_s, steady_s: steady.unwrap_or(time_s), decisions })
+    Ok(Output { time_s, steady_s: steady.unwrap_or(time_s), decisions, steps: 0, report: None })
 }
 
-/// Runs `exe input [steps]` in `cwd` with only `env` among the `OMPADAPT_*` variables.
-pub fn run(exe: &Path, input: u64, steps: Option<u64>, cwd: &Path, env: &[(&str, String)]) -> Result<Output> {
+/// [`run`] with the runtime's JSON report written to `report` and read into the output.
+pub fn run_reported(exe: &Path, input: u64, steps: u64, cwd: &Path, env: &[(&str, String)], report: &Path) -> Result<Output> {
+    let _ = std::fs::remove_file(report);
+    let mut env = env.to_vec();
+    env.push(("OMPADAPT_REPORT", format!("json:{}", report.display())));
+    let mut o = run(exe, input, steps, cwd, &env)?;
+    o.report = Some(run_report::read(report).with_context(|| format!("{} {input}: its report", exe.display()))?);
+    Ok(o)
+}
+
+/// Runs `exe input steps` in `cwd` with only `env` among the `OMPADAPT_*` variables.
+pub fn run(exe: &Path, input: u64, steps: u64, cwd: &Path, env: &[(&str, String)]) -> Result<Output> {
     let mut c = Command::new(exe);
-    c.arg(input.to_string()).args(steps.map(|s| s.to_string())).current_dir(cwd);
+    c.arg(input.to_string()).arg(steps.to_string()).current_dir(cwd);
     for (k, _) in std::env::vars() {
         if k.starts_with("OMPADAPT_") {
             c.env_remove(k);
@@ -137,7 +180,7 @@ pub fn run(exe: &Path, input: u64, steps: Option<u64>, cwd: &Path, env: &[(&str,
         let last = err.lines().last().unwrap_or("").to_owned();
         return Err(parsed.err().unwrap_or_else(|| anyhow!("exit status {}: {last}", out.status))).with_context(what);
     }
-    parsed
+    parsed.map(|o| Output { steps, ..o })
 }
 
 #[cfg(test)]
@@ -157,5 +200,14 @@ mod tests {
         let kinds = good.replace("cpu=18 gpu=2", "thread_limit=64=3 coschedule=0.25=17");
         let o = parse(&kinds).unwrap();
         assert_eq!(o.decisions[0].1, vec![("thread_limit=64".to_owned(), 3), ("coschedule=0.25".to_owned(), 17)]);
+        let host = good.replace("cpu=18 gpu=2", "serial=3 schedule=dynamic,16=17");
+        assert_eq!(parse(&host).unwrap().decisions[0].1, vec![("serial".to_owned(), 3), ("schedule=dynamic,16".to_owned(), 17)]);
+    }
+
+    #[test]
+    fn csv_fields_with_commas_are_quoted() {
+        assert_eq!(csv_field("jacobi:serial"), "jacobi:serial");
+        assert_eq!(csv_field("jacobi:schedule=dynamic,16"), "\"jacobi:schedule=dynamic,16\"");
+        assert_eq!(csv_field("a\"b,c"), "\"a\"\"b,c\"");
     }
 }
