@@ -170,10 +170,8 @@ impl Probe<'_> {
             if best >= target_s || steps >= MAX_STEPS {
                 break;
             }
-            // only the variants that may be the fastest at more steps run again
-            candidates = times.iter().filter(|t| t.1 <= 2.0 * best).map(|t| t.0.clone()).collect();
-            let grow = target_s * MARGIN / best.max(1e-9);
-            steps = ((steps as f64 * grow).ceil() as u64).clamp(steps + 1, MAX_STEPS);
+            candidates = contenders(&times, best);
+            steps = next_steps(steps, best, target_s);
         }
         Ok(Sized { steps, measured_s: last.0, fastest: last.1, load: load_average() })
     }
@@ -188,6 +186,21 @@ impl Probe<'_> {
             })
             .collect()
     }
+}
+
+/// The variants that may still be the fastest at more steps: those within 2x of the fastest
+/// at these (a variant's time per step changes little with the number of steps; the first
+/// step's one-off costs are outside the measured part).
+fn contenders(times: &[(String, f64)], best: f64) -> Vec<String> {
+    times.iter().filter(|t| t.1 <= 2.0 * best).map(|t| t.0.clone()).collect()
+}
+
+/// The steps to try after `steps` measured `best_s` with the fastest variant: scaled to reach
+/// `target_s` with [`MARGIN`] (the measured part grows in proportion to the steps), at least one
+/// more, at most [`MAX_STEPS`].
+fn next_steps(steps: u64, best_s: f64, target_s: f64) -> u64 {
+    let grow = target_s * MARGIN / best_s.max(1e-9);
+    ((steps as f64 * grow).ceil() as u64).clamp(steps + 1, MAX_STEPS)
 }
 
 /// The calibration as a Markdown table: every input's steps, the fastest variant and its
@@ -210,6 +223,23 @@ mod tests {
 
     fn machine(targets: &str) -> Machine {
         Machine { cpu: "cpu".into(), cores: 2, targets: targets.into(), gpu: None, build: String::new() }
+    }
+
+    #[test]
+    fn steps_grow_in_proportion_to_reach_the_target_with_a_margin() {
+        // 20 steps measured 4 ms: 20 ms needs 100 steps, 125 with the margin
+        assert_eq!(next_steps(20, 0.004, 0.020), 125);
+        // already past the target (a noisy probe): still one more, never fewer
+        assert_eq!(next_steps(20, 0.040, 0.020), 21);
+        // a run too fast to time is bounded
+        assert_eq!(next_steps(20, 0.0, 0.020), MAX_STEPS);
+        assert_eq!(next_steps(MAX_STEPS - 1, 0.001, 0.020), MAX_STEPS);
+    }
+
+    #[test]
+    fn only_variants_within_twice_the_fastest_are_probed_again() {
+        let times = vec![("serial".to_owned(), 0.010), ("threads=1".to_owned(), 0.006), ("schedule=dynamic,16".to_owned(), 0.013)];
+        assert_eq!(contenders(&times, 0.006), vec!["serial".to_owned(), "threads=1".to_owned()]);
     }
 
     #[test]

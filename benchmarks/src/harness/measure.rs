@@ -70,6 +70,30 @@ pub fn fastest(v: &[f64]) -> f64 {
 }
 
 impl KernelRun {
+    /// Nothing measured yet for `kernel` at `inputs`.
+    pub fn new(kernel: &'static Kernel, inputs: Vec<u64>, steps: BTreeMap<u64, u64>, choice: ModelChoice, repeats: usize) -> KernelRun {
+        KernelRun {
+            kernel,
+            inputs,
+            variants: Vec::new(),
+            available: Vec::new(),
+            unavailable: Vec::new(),
+            steps,
+            combos: BTreeMap::new(),
+            a100: BTreeMap::new(),
+            first: BTreeMap::new(),
+            static_first: BTreeMap::new(),
+            adaptive: BTreeMap::new(),
+            online: BTreeMap::new(),
+            folds: BTreeMap::new(),
+            models: Vec::new(),
+            profiles: Vec::new(),
+            choice,
+            remeasured: Vec::new(),
+            repeats,
+        }
+    }
+
     pub fn time(&self, input: u64, combo: &[usize]) -> f64 {
         self.combos.get(&(input, combo.to_vec())).map_or(f64::NAN, |t| fastest(t))
     }
@@ -190,26 +214,7 @@ impl Measurement<'_> {
         std::fs::create_dir_all(work.join("reports"))?;
         let store = work.join("store");
         let mut runs = Runs { m: self, work, store, log, variants: Vec::new(), unavailable: Vec::new(), reports: 0 };
-        let mut r = KernelRun {
-            kernel: k,
-            inputs: self.inputs.clone(),
-            variants: Vec::new(),
-            available: Vec::new(),
-            unavailable: Vec::new(),
-            steps: self.steps.clone(),
-            combos: BTreeMap::new(),
-            a100: BTreeMap::new(),
-            first: BTreeMap::new(),
-            static_first: BTreeMap::new(),
-            adaptive: BTreeMap::new(),
-            online: BTreeMap::new(),
-            folds: BTreeMap::new(),
-            models: Vec::new(),
-            profiles: Vec::new(),
-            choice: self.model.0,
-            remeasured: Vec::new(),
-            repeats: self.repeats,
-        };
+        let mut r = KernelRun::new(k, self.inputs.clone(), self.steps.clone(), self.model.0, self.repeats);
         runs.collect_data()?;
         r.variants = runs.variants.clone();
         r.unavailable = runs.unavailable.clone();

@@ -92,3 +92,70 @@ pub fn configuration_lines(r: &KernelRun, csv: &mut String) {
 
 /// The header of `configurations.csv`.
 pub const CONFIGURATIONS_HEADER: &str = "kernel,input,steps,configuration,runs,fastest_s,median_s,slowest_s,spread,input_in_doubt\n";
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use ompadapt_rt::model::ModelChoice;
+
+    use super::*;
+    use crate::harness::kernels;
+
+    /// jacobi2d (one region) with synthetic static times: variant index -> runs, per input.
+    fn measured(times: &[(u64, &[(usize, &[f64])])]) -> KernelRun {
+        let k = kernels::find("jacobi2d").unwrap();
+        let inputs = times.iter().map(|t| t.0).collect();
+        let mut r = KernelRun::new(k, inputs, BTreeMap::new(), ModelChoice::Tree { max_depth: 2 }, 2);
+        r.variants = ["serial", "threads=0.5", "threads=1", "schedule=dynamic,16"].map(str::to_owned).to_vec();
+        for (n, configs) in times {
+            for (v, runs) in *configs {
+                r.combos.insert((*n, vec![*v]), runs.to_vec());
+            }
+        }
+        r
+    }
+
+    #[test]
+    fn an_input_is_in_doubt_when_its_best_two_are_closer_than_their_spread() {
+        let r = measured(&[
+            // 50 % apart, spreads 2 % and 6.7 %: clear
+            (16, &[(0, &[0.020, 0.0204]), (2, &[0.030, 0.032])]),
+            // 5 % apart, serial's runs 10 % apart: in doubt
+            (64, &[(0, &[0.020, 0.022]), (2, &[0.021, 0.0212])]),
+            // one run each: not judged
+            (128, &[(0, &[0.040]), (2, &[0.025])]),
+        ]);
+        assert_eq!(r.in_doubt(16), Some(false));
+        assert_eq!(r.in_doubt(64), Some(true));
+        assert_eq!(r.in_doubt(128), None);
+        let q = Quality::of(&r);
+        assert_eq!((q.in_doubt.clone(), q.judged), (vec![64], 2));
+        assert_eq!(q.in_doubt_text(), "1 of 2");
+        assert_eq!(q.shortest_s, 0.020);
+        assert!((q.spread_max - 0.1).abs() < 1e-9, "{}", q.spread_max);
+        // spreads 0.02, 0.0667, 0.1, 0.00952 (single runs have none): median of four
+        assert!((q.spread_median - (0.02 + 0.2 / 3.0) / 2.0).abs() < 1e-3, "{}", q.spread_median);
+        // gaps 50 %, 5 %, 60 %
+        assert!((q.gap_median - 0.5).abs() < 1e-9, "{}", q.gap_median);
+    }
+
+    #[test]
+    fn with_one_run_per_configuration_nothing_is_judged() {
+        let q = Quality::of(&measured(&[(16, &[(0, &[0.02]), (2, &[0.03])]), (64, &[(0, &[0.02]), (2, &[0.021])])]));
+        assert_eq!(q.judged, 0);
+        assert_eq!(q.in_doubt_text(), "— (one run per configuration)");
+        assert!(q.spread_max.is_nan());
+    }
+
+    #[test]
+    fn configuration_lines_quote_variant_names_with_commas() {
+        let mut r = measured(&[(16, &[(3, &[0.02, 0.021]), (0, &[0.03, 0.031])])]);
+        r.steps.insert(16, 400);
+        let mut csv = String::new();
+        configuration_lines(&r, &mut csv);
+        let line = csv.lines().find(|l| l.contains("dynamic")).unwrap();
+        assert!(line.starts_with("jacobi2d,16,400,\"schedule=dynamic,16\",2,0.020000000,"), "{line}");
+        assert!(line.ends_with(",0.0500,false"), "{line}");
+    }
+}
