@@ -213,7 +213,85 @@ fn add_region(e: &mut Excess, o: &Output, i: usize, region: &str, c: usize) {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeMap;
+
+    use ompadapt_rt::model::ModelChoice;
+
     use super::*;
+    use crate::harness::kernels;
+    use crate::harness::run_report::{RegionFacts, RunReport};
+
+    const VARIANTS: [&str; 4] = ["serial", "threads=0.5", "threads=1", "schedule=dynamic,16"];
+
+    /// An Online run of jacobi2d (one region) that ran mostly `serial`: 100 executions, 13 of
+    /// them exploring (5 serial, 5 threads=1, 3 dynamic), 2 dynamic ones chosen by its model.
+    fn online_run(steady_s: f64) -> Output {
+        let counts = [("serial", 90), ("threads=0.5", 0), ("threads=1", 5), ("schedule=dynamic,16", 5)];
+        let facts = RegionFacts {
+            region: "jacobi".into(),
+            executions: 100,
+            exploring: 13,
+            model_runs: vec![85, 0, 0, 2],
+            model_timed: 7,
+            per_execution_ns: vec![1000.0, f64::NAN, 3000.0, 2000.0],
+            drifts: 1,
+            retrains: 0,
+            train_ns_in_run: 50_000.0,
+            unavailable: Vec::new(),
+        };
+        Output {
+            time_s: steady_s + 0.001,
+            steady_s,
+            decisions: vec![("jacobi".into(), counts.iter().map(|(v, c)| (v.to_string(), *c)).collect())],
+            steps: 100,
+            report: Some(RunReport { regions: vec![facts] }),
+        }
+    }
+
+    #[test]
+    fn an_online_runs_excess_is_split_into_its_parts() {
+        let k = kernels::find("jacobi2d").unwrap();
+        let mut r = KernelRun::new(k, vec![64], BTreeMap::new(), ModelChoice::Tree { max_depth: 2 }, 2);
+        r.variants = VARIANTS.map(str::to_owned).to_vec();
+        r.combos.insert((64, vec![0]), vec![0.100, 0.101]);
+        r.static_first.insert((64, vec![0]), vec![0.0005, 0.0006]);
+        r.adaptive.insert(("Online (roundrobin)".into(), 64), vec![online_run(0.1015), online_run(0.1040)]);
+        let cases = explain(&r);
+        assert_eq!(cases.len(), 1, "{cases:?}");
+        let e = &cases[0];
+        assert_eq!((e.chosen.as_str(), e.run_s, e.static_s), ("serial", 0.1015, 0.100));
+        // exploring: threads=1 5 x 2 us + dynamic 3 x 1 us = 13 us over 13 executions, one of
+        // them in the first step
+        assert_eq!((e.exploring, e.exploring_other, e.drifts), (12, 7, 1));
+        assert!((e.exploration_s - 13e-6 * 12.0 / 13.0).abs() < 1e-12, "{}", e.exploration_s);
+        // the model's own 2 dynamic executions, 1 us more each
+        assert_eq!(e.off_choice, 2);
+        assert!((e.off_choice_s - 2e-6).abs() < 1e-12);
+        assert!((e.training_s - 50e-6).abs() < 1e-12);
+        // 87 decided x 22 ns, 13 exploring + 7 timed x 15 ns more
+        assert!((e.overhead_s - (87.0 * 22.0 + 20.0 * 15.0) * 1e-9).abs() < 1e-12, "{}", e.overhead_s);
+        // spread: the adaptive runs' 2.5 ms, wider than the static's 1 ms
+        assert!((e.spread_s - 0.0025).abs() < 1e-9);
+        assert!((e.first_step_extra_s - 0.0005).abs() < 1e-9);
+        // 1.5 ms, of which the parts make 0.07 ms: the rest is within the 2.5 ms spread
+        let parts = e.exploration_s + e.off_choice_s + e.training_s + e.overhead_s;
+        assert!((e.rest_s() - (0.0015 - parts)).abs() < 1e-12);
+        assert_eq!(e.cause(), Cause::Noise, "{}", e.why());
+        assert!(e.why().contains("after 1 drift(s)") && e.why().contains("training 0.05 ms"), "{}", e.why());
+        // the same run with a static spread too narrow to hide the rest
+        let steady = Excess { spread_s: 0.0005, ..e.clone() };
+        assert_eq!(steady.cause(), Cause::Unexplained, "{}", steady.why());
+    }
+
+    #[test]
+    fn within_one_percent_is_not_listed() {
+        let k = kernels::find("jacobi2d").unwrap();
+        let mut r = KernelRun::new(k, vec![64], BTreeMap::new(), ModelChoice::Tree { max_depth: 2 }, 1);
+        r.variants = VARIANTS.map(str::to_owned).to_vec();
+        r.combos.insert((64, vec![0]), vec![0.100]);
+        r.adaptive.insert(("Adaptive-100".into(), 64), vec![online_run(0.1009)]);
+        assert!(explain(&r).is_empty());
+    }
 
     fn case(exploration_s: f64, rest_s: f64, spread_s: f64) -> Excess {
         Excess {
