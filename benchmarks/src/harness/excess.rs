@@ -69,10 +69,13 @@ pub enum Cause {
     Noise,
     /// The rest, beyond it.
     Unexplained,
+    /// The rest, with no spread to judge it by (one run of each).
+    Unjudged,
 }
 
 impl Cause {
-    pub const ALL: [Cause; 6] = [Cause::Exploration, Cause::OffChoice, Cause::Training, Cause::Overhead, Cause::Noise, Cause::Unexplained];
+    pub const ALL: [Cause; 7] =
+        [Cause::Exploration, Cause::OffChoice, Cause::Training, Cause::Overhead, Cause::Noise, Cause::Unexplained, Cause::Unjudged];
 
     pub fn label(self) -> &'static str {
         match self {
@@ -82,6 +85,7 @@ impl Cause {
             Cause::Overhead => "decision and timing",
             Cause::Noise => "machine noise",
             Cause::Unexplained => "unexplained",
+            Cause::Unjudged => "one run: not judged",
         }
     }
 }
@@ -97,10 +101,21 @@ impl Excess {
         self.run_s - self.static_s - self.exploration_s - self.off_choice_s - self.training_s - self.overhead_s
     }
 
+    /// What the rest is, judged by the runs' spread.
+    fn rest_cause(&self) -> Cause {
+        if self.spread_s.is_nan() {
+            Cause::Unjudged
+        } else if self.rest_s().abs() <= self.spread_s {
+            Cause::Noise
+        } else {
+            Cause::Unexplained
+        }
+    }
+
     /// The part that makes most of the excess.
     pub fn cause(&self) -> Cause {
         let rest = self.rest_s();
-        let rest_cause = if rest.abs() <= self.spread_s { Cause::Noise } else { Cause::Unexplained };
+        let rest_cause = self.rest_cause();
         [
             (Cause::Exploration, self.exploration_s),
             (Cause::OffChoice, self.off_choice_s),
@@ -133,9 +148,12 @@ impl Excess {
             parts.push(format!("training {}", ms(self.training_s)));
         }
         parts.push(format!("decision and timing ≤ {}", ms(self.overhead_s)));
-        let rest = self.rest_s();
-        let verdict = if rest.abs() <= self.spread_s { "within the runs' spread" } else { "beyond the runs' spread: unexplained" };
-        parts.push(format!("rest {} ({verdict} of {})", ms(rest), ms(self.spread_s)));
+        let rest = ms(self.rest_s());
+        parts.push(match self.rest_cause() {
+            Cause::Unjudged => format!("rest {rest} (one run of each: no spread to judge it by)"),
+            Cause::Noise => format!("rest {rest} (within the runs' spread of {})", ms(self.spread_s)),
+            _ => format!("rest {rest} (beyond the runs' spread of {}: unexplained)", ms(self.spread_s)),
+        });
         parts.join("; ")
     }
 }
@@ -160,7 +178,8 @@ fn explain_one(r: &KernelRun, comparator: &str, n: u64, runs: &[Output]) -> Opti
     let combo = o.majority();
     let statics = r.combos.get(&(n, combo.clone()))?;
     let times: Vec<f64> = runs.iter().map(|o| o.steady_s).collect();
-    let width = |v: &[f64]| v.iter().copied().fold(f64::MIN, f64::max) - fastest(v);
+    // slowest - fastest; NaN for one run (f64::max of NaN and a width is the width)
+    let width = |v: &[f64]| if v.len() < 2 { f64::NAN } else { v.iter().copied().fold(f64::MIN, f64::max) - fastest(v) };
     let firsts: Vec<f64> = runs.iter().map(|o| o.time_s - o.steady_s).collect();
     let mut e = Excess {
         kernel: r.kernel.name.to_owned(),
@@ -291,6 +310,9 @@ mod tests {
         r.combos.insert((64, vec![0]), vec![0.100]);
         r.adaptive.insert(("Adaptive-100".into(), 64), vec![online_run(0.1009)]);
         assert!(explain(&r).is_empty());
+        r.adaptive.insert(("Adaptive-100".into(), 64), vec![online_run(0.1030)]);
+        let once = explain(&r);
+        assert!(once[0].spread_s.is_nan(), "one run of each has no spread: {once:?}");
     }
 
     fn case(exploration_s: f64, rest_s: f64, spread_s: f64) -> Excess {
@@ -317,5 +339,8 @@ mod tests {
         let odd = case(0.0, 0.003, 0.001);
         assert_eq!(odd.cause(), Cause::Unexplained);
         assert!(odd.why().contains("unexplained"), "{}", odd.why());
+        let once = case(0.0, 0.003, f64::NAN);
+        assert_eq!(once.cause(), Cause::Unjudged);
+        assert!(once.why().contains("no spread to judge it by"), "{}", once.why());
     }
 }

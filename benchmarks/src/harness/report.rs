@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use anyhow::Result;
 use ompadapt_evaluate::Method;
+use ompadapt_rt::model::TrainingSet;
 use ompadapt_rt::stats::median_f64;
 use serde_json::{json, Map, Value};
 
@@ -485,8 +486,8 @@ impl<'a> Tables<'a> {
         for (i, m) in [1usize, 2, 3].iter().enumerate() {
             let one = Method { train_groups: vec![*m], ..self.method.clone() };
             let (mut w, mut d, mut reg) = (0.0, 0usize, 0.0);
-            for c in &r.profiles {
-                if let Ok(sc) = ompadapt_evaluate::adaptive_k(c, &[r.choice], &one) {
+            for c in r.profiles.iter().filter_map(|c| available_only(c, &r.available)) {
+                if let Ok(sc) = ompadapt_evaluate::adaptive_k(&c, &[r.choice], &one) {
                     w += sc[0].within * sc[0].decisions as f64;
                     reg += sc[0].mean_regret * sc[0].decisions as f64;
                     d += sc[0].decisions;
@@ -688,4 +689,13 @@ impl<'a> Tables<'a> {
         md += &table(eh, &self.explore_rows);
         Ok(md)
     }
+}
+
+/// A region's stored measurements on the variants that run here only: a variant that cannot
+/// run (`threads=0.5` on 2 cores) is never measured, and the scoring judges only inputs with
+/// every variant measured. `None` when no input has a measured variant left.
+fn available_only(c: &TrainingSet, available: &[usize]) -> Option<TrainingSet> {
+    let rows: Vec<Vec<f64>> = (0..c.n()).map(|i| c.row(i).to_vec()).collect();
+    let times: Vec<Vec<f64>> = (0..c.n()).map(|i| available.iter().map(|&v| c.times(i)[v]).collect()).collect();
+    TrainingSet::new(&rows, &times, available.len()).ok()
 }
