@@ -23,6 +23,7 @@
 //! * [`stats`] — feature-vector keys, hashing, medians;
 //! * [`model`] — model training and compiled models for inference;
 //! * [`report`] — the exit report (text or JSON);
+//! * [`trace`] — the timeline of region executions (`OMPADAPT_TRACE`, Chrome trace-event JSON);
 //! * [`store`] — data and models saved across runs, safe with many writers;
 //! * [`config`] — environment variables (the table of every `OMPADAPT_` variable);
 //! * [`env`] — the one place the environment is read, and the secure-execution check;
@@ -54,6 +55,7 @@ pub mod shard;
 pub mod spec;
 pub mod stats;
 pub mod store;
+pub mod trace;
 
 pub use ctx::Ctx;
 pub use ffi::{

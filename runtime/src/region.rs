@@ -34,7 +34,7 @@
 //! Submodules: `builder` (settings and construction), `select` (an execution's start),
 //! `record` (its end), `availability` (variants that cannot run in this process), `training`,
 //! `settings` (read-only accessors), `snapshot` (copies of the data for the report and the
-//! store), `declared` (`declare adaptation`).
+//! store), `declared` (`declare adaptation`), `traced` (executions recorded for `OMPADAPT_TRACE`).
 
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering::*};
@@ -61,6 +61,7 @@ mod record;
 mod select;
 mod settings;
 mod snapshot;
+mod traced;
 mod training;
 
 pub use builder::RegionBuilder;
@@ -75,7 +76,12 @@ pub(crate) const T0_MODEL: u64 = 1 << 62;
 const T0_STASH: u64 = 1 << 61;
 /// Bit of `Ctx::t0`: the variant's first execution in this process (a cold measurement).
 const T0_COLD: u64 = 1 << 60;
-pub(crate) const T0_FLAGS: u64 = T0_NO_RECORD | T0_MODEL | T0_STASH | T0_COLD;
+/// Bit of `Ctx::t0`: the execution is traced (`OMPADAPT_TRACE`); the time bits hold its start.
+const T0_TRACED: u64 = 1 << 59;
+/// Bit of `Ctx::t0`, with [`T0_TRACED`]: the start was read for the trace only, recording sees
+/// none (a trained execution that is not timed, or a cold one).
+const T0_UNTIMED: u64 = 1 << 58;
+pub(crate) const T0_FLAGS: u64 = T0_NO_RECORD | T0_MODEL | T0_STASH | T0_COLD | T0_TRACED | T0_UNTIMED;
 const STASH: usize = MAX_FEATURES - 1;
 
 /// Settings a region can change at run time (API setters, Apollo's model_info).

@@ -9,7 +9,10 @@ impl Region {
     pub fn end(&self, ctx: &Ctx) {
         let flags = ctx.t0 & T0_FLAGS;
         let v = ctx.variant;
-        if flags & T0_NO_RECORD != 0 || v < 0 || v as usize >= self.nvariants() {
+        if flags & (T0_NO_RECORD | T0_TRACED) != 0 || v < 0 || v as usize >= self.nvariants() {
+            if flags & T0_TRACED != 0 {
+                return self.end_traced(ctx);
+            }
             self.unrecorded.fetch_add(1, Relaxed);
             return;
         }
