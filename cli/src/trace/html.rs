@@ -1,6 +1,7 @@
 //! The page `ompadapt trace --html` writes: one lane per thread (executions that nest stack
 //! downwards), a box per execution coloured by region and variant with its details on hover, a
-//! time axis, a legend and the summary. Self-contained: inline SVG and a few lines of script
+//! time axis, a legend and the summary; exploring executions are pale, decided ones full.
+//! Self-contained: inline SVG and a few lines of script
 //! (wheel to zoom, drag to pan, double-click to reset), no network.
 //!
 //! Past `max_boxes` executions the boxes of one lane and depth that start in the same pixel
@@ -11,7 +12,7 @@ use std::collections::HashMap;
 use std::fmt::Write as _;
 use std::path::Path;
 
-use super::{us, Execution, Summary, Trace};
+use super::{plural, us, Execution, Summary, Trace};
 
 /// Width of the thread names, of the timeline, and the height of a box and of the axis, px.
 const LABEL_W: f64 = 150.0;
@@ -139,7 +140,8 @@ fn boxes_each(out: &mut String, t: &Trace, lane: &Lane, y: f64, scale: &Scale, c
         let (x0, w) = (scale.x(x.ts), (x.dur * scale.px_per_us).max(0.5));
         let _ = write!(
             out,
-            r#"<rect class="exec" data-n="1" x="{x0:.2}" y="{:.1}" width="{w:.2}" height="{BOX_H}" fill="{}"><title>{}</title></rect>"#,
+            r#"<rect class="exec" data-n="1" data-mode="{}" x="{x0:.2}" y="{:.1}" width="{w:.2}" height="{BOX_H}" fill="{}"><title>{}</title></rect>"#,
+            if x.decided.is_some() { "decided" } else { "exploring" },
             y + depth as f64 * ROW_H,
             colours.get(x),
             tooltip(t, x)
@@ -252,7 +254,7 @@ fn timeline(t: &Trace, lanes: &[Lane], max_boxes: usize, colours: &Colours) -> S
 }
 
 fn legend(t: &Trace, colours: &Colours) -> String {
-    let mut out = String::from(r#"<ul class="legend">"#);
+    let mut out = String::from(r#"<ul class="legend"><li><small>pale: exploring, full: decided</small></li>"#);
     for (r, v, c, n) in &colours.1 {
         let _ = write!(
             out,
@@ -272,12 +274,12 @@ fn summary_table(s: &Summary) -> String {
         let by: Vec<String> = r.decided_by.iter().map(|(k, n)| format!("{k} {n}")).collect();
         let _ = write!(
             out,
-            r#"<tr class="region"><td>{}</td><td>all <small>(exploring {}, decided {}{}; {} threads)</small></td><td>{}</td><td>{}</td><td>{}</td><td></td></tr>"#,
+            r#"<tr class="region"><td>{}</td><td>all <small>(exploring {}, decided {}{}; {})</small></td><td>{}</td><td>{}</td><td>{}</td><td></td></tr>"#,
             esc(&r.region),
             r.exploring,
             r.decided,
             if by.is_empty() { String::new() } else { format!(": {}", by.join(", ")) },
-            r.threads,
+            plural(r.threads, "thread"),
             r.executions,
             esc(&us(r.total_us)),
             esc(&us(r.mean_us))
@@ -300,11 +302,12 @@ fn summary_table(s: &Summary) -> String {
 
 const STYLE: &str = "body{font:13px sans-serif;margin:16px;color:#222}h1{font-size:17px;margin:0 0 4px}\
 .timeline{display:flex;align-items:flex-start;border:1px solid #ccc;padding:6px 0;overflow:hidden}\
-.names text,#axis text{font:11px sans-serif}.plot{overflow:hidden;cursor:grab}\
+.names{flex:none}.names text,#axis text{font:11px sans-serif}.plot{cursor:grab}.plot svg{display:block}#axis{overflow:visible}\
 .legend{list-style:none;padding:0;display:flex;flex-wrap:wrap;gap:4px 16px}\
 .swatch{display:inline-block;width:12px;height:12px;margin-right:5px;vertical-align:middle}\
 table{border-collapse:collapse;margin-top:8px}td,th{padding:2px 10px;text-align:left}tr.region td{border-top:1px solid #ccc;font-weight:bold}\
-small{color:#666;font-weight:normal}";
+small{color:#666;font-weight:normal}\
+rect.exec{stroke:#fff;stroke-width:1px;vector-effect:non-scaling-stroke}rect[data-mode=exploring]{fill-opacity:0.5}";
 
 /// Wheel zooms around the pointer, drag pans, double-click resets; the axis follows.
 const SCRIPT: &str = r##"(function(){
@@ -347,12 +350,12 @@ pub fn page(file: &Path, t: &Trace, s: &Summary, max_boxes: usize) -> String {
     };
     format!(
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>ompadapt timeline: {prog}</title><style>{STYLE}</style></head><body>\n\
-         <h1>ompadapt timeline: {prog}</h1><p>{file} · {n} executions on {threads} threads over {span} · wheel: zoom, drag: pan, double-click: reset</p>{dropped}{merged}\n\
+         <h1>ompadapt timeline: {prog}</h1><p>{file} · {n} on {threads} over {span} · wheel: zoom, drag: pan, double-click: reset</p>{dropped}{merged}\n\
          {timeline}\n{legend}\n{table}\n<script>{SCRIPT}</script></body></html>\n",
         prog = esc(&s.program),
         file = esc(&file.display().to_string()),
-        n = s.executions,
-        threads = s.threads,
+        n = plural(s.executions as usize, "execution"),
+        threads = plural(s.threads, "thread"),
         span = esc(&us(s.span_us)),
         timeline = timeline(t, &lanes, max_boxes, &colours),
         legend = legend(t, &colours),
