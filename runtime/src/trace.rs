@@ -25,7 +25,6 @@
 //! [`crate::safe_fs`] (a new file renamed into place, no link followed). In secure-execution
 //! mode the variable is ignored like every other (see [`crate::env`]).
 
-use std::any::Any;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::io::{self, Write};
@@ -191,12 +190,10 @@ impl Events {
     }
 }
 
-type TrainingSets = HashMap<usize, (Arc<dyn Any + Send + Sync>, HashSet<FeatureKey, FxBuild>), FxBuild>;
-
 thread_local! {
     static LOG: RefCell<Option<Arc<ThreadLog>>> = const { RefCell::new(None) };
-    /// Per region: the model this thread last asked about and the vectors it was trained on.
-    static TRAINED_ON: RefCell<TrainingSets> = RefCell::new(HashMap::default());
+    /// Per region: the epoch this thread last asked about and what decided under it.
+    static DECIDES: RefCell<HashMap<usize, (u64, Decides), FxBuild>> = RefCell::new(HashMap::default());
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -262,25 +259,31 @@ pub fn note_device(ctx: usize, device: i64) {
     });
 }
 
-/// Whether `model` (region `region`'s) was trained on `key`; `keys` lists its training set.
-/// Each thread keeps the set of the model it last saw per region.
-pub fn trained_on<T: Send + Sync + 'static>(
-    region: usize,
-    model: &Arc<T>,
-    keys: impl FnOnce() -> Vec<FeatureKey>,
-    key: &FeatureKey,
-) -> bool {
-    TRAINED_ON
-        .try_with(|sets| {
-            let mut sets = sets.borrow_mut();
-            let same = |m: &Arc<dyn Any + Send + Sync>| std::ptr::eq(Arc::as_ptr(m) as *const (), Arc::as_ptr(model) as *const ());
-            if !sets.get(&region).is_some_and(|(m, _)| same(m)) {
-                let m: Arc<dyn Any + Send + Sync> = model.clone();
-                sets.insert(region, (m, keys().into_iter().collect()));
+/// What decides a region's executions under one epoch.
+pub enum Decides {
+    /// A fixed variant (or no model: coarse mode's pins).
+    Fixed,
+    /// A model trained on these feature vectors.
+    Model(HashSet<FeatureKey, FxBuild>),
+}
+
+/// What decided region `region`'s execution on `key` under `epoch`; `decides` says what decides
+/// under that epoch (asked once per thread, region and epoch).
+pub fn decided_by(region: usize, epoch: u64, decides: impl FnOnce() -> Decides, key: &FeatureKey) -> Decided {
+    DECIDES
+        .try_with(|cache| {
+            let mut cache = cache.borrow_mut();
+            let entry = cache.entry(region).or_insert((u64::MAX, Decides::Fixed));
+            if entry.0 != epoch {
+                *entry = (epoch, decides());
             }
-            sets.get(&region).is_some_and(|(_, set)| set.contains(key))
+            match &entry.1 {
+                Decides::Fixed => Decided::Fixed,
+                Decides::Model(keys) if keys.contains(key) => Decided::Explored,
+                Decides::Model(_) => Decided::Trained,
+            }
         })
-        .unwrap_or(false)
+        .unwrap_or(Decided::Trained)
 }
 
 /// One thread's events, taken at exit, in order of start.
@@ -515,6 +518,22 @@ mod tests {
         assert!(b.reserve(&left) && b.reserve(&left));
         assert!(!b.reserve(&left), "the cap is reached for b");
         assert!(a.reserve(&left), "a still holds reserved events");
+    }
+
+    #[test]
+    fn what_decides_is_asked_once_per_thread_region_and_epoch() {
+        let (k, other) = (FeatureKey::new(&[1.0]), FeatureKey::new(&[2.0]));
+        let asked = std::cell::Cell::new(0);
+        let model = || {
+            asked.set(asked.get() + 1);
+            Decides::Model([k].into_iter().collect())
+        };
+        assert_eq!(decided_by(7, 1, model, &k), Decided::Explored);
+        assert_eq!(decided_by(7, 1, model, &other), Decided::Trained);
+        assert_eq!(asked.get(), 1);
+        assert_eq!(decided_by(7, 3, || Decides::Fixed, &k), Decided::Fixed);
+        assert_eq!(decided_by(8, 3, model, &k), Decided::Explored);
+        assert_eq!(asked.get(), 2);
     }
 
     #[test]

@@ -22,9 +22,8 @@ impl Region {
         let end = clock::now();
         let flags = ctx.t0 & T0_FLAGS;
         let start = ctx.t0 & !T0_FLAGS;
-        let mut untraced = *ctx;
-        untraced.t0 = (if flags & T0_UNTIMED != 0 { flags } else { ctx.t0 }) & !(T0_TRACED | T0_UNTIMED);
-        self.end(&untraced);
+        let untraced = (if flags & T0_UNTIMED != 0 { flags } else { ctx.t0 }) & !(T0_TRACED | T0_UNTIMED);
+        self.end_as(ctx, untraced);
         let v = ctx.variant;
         let recorded = flags & T0_NO_RECORD == 0 && v >= 0 && (v as usize) < self.nvariants();
         let decided = (recorded && flags & T0_MODEL != 0).then(|| self.decided_by(ctx.feature_slice()));
@@ -43,19 +42,15 @@ impl Region {
 
     /// What chose the variant of a decided execution on `features`: a fixed variant (or coarse
     /// mode's pin for the run), the label exploration measured for the vector (the model was
-    /// trained on it), or the model's prediction.
+    /// trained on it), or the model's prediction. The trace keeps per thread what the decision
+    /// function of the current epoch was trained on.
     fn decided_by(&self, features: &[f64]) -> Decided {
-        let Some(t) = self.model.load_full() else { return Decided::Fixed };
-        if t.origin == Origin::Fixed {
-            return Decided::Fixed;
-        }
-        let key = FeatureKey::new(features);
-        let trained_on = trace::trained_on(self as *const Region as usize, &t, || t.labels.iter().map(|(k, _)| *k).collect(), &key);
-        if trained_on {
-            Decided::Explored
-        } else {
-            Decided::Trained
-        }
+        let epoch = self.epoch.load(Acquire);
+        let decides = || match self.model.load_full() {
+            Some(t) if t.origin != Origin::Fixed => trace::Decides::Model(t.labels.iter().map(|(k, _)| *k).collect()),
+            _ => trace::Decides::Fixed,
+        };
+        trace::decided_by(self as *const Region as usize, epoch, decides, &FeatureKey::new(features))
     }
 
     /// What the trace says about this region: its name, where it is, its variants and features.
