@@ -135,6 +135,10 @@ fn the_trace_counts_what_the_report_counts_and_ompadapt_trace_draws_it() {
         assert_eq!(exploring, r["exploring"].as_u64().unwrap(), "exploring executions of {name}");
         assert_eq!(mine.len() as u64 - exploring, r["chosen_by_model"].as_u64().unwrap(), "decided executions of {name}");
         assert!(exploring > 0 && r["chosen_by_model"].as_u64().unwrap() > 0, "{name} explored, then was decided");
+        // the trace times every execution; the region still times one in OMPADAPT_SAMPLE (16)
+        // of its decided ones per thread
+        let timed: u64 = r["timings"].as_array().unwrap().iter().map(|t| t["model_timed"].as_u64().unwrap()).sum();
+        assert!(timed <= r["chosen_by_model"].as_u64().unwrap() / 16 + 2, "{name}: {timed} decided executions timed");
     }
     assert_eq!(xs.len() as u64, 12 * 12);
     // per variant, as the report's timings count them
