@@ -4,7 +4,7 @@
 //! | Variable | Default | Meaning |
 //! |---|---|---|
 //! | `OMPADAPT_REPORT` | `0` | `1`: at exit, a per-region report on stderr (executions, training samples, timings per feature vector and variant, the model, the decisions, drift events). `json:<file>`: the same as a JSON document written (atomically) to `<file>`. |
-//! | `OMPADAPT_TRACE` | unset | `<file>`: record every region execution (region, variant, features, start and duration, exploring or decided, thread) and write them at exit, after the report, as Chrome trace-event JSON to `<file>` (atomically), which Perfetto, chrome://tracing and `ompadapt trace` read (docs/timeline.md). |
+//! | `OMPADAPT_TRACE` | unset | `<file>`: record every region execution (region, variant, features, start and duration, exploring or decided, thread) and write them at exit, after the report, as Chrome trace-event JSON to `<file>` (atomically; `%p` in the name: the process id), which Perfetto, chrome://tracing and `ompadapt trace` read (docs/timeline.md). |
 //! | `OMPADAPT_TRACE_MAX` | `1000000` | Events the trace keeps at most; later executions are counted as dropped (the file and one line on stderr say how many). |
 //! | `OMPADAPT_DIR` | `./.ompadapt` | Where learned data goes: `<dir>/<program>-<identity hash>/<region>/` (see `persist` and `OMPADAPT_PROGRAM`). |
 //! | `OMPADAPT_PERSIST` | `1` | `0`: neither load nor save. |

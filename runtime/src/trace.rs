@@ -323,17 +323,30 @@ pub fn finish(program: &str, regions: &[RegionInfo]) {
     let recorded: u64 = lanes.iter().map(|l| l.events.len() as u64).sum();
     let dropped: u64 = lanes.iter().map(|l| l.dropped).sum();
     let doc = Document::new(t, program, regions, &lanes);
-    if let Err(e) = safe_fs::write_file_atomic_with(&t.path, |w| doc.write(w)) {
+    let path = file_name(&t.path, std::process::id());
+    if let Err(e) = safe_fs::write_file_atomic_with(&path, |w| doc.write(w)) {
         diag::warn(&format!("OMPADAPT_TRACE: {e}"));
         return;
     }
     if dropped > 0 {
         diag::warn(&format!(
             "OMPADAPT_TRACE: {} holds {recorded} region executions; {dropped} more were not recorded (OMPADAPT_TRACE_MAX={})",
-            t.path.display(),
+            path.display(),
             t.max
         ));
     }
+}
+
+/// The file `OMPADAPT_TRACE` names, `%p` replaced by the process id (one file per process
+/// when several write traces, e.g. MPI ranks).
+fn file_name(path: &std::path::Path, pid: u32) -> PathBuf {
+    use std::os::unix::ffi::{OsStrExt, OsStringExt};
+    let bytes = path.as_os_str().as_bytes();
+    if !bytes.windows(2).any(|w| w == b"%p") {
+        return path.to_path_buf();
+    }
+    let text = String::from_utf8_lossy(bytes).replace("%p", &pid.to_string());
+    PathBuf::from(std::ffi::OsString::from_vec(text.into_bytes()))
 }
 
 /// A region's names, escaped for JSON once.
@@ -534,6 +547,12 @@ mod tests {
         assert_eq!(decided_by(7, 3, || Decides::Fixed, &k), Decided::Fixed);
         assert_eq!(decided_by(8, 3, model, &k), Decided::Explored);
         assert_eq!(asked.get(), 2);
+    }
+
+    #[test]
+    fn percent_p_is_the_process_id() {
+        assert_eq!(file_name(std::path::Path::new("out/t-%p.json"), 42), PathBuf::from("out/t-42.json"));
+        assert_eq!(file_name(std::path::Path::new("t.json"), 42), PathBuf::from("t.json"));
     }
 
     #[test]
