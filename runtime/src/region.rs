@@ -12,7 +12,8 @@
 //!   shard (see `shard`), uses the decision cached there for that epoch and, at `end`, counts
 //!   it in that thread's counters. One execution in `OMPADAPT_SAMPLE` per thread is timed (two
 //!   clock reads), for the report and drift detection; the others read no clock. No lock, no
-//!   atomic read-modify-write, no allocation, no system call;
+//!   atomic read-modify-write, no allocation, no system call (with `OMPADAPT_TRACE`, every
+//!   execution also reads the clock twice and appends to its thread's buffer: see `trace`);
 //! * after training, a vector the model was not trained on that recurs is explored (within
 //!   the `OMPADAPT_LEARN` budget) and the model retrains with its label: its cached decision
 //!   is [`EXPLORE`], and its executions take the exploring path below;
