@@ -4,6 +4,8 @@
 //! | Variable | Default | Meaning |
 //! |---|---|---|
 //! | `OMPADAPT_REPORT` | `0` | `1`: at exit, a per-region report on stderr (executions, training samples, timings per feature vector and variant, the model, the decisions, drift events). `json:<file>`: the same as a JSON document written (atomically) to `<file>`. |
+//! | `OMPADAPT_TRACE` | unset | `<file>`: record every region execution (region, variant, features, start and duration, exploring or decided, thread) and write them at exit, after the report, as Chrome trace-event JSON to `<file>` (atomically; `%p` in the name: the process id), which Perfetto, chrome://tracing and `ompadapt trace` read (docs/timeline.md). |
+//! | `OMPADAPT_TRACE_MAX` | `1000000` | Events the trace keeps at most; later executions are counted as dropped (the file and one line on stderr say how many). |
 //! | `OMPADAPT_DIR` | `./.ompadapt` | Where learned data goes: `<dir>/<program>-<identity hash>/<region>/` (see `store` and `OMPADAPT_PROGRAM`). |
 //! | `OMPADAPT_PERSIST` | `1` | `0`: neither load nor save. |
 //! | `OMPADAPT_WARMUP` | `1` | The first execution of each variant in a process is recorded as a *cold* measurement, kept apart: labels use warm measurements where the process can take them and cold ones otherwise (a program that runs its region once per process learns from those). `0`: every measurement counts as warm. |
@@ -40,7 +42,7 @@
 //! the default and prints one warning line naming the variable.
 //!
 //! Every variable is read through [`crate::env::var`]: in secure-execution mode (setuid,
-//! setgid, file capabilities) none is, the report is off, and nothing is loaded or saved unless
+//! setgid, file capabilities) none is, the report and the trace are off, and nothing is loaded or saved unless
 //! the program names its store with `ompadapt_set_dir` ([`set_program_dir`]).
 
 use std::path::{Path, PathBuf};
@@ -261,6 +263,10 @@ pub struct Config {
     pub learn: f64,
     /// `OMPADAPT_SAMPLE`: one trained execution in this many is timed.
     pub sample: u32,
+    /// `OMPADAPT_TRACE`: where the timeline of region executions goes (None: not recorded).
+    pub trace: Option<PathBuf>,
+    /// `OMPADAPT_TRACE_MAX`: events the timeline keeps at most.
+    pub trace_max: u64,
     /// Name of the program (the executable's file name), for reports and store paths.
     pub program: String,
     /// What identifies the program in the store (`OMPADAPT_PROGRAM`, else the executable's
@@ -294,6 +300,8 @@ impl Default for Config {
             clock: clock::Preference::Auto,
             learn: DEFAULT_LEARN,
             sample: DEFAULT_SAMPLE,
+            trace: None,
+            trace_max: crate::trace::DEFAULT_MAX,
             program: program_name(),
             program_id: program_path(),
         }
@@ -342,6 +350,7 @@ impl Config {
         if let Some(p) = r.text("OMPADAPT_PROGRAM") {
             c.program_id = p.trim().to_owned();
         }
+        c.trace = r.text("OMPADAPT_TRACE").map(|t| PathBuf::from(t.trim()));
         c
     }
 
@@ -566,6 +575,7 @@ impl Reader<'_> {
         c.compact_after = compact as usize;
         self.integer("OMPADAPT_SAMPLE", &mut c.sample, 1, 1 << 20);
         self.integer("OMPADAPT_SEED", &mut c.seed, 0, u64::MAX);
+        self.integer("OMPADAPT_TRACE_MAX", &mut c.trace_max, 0, 1 << 32);
     }
 }
 
@@ -663,6 +673,7 @@ mod tests {
     fn defaults() {
         let c = cfg(&[]);
         assert!(c.report == Report::Off && c.persist && c.warmup && !c.frozen && !c.explore_only);
+        assert_eq!((c.trace.as_deref(), c.trace_max), (None, crate::trace::DEFAULT_MAX));
         assert_eq!(c.dir, PathBuf::from(".ompadapt"));
         assert_eq!(c.model_override.get("x"), None);
         assert_eq!(c.strategy_for("x"), Strategy::RoundRobin);
@@ -688,7 +699,10 @@ mod tests {
             ("OMPADAPT_LABEL", "vote"),
             ("OMPADAPT_MIN_TRAIN", "mm:7"),
             ("OMPADAPT_VARIANT", "gpu;heat:cpu"),
+            ("OMPADAPT_TRACE", "/tmp/t.json"),
+            ("OMPADAPT_TRACE_MAX", "500"),
         ]);
+        assert_eq!((c.trace.as_deref(), c.trace_max), (Some(Path::new("/tmp/t.json")), 500));
         assert_eq!(c.report, Report::Json(PathBuf::from("/tmp/r.json")));
         assert!(!c.persist && !c.warmup && c.frozen);
         assert_eq!(c.dir, PathBuf::from("/tmp/x"));
@@ -710,7 +724,7 @@ mod tests {
     #[test]
     fn in_memory_and_the_program_s_store() {
         let c = Config::in_memory();
-        assert!(c.report == Report::Off && !c.persist);
+        assert!(c.report == Report::Off && !c.persist && c.trace.is_none());
         // in secure-execution mode the program's store turns persistence on...
         let s = Config::in_memory().with_program_dir(Path::new("/var/lib/app"), true);
         assert!(s.persist && s.dir == Path::new("/var/lib/app") && s.report == Report::Off);

@@ -216,6 +216,9 @@ pub unsafe extern "C" fn ompadapt_host_enter(
         return HOST_RUN_NOTHING as *mut c_void;
     }
     let c = &mut *ctx;
+    if crate::trace::on() {
+        crate::trace::note_device(ctx as usize, crate::host_run::launch_device(device));
+    }
     let t0 = crate::clock::now();
     let globals: Vec<(usize, usize)> = if globals.is_null() || nglobals <= 0 {
         Vec::new()
