@@ -18,6 +18,14 @@ use std::ops::Range;
 
 /// Kinds that take a numeric range: `name[B:E:S]` (or a single `name[V:V:1]`).
 pub const RANGE_KINDS: [&str; 5] = ["thread_limit", "num_teams", "coschedule", "num_threads", "threads"];
+/// Every kind's name, for "did you mean".
+pub const KIND_NAMES: [&str; 9] = ["cpu", "gpu", "serial", "thread_limit", "num_teams", "coschedule", "num_threads", "threads", "schedule"];
+
+/// "; did you mean 'x'?" when `name` is close to a kind's name.
+pub fn did_you_mean(name: &str) -> String {
+    crate::diag::closest(name, &KIND_NAMES).map_or(String::new(), |m| format!("; did you mean '{m}'?"))
+}
+
 /// Schedules `schedule(...)` takes.
 pub const SCHEDULES: [&str; 4] = ["static", "dynamic", "guided", "auto"];
 /// Every kind name, for messages.
@@ -119,7 +127,7 @@ pub fn expand_kind_item(
             diags.push(Diagnostic::error(
                 item.start,
                 item.start + 1,
-                format!("unknown variant kind '{name}[...]'; the kinds are {ALL_KINDS}"),
+                format!("unknown variant kind '{name}[...]'{}; the kinds are {ALL_KINDS}", did_you_mean(name)),
             ));
             return None;
         }
@@ -140,7 +148,11 @@ pub fn expand_kind_item(
         return Some(values.into_iter().map(|v| (format!("{name}={}", format_value(v)), v)).collect());
     }
     if name != "schedule" {
-        diags.push(Diagnostic::error(item.start, item.start + 1, format!("unknown variant kind '{name}(...)'; the kinds are {ALL_KINDS}")));
+        diags.push(Diagnostic::error(
+            item.start,
+            item.start + 1,
+            format!("unknown variant kind '{name}(...)'{}; the kinds are {ALL_KINDS}", did_you_mean(name)),
+        ));
         return None;
     }
     let args = split_top_level(toks, open + 1..item.end - 1, brackets);

@@ -101,7 +101,11 @@ fn every_variant_a_kind(s: &Site, diags: &mut Diags) -> Option<Vec<Kind>> {
             diags.push(Diagnostic::error(
                 v.tok,
                 v.tok + 1,
-                format!("'{}' is not a variant kind; with kinds in the list, every variant must be one of: {ALL_KINDS}", v.name),
+                format!(
+                    "'{}' is not a variant kind{}; with kinds in the list, every variant must be one of: {ALL_KINDS}",
+                    v.name,
+                    crate::kinds::did_you_mean(&v.name)
+                ),
             ));
         }
     }
