@@ -430,7 +430,7 @@ fn build(name: &str, dir: &Path) -> PathBuf {
 }
 
 /// libomp 19 loads `OMP_TOOL_LIBRARIES` even in secure-execution mode (an upstream flaw the
-/// README's security section describes), so a user can make a setuid program load the
+/// docs/security.md describes), so a user can make a setuid program load the
 /// data-movement tool: the tool must then analyse nothing and write no report.
 #[test]
 fn setuid_program_with_the_data_movement_tool_writes_no_report() {
