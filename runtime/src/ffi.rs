@@ -87,6 +87,8 @@ unsafe fn begin(slot: *mut *mut c_void, spec: *const c_char, args: CallArgs, fea
         );
     }
     let feats = if n == 0 { &[][..] } else { std::slice::from_raw_parts(features, n.min(MAX_FEATURES)) };
+    let mut on_grid = [0.0; MAX_FEATURES];
+    let feats = crate::feature_grid::apply(region.derived_sizes, feats, &mut on_grid);
     if region.is_associated() {
         // Liao et al.'s use_model: the primary region decides (the features are the primary's)
         let registry = registry::global();

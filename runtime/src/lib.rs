@@ -43,6 +43,7 @@ pub mod diag;
 pub mod drift;
 pub mod env;
 pub mod explore;
+pub mod feature_grid;
 pub mod ffi;
 pub mod host_run;
 pub mod measurements;

@@ -228,6 +228,8 @@ pub struct Region {
     pub broken: Option<String>,
     /// Coarse or frozen, fixed at creation.
     pub mode: Mode,
+    /// Feature positions whose values go on the grid of derived sizes (`feature_grid`).
+    pub derived_sizes: u32,
     drift_cfg: DriftConfig,
     /// Drift checks on the trained path (off when frozen, coarse, disabled or exhausted).
     monitor: AtomicBool,
