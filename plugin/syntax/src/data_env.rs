@@ -22,7 +22,9 @@ pub struct DataDirective {
     pub block: u64,
     /// `target data`, `target enter data`.
     pub what: &'static str,
+    /// Where the directive is (`file:line`), for the stale-copy warning.
     pub location: String,
+    /// Its map items, without `release` and `delete` maps.
     pub items: Vec<MapItem>,
 }
 

@@ -40,12 +40,15 @@ pub enum Kind {
     Cpu,
     /// The offload as written.
     Gpu,
+    /// The offload with this thread limit per team, set in the launch at run time.
     ThreadLimit(u32),
+    /// The offload with this many teams, set in the launch at run time.
     NumTeams(u32),
     /// Fraction of the iterations offloaded; the rest run on the host meanwhile.
     Coschedule(f64),
     /// The `parallel for` with one thread (`if(0)`).
     Serial,
+    /// The `parallel` construct with this many threads.
     NumThreads(u32),
     /// A share of the team the program would get (its `num_threads` clause, else
     /// `omp_get_max_threads()`), resolved where it runs: portable between machines.
@@ -59,9 +62,12 @@ impl Kind {
     pub fn offloads(&self) -> bool {
         matches!(self, Kind::Gpu | Kind::ThreadLimit(_) | Kind::NumTeams(_) | Kind::Coschedule(_))
     }
+    /// Generated only before an offloading target construct.
     pub fn for_target(&self) -> bool {
         matches!(self, Kind::Cpu | Kind::Gpu | Kind::ThreadLimit(_) | Kind::NumTeams(_) | Kind::Coschedule(_))
     }
+    /// Generated before a host `parallel for` (the team-size kinds also before a `parallel`
+    /// region: see `sets_team_size`).
     pub fn for_parallel_for(&self) -> bool {
         matches!(self, Kind::Serial | Kind::NumThreads(_) | Kind::Threads(_) | Kind::Schedule(..))
     }
