@@ -17,7 +17,8 @@ use std::ops::Range;
 pub struct Variant {
     /// Name used in selectors, reports and the region descriptor (`cpu`, `64`, `0.3`).
     pub name: String,
-    /// Value stored into `model_output`: the number itself, or the index if categorical.
+    /// Value stored into `model_output`: the number of a numeric variant or kind (`64`,
+    /// `thread_limit=128`), the index of any other.
     pub value: f64,
     /// Token that introduced the variant (for diagnostics).
     pub tok: usize,
