@@ -14,6 +14,8 @@
 #   KINDS='cpu,gpu,thread_limit[64:256:64]' REPS=7 benchmarks/compile_time_auto.sh
 #   TARGET=nvptx64 EXTRA='--offload-arch=sm_90 --cuda-path=...' benchmarks/compile_time_auto.sh
 #   CLOCK=wall benchmarks/compile_time_auto.sh FILE...   # elapsed instead of CPU time
+#   TARGET=none KINDS=default EXTRA=-I/tmp/pb/utilities benchmarks/compile_time_auto.sh \
+#     /tmp/pb/*/*/*-omp.c /tmp/pb/*/*/*/*-omp.c           # CPU-only code (no offload target)
 # CPU time (user + system of the driver and its jobs) is the default: a machine shared with
 # other work inflates it far less than wall time.
 set -euo pipefail
@@ -34,7 +36,11 @@ TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 
 # shellcheck disable=SC2206
-PLAIN=(-O2 -fopenmp -fopenmp-targets="$TARGET" $EXTRA -c -w)
+if [ "$TARGET" = none ]; then
+  PLAIN=(-O2 -fopenmp $EXTRA -c -w)
+else
+  PLAIN=(-O2 -fopenmp -fopenmp-targets="$TARGET" $EXTRA -c -w)
+fi
 
 # shellcheck source=scripts/lib/compile_timing.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib/compile_timing.sh"
@@ -43,6 +49,10 @@ geomean() { printf '%s\n' "$@" | awk '{ s += log($1); n++ } END { if (n) printf 
 # Offloading target constructs the mode makes adaptive (not data/enter/exit/update, not nowait
 # or depend): an estimate from the source text, for the per-region cost.
 regions() {
+  if [ "$TARGET" = none ]; then # host parallel constructs
+    grep -cE '^[[:space:]]*#[[:space:]]*pragma[[:space:]]+omp[[:space:]]+parallel' "$1" || true
+    return
+  fi
   grep -E '^[[:space:]]*(#[[:space:]]*pragma[[:space:]]+omp[[:space:]]+target|_Pragma\("omp target|OMP_OFFLOAD\()' "$1" |
     grep -vE 'target[[:space:]]+(data|enter|exit|update)' | grep -vcE 'nowait|depend\(' || true
 }

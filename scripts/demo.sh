@@ -8,7 +8,7 @@ cargo build --release -p ompadapt-plugin -p ompadapt-pass -p ompadapt-rt -p ompa
 lib="${CARGO_TARGET_DIR:-$PWD/target}/release"
 out="${CARGO_TARGET_DIR:-$PWD/target}/demo"
 mkdir -p "$out"
-# A GPU build needs -fopenmp-targets=nvptx64 and a CUDA toolchain (see README); host offload
+# A GPU build needs -fopenmp-targets=nvptx64 and a CUDA toolchain (see docs/packaging.md); host offload
 # runs everywhere: libomptarget executes the offloaded kernels on its host plugin.
 targets="${OMPADAPT_DEMO_TARGETS:-x86_64-pc-linux-gnu}"
 set -x

@@ -13,7 +13,8 @@ OMP_NUM_THREADS=2 and a store of its own:
   each           each region serial in turn, the others as written (invariant programs only:
                  the others' output depends on the mix of teams)
   runtime        the real runtime, three runs on one store (invariant programs: equal to stock;
-                 the others: numbers within a relative 1e-9 where they differ)
+                 the others: numbers within a relative 1e-9 or an absolute 1e-12 where they
+                 differ — rounding noise such as a converged residual of 1e-15)
 
 Outputs are stdout and stderr together (PolyBench dumps its arrays on stderr), without the
 runtime's own lines ("ompadapt: ..."). Writes OUT/results.md (totals, per-program table,
@@ -21,6 +22,7 @@ every difference) and OUT/results.tsv.
 
 Usage: cpu_suite.py --suite polybench --tree DIR --table TABLE.tsv --out OUT
                     [--plugin PATH] [--jobs 2] [--timeout 120] [--only NAME]...
+                    [--ignore REGEX]...   (output lines left out of every comparison: timings)
 
 The table (tab-separated, '#' comments): name, sources (space-separated, relative to the tree),
 flags (compile flags: include folders, defines), args (run arguments), note.
@@ -91,13 +93,16 @@ class Program:
         env["OMPADAPT_DIR"] = os.path.join(self.dir, "store-" + tag.split(":")[0])
         env.update(env_extra)
         rc, out, err, secs = sh([exe] + self.row["args"], cwd=self.dir, env=env, timeout=args.timeout)
-        text = out + "\n--- stderr\n" + "\n".join(l for l in err.splitlines() if not l.startswith("ompadapt:"))
+        keep = lambda l: not any(r.search(l) for r in args.ignore_re)  # noqa: E731
+        out = "\n".join(l for l in out.splitlines() if keep(l))
+        text = out + "\n--- stderr\n" + "\n".join(l for l in err.splitlines() if not l.startswith("ompadapt:") and keep(l))
         open(os.path.join(self.dir, tag.replace(":", "_") + ".out"), "w").write(f"exit {rc}\n{text}")
         return rc, text, secs
 
 
 def close(a, b):
-    """Equal but for numbers within a relative 1e-9."""
+    """Equal but for numbers within a relative 1e-9 (or an absolute 1e-12: values at the
+    rounding level of double precision, such as a converged residual)."""
     wa, wb = re.split(r"(\s+|=)", a), re.split(r"(\s+|=)", b)
     if len(wa) != len(wb):
         return False
@@ -108,7 +113,7 @@ def close(a, b):
             fx, fy = float(x), float(y)
         except ValueError:
             return False
-        if abs(fx - fy) > 1e-9 * max(abs(fy), 1e-300):
+        if abs(fx - fy) > max(1e-9 * abs(fy), 1e-12):
             return False
     return True
 
@@ -250,7 +255,9 @@ def main():
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--max-each", type=int, default=12)
+    ap.add_argument("--ignore", action="append", default=[])
     args = ap.parse_args()
+    args.ignore_re = [re.compile(r) for r in args.ignore]
     rows = suite_rows(args)
     started = datetime.datetime.now()
     results = []

@@ -48,7 +48,7 @@ pub struct Args {
     plugin: Option<PathBuf>,
     #[arg(long, default_value = "clang-19")]
     cc: String,
-    /// Offload target (nvptx64 on an NVIDIA machine; see README for its CUDA flags).
+    /// Offload target (nvptx64 on an NVIDIA machine; see docs/packaging.md for its CUDA flags).
     #[arg(long, default_value = "x86_64-pc-linux-gnu")]
     targets: String,
     /// Extra compiler flag (repeatable), e.g. --cflag=--offload-arch=sm_90.

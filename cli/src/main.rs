@@ -12,6 +12,7 @@ mod clear;
 mod evaluate;
 mod show;
 mod store;
+mod trace;
 mod train;
 
 use std::path::{Path, PathBuf};
@@ -28,7 +29,7 @@ use serde_json::json;
 #[command(
     name = "ompadapt",
     version,
-    about = "Inspect, train, evaluate, move and clear what adaptive OpenMP regions learned; run the evaluation harness"
+    about = "Inspect, train, evaluate, move and clear what adaptive OpenMP regions learned; summarise and draw a timeline of their executions; run the evaluation harness"
 )]
 struct Cli {
     /// The store: where programs save what they learned (as the runtime: $OMPADAPT_DIR, else ./.ompadapt).
@@ -119,6 +120,17 @@ enum Command {
     },
     /// Run the paper's evaluation on the benchmark kernels: comparators, CSV, plots.
     Bench(bench::Args),
+    /// Summarise a timeline recorded with OMPADAPT_TRACE=FILE (per region and variant); --html draws it.
+    Trace {
+        /// The trace the runtime wrote (Chrome trace-event JSON; Perfetto and chrome://tracing open it too).
+        file: PathBuf,
+        /// Also write a self-contained page (inline SVG) that draws the timeline: a lane per thread, a box per execution.
+        #[arg(long, value_name = "OUT")]
+        html: Option<PathBuf>,
+        /// Boxes the page draws one per execution at most; past it, executions that start in one pixel column share a box.
+        #[arg(long, default_value_t = 20_000, value_name = "N")]
+        max_boxes: usize,
+    },
     /// Remove what the store holds for a region, a program, or (--all) everything.
     Clear {
         /// PROGRAM, or PROGRAM/REGION, or --region REGION.
@@ -177,6 +189,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Import { archive: path, executable, program_id } => import_archive(&root, &path, executable, program_id, as_json)?,
         Command::Clear { what, region, all } => clear_store(&root, what, region, all, as_json)?,
         Command::Bench(args) => bench::run(args, as_json)?,
+        Command::Trace { file, html, max_boxes } => trace::run(&file, html.as_deref(), max_boxes, as_json)?,
     }
     Ok(())
 }

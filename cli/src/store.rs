@@ -101,6 +101,15 @@ pub fn regions(root: &Path, program: Option<&str>) -> Result<Vec<Stored>> {
 pub fn region(root: &Path, name: &str) -> Result<Stored> {
     let RegionPath { program, region } = RegionPath::parse(name);
     let all = regions(root, program)?;
+    if let (Some(program), true) = (program, all.is_empty()) {
+        // no region of that program: a misspelt program name
+        let everything = regions(root, None)?;
+        let mut programs: Vec<&str> = everything.iter().flat_map(|s| [s.program_dir.as_str(), s.file.program.as_str()]).collect();
+        programs.sort_unstable();
+        programs.dedup();
+        let meant = closest(program, &programs).map_or(String::new(), |m| format!("; did you mean '{m}/{region}'?"));
+        bail!("no program '{program}' in {}{meant} (`ompadapt list` shows what is there)", root.display());
+    }
     let names: Vec<&str> = all.iter().map(|s| s.file.model.as_str()).collect();
     let meant = closest(region, &names).map_or(String::new(), |m| format!("; did you mean '{m}'?"));
     let mut hits: Vec<Stored> = all.into_iter().filter(|s| s.region_is(region)).collect();

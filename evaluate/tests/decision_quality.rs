@@ -6,7 +6,7 @@
 //! averaged over seeds the models were not tuned on (each seed draws other parameters and
 //! inputs). Noisy measurements (±10 % per execution, 5 % preempted, medians of 5) are scored
 //! against the true costs; the shapes where noise keeps `auto` from the target are asserted at
-//! what they reach and printed (see the README's table).
+//! what they reach and printed (see docs/performance.md).
 
 use ompadapt_evaluate as evaluate;
 use ompadapt_evaluate::synthetic::{self, Noise, Shape};

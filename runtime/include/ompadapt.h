@@ -28,7 +28,7 @@
  * or an internal error gives variant 0 (one warning line on stderr, `ompadapt: warning: ...`),
  * and end on such a context records nothing.
  *
- * Costs (measured by `cargo bench -p ompadapt-benchmarks`, figures in README.md): after
+ * Costs (measured by `cargo bench -p ompadapt-benchmarks`, figures in docs/performance.md): after
  * training, begin + end are two clock reads, one model inference on the features (a few ns for
  * a depth-2 tree) and no lock, allocation or system call; while exploring, begin and end each
  * take the region's lock briefly; the end that completes min_train trains the model before

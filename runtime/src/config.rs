@@ -1,35 +1,7 @@
 //! Runtime configuration, read once from the environment. Every variable starts with
-//! `OMPADAPT_`; the README copies this table.
-//!
-//! | Variable | Default | Meaning |
-//! |---|---|---|
-//! | `OMPADAPT_REPORT` | `0` | `1`: at exit, a per-region report on stderr (executions, training samples, timings per feature vector and variant, the model, the decisions, drift events). `json:<file>`: the same as a JSON document written (atomically) to `<file>`. |
-//! | `OMPADAPT_DIR` | `./.ompadapt` | Where learned data goes: `<dir>/<program>-<identity hash>/<region>/` (see `store` and `OMPADAPT_PROGRAM`). |
-//! | `OMPADAPT_PERSIST` | `1` | `0`: neither load nor save. |
-//! | `OMPADAPT_WARMUP` | `1` | The first execution of each variant in a process is recorded as a *cold* measurement, kept apart: labels use warm measurements where the process can take them and cold ones otherwise (a program that runs its region once per process learns from those). `0`: every measurement counts as warm. |
-//! | `OMPADAPT_MODEL` | unset | Model of every region, or per region: `auto` (the default when the directive names no `model_type`: chosen by cross-validated regret), `cost[,additive\|linear\|loglinear\|logquadratic[,piecewise depth]]`, `dtree[,depth]`, `rfc[,trees[,depth]]`, `logistic`; per region with `;`: `dtree,3;mm:rfc,10,2` (region `mm` gets a forest, the others a depth-3 tree). |
-//! | `OMPADAPT_EXPLORE` | `roundrobin` | Exploration strategy: `roundrobin` (Apollo's), `random` (Apollo's), `elimination` (successive elimination per feature vector: stops measuring variants that are clearly slower). Per region like `OMPADAPT_MODEL`: `random;mm:elimination`. |
-//! | `OMPADAPT_REPEATS` | `auto` | `auto`: adaptive repetition — one measurement per (feature vector, variant) pair, more where the label is in doubt (the two fastest within the measured noise, a winner whose measurements disagree, a label the neighbouring vectors contradict), within half a pass of extra measurements; a pair counts as a training sample from its first measurement (Apollo's and the paper's count). `N`: every pair measured N times before it counts; labels take the median (or vote) over them. Per region: `3;mm:5`. |
-//! | `OMPADAPT_LABEL` | `median` | How repeated measurements make a label: `median` (fastest median time) or `vote` (fastest variant in each batch of measurements, majority over batches; Liao et al.). |
-//! | `OMPADAPT_MIN_TRAIN` | unset | Training samples needed (`min_train_data`): a value for all regions applies where the directive gives none; a per-region value (`20;mm:8`) overrides the directive. |
-//! | `OMPADAPT_ELIMINATION_MARGIN` | `0.05` | Successive elimination drops variant u when even its fastest measurement is this fraction slower than the best variant's (robust) slowest one. |
-//! | `OMPADAPT_SEED` | `0` | Seed of the `random` strategy (mixed with the region name). |
-//! | `OMPADAPT_COARSE` | `0` | `1`: Liao et al.'s coarse-grained mode: one variant per feature vector for a whole program run, learned across runs from the region's total time (needs persistence). Per region: `0;mm:1`. |
-//! | `OMPADAPT_EXPLORE_ONLY` | `0` | `1`: never train automatically, keep exploring (data-collection runs). |
-//! | `OMPADAPT_VARIANT` | unset | Always run this variant (by name), never explore or train: the static comparators of an evaluation (Static CPU, Static GPU). Per region: `gpu;heat:cpu`. A name the region does not have is reported once and the region learns as usual. |
-//! | `OMPADAPT_FROZEN` | `0` | `1`: production: use the stored model as it is; never explore, retrain or check for drift (a region without a stored model runs its first variant). |
-//! | `OMPADAPT_LEARN` | `0.5` | After training, feature vectors the model was not trained on that recur (seen before in this run or an earlier one) are explored and the model retrains, while such exploring executions stay below this fraction of the run's executions plus one pass over the variants; `0`: the model decides them. |
-//! | `OMPADAPT_SAMPLE` | `16` | After training, one execution in this many is timed (per thread), for drift detection and the report; the others only count. `1`: time every execution. Coarse mode times every execution. |
-//! | `OMPADAPT_DRIFT` | `1` | `0`: no drift detection after training. |
-//! | `OMPADAPT_DRIFT_FACTOR` | `2.0` | A timed execution of a measured (feature vector, variant) pair drifts when it takes more than this many times the pair's measured time (Artemis uses 2×)… |
-//! | `OMPADAPT_DRIFT_MIN_NS` | `1000` | …and at least this many ns more (regions of a few hundred ns jitter by 2× on their own). |
-//! | `OMPADAPT_DRIFT_WINDOW` | `16` | Timed executions of one pair (per thread) over which drift is judged. Vectors the model was never measured on are not judged. |
-//! | `OMPADAPT_DRIFT_FRACTION` | `0.5` | A window with more than this fraction of drifting executions re-measures that feature vector's variants; the new measurements supersede the old ones for that vector, and the model retrains only if its label changed. |
-//! | `OMPADAPT_DRIFT_MAX` | `8` | Re-measured vectors per region and run; past it the region keeps its model and stops checking (a region whose times never settle). |
-//! | `OMPADAPT_COMPACT_AFTER` | `16` | Per-process data files of a region that trigger merging them into one (under a file lock). |
-//! | `OMPADAPT_PROGRAM` | the executable's path | The program's identity in the store: its data goes to `<dir>/<name>-<hash>/`, where `<hash>` hashes this value (default: the executable's canonical path, so two programs called `main` never share data and a rebuilt program keeps what it learned). Set it to share a store between copies of one program at different paths. |
-//! | `OMPADAPT_CLOCK` | `auto` | `monotonic`: time with CLOCK_MONOTONIC even where the invariant TSC is available. |
-//! | `OMPADAPT_RUNTIME` | unset | Read by generated code, not by this library: path of the runtime library to load. |
+//! `OMPADAPT_`; [`VARIABLES`] lists them with their defaults and meanings, and
+//! docs/environment.md shows that list as its table (runtime/tests/environment_table.rs checks
+//! that the two agree and that the list names every variable the runtime reads).
 //!
 //! Precedence, for every per-region setting: a per-region value in the environment
 //! (`mm:5`) > what the directive or descriptor says > the environment's value for all
@@ -40,7 +12,7 @@
 //! the default and prints one warning line naming the variable.
 //!
 //! Every variable is read through [`crate::env::var`]: in secure-execution mode (setuid,
-//! setgid, file capabilities) none is, the report is off, and nothing is loaded or saved unless
+//! setgid, file capabilities) none is, the report and the trace are off, and nothing is loaded or saved unless
 //! the program names its store with `ompadapt_set_dir` ([`set_program_dir`]).
 
 use std::path::{Path, PathBuf};
@@ -50,6 +22,198 @@ use crate::clock;
 use crate::diag;
 use crate::explore::{Labeling, Params, Strategy, ADAPTIVE};
 use crate::model::ModelChoice;
+
+/// One environment variable of a program built with the plugin: what docs/environment.md's
+/// table shows in one row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Variable {
+    /// The variable's name (`OMPADAPT_...`).
+    pub name: &'static str,
+    /// What applies when it is not set, as the table writes it: a value in backticks, or words.
+    pub default: &'static str,
+    /// What it does (Markdown, one table cell; `|` is written unescaped here).
+    pub meaning: &'static str,
+}
+
+/// Every variable the runtime reads, and `OMPADAPT_RUNTIME`, which the code the plugin
+/// generates reads; in the order docs/environment.md lists them.
+pub const VARIABLES: &[Variable] = &[
+    Variable {
+        name: "OMPADAPT_REPORT",
+        default: "`0`",
+        meaning: "`1`: at exit, a per-region report on stderr (executions, training samples, timings per feature \
+                  vector and variant, the model, the decisions, drift events). `json:<file>`: the same as a JSON \
+                  document written (atomically) to `<file>`.",
+    },
+    Variable {
+        name: "OMPADAPT_TRACE",
+        default: "unset",
+        meaning: "`<file>`: record every region execution (region, variant, features, start and duration, \
+                  exploring or decided, thread) and write them at exit, after the report, as Chrome trace-event \
+                  JSON to `<file>` (atomically; `%p` in the name: the process id), which Perfetto, \
+                  chrome://tracing and `ompadapt trace` read ([timeline.md](timeline.md)).",
+    },
+    Variable {
+        name: "OMPADAPT_TRACE_MAX",
+        default: "`1000000`",
+        meaning: "Events the trace keeps at most; later executions are counted as dropped (the file and one line \
+                  on stderr say how many).",
+    },
+    Variable {
+        name: "OMPADAPT_DIR",
+        default: "`./.ompadapt`",
+        meaning: "Where learned data goes: `<dir>/<program>-<identity hash>/<region>/` (see `OMPADAPT_PROGRAM`). A \
+                  program that names its store with `ompadapt_set_dir` uses that instead.",
+    },
+    Variable { name: "OMPADAPT_PERSIST", default: "`1`", meaning: "`0`: neither load nor save." },
+    Variable {
+        name: "OMPADAPT_WARMUP",
+        default: "`1`",
+        meaning: "The first execution of each variant in a process is recorded as a *cold* measurement, kept \
+                  apart: labels use warm measurements where the process can take them and cold ones otherwise (a \
+                  program that runs its region once per process learns from those). `0`: every measurement counts \
+                  as warm.",
+    },
+    Variable {
+        name: "OMPADAPT_MODEL",
+        default: "unset",
+        meaning: "Model of every region, or per region: `auto` (the default when the directive names no \
+                  `model_type`: chosen by cross-validated regret), \
+                  `cost[,additive|linear|loglinear|logquadratic[,piecewise depth]]`, `dtree[,depth]`, \
+                  `rfc[,trees[,depth]]`, `logistic`; per region with `;`: `dtree,3;mm:rfc,10,2` (region `mm` gets \
+                  a forest, the others a depth-3 tree).",
+    },
+    Variable {
+        name: "OMPADAPT_EXPLORE",
+        default: "`roundrobin`",
+        meaning: "Exploration strategy: `roundrobin` (Apollo's), `random` (Apollo's), `elimination` (successive \
+                  elimination per feature vector: stops measuring variants that are clearly slower). Per region \
+                  like `OMPADAPT_MODEL`: `random;mm:elimination`.",
+    },
+    Variable {
+        name: "OMPADAPT_REPEATS",
+        default: "`auto`",
+        meaning: "`auto`: adaptive repetition — one measurement per (feature vector, variant) pair, more where the \
+                  label is in doubt (the two fastest within the measured noise, a winner whose measurements \
+                  disagree, a label the neighbouring vectors contradict), within half a pass of extra \
+                  measurements; a pair counts as a training sample from its first measurement (Apollo's and the \
+                  paper's count). `N`: every pair measured N times before it counts; labels take the median (or \
+                  vote) over them. Per region: `3;mm:5`.",
+    },
+    Variable {
+        name: "OMPADAPT_LABEL",
+        default: "`median`",
+        meaning: "How repeated measurements make a label: `median` (fastest median time) or `vote` (fastest \
+                  variant in each batch of measurements, majority over batches; Liao et al.).",
+    },
+    Variable {
+        name: "OMPADAPT_MIN_TRAIN",
+        default: "unset",
+        meaning: "Training samples needed (`min_train_data`): a value for all regions applies where the directive \
+                  gives none; a per-region value (`20;mm:8`) overrides the directive.",
+    },
+    Variable {
+        name: "OMPADAPT_ELIMINATION_MARGIN",
+        default: "`0.05`",
+        meaning: "Successive elimination drops variant u when even its fastest measurement is this fraction slower \
+                  than the best variant's (robust) slowest one.",
+    },
+    Variable { name: "OMPADAPT_SEED", default: "`0`", meaning: "Seed of the `random` strategy (mixed with the region name)." },
+    Variable {
+        name: "OMPADAPT_COARSE",
+        default: "`0`",
+        meaning: "`1`: Liao et al.'s coarse-grained mode: one variant per feature vector for a whole program run, \
+                  learned across runs from the region's total time (needs persistence). Per region: `0;mm:1`.",
+    },
+    Variable {
+        name: "OMPADAPT_EXPLORE_ONLY",
+        default: "`0`",
+        meaning: "`1`: never train automatically, keep exploring (data-collection runs).",
+    },
+    Variable {
+        name: "OMPADAPT_VARIANT",
+        default: "unset",
+        meaning: "Always run this variant (by name), never explore or train: the static comparators of an \
+                  evaluation (Static CPU, Static GPU). Per region: `gpu;heat:cpu`. A name the region does not have \
+                  is reported once and the region learns as usual.",
+    },
+    Variable {
+        name: "OMPADAPT_FROZEN",
+        default: "`0`",
+        meaning: "`1`: production: use the stored model as it is; never explore, retrain or check for drift (a \
+                  region without a stored model of its current variants runs its first variant, and one line says \
+                  why).",
+    },
+    Variable {
+        name: "OMPADAPT_LEARN",
+        default: "`0.5`",
+        meaning: "After training, feature vectors the model was not trained on that recur (seen before in this run \
+                  or an earlier one) are explored and the model retrains, while such exploring executions stay \
+                  below this fraction of the run's executions plus one pass over the variants; `0`: the model \
+                  decides them.",
+    },
+    Variable {
+        name: "OMPADAPT_SAMPLE",
+        default: "`16`",
+        meaning: "After training, one execution in this many is timed (per thread), for drift detection and the \
+                  report; the others only count. `1`: time every execution. Coarse mode times every execution.",
+    },
+    Variable { name: "OMPADAPT_DRIFT", default: "`1`", meaning: "`0`: no drift detection after training." },
+    Variable {
+        name: "OMPADAPT_DRIFT_FACTOR",
+        default: "`2.0`",
+        meaning: "A timed execution of a measured (feature vector, variant) pair drifts when it takes more than \
+                  this many times the pair's measured time (Artemis uses 2×)…",
+    },
+    Variable {
+        name: "OMPADAPT_DRIFT_MIN_NS",
+        default: "`1000`",
+        meaning: "…and at least this many ns more (regions of a few hundred ns jitter by 2× on their own).",
+    },
+    Variable {
+        name: "OMPADAPT_DRIFT_WINDOW",
+        default: "`16`",
+        meaning: "Timed executions of one pair (per thread) over which drift is judged. Vectors the model was \
+                  never measured on are not judged.",
+    },
+    Variable {
+        name: "OMPADAPT_DRIFT_FRACTION",
+        default: "`0.5`",
+        meaning: "A window with more than this fraction of drifting executions re-measures that feature vector's \
+                  variants; the new measurements supersede the old ones for that vector, and the model retrains \
+                  only if its label changed.",
+    },
+    Variable {
+        name: "OMPADAPT_DRIFT_MAX",
+        default: "`8`",
+        meaning: "Re-measured vectors per region and run; past it the region keeps its model and stops checking (a \
+                  region whose times never settle).",
+    },
+    Variable {
+        name: "OMPADAPT_COMPACT_AFTER",
+        default: "`16`",
+        meaning: "Per-process data files of a region that trigger merging them into one (under a file lock).",
+    },
+    Variable {
+        name: "OMPADAPT_PROGRAM",
+        default: "the executable's path",
+        meaning: "The program's identity in the store: its data goes to `<dir>/<name>-<hash>/`, where `<hash>` \
+                  hashes this value (default: the executable's canonical path, so two programs called `main` never \
+                  share data and a rebuilt program keeps what it learned). Set it to share a store between copies \
+                  of one program at different paths.",
+    },
+    Variable {
+        name: "OMPADAPT_CLOCK",
+        default: "`auto`",
+        meaning: "`monotonic`: time with CLOCK_MONOTONIC even where the invariant TSC is available.",
+    },
+    Variable {
+        name: "OMPADAPT_RUNTIME",
+        default: "unset",
+        meaning: "Read by the code the plugin generates, not by the runtime library: the path of the runtime \
+                  library to load (ignored in secure-execution mode).",
+    },
+];
 
 /// A setting with a process-wide default and per-region values (`value;region:value;...`).
 #[derive(Clone, Debug, PartialEq)]
@@ -261,6 +425,10 @@ pub struct Config {
     pub learn: f64,
     /// `OMPADAPT_SAMPLE`: one trained execution in this many is timed.
     pub sample: u32,
+    /// `OMPADAPT_TRACE`: where the timeline of region executions goes (None: not recorded).
+    pub trace: Option<PathBuf>,
+    /// `OMPADAPT_TRACE_MAX`: events the timeline keeps at most.
+    pub trace_max: u64,
     /// Name of the program (the executable's file name), for reports and store paths.
     pub program: String,
     /// What identifies the program in the store (`OMPADAPT_PROGRAM`, else the executable's
@@ -294,6 +462,8 @@ impl Default for Config {
             clock: clock::Preference::Auto,
             learn: DEFAULT_LEARN,
             sample: DEFAULT_SAMPLE,
+            trace: None,
+            trace_max: crate::trace::DEFAULT_MAX,
             program: program_name(),
             program_id: program_path(),
         }
@@ -342,6 +512,7 @@ impl Config {
         if let Some(p) = r.text("OMPADAPT_PROGRAM") {
             c.program_id = p.trim().to_owned();
         }
+        c.trace = r.text("OMPADAPT_TRACE").map(|t| PathBuf::from(t.trim()));
         c
     }
 
@@ -566,6 +737,7 @@ impl Reader<'_> {
         c.compact_after = compact as usize;
         self.integer("OMPADAPT_SAMPLE", &mut c.sample, 1, 1 << 20);
         self.integer("OMPADAPT_SEED", &mut c.seed, 0, u64::MAX);
+        self.integer("OMPADAPT_TRACE_MAX", &mut c.trace_max, 0, 1 << 32);
     }
 }
 
@@ -663,6 +835,7 @@ mod tests {
     fn defaults() {
         let c = cfg(&[]);
         assert!(c.report == Report::Off && c.persist && c.warmup && !c.frozen && !c.explore_only);
+        assert_eq!((c.trace.as_deref(), c.trace_max), (None, crate::trace::DEFAULT_MAX));
         assert_eq!(c.dir, PathBuf::from(".ompadapt"));
         assert_eq!(c.model_override.get("x"), None);
         assert_eq!(c.strategy_for("x"), Strategy::RoundRobin);
@@ -688,7 +861,10 @@ mod tests {
             ("OMPADAPT_LABEL", "vote"),
             ("OMPADAPT_MIN_TRAIN", "mm:7"),
             ("OMPADAPT_VARIANT", "gpu;heat:cpu"),
+            ("OMPADAPT_TRACE", "/tmp/t.json"),
+            ("OMPADAPT_TRACE_MAX", "500"),
         ]);
+        assert_eq!((c.trace.as_deref(), c.trace_max), (Some(Path::new("/tmp/t.json")), 500));
         assert_eq!(c.report, Report::Json(PathBuf::from("/tmp/r.json")));
         assert!(!c.persist && !c.warmup && c.frozen);
         assert_eq!(c.dir, PathBuf::from("/tmp/x"));
@@ -710,7 +886,7 @@ mod tests {
     #[test]
     fn in_memory_and_the_program_s_store() {
         let c = Config::in_memory();
-        assert!(c.report == Report::Off && !c.persist);
+        assert!(c.report == Report::Off && !c.persist && c.trace.is_none());
         // in secure-execution mode the program's store turns persistence on...
         let s = Config::in_memory().with_program_dir(Path::new("/var/lib/app"), true);
         assert!(s.persist && s.dir == Path::new("/var/lib/app") && s.report == Report::Off);

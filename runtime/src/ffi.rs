@@ -87,6 +87,8 @@ unsafe fn begin(slot: *mut *mut c_void, spec: *const c_char, args: CallArgs, fea
         );
     }
     let feats = if n == 0 { &[][..] } else { std::slice::from_raw_parts(features, n.min(MAX_FEATURES)) };
+    let mut on_grid = [0.0; MAX_FEATURES];
+    let feats = crate::feature_grid::apply(region.derived_sizes, feats, &mut on_grid);
     if region.is_associated() {
         // Liao et al.'s use_model: the primary region decides (the features are the primary's)
         let registry = registry::global();
@@ -216,6 +218,9 @@ pub unsafe extern "C" fn ompadapt_host_enter(
         return HOST_RUN_NOTHING as *mut c_void;
     }
     let c = &mut *ctx;
+    if crate::trace::on() {
+        crate::trace::note_device(ctx as usize, crate::host_run::launch_device(device));
+    }
     let t0 = crate::clock::now();
     let globals: Vec<(usize, usize)> = if globals.is_null() || nglobals <= 0 {
         Vec::new()

@@ -100,6 +100,16 @@ fn omp() -> Option<&'static Omp> {
     .as_ref()
 }
 
+/// The device a launch whose device argument is `device` runs on: `device`, or the default
+/// device for -1 (when libomp is in the process).
+pub fn launch_device(device: i64) -> i64 {
+    match omp() {
+        // SAFETY: omp_get_default_device has no preconditions.
+        Some(o) if device < 0 => (unsafe { (o.default_device)() }) as i64,
+        _ => device,
+    }
+}
+
 /// One launch's map entry, as `KernelArgsTy` holds it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {

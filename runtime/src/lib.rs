@@ -23,6 +23,7 @@
 //! * [`stats`] — feature-vector keys, hashing, medians;
 //! * [`model`] — model training and compiled models for inference;
 //! * [`report`] — the exit report (text or JSON);
+//! * [`trace`] — the timeline of region executions (`OMPADAPT_TRACE`, Chrome trace-event JSON);
 //! * [`store`] — data and models saved across runs, safe with many writers;
 //! * [`config`] — environment variables (the table of every `OMPADAPT_` variable);
 //! * [`env`](mod@env) — the one place the environment is read, and the secure-execution check;
@@ -42,6 +43,7 @@ pub mod diag;
 pub mod drift;
 pub mod env;
 pub mod explore;
+pub mod feature_grid;
 pub mod ffi;
 pub mod host_run;
 pub mod measurements;
@@ -58,6 +60,7 @@ pub mod spec;
 pub mod stats;
 pub mod store;
 pub mod team;
+pub mod trace;
 
 pub use ctx::Ctx;
 pub use ffi::{

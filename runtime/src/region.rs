@@ -12,7 +12,8 @@
 //!   shard (see `shard`), uses the decision cached there for that epoch and, at `end`, counts
 //!   it in that thread's counters. One execution in `OMPADAPT_SAMPLE` per thread is timed (two
 //!   clock reads), for the report and drift detection; the others read no clock. No lock, no
-//!   atomic read-modify-write, no allocation, no system call;
+//!   atomic read-modify-write, no allocation, no system call (with `OMPADAPT_TRACE`, every
+//!   execution also reads the clock twice and appends to its thread's buffer: see `trace`);
 //! * after training, a vector the model was not trained on that recurs is explored (within
 //!   the `OMPADAPT_LEARN` budget) and the model retrains with its label: its cached decision
 //!   is [`EXPLORE`], and its executions take the exploring path below;
@@ -34,7 +35,7 @@
 //! Submodules: `builder` (settings and construction), `select` (an execution's start),
 //! `record` (its end), `availability` (variants that cannot run in this process), `training`,
 //! `settings` (read-only accessors), `snapshot` (copies of the data for the report and the
-//! store), `declared` (`declare adaptation`).
+//! store), `declared` (`declare adaptation`), `traced` (executions recorded for `OMPADAPT_TRACE`).
 
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering::*};
@@ -62,6 +63,7 @@ mod select;
 mod settings;
 mod settled;
 mod snapshot;
+mod traced;
 mod training;
 
 pub use builder::RegionBuilder;
@@ -76,7 +78,12 @@ pub(crate) const T0_MODEL: u64 = 1 << 62;
 const T0_STASH: u64 = 1 << 61;
 /// Bit of `Ctx::t0`: the variant's first execution in this process (a cold measurement).
 const T0_COLD: u64 = 1 << 60;
-pub(crate) const T0_FLAGS: u64 = T0_NO_RECORD | T0_MODEL | T0_STASH | T0_COLD;
+/// Bit of `Ctx::t0`: the execution is traced (`OMPADAPT_TRACE`); the time bits hold its start.
+const T0_TRACED: u64 = 1 << 59;
+/// Bit of `Ctx::t0`, with [`T0_TRACED`]: the start was read for the trace only, recording sees
+/// none (a trained execution that is not timed, or a cold one).
+const T0_UNTIMED: u64 = 1 << 58;
+pub(crate) const T0_FLAGS: u64 = T0_NO_RECORD | T0_MODEL | T0_STASH | T0_COLD | T0_TRACED | T0_UNTIMED;
 const STASH: usize = MAX_FEATURES - 1;
 
 /// Settings a region can change at run time (API setters, Apollo's model_info).
@@ -221,6 +228,8 @@ pub struct Region {
     pub broken: Option<String>,
     /// Coarse or frozen, fixed at creation.
     pub mode: Mode,
+    /// Feature positions whose values go on the grid of derived sizes (`feature_grid`).
+    pub derived_sizes: u32,
     drift_cfg: DriftConfig,
     /// Drift checks on the trained path (off when frozen, coarse, disabled or exhausted).
     monitor: AtomicBool,

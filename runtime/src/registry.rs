@@ -244,10 +244,14 @@ impl Registry {
     }
 
     /// What happens at process exit: the program's own buffered output is flushed, then the
-    /// report (`OMPADAPT_REPORT`) is written, then what was learned is saved.
+    /// report (`OMPADAPT_REPORT`) is written, then the trace (`OMPADAPT_TRACE`), then what was
+    /// learned is saved.
     pub fn at_exit(&self) {
         flush_program_output();
-        crate::report::emit(&self.config.report, &self.config.program, &self.regions());
+        let regions = self.regions();
+        crate::report::emit(&self.config.report, &self.config.program, &regions);
+        let traced: Vec<_> = regions.iter().map(|r| r.trace_info()).collect();
+        crate::trace::finish(&self.config.program, &traced);
         if self.config.persist {
             self.save_all(true);
         }
@@ -340,13 +344,17 @@ pub fn options_of(spec: &RegionDescriptor) -> Directive {
     o
 }
 
-/// The registry behind the C ABI, configured from the environment. Its creation registers the
-/// exit handler (report + persistence) with `atexit`.
+/// The registry behind the C ABI, configured from the environment. Its creation starts the
+/// trace when one is asked for and registers the exit handler (report, trace, persistence)
+/// with `atexit`.
 pub fn global() -> &'static Registry {
     static GLOBAL: OnceLock<Registry> = OnceLock::new();
     static ATEXIT: Once = Once::new();
     let g = GLOBAL.get_or_init(|| Registry::new(config::config().clone()));
     ATEXIT.call_once(|| {
+        if let Some(path) = &g.config.trace {
+            crate::trace::start(path.clone(), g.config.trace_max);
+        }
         // SAFETY: registering a plain `extern "C" fn()`.
         unsafe {
             libc::atexit(exit_handler);

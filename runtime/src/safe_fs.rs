@@ -334,13 +334,22 @@ impl Dir {
     /// [`FILE_MODE`] minus the umask), fsync, rename over `name` (which replaces a link named
     /// `name` rather than writing through it), fsync of the directory.
     pub fn write_atomic(&self, name: &str, bytes: &[u8]) -> Result<(), Error> {
+        self.write_atomic_with(name, |w| w.write_all(bytes))
+    }
+
+    /// [`Dir::write_atomic`] with the content written by `fill` through a buffer, for files too
+    /// large to build in memory first (a trace).
+    pub fn write_atomic_with(&self, name: &str, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), Error> {
         check_name(name)?;
         let tmp = format!(".tmp-{name}-{}-{}", std::process::id(), unix_ns());
         let flags = OFlags::WRONLY | OFlags::CREATE | OFlags::EXCL | OFlags::NOFOLLOW | OFlags::CLOEXEC;
         let fd = rfs::openat(&self.fd, tmp.as_str(), flags, Mode::from_raw_mode(FILE_MODE)).map_err(|e| io(&self.join(&tmp), e))?;
         let write = || -> std::io::Result<()> {
             let mut f = File::from(fd);
-            f.write_all(bytes)?;
+            let mut buffered = std::io::BufWriter::with_capacity(1 << 16, &mut f);
+            fill(&mut buffered)?;
+            buffered.flush()?;
+            drop(buffered);
             f.sync_all()?;
             rfs::renameat(&self.fd, tmp.as_str(), &self.fd, name)?;
             // make the rename itself durable (best effort: not every filesystem allows it)
@@ -430,6 +439,12 @@ fn split(path: &Path) -> Result<(&Path, &str), Error> {
 pub fn write_file_atomic(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     let (parent, name) = split(path)?;
     Dir::open(parent, true)?.write_atomic(name, bytes)
+}
+
+/// [`write_file_atomic`] with the content written by `fill` (see [`Dir::write_atomic_with`]).
+pub fn write_file_atomic_with(path: &Path, fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>) -> Result<(), Error> {
+    let (parent, name) = split(path)?;
+    Dir::open(parent, true)?.write_atomic_with(name, fill)
 }
 
 /// Reads the file `path` names, at most `max` bytes (see [`Dir::read`]).

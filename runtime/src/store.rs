@@ -557,7 +557,7 @@ fn write_part(b: &Binding, file: &DataFile) -> Result<Option<(Dir, PathBuf)>, St
     let seq = SEQ.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let name = format!("part-{}{rank}-{seq}.json", run_id());
     let path = b.dir.join(&name);
-    let json = serde_json::to_vec_pretty(file).map_err(|e| e.to_string())?;
+    let json = serde_json::to_vec(file).map_err(|e| e.to_string())?;
     if json.len() as u64 > safe_fs::MAX_READ {
         return Err(format!(
             "{} MiB to save, more than the {} MiB ompadapt reads back from one stored file",

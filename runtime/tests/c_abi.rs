@@ -90,8 +90,8 @@ fn c_program_uses_the_header_and_library() {
             .collect();
         assert_eq!(parts.len(), 1, "one file per process and save: {parts:?}");
         let saved = std::fs::read_to_string(&parts[0]).unwrap();
-        assert!(saved.contains("\"format\": \"ompadapt-samples\""));
-        assert!(saved.contains("\"version\": 2"));
+        let doc: serde_json::Value = serde_json::from_str(&saved).unwrap();
+        assert!(doc["format"] == "ompadapt-samples" && doc["version"] == 2, "{saved}");
         // c_explicit: the explicit save, then the exit handler's (3 more executions)
         let xdir = dir.join(program.folder()).join("c_explicit");
         let xparts =

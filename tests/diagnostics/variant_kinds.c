@@ -2,14 +2,14 @@
 // dispatch cannot time, a coschedule split that is not safe, host variants of a metadirective
 // inside a device data environment (the `adaptation` and `declare adaptation` forms).
 // EXPECT: 27:60: warning: variant 'host' names no variant kind: before a target construct every variant runs the offload as written; write variants(cpu, gpu) to run the host version for 'cpu', or use model_output to act on the choice
-// EXPECT: 30:65: error: 'host' is not a variant kind; with kinds in the list, every variant must be one of: cpu, gpu, thread_limit[B:E:S], num_teams[B:E:S], coschedule[B:E:S] (before a target construct); serial, num_threads[B:E:S], schedule(static|dynamic|guided|auto[, chunk]) (before a parallel for)
+// EXPECT: 30:65: error: 'host' is not a variant kind; with kinds in the list, every variant must be one of: cpu, gpu, thread_limit[B:E:S], num_teams[B:E:S], coschedule[B:E:S] (before a target construct); serial, threads[B:E:S] (shares of the team, 0 < share <= 1), num_threads[B:E:S], schedule(static|dynamic|guided|auto[, chunk]) (before a parallel for; the team sizes also before a parallel region)
 // EXPECT: 33:65: error: variant kind 'serial' applies to a 'parallel for', not to 'target teams distribute parallel for'
 // EXPECT: 36:60: error: variant kind 'cpu' applies to a target construct, not to 'parallel for'
 // EXPECT: 36:65: error: variant kind 'gpu' applies to a target construct, not to 'parallel for'
 // EXPECT: 39:65: error: variant kind 'num_teams=2' needs teams; 'target parallel for' creates none
 // EXPECT: 43:50: error: 'nowait' on a target construct with variant kinds: the variants are timed from launch to completion, so the launch must be synchronous; remove 'nowait' (a 'coschedule' variant overlaps host and device work itself)
 // EXPECT: 46:50: error: 'depend' on a target construct with variant kinds: the variants are timed from launch to completion, so the launch must be synchronous; remove 'depend' (a 'coschedule' variant overlaps host and device work itself)
-// EXPECT: 48:60: error: unknown variant kind 'threads[...]'; the kinds are cpu, gpu, thread_limit[B:E:S], num_teams[B:E:S], coschedule[B:E:S] (before a target construct); serial, num_threads[B:E:S], schedule(static|dynamic|guided|auto[, chunk]) (before a parallel for)
+// EXPECT: 48:60: error: unknown variant kind 'thread_limt[...]'; did you mean 'thread_limit'?; the kinds are cpu, gpu, thread_limit[B:E:S], num_teams[B:E:S], coschedule[B:E:S] (before a target construct); serial, threads[B:E:S] (shares of the team, 0 < share <= 1), num_threads[B:E:S], schedule(static|dynamic|guided|auto[, chunk]) (before a parallel for; the team sizes also before a parallel region)
 // EXPECT: 51:74: error: 'schedule' variants are schedule(static | dynamic | guided | auto [, chunk or [B:E:S]])
 // EXPECT: 54:73: error: this kind takes positive integers; 'thread_limit' gets 0
 // EXPECT: 57:61: warning: these variant kinds need an OpenMP construct to generate them from (a target construct or a 'parallel for'); before a plain loop every variant runs it as written
@@ -45,7 +45,7 @@ void f(double *a, double *b, int n) {
 #pragma omp adaptation model_name(m7) features(n) variants(cpu, gpu)
 #pragma omp target teams distribute parallel for depend(out: a[0])
   for (int i = 0; i < n; ++i) a[i] = b[i];
-#pragma omp adaptation model_name(m8) features(n) variants(threads[1:4:1], cpu)
+#pragma omp adaptation model_name(m8) features(n) variants(thread_limt[1:4:1], cpu)
 #pragma omp target teams distribute parallel for
   for (int i = 0; i < n; ++i) a[i] = b[i];
 #pragma omp adaptation model_name(m9) features(n) variants(cpu, schedule(fastest))

@@ -49,6 +49,13 @@ fn cmake_find_package_builds_an_adaptive_program() {
     let out = run_program(&build.join("listing3_host"), dir.path(), &[("OMPADAPT_PERSIST", "0")]);
     out.expect_ok("listing3_host built with only OmpAdapt::adaptive");
     assert_eq!(variants_ran(&out.stdout), BTreeSet::from(["0".to_string(), "1".to_string()]));
+    // the offload option: an offload image is linked in, and the program runs both variants
+    let images = run(Command::new("llvm-objdump-19").arg("--offloading").arg(build.join("listing3_offload")));
+    assert!(images.stdout.contains("x86_64-pc-linux-gnu"), "no offload image:\n{}", images.stdout);
+    assert!(!run(Command::new("llvm-objdump-19").arg("--offloading").arg(build.join("listing3_host"))).stdout.contains("x86_64-pc-linux-gnu"));
+    let out = run_program(&build.join("listing3_offload"), dir.path(), &[("OMPADAPT_PERSIST", "0")]);
+    out.expect_ok("listing3_offload built with OMPADAPT_OFFLOAD_TARGETS");
+    assert_eq!(variants_ran(&out.stdout), BTreeSet::from(["0".to_string(), "1".to_string()]));
 }
 
 #[test]

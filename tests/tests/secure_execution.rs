@@ -184,11 +184,13 @@ fn setuid_program_ignores_the_runtime_report_and_store_the_environment_names() {
     fs::write(&target, "root-owned content\n").unwrap();
     chmod(&target, 0o644);
     let store = protected.join("store");
+    let trace = protected.join("trace.json");
 
     let attack: Vec<(&str, &Path)> = vec![
         ("OMPADAPT_RUNTIME", evil.as_path()),
         ("OMPADAPT_REPORT", Path::new("")), // replaced below
         ("OMPADAPT_DIR", store.as_path()),
+        ("OMPADAPT_TRACE", trace.as_path()),
         ("OMPADAPT_MODEL", Path::new("not-a-model")), // read, it would print a warning
         ("APOLLO_POLICY_MODEL", Path::new("bogus")),
     ];
@@ -202,10 +204,11 @@ fn setuid_program_ignores_the_runtime_report_and_store_the_environment_names() {
         assert!(!marker.exists(), "the evil library's constructor ran with euid 0");
         assert_eq!(fs::read_to_string(&target).unwrap(), "root-owned content\n", "the report overwrote a root-owned file");
         assert!(!store.exists(), "a root-owned store was created where the environment said");
+        assert!(!trace.exists(), "a root-owned trace was written where the environment said");
         assert!(!d.join(".ompadapt").exists(), "nothing is saved by default in secure-execution mode");
         let lines = ompadapt_lines(&out.stderr);
         assert_eq!(lines.len(), 1, "one line says what was ignored:\n{}", out.stderr);
-        for var in ["APOLLO_POLICY_MODEL", "OMPADAPT_DIR", "OMPADAPT_MODEL", "OMPADAPT_REPORT", "OMPADAPT_RUNTIME"] {
+        for var in ["APOLLO_POLICY_MODEL", "OMPADAPT_DIR", "OMPADAPT_MODEL", "OMPADAPT_REPORT", "OMPADAPT_RUNTIME", "OMPADAPT_TRACE"] {
             assert!(lines[0].contains(var), "the line names {var}: {}", lines[0]);
         }
         assert!(lines[0].contains("secure-execution mode") && lines[0].contains("stays in memory"), "{}", lines[0]);
@@ -217,10 +220,12 @@ fn setuid_program_ignores_the_runtime_report_and_store_the_environment_names() {
     let out = run_env(&exe, &[], &[("OMPADAPT_RUNTIME", &evil)], d, false);
     out.expect_ok("the program run by root with the evil runtime");
     assert!(marker.exists(), "control: outside secure-execution mode OMPADAPT_RUNTIME is loaded");
-    let out = run_env(&exe, &[], &[("OMPADAPT_REPORT", Path::new(&report)), ("OMPADAPT_DIR", &store)], d, false);
-    out.expect_ok("the program run by root with a report and a store");
+    let out =
+        run_env(&exe, &[], &[("OMPADAPT_REPORT", Path::new(&report)), ("OMPADAPT_DIR", &store), ("OMPADAPT_TRACE", &trace)], d, false);
+    out.expect_ok("the program run by root with a report, a store and a trace");
     assert!(fs::read_to_string(&target).unwrap().contains("ompadapt-report"), "control: the report is written");
     assert!(store.is_dir(), "control: the store is created");
+    assert!(fs::read_to_string(&trace).unwrap().contains("traceEvents"), "control: the trace is written");
 }
 
 #[test]
@@ -425,7 +430,7 @@ fn build(name: &str, dir: &Path) -> PathBuf {
 }
 
 /// libomp 19 loads `OMP_TOOL_LIBRARIES` even in secure-execution mode (an upstream flaw the
-/// README's security section describes), so a user can make a setuid program load the
+/// docs/security.md describes), so a user can make a setuid program load the
 /// data-movement tool: the tool must then analyse nothing and write no report.
 #[test]
 fn setuid_program_with_the_data_movement_tool_writes_no_report() {

@@ -9,6 +9,7 @@ use crate::token::{Tok, TokKind};
 use crate::variants::{parse_variants, VariantSet};
 use std::ops::Range;
 
+/// The clauses `begin adaptation` and `adaptation` take, in the order messages list them.
 pub const ADAPTATION_CLAUSES: [&str; 6] = ["model_name", "features", "variants", "min_train_data", "model_type", "model_output"];
 
 /// Spellings used in the paper's listings, accepted with a warning and a fix-it.
@@ -17,13 +18,19 @@ const ALIASES: [(&str, &str); 2] = [("model", "model_type"), ("min_training_data
 /// What the clauses of one directive say. Token ranges index the directive's tokens.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Clauses {
+    /// `model_name(...)`: the region's name, and the index of its token.
     pub model_name: Option<(String, usize)>,
+    /// The explicit features of `features(...)`, in order (an `auto` item is taken out into
+    /// `auto_features`).
     pub features: Vec<Feature>,
     /// `features(..., auto)`: the token of `auto` (the compiler adds automatic features after
     /// the explicit ones).
     pub auto_features: Option<usize>,
+    /// `variants(...)`: the variants the region chooses among.
     pub variants: Option<VariantSet>,
+    /// `min_train_data(...)`: the tokens of its integer expression (at least 1 when constant).
     pub min_train: Option<Range<usize>>,
+    /// `model_type(...)`: the model family and its parameters.
     pub model_type: Option<ModelType>,
     /// The lvalue expression of model_output.
     pub model_output: Option<Range<usize>>,

@@ -67,8 +67,9 @@ fn parse_kinds(kinds_text: &str, shown: &str) -> Result<(VariantSet, Vec<Kind>),
             Some(k) => kinds.push(k),
             None => {
                 return Err(format!(
-                    "invalid {FLAG}={shown}: '{}' is not a variant kind; the kinds are {} (or 'default')",
+                    "invalid {FLAG}={shown}: '{}' is not a variant kind{}; the kinds are {} (or 'default')",
                     v.name,
+                    kinds::did_you_mean(&v.name),
                     kinds::ALL_KINDS
                 ))
             }
@@ -245,6 +246,8 @@ mod tests {
         for (bad, why) in [
             ("", "needs a list of variant kinds"),
             ("cpu,host", "'host' is not a variant kind"),
+            ("cpu,gpuu", "'gpuu' is not a variant kind; did you mean 'gpu'?"),
+            ("thread_limt[64:128:64]", "unknown variant kind 'thread_limt[...]'; did you mean 'thread_limit'?"),
             ("threads[0:1:0.5]", "a share of the team is above 0 and at most 1"),
             ("thread_limit[64:0:64]", "invalid -fplugin-arg-ompadapt-auto=thread_limit[64:0:64]: "),
             ("cpu,cpu", "duplicate variant 'cpu'"),

@@ -12,6 +12,8 @@ use std::ops::Range;
 /// One clause as written: its name token and the tokens between its parentheses.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RawClause {
+    /// The clause's name as written (`adaptation` then renames the paper's aliases to the
+    /// canonical names).
     pub name: String,
     /// Index of the name token.
     pub at: usize,
@@ -128,8 +130,11 @@ pub fn region_name(toks: &[Tok], clause: &RawClause, args: Range<usize>, diags: 
 /// The model family of a region.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ModelKind {
+    /// `dtree` / `decision_tree`: one decision tree.
     DecisionTree,
+    /// `rfc` / `random_forest`: a random forest.
     RandomForest,
+    /// `logistic` / `logistic_regression`: logistic regression.
     Logistic,
     /// No model named: the runtime chooses by cross-validated regret.
     Auto,

@@ -10,7 +10,10 @@ use std::ops::Range;
 /// A parsed C numeric literal or constant expression.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Number {
+    /// The value (integers too are held as an f64).
     pub value: f64,
+    /// A floating literal, or computed from one: `/` then divides without truncating and `%` is
+    /// refused, as in C.
     pub is_float: bool,
 }
 
@@ -72,7 +75,9 @@ pub const EXPECTED: &str = "expected a numeric constant";
 /// Why a range of tokens is not a constant: the offending token and a message.
 #[derive(Clone, Debug, PartialEq)]
 pub struct NotConstant {
+    /// Index of the offending token.
     pub tok: usize,
+    /// What is wrong there, for the diagnostic.
     pub message: String,
 }
 

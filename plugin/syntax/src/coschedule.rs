@@ -54,6 +54,8 @@ pub struct SplitValues<'a> {
     /// For each variant, the fraction of the iterations it offloads (0 for variants that are
     /// not `coschedule`).
     pub fractions: &'a [f64],
+    /// The translation unit is C++: the generated code names types with `decltype` instead of
+    /// `__typeof__`.
     pub cplusplus: bool,
     /// The sections of the data environment the loop uses: the host part reads their device
     /// copies.

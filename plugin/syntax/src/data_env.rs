@@ -7,7 +7,7 @@
 //! unmapped it. That is safe because the copies are made with `target update`, which
 //! libomptarget turns into nothing for storage that is not present on the device at that
 //! moment. What the source cannot show (a `target enter data` in another function) is not
-//! covered; see README.
+//! covered; see docs/syntax.md, "The cpu variant's data".
 
 use crate::brackets::Brackets;
 use crate::kernel_scan::{map_items, MapItem};
@@ -22,7 +22,9 @@ pub struct DataDirective {
     pub block: u64,
     /// `target data`, `target enter data`.
     pub what: &'static str,
+    /// Where the directive is (`file:line`), for the stale-copy warning.
     pub location: String,
+    /// Its map items, without `release` and `delete` maps.
     pub items: Vec<MapItem>,
 }
 

@@ -9,12 +9,18 @@ use crate::feature_clause::{parse_features, parse_model, ModelType};
 use crate::limits::MAX_VARIANTS;
 use crate::token::Tok;
 
+/// The directive's name in messages.
 pub const DECLARE: &str = "declare adaptation";
+/// The clauses `declare adaptation` takes.
 pub const DECLARE_CLAUSES: [&str; 5] = ["model", "feature", "model_name", "use_model", "variant_mapping"];
 
+/// What the clauses of one `declare adaptation` say. Token indices refer to the directive's
+/// tokens.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DeclareClauses {
+    /// `model(kind)`: the model family (no parameters).
     pub model: Option<ModelType>,
+    /// The features of every `feature` clause, in order.
     pub features: Vec<Feature>,
     /// `model_name`: the region is a primary region with this name.
     pub model_name: Option<(String, usize)>,
@@ -28,6 +34,7 @@ pub struct DeclareClauses {
 }
 
 impl DeclareClauses {
+    /// The region follows another's model (`use_model`) rather than being a primary region.
     pub fn is_associated(&self) -> bool {
         self.use_model.is_some()
     }

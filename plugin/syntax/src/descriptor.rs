@@ -14,14 +14,19 @@ pub use ompadapt_abi::escape::escape;
 pub struct FeatureSpec {
     /// Source text as written.
     pub text: String,
+    /// `range[lo:hi]`: inclusive bounds of the values the model is meant for.
     pub range: Option<(f64, f64)>,
+    /// `min_sample_points(n)`: distinct values to sample before training.
     pub min_samples: Option<u64>,
 }
 
 /// An associated region's link to its primary region (`declare adaptation ... use_model`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct AssociationSpec {
+    /// The primary region's name (`use_model(...)`).
     pub primary: String,
+    /// For each variant of this region, the index of the primary's variant it runs with
+    /// (`variant_mapping(...)`).
     pub mapping: Vec<u32>,
     /// The primary's own descriptor, when this translation unit knows it: the runtime creates
     /// the primary from it if the associated region runs first.
@@ -31,11 +36,17 @@ pub struct AssociationSpec {
 /// Everything a descriptor says about a region.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SpecFields<'a> {
+    /// The region's name, the runtime's key for its model.
     pub name: &'a str,
+    /// `file:line` of the directive.
     pub location: &'a str,
+    /// The explicit features, in order.
     pub features: &'a [FeatureSpec],
+    /// The variants, with their names and values.
     pub variants: &'a VariantSet,
+    /// The model family.
     pub model: ModelKind,
+    /// The link to the primary region, for an associated region.
     pub association: Option<&'a AssociationSpec>,
     /// A host region of zero-source-change mode: as written inside an active parallel region.
     pub as_written_in_parallel: bool,

@@ -109,12 +109,14 @@ pub fn has_statement(toks: &[Tok]) -> bool {
 /// A checked directive variant: its tokens in the order to emit them (name words first).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct DirectiveVariant {
+    /// The token ranges to emit, in order.
     pub pieces: Vec<Range<usize>>,
     /// The directive name's words (`["target", "enter", "data"]`); empty: no directive.
     pub words: Vec<String>,
 }
 
 impl DirectiveVariant {
+    /// Whether the directive has no associated statement (`target enter data`, `barrier`, ...).
     pub fn is_standalone(&self) -> bool {
         let w: Vec<&str> = self.words.iter().map(String::as_str).collect();
         is_standalone(&w)

@@ -93,7 +93,10 @@ fn range_bounds(toks: &[Tok], at: usize, inner: Range<usize>, brackets: &Bracket
 /// A model kind with its parameters (token ranges of integer expressions).
 #[derive(Clone, Debug, PartialEq)]
 pub struct ModelType {
+    /// The model family.
     pub kind: ModelKind,
+    /// The parameters after the kind: `rfc` takes the number of trees and the maximum depth, or
+    /// neither; `dtree` at most the maximum depth.
     pub params: Vec<Range<usize>>,
     /// The clause's name token.
     pub at: usize,

@@ -16,6 +16,7 @@ const DIRECTIVE_WORDS: [&str; 14] =
 /// One clause of a directive in the statement.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ClauseRef {
+    /// The clause's name.
     pub name: String,
     /// Index of the clause's name token.
     pub at: usize,
@@ -33,27 +34,34 @@ impl ClauseRef {
 /// The OpenMP construct a statement starts with.
 #[derive(Clone, Debug)]
 pub struct Construct {
+    /// The directive name's words (`["target", "teams", "distribute"]`).
     pub words: Vec<String>,
     /// Range of the words (after the `OmpBegin` token).
     pub words_range: Range<usize>,
+    /// The clauses after the words, up to `end`.
     pub clauses: Vec<ClauseRef>,
     /// Index of the directive's `OmpEnd` token.
     pub end: usize,
     /// The associated statement.
     pub body: Range<usize>,
+    /// The bracket pairs of the whole statement (directive and body).
     pub brackets: Brackets,
 }
 
 impl Construct {
+    /// Whether the directive name is exactly `words`.
     pub fn is(&self, words: &[&str]) -> bool {
         self.words.iter().map(String::as_str).eq(words.iter().copied())
     }
+    /// Whether the directive name's first word is `w`.
     pub fn starts_with(&self, w: &str) -> bool {
         self.words.first().is_some_and(|x| x == w)
     }
+    /// Whether `w` is one of the directive name's words.
     pub fn has_word(&self, w: &str) -> bool {
         self.words.iter().any(|x| x == w)
     }
+    /// The first clause called `name`.
     pub fn clause(&self, name: &str) -> Option<&ClauseRef> {
         self.clauses.iter().find(|c| c.name == name)
     }
@@ -123,8 +131,11 @@ pub fn construct(stmt: &[Tok]) -> Option<Construct> {
 /// A map clause item: its tokens, the variable it maps, and the clause's map type.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MapItem {
+    /// The item's tokens.
     pub range: Range<usize>,
+    /// The item's first identifier: the variable (or array) it maps.
     pub base: String,
+    /// The map type (`to`, `from`, `alloc`, ...): `tofrom` when the clause names none.
     pub map_type: String,
 }
 
@@ -243,11 +254,15 @@ pub fn mentions(toks: &[Tok], range: Range<usize>, name: &str) -> bool {
 pub struct CanonicalLoop {
     /// The `for` token.
     pub at: usize,
+    /// The loop variable.
     pub var: String,
     /// The type tokens of a declaration in `init` (empty: the variable is declared outside).
     pub var_type: Range<usize>,
+    /// The lower bound's tokens (the initializer of the loop variable).
     pub lower: Range<usize>,
+    /// The upper bound's tokens (the right-hand side of the condition).
     pub upper: Range<usize>,
+    /// The condition is `<=` (`upper` is included), not `<`.
     pub inclusive: bool,
     /// The loop's body statement.
     pub body: Range<usize>,

@@ -18,6 +18,14 @@ use std::ops::Range;
 
 /// Kinds that take a numeric range: `name[B:E:S]` (or a single `name[V:V:1]`).
 pub const RANGE_KINDS: [&str; 5] = ["thread_limit", "num_teams", "coschedule", "num_threads", "threads"];
+/// Every kind's name, for "did you mean".
+pub const KIND_NAMES: [&str; 9] = ["cpu", "gpu", "serial", "thread_limit", "num_teams", "coschedule", "num_threads", "threads", "schedule"];
+
+/// "; did you mean 'x'?" when `name` is close to a kind's name.
+pub fn did_you_mean(name: &str) -> String {
+    crate::diag::closest(name, &KIND_NAMES).map_or(String::new(), |m| format!("; did you mean '{m}'?"))
+}
+
 /// Schedules `schedule(...)` takes.
 pub const SCHEDULES: [&str; 4] = ["static", "dynamic", "guided", "auto"];
 /// Every kind name, for messages.
@@ -32,12 +40,15 @@ pub enum Kind {
     Cpu,
     /// The offload as written.
     Gpu,
+    /// The offload with this thread limit per team, set in the launch at run time.
     ThreadLimit(u32),
+    /// The offload with this many teams, set in the launch at run time.
     NumTeams(u32),
     /// Fraction of the iterations offloaded; the rest run on the host meanwhile.
     Coschedule(f64),
     /// The `parallel for` with one thread (`if(0)`).
     Serial,
+    /// The `parallel` construct with this many threads.
     NumThreads(u32),
     /// A share of the team the program would get (its `num_threads` clause, else
     /// `omp_get_max_threads()`), resolved where it runs: portable between machines.
@@ -51,9 +62,12 @@ impl Kind {
     pub fn offloads(&self) -> bool {
         matches!(self, Kind::Gpu | Kind::ThreadLimit(_) | Kind::NumTeams(_) | Kind::Coschedule(_))
     }
+    /// Generated only before an offloading target construct.
     pub fn for_target(&self) -> bool {
         matches!(self, Kind::Cpu | Kind::Gpu | Kind::ThreadLimit(_) | Kind::NumTeams(_) | Kind::Coschedule(_))
     }
+    /// Generated before a host `parallel for` (the team-size kinds also before a `parallel`
+    /// region: see `sets_team_size`).
     pub fn for_parallel_for(&self) -> bool {
         matches!(self, Kind::Serial | Kind::NumThreads(_) | Kind::Threads(_) | Kind::Schedule(..))
     }
@@ -119,7 +133,7 @@ pub fn expand_kind_item(
             diags.push(Diagnostic::error(
                 item.start,
                 item.start + 1,
-                format!("unknown variant kind '{name}[...]'; the kinds are {ALL_KINDS}"),
+                format!("unknown variant kind '{name}[...]'{}; the kinds are {ALL_KINDS}", did_you_mean(name)),
             ));
             return None;
         }
@@ -140,7 +154,11 @@ pub fn expand_kind_item(
         return Some(values.into_iter().map(|v| (format!("{name}={}", format_value(v)), v)).collect());
     }
     if name != "schedule" {
-        diags.push(Diagnostic::error(item.start, item.start + 1, format!("unknown variant kind '{name}(...)'; the kinds are {ALL_KINDS}")));
+        diags.push(Diagnostic::error(
+            item.start,
+            item.start + 1,
+            format!("unknown variant kind '{name}(...)'{}; the kinds are {ALL_KINDS}", did_you_mean(name)),
+        ));
         return None;
     }
     let args = split_top_level(toks, open + 1..item.end - 1, brackets);

@@ -15,6 +15,8 @@
 //! Every input gives diagnostics or pieces, never a panic; nothing recurses deeper than the
 //! directive's brackets nest (at most `limits::MAX_NESTING`), and every check is O(n log n).
 
+#![deny(missing_docs)]
+
 pub mod adaptation;
 pub mod auto_mode;
 pub mod brackets;

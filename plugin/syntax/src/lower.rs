@@ -18,7 +18,9 @@ use std::ops::Range;
 /// Tokens of a region's clause, in the directive or in a saved token list.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ExprRef {
+    /// The token list `range` indexes.
     pub src: Src,
+    /// The expression's tokens.
     pub range: Range<usize>,
     /// Where the copies are located instead of at the tokens themselves: an associated region
     /// evaluates its primary's features at its own `use_model`, so that Clang's errors on them
@@ -27,9 +29,11 @@ pub struct ExprRef {
 }
 
 impl ExprRef {
+    /// The expression at `range` of the directive being handled.
     pub fn here(range: Range<usize>) -> ExprRef {
         ExprRef { src: Src::Here, range, at: None }
     }
+    /// The expression at `range` of saved token list `list`.
     pub fn saved(list: u32, range: Range<usize>) -> ExprRef {
         ExprRef { src: Src::Saved(list), range, at: None }
     }
@@ -52,22 +56,36 @@ impl ExprRef {
 /// A feature: its expression and what the descriptor says about it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FeatureDesc {
+    /// Where its tokens are, to copy into the feature array.
     pub expr: ExprRef,
+    /// What the descriptor records about it.
     pub spec: FeatureSpec,
 }
 
 /// Everything the lowering needs about one region.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RegionDesc {
+    /// The region's number in the translation unit, part of its generated names.
     pub id: u32,
+    /// The region's name, the runtime's key for its model (`primary<-file:line` for an associated
+    /// region).
     pub name: String,
+    /// `file:line` of the directive.
     pub location: String,
+    /// The explicit features, in order.
     pub features: Vec<FeatureDesc>,
+    /// The variants the region chooses among.
     pub variants: VariantSet,
+    /// The model family.
     pub model: ModelKind,
+    /// `min_train_data(...)`, passed to the runtime's begin (-1 without it).
     pub min_train: Option<ExprRef>,
+    /// The model's parameters (`rfc`: trees and maximum depth; `dtree`: maximum depth), passed to
+    /// the runtime's begin (-1 for each one missing).
     pub params: Vec<ExprRef>,
+    /// `model_output(...)`: the lvalue that receives the chosen variant's value.
     pub model_output: Option<ExprRef>,
+    /// The link to the primary region, for an associated region.
     pub association: Option<AssociationSpec>,
     /// `features(auto)`: the worksharing loops of the region's construct as the pass names
     /// their trip counts (`i,j;k`: see [`crate::loops`]); None without automatic features.
@@ -93,6 +111,7 @@ impl RegionDesc {
         self.variants.variants.get(self.fallback()).map_or(0.0, |v| v.value)
     }
 
+    /// The region's descriptor, as the runtime reads it.
     pub fn spec(&self) -> String {
         let features: Vec<FeatureSpec> = self.features.iter().map(|f| f.spec.clone()).collect();
         spec(&SpecFields {
@@ -288,6 +307,7 @@ fn store_output(out: &ExprRef, context: &str, cplusplus: bool, p: &mut Vec<Piece
     p.push(out.text_at(");"));
 }
 
+/// Code for the end of region `id`: the runtime's end call on its context.
 pub fn end_region(id: u32) -> Piece {
     Piece::Text(format!("__ompadapt_api()->end(&{});", context_var(id)))
 }
@@ -296,6 +316,7 @@ pub fn end_region(id: u32) -> Piece {
 pub struct ChoiceArm<'a> {
     /// The variant index that selects this arm.
     pub variant: usize,
+    /// The directive variant the arm runs.
     pub directive: &'a DirectiveVariant,
 }
 

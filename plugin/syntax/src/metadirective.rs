@@ -8,10 +8,12 @@ use crate::directive_variant::{self, DirectiveVariant};
 use crate::token::Tok;
 use std::ops::Range;
 
+/// One clause of a metadirective: a `when` with its selector, or the default.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Arm {
     /// The context selector of a `when` clause; None for `default`/`otherwise`.
     pub selector: Option<Range<usize>>,
+    /// The directive variant the clause selects.
     pub variant: DirectiveVariant,
     /// The clause's name token.
     pub at: usize,

@@ -35,17 +35,23 @@ fn at_stmt(d: Diagnostic) -> Diagnostic {
 /// and, when some variants cannot be generated (dropped with a warning), the variants the
 /// region keeps.
 pub struct Lowered {
+    /// The pieces to emit between the region's begin and end.
     pub body: Vec<Piece>,
+    /// The variants the region keeps, when some were dropped; None when all are kept.
     pub remaining: Option<VariantSet>,
 }
 
 /// Everything the lowering needs.
 pub struct Site<'a> {
+    /// The region's number in the translation unit (its generated names).
     pub id: u32,
+    /// The region's name, passed to the runtime's launch-site and host-guard calls.
     pub model: &'a str,
+    /// The region's variants.
     pub variants: &'a VariantSet,
     /// The decoded kind of each variant (None: a name that is not a kind).
     pub kinds: &'a [Option<Kind>],
+    /// The statement after the directive: the construct the variants are generated from.
     pub stmt: &'a [Tok],
     /// Data directives in view at the directive.
     pub data: &'a [DataDirective],
@@ -53,6 +59,7 @@ pub struct Site<'a> {
     pub saved: &'a [Vec<Tok>],
     /// The compilation offloads (a launch exists for the pass to dispatch).
     pub offload: bool,
+    /// The translation unit is C++.
     pub cplusplus: bool,
 }
 
@@ -101,7 +108,11 @@ fn every_variant_a_kind(s: &Site, diags: &mut Diags) -> Option<Vec<Kind>> {
             diags.push(Diagnostic::error(
                 v.tok,
                 v.tok + 1,
-                format!("'{}' is not a variant kind; with kinds in the list, every variant must be one of: {ALL_KINDS}", v.name),
+                format!(
+                    "'{}' is not a variant kind{}; with kinds in the list, every variant must be one of: {ALL_KINDS}",
+                    v.name,
+                    crate::kinds::did_you_mean(&v.name)
+                ),
             ));
         }
     }

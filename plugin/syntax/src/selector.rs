@@ -19,15 +19,19 @@ use std::ops::Range;
 /// A run-time condition: C text and directive tokens interleaved.
 #[derive(Clone, Debug, PartialEq)]
 pub enum CondPiece {
+    /// Generated C text.
     Text(String),
     /// A user expression (from `condition(...)`), spliced with its own source locations.
     User(Range<usize>),
 }
 
+/// One directive variant of an adaptation metadirective, with the run-time condition that
+/// selects it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Arm {
     /// None for `default(...)` / `otherwise(...)`.
     pub cond: Option<Vec<CondPiece>>,
+    /// The directive variant this arm runs.
     pub directive: DirectiveVariant,
 }
 
@@ -35,6 +39,7 @@ pub struct Arm {
 pub struct ModelRef<'a> {
     /// C lvalue holding the selected variant index, e.g. `__ompadapt_c3.variant`.
     pub variant_expr: String,
+    /// The region's variants, against which the selector's variant is resolved.
     pub variants: &'a VariantSet,
 }
 

@@ -21,6 +21,7 @@ use crate::variants::VariantSet;
 use crate::{kernel_scan, pass_form};
 use std::collections::{HashMap, HashSet};
 
+/// What the plugin does next with a directive.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Outcome {
     /// Not an adaptation directive: hand the line to Clang's OpenMP parser unchanged.
@@ -45,7 +46,9 @@ pub enum Outcome {
 /// What the plugin does with one directive.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Reply {
+    /// What becomes of the directive.
     pub outcome: Outcome,
+    /// Diagnostics to report, located in the directive or in a saved token list.
     pub diags: Diags,
     /// Keep this directive's tokens as the next saved token list (`Piece::Saved` refers to it).
     pub save: bool,
@@ -121,6 +124,8 @@ struct Primary {
     location: String,
 }
 
+/// The directive handling of one translation unit: the plugin feeds it every `#pragma omp`
+/// line (and the statements and look-aheads it asks for) in source order.
 #[derive(Default)]
 pub struct Session {
     open: Vec<OpenRegion>,
@@ -161,6 +166,8 @@ const END: &str = "end adaptation";
 const SINGLE: &str = "adaptation";
 
 impl Session {
+    /// A session for one translation unit: `offload` when it offloads (`-fopenmp-targets`),
+    /// `cplusplus` when it is C++.
     pub fn new(offload: bool, cplusplus: bool) -> Session {
         Session { offload, cplusplus, ..Session::default() }
     }

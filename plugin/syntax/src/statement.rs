@@ -94,6 +94,7 @@ impl Default for StatementScanner {
 }
 
 impl StatementScanner {
+    /// A scanner before the statement's first token.
     pub fn new() -> StatementScanner {
         StatementScanner::default()
     }

@@ -1,6 +1,7 @@
 //! Tokens as the plugin sees them: Clang's token kind folded into a few classes, plus spelling
 //! and whether whitespace preceded the token (so that source text can be shown as written).
 
+/// The class of a token.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TokKind {
     /// Identifiers and keywords.
@@ -19,9 +20,12 @@ pub enum TokKind {
     OtherAnnot,
 }
 
+/// One token: its class, its spelling, and where it came from.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Tok {
+    /// The token's class.
     pub kind: TokKind,
+    /// The spelling.
     pub text: String,
     /// Whitespace preceded the token in the source.
     pub space: bool,
@@ -34,12 +38,15 @@ pub struct Tok {
 }
 
 impl Tok {
+    /// A token of `kind` spelled `text`, with no preceding whitespace and not from a macro.
     pub fn new(kind: TokKind, text: &str) -> Tok {
         Tok { kind, text: text.to_string(), space: false, exp: 0, written: None }
     }
+    /// Whether the token is the identifier or keyword `s`.
     pub fn is_ident(&self, s: &str) -> bool {
         self.kind == TokKind::Ident && self.text == s
     }
+    /// Whether the token is the punctuator `s`.
     pub fn is_punct(&self, s: &str) -> bool {
         self.kind == TokKind::Punct && self.text == s
     }
@@ -173,7 +180,9 @@ fn fuses(a: &str, b: &str) -> bool {
 /// ahead in the file).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Src {
+    /// The directive being handled (the tokens after `omp`).
     Here,
+    /// The saved token list with this index (or `STATEMENT_LIST`).
     Saved(u32),
 }
 

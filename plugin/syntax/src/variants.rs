@@ -12,32 +12,42 @@ use crate::token::{Tok, TokKind};
 use std::collections::HashMap;
 use std::ops::Range;
 
+/// One variant of a region.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Variant {
     /// Name used in selectors, reports and the region descriptor (`cpu`, `64`, `0.3`).
     pub name: String,
-    /// Value stored into `model_output`: the number itself, or the index if categorical.
+    /// Value stored into `model_output`: the number of a numeric variant or kind (`64`,
+    /// `thread_limit=128`), the index of any other.
     pub value: f64,
     /// Token that introduced the variant (for diagnostics).
     pub tok: usize,
 }
 
+/// The variants of a region, in order; a variant's index is what the runtime chooses.
 #[derive(Clone, Debug, PartialEq)]
 pub struct VariantSet {
+    /// The variants are numbers (from numeric constants and ranges), each valued by its number;
+    /// otherwise they are categorical.
     pub numeric: bool,
+    /// The variants, in the order written (ranges expanded).
     pub variants: Vec<Variant>,
     /// Index of each name: selector lookups in O(1), whatever the number of variants.
     by_name: HashMap<String, usize>,
 }
 
 impl VariantSet {
+    /// A set of `variants`, each looked up by its name.
     pub fn new(numeric: bool, variants: Vec<Variant>) -> VariantSet {
         let by_name = variants.iter().enumerate().map(|(i, v)| (v.name.clone(), i)).collect();
         VariantSet { numeric, variants, by_name }
     }
+    /// The index of the variant named `name`.
     pub fn index_of_name(&self, name: &str) -> Option<usize> {
         self.by_name.get(name).copied()
     }
+    /// The index of the variant with value `value`: the one named by it, else the first within
+    /// 1e-9 of it (relative, for values above 1).
     pub fn index_of_value(&self, value: f64) -> Option<usize> {
         // Numeric variants are named by their tidy value: exact hits are O(1).
         self.index_of_name(&format_value(tidy(value))).filter(|&i| self.variants[i].value == tidy(value)).or_else(|| {
@@ -45,6 +55,7 @@ impl VariantSet {
             self.variants.iter().position(|v| (v.value - value).abs() <= tol)
         })
     }
+    /// The variants' names, in order.
     pub fn names(&self) -> Vec<&str> {
         self.variants.iter().map(|v| v.name.as_str()).collect()
     }

@@ -147,6 +147,7 @@ impl Region {
             args,
             broken: None,
             mode,
+            derived_sizes: crate::feature_grid::derived_positions(&spec.features),
             drift_cfg: s.drift,
             monitor: AtomicBool::new(monitor),
             warmup: s.warmup,

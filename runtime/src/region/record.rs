@@ -7,13 +7,23 @@ impl Region {
     /// Ends the execution started by `begin` on `ctx`: records it; may train.
     #[inline]
     pub fn end(&self, ctx: &Ctx) {
-        let flags = ctx.t0 & T0_FLAGS;
+        self.end_as(ctx, ctx.t0);
+    }
+
+    /// [`Region::end`] with `t0` as the context's start word (a traced execution's end passes
+    /// it without the trace's bits).
+    #[inline(always)]
+    pub(super) fn end_as(&self, ctx: &Ctx, t0: u64) {
+        let flags = t0 & T0_FLAGS;
         let v = ctx.variant;
-        if flags & T0_NO_RECORD != 0 || v < 0 || v as usize >= self.nvariants() {
+        if flags & (T0_NO_RECORD | T0_TRACED) != 0 || v < 0 || v as usize >= self.nvariants() {
+            if flags & T0_TRACED != 0 {
+                return self.end_traced(ctx);
+            }
             self.unrecorded.fetch_add(1, Relaxed);
             return;
         }
-        let t0 = ctx.t0 & !T0_FLAGS;
+        let t0 = t0 & !T0_FLAGS;
         // SAFETY: with T0_STASH, `begin` stored a slot of this region's shards there, and
         // shards live as long as the region.
         let slot = (flags & T0_STASH != 0).then(|| unsafe { &*(ctx.features[STASH].to_bits() as *const Slot) }).filter(|s| s.owned_here());

@@ -16,6 +16,16 @@ impl Region {
     /// them there, one call at a time).
     #[inline]
     pub(crate) fn begin_filled(&self, n: usize, ctx: &mut Ctx) {
+        self.start_execution(n, ctx);
+        // off: one relaxed load and a branch that is never taken
+        if crate::trace::on() {
+            Self::trace_start(ctx);
+        }
+    }
+
+    /// Fills `ctx` for one execution: its variant and start time.
+    #[inline(always)]
+    fn start_execution(&self, n: usize, ctx: &mut Ctx) {
         let n = n.min(MAX_FEATURES);
         ctx.region = self as *const Region as *mut c_void;
         ctx.nfeatures = n as c_int;

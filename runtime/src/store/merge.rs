@@ -481,7 +481,7 @@ pub fn compact_in(dir: &Dir, region: &str, features: Option<&[String]>) -> Resul
     let contained: Vec<String> = parts.iter().chain(&merged.leftovers).cloned().collect();
     if !parts.is_empty() {
         let file = merged.to_file(writer(), contained.clone());
-        let json = serde_json::to_vec_pretty(&file).map_err(|e| e.to_string())?;
+        let json = serde_json::to_vec(&file).map_err(|e| e.to_string())?;
         if json.len() as u64 > safe_fs::MAX_READ {
             diag::warn_once(
                 &format!("compact-size:{}", dir.path().display()),

@@ -79,7 +79,8 @@ fn round_trip_deltas_and_immediate_training() {
     }
     let p1 = save(&r, &mut b).unwrap().expect("written");
     let text = fs::read_to_string(&p1).unwrap();
-    assert!(text.contains("\"format\": \"ompadapt-samples\"") && text.contains("\"version\": 2"), "{text}");
+    let doc: serde_json::Value = serde_json::from_str(&text).unwrap();
+    assert!(doc["format"] == "ompadapt-samples" && doc["version"] == 2, "{text}");
     let f1: DataFile = serde_json::from_str(&text).unwrap();
     assert_eq!(f1.samples.len(), 4);
     assert_eq!(f1.program_id, "/opt/app/prog");
@@ -207,7 +208,7 @@ fn corrupt_truncated_and_foreign_files_are_moved_aside() {
     fs::write(rdir.join("part-trunc-0.json"), &text[..text.len() / 2]).unwrap();
     fs::write(rdir.join("part-garbage-0.json"), "\u{0}\u{1}binary").unwrap();
     fs::write(rdir.join("part-foreign-0.json"), r#"{"format":"ompadapt-samples","version":99,"x":[]}"#).unwrap();
-    fs::write(rdir.join("part-invalid-0.json"), text.replace("\"count\": 1", "\"count\": 0")).unwrap();
+    fs::write(rdir.join("part-invalid-0.json"), text.replace("\"count\":1", "\"count\":0")).unwrap();
     let r = region(1000);
     let mut b = attach(&r, &dir, &prog(), 100);
     assert_eq!(r.training_samples(), 1, "the good file loads, the others do not");

@@ -1,0 +1,350 @@
+//! `ompadapt trace FILE`: what a timeline the runtime recorded (`OMPADAPT_TRACE=FILE`, Chrome
+//! trace-event JSON) says, per region: executions, total and mean time, per variant (count,
+//! time, share of the region's time), exploring and decided executions, threads, and dropped
+//! events. `--html OUT` also draws it as a self-contained page (see [`html`]).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::Path;
+
+use anyhow::{bail, Context, Result};
+use ompadapt_rt::report::fmt_ns;
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+
+use crate::show;
+
+mod html;
+
+/// The file as written: events and `otherData`.
+#[derive(Deserialize)]
+struct RawFile {
+    #[serde(rename = "traceEvents")]
+    events: Vec<RawEvent>,
+    #[serde(rename = "otherData", default)]
+    other: Option<Value>,
+}
+
+#[derive(Deserialize)]
+struct RawEvent {
+    #[serde(default)]
+    name: String,
+    #[serde(default)]
+    ph: String,
+    #[serde(default)]
+    ts: f64,
+    #[serde(default)]
+    dur: f64,
+    #[serde(default)]
+    tid: i64,
+    #[serde(default)]
+    args: RawArgs,
+}
+
+#[derive(Deserialize, Default)]
+struct RawArgs {
+    variant: Option<String>,
+    mode: Option<String>,
+    decision: Option<String>,
+    features: Option<Map<String, Value>>,
+    cold: Option<bool>,
+    device: Option<i64>,
+    /// Metadata events: a thread's name, its place.
+    name: Option<String>,
+    sort_index: Option<i64>,
+}
+
+/// One execution.
+pub struct Execution {
+    /// Index in [`Trace::regions`].
+    pub region: usize,
+    pub variant: Option<String>,
+    /// Start and duration, µs.
+    pub ts: f64,
+    pub dur: f64,
+    pub tid: i64,
+    /// None: exploring; else what decided (`trained`, `explored`, `fixed`).
+    pub decided: Option<String>,
+    pub cold: bool,
+    pub device: Option<i64>,
+    pub features: Vec<(String, Value)>,
+}
+
+/// A thread's lane.
+pub struct Thread {
+    pub tid: i64,
+    pub name: String,
+    pub sort: i64,
+}
+
+/// A trace read back.
+pub struct Trace {
+    pub program: String,
+    /// Region names, in the order the runtime lists them (then as met).
+    pub regions: Vec<String>,
+    /// Per region: its variants as declared (when the file lists them).
+    pub declared: HashMap<String, Vec<String>>,
+    pub threads: Vec<Thread>,
+    pub executions: Vec<Execution>,
+    pub dropped: u64,
+    pub max_events: Option<u64>,
+}
+
+impl Trace {
+    /// Reads a trace the runtime wrote.
+    pub fn read(path: &Path) -> Result<Trace> {
+        let bytes = std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let raw: RawFile =
+            serde_json::from_slice(&bytes).with_context(|| format!("{} is not a trace (Chrome trace-event JSON)", path.display()))?;
+        let mut t = Trace::from_other_data(raw.other.as_ref());
+        let mut index: HashMap<String, usize> = t.regions.iter().enumerate().map(|(i, r)| (r.clone(), i)).collect();
+        let mut names: BTreeMap<i64, (String, i64)> = BTreeMap::new();
+        for e in raw.events {
+            match e.ph.as_str() {
+                "X" => {
+                    let x = t.execution(e, &mut index);
+                    t.executions.push(x);
+                }
+                "M" if e.name == "thread_name" => {
+                    names.entry(e.tid).or_insert((String::new(), i64::MAX)).0 = e.args.name.unwrap_or_default()
+                }
+                "M" if e.name == "thread_sort_index" => {
+                    names.entry(e.tid).or_insert((String::new(), i64::MAX)).1 = e.args.sort_index.unwrap_or(i64::MAX)
+                }
+                _ => {}
+            }
+        }
+        for x in &t.executions {
+            names.entry(x.tid).or_insert((String::new(), i64::MAX));
+        }
+        t.threads = names
+            .into_iter()
+            .map(|(tid, (name, sort))| Thread { tid, name: if name.is_empty() { format!("thread {tid}") } else { name }, sort })
+            .collect();
+        t.threads.sort_by_key(|th| (th.sort, th.tid));
+        if t.executions.is_empty() && t.regions.is_empty() {
+            bail!("{}: no region executions in this trace", path.display());
+        }
+        Ok(t)
+    }
+
+    fn from_other_data(other: Option<&Value>) -> Trace {
+        let o = other.cloned().unwrap_or(Value::Null);
+        let regions: Vec<(String, Vec<String>)> = o["regions"]
+            .as_array()
+            .map(|rs| {
+                rs.iter()
+                    .filter_map(|r| {
+                        let vs = r["variants"].as_array().map(|v| v.iter().filter_map(|x| x.as_str().map(String::from)).collect());
+                        Some((r["name"].as_str()?.to_owned(), vs.unwrap_or_default()))
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        Trace {
+            program: o["program"].as_str().unwrap_or("?").to_owned(),
+            regions: regions.iter().map(|(n, _)| n.clone()).collect(),
+            declared: regions.into_iter().collect(),
+            threads: Vec::new(),
+            executions: Vec::new(),
+            dropped: o["dropped"].as_u64().unwrap_or(0),
+            max_events: o["max_events"].as_u64(),
+        }
+    }
+
+    fn execution(&mut self, e: RawEvent, index: &mut HashMap<String, usize>) -> Execution {
+        let region = *index.entry(e.name.clone()).or_insert_with(|| {
+            self.regions.push(e.name.clone());
+            self.regions.len() - 1
+        });
+        let a = e.args;
+        Execution {
+            region,
+            variant: a.variant,
+            ts: e.ts,
+            dur: e.dur,
+            tid: e.tid,
+            decided: if a.mode.as_deref() == Some("decided") { Some(a.decision.unwrap_or_else(|| "?".into())) } else { None },
+            cold: a.cold.unwrap_or(false),
+            device: a.device,
+            features: a.features.map(|m| m.into_iter().collect()).unwrap_or_default(),
+        }
+    }
+
+    /// The variant's name as the summary shows it.
+    pub fn variant_name(x: &Execution) -> &str {
+        x.variant.as_deref().unwrap_or("(none)")
+    }
+}
+
+/// What the trace says about one variant of a region.
+#[derive(Serialize, Debug, Default)]
+pub struct VariantSummary {
+    pub variant: String,
+    pub executions: u64,
+    pub total_us: f64,
+    pub mean_us: f64,
+    /// Share of the region's time.
+    pub share: f64,
+}
+
+/// What the trace says about one region.
+#[derive(Serialize, Debug, Default)]
+pub struct RegionSummary {
+    pub region: String,
+    pub executions: u64,
+    pub total_us: f64,
+    pub mean_us: f64,
+    pub exploring: u64,
+    pub decided: u64,
+    /// Decided executions by what decided: trained, explored, fixed.
+    pub decided_by: BTreeMap<String, u64>,
+    pub threads: usize,
+    pub variants: Vec<VariantSummary>,
+}
+
+/// The whole summary (`--json` prints it).
+#[derive(Serialize, Debug)]
+pub struct Summary {
+    pub program: String,
+    pub executions: u64,
+    pub dropped: u64,
+    pub max_events: Option<u64>,
+    pub threads: usize,
+    /// From the first start to the last end, µs.
+    pub span_us: f64,
+    pub regions: Vec<RegionSummary>,
+}
+
+/// Sums the trace per region and variant.
+pub fn summarize(t: &Trace) -> Summary {
+    let mut regions: Vec<RegionSummary> = t.regions.iter().map(|r| RegionSummary { region: r.clone(), ..Default::default() }).collect();
+    let mut threads: Vec<BTreeSet<i64>> = vec![BTreeSet::new(); regions.len()];
+    let mut variants: Vec<BTreeMap<String, VariantSummary>> = t
+        .regions
+        .iter()
+        .map(|r| {
+            t.declared
+                .get(r)
+                .into_iter()
+                .flatten()
+                .map(|v| (v.clone(), VariantSummary { variant: v.clone(), ..Default::default() }))
+                .collect()
+        })
+        .collect();
+    for x in &t.executions {
+        let r = &mut regions[x.region];
+        r.executions += 1;
+        r.total_us += x.dur;
+        match &x.decided {
+            None => r.exploring += 1,
+            Some(by) => {
+                r.decided += 1;
+                *r.decided_by.entry(by.clone()).or_default() += 1;
+            }
+        }
+        threads[x.region].insert(x.tid);
+        let name = Trace::variant_name(x);
+        let v =
+            variants[x.region].entry(name.to_owned()).or_insert_with(|| VariantSummary { variant: name.to_owned(), ..Default::default() });
+        v.executions += 1;
+        v.total_us += x.dur;
+    }
+    for (i, r) in regions.iter_mut().enumerate() {
+        r.mean_us = if r.executions > 0 { r.total_us / r.executions as f64 } else { 0.0 };
+        r.threads = threads[i].len();
+        let declared = t.declared.get(&r.region);
+        let mut vs: Vec<VariantSummary> = std::mem::take(&mut variants[i]).into_values().collect();
+        // the directive's order, then the others (none ran) by name
+        vs.sort_by_key(|v| declared.and_then(|d| d.iter().position(|n| *n == v.variant)).unwrap_or(usize::MAX));
+        for v in &mut vs {
+            v.mean_us = if v.executions > 0 { v.total_us / v.executions as f64 } else { 0.0 };
+            v.share = if r.total_us > 0.0 { v.total_us / r.total_us } else { 0.0 };
+        }
+        r.variants = vs;
+    }
+    let start = t.executions.iter().map(|x| x.ts).fold(f64::INFINITY, f64::min);
+    let end = t.executions.iter().map(|x| x.ts + x.dur).fold(f64::NEG_INFINITY, f64::max);
+    Summary {
+        program: t.program.clone(),
+        executions: t.executions.len() as u64,
+        dropped: t.dropped,
+        max_events: t.max_events,
+        threads: t.threads.len(),
+        span_us: if end > start { end - start } else { 0.0 },
+        regions,
+    }
+}
+
+fn us(x: f64) -> String {
+    fmt_ns(x * 1000.0)
+}
+
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// The summary as text.
+pub fn to_text(file: &Path, s: &Summary) -> String {
+    let mut out = format!(
+        "{}: program '{}', {} on {} over {}, {} dropped\n",
+        file.display(),
+        s.program,
+        plural(s.executions as usize, "execution"),
+        plural(s.threads, "thread"),
+        us(s.span_us),
+        s.dropped
+    );
+    if s.dropped > 0 {
+        let cap = s.max_events.map(|m| format!(" (OMPADAPT_TRACE_MAX={m})")).unwrap_or_default();
+        out.push_str(&format!(
+            "dropped: {} executions past the cap{cap} were not recorded; the counts below are of the recorded ones\n",
+            s.dropped
+        ));
+    }
+    for r in &s.regions {
+        let by: Vec<String> = r.decided_by.iter().map(|(k, n)| format!("{k} {n}")).collect();
+        let by = if by.is_empty() { String::new() } else { format!(" ({})", by.join(", ")) };
+        out.push_str(&format!(
+            "\nregion '{}': {}, total {}, mean {}; exploring {}, decided {}{by}; {}\n",
+            r.region,
+            plural(r.executions as usize, "execution"),
+            us(r.total_us),
+            us(r.mean_us),
+            r.exploring,
+            r.decided,
+            plural(r.threads, "thread")
+        ));
+        let mut rows = vec![["variant", "executions", "total", "mean", "share"].map(String::from).to_vec()];
+        for v in &r.variants {
+            rows.push(vec![
+                v.variant.clone(),
+                v.executions.to_string(),
+                us(v.total_us),
+                us(v.mean_us),
+                format!("{:.1} %", 100.0 * v.share),
+            ]);
+        }
+        out.push_str(&show::table(&rows, 2));
+    }
+    out
+}
+
+/// `ompadapt trace FILE [--html OUT]`.
+pub fn run(file: &Path, html_out: Option<&Path>, max_boxes: usize, as_json: bool) -> Result<()> {
+    let t = Trace::read(file)?;
+    let s = summarize(&t);
+    if as_json {
+        println!("{}", serde_json::to_string_pretty(&s)?);
+    } else {
+        print!("{}", to_text(file, &s));
+    }
+    if let Some(out) = html_out {
+        let page = html::page(file, &t, &s, max_boxes);
+        ompadapt_rt::safe_fs::write_file_atomic(out, page.as_bytes())
+            .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))?;
+        if !as_json {
+            println!("\ntimeline drawn in {}", out.display());
+        }
+    }
+    Ok(())
+}

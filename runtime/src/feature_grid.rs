@@ -1,0 +1,104 @@
+//! Derived sizes on a grid. The trip counts and mapped bytes the pass derives
+//! (`features(auto)`) change with every execution of a loop whose bounds depend on an
+//! enclosing loop: a triangular solver's inner `parallel for` has a new trip count at each of
+//! its thousands of steps. Kept exact, each value would be a feature vector of its own —
+//! explored, stored and loaded on its own, though a neighbour 1 % larger already shows how it
+//! runs — and the store would grow by every vector of every run. Above [`EXACT_UP_TO`] such
+//! values are therefore rounded down to a logarithmic grid of [`STEPS_PER_OCTAVE`] points per
+//! doubling (about 9 % apart, well inside the noise between two runs of a region), whose
+//! points are whole numbers; powers of two are points. Features the user writes stay exact.
+
+use ompadapt_abi::MAX_FEATURES;
+
+/// Values up to this stay exact (loops this short differ by more than 9 % per iteration).
+pub const EXACT_UP_TO: f64 = 32.0;
+/// Grid points per doubling.
+pub const STEPS_PER_OCTAVE: f64 = 8.0;
+
+/// Whether a feature of this name is a size the pass derives: `trip_count(...)` or
+/// `bytes_mapped`.
+pub fn is_derived_size(name: &str) -> bool {
+    let name = name.trim();
+    name == "bytes_mapped" || (name.starts_with("trip_count(") && name.ends_with(')'))
+}
+
+/// The positions (bit i: feature i) among `names` whose values go on the grid.
+pub fn derived_positions(names: &[String]) -> u32 {
+    names.iter().take(MAX_FEATURES).enumerate().filter(|(_, n)| is_derived_size(n)).fold(0, |m, (i, _)| m | 1 << i)
+}
+
+/// `x` rounded down to the grid: the largest grid point ≤ x; exact up to [`EXACT_UP_TO`] and
+/// for values that are not finite. Idempotent: a grid point maps to itself.
+pub fn on_grid(x: f64) -> f64 {
+    if !(x.is_finite() && x.abs() > EXACT_UP_TO) {
+        return x;
+    }
+    let a = x.abs();
+    let mut k = (a.log2() * STEPS_PER_OCTAVE).floor();
+    // The grid point of step k, as a whole number: ceil(2^(k/8)) lies within the step, which
+    // is wider than 1 above EXACT_UP_TO. Rounding of log2 may put `a` one step off.
+    let point = |k: f64| (2f64.powf(k / STEPS_PER_OCTAVE) - 1e-9).ceil();
+    if point(k) > a {
+        k -= 1.0;
+    } else if point(k + 1.0) <= a {
+        k += 1.0;
+    }
+    point(k).max(EXACT_UP_TO.floor() + 1.0).min(a).copysign(x)
+}
+
+/// `features` with the positions of `mask` on the grid, in `buf` (or `features` itself when
+/// `mask` is empty).
+pub fn apply<'a>(mask: u32, features: &'a [f64], buf: &'a mut [f64; MAX_FEATURES]) -> &'a [f64] {
+    if mask == 0 {
+        return features;
+    }
+    let n = features.len().min(MAX_FEATURES);
+    for (i, (b, &x)) in buf.iter_mut().zip(&features[..n]).enumerate() {
+        *b = if mask & (1 << i) != 0 { on_grid(x) } else { x };
+    }
+    &buf[..n]
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn small_values_and_powers_of_two_stay() {
+        for x in [0.0, 1.0, 7.0, 32.0, -5.0, 64.0, 1024.0, 4096.0, 1048576.0, f64::NAN, f64::INFINITY] {
+            let y = on_grid(x);
+            assert!(y == x || (x.is_nan() && y.is_nan()), "{x} -> {y}");
+        }
+    }
+
+    #[test]
+    fn the_grid_is_whole_monotone_idempotent_and_about_nine_percent_wide() {
+        let mut last = 0.0;
+        let mut points = 0;
+        for x in 33..2_000_000u64 {
+            let x = x as f64;
+            let y = on_grid(x);
+            assert!(y <= x && y > 32.0 && y.fract() == 0.0, "{x} -> {y}");
+            assert!(y >= last, "not monotone at {x}");
+            assert_eq!(on_grid(y), y, "{x} -> {y} is not a grid point");
+            assert!((x - y) / x < 0.095, "{x} -> {y}: more than a step below");
+            if y != last {
+                points += 1;
+                last = y;
+            }
+        }
+        // 33 .. 2^21: about 15 octaves of 8 points
+        assert!((120..=130).contains(&points), "{points} grid points");
+        assert_eq!(on_grid(-5000.0), -on_grid(5000.0));
+    }
+
+    #[test]
+    fn only_derived_sizes_are_on_the_grid() {
+        let names: Vec<String> = ["n", "trip_count(i)", "ops", "bytes_mapped", "trip_count(i,j)"].map(String::from).into();
+        let mask = derived_positions(&names);
+        assert_eq!(mask, 0b11010);
+        let mut buf = [0.0; MAX_FEATURES];
+        assert_eq!(apply(mask, &[5000.0, 5000.0, 5000.0, 100.0, 7.0], &mut buf), &[5000.0, on_grid(5000.0), 5000.0, on_grid(100.0), 7.0]);
+        assert_eq!(apply(0, &[5000.0], &mut buf), &[5000.0]);
+    }
+}
