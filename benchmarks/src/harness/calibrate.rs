@@ -162,12 +162,14 @@ impl Probe<'_> {
         let mut steps = k.min_steps;
         let mut candidates = variants.to_vec();
         let mut last = (f64::NAN, String::new());
-        for _ in 0..ROUNDS {
+        for round in 1..=ROUNDS {
             self.pb.set_message(format!("{} {n}: calibrating ({steps} steps)", k.name));
             let times = self.pinned_times(n, steps, &candidates)?;
             let best = fastest(&times.iter().map(|t| t.1).collect::<Vec<_>>());
             last = times.iter().find(|t| t.1 == best).map(|(v, t)| (*t, v.clone())).unwrap_or((best, String::new()));
-            if best >= target_s || steps >= MAX_STEPS {
+            // the last round's steps are kept as measured (the quality table shows a run
+            // that stays short), not scaled once more unmeasured
+            if best >= target_s || steps >= MAX_STEPS || round == ROUNDS {
                 break;
             }
             candidates = contenders(&times, best);

@@ -9,7 +9,7 @@
 //!   takes one exploring execution per region out;
 //! - **off its choice**: executions the model itself gave another variant, costed alike;
 //! - **training in the run**: the fitting time of a model trained after the start (Online);
-//! - **decision and timing**: what the runtime adds per execution (README, "Performance": 22 ns
+//! - **decision and timing**: what the runtime adds per execution (docs/performance.md, "The runtime's overhead": 22 ns
 //!   per trained execution, 37 ns per exploring or timed one) — an upper bound, the static runs
 //!   pay part of it too;
 //! - **the rest**, against the runs' spread: within the larger of the static configuration's and
@@ -24,9 +24,9 @@ use super::runner::Output;
 
 /// An adaptive run this much slower than the static run of its choice is explained.
 pub const LISTED: f64 = 0.01;
-/// One trained execution's cost in the runtime, ns (README, "Performance": 21.4–22.2 ns).
+/// One trained execution's cost in the runtime, ns (docs/performance.md, "The runtime's overhead": 21.4–22.2 ns).
 const DECIDE_NS: f64 = 22.0;
-/// One exploring or timed execution's cost, ns (README, "Performance": 36.9 ns).
+/// One exploring or timed execution's cost, ns (docs/performance.md, "The runtime's overhead": 36.9 ns).
 const TIMED_NS: f64 = 37.0;
 
 /// One adaptive comparator at one input, slower than the static run of its choice.
