@@ -13,7 +13,8 @@
 #           runtime explores and chooses. Table: checks.md / checks.tsv
 #   bench   `ompadapt bench` on one kernel per use-case (CPU/GPU: heat2d, GPU threads:
 #           heat2d-threads, co-scheduling: xsbench-cosched), then, while the budget lasts,
-#           one more per use-case; one repeat per configuration. Results: bench/KERNEL/
+#           one more per use-case and the host loops (jacobi2d); one repeat per configuration.
+#           Results: bench/KERNEL/
 #   sweep   thread_limit (heat2d-threads) and coschedule fractions (xsbench-cosched) over
 #           growing inputs, every variant pinned in turn. Table: sweep.md / sweep.tsv
 # --quick: small inputs everywhere (the host-offload twin's test). Every run has its own
@@ -344,7 +345,7 @@ bench_step() {
   local bench_end_at=$(($(now) + $(left) * 70 / 100)) first extra k i t n
   [ "$quick" = 1 ] && bench_end_at=$(($(now) + $(left) * 75 / 100))
   first=(heat2d heat2d-threads xsbench-cosched)
-  extra=(smith_waterman amgmk_relax-threads rsbench-cosched)
+  extra=(smith_waterman amgmk_relax-threads rsbench-cosched jacobi2d)
   [ "$quick" = 1 ] && extra=()
   local opts=(--repeats 1 --doubt 0 --strategies roundrobin)
   [ "$quick" = 1 ] && opts=(--smoke --repeats 1 --doubt 0 --strategies roundrobin --shuffles 2)

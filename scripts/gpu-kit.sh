@@ -73,7 +73,9 @@ amgmk_relax-threads amgmk_relax.c -DUSE_THREADS
 heat2d-threads heat2d.c -DUSE_THREADS
 lbm2d-threads lbm2d.c -DUSE_THREADS
 xsbench-cosched xsbench.c -DUSE_COSCHED
-rsbench-cosched rsbench.c -DUSE_COSCHED"
+rsbench-cosched rsbench.c -DUSE_COSCHED
+jacobi2d jacobi2d.c -DUSE_HOST
+triangular triangular.c -DUSE_HOST"
 bench_names="$(grep -o 'name: "[^"]*"' "$root/benchmarks/src/harness/kernels.rs" | cut -d'"' -f2 | sort)"
 [ "$bench_names" = "$(echo "$kernels" | cut -d' ' -f1 | sort)" ] ||
   die "the kernels of benchmarks/src/harness/kernels.rs changed (${bench_names//$'\n'/ }): update the list in $0"
