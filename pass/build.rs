@@ -1,6 +1,9 @@
 //! Builds the C++ side of the pass against the distribution's LLVM 19: its registration with
 //! LLVM's new pass manager (shim/pass_plugin.cpp) and its optimisation remarks
-//! (shim/remarks.cpp); inkwell/llvm-sys link libLLVM itself.
+//! (shim/remarks.cpp); inkwell/llvm-sys link libLLVM itself. Also compiles the runtime loader
+//! of the lowering header (loader/ompadapt_loader.cpp) to assembly for each host architecture the
+//! pass adds it for (src/loader.rs).
+use std::path::Path;
 use std::process::Command;
 
 const SHIM_FILES: [&str; 2] = ["shim/pass_plugin.cpp", "shim/remarks.cpp"];
@@ -22,10 +25,71 @@ fn main() {
         build.compiler("clang++-19");
     }
     build.files(SHIM_FILES).compile("ompadapt_pass_shim");
+    let out = std::env::var("OUT_DIR").expect("OUT_DIR");
+    for (arch, triple, landing_pads) in LOADER_TARGETS {
+        let asm = compile_loader(triple, landing_pads);
+        std::fs::write(Path::new(&out).join(format!("loader-{arch}.s")), module_asm(&asm)).expect("write the loader");
+    }
     let libdir = include.replace("/include", "/lib");
     println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,{libdir}");
-    for file in SHIM_FILES {
+    for file in SHIM_FILES.iter().chain(LOADER_SOURCES.iter()) {
         println!("cargo:rerun-if-changed={file}");
     }
     println!("cargo:rerun-if-env-changed=LLVM_CONFIG");
+}
+
+/// The loader and what it includes.
+const LOADER_SOURCES: [&str; 3] =
+    ["loader/ompadapt_loader.cpp", "../plugin/include/ompadapt_lowering.h", "../runtime/include/ompadapt.h"];
+
+/// Architecture (as `ompadapt_abi::markers::PRECOMPILED_LOADER_ARCHES` names it), triple, and the
+/// flag that gives indirect-branch landing pads: harmless where unused, needed where a program
+/// enforces them (the table's functions are called indirectly).
+const LOADER_TARGETS: [(&str, &str, &str); 2] = [
+    ("x86_64", "x86_64-linux-gnu", "-fcf-protection=branch"),
+    ("aarch64", "aarch64-linux-gnu", "-mbranch-protection=bti"),
+];
+
+/// The loader compiled for `triple`: position-independent (it goes into executables and shared
+/// libraries alike), optimised for size (it runs once per process).
+fn compile_loader(triple: &str, landing_pads: &str) -> String {
+    let cxx = std::env::var("OMPADAPT_CLANGXX").unwrap_or_else(|_| "clang++-19".into());
+    let output = Command::new(&cxx)
+        .args([&format!("--target={triple}"), "-x", "c++", "-std=c++17", "-Os", "-fPIC", "-S", "-o", "-"])
+        .args(["-fno-addrsig", "-fno-exceptions", "-fno-rtti", "-fno-ident", landing_pads])
+        .args(["-I../runtime/include", "-I../plugin/include", "loader/ompadapt_loader.cpp"])
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {cxx} ({e}); run scripts/bootstrap.sh to install clang 19"));
+    assert!(output.status.success(), "compiling the loader for {triple} failed:\n{}", String::from_utf8_lossy(&output.stderr));
+    String::from_utf8(output.stdout).expect("utf-8 assembly")
+}
+
+/// `asm` made fit to share a module with the code clang generates: its local labels renamed
+/// (they would clash with the module's own `.L` labels), and what describes a whole object file
+/// dropped (`.file`, the stack note, the property note: the module's own flags decide those).
+fn module_asm(asm: &str) -> String {
+    let mut out = String::from("\t.pushsection .text\n");
+    let mut in_note = false;
+    for line in asm.lines() {
+        let directive = line.trim_start();
+        if directive.starts_with(".section") {
+            in_note = directive.contains(".note.gnu.property");
+            if in_note || directive.contains(".note.GNU-stack") {
+                continue;
+            }
+        } else if directive.starts_with(".text") {
+            in_note = false;
+        }
+        if in_note || directive.starts_with(".file") {
+            continue;
+        }
+        if directive.starts_with(".asciz") || directive.starts_with(".ascii") {
+            out.push_str(line);
+        } else {
+            out.push_str(&line.replace(".L", ".L__ompadapt_loader."));
+        }
+        out.push('\n');
+    }
+    out.push_str("\t.popsection\n");
+    out
 }

@@ -63,6 +63,27 @@ pub const HOST_EXIT: Marker = Marker {
 /// Every marker function, in the order the lowering header defines them.
 pub const MARKERS: [Marker; 5] = [LAUNCH_SITE, AUTO_FEATURES, HOST_ENTER, HOST_EXIT, HOST_GUARD];
 
+/// The runtime loader's symbol (`__ompadapt_api_load` of the lowering header), with the API
+/// version in it so that objects of different ompadapt versions never share one. Where it is
+/// precompiled (see [`PRECOMPILED_LOADER_ARCHES`]) the header only declares it and what the
+/// generated code calls, and the pass adds the code.
+pub const RUNTIME_LOADER: &str = "__ompadapt_v3_load_runtime";
+
+/// The prefix of every symbol of the precompiled support code: the loader, its helpers, and the
+/// begin, end and team-size functions the generated code calls where the loader is precompiled.
+pub const SUPPORT_PREFIX: &str = "__ompadapt_v3_";
+
+/// The host architectures (the triple's first component, on Linux) for which the loader is
+/// compiled when ompadapt is built (pass/build.rs) and the pass adds it to modules as assembly.
+pub const PRECOMPILED_LOADER_ARCHES: [&str; 2] = ["x86_64", "aarch64"];
+
+/// Whether `triple`'s modules get the precompiled loader.
+pub fn has_precompiled_loader(triple: &str) -> bool {
+    let mut parts = triple.split('-');
+    let arch = parts.next().unwrap_or_default();
+    PRECOMPILED_LOADER_ARCHES.contains(&arch) && triple.contains("-linux")
+}
+
 impl Marker {
     /// The Itanium-mangled prefixes of the name in C++: `_ZL<length><name>` (a `static`
     /// function) and `_Z<length><name>`; the parameter types follow.
@@ -99,6 +120,17 @@ mod tests {
         assert!(!LAUNCH_SITE.names(b"_ZL23__ompadapt_launch_siteiiiPKc"));
         assert!(!LAUNCH_SITE.names(b"__ompadapt_launch_site2"));
         assert!(!LAUNCH_SITE.names(b"_ZL22__ompadapt_launch_siteiiiPKc.1"));
+    }
+
+    #[test]
+    fn the_precompiled_loader_is_for_linux_hosts_it_was_built_for() {
+        assert!(has_precompiled_loader("x86_64-pc-linux-gnu"));
+        assert!(has_precompiled_loader("x86_64-unknown-linux-gnu"));
+        assert!(has_precompiled_loader("aarch64-unknown-linux-gnu"));
+        assert!(!has_precompiled_loader("x86_64-apple-darwin"));
+        assert!(!has_precompiled_loader("powerpc64le-unknown-linux-gnu"));
+        assert!(!has_precompiled_loader("nvptx64-nvidia-cuda"));
+        assert!(!has_precompiled_loader(""));
     }
 
     #[test]

@@ -1,5 +1,5 @@
 /* Overhead of one adaptive region execution as a program compiled with -fplugin sees it: the
- * lowered begin (2 features, through __ompadapt_api()), the variant read by model_output, and
+ * lowered begin (2 features, through __ompadapt_begin), the variant read by model_output, and
  * end, around an empty body. Trains first (2 variants x 4 feature vectors), then times
  * ITERS executions of the trained region and prints the median of REPEATS batches. */
 #include <stdio.h>

@@ -72,3 +72,13 @@ pub fn unlowered_warning(function: &str, model: &str, why: Unlowered) -> String 
 pub fn malformed_marker_warning(function: &str, marker: &str, reason: &str) -> String {
     format!("{WARNING_PREFIX}in function '{function}': ignoring a call of {marker}: {reason}")
 }
+
+/// A module that calls the precompiled runtime loader for a target it was not built for (the
+/// plugin only asks for it where it exists: a plugin and pass of different builds).
+pub fn no_loader_warning(triple: &str) -> String {
+    format!(
+        "{WARNING_PREFIX}the module calls the precompiled support code ({}*) but this build of the pass has none for \
+         '{triple}'; the link will fail: use a plugin and pass of the same build",
+        ompadapt_abi::markers::SUPPORT_PREFIX
+    )
+}

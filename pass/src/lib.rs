@@ -28,7 +28,8 @@
 //! - [`dispatch`]: the rewrite; [`device_globals`]: the `declare target` variables a kernel
 //!   reaches (the cpu variant's runtime copies treat them as present storage);
 //! - [`metadata`]: `!ompadapt.regions` and `!ompadapt.dispatch`;
-//! - [`module_kind`]: host vs device modules;
+//! - [`module_kind`]: host vs device modules; [`loader`]: the runtime loader, precompiled, added
+//!   to the modules that call it;
 //! - [`diagnostics`]: the warnings; [`remarks`]: the optimisation remarks (docs/remarks.md);
 //! - [`auto_features`]: the `features(auto)` markers, with [`worksharing`] (the loops a launch
 //!   runs), [`slice`] (bounds rebuilt at the marker), [`memory`] (what may write what),
@@ -43,6 +44,7 @@ pub mod dispatch;
 pub mod ir;
 pub mod launch_search;
 pub mod launch_site;
+pub mod loader;
 pub mod map_sizes;
 pub mod memory;
 pub mod metadata;
@@ -130,6 +132,13 @@ pub fn transform_module(module: &Module<'_>) -> PassOutcome {
     let mut outcome = PassOutcome::default();
     if module_kind::is_device_module(module) {
         return outcome;
+    }
+    match loader::add_loader(module) {
+        loader::LoaderOutcome::Added => outcome.changed = true,
+        loader::LoaderOutcome::NoAssemblyFor => outcome.warnings.push(diagnostics::no_loader_warning(
+            &module.get_triple().as_str().to_string_lossy(),
+        )),
+        loader::LoaderOutcome::NotNeeded => {}
     }
     // Automatic features first: they are sliced to the region's marker while the launch is
     // still clang's, before it becomes a dispatch.

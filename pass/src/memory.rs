@@ -160,6 +160,13 @@ fn is_ompadapt_api_call(call: ValueRef) -> bool {
     ir::is_call(p) && ir::callee_name(p).contains("__ompadapt_api")
 }
 
+/// The lowering header's ways into the runtime (`__ompadapt_api`, `__ompadapt_begin`,
+/// `__ompadapt_end`, and their precompiled forms): what they are given may be kept by the runtime.
+fn is_runtime_entry(name: &str) -> bool {
+    ["__ompadapt_api", "__ompadapt_begin", "__ompadapt_end"].iter().any(|e| name.contains(e))
+        || name.starts_with(ompadapt_abi::markers::SUPPORT_PREFIX)
+}
+
 /// `memory(...)` attribute of the call or its callee without any write effect.
 fn call_may_write_memory(call: ValueRef) -> bool {
     unsafe {
@@ -235,7 +242,7 @@ impl Escapes {
                             || name.starts_with("llvm.lifetime.")
                             || name.starts_with("llvm.dbg.")
                             || is_argmem_only_runtime_call(u)
-                            || (name.contains("__ompadapt_") && !name.contains("__ompadapt_api"));
+                            || (name.contains("__ompadapt_") && !is_runtime_entry(&name));
                         if !harmless {
                             return true;
                         }

@@ -12,6 +12,14 @@
  *                             getauxval(AT_SECURE)) $OMPADAPT_RUNTIME is ignored and the
  *                             default runtime is loaded only if it is trusted (see
  *                             __ompadapt_untrusted), as glibc ignores LD_PRELOAD there.
+ *   __ompadapt_api_load()     the loader behind it. Where the plugin defines
+ *                             __OMPADAPT_PRECOMPILED_LOADER (a host target ompadapt was built
+ *                             for, the ompadapt pass running, no LTO) it is only declared here:
+ *                             it was compiled once, when ompadapt was built (pass/loader), and
+ *                             the pass adds that code to the module as assembly in COMDAT
+ *                             groups, so the linker keeps one copy and no translation unit pays
+ *                             for compiling it. Elsewhere it is compiled here, without
+ *                             optimisation.
  *   __ompadapt_launch_site()  marker that the ompadapt pass replaces by a CPU/offload dispatch,
  *                             with the launch's num_teams and thread_limit.
  *   __ompadapt_auto_features() features(auto): replaced by the pass with the region's automatic
@@ -67,20 +75,6 @@ extern int __ompadapt_omp_in_parallel(void) __asm__("omp_in_parallel");
 extern void __ompadapt_omp_set_schedule(int, int) __asm__("omp_set_schedule");
 extern void __ompadapt_omp_get_schedule(int *, int *) __asm__("omp_get_schedule");
 
-/* The team size of a host parallel region's variant: `absolute` threads (num_threads=N, as the
- * user asked), else `share` of the machine's default team (threads=F: max(1, round(F *
- * omp_get_max_threads())), never more than the `program` would get — its num_threads clause,
- * else omp_get_max_threads(); programs size per-thread buffers by it), else the program's. */
-static inline int __ompadapt_team_size(int absolute, double share, int program) {
-  if (absolute > 0)
-    return absolute;
-  if (share > 0) {
-    int n = (int)(share * __ompadapt_omp_get_max_threads() + 0.5);
-    n = n < 1 ? 1 : n;
-    return n < program ? n : program;
-  }
-  return program;
-}
 
 /* model_output needs a modifiable lvalue of arithmetic type; `cls` is its
  * __builtin_classify_type (1 integer and C enum, 3 C++ enum, 4 bool, 8 real floating; 10 a
@@ -100,12 +94,71 @@ static inline void __ompadapt_check_output(int cls)
   (void)cls;
 }
 
+/* The loader: one symbol for every language, tied to the API version so that objects built by
+ * different versions of ompadapt never share one. */
+typedef char __ompadapt_loader_symbol_matches_api[OMPADAPT_API_VERSION == 3 ? 1 : -1];
+#define __OMPADAPT_LOADER_SYMBOL __asm__("__ompadapt_v3_load_runtime")
+
+#ifndef __OMPADAPT_DEFAULT_RUNTIME
+#define __OMPADAPT_DEFAULT_RUNTIME 0
+#endif
+
+#ifdef __OMPADAPT_PRECOMPILED_LOADER
+/* What the generated code calls, precompiled (see __ompadapt_api_load above): one call each.
+ * The default runtime is this translation unit's weak definition (every translation unit the
+ * plugin compiled has one; the loader reads whichever the linker kept). */
+#define __OMPADAPT_SUPPORT(name) __asm__("__ompadapt_v3_" #name) __attribute__((visibility("hidden")))
+extern const char *const __ompadapt_default_runtime __OMPADAPT_SUPPORT(default_runtime)
+    __attribute__((weak)) = __OMPADAPT_DEFAULT_RUNTIME;
+const struct ompadapt_api *__ompadapt_api(void) __OMPADAPT_SUPPORT(api);
+void __ompadapt_begin(void **, const char *, long, long, long, const double *, int, ompadapt_ctx *)
+    __OMPADAPT_SUPPORT(begin);
+void __ompadapt_end(ompadapt_ctx *) __OMPADAPT_SUPPORT(end);
+int __ompadapt_team_size(int, double, int) __OMPADAPT_SUPPORT(team_size);
+#else
+#ifdef __OMPADAPT_BUILDING_LOADER
+/* pass/loader: compiled once, optimised for size; `inline` gives each function and the
+ * fallback table its own COMDAT group (C++ vague linkage), `used` emits them. */
+#define __OMPADAPT_ONCE inline __attribute__((used, noinline, cold, visibility("hidden")))
+#define __OMPADAPT_FALLBACK inline __attribute__((used, visibility("hidden")))
+#define __OMPADAPT_FALLBACK_TABLE inline __attribute__((visibility("hidden")))
+#define __OMPADAPT_SUPPORT_FN inline __attribute__((used, visibility("hidden")))
+/* Every symbol carries the version (the fallback table is a member of the loader's). */
+#define __OMPADAPT_HELPER(name) __asm__("__ompadapt_v3_" #name)
+const struct ompadapt_api *__ompadapt_api_load(const char *) __OMPADAPT_LOADER_SYMBOL;
+const char *__ompadapt_untrusted(const char *, char *) __OMPADAPT_HELPER(untrusted);
+void __ompadapt_say(const char *) __OMPADAPT_HELPER(say);
+void __ompadapt_fallback_begin(void **, const char *, long, long, long, const double *, int,
+                               ompadapt_ctx *) __OMPADAPT_HELPER(fallback_begin);
+void __ompadapt_fallback_end(ompadapt_ctx *) __OMPADAPT_HELPER(fallback_end);
+void __ompadapt_fallback_unlowered(const char *) __OMPADAPT_HELPER(fallback_unlowered);
+void __ompadapt_fallback_unavailable(ompadapt_ctx *, int) __OMPADAPT_HELPER(fallback_unavailable);
+void *__ompadapt_fallback_host_enter(ompadapt_ctx *, int, int, long long, const void *,
+                                     const void *const *, int) __OMPADAPT_HELPER(fallback_host_enter);
+void __ompadapt_fallback_host_exit(void *) __OMPADAPT_HELPER(fallback_host_exit);
+extern const struct ompadapt_api __ompadapt_fallback_api __OMPADAPT_HELPER(fallback_api);
+const struct ompadapt_api *__ompadapt_api(void) __OMPADAPT_HELPER(api);
+void __ompadapt_begin(void **, const char *, long, long, long, const double *, int, ompadapt_ctx *)
+    __OMPADAPT_HELPER(begin);
+void __ompadapt_end(ompadapt_ctx *) __OMPADAPT_HELPER(end);
+int __ompadapt_team_size(int, double, int) __OMPADAPT_HELPER(team_size);
+extern const char *const __ompadapt_default_runtime __OMPADAPT_HELPER(default_runtime)
+    __attribute__((weak, visibility("hidden")));
+inline const struct ompadapt_api *__ompadapt_cached_api __OMPADAPT_HELPER(cached_api)
+    __attribute__((visibility("hidden"))) = 0;
+#undef __OMPADAPT_DEFAULT_RUNTIME
+#define __OMPADAPT_DEFAULT_RUNTIME (&__ompadapt_default_runtime ? __ompadapt_default_runtime : 0)
+#else
 /* Code that runs once per process (loading the runtime) or only without a runtime: compiled
  * without optimisation, so that the optimiser's time goes to the program, not to these helpers
  * (they are emitted in every translation unit with an adaptive region). */
-#define __OMPADAPT_ONCE __attribute__((unused, noinline, cold, optnone))
+#define __OMPADAPT_ONCE static inline __attribute__((unused, noinline, cold, optnone))
+#define __OMPADAPT_FALLBACK static inline __attribute__((unused))
+#define __OMPADAPT_FALLBACK_TABLE static __attribute__((unused))
+#define __OMPADAPT_SUPPORT_FN static inline __attribute__((always_inline, unused))
+#endif
 
-static inline __OMPADAPT_ONCE void __ompadapt_say(const char *s) {
+__OMPADAPT_ONCE void __ompadapt_say(const char *s) {
   unsigned long n = 0;
   while (s[n]) ++n;
   (void)__ompadapt_libc_write(2, s, n);
@@ -114,7 +167,7 @@ static inline __OMPADAPT_ONCE void __ompadapt_say(const char *s) {
 /* Without a runtime: the region runs its fallback variant, which the generated code stores in
  * ctx->variant and ctx->value before this call (the first variant, or for an associated region
  * the one mapped to its primary's first; the plugin knows which), and records nothing. */
-static inline __OMPADAPT_ONCE void
+__OMPADAPT_ONCE void
 __ompadapt_fallback_begin(void **slot, const char *spec, long min_train, long p1, long p2,
                           const double *features, int nfeatures, ompadapt_ctx *ctx) {
   (void)slot; (void)spec; (void)min_train; (void)p1; (void)p2; (void)features; (void)nfeatures;
@@ -122,27 +175,33 @@ __ompadapt_fallback_begin(void **slot, const char *spec, long min_train, long p1
   ctx->t0 = 0;
   ctx->nfeatures = 0;
 }
-static inline __attribute__((unused)) void __ompadapt_fallback_end(ompadapt_ctx *ctx) { (void)ctx; }
-static inline __attribute__((unused)) void __ompadapt_fallback_unlowered(const char *m) { (void)m; }
-static inline __attribute__((unused)) void __ompadapt_fallback_unavailable(ompadapt_ctx *ctx, int r) {
+__OMPADAPT_FALLBACK void __ompadapt_fallback_end(ompadapt_ctx *ctx) { (void)ctx; }
+__OMPADAPT_FALLBACK void __ompadapt_fallback_unlowered(const char *m) { (void)m; }
+__OMPADAPT_FALLBACK void __ompadapt_fallback_unavailable(ompadapt_ctx *ctx, int r) {
   ctx->variant = r;
 }
 /* Without a runtime nothing copies device data: the offload runs instead of the host version. */
-static inline __attribute__((unused)) void *__ompadapt_fallback_host_enter(ompadapt_ctx *ctx, int cpu, int r,
-                                                                          long long device, const void *kargs,
-                                                                          const void *const *globals, int nglobals) {
+__OMPADAPT_FALLBACK void *__ompadapt_fallback_host_enter(ompadapt_ctx *ctx, int cpu, int r, long long device,
+                                                        const void *kargs, const void *const *globals,
+                                                        int nglobals) {
   (void)cpu; (void)device; (void)kargs; (void)globals; (void)nglobals;
   ctx->variant = r;
   return 0;
 }
-static inline __attribute__((unused)) void __ompadapt_fallback_host_exit(void *run) { (void)run; }
+__OMPADAPT_FALLBACK void __ompadapt_fallback_host_exit(void *run) { (void)run; }
+
+/* The entry points without a runtime. */
+__OMPADAPT_FALLBACK_TABLE const struct ompadapt_api __ompadapt_fallback_api = {
+    OMPADAPT_API_VERSION,          __ompadapt_fallback_begin,       __ompadapt_fallback_end,
+    __ompadapt_fallback_unlowered, __ompadapt_fallback_unavailable, __ompadapt_fallback_host_enter,
+    __ompadapt_fallback_host_exit};
 
 /* Secure-execution mode only: why the runtime at `path` may not be loaded (0: it may, and
  * `real` holds its canonical path, which is what gets loaded). Trusted means: an absolute path
  * that resolves to a regular file such that it and every directory above it are owned by root
  * and writable by neither group nor others, so no one but root can replace it between this
  * check and the dlopen. A runtime in a build tree owned by another user is refused. */
-static inline __OMPADAPT_ONCE const char *__ompadapt_untrusted(const char *path, char *real) {
+__OMPADAPT_ONCE const char *__ompadapt_untrusted(const char *path, char *real) {
   struct __ompadapt_statx st;
   unsigned long i, end;
   if (path[0] != '/')
@@ -177,13 +236,7 @@ static inline __OMPADAPT_ONCE const char *__ompadapt_untrusted(const char *path,
 }
 
 /* Out of line and cold: the path buffer lives only while loading, not in every region's frame. */
-static inline __OMPADAPT_ONCE const struct ompadapt_api *__ompadapt_api_load(void) {
-  static const struct ompadapt_api fallback = {OMPADAPT_API_VERSION, __ompadapt_fallback_begin,
-                                               __ompadapt_fallback_end,
-                                               __ompadapt_fallback_unlowered,
-                                               __ompadapt_fallback_unavailable,
-                                               __ompadapt_fallback_host_enter,
-                                               __ompadapt_fallback_host_exit};
+__OMPADAPT_ONCE const struct ompadapt_api *__ompadapt_api_load(const char *default_runtime) {
   const char *path = 0;
   char real[4096];
   void *lib;
@@ -194,17 +247,15 @@ static inline __OMPADAPT_ONCE const struct ompadapt_api *__ompadapt_api_load(voi
   secure = __ompadapt_libc_getauxval(23 /* AT_SECURE */) != 0;
   if (!secure)
     path = __ompadapt_libc_getenv("OMPADAPT_RUNTIME");
-#ifdef __OMPADAPT_DEFAULT_RUNTIME
   if (!path || !*path)
-    path = __OMPADAPT_DEFAULT_RUNTIME;
-#endif
+    path = default_runtime;
   if (!path || !*path) {
     __ompadapt_say(secure ? "ompadapt: secure-execution mode (setuid, setgid or file capabilities): "
                             "OMPADAPT_RUNTIME is ignored and no runtime was installed beside the "
                             "plugin; link -lompadapt_rt; adaptive regions run their first variant\n"
                           : "ompadapt: no runtime library: set OMPADAPT_RUNTIME or link "
                             "-lompadapt_rt; adaptive regions run their first variant\n");
-    return &fallback;
+    return &__ompadapt_fallback_api;
   }
   if (secure) {
     const char *why = __ompadapt_untrusted(path, real);
@@ -216,7 +267,7 @@ static inline __OMPADAPT_ONCE const struct ompadapt_api *__ompadapt_api_load(voi
       __ompadapt_say(why);
       __ompadapt_say(" (link -lompadapt_rt, or install ompadapt as root); adaptive regions run "
                      "their first variant\n");
-      return &fallback;
+      return &__ompadapt_fallback_api;
     }
     path = real;
   }
@@ -231,20 +282,69 @@ static inline __OMPADAPT_ONCE const struct ompadapt_api *__ompadapt_api_load(voi
     __ompadapt_say(why ? why : "unknown error");
     __ompadapt_say("; adaptive regions run their first variant (set OMPADAPT_RUNTIME to "
                    "libompadapt_rt.so, or link -lompadapt_rt)\n");
-    return &fallback;
+    return &__ompadapt_fallback_api;
   }
   return api;
 }
 
-static inline __attribute__((always_inline)) const struct ompadapt_api *__ompadapt_api(void) {
+/* The runtime's entry points, loaded on first use. */
+__OMPADAPT_SUPPORT_FN const struct ompadapt_api *__ompadapt_api(void) {
+#ifdef __OMPADAPT_BUILDING_LOADER
+#define __OMPADAPT_CACHE __ompadapt_cached_api
+#else
   static const struct ompadapt_api *cached;
-  const struct ompadapt_api *a = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+#define __OMPADAPT_CACHE cached
+#endif
+  const struct ompadapt_api *a = __atomic_load_n(&__OMPADAPT_CACHE, __ATOMIC_ACQUIRE);
   if (__builtin_expect(a == 0, 0)) {
-    a = __ompadapt_api_load();
-    __atomic_store_n(&cached, a, __ATOMIC_RELEASE);
+    a = __ompadapt_api_load(__OMPADAPT_DEFAULT_RUNTIME);
+    __atomic_store_n(&__OMPADAPT_CACHE, a, __ATOMIC_RELEASE);
   }
   return a;
+#undef __OMPADAPT_CACHE
 }
+
+/* The begin and end of an adaptive region's execution (ompadapt.h). */
+#ifdef __OMPADAPT_BUILDING_LOADER
+/* Precompiled, the first begin (which loads the runtime) is a call of its own, so that every
+ * later one is a load and a jump, with no registers saved for the load. */
+void __ompadapt_first_begin(void **, const char *, long, long, long, const double *, int, ompadapt_ctx *)
+    __OMPADAPT_HELPER(first_begin);
+__OMPADAPT_ONCE void __ompadapt_first_begin(void **slot, const char *spec, long min_train, long p1, long p2,
+                                            const double *features, int nfeatures, ompadapt_ctx *ctx) {
+  __ompadapt_api()->begin(slot, spec, min_train, p1, p2, features, nfeatures, ctx);
+}
+#endif
+__OMPADAPT_SUPPORT_FN void __ompadapt_begin(void **slot, const char *spec, long min_train, long p1, long p2,
+                                            const double *features, int nfeatures, ompadapt_ctx *ctx) {
+#ifdef __OMPADAPT_BUILDING_LOADER
+  const struct ompadapt_api *a = __atomic_load_n(&__ompadapt_cached_api, __ATOMIC_ACQUIRE);
+  if (__builtin_expect(a == 0, 0)) {
+    __ompadapt_first_begin(slot, spec, min_train, p1, p2, features, nfeatures, ctx);
+    return;
+  }
+  a->begin(slot, spec, min_train, p1, p2, features, nfeatures, ctx);
+#else
+  __ompadapt_api()->begin(slot, spec, min_train, p1, p2, features, nfeatures, ctx);
+#endif
+}
+__OMPADAPT_SUPPORT_FN void __ompadapt_end(ompadapt_ctx *ctx) { __ompadapt_api()->end(ctx); }
+
+/* The team size of a host parallel region's variant: `absolute` threads (num_threads=N, as the
+ * user asked), else `share` of the machine's default team (threads=F: max(1, round(F *
+ * omp_get_max_threads())), never more than the `program` would get — its num_threads clause,
+ * else omp_get_max_threads(); programs size per-thread buffers by it), else the program's. */
+__OMPADAPT_SUPPORT_FN int __ompadapt_team_size(int absolute, double share, int program) {
+  if (absolute > 0)
+    return absolute;
+  if (share > 0) {
+    int n = (int)(share * __ompadapt_omp_get_max_threads() + 0.5);
+    n = n < 1 ? 1 : n;
+    return n < program ? n : program;
+  }
+  return program;
+}
+#endif /* __OMPADAPT_PRECOMPILED_LOADER */
 
 /* The launch of the target construct that follows: the ompadapt pass turns it into the
  * dispatch stub (use_host: run the host version; num_teams, thread_limit: set in the launch when

@@ -124,15 +124,17 @@ protected:
     if (!LO.OpenMP)
       return std::make_unique<ASTConsumer>();
     std::string Dir = pluginDirectory();
+    bool PassRuns = false;
     if (Args.RunPass && !Dir.empty())
-      registerPass(CI, Dir + "libompadapt_pass.so", Args.Remarks);
+      PassRuns = registerPass(CI, Dir + "libompadapt_pass.so", Args.Remarks);
     std::string Runtime;
     if (const char *Env = std::getenv("OMPADAPT_RUNTIME_DEFAULT"); Env && *Env)
       Runtime = Env;
     else if (!Dir.empty())
       Runtime = Dir + "libompadapt_rt.so";
     Preprocessor &PP = CI.getPreprocessor();
-    char *Prelude = ompadapt_prelude(Runtime.c_str());
+    char *Prelude = ompadapt_prelude(
+        Runtime.c_str(), CI.getTarget().getTriple().str().c_str(), PassRuns);
     PP.setPredefines(PP.getPredefines() + Prelude);
     ompadapt_string_free(Prelude);
     return std::make_unique<OmpAdaptConsumer>(!LO.OMPTargetTriples.empty(),

@@ -14,6 +14,7 @@
 
 #include <algorithm>
 #include <dlfcn.h>
+#include <unistd.h>
 #include <functional>
 #include <memory>
 
@@ -107,7 +108,7 @@ static std::string passRecordFile(const std::string &File) {
   return File.substr(0, Opt) + ".ompadapt" + File.substr(Opt);
 }
 
-void registerPass(CompilerInstance &CI, const std::string &PassLibrary,
+bool registerPass(CompilerInstance &CI, const std::string &PassLibrary,
                   bool Remarks) {
   CodeGenOptions &CG = CI.getCodeGenOpts();
   const LangOptions &LO = CI.getLangOpts();
@@ -126,6 +127,11 @@ void registerPass(CompilerInstance &CI, const std::string &PassLibrary,
     if (!CG.OptRecordFile.empty())
       CG.OptRecordFile = passRecordFile(CG.OptRecordFile);
   }
+  // Without offload targets the pass runs in the pipeline, which
+  // -disable-llvm-passes turns off.
+  bool PipelineRuns = !CG.DisableLLVMPasses || OffloadTargets;
+  return !LO.OpenMPIsTargetDevice && PipelineRuns && !CG.PrepareForLTO &&
+         !CG.PrepareForThinLTO && access(PassLibrary.c_str(), R_OK) == 0;
 }
 
 } // namespace ompadapt

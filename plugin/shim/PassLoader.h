@@ -22,8 +22,11 @@ std::string pluginDirectory();
 /// Registers the pass in `PassLibrary` with the compilation `CI`; `Remarks`:
 /// show the pass's optimisation remarks, as -Rpass=ompadapt,
 /// -Rpass-missed=ompadapt and -Rpass-analysis=ompadapt would (host
-/// compilations only: the pass leaves device modules alone).
-void registerPass(clang::CompilerInstance &CI, const std::string &PassLibrary,
+/// compilations only: the pass leaves device modules alone). Returns whether
+/// the pass will run on this compilation's host module (a host compilation
+/// whose pipeline runs, whose library exists, that is not prepared for LTO:
+/// an LTO link merges modules, and their precompiled code with them).
+bool registerPass(clang::CompilerInstance &CI, const std::string &PassLibrary,
                   bool Remarks);
 
 } // namespace ompadapt

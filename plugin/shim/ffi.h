@@ -133,8 +133,10 @@ void ompadapt_result_free(OaResult *Result);
 /// the last one.
 const char *ompadapt_unclosed(void *Session, size_t I, uint64_t *LocCookie);
 /// Text appended to the predefines of every translation unit (freed by
-/// ompadapt_string_free).
-char *ompadapt_prelude(const char *RuntimePath);
+/// ompadapt_string_free). `PassRuns`: the ompadapt pass will run on this
+/// compilation's host module, so that the runtime loader, where ompadapt has
+/// it precompiled for `Triple`, is only declared (the pass adds its code).
+char *ompadapt_prelude(const char *RuntimePath, const char *Triple, bool PassRuns);
 void ompadapt_string_free(char *S);
 
 /// C++ side, referenced from Rust so that the linker keeps the plugin's

@@ -443,9 +443,9 @@ const RUNTIME_HEADER: &str = include_str!("../../runtime/include/ompadapt.h");
 const LOWERING_HEADER: &str = include_str!("../include/ompadapt_lowering.h");
 
 /// # Safety
-/// `runtime_path` is a NUL-terminated string (may be empty).
+/// `runtime_path` and `triple` are NUL-terminated strings (may be empty or null).
 #[no_mangle]
-pub unsafe extern "C" fn ompadapt_prelude(runtime_path: *const c_char) -> *mut c_char {
+pub unsafe extern "C" fn ompadapt_prelude(runtime_path: *const c_char, triple: *const c_char, pass_runs: bool) -> *mut c_char {
     let given = if runtime_path.is_null() { String::new() } else { CStr::from_ptr(runtime_path).to_string_lossy().into_owned() };
     // Baked in as an absolute, link-free path: a relative one (`-fplugin=./libompadapt.so`)
     // would be resolved against whatever directory the program later runs in, and
@@ -463,6 +463,11 @@ pub unsafe extern "C" fn ompadapt_prelude(runtime_path: *const c_char) -> *mut c
     s.push_str(
         "#if !defined(__cplusplus) && !defined(__STDC_VERSION__)\n#define inline __inline__\n#define __OMPADAPT_UNDEF_INLINE\n#endif\n",
     );
+    // The loader was compiled once, for this target, when ompadapt was built: the pass adds it.
+    let triple = if triple.is_null() { String::new() } else { CStr::from_ptr(triple).to_string_lossy().into_owned() };
+    if pass_runs && ompadapt_abi::markers::has_precompiled_loader(&triple) {
+        s.push_str("#define __OMPADAPT_PRECOMPILED_LOADER 1\n");
+    }
     s.push_str(LOWERING_HEADER);
     s.push_str("\n#ifdef __OMPADAPT_UNDEF_INLINE\n#undef inline\n#undef __OMPADAPT_UNDEF_INLINE\n#endif\n#pragma clang diagnostic pop\n");
     cstring(&s).into_raw()

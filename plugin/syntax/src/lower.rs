@@ -1,7 +1,7 @@
 //! Lowering of adaptation regions into calls of the ompadapt runtime (runtime/include/
-//! ompadapt.h). The generated code reaches the runtime through `__ompadapt_api()`, defined in
-//! the header the plugin injects (plugin/include/ompadapt_lowering.h), which loads the runtime
-//! on first use unless the program links it.
+//! ompadapt.h). The generated code reaches the runtime through `__ompadapt_begin` and
+//! `__ompadapt_end`, declared in the header the plugin injects (plugin/include/
+//! ompadapt_lowering.h), whose loader loads the runtime on first use unless the program links it.
 //!
 //! Generated names carry the region's number in the translation unit, so that several regions
 //! (also nested ones, also with the same model) can share a scope.
@@ -224,7 +224,7 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
     // falls back to variant -1, for which every table of its lowering reads "as written".
     let (fallback, value) = if r.as_written_when_nested { (-1, 0.0) } else { (r.fallback() as i64, r.fallback_value()) };
     p.push(Piece::Text(format!(
-        " {context}.variant = {fallback}; {context}.value = {value:?}; __ompadapt_api()->begin(&{handle}, {spec}, "
+        " {context}.variant = {fallback}; {context}.value = {value:?}; __ompadapt_begin(&{handle}, {spec}, "
     )));
     let params = [r.min_train.clone(), r.params.first().cloned(), r.params.get(1).cloned()];
     for arg in params {
@@ -309,7 +309,7 @@ fn store_output(out: &ExprRef, context: &str, cplusplus: bool, p: &mut Vec<Piece
 
 /// Code for the end of region `id`: the runtime's end call on its context.
 pub fn end_region(id: u32) -> Piece {
-    Piece::Text(format!("__ompadapt_api()->end(&{});", context_var(id)))
+    Piece::Text(format!("__ompadapt_end(&{});", context_var(id)))
 }
 
 /// One arm of a run-time choice between directive variants.

@@ -48,7 +48,7 @@ fn begin_metadirective_end() {
     let r = s.on_pragma(&lex("begin adaptation model_name(by_len) features(N) variants(cpu, gpu)"), &ctx());
     assert!(r.diags.is_empty());
     let t = texts(&emitted(r));
-    assert!(t.contains("__ompadapt_api()->begin(&_ompadapt_h1"), "{t}");
+    assert!(t.contains("__ompadapt_begin(&_ompadapt_h1"), "{t}");
     assert!(t.contains("model=by_len;loc=t.c:1;features=N;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto\""), "{t}");
     let r = s.on_pragma(
         &lex("metadirective when(user={adaptation(by_len==cpu)}: parallel for) when(user={adaptation(by_len==gpu)}: target teams distribute parallel for)"),
@@ -60,7 +60,7 @@ fn begin_metadirective_end() {
     assert_eq!(t, "if ( _ompadapt_c1.variant == 0 ) { #omp[ <14..15> <15..16> ] STMT } else if ( _ompadapt_c1.variant == 1 ) { #omp[ <30..31> <31..32> <32..33> <33..34> <34..35> ] STMT } else { STMT }");
     let r = s.on_pragma(&lex("end adaptation model_name(by_len)"), &ctx());
     assert!(r.diags.is_empty());
-    assert_eq!(emitted(r), vec![Piece::Text("__ompadapt_api()->end(&_ompadapt_c1);".into())]);
+    assert_eq!(emitted(r), vec![Piece::Text("__ompadapt_end(&_ompadapt_c1);".into())]);
     assert!(s.unclosed_regions().is_empty());
 }
 
@@ -72,7 +72,7 @@ fn single_form_before_target_gets_offload_site() {
     let stmt = vec![Tok::new(TokKind::OmpBegin, ""), Tok::new(TokKind::Ident, "target"), Tok::new(TokKind::OmpEnd, "")];
     let t = texts(&s.on_statement(&stmt));
     assert!(
-        t.contains("__ompadapt_launch_site(_ompadapt_c1.variant == 0, 0, 0, \"m\"); STMT __ompadapt_api()->end(&_ompadapt_c1); }"),
+        t.contains("__ompadapt_launch_site(_ompadapt_c1.variant == 0, 0, 0, \"m\"); STMT __ompadapt_end(&_ompadapt_c1); }"),
         "{t}"
     );
     s.on_pragma(&lex("adaptation model_name(m) variants(cpu, gpu)"), &ctx());
@@ -143,7 +143,7 @@ fn declare_adaptation_primary_figure_6() {
     let t = texts(&s.on_statement(&lex("for (j = 0; j < n; ++j) f(j);")));
     assert!(t.contains("model=declare@t.c:1;loc=t.c:1;features=nDiag;variants=plain,parallel for,target teams distribute parallel for map(to:a[0:m]);values=0,1,2;numeric=0;model_type=dtree\""), "{t}");
     assert!(t.contains("(double)( <s0:8..9> )"), "{t}");
-    assert!(t.ends_with("if (_ompadapt_c1.variant == 0) { STMT } else if (_ompadapt_c1.variant == 1) { #omp[ <8..9> <9..10> ] STMT } else { #omp[ <13..14> <14..15> <15..16> <16..17> <17..18> <18..29> ] STMT } __ompadapt_api()->end(&_ompadapt_c1); }"), "{t}");
+    assert!(t.ends_with("if (_ompadapt_c1.variant == 0) { STMT } else if (_ompadapt_c1.variant == 1) { #omp[ <8..9> <9..10> ] STMT } else { #omp[ <13..14> <14..15> <15..16> <16..17> <17..18> <18..29> ] STMT } __ompadapt_end(&_ompadapt_c1); }"), "{t}");
 }
 
 #[test]
@@ -168,11 +168,11 @@ fn declare_adaptation_figure_7_associated_before_primary() {
     assert!(t.contains("(double)( <s0:12..13> )"), "the primary's feature, from the directive found ahead: {t}");
     assert!(t.contains(";use_model=scoring_loop;variant_mapping=2;primary=ompadapt1%3Bmodel%3Dscoring_loop%3Bloc%3Dt.c:13%3Bfeatures%3DnDiag%3Bvariants%3Dplain%2Cparallel for private(j)%2Ctarget teams distribute parallel for"), "{t}");
     assert!(
-        t.contains("_ompadapt_c1.variant = 1; _ompadapt_c1.value = 0.0; __ompadapt_api()->begin(&_ompadapt_h1, "),
+        t.contains("_ompadapt_c1.variant = 1; _ompadapt_c1.value = 0.0; __ompadapt_begin(&_ompadapt_h1, "),
         "without a runtime the primary runs variant 0, to which nothing maps: {t}"
     );
     assert!(
-        t.ends_with("if (_ompadapt_c1.variant == 0) { #omp[ <4..5> <5..6> <6..7> <7..18> ] } __ompadapt_api()->end(&_ompadapt_c1); }"),
+        t.ends_with("if (_ompadapt_c1.variant == 0) { #omp[ <4..5> <5..6> <6..7> <7..18> ] } __ompadapt_end(&_ompadapt_c1); }"),
         "{t}"
     );
     // The primary itself, then an associated region after it.
@@ -221,7 +221,7 @@ fn declare_adaptation_misuse() {
     assert!(r.diags.is_empty());
     let t = texts(&emitted(s.on_pragma(&lex("metadirective when(: target update to(a))"), &ctx())));
     assert!(t.contains("use_model=elsewhere;variant_mapping=1\""), "{t}");
-    assert!(t.contains("_ompadapt_c3.variant = 1; _ompadapt_c3.value = 0.0; __ompadapt_api()->begin(&_ompadapt_h3, "), "{t}");
+    assert!(t.contains("_ompadapt_c3.variant = 1; _ompadapt_c3.value = 0.0; __ompadapt_begin(&_ompadapt_h3, "), "{t}");
 }
 
 #[test]
@@ -274,7 +274,7 @@ fn cpu_variant_has_a_guard_and_no_copies() {
 fn fallback_variant_is_written_in_the_code() {
     let mut s = Session::new(true, false);
     let t = texts(&emitted(s.on_pragma(&lex("begin adaptation model_name(n) features(x) variants([0.5:2:0.5])"), &ctx())));
-    assert!(t.contains("_ompadapt_c1.variant = 0; _ompadapt_c1.value = 0.5; __ompadapt_api()->begin(&_ompadapt_h1, "), "{t}");
+    assert!(t.contains("_ompadapt_c1.variant = 0; _ompadapt_c1.value = 0.5; __ompadapt_begin(&_ompadapt_h1, "), "{t}");
     assert!(!t.contains("fallback"), "{t}");
     s.on_pragma(&lex("end adaptation"), &ctx());
     s.on_pragma(&lex("declare adaptation model_name(p) feature(n)"), &ctx());
@@ -283,5 +283,5 @@ fn fallback_variant_is_written_in_the_code() {
     // The second arm maps to the primary's first variant.
     s.on_pragma(&lex("declare adaptation use_model(p) variant_mapping(1, 0)"), &ctx());
     let t = texts(&emitted(s.on_pragma(&lex("metadirective when(: target update to(a)) when(: target update from(a))"), &ctx())));
-    assert!(t.contains("_ompadapt_c3.variant = 1; _ompadapt_c3.value = 1.0; __ompadapt_api()->begin(&_ompadapt_h3, "), "{t}");
+    assert!(t.contains("_ompadapt_c3.variant = 1; _ompadapt_c3.value = 1.0; __ompadapt_begin(&_ompadapt_h3, "), "{t}");
 }

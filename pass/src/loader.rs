@@ -1,0 +1,121 @@
+//! The runtime loader, compiled once when ompadapt was built (`loader/ompadapt_loader.cpp`, by
+//! build.rs) and added here, as module-level assembly, to each host module whose lowering header
+//! only declared it (the plugin decides, see `__OMPADAPT_PRECOMPILED_LOADER` in
+//! plugin/include/ompadapt_lowering.h). Every function and table of it is in a COMDAT group of
+//! its own, so a program keeps one copy however many translation units carry it, and no
+//! translation unit pays for compiling it (about a third of what auto mode added to a small
+//! translation unit's compile time).
+
+use inkwell::module::Module;
+use inkwell::values::{AsValueRef, FunctionValue};
+use ompadapt_abi::markers::{has_precompiled_loader, RUNTIME_LOADER, SUPPORT_PREFIX};
+
+/// The assembly for each architecture of `ompadapt_abi::markers::PRECOMPILED_LOADER_ARCHES`.
+const ASSEMBLY: [(&str, &str); 2] = [
+    ("x86_64", include_str!(concat!(env!("OUT_DIR"), "/loader-x86_64.s"))),
+    ("aarch64", include_str!(concat!(env!("OUT_DIR"), "/loader-aarch64.s"))),
+];
+
+/// The precompiled loader for modules of `triple`, if there is one.
+pub fn assembly_for(triple: &str) -> Option<&'static str> {
+    if !has_precompiled_loader(triple) {
+        return None;
+    }
+    let arch = triple.split('-').next()?;
+    ASSEMBLY.iter().find(|(a, _)| *a == arch).map(|(_, asm)| *asm)
+}
+
+/// What [`add_loader`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoaderOutcome {
+    /// The module does not call the loader, defines it, or already has its assembly.
+    NotNeeded,
+    /// The assembly was added.
+    Added,
+    /// The module calls the loader but no assembly exists for its triple.
+    NoAssemblyFor,
+}
+
+/// Adds the loader's assembly to `module` when it calls one of its functions (a symbol of
+/// [`SUPPORT_PREFIX`]) without defining it. Idempotent: a module that already carries the
+/// assembly is left alone.
+pub fn add_loader(module: &Module<'_>) -> LoaderOutcome {
+    let needed = module
+        .get_functions()
+        .any(|f| f.count_basic_blocks() == 0 && f.get_name().to_bytes().starts_with(SUPPORT_PREFIX.as_bytes()) && !unused(f));
+    if !needed {
+        return LoaderOutcome::NotNeeded;
+    }
+    let existing = module_asm(module);
+    if existing.contains(&format!("{RUNTIME_LOADER}:")) {
+        return LoaderOutcome::NotNeeded;
+    }
+    let triple = module.get_triple();
+    let Some(asm) = assembly_for(&triple.as_str().to_string_lossy()) else { return LoaderOutcome::NoAssemblyFor };
+    let mut text = existing;
+    if !text.is_empty() && !text.ends_with('\n') {
+        text.push('\n');
+    }
+    text.push_str(asm);
+    module.set_inline_assembly(&text);
+    LoaderOutcome::Added
+}
+
+fn unused(function: FunctionValue<'_>) -> bool {
+    // SAFETY: a valid function of a valid module.
+    unsafe { llvm_sys::core::LLVMGetFirstUse(function.as_value_ref()) }.is_null()
+}
+
+/// The module's inline assembly as it is.
+fn module_asm(module: &Module<'_>) -> String {
+    let mut len = 0usize;
+    // SAFETY: the module is valid; LLVM returns a pointer to its own string (not NUL-terminated)
+    // and the string's length, valid until the assembly changes.
+    unsafe {
+        let ptr = llvm_sys::core::LLVMGetModuleInlineAsm(module.as_mut_ptr(), &mut len);
+        if ptr.is_null() || len == 0 {
+            return String::new();
+        }
+        String::from_utf8_lossy(std::slice::from_raw_parts(ptr.cast::<u8>(), len)).into_owned()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    #[test]
+    fn each_architecture_has_assembly_that_assembles_alone() {
+        for arch in ompadapt_abi::markers::PRECOMPILED_LOADER_ARCHES {
+            let asm = assembly_for(&format!("{arch}-unknown-linux-gnu")).expect("assembly");
+            assert!(asm.contains(&format!("{RUNTIME_LOADER}:")), "{arch}: defines the loader");
+            // Local labels are renamed so as not to clash with the module's own.
+            for line in asm.lines().filter(|l| !l.trim_start().starts_with(".asci")) {
+                for (i, _) in line.match_indices(".L") {
+                    assert!(line[i..].starts_with(".L__ompadapt_loader."), "{arch}: a local label kept its name: {line}");
+                }
+            }
+            assert!(!asm.contains(".note.gnu.property") && !asm.contains(".file"), "{arch}: object-wide directives dropped");
+            let Ok(mut mc) = Command::new("llvm-mc-19")
+                .args([&format!("--triple={arch}-linux-gnu"), "-filetype=obj", "-o", "/dev/null"])
+                .stdin(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+            else {
+                continue;
+            };
+            mc.stdin.take().unwrap().write_all(asm.as_bytes()).unwrap();
+            let out = mc.wait_with_output().unwrap();
+            assert!(out.status.success(), "{arch}: {}", String::from_utf8_lossy(&out.stderr));
+        }
+    }
+
+    #[test]
+    fn other_targets_have_none() {
+        assert!(assembly_for("nvptx64-nvidia-cuda").is_none());
+        assert!(assembly_for("x86_64-apple-darwin").is_none());
+        assert!(assembly_for("riscv64-unknown-linux-gnu").is_none());
+    }
+}
