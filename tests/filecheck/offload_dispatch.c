@@ -21,7 +21,7 @@ void vecadd(double *A, double *B, double *C, int N) {
 // FRONTEND: call void @__ompadapt_launch_site(i32 {{.*}}, i32 {{.*}}, i32 {{.*}}, ptr {{.*}}@.str
 // FRONTEND: call i32 @__tgt_target_kernel(
 // FRONTEND: call void @__omp_offloading_{{.*}}_vecadd_l14(
-// FRONTEND: call void %{{.*}}(ptr {{.*}}%_ompadapt_c1)
+// FRONTEND: call void @__ompadapt_end(ptr {{.*}}%_ompadapt_c1)
 
 // PASS-LABEL: define {{.*}}void @vecadd(
 // PASS-NOT: __ompadapt_launch_site
