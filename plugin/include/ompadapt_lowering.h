@@ -36,7 +36,8 @@
  *   __ompadapt_team_size()    the team of a host region's variant: an absolute num_threads, a
  *                             share of the team the program would get, or that team.
  *
- * Everything is static inline: a translation unit without adaptive regions emits nothing.
+ * Everything is static inline or, where precompiled, only declared: a translation unit without
+ * adaptive regions emits nothing but (where precompiled) the weak pointer to the default runtime.
  * libc functions are reached through asm labels so that these declarations never clash with
  * the program's own <dlfcn.h> or <stdlib.h>. */
 #ifndef OMPADAPT_LOWERING_H
