@@ -210,6 +210,11 @@ pub fn entry_block(f: ValueRef) -> BlockRef {
     unsafe { LLVMGetEntryBasicBlock(f) }
 }
 
+/// Whether nothing uses `v` (any kind of value).
+pub fn unused(v: ValueRef) -> bool {
+    unsafe { LLVMGetFirstUse(v) }.is_null()
+}
+
 /// Users of `v` (any kind of value).
 pub fn users(v: ValueRef) -> Vec<ValueRef> {
     let mut out = Vec::new();

@@ -19,7 +19,6 @@
 
 use inkwell::module::Module;
 use inkwell::values::{AsValueRef, BasicValueEnum, FunctionValue, InstructionOpcode, InstructionValue, IntValue};
-use llvm_sys::core::LLVMGetFirstUse;
 pub use ompadapt_abi::markers::{Marker, HOST_ENTER, HOST_EXIT, HOST_GUARD, LAUNCH_SITE};
 
 use crate::cfg;
@@ -169,7 +168,7 @@ fn remove_marker_call<'ctx>(marker: InstructionValue<'ctx>, function: FunctionVa
 pub fn remove_unused_marker_functions(module: &Module<'_>) -> usize {
     let mut removed = 0;
     for f in marker_functions(module) {
-        if unsafe { LLVMGetFirstUse(f.as_value_ref()) }.is_null() {
+        if ir::unused(f.as_value_ref()) {
             unsafe { f.delete() };
             removed += 1;
         }
@@ -272,7 +271,7 @@ pub fn remove_guard(guard: &HostGuard<'_>) {
 /// Deletes the guard marker functions nothing calls any more.
 pub fn remove_unused_guard_functions(module: &Module<'_>) {
     for f in module.get_functions().filter(|f| HOST_GUARD.names(f.get_name().to_bytes())).collect::<Vec<_>>() {
-        if unsafe { LLVMGetFirstUse(f.as_value_ref()) }.is_null() {
+        if ir::unused(f.as_value_ref()) {
             unsafe { f.delete() };
         }
     }

@@ -7,7 +7,7 @@
 //! translation unit's compile time).
 
 use inkwell::module::Module;
-use inkwell::values::{AsValueRef, FunctionValue};
+use inkwell::values::AsValueRef;
 use ompadapt_abi::markers::{has_precompiled_loader, RUNTIME_LOADER, SUPPORT_PREFIX};
 
 /// The assembly for each architecture of `ompadapt_abi::markers::PRECOMPILED_LOADER_ARCHES`.
@@ -42,7 +42,7 @@ pub enum LoaderOutcome {
 pub fn add_loader(module: &Module<'_>) -> LoaderOutcome {
     let needed = module
         .get_functions()
-        .any(|f| f.count_basic_blocks() == 0 && f.get_name().to_bytes().starts_with(SUPPORT_PREFIX.as_bytes()) && !unused(f));
+        .any(|f| f.count_basic_blocks() == 0 && f.get_name().to_bytes().starts_with(SUPPORT_PREFIX.as_bytes()) && !crate::ir::unused(f.as_value_ref()));
     if !needed {
         return LoaderOutcome::NotNeeded;
     }
@@ -59,11 +59,6 @@ pub fn add_loader(module: &Module<'_>) -> LoaderOutcome {
     text.push_str(asm);
     module.set_inline_assembly(&text);
     LoaderOutcome::Added
-}
-
-fn unused(function: FunctionValue<'_>) -> bool {
-    // SAFETY: a valid function of a valid module.
-    unsafe { llvm_sys::core::LLVMGetFirstUse(function.as_value_ref()) }.is_null()
 }
 
 /// The module's inline assembly as it is.
