@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-const SHIM_FILES: [&str; 2] = ["shim/pass_plugin.cpp", "shim/remarks.cpp"];
+const SHIM_FILES: [&str; 3] = ["shim/pass_plugin.cpp", "shim/remarks.cpp", "shim/library.cpp"];
 
 fn main() {
     let exe = std::env::var("LLVM_CONFIG").unwrap_or_else(|_| "llvm-config-19".into());

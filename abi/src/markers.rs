@@ -60,8 +60,18 @@ pub const HOST_EXIT: Marker = Marker {
           host-enter function returned. Emitted because the host guard's body calls it.",
 };
 
+/// `__ompadapt_team_invariant(model)`, before a host parallel region of zero-source-change mode.
+pub const TEAM_INVARIANT: Marker = Marker {
+    name: "__ompadapt_team_invariant",
+    doc: "Before a host parallel region of zero-source-change mode; the generated code calls the \
+          runtime's begin and end only where it returns non-zero. The pass replaces the call by 1 \
+          where its analysis of the region's code (everything the parallel region runs) shows \
+          that the code cannot observe its team (its variants then apply), else by 0 with a \
+          remark saying why (the region runs as written). Without the pass it returns 0.",
+};
+
 /// Every marker function, in the order the lowering header defines them.
-pub const MARKERS: [Marker; 5] = [LAUNCH_SITE, AUTO_FEATURES, HOST_ENTER, HOST_EXIT, HOST_GUARD];
+pub const MARKERS: [Marker; 6] = [LAUNCH_SITE, AUTO_FEATURES, TEAM_INVARIANT, HOST_ENTER, HOST_EXIT, HOST_GUARD];
 
 /// The runtime loader's symbol (`__ompadapt_api_load` of the lowering header), with the API
 /// version in it so that objects of different ompadapt versions never share one. Where it is

@@ -73,8 +73,9 @@ struct TripCount {
     guards: Vec<(Rc<Expr>, bool)>,
 }
 
-/// Replaces every auto-features marker of `module`.
-pub fn lower_auto_features(module: &Module<'_>) -> AutoOutcome {
+/// Replaces every auto-features marker of `module`; those of the regions in `as_written` (which
+/// run as written: the runtime never sees them) by no features.
+pub fn lower_auto_features(module: &Module<'_>, as_written: &std::collections::HashSet<String>) -> AutoOutcome {
     let mut out = AutoOutcome::default();
     let calls: Vec<ValueRef> = module
         .get_functions()
@@ -90,7 +91,12 @@ pub fn lower_auto_features(module: &Module<'_>) -> AutoOutcome {
     ir::invalidate();
     for call in calls {
         let invoke = ir::opcode(call) == Some(LLVMOpcode::LLVMInvoke);
-        lower_one(module, data_layout, call, &sites, &mut out);
+        let model = ir::call_args(call).get(3).and_then(|m| ir::c_string(*m)).unwrap_or_default();
+        if as_written.contains(&model) {
+            replace_call(call, 0);
+        } else {
+            lower_one(module, data_layout, call, &sites, &mut out);
+        }
         out.changed = true;
         // The values emitted before the call moved instructions; an invoke became a branch.
         if invoke {
@@ -311,34 +317,13 @@ fn region_launch(call: ValueRef, model: &str, sites: &[LaunchSite<'_>]) -> Optio
         .filter(|s| s.function.as_value_ref() == ir::function_of(call) && s.model() == model)
         .map(|s| (s.marker.as_value_ref(), s))
         .collect();
-    let site = find_forward(call, |i| markers.get(&i).is_some_and(|_| ir::inst_dominates(call, i)));
+    let site = ir::first_after(call, |i| markers.get(&i).is_some_and(|_| ir::inst_dominates(call, i)));
     if let Some(site) = site.and_then(|m| markers.get(&m)) {
         if let LaunchSearch::Found(l) = find_launch_after(site, &Default::default()) {
             return Some(l.as_value_ref());
         }
     }
-    find_forward(call, |i| is_region_launch(i) && ir::inst_dominates(call, i))
-}
-
-/// The first instruction after `call`, in breadth-first block order, that satisfies `pred`.
-fn find_forward(call: ValueRef, mut pred: impl FnMut(ValueRef) -> bool) -> Option<ValueRef> {
-    let b = ir::block_of(call);
-    let idx = ir::index_in_block(call);
-    if let Some(i) = ir::instructions(b)[idx + 1..].iter().copied().find(|i| pred(*i)) {
-        return Some(i);
-    }
-    let mut seen = std::collections::HashSet::from([b]);
-    let mut queue: std::collections::VecDeque<_> = ir::successors(b).into();
-    while let Some(x) = queue.pop_front() {
-        if !seen.insert(x) {
-            continue;
-        }
-        if let Some(i) = ir::instructions(x).into_iter().find(|i| pred(*i)) {
-            return Some(i);
-        }
-        queue.extend(ir::successors(x));
-    }
-    None
+    ir::first_after(call, |i| is_region_launch(i) && ir::inst_dominates(call, i))
 }
 
 fn trip_count(data_layout: LLVMTargetDataRef, marker: ValueRef, launch: ValueRef, l: &WorksharingLoop) -> Result<TripCount, NoSlice> {

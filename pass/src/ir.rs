@@ -587,6 +587,27 @@ pub fn c_string(v: ValueRef) -> Option<String> {
     }
 }
 
+/// The first instruction after `call`, in breadth-first block order, that satisfies `pred`.
+pub fn first_after(call: ValueRef, mut pred: impl FnMut(ValueRef) -> bool) -> Option<ValueRef> {
+    let b = block_of(call);
+    let idx = index_in_block(call);
+    if let Some(i) = instructions(b)[idx + 1..].iter().copied().find(|i| pred(*i)) {
+        return Some(i);
+    }
+    let mut seen = HashSet::from([b]);
+    let mut queue: VecDeque<_> = successors(b).into();
+    while let Some(x) = queue.pop_front() {
+        if !seen.insert(x) {
+            continue;
+        }
+        if let Some(i) = instructions(x).into_iter().find(|i| pred(*i)) {
+            return Some(i);
+        }
+        queue.extend(successors(x));
+    }
+    None
+}
+
 /// `file:line` of an instruction's debug location, if it has one.
 pub fn debug_location(v: ValueRef) -> Option<String> {
     use llvm_sys::debuginfo::*;

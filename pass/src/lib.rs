@@ -3,7 +3,11 @@
 //! `cpu`: no data mapping, no offload) and the original offload (variant `gpu`), and replaces
 //! the `features(auto)` markers by features computed from the IR.
 //!
-//! First, each call of [`auto_features::AUTO_MARKER`] (`__ompadapt_auto_features(out, cap,
+//! First, each call of `__ompadapt_team_invariant` (before a host parallel region of
+//! zero-source-change mode) becomes 1 where the analysis of [`team`] shows that nothing the
+//! region runs can observe its team, else 0: the region then runs as written (see [`team`]).
+//!
+//! Then, each call of [`auto_features::AUTO_MARKER`] (`__ompadapt_auto_features(out, cap,
 //! &spec, "model", "loops")`) becomes the region's automatic features, computed at the call:
 //! loop trip counts sliced from the bounds of the worksharing loops its launch runs,
 //! `bytes_mapped` of an offload launch, and static features of the region's code; `*spec`
@@ -21,7 +25,9 @@
 //! device modules are never touched.
 //!
 //! Layout:
+//! - [`entry_points`]: the OpenMP runtime entry points the pass knows, with their roles;
 //! - [`omp_calls`]: libomptarget entry points and how to recognise their calls;
+//! - [`team`]: the team-size analysis of host regions of zero-source-change mode;
 //! - [`launch_site`]: marker discovery and removal (the names come from `ompadapt_abi::markers`);
 //! - [`launch_search`]: the launch that follows a marker;
 //! - [`cfg`]: successors, dominance, phi edits;
@@ -41,6 +47,7 @@ pub mod cfg;
 pub mod device_globals;
 pub mod diagnostics;
 pub mod dispatch;
+pub mod entry_points;
 pub mod ir;
 pub mod launch_search;
 pub mod launch_site;
@@ -54,6 +61,7 @@ pub mod plugin_entry;
 pub mod remarks;
 pub mod slice;
 pub mod static_features;
+pub mod team;
 pub mod worksharing;
 
 use std::collections::{BTreeSet, HashSet};
@@ -140,11 +148,16 @@ pub fn transform_module(module: &Module<'_>) -> PassOutcome {
         )),
         loader::LoaderOutcome::NotNeeded => {}
     }
-    // Automatic features first: they are sliced to the region's marker while the launch is
+    // Host regions of zero-source-change mode first: those whose code may observe their team
+    // run as written, and get no automatic features.
+    let team = team::lower_team_markers(module);
+    outcome.changed |= team.changed;
+    outcome.remarks = team.remarks;
+    // Automatic features next: they are sliced to the region's marker while the launch is
     // still clang's, before it becomes a dispatch.
-    let auto = auto_features::lower_auto_features(module);
+    let auto = auto_features::lower_auto_features(module, &team.as_written);
     outcome.changed |= auto.changed;
-    outcome.remarks = auto.remarks;
+    outcome.remarks.extend(auto.remarks);
     outcome.warnings.extend(auto.warnings);
     outcome.auto_features = auto.regions;
     let (sites, malformed) = find_launch_sites(module);

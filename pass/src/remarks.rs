@@ -91,6 +91,22 @@ remark_ids! {
     NoBytesMapped = "OMPADAPT134", Missed;
     /// More automatic features than the feature array holds.
     FeaturesDropped = "OMPADAPT135", Missed;
+    /// A host region of zero-source-change mode cannot observe its team: its variants apply.
+    TeamInvariant = "OMPADAPT140", Passed;
+    /// Left as written: its code asks for the team.
+    TeamQuery = "OMPADAPT141", Missed;
+    /// Left as written: thread-local data (in it, or in a parallel region of the module).
+    TeamThreadLocal = "OMPADAPT142", Missed;
+    /// Left as written: it calls code the compiler cannot see.
+    TeamOpaqueCall = "OMPADAPT143", Missed;
+    /// Left as written: it calls through a pointer.
+    TeamIndirectCall = "OMPADAPT144", Missed;
+    /// Left as written: every thread of the team has an effect outside worksharing.
+    TeamReplicatedEffect = "OMPADAPT145", Missed;
+    /// Left as written: a reduction's private copy is updated outside worksharing.
+    TeamReductionCopy = "OMPADAPT146", Missed;
+    /// Left as written: no parallel region follows the marker.
+    TeamNoRegion = "OMPADAPT147", Missed;
 }
 
 /// One remark about an adaptive region, kept until it is emitted (after the rewrite, which may

@@ -11,7 +11,7 @@ use std::process::Command;
 use common::{have_clang, parse, run_ok, scratch, CLANG, CLANGXX};
 use inkwell::context::Context;
 use inkwell::module::Module;
-use ompadapt_abi::markers::{Marker, AUTO_FEATURES, HOST_GUARD, LAUNCH_SITE, MARKERS};
+use ompadapt_abi::markers::{Marker, AUTO_FEATURES, HOST_GUARD, LAUNCH_SITE, MARKERS, TEAM_INVARIANT};
 use ompadapt_pass::auto_features::is_auto_marker_name;
 use ompadapt_pass::launch_site::{host_run_functions, is_guard_call, is_marker_call, marker_functions};
 
@@ -27,6 +27,7 @@ static double out[4];
 static const char *spec = "";
 void uses(ompadapt_ctx *ctx) {
   int k = __ompadapt_auto_features(out, 4, &spec, "m", "i");
+  k += __ompadapt_team_invariant("m");
   __ompadapt_host_guard(ctx, 0, -1, "m");
   __ompadapt_launch_site(k, 0, 0, "m");
 }
@@ -110,7 +111,7 @@ fn markers_are_defined_in_the_header_and_written_by_the_frontend() {
         assert!(header.contains(&format!("{}(", marker.name)), "{} is not in the lowering header", marker.name);
     }
     let frontend = rust_sources(&root.join("plugin/syntax/src"));
-    for marker in [LAUNCH_SITE, HOST_GUARD, AUTO_FEATURES] {
+    for marker in [LAUNCH_SITE, HOST_GUARD, AUTO_FEATURES, TEAM_INVARIANT] {
         assert!(frontend.contains(&format!("{}(", marker.name)), "the frontend does not write {}", marker.name);
     }
 }

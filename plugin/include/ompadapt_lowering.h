@@ -24,6 +24,9 @@
  *                             with the launch's num_teams and thread_limit.
  *   __ompadapt_auto_features() features(auto): replaced by the pass with the region's automatic
  *                             features (0 without the pass).
+ *   __ompadapt_team_invariant() whether a host region of zero-source-change mode may run its
+ *                             variants: 1 where the pass shows it cannot observe its team, else 0
+ *                             (also without the pass).
  *   __ompadapt_host_guard()   marker before the launch site of a region with a `cpu` variant:
  *                             the pass makes the stub's host path call
  *                             __ompadapt_host_enter()/__ompadapt_host_exit() around the host
@@ -364,6 +367,16 @@ static inline __attribute__((noinline)) void __ompadapt_launch_site(int use_host
 static inline __attribute__((noinline)) int __ompadapt_auto_features(double *out, int cap, const char **spec,
                                                                      const char *model, const char *loops) {
   (void)out; (void)cap; (void)spec; (void)model; (void)loops;
+  return 0;
+}
+
+/* A host parallel region of zero-source-change mode runs its variants (the runtime's begin and
+ * end are called) only where this returns non-zero. The ompadapt pass replaces the call by 1
+ * where its analysis shows that nothing the region runs can observe its team (the thread's
+ * number, the team's size, thread-local data, code it cannot see, an effect every thread has),
+ * else by 0 with a remark saying why. Without the pass: 0, the region runs as written. */
+static inline __attribute__((noinline)) int __ompadapt_team_invariant(const char *model) {
+  (void)model;
   return 0;
 }
 

@@ -30,6 +30,8 @@ struct Program {
     dir: PathBuf,
     source: String,
     invariant: bool,
+    /// The program's other translation units (every other `.c`/`.cpp` of its folder).
+    others: Vec<String>,
     /// `// expect: adaptive` lines, and `// expect: left <reason>` lines with the reason.
     adaptive: BTreeSet<usize>,
     left: BTreeMap<usize, String>,
@@ -65,7 +67,13 @@ fn programs() -> Vec<Program> {
                 };
             }
             let invariant = text.lines().next().is_some_and(|l| l.contains("team-size invariant"));
-            Some(Program { name: dir.file_name()?.to_string_lossy().into_owned(), dir, source, invariant, adaptive, left })
+            let mut others: Vec<String> = std::fs::read_dir(&dir)
+                .ok()?
+                .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                .filter(|f| f != &source && (f.ends_with(".c") || f.ends_with(".cpp")))
+                .collect();
+            others.sort();
+            Some(Program { name: dir.file_name()?.to_string_lossy().into_owned(), dir, source, invariant, others, adaptive, left })
         })
         .collect();
     v.sort_by(|a, b| a.name.cmp(&b.name));
@@ -97,7 +105,7 @@ fn build(p: &Program, exe: &Path, adaptive: bool) -> Run {
         c.arg(format!("-fplugin={}", plugin().display()));
         c.args(["-fplugin-arg-ompadapt-auto", "-fplugin-arg-ompadapt-remarks"]);
     }
-    c.arg(&p.source).arg("-o").arg(exe);
+    c.arg(&p.source).args(&p.others).arg("-o").arg(exe);
     run(&mut c)
 }
 

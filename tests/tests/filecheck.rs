@@ -78,3 +78,8 @@ fn host_guard_ir() {
 fn remarks_in_clang_yaml_and_opt() {
     run_file("remarks.c");
 }
+
+#[test]
+fn team_analysis_ir() {
+    run_file("team_analysis.c");
+}

@@ -137,7 +137,9 @@ pub fn considered(c: &Construct) -> bool {
     c.offloads() || c.is_parallel_for() || c.is_parallel_region()
 }
 
-/// Why a construct cannot be made adaptive as it stands, from its clauses.
+/// Why a construct cannot be made adaptive as it stands, from its clauses: an asynchronous
+/// target construct. Whether a host region can observe its team is not decided here, from its
+/// clauses, but by the pass's analysis of everything the region runs (pass/src/team).
 pub fn ineligible_clause(c: &Construct) -> Option<(usize, String)> {
     // Indices into the directive's tokens (the construct was read with OmpBegin first).
     if c.offloads() {
@@ -148,19 +150,6 @@ pub fn ineligible_clause(c: &Construct) -> Option<(usize, String)> {
                     format!("'{clause}': a variant is timed from launch to completion, so an asynchronous launch is left as written"),
                 ));
             }
-        }
-        return None;
-    }
-    if let Some(cl) = c.clause("ordered") {
-        return Some((cl.at - 1, "'ordered': its iterations run in order, so the team and schedule are left as written".to_owned()));
-    }
-    if c.is_parallel_region() {
-        if let Some(cl) = c.clause("num_threads") {
-            return Some((
-                cl.at - 1,
-                "'num_threads' on a parallel region: its code may divide its work by the team it asked for, so the team is left as written"
-                    .to_owned(),
-            ));
         }
     }
     None
@@ -297,8 +286,9 @@ mod tests {
         // a loop that names its schedule keeps it; a region has none to change
         assert_eq!(fit("parallel for schedule(static)"), (true, None, "serial,threads=0.5,threads=1".into(), 1));
         assert_eq!(fit("parallel"), (true, None, "serial,threads=0.5,threads=1".into(), 1));
-        assert!(fit("parallel num_threads(4)").1.is_some_and(|w| w.contains("'num_threads' on a parallel region")));
-        assert!(fit("parallel for ordered").1.is_some_and(|w| w.contains("'ordered'")));
+        // whether the code observes its team is the pass's analysis, not a clause's
+        assert_eq!(fit("parallel num_threads(4)").1, None);
+        assert_eq!(fit("parallel for ordered").1, None);
         // fewer threads than a parallel for asks for are always correct
         assert_eq!(fit("parallel for num_threads(8)").1, None);
         assert!(!fit("parallel sections").0);

@@ -190,7 +190,13 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
     // With automatic features the array has every slot: the pass stores its features after the
     // explicit ones, and the descriptor it substitutes names them.
     let (constness, slots) = if r.auto_features.is_some() { ("", MAX_FEATURES) } else { ("const ", r.features.len().max(1)) };
-    let mut p = vec![Piece::Text(format!("static void *{handle}; ompadapt_ctx {context}; {{ {constness}double {features}[{slots}] = {{"))];
+    let mut p = vec![Piece::Text(format!("static void *{handle}; ompadapt_ctx {context};"))];
+    // A host region of zero-source-change mode runs its variants only where the pass shows that
+    // nothing it runs can observe its team (`__ompadapt_team_invariant`, 0 without the pass).
+    if r.as_written_when_nested {
+        p.push(Piece::Text(format!(" int {} = __ompadapt_team_invariant({});", team_var(r.id), c_string(&r.name))));
+    }
+    p.push(Piece::Text(format!(" {{ {constness}double {features}[{slots}] = {{")));
     if r.features.is_empty() {
         p.push(Piece::Text("0".into()));
     }
@@ -223,8 +229,9 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
     // as they are: the region's fallback, known here. A host region of zero-source-change mode
     // falls back to variant -1, for which every table of its lowering reads "as written".
     let (fallback, value) = if r.as_written_when_nested { (-1, 0.0) } else { (r.fallback() as i64, r.fallback_value()) };
+    let guard = if r.as_written_when_nested { format!("if ({}) ", team_var(r.id)) } else { String::new() };
     p.push(Piece::Text(format!(
-        " {context}.variant = {fallback}; {context}.value = {value:?}; __ompadapt_begin(&{handle}, {spec}, "
+        " {context}.variant = {fallback}; {context}.value = {value:?}; {guard}__ompadapt_begin(&{handle}, {spec}, "
     )));
     let params = [r.min_train.clone(), r.params.first().cloned(), r.params.get(1).cloned()];
     for arg in params {
@@ -310,6 +317,20 @@ fn store_output(out: &ExprRef, context: &str, cplusplus: bool, p: &mut Vec<Piece
 /// Code for the end of region `id`: the runtime's end call on its context.
 pub fn end_region(id: u32) -> Piece {
     Piece::Text(format!("__ompadapt_end(&{});", context_var(id)))
+}
+
+/// Code for the end of region `r`: for a host region of zero-source-change mode, the end call
+/// where its begin was called.
+pub fn end_region_of(r: &RegionDesc) -> Piece {
+    if !r.as_written_when_nested {
+        return end_region(r.id);
+    }
+    Piece::Text(format!("if ({}) __ompadapt_end(&{});", team_var(r.id), context_var(r.id)))
+}
+
+/// The variable that holds whether a host region of zero-source-change mode runs its variants.
+fn team_var(id: u32) -> String {
+    format!("_ompadapt_t{id}")
 }
 
 /// One arm of a run-time choice between directive variants.

@@ -387,11 +387,27 @@ fn lower_parallel_for(s: &Site, c: &Construct, kinds: &[Kind]) -> Vec<Piece> {
     let mut replaced: Vec<std::ops::Range<usize>> = Vec::new();
     let mut directive = vec![stmt(c.words_range.clone())];
     if let Some(i) = serial {
-        let cond = match user("if") {
+        // The user's `if` for the parallel region (no directive-name modifier, or `parallel:`)
+        // joins the variant's; one for another construct (`if(simd: c)`) stays as written.
+        let modifier = |a: &std::ops::Range<usize>| {
+            let toks = &s.stmt[a.clone()];
+            (toks.len() > 2 && toks[0].kind == TokKind::Ident && toks[1].is_punct(":")).then(|| toks[0].text.clone())
+        };
+        let parallel_if = c.clauses.iter().filter(|cl| cl.name == "if").find_map(|cl| {
+            let a = cl.args.clone()?;
+            match modifier(&a).as_deref() {
+                None => Some((cl.clone(), a)),
+                Some("parallel") => Some((cl.clone(), a.start + 2..a.end)),
+                Some(_) => None,
+            }
+        });
+        let cond = match parallel_if {
             Some((cl, a)) => {
                 replaced.push(cl.span());
-                vec![Piece::Text(" if(".into()), stmt(a), Piece::Text(format!(") && {context}.variant != {i})"))]
+                vec![Piece::Text(" if((".into()), stmt(a), Piece::Text(format!(") && {context}.variant != {i})"))]
             }
+            // beside an `if` for another construct, clang wants every `if` to name its construct
+            None if c.clauses.iter().any(|cl| cl.name == "if") => vec![Piece::Text(format!(" if(parallel: {context}.variant != {i})"))],
             None => vec![Piece::Text(format!(" if({context}.variant != {i})"))],
         };
         directive.extend(cond);

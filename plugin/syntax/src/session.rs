@@ -156,8 +156,6 @@ pub struct Session {
     /// A device compilation (`-fopenmp-is-target-device`): host parallel regions stay as written
     /// (the host compilation adapts them; here they are code a kernel may call).
     device: bool,
-    /// Where the translation unit declared `threadprivate` data, if it did.
-    threadprivate: Option<String>,
 }
 
 /// Names for the directive in messages.
@@ -237,7 +235,6 @@ impl Session {
             o
         } else {
             self.note_declare_target(toks);
-            self.note_threadprivate(toks, ctx);
             // A data directive is remembered (its tokens saved) for the regions inside it.
             save = self.data.note(toks, self.saved.len() as u32, ctx.block, &ctx.location);
             Outcome::NotOurs
@@ -342,7 +339,7 @@ impl Session {
         let mut pieces = vec![Piece::Text("{".into())];
         pieces.extend(self.begin_pieces(&desc, toks));
         pieces.extend(body);
-        pieces.push(lower::end_region(desc.id));
+        pieces.push(lower::end_region_of(&desc));
         pieces.push(Piece::Text("}".into()));
         pieces
     }
@@ -800,7 +797,7 @@ impl Session {
         match self.pending.last() {
             Some(Pending::Auto { desc, .. }) => {
                 let outer = if desc.as_written_when_nested { "parallel region" } else { "target construct" };
-                return Some((0, format!("it is nested in the {outer} at {}, which ompadapt adapts", short_location(&desc.location))));
+                return Some((0, format!("it is nested in the {outer} at {}, a region of its own", short_location(&desc.location))));
             }
             Some(Pending::Enclosing { what, location }) => return Some((0, format!("it is nested in the {what} at {location}"))),
             Some(_) => return Some((0, "it is inside the statement of an adaptation directive, which decides how it runs".to_string())),
@@ -812,14 +809,6 @@ impl Session {
         if !c.offloads() {
             if self.device {
                 return Some((0, "this compilation is for an offload device; the host compilation adapts host regions".to_string()));
-            }
-            if let Some(at) = &self.threadprivate {
-                return Some((
-                    0,
-                    format!(
-                        "the translation unit declares threadprivate data ({at}), whose values persist between parallel regions only while their teams have one size"
-                    ),
-                ));
             }
         }
         auto_mode::ineligible_clause(c)
@@ -842,14 +831,6 @@ impl Session {
             return vec![Piece::Statement];
         }
         let mut early = Vec::new();
-        if desc.as_written_when_nested && has_ordered_construct(stmt) {
-            self.statement_diags = auto_mode::as_remarks(vec![Diagnostic::remark(
-                0,
-                1,
-                "this parallel region is left as written: an 'ordered' construct in it runs its iterations in order",
-            )]);
-            return vec![Piece::Statement];
-        }
         // A kernel that asks where it runs would get another answer from the host version:
         // the program's output could change, so `cpu` is not one of its variants.
         if kernel_scan::mentions(stmt, 0..stmt.len(), auto_mode::WHERE_IT_RUNS) {
@@ -875,14 +856,6 @@ impl Session {
         diags.extend(std::mem::take(&mut self.statement_diags));
         self.statement_diags = auto_mode::as_remarks(diags);
         pieces
-    }
-
-    /// Notes a `threadprivate` directive: a program may rely on its values persisting between
-    /// parallel regions, which holds only while their teams keep one size.
-    fn note_threadprivate(&mut self, toks: &[Tok], ctx: &PragmaContext) {
-        if self.threadprivate.is_none() && toks.first().is_some_and(|t| t.is_ident("threadprivate")) {
-            self.threadprivate = Some(short_location(&ctx.location));
-        }
     }
 
     /// Tracks `declare target` ... `end declare target` (and `begin declare target`): code
@@ -1088,11 +1061,6 @@ fn warn_host_names_before_offload(variants: &VariantSet, diags: &mut Diags) {
             ),
         ));
     }
-}
-
-/// Whether `stmt` holds an `ordered` construct (`#pragma omp ordered`).
-fn has_ordered_construct(stmt: &[Tok]) -> bool {
-    stmt.windows(2).skip(1).any(|w| w[0].kind == TokKind::OmpBegin && w[1].is_ident("ordered"))
 }
 
 /// Whether variant names that decode as kinds are the compiler's to generate: before an OpenMP

@@ -17,14 +17,14 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 4 * n; ++i) x[i] = 1.0 + i % 3;
   for (int r = 0; r < 20; ++r) scale(x, 4 * n, 1.0001);
   int calls = 0;
-#pragma omp parallel num_threads(2) reduction(+ : calls) // expect: left 'num_threads' on a parallel region
+#pragma omp parallel num_threads(2) reduction(+ : calls) // expect: left omp_get_thread_num
   {
     int t = omp_get_thread_num();
     if (t < 2) {
       scale(x + (size_t)t * 2 * n, 2 * n, 0.999);
       ++calls;
     }
-#pragma omp parallel for // expect: left nested in the 'parallel' construct
+#pragma omp parallel for // expect: left nested in the parallel region
     for (int i = 0; i < 8; ++i) x[i] += 0.0;
   }
   double s = 0;

@@ -1,5 +1,6 @@
 /* corpus: team-size invariant (prints the same for every team size of every region) */
-/* An ordered loop (left as written: its iterations run in order) beside an ordinary one. */
+/* Ordered loops beside an ordinary one: their ordered parts run in iteration order whatever the
+ * team, so every variant prints the same. */
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -9,7 +10,7 @@ int main(int argc, char **argv) {
   long trace = 0;
 #pragma omp parallel for // expect: adaptive
   for (int i = 0; i < n; ++i) a[i] = (i % 17) * 0.5;
-#pragma omp parallel for ordered schedule(static, 3) // expect: left 'ordered'
+#pragma omp parallel for ordered schedule(static, 3) // expect: adaptive
   for (int i = 1; i < n; ++i) {
     double v = a[i] * 1.5;
 #pragma omp ordered
@@ -18,7 +19,7 @@ int main(int argc, char **argv) {
       trace = trace * 31 + i;
     }
   }
-#pragma omp parallel // expect: left 'ordered' construct
+#pragma omp parallel // expect: adaptive
   {
 #pragma omp for ordered
     for (int i = 0; i < 4; ++i) {

@@ -1,7 +1,8 @@
 /* corpus: team-size invariant (prints the same for every team size of every region) */
 /* Per-thread buffers sized by omp_get_max_threads() and filled by thread number in a parallel
- * region, and a parallel region with worksharing and single inside: any team up to the
- * program's own must give the same result. */
+ * region (correct with any team here, but only the programmer knows that: the region asks for
+ * its thread number, so it is left as written), and a parallel region with worksharing and
+ * single inside, whose variants apply. */
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,7 +10,7 @@
 static long histogram(const int *v, int n, long *bins) {
   int T = omp_get_max_threads();
   long *local = calloc((size_t)T * 16, sizeof *local);
-#pragma omp parallel // expect: adaptive
+#pragma omp parallel // expect: left omp_get_thread_num
   {
     int t = omp_get_thread_num(), nt = omp_get_num_threads();
     for (int i = t; i < n; i += nt) local[t * 16 + (v[i] & 15)]++;

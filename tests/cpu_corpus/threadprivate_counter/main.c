@@ -1,5 +1,5 @@
 /* threadprivate data persists between parallel regions only while their teams keep one size:
- * a translation unit that declares it keeps its parallel regions as written. */
+ * where a parallel region of a translation unit uses it, its parallel regions stay as written. */
 #include <omp.h>
 #include <stdio.h>
 

@@ -1,0 +1,475 @@
+//! The analysis: does a parallel region's code — its outlined function and everything it calls,
+//! transitively — observe the size of its team? It walks the call graph from the region's
+//! microtask and stops at the first thing it cannot show invariant:
+//!
+//! - a call that asks for the team (`omp_get_thread_num`, `omp_get_num_threads`,
+//!   `omp_in_parallel`, ... and the runtime entry points with that role, see
+//!   [`crate::entry_points`]);
+//! - thread-local data (`threadprivate`, `thread_local`, `__thread`): each thread has its copy;
+//! - code it cannot see: a call through a pointer (also a virtual call), inline assembly, a
+//!   function of another translation unit or library, unless it is known not to ask (the C and
+//!   C++ standard libraries, the C++ ABI runtime, a declaration that reads no memory);
+//! - an effect that every thread of the team has once ([`super::scope`]: code outside
+//!   worksharing): a store to memory that is not the thread's own ([`super::private`]), a call
+//!   that writes such memory or does I/O, a reduction's private copy updated there (the
+//!   combined result would count the threads).
+//!
+//! A nested parallel region's code is walked as replicated code: its team changes when the
+//! enclosing one becomes inactive (a team of one). What the analysis finds is a [`Finding`]:
+//! what, where, and through which calls.
+// Raw `LLVMValueRef`s passed around here are values of the module being analysed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+
+use std::collections::{HashMap, HashSet};
+
+use llvm_sys::core::{
+    LLVMCountParamTypes, LLVMGetCalledValue, LLVMGetParamTypes, LLVMGetTypeKind, LLVMGlobalGetValueType, LLVMIsAInlineAsm, LLVMIsFunctionVarArg,
+    LLVMIsThreadLocal,
+};
+use llvm_sys::{LLVMOpcode, LLVMTypeKind};
+
+use super::library::{self, is_cxx_abi_runtime, is_cxx_standard_library};
+use super::private::Privacy;
+use super::scope::{role, strip, Scope, Scopes};
+use crate::entry_points::{in_family, lookup, Role};
+use crate::ir::{self, ValueRef};
+
+/// What makes a region's team observable.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reason {
+    /// It asks for the team (thread number, team size, active level, ...).
+    TeamQuery,
+    /// It uses thread-local data.
+    ThreadLocal,
+    /// It calls code the compiler cannot see.
+    Opaque,
+    /// It calls through a pointer.
+    Indirect,
+    /// Every thread of the team has an effect.
+    Replicated,
+    /// Every thread updates its copy of a reduction variable outside worksharing.
+    ReductionPrivate,
+    /// No parallel region follows the marker.
+    NoFork,
+}
+
+/// What the analysis found.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Finding {
+    pub reason: Reason,
+    /// What, in words ("it calls omp_get_thread_num").
+    pub what: String,
+    /// `file:line` of the instruction, when the module has debug locations.
+    pub at: Option<String>,
+    /// The functions from the region's code to the instruction, outermost first.
+    pub path: Vec<String>,
+}
+
+impl Finding {
+    fn new(reason: Reason, what: impl Into<String>, inst: ValueRef) -> Finding {
+        let at = if inst.is_null() { None } else { ir::debug_location(inst) };
+        let path = if inst.is_null() { Vec::new() } else { vec![display_name(ir::function_of(inst))] };
+        Finding { reason, what: what.into(), at, path }
+    }
+
+    /// `what (at file:line, in f, called from g)`.
+    pub fn describe(&self) -> String {
+        let mut s = self.what.clone();
+        let mut place = Vec::new();
+        if let Some(at) = &self.at {
+            place.push(format!("at {at}"));
+        }
+        if let Some(inner) = self.path.last() {
+            place.push(format!("in '{inner}'"));
+        }
+        if self.path.len() > 1 {
+            let callers: Vec<String> = self.path[..self.path.len() - 1].iter().rev().map(|f| format!("'{f}'")).collect();
+            place.push(format!("called from {}", callers.join(" <- ")));
+        }
+        if !place.is_empty() {
+            s.push_str(&format!(" ({})", place.join(", ")));
+        }
+        s
+    }
+}
+
+/// A function's name as written (C++ names demangled, clang's outlined regions named after
+/// their function).
+pub fn display_name(f: ValueRef) -> String {
+    let name = ir::name(f);
+    if let Some(stem) = name.split(".omp_outlined").next().filter(|_| name.contains(".omp_outlined")) {
+        return format!("{} (parallel region)", demangle(stem));
+    }
+    demangle(&name)
+}
+
+/// `name` demangled (C++), or as it is.
+pub fn demangle(name: &str) -> String {
+    if !name.starts_with("_Z") {
+        return name.to_string();
+    }
+    cpp_demangle::Symbol::new(name)
+        .ok()
+        .and_then(|s| s.demangle_with_options(&cpp_demangle::DemangleOptions::new().no_params().no_return_type()).ok())
+        .unwrap_or_else(|| name.to_string())
+}
+
+/// How a function is run: by every thread of a team, or as divided work (or by one thread).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Mode {
+    Replicated,
+    Divided,
+}
+
+/// One analysis (one region): what was walked and decided.
+#[derive(Default)]
+pub struct Analysis {
+    decided: HashMap<(ValueRef, Mode, u64), Option<Finding>>,
+    walking: HashSet<(ValueRef, Mode, u64)>,
+    /// How many functions were walked.
+    pub functions: usize,
+}
+
+/// Parameters of a parallel region's microtask that point at the thread's own memory: its
+/// global and bound thread ids (the runtime's; no program code writes through them).
+const MICROTASK_OWN: u64 = 0b11;
+
+impl Analysis {
+    /// Whether the parallel region whose microtask is `microtask` may observe its team: the
+    /// first thing found, or None.
+    pub fn region(&mut self, microtask: ValueRef) -> Option<Finding> {
+        self.walk(microtask, Mode::Replicated, MICROTASK_OWN)
+    }
+
+    fn walk(&mut self, f: ValueRef, mode: Mode, params: u64) -> Option<Finding> {
+        let key = (f, mode, params);
+        if let Some(d) = self.decided.get(&key) {
+            return d.clone();
+        }
+        // A recursive call: the function's code is walked where it was entered.
+        if !self.walking.insert(key) {
+            return None;
+        }
+        self.functions += 1;
+        let found = self.walk_body(f, mode, params);
+        self.walking.remove(&key);
+        self.decided.insert(key, found.clone());
+        found
+    }
+
+    fn walk_body(&mut self, f: ValueRef, mode: Mode, params: u64) -> Option<Finding> {
+        let scopes = if mode == Mode::Replicated { Scopes::of(f) } else { Scopes::default() };
+        let privacy = Privacy::new(f, params);
+        for inst in ir::function_instructions(f) {
+            let scope = if mode == Mode::Divided { Scope::Divided } else { scopes.scope(inst) };
+            if let Some(found) = thread_local_operand(inst) {
+                return Some(found);
+            }
+            if ir::is_call(inst) {
+                if let Some(found) = self.call(inst, scope, &privacy) {
+                    return Some(found);
+                }
+                continue;
+            }
+            if let Some(found) = self.function_operands(inst, scope) {
+                return Some(found);
+            }
+            if scope == Scope::Replicated {
+                if let Some(found) = replicated_write(inst, &privacy) {
+                    return Some(found);
+                }
+            }
+        }
+        if mode == Mode::Replicated {
+            return reduction_privates_written(&scopes);
+        }
+        None
+    }
+
+    /// Functions whose address an instruction takes (a callback given to a library function,
+    /// a table of functions): code that may run here, walked as the instruction's scope runs.
+    fn function_operands(&mut self, inst: ValueRef, scope: Scope) -> Option<Finding> {
+        let n = ir::num_operands(inst);
+        let skip_callee = if ir::is_call(inst) { n.checked_sub(1) } else { None };
+        for k in 0..n {
+            if Some(k) == skip_callee {
+                continue;
+            }
+            let op = ir::strip_to_global(ir::operand(inst, k));
+            if ir::is_function(op) && !ir::is_declaration(op) {
+                if let Some(found) = self.walk(op, mode_of(scope), 0) {
+                    return Some(self.through(found, inst));
+                }
+            }
+        }
+        None
+    }
+
+    fn call(&mut self, inst: ValueRef, scope: Scope, privacy: &Privacy) -> Option<Finding> {
+        let called = unsafe { LLVMGetCalledValue(inst) };
+        if !called.is_null() && unsafe { !LLVMIsAInlineAsm(called).is_null() } {
+            return Some(Finding::new(Reason::Opaque, "it runs inline assembly", inst));
+        }
+        let callee = ir::callee(inst);
+        if callee.is_null() {
+            return Some(Finding::new(Reason::Indirect, "it calls through a function pointer (or a virtual call), whose callee the compiler cannot see", inst));
+        }
+        let name = ir::name(callee);
+        if name.starts_with("llvm.") {
+            return intrinsic(inst, &name, scope, privacy);
+        }
+        if let Some(entry) = lookup(&name) {
+            return self.entry_point(inst, &name, entry.role, scope);
+        }
+        if in_family(&name) {
+            return Some(Finding::new(Reason::Opaque, format!("it calls {name}, an OpenMP entry point ompadapt does not know"), inst));
+        }
+        if let Some(found) = self.function_operands(inst, scope) {
+            return Some(found);
+        }
+        if !ir::is_declaration(callee) {
+            let found = self.walk(callee, mode_of(scope), if scope == Scope::Replicated { privacy.argument_mask(inst) } else { 0 })?;
+            return Some(self.through(found, inst));
+        }
+        library_call(inst, callee, &name, scope, privacy)
+    }
+
+    fn entry_point(&mut self, inst: ValueRef, name: &str, role: Role, scope: Scope) -> Option<Finding> {
+        let args = ir::call_args(inst);
+        let code = |k: u32| args.get(k as usize).map(|a| ir::strip_to_global(*a)).filter(|f| ir::is_function(*f) && !ir::is_declaration(*f));
+        let (function, mode, params) = match role {
+            Role::TeamQuery => {
+                return Some(Finding::new(Reason::TeamQuery, format!("it calls {name}, whose answer depends on the team"), inst))
+            }
+            Role::Threadprivate => {
+                return Some(Finding::new(Reason::ThreadLocal, format!("it uses threadprivate data ({name})"), inst))
+            }
+            Role::NeutralWrites if scope == Scope::Replicated => {
+                return Some(Finding::new(Reason::Replicated, format!("every thread of the team calls {name}, which writes memory"), inst))
+            }
+            // a nested region's team changes when this one becomes inactive
+            Role::Fork { microtask } => (code(microtask), Mode::Replicated, MICROTASK_OWN),
+            Role::TaskAlloc { entry } => (code(entry), mode_of(scope), 0b10),
+            Role::Reduce { combiner, .. } => (code(combiner), Mode::Divided, 0),
+            // writes every thread's private copy with the one value: the same with any team
+            Role::Copyprivate { copier } => (code(copier), Mode::Divided, 0),
+            _ => return None,
+        };
+        let function = function?;
+        let found = self.walk(function, mode, params)?;
+        Some(self.through(found, inst))
+    }
+
+    /// `found`, reached through the call or reference `inst`.
+    fn through(&self, mut found: Finding, inst: ValueRef) -> Finding {
+        found.path.insert(0, display_name(ir::function_of(inst)));
+        found
+    }
+}
+
+fn mode_of(scope: Scope) -> Mode {
+    if scope == Scope::Replicated {
+        Mode::Replicated
+    } else {
+        Mode::Divided
+    }
+}
+
+/// A reference to thread-local data among `inst`'s operands.
+fn thread_local_operand(inst: ValueRef) -> Option<Finding> {
+    for k in 0..ir::num_operands(inst) {
+        let g = ir::strip_to_global(ir::operand(inst, k));
+        if ir::is_global_variable(g) && unsafe { LLVMIsThreadLocal(g) } != 0 {
+            return Some(Finding::new(
+                Reason::ThreadLocal,
+                format!("it uses thread-local data '{}' (threadprivate, thread_local or __thread), of which each thread has its own copy", demangle(&ir::name(g))),
+                inst,
+            ));
+        }
+    }
+    None
+}
+
+/// Intrinsics never ask for the team; run by every thread they may write through pointers.
+fn intrinsic(inst: ValueRef, name: &str, scope: Scope, privacy: &Privacy) -> Option<Finding> {
+    if name.starts_with("llvm.threadlocal.address") {
+        let g = ir::strip_to_global(ir::operand(inst, 0));
+        return Some(Finding::new(
+            Reason::ThreadLocal,
+            format!("it uses thread-local data '{}' (threadprivate, thread_local or __thread), of which each thread has its own copy", demangle(&ir::name(g))),
+            inst,
+        ));
+    }
+    const HARMLESS: [&str; 14] = [
+        "llvm.lifetime.",
+        "llvm.dbg.",
+        "llvm.stacksave",
+        "llvm.stackrestore",
+        "llvm.assume",
+        "llvm.experimental.noalias.scope.decl",
+        "llvm.invariant.",
+        "llvm.launder.invariant.group",
+        "llvm.strip.invariant.group",
+        "llvm.var.annotation",
+        "llvm.ptr.annotation",
+        "llvm.annotation",
+        "llvm.prefetch",
+        "llvm.va_end",
+    ];
+    if scope != Scope::Replicated || HARMLESS.iter().any(|h| name.starts_with(h)) {
+        return None;
+    }
+    written_arguments(inst, library::effects(ir::callee(inst)).writable, privacy, name)
+}
+
+/// A call of a function the module does not define.
+fn library_call(inst: ValueRef, callee: ValueRef, name: &str, scope: Scope, privacy: &Privacy) -> Option<Finding> {
+    let effects = library::effects(callee);
+    let pure = !effects.memory.writes_other() && !effects.memory.writes_args() && effects.memory.other & 1 == 0 && effects.memory.inaccessible == 0;
+    let known = effects.library || is_cxx_standard_library(name) || is_cxx_abi_runtime(name) || pure;
+    if !known {
+        return Some(Finding::new(
+            Reason::Opaque,
+            format!("it calls '{}', which is not defined in this translation unit: the compiler cannot see whether it asks for the team", demangle(name)),
+            inst,
+        ));
+    }
+    // Exception bookkeeping, and calls that do not return (terminate, abort, exit): what every
+    // thread does there ends the program or its unwinding, never a result.
+    if scope != Scope::Replicated || effects.allocates || is_cxx_abi_runtime(name) || does_not_return(inst) {
+        return None;
+    }
+    if effects.memory.writes_other() && !(effects.library && errno_only(callee)) {
+        return Some(Finding::new(
+            Reason::Replicated,
+            format!("every thread of the team calls '{}', which may write memory or do I/O: a smaller team would do it fewer times", demangle(name)),
+            inst,
+        ));
+    }
+    if effects.memory.writes_args() {
+        return written_arguments(inst, effects.writable, privacy, name);
+    }
+    None
+}
+
+/// Whether call `inst` does not return (`noreturn` on the call or the callee).
+fn does_not_return(inst: ValueRef) -> bool {
+    use llvm_sys::core::{LLVMGetCallSiteEnumAttribute, LLVMGetEnumAttributeAtIndex, LLVMGetEnumAttributeKindForName};
+    unsafe {
+        let kind = LLVMGetEnumAttributeKindForName(c"noreturn".as_ptr(), "noreturn".len());
+        let index = llvm_sys::LLVMAttributeFunctionIndex;
+        !LLVMGetCallSiteEnumAttribute(inst, index, kind).is_null() || !LLVMGetEnumAttributeAtIndex(ir::callee(inst), index, kind).is_null()
+    }
+}
+
+/// Whether a library function that writes memory can only write its hidden state (`errno`): it
+/// takes no pointer and no variable arguments (the math library).
+fn errno_only(f: ValueRef) -> bool {
+    unsafe {
+        let ty = LLVMGlobalGetValueType(f);
+        if LLVMIsFunctionVarArg(ty) != 0 {
+            return false;
+        }
+        let n = LLVMCountParamTypes(ty) as usize;
+        let mut params = vec![std::ptr::null_mut(); n];
+        LLVMGetParamTypes(ty, params.as_mut_ptr());
+        params.iter().all(|t| LLVMGetTypeKind(*t) != LLVMTypeKind::LLVMPointerTypeKind)
+    }
+}
+
+/// A pointer argument the callee may write through that is not the thread's own.
+fn written_arguments(inst: ValueRef, writable: u64, privacy: &Privacy, name: &str) -> Option<Finding> {
+    let args = ir::call_args(inst);
+    for (i, a) in args.iter().enumerate().take(64) {
+        if writable & (1 << i) != 0 && !privacy.is_private(*a) {
+            return Some(Finding::new(
+                Reason::Replicated,
+                format!("every thread of the team calls '{}', which writes shared memory: a smaller team would write it fewer times", demangle(name)),
+                inst,
+            ));
+        }
+    }
+    None
+}
+
+/// A store (or atomic update) every thread of the team runs, to memory that is not its own.
+fn replicated_write(inst: ValueRef, privacy: &Privacy) -> Option<Finding> {
+    let (address, what) = match ir::opcode(inst)? {
+        LLVMOpcode::LLVMStore => (ir::operand(inst, 1), "writes"),
+        LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg => (ir::operand(inst, 0), "atomically updates"),
+        _ => return None,
+    };
+    if privacy.is_private(address) {
+        return None;
+    }
+    let named = variable_name(address).map(|n| format!(" '{n}'")).unwrap_or_default();
+    Some(Finding::new(
+        Reason::Replicated,
+        format!("every thread of the team {what} shared memory{named} outside a worksharing construct: a smaller team would do it fewer times"),
+        inst,
+    ))
+}
+
+/// The source name of the variable `address` points into, where the IR keeps it: a global, a
+/// parameter, a local, or the pointer clang keeps in `<name>.addr` for a variable the region
+/// shares.
+fn variable_name(address: ValueRef) -> Option<String> {
+    let mut base = strip(Some(address));
+    if ir::opcode(base) == Some(LLVMOpcode::LLVMLoad) {
+        base = strip(Some(ir::operand(base, 0)));
+    }
+    if !(ir::is_global_variable(base) || ir::is_argument(base) || ir::is_alloca(base)) {
+        return None;
+    }
+    let n = ir::name(base);
+    let n = n.trim_end_matches(".addr");
+    (!n.is_empty() && !n.chars().all(|c| c.is_ascii_digit())).then(|| demangle(n))
+}
+
+/// A reduction's private copy that code every thread runs changes beyond its initialisation
+/// (one store of a constant: the reduction's identity), or hands to a call: the combined result
+/// would then count the team's threads.
+fn reduction_privates_written(scopes: &Scopes) -> Option<Finding> {
+    for &p in &scopes.reduction_privates {
+        let mut stores = 0;
+        let mut queue = vec![p];
+        let mut seen = HashSet::new();
+        while let Some(v) = queue.pop() {
+            if !seen.insert(v) {
+                continue;
+            }
+            for u in ir::users(v) {
+                if scopes.scope(u) != Scope::Replicated {
+                    continue;
+                }
+                match ir::opcode(u) {
+                    Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast) => queue.push(u),
+                    Some(LLVMOpcode::LLVMStore) if ir::operand(u, 1) == v => {
+                        stores += 1;
+                        if stores > 1 || !ir::is_constant(ir::operand(u, 0)) {
+                            return Some(private_finding(u));
+                        }
+                    }
+                    Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => {
+                        let n = ir::callee_name(u);
+                        let bookkeeping = n.starts_with("llvm.lifetime.") || n.starts_with("llvm.dbg.");
+                        if !bookkeeping && role(u).is_none() {
+                            return Some(private_finding(u));
+                        }
+                    }
+                    Some(LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg) => return Some(private_finding(u)),
+                    _ => {}
+                }
+            }
+        }
+    }
+    None
+}
+
+fn private_finding(inst: ValueRef) -> Finding {
+    Finding::new(
+        Reason::ReductionPrivate,
+        "every thread of the team updates its copy of a reduction variable outside a worksharing construct: the combined result would count the team's threads",
+        inst,
+    )
+}

@@ -1,0 +1,195 @@
+//! Team-size variants only where a region provably cannot observe its team.
+//!
+//! Zero-source-change mode gives host parallel regions variants that change their team (`serial`,
+//! `threads=F`, `num_threads=N`) or schedule. That is correct only where nothing the region runs
+//! can tell the difference. The frontend cannot see into called functions, so it guards each such
+//! region with a call of [`TEAM_INVARIANT`] (`__ompadapt_team_invariant(model)`; the runtime's
+//! begin and end run only where it returns non-zero), and this pass decides: for each call, the
+//! parallel region that follows it (its `__kmpc_fork_call`) is analysed ([`analysis`]: its
+//! microtask and everything that calls, transitively), and the call becomes 1 (the variants
+//! apply) or 0 (the region runs as written) with a remark that names the reason and the place
+//! (OMPADAPT140-147, docs/remarks.md). Without the pass the call returns 0: no analysis, no
+//! variants.
+//!
+//! One rule is about the whole module, not one region: where some parallel region uses
+//! thread-local data, the OpenMP specification keeps its values between parallel regions only
+//! while their teams keep one size, so no region of the module changes its team.
+//!
+//! Layout: [`analysis`] (the walk and what it finds), [`scope`] (which code every thread runs),
+//! [`private`] (which memory is a thread's own), [`library`] (what functions the module does not
+//! define may do).
+// Raw `LLVMValueRef`s passed around here are values of the module being transformed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+
+pub mod analysis;
+pub mod library;
+pub mod private;
+pub mod scope;
+
+use std::collections::{HashSet, VecDeque};
+
+use inkwell::module::Module;
+use inkwell::values::AsValueRef;
+use llvm_sys::core::{LLVMConstInt, LLVMInstructionEraseFromParent, LLVMReplaceAllUsesWith};
+use ompadapt_abi::markers::TEAM_INVARIANT;
+
+use crate::entry_points::Role;
+use crate::ir::{self, ValueRef};
+use crate::remarks::{Remark, RemarkId, RemarkPlace};
+use analysis::{Analysis, Finding, Reason};
+
+/// What the team analysis decided for a module.
+#[derive(Debug, Default)]
+pub struct TeamOutcome {
+    pub changed: bool,
+    pub remarks: Vec<Remark>,
+    /// The regions left as written (their automatic features are not computed).
+    pub as_written: HashSet<String>,
+    /// The regions whose variants apply.
+    pub adaptive: Vec<String>,
+}
+
+/// The remark for a finding's reason.
+pub fn remark_id(reason: Reason) -> RemarkId {
+    match reason {
+        Reason::TeamQuery => RemarkId::TeamQuery,
+        Reason::ThreadLocal => RemarkId::TeamThreadLocal,
+        Reason::Opaque => RemarkId::TeamOpaqueCall,
+        Reason::Indirect => RemarkId::TeamIndirectCall,
+        Reason::Replicated => RemarkId::TeamReplicatedEffect,
+        Reason::ReductionPrivate => RemarkId::TeamReductionCopy,
+        Reason::NoFork => RemarkId::TeamNoRegion,
+    }
+}
+
+/// Decides every [`TEAM_INVARIANT`] call of `module`.
+pub fn lower_team_markers(module: &Module<'_>) -> TeamOutcome {
+    let mut out = TeamOutcome::default();
+    let calls: Vec<ValueRef> = module
+        .get_functions()
+        .flat_map(|f| ir::function_instructions(f.as_value_ref()))
+        .filter(|i| ir::is_call(*i) && TEAM_INVARIANT.names(ir::callee_name(*i).as_bytes()))
+        .collect();
+    if calls.is_empty() {
+        return out;
+    }
+    let module_wide = thread_local_in_parallel_code(module);
+    for call in calls {
+        let model = ir::call_args(call).first().and_then(|m| ir::c_string(*m)).unwrap_or_default();
+        // The region's own finding first (the more precise), then the module's.
+        let verdict = match fork_after(call) {
+            None => Err((
+                Finding { reason: Reason::NoFork, what: "no parallel region (__kmpc_fork_call) follows the marker".into(), at: None, path: Vec::new() },
+                false,
+            )),
+            Some(microtask) => {
+                let mut analysis = Analysis::default();
+                match (analysis.region(microtask), &module_wide) {
+                    (Some(found), _) => Err((found, false)),
+                    (None, Some(found)) => Err((found.clone(), true)),
+                    (None, None) => Ok(analysis.functions),
+                }
+            }
+        };
+        let place = RemarkPlace::of(call);
+        let value = match verdict {
+            Ok(functions) => {
+                out.remarks.push(place.remark(
+                    RemarkId::TeamInvariant,
+                    &model,
+                    format!(
+                        "its team-size variants apply: nothing the parallel region runs ({functions} function{}) can observe its team",
+                        if functions == 1 { "" } else { "s" }
+                    ),
+                ));
+                out.adaptive.push(model);
+                1
+            }
+            Err((found, module_wide)) => {
+                let why = if module_wide {
+                    format!(
+                        "left as written: {}; its values persist between parallel regions only while their teams keep one size",
+                        found.describe()
+                    )
+                } else {
+                    format!("left as written: {}", found.describe())
+                };
+                out.remarks.push(place.remark(remark_id(found.reason), &model, why));
+                out.as_written.insert(model);
+                0
+            }
+        };
+        unsafe {
+            let constant = LLVMConstInt(ir::type_of(call), value, 0);
+            LLVMReplaceAllUsesWith(call, constant);
+            LLVMInstructionEraseFromParent(call);
+        }
+        out.changed = true;
+    }
+    ir::invalidate();
+    for f in module.get_functions().filter(|f| TEAM_INVARIANT.names(f.get_name().to_bytes())).collect::<Vec<_>>() {
+        if ir::users(f.as_value_ref()).is_empty() {
+            unsafe { f.delete() };
+        }
+    }
+    out
+}
+
+/// The microtask of the first parallel region the marker `call` dominates (breadth-first
+/// forward from it).
+fn fork_after(call: ValueRef) -> Option<ValueRef> {
+    let is_fork = |i: ValueRef| matches!(scope::role(i), Some(Role::Fork { .. })) && ir::callee_name(i) != "__kmpc_fork_teams";
+    let fork = ir::first_after(call, |i| is_fork(i) && ir::inst_dominates(call, i))?;
+    let Some(Role::Fork { microtask }) = scope::role(fork) else { return None };
+    let m = ir::strip_to_global(*ir::call_args(fork).get(microtask as usize)?);
+    (ir::is_function(m) && !ir::is_declaration(m)).then_some(m)
+}
+
+/// Thread-local data that the code of some parallel region of the module uses, if any.
+fn thread_local_in_parallel_code(module: &Module<'_>) -> Option<Finding> {
+    let mut queue: VecDeque<ValueRef> = VecDeque::new();
+    for f in module.get_functions() {
+        for i in ir::function_instructions(f.as_value_ref()) {
+            if let Some(Role::Fork { microtask }) = scope::role(i) {
+                if let Some(m) = ir::call_args(i).get(microtask as usize) {
+                    queue.push_back(ir::strip_to_global(*m));
+                }
+            }
+        }
+    }
+    let mut seen = HashSet::new();
+    while let Some(f) = queue.pop_front() {
+        if !ir::is_function(f) || ir::is_declaration(f) || !seen.insert(f) {
+            continue;
+        }
+        for i in ir::function_instructions(f) {
+            let tls = if ir::is_call(i) && ir::callee_name(i).starts_with("llvm.threadlocal.address") {
+                Some(ir::strip_to_global(ir::operand(i, 0)))
+            } else {
+                (0..ir::num_operands(i))
+                    .map(|k| ir::strip_to_global(ir::operand(i, k)))
+                    .find(|g| ir::is_global_variable(*g) && unsafe { llvm_sys::core::LLVMIsThreadLocal(*g) } != 0)
+            };
+            let threadprivate = matches!(scope::role(i), Some(Role::Threadprivate));
+            if tls.is_some() || threadprivate {
+                let what = match tls {
+                    Some(g) => format!("'{}'", analysis::demangle(&ir::name(g))),
+                    None => format!("(through {})", ir::callee_name(i)),
+                };
+                return Some(Finding {
+                    reason: Reason::ThreadLocal,
+                    what: format!("threadprivate (thread-local) data {what} is used by a parallel region of this translation unit"),
+                    at: ir::debug_location(i),
+                    path: vec![analysis::display_name(f)],
+                });
+            }
+            for k in 0..ir::num_operands(i) {
+                let op = ir::strip_to_global(ir::operand(i, k));
+                if ir::is_function(op) {
+                    queue.push_back(op);
+                }
+            }
+        }
+    }
+    None
+}

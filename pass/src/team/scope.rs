@@ -1,0 +1,270 @@
+//! Which code of a function every thread of the team runs, and which runs divided among the
+//! team, from the OpenMP runtime calls that delimit worksharing (see
+//! [`crate::entry_points::Role`]):
+//!
+//! - **divided**: the iterations of a worksharing loop (between a static loop's start and its
+//!   end; the body a dynamic loop's next chunk guards), and the code one thread runs (`single`,
+//!   `master`, `masked`, a loop's last-iteration copy-out);
+//! - **combine**: the threads adding their partial results of a reduction, guarded by the
+//!   reduce call's result;
+//! - **replicated**: everything else, which each thread of the team runs once: an effect there
+//!   happens as many times as the team has threads.
+//!
+//! A region whose start and end cannot be paired is not divided: its code counts as replicated,
+//! which only makes the analysis stricter.
+// Raw `LLVMValueRef`s passed around here are values of the module being analysed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+
+use std::collections::{HashSet, VecDeque};
+
+use llvm_sys::core::{LLVMGetCondition, LLVMGetICmpPredicate, LLVMGetNumOperands, LLVMGetOperand, LLVMGetSuccessor, LLVMIsConditional};
+use llvm_sys::{LLVMIntPredicate, LLVMOpcode};
+
+use crate::entry_points::{lookup, Role};
+use crate::ir::{self, BlockRef, ValueRef};
+
+/// Who runs an instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// Every thread of the team.
+    Replicated,
+    /// Some threads, the work divided among them (or one thread).
+    Divided,
+    /// The threads combining their partial results of a reduction.
+    Combine,
+}
+
+/// The scopes of one function's instructions.
+#[derive(Debug, Default)]
+pub struct Scopes {
+    divided: HashSet<ValueRef>,
+    combine: HashSet<ValueRef>,
+    /// The private copies (allocas) whose values the function's reductions combine.
+    pub reduction_privates: Vec<ValueRef>,
+}
+
+/// The role of the runtime entry point `i` calls, if it calls one.
+pub fn role(i: ValueRef) -> Option<Role> {
+    if !ir::is_call(i) {
+        return None;
+    }
+    lookup(&ir::callee_name(i)).map(|e| e.role)
+}
+
+impl Scopes {
+    /// The scopes of `f`'s instructions, when every thread of a team runs `f`.
+    pub fn of(f: ValueRef) -> Scopes {
+        let mut s = Scopes::default();
+        let insts = ir::function_instructions(f);
+        let mut last_flags = HashSet::new();
+        for &i in &insts {
+            match role(i) {
+                Some(Role::StaticLoopStart { last }) => {
+                    last_flags.insert(strip(ir::call_args(i).get(last as usize).copied()));
+                    let start = (ir::block_of(i), ir::index_in_block(i) + 1);
+                    let is_end = |x: ValueRef| role(x) == Some(Role::StaticLoopEnd);
+                    let is_start = |x: ValueRef| x == i;
+                    s.divided.extend(between(f, &[start], &is_end, &is_start));
+                }
+                Some(Role::DispatchNext { last }) => {
+                    last_flags.insert(strip(ir::call_args(i).get(last as usize).copied()));
+                    let is_next = |x: ValueRef| matches!(role(x), Some(Role::DispatchNext { .. }));
+                    let starts: Vec<_> = guarded_successors(f, i, &[1]).into_iter().map(|b| (b, 0)).collect();
+                    s.divided.extend(between(f, &starts, &is_next, &|_| false));
+                }
+                Some(Role::OneThread) => {
+                    for b in guarded_successors(f, i, &[1]) {
+                        s.divided.extend(dominated(f, b));
+                    }
+                }
+                Some(Role::Reduce { list, .. }) => {
+                    for b in guarded_successors(f, i, &[1, 2]) {
+                        s.combine.extend(dominated(f, b));
+                    }
+                    if let Some(l) = ir::call_args(i).get(list as usize) {
+                        s.reduction_privates.extend(list_entries(*l));
+                    }
+                }
+                _ => {}
+            }
+        }
+        // The copy-out of lastprivate: one thread, the one that ran the last iteration.
+        last_flags.remove(&std::ptr::null_mut());
+        for &i in &insts {
+            if ir::opcode(i) == Some(LLVMOpcode::LLVMLoad) && last_flags.contains(&strip(Some(ir::operand(i, 0)))) {
+                for b in guarded_successors(f, i, &[1]) {
+                    s.divided.extend(dominated(f, b));
+                }
+            }
+        }
+        s
+    }
+
+    /// Who runs `i`.
+    pub fn scope(&self, i: ValueRef) -> Scope {
+        if self.combine.contains(&i) {
+            Scope::Combine
+        } else if self.divided.contains(&i) {
+            Scope::Divided
+        } else {
+            Scope::Replicated
+        }
+    }
+}
+
+/// `v` without pointer casts and address computations.
+pub fn strip(v: Option<ValueRef>) -> ValueRef {
+    let Some(mut v) = v else { return std::ptr::null_mut() };
+    for _ in 0..16 {
+        match ir::opcode(v) {
+            Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast | LLVMOpcode::LLVMAddrSpaceCast) => v = ir::operand(v, 0),
+            _ => return ir::strip_to_global(v),
+        }
+    }
+    v
+}
+
+/// The private copies a reduction list points at: the values stored into the list's slots.
+fn list_entries(list: ValueRef) -> Vec<ValueRef> {
+    let base = strip(Some(list));
+    if !ir::is_alloca(base) {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut queue = vec![base];
+    let mut seen = HashSet::new();
+    while let Some(p) = queue.pop() {
+        if !seen.insert(p) {
+            continue;
+        }
+        for u in ir::users(p) {
+            match ir::opcode(u) {
+                Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast) if ir::operand(u, 0) == p => queue.push(u),
+                Some(LLVMOpcode::LLVMStore) if ir::operand(u, 1) == p => {
+                    let stored = strip(Some(ir::operand(u, 0)));
+                    if ir::is_alloca(stored) {
+                        out.push(stored);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
+}
+
+/// The successors a conditional branch on `value` (compared with zero) takes when `value` is
+/// one of `taken` (1: non-zero for a comparison `!= 0`), where that successor has the branch as
+/// its only way in; for a `switch` on `value`, the successors of the cases in `taken`.
+fn guarded_successors(f: ValueRef, value: ValueRef, taken: &[i64]) -> Vec<BlockRef> {
+    let preds = ir::predecessors(f);
+    let only_from = |b: BlockRef, from: BlockRef| preds.get(&b).is_some_and(|p| p.len() == 1 && p[0] == from);
+    let mut out = Vec::new();
+    for u in ir::users(value) {
+        match ir::opcode(u) {
+            Some(LLVMOpcode::LLVMSwitch) if ir::operand(u, 0) == value => {
+                // operands: condition, default, then (case value, successor) pairs
+                let n = unsafe { LLVMGetNumOperands(u) } as u32;
+                for k in (2..n).step_by(2) {
+                    let case = ir::const_int(ir::operand(u, k));
+                    let target = unsafe { llvm_sys::core::LLVMValueAsBasicBlock(LLVMGetOperand(u, k + 1)) };
+                    if case.is_some_and(|c| taken.contains(&c)) && only_from(target, ir::block_of(u)) {
+                        out.push(target);
+                    }
+                }
+            }
+            Some(LLVMOpcode::LLVMICmp) if taken == [1] => {
+                let (a, b) = (ir::operand(u, 0), ir::operand(u, 1));
+                let other = if a == value { b } else { a };
+                if ir::const_int(other) != Some(0) {
+                    continue;
+                }
+                // the successor on which `value` is non-zero
+                let nonzero_is_true = match unsafe { LLVMGetICmpPredicate(u) } {
+                    LLVMIntPredicate::LLVMIntNE => true,
+                    LLVMIntPredicate::LLVMIntEQ => false,
+                    _ => continue,
+                };
+                for br in ir::users(u) {
+                    if ir::opcode(br) != Some(LLVMOpcode::LLVMBr) || unsafe { LLVMIsConditional(br) } == 0 {
+                        continue;
+                    }
+                    if unsafe { LLVMGetCondition(br) } != u {
+                        continue;
+                    }
+                    let target = unsafe { LLVMGetSuccessor(br, if nonzero_is_true { 0 } else { 1 }) };
+                    let other = unsafe { LLVMGetSuccessor(br, if nonzero_is_true { 1 } else { 0 }) };
+                    if target != other && only_from(target, ir::block_of(br)) {
+                        out.push(target);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    out
+}
+
+/// The instructions of the blocks `b` dominates.
+fn dominated(f: ValueRef, b: BlockRef) -> Vec<ValueRef> {
+    ir::blocks(f).into_iter().filter(|x| ir::block_dominates(f, b, *x)).flat_map(ir::instructions).collect()
+}
+
+/// The instructions on a path from one of `starts` (block, first index) to an instruction that
+/// `is_end` accepts, passing neither an end nor an instruction `is_start` accepts on the way:
+/// those reachable forward from a start without passing an end, that reach an end backward
+/// without passing a start.
+fn between(f: ValueRef, starts: &[(BlockRef, usize)], is_end: &dyn Fn(ValueRef) -> bool, is_start: &dyn Fn(ValueRef) -> bool) -> HashSet<ValueRef> {
+    let stop = |x: ValueRef| is_end(x) || is_start(x);
+    // forward from the starts
+    let mut forward = HashSet::new();
+    let mut ends = Vec::new();
+    let mut queue: VecDeque<(BlockRef, usize)> = starts.iter().copied().collect();
+    let mut entered = HashSet::new();
+    while let Some((b, from)) = queue.pop_front() {
+        let insts = ir::instructions(b);
+        let mut stopped = false;
+        for &x in insts.iter().skip(from) {
+            if stop(x) {
+                if is_end(x) {
+                    ends.push(x);
+                }
+                stopped = true;
+                break;
+            }
+            forward.insert(x);
+        }
+        if !stopped {
+            for s in ir::successors(b) {
+                if entered.insert(s) {
+                    queue.push_back((s, 0));
+                }
+            }
+        }
+    }
+    // backward from the ends that were reached
+    let preds = ir::predecessors(f);
+    let mut backward = HashSet::new();
+    let mut queue: VecDeque<(BlockRef, Option<usize>)> = ends.iter().map(|e| (ir::block_of(*e), Some(ir::index_in_block(*e)))).collect();
+    let mut entered = HashSet::new();
+    while let Some((b, before)) = queue.pop_front() {
+        let insts = ir::instructions(b);
+        let upto = before.unwrap_or(insts.len());
+        let mut stopped = false;
+        for &x in insts[..upto].iter().rev() {
+            if stop(x) {
+                stopped = true;
+                break;
+            }
+            backward.insert(x);
+        }
+        if !stopped {
+            for p in preds.get(&b).into_iter().flatten() {
+                if entered.insert(*p) {
+                    queue.push_back((*p, None));
+                }
+            }
+        }
+    }
+    forward.intersection(&backward).copied().collect()
+}
