@@ -93,7 +93,7 @@ pub fn lower_auto_features(module: &Module<'_>, as_written: &std::collections::H
         let invoke = ir::opcode(call) == Some(LLVMOpcode::LLVMInvoke);
         let model = ir::call_args(call).get(3).and_then(|m| ir::c_string(*m)).unwrap_or_default();
         if as_written.contains(&model) {
-            replace_call(call, 0);
+            ir::replace_call(call, 0);
         } else {
             lower_one(module, data_layout, call, &sites, &mut out);
         }
@@ -126,7 +126,7 @@ fn lower_one(module: &Module<'_>, data_layout: LLVMTargetDataRef, call: ValueRef
             AUTO_MARKER,
             "it does not have the five arguments (out, cap, spec, model, loops)",
         ));
-        replace_call(call, 0);
+        ir::replace_call(call, 0);
         return;
     }
     let model = ir::c_string(args[3]).unwrap_or_default();
@@ -137,12 +137,12 @@ fn lower_one(module: &Module<'_>, data_layout: LLVMTargetDataRef, call: ValueRef
     let mut say = |id: RemarkId, what: String| remarks.push(place.remark(id, &model, what));
     let Some(cap) = ir::const_int(args[1]) else {
         say(RemarkId::CapacityNotConstant, "the capacity of the feature array is not a constant: no automatic features".into());
-        replace_call(call, 0);
+        ir::replace_call(call, 0);
         return;
     };
     let Some(launch) = region_launch(call, &model, sites) else {
         say(RemarkId::NoRegionLaunch, "no OpenMP launch follows the region's marker: no automatic features".into());
-        replace_call(call, 0);
+        ir::replace_call(call, 0);
         return;
     };
     let mut features = region_features(data_layout, call, launch, &loop_names, &mut say);
@@ -153,7 +153,7 @@ fn lower_one(module: &Module<'_>, data_layout: LLVMTargetDataRef, call: ValueRef
         features.truncate(cap);
     }
     let stored = store_features(module, data_layout, call, &features, &mut say);
-    replace_call(call, stored as i64);
+    ir::replace_call(call, stored as i64);
     let names: Vec<String> = features.into_iter().take(stored).map(|(n, _)| n).collect();
     record_region_features(module, &model, &names);
     if stored > 0 {
@@ -443,32 +443,6 @@ fn emit_value(
     }
 }
 
-/// Replaces the marker call's result by `k` and deletes the call (an `invoke` becomes a branch
-/// to its normal destination).
-fn replace_call(call: ValueRef, k: i64) {
-    unsafe {
-        let ty = LLVMTypeOf(call);
-        if LLVMGetTypeKind(ty) == llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind {
-            LLVMReplaceAllUsesWith(call, LLVMConstInt(ty, k as u64, 1));
-        } else if LLVMGetTypeKind(ty) != llvm_sys::LLVMTypeKind::LLVMVoidTypeKind {
-            LLVMReplaceAllUsesWith(call, LLVMGetPoison(ty));
-        }
-        if ir::opcode(call) == Some(LLVMOpcode::LLVMInvoke) {
-            let block = ir::block_of(call);
-            let (normal, unwind) = (LLVMGetNormalDest(call), LLVMGetUnwindDest(call));
-            let builder = LLVMCreateBuilderInContext(LLVMGetTypeContext(ty));
-            LLVMPositionBuilderBefore(builder, call);
-            LLVMBuildBr(builder, normal);
-            LLVMDisposeBuilder(builder);
-            if unwind != normal {
-                if let (Some(u), Some(bb)) = (inkwell::basic_block::BasicBlock::new(unwind), inkwell::basic_block::BasicBlock::new(block)) {
-                    crate::cfg::remove_phi_incoming(u, bb);
-                }
-            }
-        }
-        LLVMInstructionEraseFromParent(call);
-    }
-}
 
 /// `spec` with `names` appended to its features (and no declared range or sample count for
 /// them); a descriptor the contract crate cannot read is left as it is (the runtime reports it).

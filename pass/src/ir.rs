@@ -633,3 +633,30 @@ pub fn debug_location(v: ValueRef) -> Option<String> {
         Some(format!("{}:{line}", if name.is_empty() { "?" } else { &name }))
     }
 }
+
+/// Replaces the marker call's result by `k` and deletes the call (an `invoke` becomes a branch
+/// to its normal destination).
+pub fn replace_call(call: ValueRef, k: i64) {
+    unsafe {
+        let ty = LLVMTypeOf(call);
+        if LLVMGetTypeKind(ty) == llvm_sys::LLVMTypeKind::LLVMIntegerTypeKind {
+            LLVMReplaceAllUsesWith(call, LLVMConstInt(ty, k as u64, 1));
+        } else if LLVMGetTypeKind(ty) != llvm_sys::LLVMTypeKind::LLVMVoidTypeKind {
+            LLVMReplaceAllUsesWith(call, LLVMGetPoison(ty));
+        }
+        if opcode(call) == Some(LLVMOpcode::LLVMInvoke) {
+            let block = block_of(call);
+            let (normal, unwind) = (LLVMGetNormalDest(call), LLVMGetUnwindDest(call));
+            let builder = LLVMCreateBuilderInContext(LLVMGetTypeContext(ty));
+            LLVMPositionBuilderBefore(builder, call);
+            LLVMBuildBr(builder, normal);
+            LLVMDisposeBuilder(builder);
+            if unwind != normal {
+                if let (Some(u), Some(bb)) = (inkwell::basic_block::BasicBlock::new(unwind), inkwell::basic_block::BasicBlock::new(block)) {
+                    crate::cfg::remove_phi_incoming(u, bb);
+                }
+            }
+        }
+        LLVMInstructionEraseFromParent(call);
+    }
+}

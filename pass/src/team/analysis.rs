@@ -8,7 +8,8 @@
 //! - thread-local data (`threadprivate`, `thread_local`, `__thread`): each thread has its copy;
 //! - code it cannot see: a call through a pointer (also a virtual call), inline assembly, a
 //!   function of another translation unit or library, unless it is known not to ask (the C and
-//!   C++ standard libraries, the C++ ABI runtime, a declaration that reads no memory);
+//!   C++ standard libraries, the C++ ABI runtime, a declaration that reads no memory, a call
+//!   that does not return);
 //! - an effect that every thread of the team has once ([`super::scope`]: code outside
 //!   worksharing): a store to memory that is not the thread's own ([`super::private`]), a call
 //!   that writes such memory or does I/O, a reduction's private copy updated there (the
@@ -326,7 +327,9 @@ fn intrinsic(inst: ValueRef, name: &str, scope: Scope, privacy: &Privacy) -> Opt
 fn library_call(inst: ValueRef, callee: ValueRef, name: &str, scope: Scope, privacy: &Privacy) -> Option<Finding> {
     let effects = library::effects(callee);
     let pure = !effects.memory.writes_other() && !effects.memory.writes_args() && effects.memory.other & 1 == 0 && effects.memory.inaccessible == 0;
-    let known = effects.library || is_cxx_standard_library(name) || is_cxx_abi_runtime(name) || pure;
+    // A call that does not return (exit, abort, an error handler) ends the program: whatever it
+    // asks, no result of the region depends on it.
+    let known = effects.library || is_cxx_standard_library(name) || is_cxx_abi_runtime(name) || pure || does_not_return(inst);
     if !known {
         return Some(Finding::new(
             Reason::Opaque,

@@ -30,7 +30,6 @@ use std::collections::{HashSet, VecDeque};
 
 use inkwell::module::Module;
 use inkwell::values::AsValueRef;
-use llvm_sys::core::{LLVMConstInt, LLVMInstructionEraseFromParent, LLVMReplaceAllUsesWith};
 use ompadapt_abi::markers::TEAM_INVARIANT;
 
 use crate::entry_points::Role;
@@ -119,11 +118,9 @@ pub fn lower_team_markers(module: &Module<'_>) -> TeamOutcome {
                 0
             }
         };
-        unsafe {
-            let constant = LLVMConstInt(ir::type_of(call), value, 0);
-            LLVMReplaceAllUsesWith(call, constant);
-            LLVMInstructionEraseFromParent(call);
-        }
+        // (a C++ invoke becomes a branch to its normal destination)
+        ir::replace_call(call, value);
+        ir::invalidate();
         out.changed = true;
     }
     ir::invalidate();

@@ -1,0 +1,225 @@
+#!/usr/bin/env python3
+"""Which host parallel regions of a suite zero-source-change mode makes adaptive, and why the
+others stay as written — for one plugin, or two side by side (before/after a change).
+
+Every source of every program is compiled once per plugin (-c, -O2, the program's flags,
+-fplugin-arg-ompadapt-auto and its remarks). From the remarks:
+
+  eligible      a host region whose variants apply: the pass's OMPADAPT140 (the team-size
+                analysis found nothing that observes the team); for a plugin without that
+                analysis, a region with automatic features (OMPADAPT120/13x) and no offload
+                launch (OMPADAPT100/11x)
+  rejected      the pass's OMPADAPT141-147, by identifier (the analysis' reason)
+  left          the frontend's "this '<host construct>' construct is left as written: <why>",
+                by why (nested in another construct, declare target, ... and, before the
+                analysis, the list of shapes: ordered, num_threads, threadprivate)
+
+Usage: eligibility.py --suite NAME (--table TABLE.tsv --tree DIR | --hecbench DIR --list ARGS.tsv)
+                      --plugin NEW.so [--before OLD.so] --out OUT.md [--jobs 2] [--only NAME]...
+The table is cpu_suite.py's (name, sources, flags, ...); HeCBench programs are read with
+makefile-info.py and compiled for host offload (-fopenmp-targets=x86_64-pc-linux-gnu). The
+default kinds apply (host kinds for host regions, cpu,gpu for target constructs).
+"""
+import argparse
+import collections
+import concurrent.futures as cf
+import os
+import re
+import shlex
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+REMARK = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):(?P<col>\d+): remark: (?P<text>.*?)(?: \[-R[^\]]*\])?$")
+PASS = re.compile(r"\[OMPADAPT(?P<id>\d+)\] region '(?P<region>[^']*)': (?P<what>.*)")
+FRONTEND_LEFT = re.compile(r"this '(?P<construct>parallel[^']*)' construct is left as written: (?P<why>.*)")
+TARGET_IDS = {"100", "101", "102", "110", "111", "112", "113", "114"}
+FEATURE_IDS = {"120", "130", "131", "132", "133", "134", "135"}
+REASONS = {
+    "141": "asks for the team (omp_get_thread_num, ...)",
+    "142": "threadprivate / thread-local data",
+    "143": "calls code it cannot see (another translation unit, unknown library)",
+    "144": "calls through a pointer (or a virtual call)",
+    "145": "an effect every thread has outside worksharing",
+    "146": "a reduction copy updated outside worksharing",
+    "147": "no parallel region after the marker",
+}
+
+
+def frontend_reason(why):
+    """A short class for the frontend's reason."""
+    for key, name in [("nested in", "nested in another construct"), ("declare target", "in declare target code"),
+                      ("adaptation region", "inside an explicit adaptation"), ("offload device", "device compilation"),
+                      ("'ordered'", "ordered (list rule)"), ("ordered' construct", "ordered (list rule)"),
+                      ("'num_threads' on a parallel region", "num_threads on a parallel region (list rule)"),
+                      ("threadprivate", "threadprivate in the translation unit (list rule)")]:
+        if key in why:
+            return name
+    return why
+
+
+def programs(args):
+    if args.table:
+        rows = []
+        for line in open(args.table):
+            if not line.strip() or line.startswith("#"):
+                continue
+            f = line.rstrip("\n").split("\t") + [""] * 5
+            rows.append({"name": f[0], "sources": [os.path.join(args.tree, s) for s in f[1].split()],
+                         "flags": [x.replace("{tree}", args.tree) for x in f[2].split()], "offload": False})
+        return rows
+    rows = []
+    names = [l.split("\t")[0] for l in open(args.list) if l.strip() and not l.startswith("#")]
+    for name in names:
+        d = os.path.join(args.hecbench, "src", name)
+        p = subprocess.run([sys.executable, os.path.join(HERE, "makefile-info.py"), d], capture_output=True, text=True)
+        info = {}
+        for line in p.stdout.splitlines():
+            k, _, v = line.partition("=")
+            info[k] = shlex.split(v.strip("()")) if v.startswith("(") else shlex.split(v)
+        if any(info.get("MF_ERROR", [])) or not info.get("MF_SOURCES"):
+            continue
+        rows.append({"name": name, "sources": [os.path.join(d, s) for s in info["MF_SOURCES"]],
+                     "flags": info.get("MF_FLAGS", []), "offload": True, "cwd": d})
+    return rows
+
+
+def remarks_of(row, plugin):
+    """The remarks of one plugin's build of `row`, deduplicated (an offloading build compiles
+    the host side twice)."""
+    seen, out = set(), []
+    for src in row["sources"]:
+        cxx = src.endswith((".cpp", ".cc", ".cxx", ".cu")) or row["offload"]
+        cmd = ["clang++-19" if cxx else "clang-19", "-O2", "-fopenmp"]
+        if row["offload"]:
+            cmd += ["-fopenmp-targets=x86_64-pc-linux-gnu", "-x", "c++"]
+        cmd += row["flags"] + [f"-fplugin={plugin}", "-fplugin-arg-ompadapt-auto",
+                               "-fplugin-arg-ompadapt-remarks", "-c", src, "-o", "/dev/null"]
+        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", cwd=row.get("cwd"))
+        for line in p.stderr.splitlines():
+            m = REMARK.match(line)
+            if not m:
+                continue
+            key = (os.path.basename(m["file"]), m["line"], m["text"])
+            if key not in seen:
+                seen.add(key)
+                out.append((os.path.basename(m["file"]), int(m["line"]), m["text"]))
+    return out
+
+
+def classify(remarks):
+    """(eligible, rejected {id: [(region, what)]}, left {reason: n}) of one build's remarks."""
+    by_region = collections.defaultdict(set)
+    texts = {}
+    left = collections.Counter()
+    for file, line, text in remarks:
+        m = PASS.search(text)
+        if m:
+            key = (m["region"], file, line)
+            by_region[key].add(m["id"])
+            texts[(key, m["id"])] = m["what"]
+            continue
+        m = FRONTEND_LEFT.search(text)
+        if m:
+            left[frontend_reason(m["why"])] += 1
+    eligible, rejected = 0, collections.defaultdict(list)
+    analysed = any("140" in ids or ids & set(REASONS) for ids in by_region.values())
+    for key, ids in by_region.items():
+        if ids & TARGET_IDS:
+            continue
+        if analysed:
+            if "140" in ids:
+                eligible += 1
+            for i in sorted(ids & set(REASONS)):
+                rejected[i].append((key[0], texts[(key, i)]))
+        elif ids & FEATURE_IDS:
+            eligible += 1
+    return eligible, rejected, left
+
+
+def commit_of(plugin):
+    """The commit of the checkout that holds `plugin` (target/release/ below it)."""
+    p = subprocess.run(["git", "-C", os.path.dirname(os.path.abspath(plugin)), "rev-parse", "--short", "HEAD"],
+                       capture_output=True, text=True)
+    return p.stdout.strip() or "?"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--suite", required=True)
+    ap.add_argument("--table")
+    ap.add_argument("--tree")
+    ap.add_argument("--hecbench")
+    ap.add_argument("--list")
+    ap.add_argument("--plugin", required=True)
+    ap.add_argument("--before")
+    ap.add_argument("--out", required=True)
+    ap.add_argument("--jobs", type=int, default=2)
+    ap.add_argument("--only", action="append", default=[])
+    args = ap.parse_args()
+    if args.tree:
+        args.tree = os.path.abspath(args.tree)
+    rows = [r for r in programs(args) if not args.only or r["name"] in args.only]
+    plugins = [("after", os.path.abspath(args.plugin))] + ([("before", os.path.abspath(args.before))] if args.before else [])
+
+    def one(row):
+        return row["name"], {tag: classify(remarks_of(row, p)) for tag, p in plugins}
+
+    results = []
+    with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for name, res in pool.map(one, rows):
+            a = res["after"]
+            b = res.get("before")
+            print(f"{name}: after {a[0]} eligible, {sum(len(v) for v in a[1].values())} rejected"
+                  + (f"; before {b[0]} eligible" if b else ""), flush=True)
+            results.append((name, res))
+    results.sort()
+    tot = lambda tag, i: sum(r[tag][i] if i == 0 else 0 for _, r in results if tag in r)  # noqa: E731
+    rejected = collections.defaultdict(list)
+    left = {tag: collections.Counter() for tag, _ in plugins}
+    for name, res in results:
+        for i, regs in res["after"][1].items():
+            rejected[i] += [(name, r, w) for r, w in regs]
+        for tag, _ in plugins:
+            left[tag].update(res[tag][2])
+    n_rejected = sum(len(v) for v in rejected.values())
+    considered_after = tot("after", 0) + n_rejected + sum(left["after"].values())
+    lines = [f"# {args.suite}: host parallel regions zero-source-change mode makes adaptive", "",
+             f"`eligibility.py --suite {args.suite}`: {len(results)} programs, every source compiled with "
+             f"`-fplugin-arg-ompadapt-auto` and its remarks.", ""]
+    lines.append(f"- host parallel constructs: **{considered_after}**")
+    if args.before:
+        considered_before = tot("before", 0) + sum(left["before"].values())
+        share_b = 100.0 * tot("before", 0) / max(considered_before, 1)
+        lines.append(f"- adaptive before (ompadapt `{commit_of(args.before)}`: a list of shapes): "
+                     f"**{tot('before', 0)}** of {considered_before} ({share_b:.0f} %)")
+    share_a = 100.0 * tot("after", 0) / max(considered_after, 1)
+    lines.append(f"- adaptive after (ompadapt `{commit_of(args.plugin)}`: the team-size analysis): **{tot('after', 0)}** of {considered_after} ({share_a:.0f} %)")
+    lines.append(f"- left as written by the analysis: **{n_rejected}**; by the frontend (where they are): {sum(left['after'].values())}")
+    lines += ["", "| left as written because | regions |", "|---|---:|"]
+    for i in sorted(rejected):
+        lines.append(f"| OMPADAPT{i}: {REASONS[i]} | {len(rejected[i])} |")
+    for why, n in left["after"].most_common():
+        lines.append(f"| frontend: {why} | {n} |")
+    if args.before:
+        lines += ["", "Before, the frontend left as written:", "", "| reason | constructs |", "|---|---:|"]
+        for why, n in left["before"].most_common():
+            lines.append(f"| {why} | {n} |")
+    lines += ["", "| program | adaptive after | left by the analysis | " + ("adaptive before |" if args.before else ""),
+              "|---|---:|---:|" + ("---:|" if args.before else "")]
+    for name, res in results:
+        a = res["after"]
+        row = f"| {name} | {a[0]} | {sum(len(v) for v in a[1].values())} |"
+        if args.before:
+            row += f" {res['before'][0]} |"
+        lines.append(row)
+    lines += ["", "## Every region the analysis left as written", ""]
+    for i in sorted(rejected):
+        for name, region, what in rejected[i]:
+            lines.append(f"- `{name}` `{region}` (OMPADAPT{i}): {what}")
+    open(args.out, "w").write("\n".join(lines) + "\n")
+    print("\n".join(lines[:12]))
+
+
+if __name__ == "__main__":
+    main()
