@@ -179,6 +179,23 @@ void ordered_and_copyprivate(double *x, int n) {
   }
 }
 
+// Tasks created by one thread (XSBench's quicksort): each runs once, whatever the team. Their
+// firstprivate copies are reached through the privates map, a function pointer the module shows.
+static void visit(int *a, int n) {
+  if (n < 2)
+    return;
+#pragma omp task firstprivate(a, n)
+  visit(a, n / 2);
+#pragma omp taskwait
+  a[0] += a[n - 1];
+}
+// REMARK-DAG: [OMPADAPT140] region 'tasks_in_single@team_analysis.c:[[#@LINE+2]]': its team-size variants apply
+void tasks_in_single(int *a, int n) {
+#pragma omp parallel
+#pragma omp single
+  visit(a, n);
+}
+
 #ifdef WITH_THREADPRIVATE
 static int counter;
 #pragma omp threadprivate(counter)

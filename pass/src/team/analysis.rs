@@ -98,8 +98,11 @@ impl Finding {
 /// their function).
 pub fn display_name(f: ValueRef) -> String {
     let name = ir::name(f);
+    if name.starts_with(".omp_task_entry.") {
+        return "a task's entry".into();
+    }
     if let Some(stem) = name.split(".omp_outlined").next().filter(|_| name.contains(".omp_outlined")) {
-        return format!("{} (parallel region)", demangle(stem));
+        return if stem.is_empty() { "a task".into() } else { format!("{} (parallel region)", demangle(stem)) };
     }
     demangle(&name)
 }
@@ -213,7 +216,24 @@ impl Analysis {
         }
         let callee = ir::callee(inst);
         if callee.is_null() {
-            return Some(Finding::new(Reason::Indirect, "it calls through a function pointer (or a virtual call), whose callee the compiler cannot see", inst));
+            // a pointer the module gives only known functions (a task's privates map)
+            let Some(callees) = possible_callees(called, 0) else {
+                return Some(Finding::new(
+                    Reason::Indirect,
+                    "it calls through a function pointer (or a virtual call), whose callee the compiler cannot see",
+                    inst,
+                ));
+            };
+            for f in callees {
+                if ir::is_declaration(f) {
+                    return Some(Finding::new(Reason::Opaque, format!("it calls '{}' through a pointer", demangle(&ir::name(f))), inst));
+                }
+                let params = if scope == Scope::Replicated { privacy.argument_mask(inst) } else { 0 };
+                if let Some(found) = self.walk(f, mode_of(scope), params) {
+                    return Some(self.through(found, inst));
+                }
+            }
+            return None;
         }
         let name = ir::name(callee);
         if name.starts_with("llvm.") {
@@ -265,6 +285,70 @@ impl Analysis {
     fn through(&self, mut found: Finding, inst: ValueRef) -> Finding {
         found.path.insert(0, display_name(ir::function_of(inst)));
         found
+    }
+}
+
+/// The functions a called pointer can hold, where the module shows them all: a function; a
+/// parameter of a function of this module that only direct calls reach, at each of which it is
+/// given such a pointer; a value loaded from a stack slot that only ever holds such pointers;
+/// a select or phi of such. None: the callee cannot be seen (also past a depth of 8).
+fn possible_callees(v: ValueRef, depth: usize) -> Option<Vec<ValueRef>> {
+    use llvm_sys::core::{LLVMGetLinkage, LLVMGetParamParent};
+    use llvm_sys::LLVMLinkage;
+    if depth > 8 {
+        return None;
+    }
+    let v = ir::strip_to_global(v);
+    if ir::is_function(v) {
+        return Some(vec![v]);
+    }
+    let union = |vals: Vec<ValueRef>| -> Option<Vec<ValueRef>> {
+        let mut out = Vec::new();
+        for x in vals {
+            for f in possible_callees(x, depth + 1)? {
+                if !out.contains(&f) {
+                    out.push(f);
+                }
+            }
+        }
+        (!out.is_empty()).then_some(out)
+    };
+    if ir::is_argument(v) {
+        let f = unsafe { LLVMGetParamParent(v) };
+        let local = matches!(unsafe { LLVMGetLinkage(f) }, LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage);
+        let index = ir::param_index(v)?;
+        if !local {
+            return None;
+        }
+        let mut given = Vec::new();
+        for u in ir::users(f) {
+            if !ir::is_call(u) || ir::callee(u) != f {
+                return None;
+            }
+            given.push(*ir::call_args(u).get(index)?);
+        }
+        return union(given);
+    }
+    match ir::opcode(v)? {
+        LLVMOpcode::LLVMLoad => {
+            let slot = ir::operand(v, 0);
+            if !ir::is_alloca(slot) {
+                return None;
+            }
+            let mut stored = Vec::new();
+            for u in ir::users(slot) {
+                match ir::opcode(u) {
+                    Some(LLVMOpcode::LLVMLoad) => {}
+                    Some(LLVMOpcode::LLVMStore) if ir::operand(u, 1) == slot => stored.push(ir::operand(u, 0)),
+                    Some(LLVMOpcode::LLVMCall) if ir::callee_name(u).starts_with("llvm.lifetime.") => {}
+                    _ => return None,
+                }
+            }
+            union(stored)
+        }
+        LLVMOpcode::LLVMSelect => union(vec![ir::operand(v, 1), ir::operand(v, 2)]),
+        LLVMOpcode::LLVMPHI => union((0..ir::num_operands(v)).map(|k| ir::operand(v, k)).collect()),
+        _ => None,
     }
 }
 
