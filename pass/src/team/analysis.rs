@@ -31,7 +31,7 @@ use llvm_sys::{LLVMOpcode, LLVMTypeKind};
 
 use super::library::{self, is_cxx_abi_runtime, is_cxx_standard_library};
 use super::private::Privacy;
-use super::scope::{role, strip, Scope, Scopes};
+use super::scope::{derived_addresses, role, strip, Scope, Scopes};
 use crate::entry_points::{in_family, lookup, Role};
 use crate::ir::{self, ValueRef};
 
@@ -519,18 +519,9 @@ fn variable_name(address: ValueRef) -> Option<String> {
 fn reduction_privates_written(scopes: &Scopes) -> Option<Finding> {
     for &p in &scopes.reduction_privates {
         let mut stores = 0;
-        let mut queue = vec![p];
-        let mut seen = HashSet::new();
-        while let Some(v) = queue.pop() {
-            if !seen.insert(v) {
-                continue;
-            }
-            for u in ir::users(v) {
-                if scopes.scope(u) != Scope::Replicated {
-                    continue;
-                }
+        for v in derived_addresses(p) {
+            for u in ir::users(v).into_iter().filter(|u| scopes.scope(*u) == Scope::Replicated) {
                 match ir::opcode(u) {
-                    Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast) => queue.push(u),
                     Some(LLVMOpcode::LLVMStore) if ir::operand(u, 1) == v => {
                         stores += 1;
                         if stores > 1 || !ir::is_constant(ir::operand(u, 0)) {

@@ -124,33 +124,35 @@ pub fn strip(v: Option<ValueRef>) -> ValueRef {
     v
 }
 
+/// `base` and the addresses computed from it (element addresses, casts), transitively.
+pub fn derived_addresses(base: ValueRef) -> Vec<ValueRef> {
+    let mut out = vec![base];
+    let mut k = 0;
+    while k < out.len() {
+        let p = out[k];
+        k += 1;
+        for u in ir::users(p) {
+            let derived = matches!(ir::opcode(u), Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast)) && ir::operand(u, 0) == p;
+            if derived && !out.contains(&u) {
+                out.push(u);
+            }
+        }
+    }
+    out
+}
+
 /// The private copies a reduction list points at: the values stored into the list's slots.
 fn list_entries(list: ValueRef) -> Vec<ValueRef> {
     let base = strip(Some(list));
     if !ir::is_alloca(base) {
         return Vec::new();
     }
-    let mut out = Vec::new();
-    let mut queue = vec![base];
-    let mut seen = HashSet::new();
-    while let Some(p) = queue.pop() {
-        if !seen.insert(p) {
-            continue;
-        }
-        for u in ir::users(p) {
-            match ir::opcode(u) {
-                Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast) if ir::operand(u, 0) == p => queue.push(u),
-                Some(LLVMOpcode::LLVMStore) if ir::operand(u, 1) == p => {
-                    let stored = strip(Some(ir::operand(u, 0)));
-                    if ir::is_alloca(stored) {
-                        out.push(stored);
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    out
+    derived_addresses(base)
+        .into_iter()
+        .flat_map(|slot| ir::users(slot).into_iter().filter(move |u| ir::opcode(*u) == Some(LLVMOpcode::LLVMStore) && ir::operand(*u, 1) == slot))
+        .map(|store| strip(Some(ir::operand(store, 0))))
+        .filter(|v| ir::is_alloca(*v))
+        .collect()
 }
 
 /// The successors a conditional branch on `value` (compared with zero) takes when `value` is
