@@ -77,11 +77,11 @@ pub const MARKERS: [Marker; 6] = [LAUNCH_SITE, AUTO_FEATURES, TEAM_INVARIANT, HO
 /// version in it so that objects of different ompadapt versions never share one. Where it is
 /// precompiled (see [`PRECOMPILED_LOADER_ARCHES`]) the header only declares it and what the
 /// generated code calls, and the pass adds the code.
-pub const RUNTIME_LOADER: &str = "__ompadapt_v3_load_runtime";
+pub const RUNTIME_LOADER: &str = "__ompadapt_v4_load_runtime";
 
 /// The prefix of every symbol of the precompiled support code: the loader, its helpers, and the
 /// begin, end and team-size functions the generated code calls where the loader is precompiled.
-pub const SUPPORT_PREFIX: &str = "__ompadapt_v3_";
+pub const SUPPORT_PREFIX: &str = "__ompadapt_v4_";
 
 /// The host architectures (the triple's first component, on Linux) for which the loader is
 /// compiled when ompadapt is built (pass/build.rs) and the pass adds it to modules as assembly.

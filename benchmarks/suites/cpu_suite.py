@@ -132,7 +132,7 @@ class Program:
 def close(a, b):
     """Equal but for numbers within a relative 1e-9 (or an absolute 1e-12: values at the
     rounding level of double precision, such as a converged residual)."""
-    wa, wb = re.split(r"(\s+|=)", a), re.split(r"(\s+|=)", b)
+    wa, wb = re.split(r"(\s+|=|,|;)", a), re.split(r"(\s+|=|,|;)", b)
     if len(wa) != len(wb):
         return False
     for x, y in zip(wa, wb):

@@ -5,7 +5,8 @@
 //! see docs/references.md; the user's guide: docs/data-movement.md.
 //!
 //! Modules:
-//! * [`ompt`] — bindgen's bindings to `omp-tools.h`;
+//! * [`ompt`] — bindgen's bindings to `omp-tools.h` (the `ompadapt-ompt` crate, shared with the
+//!   runtime's OMPT tool);
 //! * [`tool`] — `ompt_start_tool` and the OMPT callbacks;
 //! * [`sites`] — the call sites and map-clause names events refer to, interned;
 //! * [`intercept`] — map-clause names from libomptarget's entry points;
@@ -28,7 +29,7 @@ pub mod counters;
 pub mod event;
 pub mod intercept;
 pub mod mem;
-pub mod ompt;
+pub use ompadapt_ompt as ompt;
 pub mod output;
 pub mod report;
 pub mod sites;

@@ -100,8 +100,8 @@ static inline void __ompadapt_check_output(int cls)
 
 /* The loader: one symbol for every language, tied to the API version so that objects built by
  * different versions of ompadapt never share one. */
-typedef char __ompadapt_loader_symbol_matches_api[OMPADAPT_API_VERSION == 3 ? 1 : -1];
-#define __OMPADAPT_LOADER_SYMBOL __asm__("__ompadapt_v3_load_runtime")
+typedef char __ompadapt_loader_symbol_matches_api[OMPADAPT_API_VERSION == 4 ? 1 : -1];
+#define __OMPADAPT_LOADER_SYMBOL __asm__("__ompadapt_v4_load_runtime")
 
 #ifndef __OMPADAPT_DEFAULT_RUNTIME
 #define __OMPADAPT_DEFAULT_RUNTIME 0
@@ -111,7 +111,7 @@ typedef char __ompadapt_loader_symbol_matches_api[OMPADAPT_API_VERSION == 3 ? 1 
 /* What the generated code calls, precompiled (see __ompadapt_api_load above): one call each.
  * The default runtime is this translation unit's weak definition (every translation unit the
  * plugin compiled has one; the loader reads whichever the linker kept). */
-#define __OMPADAPT_SUPPORT(name) __asm__("__ompadapt_v3_" #name) __attribute__((visibility("hidden")))
+#define __OMPADAPT_SUPPORT(name) __asm__("__ompadapt_v4_" #name) __attribute__((visibility("hidden")))
 extern const char *const __ompadapt_default_runtime __OMPADAPT_SUPPORT(default_runtime)
     __attribute__((weak)) = __OMPADAPT_DEFAULT_RUNTIME;
 const struct ompadapt_api *__ompadapt_api(void) __OMPADAPT_SUPPORT(api);
@@ -127,9 +127,11 @@ int __ompadapt_team_size(int, double, int) __OMPADAPT_SUPPORT(team_size);
 #define __OMPADAPT_FALLBACK inline __attribute__((used, visibility("hidden")))
 #define __OMPADAPT_FALLBACK_TABLE inline __attribute__((visibility("hidden")))
 #define __OMPADAPT_SUPPORT_FN inline __attribute__((used, visibility("hidden")))
+/* libomp looks ompt_start_tool up by name: visible, one copy per link (a COMDAT group). */
+#define __OMPADAPT_TOOL_FN inline __attribute__((used, noinline, cold, visibility("default")))
 /* Every symbol carries the version (the fallback table is a member of the loader's). */
-#define __OMPADAPT_HELPER(name) __asm__("__ompadapt_v3_" #name)
-const struct ompadapt_api *__ompadapt_api_load(const char *) __OMPADAPT_LOADER_SYMBOL;
+#define __OMPADAPT_HELPER(name) __asm__("__ompadapt_v4_" #name)
+const struct ompadapt_api *__ompadapt_api_load(const char *, int) __OMPADAPT_LOADER_SYMBOL;
 const char *__ompadapt_untrusted(const char *, char *) __OMPADAPT_HELPER(untrusted);
 void __ompadapt_say(const char *) __OMPADAPT_HELPER(say);
 void __ompadapt_fallback_begin(void **, const char *, long, long, long, const double *, int,
@@ -140,6 +142,8 @@ void __ompadapt_fallback_unavailable(ompadapt_ctx *, int) __OMPADAPT_HELPER(fall
 void *__ompadapt_fallback_host_enter(ompadapt_ctx *, int, int, long long, const void *,
                                      const void *const *, int) __OMPADAPT_HELPER(fallback_host_enter);
 void __ompadapt_fallback_host_exit(void *) __OMPADAPT_HELPER(fallback_host_exit);
+void *__ompadapt_fallback_ompt_start_tool(unsigned int, const char *, void *(*)(unsigned int, const char *))
+    __OMPADAPT_HELPER(fallback_ompt_start_tool);
 extern const struct ompadapt_api __ompadapt_fallback_api __OMPADAPT_HELPER(fallback_api);
 const struct ompadapt_api *__ompadapt_api(void) __OMPADAPT_HELPER(api);
 void __ompadapt_begin(void **, const char *, long, long, long, const double *, int, ompadapt_ctx *)
@@ -160,6 +164,8 @@ inline const struct ompadapt_api *__ompadapt_cached_api __OMPADAPT_HELPER(cached
 #define __OMPADAPT_FALLBACK static inline __attribute__((unused))
 #define __OMPADAPT_FALLBACK_TABLE static __attribute__((unused))
 #define __OMPADAPT_SUPPORT_FN static inline __attribute__((always_inline, unused))
+/* libomp looks ompt_start_tool up by name: a weak definition per translation unit, one kept. */
+#define __OMPADAPT_TOOL_FN __attribute__((weak, noinline, cold, optnone))
 #endif
 
 __OMPADAPT_ONCE void __ompadapt_say(const char *s) {
@@ -193,12 +199,17 @@ __OMPADAPT_FALLBACK void *__ompadapt_fallback_host_enter(ompadapt_ctx *ctx, int 
   return 0;
 }
 __OMPADAPT_FALLBACK void __ompadapt_fallback_host_exit(void *run) { (void)run; }
+/* Without a runtime no tool: the one the process would have found next starts. */
+__OMPADAPT_FALLBACK void *__ompadapt_fallback_ompt_start_tool(unsigned int omp_version, const char *runtime_version,
+                                                             void *(*next)(unsigned int, const char *)) {
+  return next ? next(omp_version, runtime_version) : 0;
+}
 
 /* The entry points without a runtime. */
 __OMPADAPT_FALLBACK_TABLE const struct ompadapt_api __ompadapt_fallback_api = {
     OMPADAPT_API_VERSION,          __ompadapt_fallback_begin,       __ompadapt_fallback_end,
     __ompadapt_fallback_unlowered, __ompadapt_fallback_unavailable, __ompadapt_fallback_host_enter,
-    __ompadapt_fallback_host_exit};
+    __ompadapt_fallback_host_exit, __ompadapt_fallback_ompt_start_tool};
 
 /* Secure-execution mode only: why the runtime at `path` may not be loaded (0: it may, and
  * `real` holds its canonical path, which is what gets loaded). Trusted means: an absolute path
@@ -239,8 +250,10 @@ __OMPADAPT_ONCE const char *__ompadapt_untrusted(const char *path, char *real) {
   return 0;
 }
 
-/* Out of line and cold: the path buffer lives only while loading, not in every region's frame. */
-__OMPADAPT_ONCE const struct ompadapt_api *__ompadapt_api_load(const char *default_runtime) {
+/* Out of line and cold: the path buffer lives only while loading, not in every region's frame.
+ * `quiet` (the OMPT tool's early load): no message, and NULL instead of the fallback table when
+ * no runtime can be used (the first region then loads it again and says why). */
+__OMPADAPT_ONCE const struct ompadapt_api *__ompadapt_api_load(const char *default_runtime, int quiet) {
   const char *path = 0;
   char real[4096];
   void *lib;
@@ -254,6 +267,8 @@ __OMPADAPT_ONCE const struct ompadapt_api *__ompadapt_api_load(const char *defau
   if (!path || !*path)
     path = default_runtime;
   if (!path || !*path) {
+    if (quiet)
+      return 0;
     __ompadapt_say(secure ? "ompadapt: secure-execution mode (setuid, setgid or file capabilities): "
                             "OMPADAPT_RUNTIME is ignored and no runtime was installed beside the "
                             "plugin; link -lompadapt_rt; adaptive regions run their first variant\n"
@@ -264,6 +279,8 @@ __OMPADAPT_ONCE const struct ompadapt_api *__ompadapt_api_load(const char *defau
   if (secure) {
     const char *why = __ompadapt_untrusted(path, real);
     if (why) {
+      if (quiet)
+        return 0;
       __ompadapt_say("ompadapt: secure-execution mode (setuid, setgid or file capabilities): "
                      "OMPADAPT_RUNTIME is ignored and the runtime ");
       __ompadapt_say(path);
@@ -280,6 +297,8 @@ __OMPADAPT_ONCE const struct ompadapt_api *__ompadapt_api_load(const char *defau
   if (!api || api->version != OMPADAPT_API_VERSION) {
     const char *why = lib ? (api ? "incompatible API version" : "no ompadapt_rt_api symbol")
                           : __ompadapt_libc_dlerror();
+    if (quiet)
+      return 0;
     __ompadapt_say("ompadapt: cannot use the runtime library ");
     __ompadapt_say(path);
     __ompadapt_say(": ");
@@ -301,7 +320,7 @@ __OMPADAPT_SUPPORT_FN const struct ompadapt_api *__ompadapt_api(void) {
 #endif
   const struct ompadapt_api *a = __atomic_load_n(&__OMPADAPT_CACHE, __ATOMIC_ACQUIRE);
   if (__builtin_expect(a == 0, 0)) {
-    a = __ompadapt_api_load(__OMPADAPT_DEFAULT_RUNTIME);
+    a = __ompadapt_api_load(__OMPADAPT_DEFAULT_RUNTIME, 0);
     __atomic_store_n(&__OMPADAPT_CACHE, a, __ATOMIC_RELEASE);
   }
   return a;
@@ -347,6 +366,27 @@ __OMPADAPT_SUPPORT_FN int __ompadapt_team_size(int absolute, double share, int p
     return n < program ? n : program;
   }
   return program;
+}
+
+/* OMPT: libomp starts a tool once, when it initialises, through the first ompt_start_tool of the
+ * process (this one, before libomp's own weak definition). In a program that offloads
+ * (libomptarget in the process) it loads the runtime, quietly, and starts the runtime's tool,
+ * which learns the extent of every device mapping from libomptarget's data operations (what the
+ * cpu variant copies) and starts beside itself the tool the process would have had: the next
+ * ompt_start_tool (a preloaded tool's; libomp's own finds none), else OMP_TOOL_LIBRARIES'. A
+ * program that does not offload gets exactly that next tool (and no cost); so does one whose
+ * runtime cannot be loaded. The C name differs from the symbol so that it never clashes with
+ * omp-tools.h's declaration. */
+typedef void *(*__ompadapt_start_tool_t)(unsigned int, const char *);
+__OMPADAPT_TOOL_FN void *__ompadapt_ompt_start_tool(unsigned int, const char *) __asm__("ompt_start_tool");
+__OMPADAPT_TOOL_FN void *__ompadapt_ompt_start_tool(unsigned int omp_version, const char *runtime_version) {
+  __ompadapt_start_tool_t next = (__ompadapt_start_tool_t)__ompadapt_libc_dlsym((void *)-1 /* RTLD_NEXT */, "ompt_start_tool");
+  const struct ompadapt_api *a = 0;
+  if (__ompadapt_libc_dlsym((void *)0 /* RTLD_DEFAULT */, "__tgt_target_kernel"))
+    a = __ompadapt_api_load(__OMPADAPT_DEFAULT_RUNTIME, 1);
+  if (!a)
+    return next ? next(omp_version, runtime_version) : 0;
+  return a->ompt_start_tool(omp_version, runtime_version, next);
 }
 #endif /* __OMPADAPT_PRECOMPILED_LOADER */
 

@@ -43,7 +43,7 @@
 extern "C" {
 #endif
 
-#define OMPADAPT_API_VERSION 3
+#define OMPADAPT_API_VERSION 4
 #define OMPADAPT_MAX_FEATURES 16
 
 /* One execution of an adaptive region. Fields are read by generated code (variant, value);
@@ -55,6 +55,9 @@ typedef struct ompadapt_ctx {
   int nfeatures;              /* number of valid entries in features */
   double value;               /* numeric value of the variant; its index if categorical */
   double features[OMPADAPT_MAX_FEATURES]; /* copied at begin; past nfeatures: runtime scratch */
+  const char *instance; /* (version 4) read by begin only when the descriptor says instanced=1:
+                         * the __PRETTY_FUNCTION__ of the template instantiation the region is
+                         * in, which names it (one region per instantiation) */
 } ompadapt_ctx;
 
 /* Region descriptor ("spec"), produced by the plugin, one line of ';'-separated fields:
@@ -127,6 +130,16 @@ void *ompadapt_host_enter(ompadapt_ctx *ctx, int cpu, int replacement, long long
                           const void *kernel_args, const void *const *globals, int nglobals);
 void ompadapt_host_exit(void *run);
 
+/* The runtime's OMPT tool (API version 4): what the generated code's ompt_start_tool calls while
+ * libomp initialises in a program that offloads. The tool records the extent of every device
+ * mapping from libomptarget's data operations — what ompadapt_host_enter copies — and starts
+ * beside itself the tool `next` starts (the ompt_start_tool the process would have found next;
+ * NULL: none), else the first of OMP_TOOL_LIBRARIES that starts. Returns an
+ * ompt_start_tool_result_t * for libomp. A runtime of one's own that forwards
+ * ompadapt_host_enter forwards this too. */
+void *ompadapt_ompt_start_tool(unsigned int omp_version, const char *runtime_version,
+                               void *(*next)(unsigned int, const char *));
+
 /* ---- Explicit control: training and persistence (called by hand; not in ompadapt_api) ---- */
 
 /* Trains region MODEL (every region when NULL) now, on what has been measured, even before
@@ -170,6 +183,13 @@ struct ompadapt_api {
                       const void *kernel_args, const void *const *globals,
                       int nglobals);                                   /* since version 3 */
   void (*host_exit)(void *run);                                       /* since version 3 */
+  /* since version 4: starts the runtime's OMPT tool, which learns the extent of every device
+   * mapping from libomptarget's data operations (what the cpu variant copies); `next` is the
+   * ompt_start_tool the process would have found next (NULL: none), which it starts beside
+   * itself. Called by the generated code's ompt_start_tool while libomp initialises; returns
+   * an ompt_start_tool_result_t *. */
+  void *(*ompt_start_tool)(unsigned int omp_version, const char *runtime_version,
+                           void *(*next)(unsigned int, const char *));
 };
 extern const struct ompadapt_api ompadapt_rt_api;
 

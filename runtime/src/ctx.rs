@@ -4,10 +4,10 @@
 //! the bottom of this file fail the build if the two drift apart, and `tests/c_abi.rs` checks
 //! `sizeof`/`offsetof` from the C side.
 
-use std::os::raw::{c_int, c_void};
+use std::os::raw::{c_char, c_int, c_void};
 
 /// `OMPADAPT_API_VERSION`.
-pub const API_VERSION: u32 = 3;
+pub const API_VERSION: u32 = 4;
 /// `OMPADAPT_MAX_FEATURES`: features beyond this are ignored (with a warning, once per region).
 pub use ompadapt_abi::MAX_FEATURES;
 
@@ -35,12 +35,24 @@ pub struct Ctx {
     /// The features, copied at `begin`. Entries past `nfeatures` are the runtime's scratch
     /// space (it keeps where `end` records there): their contents are unspecified.
     pub features: [f64; MAX_FEATURES],
+    /// (API version 4) The `__PRETTY_FUNCTION__` of the template instantiation the region is
+    /// in, read by `begin` only when the descriptor says `instanced=1` (the generated code sets
+    /// it there, and nowhere else).
+    pub instance: *const c_char,
 }
 
 impl Ctx {
     /// An all-zero context, as a C caller would typically declare it.
     pub const fn zeroed() -> Self {
-        Ctx { region: std::ptr::null_mut(), t0: 0, variant: 0, nfeatures: 0, value: 0.0, features: [0.0; MAX_FEATURES] }
+        Ctx {
+            region: std::ptr::null_mut(),
+            t0: 0,
+            variant: 0,
+            nfeatures: 0,
+            value: 0.0,
+            features: [0.0; MAX_FEATURES],
+            instance: std::ptr::null(),
+        }
     }
 
     /// The valid features of this execution.
@@ -66,8 +78,9 @@ const _: () = {
     assert!(offset_of!(Ctx, nfeatures) == 20);
     assert!(offset_of!(Ctx, value) == 24);
     assert!(offset_of!(Ctx, features) == 32);
-    assert!(size_of::<Ctx>() == 32 + 8 * MAX_FEATURES);
-    assert!(size_of::<Ctx>() == 160);
+    assert!(offset_of!(Ctx, instance) == 32 + 8 * MAX_FEATURES);
+    assert!(size_of::<Ctx>() == 40 + 8 * MAX_FEATURES);
+    assert!(size_of::<Ctx>() == 168);
     assert!(align_of::<Ctx>() == 8);
 };
 

@@ -266,7 +266,14 @@ pub unsafe extern "C" fn ompadapt_host_exit(run: *mut c_void) {
         let run = crate::host_run::exit(run);
         if let Some(r) = run.region.as_ref() {
             let ticks = run.ticks + crate::clock::now().wrapping_sub(t0);
-            r.host_copies.record(run.transferred, run.preserved, crate::clock::to_ns(ticks));
+            r.host_copies.record(crate::region::CopyCounts {
+                runs: 1,
+                mapped: run.mapped,
+                brought_in: run.brought_in,
+                transferred: run.transferred,
+                preserved: run.preserved,
+                ns: crate::clock::to_ns(ticks),
+            });
         }
     }));
 }
@@ -355,6 +362,8 @@ pub struct Api {
     pub host_enter: unsafe extern "C" fn(*mut Ctx, c_int, c_int, i64, *const c_void, *const *const c_void, c_int) -> *mut c_void,
     /// [`ompadapt_host_exit`] (since version 3).
     pub host_exit: unsafe extern "C" fn(*mut c_void),
+    /// [`ompadapt_ompt_start_tool`] (since version 4).
+    pub ompt_start_tool: unsafe extern "C" fn(c_uint, *const c_char, Option<crate::ompt_tool::StartTool>) -> *mut c_void,
 }
 
 /// `ompadapt_rt_api`: the entry points as a table (version [`API_VERSION`]).
@@ -368,7 +377,20 @@ pub static ompadapt_rt_api: Api = Api {
     variant_unavailable: ompadapt_variant_unavailable,
     host_enter: ompadapt_host_enter,
     host_exit: ompadapt_host_exit,
+    ompt_start_tool: ompadapt_ompt_start_tool,
 };
+
+/// `ompadapt_ompt_start_tool` (API version 4): starts the runtime's OMPT tool, which learns the
+/// extent of every device mapping (see [`crate::ompt_tool`]), beside the tool `next` (the
+/// `ompt_start_tool` the process would have found next) or `OMP_TOOL_LIBRARIES` start; returns an
+/// `ompt_start_tool_result_t *` for libomp.
+///
+/// # Safety
+/// Called while libomp initialises, with its arguments; `next` is null or an `ompt_start_tool`.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_ompt_start_tool(v: c_uint, rv: *const c_char, next: Option<crate::ompt_tool::StartTool>) -> *mut c_void {
+    crate::ompt_tool::start(v, rv, next).cast()
+}
 
 const _: () = {
     use std::mem::{offset_of, size_of};
@@ -379,5 +401,6 @@ const _: () = {
     assert!(offset_of!(Api, variant_unavailable) == 32);
     assert!(offset_of!(Api, host_enter) == 40);
     assert!(offset_of!(Api, host_exit) == 48);
-    assert!(size_of::<Api>() == 56);
+    assert!(offset_of!(Api, ompt_start_tool) == 56);
+    assert!(size_of::<Api>() == 64);
 };

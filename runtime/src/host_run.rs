@@ -20,13 +20,16 @@
 //! byte is either sent back or restored.
 //!
 //! Extents: a launch inside a data environment passes a pointer as a zero-length entry that
-//! says only where the data starts. libomptarget has no call that returns a mapping's extent,
-//! but `omp_get_mapped_ptr(q)` returns `q`'s device address, which is `q + offset` with one
-//! offset for every byte of one mapping: the extent is found by a galloping search on that
-//! property (about 2·log2(bytes) calls of ~100 ns), then cached and re-validated with four
-//! calls per launch. This explains any mapping, whoever made it; what it cannot explain is a
-//! pointer that is in no mapping (memory from `omp_target_alloc`, `is_device_ptr`, data the
-//! offload would read through a pointer it never mapped): then the variant is refused.
+//! says only where the data starts, and libomptarget has no call that returns a mapping's
+//! extent. The extent comes from what was mapped: the runtime's OMPT tool records every
+//! mapping libomptarget makes, whoever asked for it ([`crate::mappings`]); `omp_get_mapped_ptr`
+//! only says whether (and where) an address is present, which checks the record. Nothing is
+//! inferred by sampling: two mappings whose host-to-device offsets coincide (adjacent arrays
+//! on libomptarget's host plugin) stay two. Where the extent of present storage is not known
+//! (no OMPT tool), or a pointer is in no mapping (memory from `omp_target_alloc`,
+//! `is_device_ptr`, data the offload would read through a pointer it never mapped), the variant
+//! is refused for that execution. The `declare target` variables the kernel reaches come with
+//! their extents from the pass.
 //!
 //! Pointers inside present storage (a struct whose pointer member was attached by `map(s,
 //! s.p[0:n])`) hold the pointee's device address on the device: their host values are kept
@@ -34,7 +37,6 @@
 //! is brought in too (searched in present storage of at most [`POINTER_SCAN_BYTES`], and at
 //! every `PTR_AND_OBJ` entry of the launch).
 
-use std::collections::HashMap;
 use std::os::raw::{c_int, c_void};
 use std::sync::{Mutex, OnceLock};
 
@@ -151,110 +153,14 @@ pub unsafe fn entries(kargs: *const c_void) -> Vec<Entry> {
         .collect()
 }
 
-/// One mapping on a device: host bytes `[lo, hi)` at device address `dev`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Mapping {
-    /// First host byte of the mapping.
-    pub lo: usize,
-    /// One past its last host byte.
-    pub hi: usize,
-    /// Device address of `lo`.
-    pub dev: usize,
-}
+pub use crate::mappings::{Extent, Mapping};
 
-/// Where present storage is: `device_of(q)` is `q`'s device address, if `q` is mapped.
+/// Where present storage is, and what is known of its extent.
 pub trait Device {
     /// The device address of host address `q`, if `q` is mapped.
     fn device_of(&self, q: usize) -> Option<usize>;
-}
-
-/// The mapping that holds `p`, found by galloping outwards from `p` while the device address
-/// stays `q + offset`.
-pub fn mapping_of(d: &dyn Device, p: usize) -> Option<Mapping> {
-    let off = d.device_of(p)?.wrapping_sub(p);
-    let inside = |q: usize| d.device_of(q).is_some_and(|a| a.wrapping_sub(q) == off);
-    // upwards: the first byte past the mapping
-    let (mut last_in, mut step) = (p, 1usize);
-    let mut out = loop {
-        match p.checked_add(step) {
-            Some(q) if inside(q) => {
-                last_in = q;
-                step = step.saturating_mul(2);
-            }
-            Some(q) => break q,
-            None => break usize::MAX,
-        }
-    };
-    while out - last_in > 1 {
-        let mid = last_in + (out - last_in) / 2;
-        if inside(mid) {
-            last_in = mid;
-        } else {
-            out = mid;
-        }
-    }
-    let hi = last_in + 1;
-    // downwards: the first byte of the mapping
-    let (mut first_in, mut step) = (p, 1usize);
-    let out_below = loop {
-        match p.checked_sub(step) {
-            Some(q) if inside(q) => {
-                first_in = q;
-                step = step.saturating_mul(2);
-            }
-            Some(q) => break Some(q),
-            None if inside(0) => {
-                first_in = 0;
-                break None;
-            }
-            None => break Some(0),
-        }
-    };
-    if let Some(mut below) = out_below {
-        while first_in - below > 1 {
-            let mid = below + (first_in - below) / 2;
-            if inside(mid) {
-                first_in = mid;
-            } else {
-                below = mid;
-            }
-        }
-    }
-    Some(Mapping { lo: first_in, hi, dev: first_in.wrapping_add(off) })
-}
-
-/// Whether `m` is still exactly the mapping (four device queries).
-fn still(d: &dyn Device, m: &Mapping) -> bool {
-    let off = m.dev.wrapping_sub(m.lo);
-    let at = |q: usize| d.device_of(q).map(|a| a.wrapping_sub(q));
-    at(m.lo) == Some(off)
-        && at(m.hi - 1) == Some(off)
-        && (m.hi == usize::MAX || at(m.hi) != Some(off))
-        && (m.lo == 0 || at(m.lo - 1) != Some(off))
-}
-
-/// Mappings found earlier, by device and host address of an entry.
-fn cache() -> &'static Mutex<HashMap<(c_int, usize), Mapping>> {
-    static C: OnceLock<Mutex<HashMap<(c_int, usize), Mapping>>> = OnceLock::new();
-    C.get_or_init(Default::default)
-}
-
-/// The mapping that holds `p` on device `dev`, from the cache when it still holds.
-fn mapping_cached(d: &dyn Device, dev: c_int, p: usize) -> Option<Mapping> {
-    let known = cache().lock().ok().and_then(|c| c.get(&(dev, p)).copied());
-    if let Some(m) = known {
-        if still(d, &m) {
-            return Some(m);
-        }
-    }
-    let m = mapping_of(d, p)?;
-    if let Ok(mut c) = cache().lock() {
-        if c.len() > 65536 {
-            c.clear();
-        }
-        c.insert((dev, p), m);
-    }
-    Some(m)
+    /// The storage holding host address `q`.
+    fn extent(&self, q: usize) -> Extent;
 }
 
 /// The read-only ranges of the loaded ELF objects (non-writable `PT_LOAD` segments and
@@ -325,6 +231,8 @@ pub enum Refusal {
     NoLibomptarget,
     /// Too many parts (pointer chains) to follow.
     TooManyParts,
+    /// The launch reaches present storage whose extent nothing recorded.
+    UnknownExtent,
 }
 
 impl Refusal {
@@ -335,18 +243,26 @@ impl Refusal {
             Refusal::NoLaunchArguments => "the ompadapt pass could not pair the region with its launch",
             Refusal::NoLibomptarget => "the program has no libomptarget to copy device data with",
             Refusal::TooManyParts => "its launch reaches more than 4096 mappings through pointers",
+            Refusal::UnknownExtent if crate::mappings::active() => {
+                "its launch reaches a device mapping whose extent ompadapt's OMPT tool did not see being made"
+            }
+            Refusal::UnknownExtent => {
+                "the extents of device mappings are unknown: ompadapt's OMPT tool is not running (OMP_TOOL=disabled, another ompt_start_tool linked into the program, or no ompadapt runtime when libomp started)"
+            }
         }
     }
 }
 
 /// What the host version copies for one launch with `entries` whose kernel also reaches the
 /// `declare target` variables `globals` (host address, bytes): the parts, merged and sorted.
-pub fn plan(d: &dyn Device, dev: c_int, entries: &[Entry], globals: &[(usize, usize)]) -> Result<Vec<Part>, Refusal> {
+pub fn plan(d: &dyn Device, entries: &[Entry], globals: &[(usize, usize)]) -> Result<Vec<Part>, Refusal> {
+    let present = |m: Mapping| Part { lo: m.lo, hi: m.hi, dev: Some(m.dev), keep: false, host_is_current: false };
     let mut parts: Vec<Part> = Vec::new();
-    // a global's device copy exists once the device's image is loaded: present, or nothing to do
-    for &(addr, _) in globals {
-        if let Some(m) = mapping_cached(d, dev, addr) {
-            parts.push(Part { lo: m.lo, hi: m.hi, dev: Some(m.dev), keep: false, host_is_current: false });
+    // a global's device copy exists once the device's image is loaded: present (its extent is
+    // the variable's, from the pass), or nothing to do
+    for &(addr, bytes) in globals {
+        if let Some(dev) = d.device_of(addr) {
+            parts.push(present(Mapping { lo: addr, hi: addr + bytes, dev }));
         }
     }
     for e in entries {
@@ -357,8 +273,10 @@ pub fn plan(d: &dyn Device, dev: c_int, entries: &[Entry], globals: &[(usize, us
         // present, otherwise the device sees the host address unchanged
         let capture = e.map_type & (map::PTR_AND_OBJ | map::LITERAL) == map::PTR_AND_OBJ | map::LITERAL;
         if capture {
-            if let Some(m) = mapping_cached(d, dev, e.begin) {
-                parts.push(Part { lo: m.lo, hi: m.hi, dev: Some(m.dev), keep: false, host_is_current: false });
+            match d.extent(e.begin) {
+                Extent::Known(m) => parts.push(present(m)),
+                Extent::Unknown => return Err(Refusal::UnknownExtent),
+                Extent::Absent => {}
             }
             continue;
         }
@@ -366,22 +284,21 @@ pub fn plan(d: &dyn Device, dev: c_int, entries: &[Entry], globals: &[(usize, us
             continue;
         }
         let always = e.map_type & map::ALWAYS != 0;
-        match mapping_cached(d, dev, e.begin) {
-            Some(m) => parts.push(Part {
-                lo: m.lo,
-                hi: m.hi,
-                dev: Some(m.dev),
+        match d.extent(e.begin) {
+            Extent::Known(m) => parts.push(Part {
                 keep: always && e.map_type & map::FROM != 0,
                 host_is_current: always && e.map_type & map::TO != 0,
+                ..present(m)
             }),
-            None if e.size > 0 => parts.push(Part {
+            Extent::Unknown => return Err(Refusal::UnknownExtent),
+            Extent::Absent if e.size > 0 => parts.push(Part {
                 lo: e.begin,
                 hi: e.begin.saturating_add(e.size as usize),
                 dev: None,
                 keep: e.map_type & map::FROM != 0,
                 host_is_current: true,
             }),
-            None => return Err(Refusal::UnmappedPointer),
+            Extent::Absent => return Err(Refusal::UnmappedPointer),
         }
     }
     Ok(merge(parts))
@@ -424,6 +341,11 @@ pub struct HostRun {
     fields: Vec<Field>,
     /// The region whose execution this is (set by `ompadapt_host_enter`; null: none).
     pub(crate) region: *const crate::region::Region,
+    /// Bytes of the present mappings the launch reaches (what the offload finds on the
+    /// device): each is brought in whole, and only it.
+    pub mapped: u64,
+    /// Bytes brought from the device into host memory.
+    pub brought_in: u64,
     /// Bytes moved between host and device (both ways).
     pub transferred: u64,
     /// Host bytes saved and restored.
@@ -480,6 +402,9 @@ impl Device for Live<'_> {
         let a = unsafe { (self.omp.get_mapped_ptr)(q as *const c_void, self.dev) } as usize;
         (a != 0).then_some(a)
     }
+    fn extent(&self, q: usize) -> Extent {
+        crate::mappings::extent(self.dev, q, self.device_of(q))
+    }
 }
 
 impl Live<'_> {
@@ -519,7 +444,7 @@ pub unsafe fn enter(device: i64, kargs: *const c_void, globals: &[(usize, usize)
         return Ok(None);
     }
     let live = Live { omp, dev };
-    let mut parts = plan(&live, dev, &entries(kargs), globals)?;
+    let mut parts = plan(&live, &entries(kargs), globals)?;
     parts.retain(|p| !read_only(p.lo, p.hi));
     if parts.is_empty() {
         return Ok(None);
@@ -530,6 +455,8 @@ pub unsafe fn enter(device: i64, kargs: *const c_void, globals: &[(usize, usize)
         saved: Vec::new(),
         fields: Vec::new(),
         region: std::ptr::null(),
+        mapped: 0,
+        brought_in: 0,
         transferred: 0,
         preserved: 0,
         ticks: 0,
@@ -567,6 +494,9 @@ pub unsafe fn enter(device: i64, kargs: *const c_void, globals: &[(usize, usize)
 unsafe fn bring_in(live: &Live<'_>, run: &mut HostRun, p: Part, fields_at: &[usize], follow: bool) -> Result<Vec<Part>, Refusal> {
     let saved = (!p.keep).then(|| copy_of(p.lo, p.hi));
     let mut found = Vec::new();
+    if p.dev.is_some() {
+        run.mapped += (p.hi - p.lo) as u64;
+    }
     if let Some(d) = p.dev.filter(|_| !p.host_is_current) {
         let words = pointer_words(&p, fields_at);
         if !live.copy(p.lo, d, p.hi - p.lo, true) {
@@ -576,7 +506,16 @@ unsafe fn bring_in(live: &Live<'_>, run: &mut HostRun, p: Part, fields_at: &[usi
             return Err(Refusal::NoLibomptarget);
         }
         run.transferred += (p.hi - p.lo) as u64;
-        found = keep_host_pointers(live, run, &words, follow);
+        run.brought_in += (p.hi - p.lo) as u64;
+        found = match keep_host_pointers(live, run, &words, follow) {
+            Ok(found) => found,
+            Err(refusal) => {
+                run.saved.push(saved);
+                run.parts.push(p);
+                exit_parts(live, run, false);
+                return Err(refusal);
+            }
+        };
     }
     if let Some(s) = &saved {
         run.preserved += s.len() as u64;
@@ -599,8 +538,8 @@ unsafe fn pointer_words(p: &Part, fields_at: &[usize]) -> Vec<(usize, usize)> {
 
 /// Attached pointers: a word the copy changed from a host pointer to that pointer's device
 /// address keeps its host value during the host version; the pointee's mapping comes in too
-/// (returned, when `follow`).
-unsafe fn keep_host_pointers(live: &Live<'_>, run: &mut HostRun, words: &[(usize, usize)], follow: bool) -> Vec<Part> {
+/// (returned, when `follow`; refused when its extent is not known).
+unsafe fn keep_host_pointers(live: &Live<'_>, run: &mut HostRun, words: &[(usize, usize)], follow: bool) -> Result<Vec<Part>, Refusal> {
     let mut found = Vec::new();
     for &(at, host) in words {
         let now = (at as *const usize).read_unaligned();
@@ -610,12 +549,14 @@ unsafe fn keep_host_pointers(live: &Live<'_>, run: &mut HostRun, words: &[(usize
         (at as *mut usize).write_unaligned(host);
         run.fields.push(Field { at, host, device: now });
         if follow {
-            if let Some(m) = mapping_cached(live, live.dev, host) {
-                found.push(Part { lo: m.lo, hi: m.hi, dev: Some(m.dev), keep: false, host_is_current: false });
+            match live.extent(host) {
+                Extent::Known(m) => found.push(Part { lo: m.lo, hi: m.hi, dev: Some(m.dev), keep: false, host_is_current: false }),
+                Extent::Unknown => return Err(Refusal::UnknownExtent),
+                Extent::Absent => {}
             }
         }
     }
-    found
+    Ok(found)
 }
 
 /// After the host version: present storage goes back to the device, the host bytes the
@@ -675,42 +616,37 @@ unsafe fn exit_parts(live: &Live<'_>, run: &mut HostRun, send: bool) {
 mod tests {
     use super::*;
 
-    /// Mappings at fixed device offsets.
+    /// Mappings at fixed device offsets, all recorded (`unknown`: present, extent not recorded).
     struct Fake(Vec<(usize, usize, usize)>);
     impl Device for Fake {
         fn device_of(&self, q: usize) -> Option<usize> {
             self.0.iter().find(|&&(lo, hi, _)| q >= lo && q < hi).map(|&(lo, _, d)| d + (q - lo))
         }
-    }
-
-    #[test]
-    fn finds_the_extent_from_any_byte() {
-        let f = Fake(vec![(1000, 1800, 50_000), (1800, 1900, 90_000), (5000, 5001, 7)]);
-        for p in [1000, 1001, 1399, 1799] {
-            assert_eq!(mapping_of(&f, p), Some(Mapping { lo: 1000, hi: 1800, dev: 50_000 }), "from {p}");
-        }
-        // an adjacent mapping at another offset is another mapping
-        assert_eq!(mapping_of(&f, 1850), Some(Mapping { lo: 1800, hi: 1900, dev: 90_000 }));
-        assert_eq!(mapping_of(&f, 5000), Some(Mapping { lo: 5000, hi: 5001, dev: 7 }));
-        assert_eq!(mapping_of(&f, 4999), None);
-        assert!(still(&f, &Mapping { lo: 1000, hi: 1800, dev: 50_000 }));
-        assert!(!still(&f, &Mapping { lo: 1000, hi: 1700, dev: 50_000 }));
-    }
-
-    #[test]
-    fn large_extents_take_few_queries() {
-        use std::cell::Cell;
-        struct Counting(Fake, Cell<u32>);
-        impl Device for Counting {
-            fn device_of(&self, q: usize) -> Option<usize> {
-                self.1.set(self.1.get() + 1);
-                self.0.device_of(q)
+        fn extent(&self, q: usize) -> Extent {
+            match self.0.iter().find(|&&(lo, hi, _)| q >= lo && q < hi) {
+                Some(&(lo, hi, dev)) if dev != UNRECORDED => Extent::Known(Mapping { lo, hi, dev }),
+                Some(_) => Extent::Unknown,
+                None => Extent::Absent,
             }
         }
-        let c = Counting(Fake(vec![(1 << 30, (1 << 30) + (1 << 28) + 3, 1 << 40)]), Cell::new(0));
-        let m = mapping_of(&c, (1 << 30) + 12345).unwrap();
-        assert_eq!((m.lo, m.hi), (1 << 30, (1 << 30) + (1 << 28) + 3));
-        assert!(c.1.get() < 4 * 30, "{} queries", c.1.get());
+    }
+    /// The device address of a mapping [`Fake`] says nothing about.
+    const UNRECORDED: usize = 1 << 50;
+
+    #[test]
+    fn mappings_at_one_offset_stay_apart() {
+        // three arrays next to each other, their device copies at one offset (the host plugin
+        // allocates as the host did): each is its own part, nothing in between is copied
+        let off = 1 << 30;
+        let f = Fake(vec![(1000, 1800, 1000 + off), (1816, 2616, 1816 + off), (2632, 3432, 2632 + off)]);
+        let e = |begin| Entry { base: begin, begin, size: 0, map_type: 0x220 };
+        let p = plan(&f, &[e(1000), e(1816), e(2632)], &[]).unwrap();
+        let spans: Vec<(usize, usize)> = p.iter().map(|p| (p.lo, p.hi)).collect();
+        assert_eq!(spans, [(1000, 1800), (1816, 2616), (2632, 3432)]);
+        assert_eq!(p.iter().map(|p| p.hi - p.lo).sum::<usize>(), 3 * 800, "bytes copied are bytes mapped");
+        // present storage whose extent nothing recorded: refused, not guessed
+        let g = Fake(vec![(1000, 1800, UNRECORDED)]);
+        assert_eq!(plan(&g, &[e(1200)], &[]), Err(Refusal::UnknownExtent));
     }
 
     static TABLE: [u8; 64] = [7; 64];
@@ -734,7 +670,7 @@ mod tests {
         let e = |begin, size, map_type| Entry { base: begin, begin, size, map_type };
         // a zero-length pointer into a present array: the whole mapping; a section the
         // construct maps `from`: kept; `to`: restored; literals ignored
-        let p = plan(&f, 0, &[e(1200, 0, 0x220), e(3000, 64, 0x22), e(4000, 8, 0x21), e(7, 4, 0x320)], &[]).unwrap();
+        let p = plan(&f, &[e(1200, 0, 0x220), e(3000, 64, 0x22), e(4000, 8, 0x21), e(7, 4, 0x320)], &[]).unwrap();
         assert_eq!(
             p,
             vec![
@@ -744,17 +680,17 @@ mod tests {
             ]
         );
         // two entries in one present mapping are one part; always from keeps
-        let p = plan(&f, 1, &[e(1000, 800, 0x23), e(1100, 0, 0x220), e(1000, 8, 0x06)], &[]).unwrap();
+        let p = plan(&f, &[e(1000, 800, 0x23), e(1100, 0, 0x220), e(1000, 8, 0x06)], &[]).unwrap();
         assert_eq!(p, vec![Part { lo: 1000, hi: 1800, dev: Some(50_000), keep: true, host_is_current: false }]);
         // a pointer mapped nowhere
-        assert_eq!(plan(&f, 2, &[e(9000, 0, 0x220)], &[]), Err(Refusal::UnmappedPointer));
+        assert_eq!(plan(&f, &[e(9000, 0, 0x220)], &[]), Err(Refusal::UnmappedPointer));
         // pointers a lambda captured (PTR_AND_OBJ | LITERAL | MEMBER_OF): a present pointee is
         // the whole mapping, one mapped nowhere keeps its host address
-        let p = plan(&f, 4, &[e(4000, 64, 0x321), e(1400, 0, 0x2000_0000_0310), e(9000, 0, 0x2000_0000_0310)], &[]).unwrap();
+        let p = plan(&f, &[e(4000, 64, 0x321), e(1400, 0, 0x2000_0000_0310), e(9000, 0, 0x2000_0000_0310)], &[]).unwrap();
         assert_eq!(p, vec![Part { lo: 1000, hi: 1800, dev: Some(50_000), keep: false, host_is_current: false }]);
         // a declare target variable the kernel reaches: present (another device's copy is not)
         let g = Fake(vec![(1000, 1800, 50_000), (6000, 6004, 70_000)]);
-        let p = plan(&g, 3, &[], &[(6000, 4), (8000, 4)]).unwrap();
+        let p = plan(&g, &[], &[(6000, 4), (8000, 4)]).unwrap();
         assert_eq!(p, vec![Part { lo: 6000, hi: 6004, dev: Some(70_000), keep: false, host_is_current: false }]);
     }
 }

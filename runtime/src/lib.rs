@@ -12,6 +12,8 @@
 //! * [`ffi`] — the exported C functions and the `ompadapt_rt_api` table;
 //! * [`ctx`] — `ompadapt_ctx`, layout-checked against the header;
 //! * [`host_run`] — the `cpu` variant of an offload: host memory as the kernel would see it;
+//! * [`mappings`] — every device mapping's exact extent, from [`ompt_tool`], the runtime's OMPT
+//!   tool (started by the generated code's `ompt_start_tool`, beside any other tool);
 //! * [`dataflow`] — data movement per execution, from the OMPT tool `libompadapt_dataperf.so`;
 //! * [`spec`] — parsing the region descriptor;
 //! * [`registry`] — the process-wide table of regions (and the exit handler);
@@ -46,10 +48,12 @@ pub mod explore;
 pub mod feature_grid;
 pub mod ffi;
 pub mod host_run;
+pub mod mappings;
 pub mod measurements;
 pub mod model;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod ompt_tool;
 pub mod openmp_start;
 pub mod region;
 pub mod registry;
@@ -64,6 +68,6 @@ pub mod trace;
 
 pub use ctx::Ctx;
 pub use ffi::{
-    ompadapt_begin, ompadapt_end, ompadapt_host_enter, ompadapt_host_exit, ompadapt_rt_api, ompadapt_save, ompadapt_set_dir,
+    ompadapt_begin, ompadapt_end, ompadapt_host_enter, ompadapt_host_exit, ompadapt_ompt_start_tool, ompadapt_rt_api, ompadapt_save, ompadapt_set_dir,
     ompadapt_train, ompadapt_unlowered_offload_site, ompadapt_variant_unavailable, Api,
 };

@@ -153,28 +153,57 @@ pub struct Unavailable {
 }
 
 /// What the `cpu` variant of an offload copied around its host version (see
-/// [`crate::host_run`]): executions, bytes moved between host and device, bytes saved and
-/// restored on the host.
+/// [`crate::host_run`]): executions, bytes of the present mappings the launches reached, bytes
+/// brought in from the device, bytes moved between host and device (both ways), bytes saved and
+/// restored on the host, time.
 #[derive(Debug, Default)]
 pub struct HostCopies {
     runs: AtomicU64,
+    mapped: AtomicU64,
+    brought_in: AtomicU64,
     transferred: AtomicU64,
     preserved: AtomicU64,
     ns: AtomicU64,
 }
 
+/// One execution's copies, or their totals ([`HostCopies::totals`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct CopyCounts {
+    /// Executions.
+    pub runs: u64,
+    /// Bytes of the present mappings the launch reached.
+    pub mapped: u64,
+    /// Bytes brought from the device into host memory.
+    pub brought_in: u64,
+    /// Bytes moved between host and device, both ways.
+    pub transferred: u64,
+    /// Host bytes saved and restored.
+    pub preserved: u64,
+    /// Time of the copies.
+    pub ns: u64,
+}
+
 impl HostCopies {
-    /// Adds one execution's copies: bytes moved, bytes preserved, time in ns.
-    pub(crate) fn record(&self, transferred: u64, preserved: u64, ns: u64) {
+    /// Adds one execution's copies.
+    pub(crate) fn record(&self, c: CopyCounts) {
         self.runs.fetch_add(1, Relaxed);
-        self.transferred.fetch_add(transferred, Relaxed);
-        self.preserved.fetch_add(preserved, Relaxed);
-        self.ns.fetch_add(ns, Relaxed);
+        self.mapped.fetch_add(c.mapped, Relaxed);
+        self.brought_in.fetch_add(c.brought_in, Relaxed);
+        self.transferred.fetch_add(c.transferred, Relaxed);
+        self.preserved.fetch_add(c.preserved, Relaxed);
+        self.ns.fetch_add(c.ns, Relaxed);
     }
 
-    /// (executions, bytes moved, bytes preserved, nanoseconds)
-    pub fn totals(&self) -> (u64, u64, u64, u64) {
-        (self.runs.load(Relaxed), self.transferred.load(Relaxed), self.preserved.load(Relaxed), self.ns.load(Relaxed))
+    /// The totals over every execution.
+    pub fn totals(&self) -> CopyCounts {
+        CopyCounts {
+            runs: self.runs.load(Relaxed),
+            mapped: self.mapped.load(Relaxed),
+            brought_in: self.brought_in.load(Relaxed),
+            transferred: self.transferred.load(Relaxed),
+            preserved: self.preserved.load(Relaxed),
+            ns: self.ns.load(Relaxed),
+        }
     }
 }
 

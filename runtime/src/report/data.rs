@@ -165,6 +165,12 @@ pub struct UnavailableReport {
 pub struct HostCopiesReport {
     /// Executions of the host version that copied (the averages are over these).
     pub executions: u64,
+    /// Bytes of the present device mappings the launch reached, per execution: what the
+    /// offload would have found on the device.
+    pub mapped_bytes: f64,
+    /// Bytes brought from the device into host memory per execution: the mapped bytes, exactly
+    /// (less those an `always to` map sends from the host anyway).
+    pub brought_in_bytes: f64,
     /// Bytes moved between host and device (both ways) per execution.
     pub transferred_bytes: f64,
     /// Host bytes saved and restored (what the offload would not change) per execution.
@@ -320,13 +326,19 @@ fn unavailable_reports(r: &Region, names: &Names) -> Vec<UnavailableReport> {
 }
 
 fn host_copies_report(r: &Region) -> Option<HostCopiesReport> {
-    match r.host_copies.totals() {
-        (0, ..) => None,
-        (n, t, p, ns) => {
-            let per = |x: u64| x as f64 / n as f64;
-            Some(HostCopiesReport { executions: n, transferred_bytes: per(t), preserved_bytes: per(p), ns: per(ns) })
-        }
+    let c = r.host_copies.totals();
+    if c.runs == 0 {
+        return None;
     }
+    let per = |x: u64| x as f64 / c.runs as f64;
+    Some(HostCopiesReport {
+        executions: c.runs,
+        mapped_bytes: per(c.mapped),
+        brought_in_bytes: per(c.brought_in),
+        transferred_bytes: per(c.transferred),
+        preserved_bytes: per(c.preserved),
+        ns: per(c.ns),
+    })
 }
 
 /// The team of each variant of a region with `threads=F` variants, on this machine.

@@ -154,7 +154,9 @@ fn events(rep: &RegionReport) -> String {
     }
     if let Some(h) = &rep.host_copies {
         out.push_str(&format!(
-            "  cpu copies: {} per execution between host and device, {} saved and restored on the host, {:.1} us ({} executions)\n",
+            "  cpu copies per execution: {} of device mappings reached, {} brought in from the device, {} between host and device in all, {} saved and restored on the host, {:.1} us ({} executions)\n",
+            human_bytes(h.mapped_bytes),
+            human_bytes(h.brought_in_bytes),
             human_bytes(h.transferred_bytes),
             human_bytes(h.preserved_bytes),
             h.ns / 1e3,

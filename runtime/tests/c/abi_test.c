@@ -8,17 +8,19 @@
 #include <stdio.h>
 #include <string.h>
 
-_Static_assert(sizeof(ompadapt_ctx) == 160, "sizeof(ompadapt_ctx)");
+_Static_assert(sizeof(ompadapt_ctx) == 168, "sizeof(ompadapt_ctx)");
 _Static_assert(offsetof(ompadapt_ctx, region) == 0, "region");
 _Static_assert(offsetof(ompadapt_ctx, t0) == 8, "t0");
 _Static_assert(offsetof(ompadapt_ctx, variant) == 16, "variant");
 _Static_assert(offsetof(ompadapt_ctx, nfeatures) == 20, "nfeatures");
 _Static_assert(offsetof(ompadapt_ctx, value) == 24, "value");
 _Static_assert(offsetof(ompadapt_ctx, features) == 32, "features");
-_Static_assert(sizeof(struct ompadapt_api) == 56, "sizeof(struct ompadapt_api)");
+_Static_assert(offsetof(ompadapt_ctx, instance) == 160, "instance");
+_Static_assert(sizeof(struct ompadapt_api) == 64, "sizeof(struct ompadapt_api)");
 _Static_assert(offsetof(struct ompadapt_api, variant_unavailable) == 32, "variant_unavailable");
 _Static_assert(offsetof(struct ompadapt_api, host_enter) == 40, "host_enter");
 _Static_assert(offsetof(struct ompadapt_api, host_exit) == 48, "host_exit");
+_Static_assert(offsetof(struct ompadapt_api, ompt_start_tool) == 56, "ompt_start_tool");
 
 static const char *SPEC = "ompadapt1;model=c_test;loc=abi_test.c:20;features=n;variants=cpu,gpu;"
                           "values=0,1;numeric=0;model_type=dtree";

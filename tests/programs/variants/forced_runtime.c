@@ -84,5 +84,6 @@ static void *host_enter(ompadapt_ctx *ctx, int cpu, int replacement, long long d
   return run;
 }
 
+/* the copies' extents come from the real runtime's OMPT tool */
 const struct ompadapt_api ompadapt_rt_api = {OMPADAPT_API_VERSION, begin, end, unlowered, unavailable, host_enter,
-                                             ompadapt_host_exit};
+                                             ompadapt_host_exit, ompadapt_ompt_start_tool};

@@ -1,4 +1,5 @@
-//! Generates Rust bindings to OpenMP's `omp-tools.h` (the OMPT interface) with bindgen.
+//! Generates Rust bindings to OpenMP's `omp-tools.h` (the OMPT interface) with bindgen, for
+//! the runtime's and dataperf's OMPT tools.
 //!
 //! The header ships with clang (libomp-19-dev puts it in clang's resource directory). It is
 //! found through `OMPADAPT_OMP_TOOLS_H`, else `clang-19 -print-resource-dir`, else the
