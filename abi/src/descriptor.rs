@@ -8,7 +8,8 @@
 //! followed, where they apply, by `feature_ranges=LO:HI,…` and `min_sample_points=N,…` (per
 //! feature, empty where not declared), `use_model=P;variant_mapping=I,…[;primary=…]` (an
 //! associated region), `in_parallel=as_written` (a host region that runs as written, unrecorded,
-//! inside an active parallel region) and the runtime options `explore=`, `repeats=`, `coarse=`
+//! inside an active parallel region), `instanced=1` (a region of a template: one region per
+//! instantiation) and the runtime options `explore=`, `repeats=`, `coarse=`
 //! (validated by the runtime). Names and text are percent-encoded ([`crate::escape`]).
 //!
 //! Reading is lenient where a newer writer may have added something (unknown keys and fields
@@ -100,6 +101,63 @@ pub struct RegionDescriptor {
     /// parallel region (an orphaned region called from another), runs as written (variant -1:
     /// every table of its lowering reads the directive's own values) and is not recorded.
     pub as_written_in_parallel: bool,
+    /// `instanced=1`: a region of zero-source-change mode in a template (a function template, a
+    /// member of a class template, a generic lambda): each instantiation is a region of its own,
+    /// named after its template arguments (the generated code passes the instantiation's
+    /// `__PRETTY_FUNCTION__`; see [`instance_name`]).
+    pub instanced: bool,
+}
+
+/// The name of the instantiation of region `model` (`function@file:line`) in the template
+/// instantiation whose `__PRETTY_FUNCTION__` is `pretty`: its template arguments after the
+/// function, `fasten<float>@bude.h:148` (from `void fasten(T *, int) [T = float]`). None when
+/// `pretty` names no template arguments.
+pub fn instance_name(model: &str, pretty: &str) -> Option<String> {
+    let inner = pretty.trim_end().strip_suffix(']')?;
+    let open = bracket_start(inner)?;
+    let mut args = Vec::new();
+    for binding in split_top_level(&inner[open + 1..]) {
+        let (_, value) = binding.split_once(" = ")?;
+        args.push(value.trim().to_owned());
+    }
+    if args.is_empty() {
+        return None;
+    }
+    let (function, place) = model.split_once('@').unwrap_or((model, ""));
+    let at = if place.is_empty() { String::new() } else { format!("@{place}") };
+    Some(format!("{function}<{}>{at}", args.join(",")))
+}
+
+/// Where the `[...]` that ends `inner` (without its `]`) starts, brackets nested in it counted.
+fn bracket_start(inner: &str) -> Option<usize> {
+    let mut depth = 0usize;
+    for (i, c) in inner.char_indices().rev() {
+        match c {
+            ']' => depth += 1,
+            '[' if depth == 0 => return Some(i),
+            '[' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
+/// `text` split at the commas outside any `<>`, `()`, `[]` or `{}`.
+fn split_top_level(text: &str) -> Vec<&str> {
+    let (mut out, mut depth, mut start) = (Vec::new(), 0i32, 0);
+    for (i, c) in text.char_indices() {
+        match c {
+            '<' | '(' | '[' | '{' => depth += 1,
+            '>' | ')' | ']' | '}' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(text[start..i].trim());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    out.push(text[start..].trim());
+    out.into_iter().filter(|s| !s.is_empty()).collect()
 }
 
 impl RegionDescriptor {
@@ -122,6 +180,7 @@ impl RegionDescriptor {
             repeats: None,
             coarse: None,
             as_written_in_parallel: false,
+            instanced: false,
         }
     }
 
@@ -281,6 +340,9 @@ impl fmt::Display for RegionDescriptor {
         if self.as_written_in_parallel {
             write!(f, ";in_parallel=as_written")?;
         }
+        if self.instanced {
+            write!(f, ";instanced=1")?;
+        }
         for (key, value) in [("explore", &self.explore), ("repeats", &self.repeats), ("coarse", &self.coarse)] {
             if let Some(v) = value {
                 write!(f, ";{key}={}", escape(v))?;
@@ -309,6 +371,7 @@ struct RawFields {
     repeats: Option<String>,
     coarse: Option<String>,
     in_parallel: Option<String>,
+    instanced: Option<String>,
 }
 
 impl RawFields {
@@ -330,6 +393,7 @@ impl RawFields {
             "repeats" => &mut self.repeats,
             "coarse" => &mut self.coarse,
             "in_parallel" => &mut self.in_parallel,
+            "instanced" => &mut self.instanced,
             _ => return, // a newer writer's field
         };
         *slot = Some(value.to_owned());
@@ -371,6 +435,11 @@ impl RawFields {
             Some("as_written") => true,
             Some(x) => return Err(format!("in_parallel={x}, expected as_written")),
         };
+        let instanced = match self.instanced.as_deref().map(str::trim) {
+            None | Some("0") => false,
+            Some("1") => true,
+            Some(x) => return Err(format!("instanced={x}, expected 0 or 1")),
+        };
         Ok(RegionDescriptor {
             model,
             loc: loc.unwrap_or_else(|| "?".to_owned()),
@@ -386,6 +455,7 @@ impl RawFields {
             repeats: option(self.repeats),
             coarse: option(self.coarse),
             as_written_in_parallel,
+            instanced,
         })
     }
 }

@@ -82,8 +82,10 @@ public:
     Preprocessor &PP = S.getPreprocessor();
     Handler = std::make_unique<OmpPragmaHandler>(Session, Blocks);
     Handler->Remarks = Args.Remarks;
-    if (!Args.AutoKinds.empty())
+    if (!Args.AutoKinds.empty()) {
       Handler->CurrentFunction = [&S]() { return currentFunction(S); };
+      Handler->InTemplate = [&S]() { return S.CurContext && S.CurContext->isDependentContext(); };
+    }
     PP.setTokenWatcher([this](const Token &T) { Blocks.onToken(T); });
     // Removal goes by name: this releases the parser's `omp` handler (the
     // parser keeps ownership and removes "omp" — then ours — when it is

@@ -269,7 +269,8 @@ OmpPragmaHandler::Result OmpPragmaHandler::handOver(Preprocessor &PP,
                 Blocks.open().data(),
                 Blocks.open().size(),
                 Function.c_str(),
-                Collecting && !Collecting->Started};
+                Collecting && !Collecting->Started,
+                InTemplate && InTemplate()};
   TokenDescs Descs(PP, D.Toks);
   Result R(ompadapt_on_pragma(Session, Descs.data(), Descs.size(), &Ctx));
   if (R && R->Outcome == OA_NEED_LOOKAHEAD) {

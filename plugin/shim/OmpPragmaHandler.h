@@ -40,6 +40,8 @@ public:
   /// The enclosing function's name as written, for region names of
   /// zero-source-change mode (unset: not needed).
   std::function<std::string()> CurrentFunction;
+  /// Whether the directive is in a template (Sema's current context is dependent).
+  std::function<bool()> InTemplate;
 
 private:
   /// A directive's tokens kept for later use (a `declare adaptation`, also

@@ -100,6 +100,8 @@ struct OaContext {
   /// The directive is the first token of the statement an adaptation
   /// directive reads (that directive governs its construct).
   uint32_t FirstInStatement;
+  /// The directive is in a template (a dependent context): one region per instantiation.
+  uint32_t Templated;
 };
 
 void *ompadapt_session_new(bool OffloadTargets, bool CPlusPlus);

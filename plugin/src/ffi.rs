@@ -65,6 +65,7 @@ pub struct OaContext {
     nopen: usize,
     function: *const c_char,
     first_in_statement: u32,
+    templated: u32,
 }
 
 /// An OaResult with the storage its pointers point into. `header` must stay first.
@@ -300,8 +301,16 @@ pub unsafe extern "C" fn ompadapt_on_pragma(session: *mut Session, toks: *const 
             let open = if c.open.is_null() || c.nopen == 0 { Vec::new() } else { std::slice::from_raw_parts(c.open, c.nopen).to_vec() };
             let function = if c.function.is_null() { String::new() } else { CStr::from_ptr(c.function).to_string_lossy().into_owned() };
             let first_in_statement = c.first_in_statement != 0;
-            let ctx =
-                PragmaContext { location, block: c.block, loc_cookie: c.loc_cookie, file: c.file, open, function, first_in_statement };
+            let ctx = PragmaContext {
+                location,
+                block: c.block,
+                loc_cookie: c.loc_cookie,
+                file: c.file,
+                open,
+                function,
+                first_in_statement,
+                templated: c.templated != 0,
+            };
             reply((*session).on_pragma(&toks, &ctx))
         },
         |d| build(OUTCOME_EMIT, false, &[d], &[]),

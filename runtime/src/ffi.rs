@@ -64,7 +64,8 @@ unsafe fn begin(slot: *mut *mut c_void, spec: *const c_char, args: CallArgs, fea
         None => {
             // Slow path, once per call site: parse, find or create, publish in the slot.
             let text = if spec.is_null() { None } else { Some(CStr::from_ptr(spec).to_string_lossy()) };
-            let r = registry::global().lookup(text.as_deref(), args);
+            let instance = text.as_deref().and_then(|t| instance_spec(t, ctx.instance));
+            let r = registry::global().lookup(instance.as_deref().or(text.as_deref()), args);
             if !slot.is_null() {
                 AtomicPtr::from_ptr(slot).store(r as *const Region as *mut c_void, Ordering::Release);
             }
@@ -96,6 +97,22 @@ unsafe fn begin(slot: *mut *mut c_void, spec: *const c_char, args: CallArgs, fea
     }
     region.begin(feats, ctx);
     crate::dataflow::begin(&region.data, &region.spec.model, ctx);
+}
+
+/// The descriptor of the instantiation a region in a template runs in (`instanced=1`): named
+/// after the template arguments of `pretty`, the instantiation's `__PRETTY_FUNCTION__` (see
+/// [`ompadapt_abi::descriptor::instance_name`]). None: not a template's region, or no arguments.
+///
+/// # Safety
+/// `pretty` is null or a NUL-terminated string (the generated code sets it where the descriptor
+/// says `instanced=1`).
+unsafe fn instance_spec(spec: &str, pretty: *const c_char) -> Option<String> {
+    if pretty.is_null() || !spec.contains(";instanced=1") {
+        return None;
+    }
+    let mut d = ompadapt_abi::RegionDescriptor::parse(spec).ok()?.descriptor;
+    d.model = ompadapt_abi::descriptor::instance_name(&d.model, &CStr::from_ptr(pretty).to_string_lossy())?;
+    Some(d.to_string())
 }
 
 /// `ompadapt_end`: stops the clock and records the execution started on `ctx`.

@@ -295,7 +295,9 @@ fn the_real_runtime_keeps_results_and_reports_every_region_with_its_features() {
                 let regions = json["regions"].as_array().expect("regions");
                 let lines: BTreeSet<usize> = regions.iter().map(|r| region_line(&p, r["region"].as_str().unwrap())).collect();
                 assert_eq!(lines, adaptive, "{what}: the report's regions");
-                assert_eq!(lines.len(), regions.len(), "{what}: region names are unique");
+                // a template's instantiations are regions of their own (sum<float>@f.cpp:9, ...)
+                let names: BTreeSet<&str> = regions.iter().map(|r| r["region"].as_str().unwrap()).collect();
+                assert_eq!(names.len(), regions.len(), "{what}: region names are unique");
                 for region in regions {
                     let name = region["region"].as_str().unwrap();
                     let variants: Vec<&str> = region["variants"].as_array().unwrap().iter().map(|v| v.as_str().unwrap()).collect();

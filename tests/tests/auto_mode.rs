@@ -39,8 +39,18 @@ fn line_of(file: &str, needle: &str) -> usize {
 }
 
 /// The regions each program has in auto mode, by name; the explicit one keeps its own.
-fn expected_regions(file: &str) -> BTreeSet<String> {
+/// The regions of `file`, by the names the real runtime gives them (`instances`: each
+/// instantiation of a template is a region of its own) or the descriptor's (the stand-in
+/// runtime names every instantiation after its template).
+fn expected_regions(file: &str, instances: bool) -> BTreeSet<String> {
     let at = |function: &str, line: usize| format!("{function}@{file}:{line}");
+    let template = |function: &str, args: &[&str], line: usize| -> Vec<String> {
+        if instances {
+            args.iter().map(|a| at(&format!("{function}<{a}>"), line)).collect()
+        } else {
+            vec![at(function, line)]
+        }
+    };
     match file {
         "heat_steps.c" => BTreeSet::from([
             at("init", line_of(file, "map(from: u[0:n], v[0:n])")),
@@ -52,13 +62,17 @@ fn expected_regions(file: &str) -> BTreeSet<String> {
             at("main", line_of(file, "  SCALE_U(2.0) SCALE_U(3.0)")) + "#2",
             "explicit_scale".to_string(),
         ]),
-        "classes.cpp" => BTreeSet::from([
-            at("sim::axpy", line_of(file, "map(to: x[0:n]) map(tofrom: y[0:n])")),
-            at("sim::Field::fill", line_of(file, "map(from: d[0:n])")),
-            at("sim::Field::sum", line_of(file, "reduction(+: s) map(to: d[0:n])")),
-            at("main", line_of(file, "map(tofrom: p[0:m])")),
-            at("sim::Stencil::apply", line_of(file, "map(tofrom: p[0:n])")),
-        ]),
+        "classes.cpp" => {
+            let mut s = BTreeSet::from([
+                at("sim::Field::fill", line_of(file, "map(from: d[0:n])")),
+                at("sim::Field::sum", line_of(file, "reduction(+: s) map(to: d[0:n])")),
+                at("main", line_of(file, "map(tofrom: p[0:m])")),
+            ]);
+            // a function template called with double and float, a class template's member
+            s.extend(template("sim::axpy", &["double", "float"], line_of(file, "map(to: x[0:n]) map(tofrom: y[0:n])")));
+            s.extend(template("sim::Stencil::apply", &["double"], line_of(file, "map(tofrom: p[0:n])")));
+            s
+        }
         _ => unreachable!(),
     }
 }
@@ -115,7 +129,7 @@ fn unmodified_programs_keep_their_results_under_every_variant() {
     let exes = build_all(dir.path(), &jobs);
     for (k, file) in ["heat_steps.c", "classes.cpp"].iter().enumerate() {
         let stock = stock_output(&exes[3 * k], dir.path());
-        let want = expected_regions(file);
+        let want = expected_regions(file, false);
         for (exe, variants) in [(&exes[3 * k + 1], 2), (&exes[3 * k + 2], 6)] {
             let mut sequences: Vec<String> = (0..variants).map(|v| v.to_string()).collect();
             sequences.extend((1..=2).map(|seed| random_sequence(seed, 50, variants)));
@@ -151,7 +165,7 @@ fn the_real_runtime_reports_every_region_by_name() {
             let out = run_program(&exes[2 * k + 1], dir.path(), &[("OMPADAPT_REPORT", "1")]);
             out.expect_ok(&format!("{file} with the real runtime, run {round}"));
             assert_eq!(out.stdout, stock, "{file}, run {round}");
-            for name in expected_regions(file) {
+            for name in expected_regions(file, true) {
                 // Each region is reported with its automatic features (after the explicit ones).
                 let features =
                     report_features(&out.stderr, &name).unwrap_or_else(|| panic!("{file}: no report of '{name}':\n{}", out.stderr));

@@ -175,6 +175,7 @@ fn descriptor() -> impl Strategy<Value = RegionDescriptor> {
             d.association = assoc.map(|(primary, mapping, p)| Association { primary, mapping, primary_descriptor: p });
             d.explore = explore;
             d.as_written_in_parallel = d.model.len() % 2 == 0;
+            d.instanced = d.loc.len() % 2 == 1;
             d
         })
 }
@@ -197,4 +198,15 @@ proptest! {
     fn never_panics(s in ".{0,200}") {
         let _ = RegionDescriptor::parse(&s);
     }
+}
+
+#[test]
+fn instances_are_named_after_their_template_arguments() {
+    let n = |model, pretty| crate::descriptor::instance_name(model, pretty);
+    assert_eq!(n("fasten@bude.h:148", "void fasten(T *, int) [T = float]").as_deref(), Some("fasten<float>@bude.h:148"));
+    assert_eq!(n("Grid::relax@g.cpp:9", "void Grid<double, 4>::relax(T) [T = double, N = 4]").as_deref(), Some("Grid::relax<double,4>@g.cpp:9"));
+    assert_eq!(n("ns::get@p.cpp:3#2", "V ns::get(std::pair<K, V>) [K = std::pair<int, float>, V = float]").as_deref(), Some("ns::get<std::pair<int, float>,float>@p.cpp:3#2"));
+    assert_eq!(n("main@l.cpp:7", "auto main()::(anonymous class)::operator()(auto) const [x:auto = double]").as_deref(), Some("main<double>@l.cpp:7"));
+    assert_eq!(n("f@a.c:1", "void f(int)"), None);
+    assert_eq!(n("f@a.c:1", "void f(int) []"), None);
 }

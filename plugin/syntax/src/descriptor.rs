@@ -50,6 +50,8 @@ pub struct SpecFields<'a> {
     pub association: Option<&'a AssociationSpec>,
     /// A host region of zero-source-change mode: as written inside an active parallel region.
     pub as_written_in_parallel: bool,
+    /// A region of zero-source-change mode in a template: one region per instantiation.
+    pub instanced: bool,
 }
 
 /// Builds the descriptor (its encoding is the contract crate's). Fields a region does not use
@@ -68,6 +70,7 @@ pub fn spec(f: &SpecFields) -> String {
         primary_descriptor: a.primary_spec.clone(),
     });
     d.as_written_in_parallel = f.as_written_in_parallel;
+    d.instanced = f.instanced;
     d.to_string()
 }
 
@@ -91,6 +94,7 @@ mod tests {
             model: ModelKind::RandomForest,
             association: None,
             as_written_in_parallel: false,
+            instanced: false,
         });
         assert_eq!(s, "ompadapt1;model=m;loc=a.c:3;features=f(a%2C b);variants=0.5,1;values=0.5,1;numeric=1;model_type=rfc");
     }
@@ -112,6 +116,7 @@ mod tests {
             model: ModelKind::DecisionTree,
             association: Some(&a),
             as_written_in_parallel: false,
+            instanced: false,
         });
         assert!(s.contains(";feature_ranges=0:30000,;min_sample_points=25,;use_model=p;variant_mapping=1;"), "{s}");
         assert!(s.ends_with(";primary=ompadapt1%3Bmodel%3Dp%3Bvariants%3Da%2Cb"), "{s}");

@@ -94,6 +94,9 @@ pub struct RegionDesc {
     /// orphaned one called from another) it runs as written and is not recorded (the runtime
     /// checks), and without a runtime it runs as written too (variant -1).
     pub as_written_when_nested: bool,
+    /// A region of zero-source-change mode in a template: one region per instantiation, named
+    /// after its template arguments (the generated code passes `__PRETTY_FUNCTION__`).
+    pub instanced: bool,
 }
 
 impl RegionDesc {
@@ -122,6 +125,7 @@ impl RegionDesc {
             model: self.model,
             association: self.association.as_ref(),
             as_written_in_parallel: self.as_written_when_nested,
+            instanced: self.instanced,
         })
     }
 }
@@ -230,8 +234,10 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
     // falls back to variant -1, for which every table of its lowering reads "as written".
     let (fallback, value) = if r.as_written_when_nested { (-1, 0.0) } else { (r.fallback() as i64, r.fallback_value()) };
     let guard = if r.as_written_when_nested { format!("if ({}) ", team_var(r.id)) } else { String::new() };
+    // a template's instantiation names its region (instanced=1 in the descriptor)
+    let instance = if r.instanced { format!(" {context}.instance = __PRETTY_FUNCTION__;") } else { String::new() };
     p.push(Piece::Text(format!(
-        " {context}.variant = {fallback}; {context}.value = {value:?}; {guard}__ompadapt_begin(&{handle}, {spec}, "
+        " {context}.variant = {fallback}; {context}.value = {value:?};{instance} {guard}__ompadapt_begin(&{handle}, {spec}, "
     )));
     let params = [r.min_train.clone(), r.params.first().cloned(), r.params.get(1).cloned()];
     for arg in params {

@@ -72,6 +72,9 @@ pub struct PragmaContext {
     pub function: String,
     /// The directive is the first token of the statement the directive before it reads.
     pub first_in_statement: bool,
+    /// The directive is in a template (a function template, a member of a class template, a
+    /// generic lambda): each instantiation is a region of its own in zero-source-change mode.
+    pub templated: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -470,6 +473,7 @@ impl Session {
             association: None,
             auto_features: c.auto_features.map(|_| String::new()),
             as_written_when_nested: false,
+            instanced: false,
         }
     }
 
@@ -643,6 +647,7 @@ impl Session {
             association: None,
             auto_features: None,
             as_written_when_nested: false,
+            instanced: false,
         };
         let described = match &c.use_model {
             None => self.describe_primary(&c, declare_list, names, &mut desc, diags),
@@ -782,6 +787,7 @@ impl Session {
             association: None,
             auto_features: Some(String::new()),
             as_written_when_nested: !c.offloads(),
+            instanced: ctx.templated,
         };
         let data = self.data.in_view(&ctx.open).into_iter().cloned().collect();
         self.pending.push(Pending::Auto { desc: Box::new(desc), data });
@@ -938,6 +944,7 @@ fn primary(name: &str, location: &str, features: Vec<FeatureDesc>, variants: Opt
             association: None,
             auto_features: None,
             as_written_when_nested: false,
+            instanced: false,
         }
         .spec()
     });

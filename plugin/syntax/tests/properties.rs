@@ -176,7 +176,7 @@ proptest! {
         for c in calls {
             match c {
                 Call::Pragma(toks, block) => {
-                    let ctx = PragmaContext { location: "p.c:1".into(), block, loc_cookie: 1, file: 1, open: vec![block], function: "f".into(), first_in_statement: false };
+                    let ctx = PragmaContext { location: "p.c:1".into(), block, loc_cookie: 1, file: 1, open: vec![block], function: "f".into(), first_in_statement: false, templated: false };
                     let r = s.on_pragma(&toks, &ctx);
                     if r.save {
                         saved.push(toks.len());

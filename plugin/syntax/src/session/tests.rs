@@ -10,6 +10,7 @@ fn ctx() -> PragmaContext {
         open: vec![7],
         function: "f".into(),
         first_in_statement: false,
+        templated: false,
     }
 }
 
