@@ -7,7 +7,8 @@ set -euo pipefail
 
 pkgs=(clang-19 clang-tools-19 llvm-19-dev libclang-19-dev libclang-cpp19-dev libomp-19-dev llvm-19-tools pkg-config cmake
       libopenmpi-dev openmpi-bin   # Open MPI: the runtime's `mpi` feature and its mpirun test
-      fonts-dejavu-core)           # text in the pictures of `ompadapt show` and `ompadapt bench`
+      fonts-dejavu-core            # text in the pictures of `ompadapt show` and `ompadapt bench`
+      valgrind)                    # the memory-checked runs of the cpu variant
 missing=()
 for p in "${pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -107,7 +107,8 @@ unsafe fn begin(slot: *mut *mut c_void, spec: *const c_char, args: CallArgs, fea
 /// `pretty` is null or a NUL-terminated string (the generated code sets it where the descriptor
 /// says `instanced=1`).
 unsafe fn instance_spec(spec: &str, pretty: *const c_char) -> Option<String> {
-    if pretty.is_null() || !spec.contains(";instanced=1") {
+    // the generated code sets `instance` only for these descriptors: elsewhere it is not read
+    if !spec.contains(";instanced=1") || pretty.is_null() {
         return None;
     }
     let mut d = ompadapt_abi::RegionDescriptor::parse(spec).ok()?.descriptor;

@@ -5,7 +5,8 @@
 //! type — to, from, tofrom, alloc, always, present from an enclosing data region, from another
 //! function, from a translation unit built without the plugin. Under every variant (all `cpu`,
 //! all `gpu`, each region `cpu` in turn, the real runtime three times) the program prints what
-//! the stock build prints (the guards intact), frees every array under glibc's heap checks, no
+//! the stock build prints (the guards intact), frees every array under glibc's heap checks (and
+//! under valgrind's memcheck, pinned `cpu`, with no error), no
 //! region refuses `cpu`, and the bytes each execution brings in from the device are the bytes
 //! of the mappings it reaches.
 
@@ -90,6 +91,15 @@ fn adjacent_mappings_and_guarded_sections_under_every_variant() {
             assert_eq!(runs > 0, other == *name, "'{name}' pinned cpu: '{other}' ran its host version {runs} times");
         }
     }
+    // memcheck: no byte outside what the program allocated is read or written by the copies
+    // (the sampled extents of earlier versions read and wrote the allocator's headers)
+    let mut c = Command::new("valgrind");
+    c.args(["--error-exitcode=99", "-q"]).arg(&adaptive).arg("1").current_dir(d);
+    c.env("OMPADAPT_DIR", d.join(".ompadapt")).env("OMPADAPT_PERSIST", "0").env("OMPADAPT_VARIANT", "cpu");
+    let out = run(&mut c);
+    out.expect_ok("pinned cpu under memcheck");
+    let one = run(Command::new(&stock).arg("1").current_dir(d));
+    assert_eq!(out.stdout, one.stdout, "pinned cpu under memcheck");
     // the real runtime, three runs on one store
     for k in 1..=3 {
         let mut env = vec![("MALLOC_CHECK_", "3")];
