@@ -60,6 +60,7 @@ mod map {
     pub const ALWAYS: i64 = 0x04;
     pub const PTR_AND_OBJ: i64 = 0x10;
     pub const PRIVATE: i64 = 0x80;
+    pub const IMPLICIT: i64 = 0x200;
     pub const LITERAL: i64 = 0x100;
 }
 
@@ -266,6 +267,16 @@ pub fn plan(d: &dyn Device, entries: &[Entry], globals: &[(usize, usize)]) -> Re
         }
     }
     for e in entries {
+        // a zero-length section the construct names itself (`map(to: p[:0])`, XSBench's empty
+        // grids) reaches no byte where nothing holds it; only an implicit zero-length entry (a
+        // pointer the kernel uses) or one into present storage does. (Its address may be
+        // uninitialised: it is not read.)
+        if e.size == 0 && e.map_type & map::IMPLICIT == 0 && e.map_type & (map::LITERAL | map::PTR_AND_OBJ) != map::LITERAL | map::PTR_AND_OBJ {
+            if let Extent::Known(m) = d.extent(e.begin) {
+                parts.push(present(m));
+            }
+            continue;
+        }
         if e.begin == 0 {
             continue;
         }
@@ -684,6 +695,13 @@ mod tests {
         assert_eq!(p, vec![Part { lo: 1000, hi: 1800, dev: Some(50_000), keep: true, host_is_current: false }]);
         // a pointer mapped nowhere
         assert_eq!(plan(&f, &[e(9000, 0, 0x220)], &[]), Err(Refusal::UnmappedPointer));
+        // a zero-length section the construct names: nothing where nothing holds it (a struct
+        // member's, MEMBER_OF | PTR_AND_OBJ | TO), the whole mapping where one does
+        assert_eq!(plan(&f, &[e(9000, 0, 0x21), e(9100, 0, 0x2000_0000_0011)], &[]), Ok(vec![]));
+        assert_eq!(
+            plan(&f, &[e(1200, 0, 0x21)], &[]).unwrap(),
+            vec![Part { lo: 1000, hi: 1800, dev: Some(50_000), keep: false, host_is_current: false }]
+        );
         // pointers a lambda captured (PTR_AND_OBJ | LITERAL | MEMBER_OF): a present pointee is
         // the whole mapping, one mapped nowhere keeps its host address
         let p = plan(&f, &[e(4000, 64, 0x321), e(1400, 0, 0x2000_0000_0310), e(9000, 0, 0x2000_0000_0310)], &[]).unwrap();
