@@ -4,6 +4,7 @@
 
 mod common;
 use common::*;
+use std::process::Command;
 
 #[test]
 fn findings_name_the_region_and_the_runtime_reports_data_movement() {
@@ -85,4 +86,39 @@ fn the_cpu_variants_copies_are_not_findings() {
     let region = rt["regions"].as_array().unwrap().iter().find(|g| g["region"] == "scale").expect("region scale");
     assert_eq!(region["host_copies"]["executions"].as_u64(), Some(12), "{region}");
     assert_eq!(region["host_copies"]["transferred_bytes"].as_f64(), Some(2.0 * 10000.0 * 8.0), "{region}");
+}
+
+/// A program built with the plugin has an OMPT tool of its own (the runtime's, which records the
+/// extent of every mapping for the cpu variant): the tool `OMP_TOOL_LIBRARIES` names, without
+/// the launcher's preload, is started beside it and sees the program's data movement, and the
+/// runtime still knows every extent (the cpu variant runs, its copies exactly the mappings).
+#[test]
+fn tool_libraries_beside_the_runtimes_tool() {
+    let d = scratch();
+    let release = launcher().parent().unwrap().to_path_buf();
+    let exe = d.path().join("adaptive_present");
+    compile(&program("adaptive_present.c"), &exe, &["-g", "-O1", &format!("-fplugin={}", release.join("libompadapt.so").display())]);
+    let (tool_report, rt_report) = (d.path().join("tool.json"), d.path().join("rt.json"));
+    let o = Command::new(&exe)
+        .current_dir(d.path())
+        .env("OMP_TOOL_LIBRARIES", tool_lib())
+        .env("OMPADAPT_DATA", format!("json:{}", tool_report.display()))
+        .env("OMPADAPT_DIR", d.path().join("state"))
+        .env("OMPADAPT_PERSIST", "0")
+        .env("OMPADAPT_VARIANT", "cpu")
+        .env("OMPADAPT_REPORT", format!("json:{}", rt_report.display()))
+        .output()
+        .unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert!(!err.contains("unavailable"), "the runtime lost its extents: {err}");
+    let tool: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&tool_report).unwrap()).unwrap();
+    // the program's `target data` mapping (10000 doubles), seen by the tool
+    assert_eq!(tool["devices"][0]["peak_bytes"].as_u64(), Some(80000), "the tool did not see the mapping: {tool}");
+    let rt: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&rt_report).unwrap()).unwrap();
+    let region = rt["regions"].as_array().unwrap().iter().find(|g| g["region"] == "scale").expect("region scale");
+    let copies = &region["host_copies"];
+    assert_eq!(copies["executions"].as_u64(), Some(12), "{region}");
+    assert_eq!(copies["mapped_bytes"].as_f64(), Some(10000.0 * 8.0), "{region}");
+    assert_eq!(copies["brought_in_bytes"].as_f64(), copies["mapped_bytes"].as_f64(), "{region}");
 }
