@@ -377,7 +377,6 @@ fn launch_values(
 /// A host `parallel for`: one copy of the loop whose `if`, `num_threads` and `schedule` take
 /// the chosen variant's values at run time (the user's clauses they replace give the defaults).
 fn lower_parallel_for(s: &Site, c: &Construct, kinds: &[Kind]) -> Vec<Piece> {
-    let context = context_var(s.id);
     let mut p = Vec::new();
     let serial = kinds.iter().position(|k| *k == Kind::Serial);
     let has_threads = kinds.iter().any(|k| matches!(k, Kind::NumThreads(_) | Kind::Threads(_)));
@@ -387,30 +386,7 @@ fn lower_parallel_for(s: &Site, c: &Construct, kinds: &[Kind]) -> Vec<Piece> {
     let mut replaced: Vec<std::ops::Range<usize>> = Vec::new();
     let mut directive = vec![stmt(c.words_range.clone())];
     if let Some(i) = serial {
-        // The user's `if` for the parallel region (no directive-name modifier, or `parallel:`)
-        // joins the variant's; one for another construct (`if(simd: c)`) stays as written.
-        let modifier = |a: &std::ops::Range<usize>| {
-            let toks = &s.stmt[a.clone()];
-            (toks.len() > 2 && toks[0].kind == TokKind::Ident && toks[1].is_punct(":")).then(|| toks[0].text.clone())
-        };
-        let parallel_if = c.clauses.iter().filter(|cl| cl.name == "if").find_map(|cl| {
-            let a = cl.args.clone()?;
-            match modifier(&a).as_deref() {
-                None => Some((cl.clone(), a)),
-                Some("parallel") => Some((cl.clone(), a.start + 2..a.end)),
-                Some(_) => None,
-            }
-        });
-        let cond = match parallel_if {
-            Some((cl, a)) => {
-                replaced.push(cl.span());
-                vec![Piece::Text(" if((".into()), stmt(a), Piece::Text(format!(") && {context}.variant != {i})"))]
-            }
-            // beside an `if` for another construct, clang wants every `if` to name its construct
-            None if c.clauses.iter().any(|cl| cl.name == "if") => vec![Piece::Text(format!(" if(parallel: {context}.variant != {i})"))],
-            None => vec![Piece::Text(format!(" if({context}.variant != {i})"))],
-        };
-        directive.extend(cond);
+        directive.extend(serial_condition(s, c, i, &mut replaced));
     }
     if has_threads {
         let absolute: Vec<i64> = kinds.iter().map(|k| if let Kind::NumThreads(n) = k { i64::from(*n) } else { 0 }).collect();
@@ -459,6 +435,34 @@ fn lower_parallel_for(s: &Site, c: &Construct, kinds: &[Kind]) -> Vec<Piece> {
     p.push(stmt(c.body.clone()));
     p.extend(restore);
     p
+}
+
+/// The `if` clause that makes variant `i` (`serial`) a team of one: the user's `if` for the
+/// parallel region (no directive-name modifier, or `parallel:`) joins it, and leaves the
+/// directive (its span goes to `replaced`); one for another construct (`if(simd: c)`) stays as
+/// written, and then clang wants every `if` to name its construct.
+fn serial_condition(s: &Site, c: &Construct, i: usize, replaced: &mut Vec<std::ops::Range<usize>>) -> Vec<Piece> {
+    let context = context_var(s.id);
+    let modifier = |a: &std::ops::Range<usize>| {
+        let toks = &s.stmt[a.clone()];
+        (toks.len() > 2 && toks[0].kind == TokKind::Ident && toks[1].is_punct(":")).then(|| toks[0].text.clone())
+    };
+    let parallel_if = c.clauses.iter().filter(|cl| cl.name == "if").find_map(|cl| {
+        let a = cl.args.clone()?;
+        match modifier(&a).as_deref() {
+            None => Some((cl.clone(), a)),
+            Some("parallel") => Some((cl.clone(), a.start + 2..a.end)),
+            Some(_) => None,
+        }
+    });
+    match parallel_if {
+        Some((cl, a)) => {
+            replaced.push(cl.span());
+            vec![Piece::Text(" if((".into()), stmt(a), Piece::Text(format!(") && {context}.variant != {i})"))]
+        }
+        None if c.clauses.iter().any(|cl| cl.name == "if") => vec![Piece::Text(format!(" if(parallel: {context}.variant != {i})"))],
+        None => vec![Piece::Text(format!(" if({context}.variant != {i})"))],
+    }
 }
 
 /// The schedule variants of a `parallel for` lowered with `schedule(runtime)`: code that saves

@@ -812,10 +812,8 @@ impl Session {
         if self.declare_target > 0 {
             return Some((0, "it is in 'declare target' code, which is also compiled for the device".to_string()));
         }
-        if !c.offloads() {
-            if self.device {
-                return Some((0, "this compilation is for an offload device; the host compilation adapts host regions".to_string()));
-            }
+        if !c.offloads() && self.device {
+            return Some((0, "this compilation is for an offload device; the host compilation adapts host regions".to_string()));
         }
         auto_mode::ineligible_clause(c)
     }
