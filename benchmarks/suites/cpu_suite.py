@@ -286,6 +286,19 @@ def suite_rows(args):
     return [r for r in read_table(args.table) if not args.only or r["name"] in args.only]
 
 
+def run_suite(args, process, report):
+    """Processes every row of the table `args` names, `args.jobs` at a time, printing a line
+    per program, and returns what `report` returns for the results."""
+    rows = suite_rows(args)
+    started = datetime.datetime.now()
+    results = []
+    with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
+        for res in pool.map(lambda r: process(r, args), rows):
+            print(f"{res['program']}: {res['status']} ({res['regions']} regions) {' '.join(res['differ'])}", flush=True)
+            results.append(res)
+    return report(results, args, started)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--suite", required=True)
@@ -296,14 +309,7 @@ def main():
     ap.add_argument("--ignore", action="append", default=[])
     args = ap.parse_args()
     args.ignore_re = [re.compile(r) for r in args.ignore]
-    rows = suite_rows(args)
-    started = datetime.datetime.now()
-    results = []
-    with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for res in pool.map(lambda r: process(r, args), rows):
-            print(f"{res['program']}: {res['status']} ({res['regions']} regions) {' '.join(res['differ'])}", flush=True)
-            results.append(res)
-    sys.exit(report(results, args, started))
+    sys.exit(run_suite(args, process, report))
 
 
 if __name__ == "__main__":

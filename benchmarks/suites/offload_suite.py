@@ -28,8 +28,6 @@ Usage: offload_suite.py --suite NAME --tree DIR --table TABLE.tsv --out OUT [--p
                         [--jobs 1] [--timeout 120] [--memcheck] [--only NAME]...
 """
 import argparse
-import concurrent.futures as cf
-import datetime
 import glob
 import json
 import os
@@ -37,7 +35,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from cpu_suite import close, compared, sh, suite_arguments, suite_rows  # noqa: E402
+from cpu_suite import close, compared, run_suite, sh, suite_arguments  # noqa: E402
 
 TARGETS = "-fopenmp-targets=x86_64-pc-linux-gnu"
 
@@ -196,14 +194,8 @@ def main():
     ap.add_argument("--max-each", type=int, default=20)
     ap.add_argument("--memcheck", action="store_true")
     args = ap.parse_args()
-    rows = suite_rows(args)
-    started = datetime.datetime.now()
-    results = []
-    with cf.ThreadPoolExecutor(max_workers=args.jobs) as pool:
-        for res in pool.map(lambda r: process(r, args), rows):
-            print(f"{res['program']}: {res['status']} ({res['regions']} regions) {' '.join(res['differ'])}", flush=True)
-            results.append(res)
-    sys.exit(report(results, args, started))
+    args.ignore_re = []
+    sys.exit(run_suite(args, process, report))
 
 
 if __name__ == "__main__":
