@@ -181,9 +181,10 @@ verdict() {
     for item in "${items[@]}"; do
       region="${item%:*}" variant="${item##*:}"
       # the pinned variant ran, and no other
-      if ! awk -F'\t' -v r="$region" -v v="$variant" '$1 == r && $3 > 0 { if ($2 == v) mine = 1; else other = 1 }
+      if ! awk -F'\t' -v r="$region" -v v="$variant" "$AWK_REGION"'
+          named($1, r) && $3 > 0 { if ($2 == v) mine = 1; else other = 1 }
           END { exit !(mine && !other) }' "$dir/$name.runs"; then
-        DETAIL="region '$region' pinned to '$variant' ran: $(awk -F'\t' -v r="$region" '$1 == r && $3 > 0 { printf "%s%s=%d", (n++ ? ", " : ""), $2, $3 }' "$dir/$name.runs")"
+        DETAIL="region '$region' pinned to '$variant' ran: $(awk -F'\t' -v r="$region" "$AWK_REGION"'named($1, r) && $3 > 0 { printf "%s%s=%d", (n++ ? ", " : ""), $2, $3 }' "$dir/$name.runs")"
         DETAIL="${DETAIL%: }"
         return
       fi
@@ -192,6 +193,24 @@ verdict() {
   STATUS=PASS
   DETAIL=""
 }
+
+# AWK_REGION: awk function named(n, r): the report's region n is the region a pin names r:
+# the same name, or an instantiation of template region r (`f<float>@a.cpp:9` of `f@a.cpp:9`),
+# as the runtime applies a template's pin to each instantiation.
+AWK_REGION='
+function named(n, r,    at, f, i, c, d) {
+  if (n == r) return 1
+  at = index(n, "@"); if (!at) return 0
+  f = substr(n, 1, at - 1); if (substr(f, length(f)) != ">") return 0
+  d = 0
+  for (i = length(f) - 1; i > 0; i--) {
+    c = substr(f, i, 1)
+    if (c == ">") d++
+    else if (c == "<") { if (!d) return substr(f, 1, i - 1) substr(n, at) == r; d-- }
+  }
+  return 0
+}
+'
 
 # run_limit END: seconds one run may take: 60, or what is left until END.
 run_limit() {
@@ -289,7 +308,7 @@ check_program() {
   while IFS= read -r s; do
     [ -n "$s" ] || continue
     region="${s%%=*}" variant="${s#*=}"
-    if runs_of "$dir/explore.json" 2>/dev/null | awk -F'\t' -v r="$region" -v v="$variant" '$1 == r && $2 == v && $3 > 0 { f = 1 } END { exit !f }'; then
+    if runs_of "$dir/explore.json" 2>/dev/null | awk -F'\t' -v r="$region" -v v="$variant" "$AWK_REGION"'named($1, r) && $2 == v && $3 > 0 { f = 1 } END { exit !f }'; then
       check_row "$name" "-" "$region:$variant" SKIP 0 "OMPADAPT_VARIANT cannot name a variant with ':'; it ran in the explore run, whose output matched: $STATUS"
     else
       check_row "$name" "-" "$region:$variant" SKIP 0 "OMPADAPT_VARIANT cannot name a variant with ':', and the explore run did not run it"

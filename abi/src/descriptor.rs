@@ -128,6 +128,23 @@ pub fn instance_name(model: &str, pretty: &str) -> Option<String> {
     Some(format!("{function}<{}>{at}", args.join(",")))
 }
 
+/// The name of the template region an instantiation's region belongs to:
+/// `fasten<float>@bude.h:148` → `fasten@bude.h:148` (None: not an instantiation's name).
+pub fn template_of(name: &str) -> Option<String> {
+    let (function, place) = name.split_once('@')?;
+    let inner = function.strip_suffix('>')?;
+    let mut depth = 0usize;
+    for (i, c) in inner.char_indices().rev() {
+        match c {
+            '>' => depth += 1,
+            '<' if depth == 0 => return Some(format!("{}@{place}", &inner[..i])),
+            '<' => depth -= 1,
+            _ => {}
+        }
+    }
+    None
+}
+
 /// Where the `[...]` that ends `inner` (without its `]`) starts, brackets nested in it counted.
 fn bracket_start(inner: &str) -> Option<usize> {
     let mut depth = 0usize;

@@ -241,9 +241,12 @@ impl<T: Clone> PerRegion<T> {
         self.for_region(model).or_else(|| self.default.clone())
     }
 
-    /// The value given for region `model` by name (not the value for all regions).
+    /// The value given for region `model` by name (not the value for all regions); for a
+    /// template instantiation's region (`f<float>@a.cpp:9`), also the value given for its
+    /// template (`f@a.cpp:9`), which applies to every instantiation.
     pub fn for_region(&self, model: &str) -> Option<T> {
-        self.regions.iter().rev().find(|(m, _)| m == model).map(|(_, v)| v.clone())
+        let by = |name: &str| self.regions.iter().rev().find(|(m, _)| m == name).map(|(_, v)| v.clone());
+        by(model).or_else(|| ompadapt_abi::descriptor::template_of(model).and_then(|t| by(&t)))
     }
 
     /// Precedence: this region's own value > `directive` > the value for all regions.
@@ -829,6 +832,10 @@ mod tests {
         assert_eq!(p.for_region("step@/a/b.c:24").as_deref(), Some("cpu"));
         assert_eq!(p.for_region("ns::Field::smooth@x.cpp:48").as_deref(), Some("cpu"));
         assert_eq!(p.for_region("step@/a/b.c:25"), None);
+        // a template's pin applies to each instantiation; an instantiation's own comes first
+        let p = PerRegion::parse("sum@a.cpp:9:serial;sum<double>@a.cpp:9:threads=1", |s| Ok::<_, String>(s.to_owned())).unwrap();
+        assert_eq!(p.for_region("sum<float>@a.cpp:9").as_deref(), Some("serial"));
+        assert_eq!(p.for_region("sum<double>@a.cpp:9").as_deref(), Some("threads=1"));
     }
 
     #[test]

@@ -208,5 +208,10 @@ fn instances_are_named_after_their_template_arguments() {
     assert_eq!(n("ns::get@p.cpp:3#2", "V ns::get(std::pair<K, V>) [K = std::pair<int, float>, V = float]").as_deref(), Some("ns::get<std::pair<int, float>,float>@p.cpp:3#2"));
     assert_eq!(n("main@l.cpp:7", "auto main()::(anonymous class)::operator()(auto) const [x:auto = double]").as_deref(), Some("main<double>@l.cpp:7"));
     assert_eq!(n("f@a.c:1", "void f(int)"), None);
+    let t = crate::descriptor::template_of;
+    assert_eq!(t("fasten<float>@bude.h:148").as_deref(), Some("fasten@bude.h:148"));
+    assert_eq!(t("ns::get<std::pair<int, float>,float>@p.cpp:3#2").as_deref(), Some("ns::get@p.cpp:3#2"));
+    assert_eq!(t("fasten@bude.h:148"), None);
+    assert_eq!(t("scale_all"), None);
     assert_eq!(n("f@a.c:1", "void f(int) []"), None);
 }
