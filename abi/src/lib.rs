@@ -11,6 +11,8 @@
 //!   (`FromStr` / [`RegionDescriptor::parse`]);
 //! * [`markers`]: the names of the marker functions the frontend's lowering calls and the pass
 //!   replaces, each with what it means;
+//! * [`kinds`]: the variant kinds (`cpu`, `threads=0.25`, ...), their names, lists and the team-size
+//!   formula;
 //! * [`limits`]: the most features and variants a region may have (the C header's
 //!   `OMPADAPT_MAX_FEATURES` is checked against it by the runtime's tests);
 //! * [`store`]: how the store on disk names programs and regions, and `PROGRAM/REGION`;
@@ -24,6 +26,7 @@
 pub mod dataperf;
 pub mod descriptor;
 pub mod escape;
+pub mod kinds;
 pub mod limits;
 pub mod markers;
 pub mod names;

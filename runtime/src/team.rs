@@ -50,18 +50,14 @@ pub fn in_parallel() -> bool {
 /// The team a variant named `name` runs with when the program's team is `max` threads; None
 /// for a variant that sets no team size.
 pub fn team_size(name: &str, max: u32) -> Option<u32> {
-    if name == "serial" {
+    use ompadapt_abi::kinds::{self, Kind};
+    let kind = kinds::decode(name).filter(Kind::sets_team_size)?;
+    if kind == Kind::Serial {
         return Some(1);
     }
-    let (kind, value) = name.split_once('=')?;
-    match kind {
-        "num_threads" => value.parse::<u32>().ok().filter(|&n| n >= 1),
-        "threads" => {
-            let share = value.parse::<f64>().ok().filter(|f| *f > 0.0 && *f <= 1.0)?;
-            Some(((share * max as f64 + 0.5) as u32).clamp(1, max))
-        }
-        _ => None,
-    }
+    let (absolute, share) = kind.team_arguments();
+    let max = max.min(i32::MAX as u32) as i32;
+    Some(kinds::team_size(absolute as i32, share, max, max).max(1) as u32)
 }
 
 /// One variant that gives the same team as another: `variant` runs as `same_as` here.

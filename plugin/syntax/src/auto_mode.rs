@@ -22,14 +22,7 @@ use std::collections::HashMap;
 /// The flag, for messages.
 pub const FLAG: &str = "-fplugin-arg-ompadapt-auto";
 
-/// What `default` (or no list) means for offloading target constructs: the host version and
-/// the offload as written.
-pub const DEFAULT_TARGET_KINDS: &str = "cpu,gpu";
-
-/// What `default` (or no list) means for host parallel regions: no team (`serial`), and shares
-/// of the team the program would get, halving from all of it — resolved at run time against
-/// the machine, so one binary adapts on a laptop and on a 128-core node.
-pub const DEFAULT_HOST_KINDS: &str = "serial,threads[0.125:0.125:1],threads[0.25:0.25:1],threads[0.5:0.5:1],threads[1:1:1]";
+pub use ompadapt_abi::kinds::{DEFAULT_HOST_KINDS, DEFAULT_TARGET_KINDS};
 
 /// What zero-source-change mode applies, and the names it gave so far.
 #[derive(Clone, Debug)]
