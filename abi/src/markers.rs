@@ -73,6 +73,23 @@ pub const TEAM_INVARIANT: Marker = Marker {
 /// Every marker function, in the order the lowering header defines them.
 pub const MARKERS: [Marker; 6] = [LAUNCH_SITE, AUTO_FEATURES, TEAM_INVARIANT, HOST_ENTER, HOST_EXIT, HOST_GUARD];
 
+/// The global the frontend plugin defines in every host translation unit it compiles (`char`,
+/// 1 with `-fplugin-arg-ompadapt-auto`, else 0). The pass reads and deletes it: where it is, the
+/// frontend's lowering is what the user asked for and the pass only finishes it; where it is not
+/// (`-fpass-plugin` alone, flang, `opt`), the pass makes regions adaptive on its own (pass-only
+/// mode).
+pub const FRONTEND_MARK: &str = "__ompadapt_frontend_mark";
+
+/// The names of the support functions the pass calls in the code it builds in pass-only mode
+/// (precompiled, as the generated code of the frontend calls them): begin, end, team size.
+pub const SUPPORT_BEGIN: &str = "__ompadapt_v4_begin";
+/// See [`SUPPORT_BEGIN`].
+pub const SUPPORT_END: &str = "__ompadapt_v4_end";
+/// See [`SUPPORT_BEGIN`].
+pub const SUPPORT_TEAM_SIZE: &str = "__ompadapt_v4_team_size";
+/// The weak pointer to the runtime the loader loads by default (see the lowering header).
+pub const SUPPORT_DEFAULT_RUNTIME: &str = "__ompadapt_v4_default_runtime";
+
 /// The runtime loader's symbol (`__ompadapt_api_load` of the lowering header), with the API
 /// version in it so that objects of different ompadapt versions never share one. Where it is
 /// precompiled (see [`PRECOMPILED_LOADER_ARCHES`]) the header only declares it and what the

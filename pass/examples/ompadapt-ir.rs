@@ -22,7 +22,7 @@ fn main() {
         eprintln!("ompadapt-ir: cannot parse {input}: {e}");
         std::process::exit(1)
     });
-    ompadapt_pass::run_on_module(&module);
+    ompadapt_pass::run_on_module(&module, None);
     if let Err(e) = module.verify() {
         eprintln!("ompadapt-ir: the result does not verify: {e}");
         std::process::exit(1);

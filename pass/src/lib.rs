@@ -43,11 +43,14 @@
 //!   CFG queries).
 
 pub mod auto_features;
+pub mod auto_mode;
 pub mod cfg;
 pub mod device_globals;
 pub mod diagnostics;
 pub mod dispatch;
 pub mod entry_points;
+pub mod frontend_mark;
+pub mod host_regions;
 pub mod ir;
 pub mod launch_search;
 pub mod launch_site;
@@ -110,8 +113,8 @@ pub struct RewrittenSite {
 
 /// Runs the pass on `module`, printing warnings to stderr and emitting the optimisation remarks
 /// (which LLVM shows or records when asked to); returns whether it changed anything.
-pub fn run_on_module(module: &Module<'_>) -> bool {
-    let outcome = transform_module(module);
+pub fn run_on_module(module: &Module<'_>, auto: Option<&str>) -> bool {
+    let outcome = transform_module_with(module, auto);
     for warning in &outcome.warnings {
         eprintln!("{warning}");
     }
@@ -126,20 +129,39 @@ pub fn run_on_module(module: &Module<'_>) -> bool {
 ///
 /// # Safety
 /// `m` must be a valid module, not used by anything else for the duration of the call.
-pub unsafe fn run_on_llvm_module(m: llvm_sys::prelude::LLVMModuleRef) -> bool {
+pub unsafe fn run_on_llvm_module(m: llvm_sys::prelude::LLVMModuleRef, auto: Option<&str>) -> bool {
     if m.is_null() {
         return false;
     }
     // inkwell's Module disposes the LLVM module on drop; this one is borrowed.
     let module = ManuallyDrop::new(unsafe { Module::new(m) });
-    run_on_module(&module)
+    run_on_module(&module, auto)
 }
 
 /// Runs the pass on `module` and reports what it did, without printing.
 pub fn transform_module(module: &Module<'_>) -> PassOutcome {
+    transform_module_with(module, None)
+}
+
+/// [`transform_module`] with the pass parameter's `auto=` list (None: not given; see
+/// [`auto_mode::resolve`]).
+pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOutcome {
     let mut outcome = PassOutcome::default();
     if module_kind::is_device_module(module) {
         return outcome;
+    }
+    // Pass-only mode where the frontend did not compile the module (see [`auto_mode`]); first,
+    // so that its regions go through the same stages as the frontend's.
+    if !frontend_mark::is_frontends(module) {
+        match auto_mode::resolve(auto) {
+            Ok(Some(kinds)) => {
+                let host = host_regions::make_adaptive(module, &kinds);
+                outcome.changed |= host.changed;
+                outcome.remarks.extend(host.remarks);
+            }
+            Ok(None) => {}
+            Err(why) => outcome.warnings.push(format!("{WARNING_PREFIX}{why}")),
+        }
     }
     match loader::add_loader(module) {
         loader::LoaderOutcome::Added => outcome.changed = true,
@@ -152,7 +174,7 @@ pub fn transform_module(module: &Module<'_>) -> PassOutcome {
     // run as written, and get no automatic features.
     let team = team::lower_team_markers(module);
     outcome.changed |= team.changed;
-    outcome.remarks = team.remarks;
+    outcome.remarks.extend(team.remarks);
     // Automatic features next: they are sliced to the region's marker while the launch is
     // still clang's, before it becomes a dispatch.
     let auto = auto_features::lower_auto_features(module, &team.as_written);

@@ -107,6 +107,12 @@ remark_ids! {
     TeamReductionCopy = "OMPADAPT146", Missed;
     /// Left as written: no parallel region follows the marker.
     TeamNoRegion = "OMPADAPT147", Missed;
+    /// Pass-only mode: a host parallel region became adaptive (its variants).
+    HostRegionAdaptive = "OMPADAPT150", Passed;
+    /// Pass-only mode: a region without a debug location, named by its order.
+    RegionNamedByOrder = "OMPADAPT151", Analysis;
+    /// Pass-only mode: kinds of the list that no region of the module takes.
+    AutoKindsUnused = "OMPADAPT152", Analysis;
 }
 
 /// One remark about an adaptive region, kept until it is emitted (after the rewrite, which may

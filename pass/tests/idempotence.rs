@@ -25,7 +25,7 @@ fn second_run_is_a_no_op() {
             assert!(second.rewritten.is_empty());
             assert_eq!(once, ir_text(&module), "{name} at {opt:?}: IR differs after a second run");
             // And through the public entry point.
-            assert!(!run_on_module(&module));
+            assert!(!run_on_module(&module, None));
             assert_eq!(once, ir_text(&module));
         }
     }
@@ -41,12 +41,12 @@ fn reparsed_output_is_left_alone() {
     let ll = host_ir(&input("multi_site.c"), Opt::O2, &[], &dir);
     let context = Context::create();
     let module = parse(&context, &ll);
-    assert!(run_on_module(&module));
+    assert!(run_on_module(&module, None));
     let out = dir.join("multi_site.out.ll");
     std::fs::write(&out, ir_text(&module)).unwrap();
     let context2 = Context::create();
     let again = parse(&context2, &out);
     let text = ir_text(&again);
-    assert!(!run_on_module(&again));
+    assert!(!run_on_module(&again, None));
     assert_eq!(text, ir_text(&again));
 }

@@ -115,7 +115,7 @@ fn warning_is_printed_once_on_stderr() {
     if let Ok(path) = std::env::var(CHILD) {
         let context = Context::create();
         let module = parse(&context, path.as_ref());
-        assert!(!run_on_module(&module));
+        assert!(!run_on_module(&module, None));
         return;
     }
     if !have_clang("warning_is_printed_once_on_stderr") {
@@ -154,7 +154,7 @@ fn device_modules_are_untouched() {
     let context = Context::create();
     let module = parse(&context, &device_ll);
     let before = ir_text(&module);
-    assert!(!run_on_module(&module));
+    assert!(!run_on_module(&module, None));
     assert_eq!(before, ir_text(&module));
 
     // A module with markers and launches but a GPU triple is left alone too.
@@ -203,11 +203,11 @@ fn raw_module_entry_point_borrows() {
     let ll = host_ir(&input("vecadd.c"), Opt::O0, &[], &dir);
     let context = Context::create();
     let module = parse(&context, &ll);
-    let changed = unsafe { ompadapt_pass::run_on_llvm_module(module.as_mut_ptr()) };
+    let changed = unsafe { ompadapt_pass::run_on_llvm_module(module.as_mut_ptr(), None) };
     assert!(changed);
     verify(&module, "vecadd.c");
     assert!(ir_text(&module).contains("ompadapt.dispatch:"));
-    assert!(!unsafe { ompadapt_pass::run_on_llvm_module(module.as_mut_ptr()) });
-    assert!(!unsafe { ompadapt_pass::run_on_llvm_module(std::ptr::null_mut()) });
+    assert!(!unsafe { ompadapt_pass::run_on_llvm_module(module.as_mut_ptr(), None) });
+    assert!(!unsafe { ompadapt_pass::run_on_llvm_module(std::ptr::null_mut(), None) });
     drop(module); // the only dispose
 }

@@ -478,6 +478,17 @@ pub unsafe extern "C" fn ompadapt_prelude(runtime_path: *const c_char, triple: *
         s.push_str("#define __OMPADAPT_PRECOMPILED_LOADER 1\n");
     }
     s.push_str(LOWERING_HEADER);
+    // Wherever the pass runs on this module (here, or at link time under LTO), it must know the
+    // frontend compiled it: its lowering is what the user asked for; without this mark the pass
+    // makes regions adaptive on its own. An internal byte that the pass deletes; not in device
+    // compilations, where the pass does nothing.
+    {
+        s.push_str(&format!(
+            "\n#if !defined(__NVPTX__) && !defined(__AMDGCN__) && !defined(__SPIR__)\n\
+             static const char __ompadapt_frontend_mark_ __asm__(\"{}\") __attribute__((used)) = 1;\n#endif\n",
+            ompadapt_abi::markers::FRONTEND_MARK
+        ));
+    }
     s.push_str("\n#ifdef __OMPADAPT_UNDEF_INLINE\n#undef inline\n#undef __OMPADAPT_UNDEF_INLINE\n#endif\n#pragma clang diagnostic pop\n");
     cstring(&s).into_raw()
 }

@@ -143,7 +143,7 @@ fn fork_after(call: ValueRef) -> Option<ValueRef> {
 }
 
 /// Thread-local data that the code of some parallel region of the module uses, if any.
-fn thread_local_in_parallel_code(module: &Module<'_>) -> Option<Finding> {
+pub fn thread_local_in_parallel_code(module: &Module<'_>) -> Option<Finding> {
     let mut queue: VecDeque<ValueRef> = VecDeque::new();
     for f in module.get_functions() {
         for i in ir::function_instructions(f.as_value_ref()) {

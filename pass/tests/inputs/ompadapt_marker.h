@@ -15,4 +15,10 @@ static inline __attribute__((noinline)) void __ompadapt_launch_site(int use_host
   if (use_host || num_teams || thread_limit)
     ompadapt_unlowered_offload_site(model);
 }
+/* The mark the frontend defines in every host translation unit it compiles (plugin/src/ffi.rs):
+ * the pass leaves regions it did not mark alone (no pass-only mode). */
+#ifndef OMPADAPT_TEST_FRONTEND_MARK
+#define OMPADAPT_TEST_FRONTEND_MARK
+static const char __ompadapt_frontend_mark_ __asm__("__ompadapt_frontend_mark") __attribute__((used)) = 1;
+#endif
 #endif
