@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-const SHIM_FILES: [&str; 3] = ["shim/pass_plugin.cpp", "shim/remarks.cpp", "shim/library.cpp"];
+const SHIM_FILES: [&str; 4] = ["shim/pass_plugin.cpp", "shim/remarks.cpp", "shim/library.cpp", "shim/debug_location.cpp"];
 
 fn main() {
     let exe = std::env::var("LLVM_CONFIG").unwrap_or_else(|_| "llvm-config-19".into());
@@ -27,8 +27,12 @@ fn main() {
     build.files(SHIM_FILES).compile("ompadapt_pass_shim");
     let out = std::env::var("OUT_DIR").expect("OUT_DIR");
     for (arch, triple, landing_pads) in LOADER_TARGETS {
-        let asm = compile_loader(triple, landing_pads);
+        let asm = compile_loader(triple, landing_pads, &["-S", "-o", "-"]);
         std::fs::write(Path::new(&out).join(format!("loader-{arch}.s")), module_asm(&asm)).expect("write the loader");
+        // The same as bitcode, for compilers whose backend cannot assemble module-level assembly
+        // (flang-new-19 registers no assembly parser).
+        let bc = Path::new(&out).join(format!("loader-{arch}.bc"));
+        compile_loader(triple, landing_pads, &["-emit-llvm", "-c", "-o", bc.to_str().expect("utf-8 path")]);
     }
     let libdir = include.replace("/include", "/lib");
     println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,{libdir}");
@@ -52,16 +56,17 @@ const LOADER_TARGETS: [(&str, &str, &str); 2] = [
 
 /// The loader compiled for `triple`: position-independent (it goes into executables and shared
 /// libraries alike), optimised for size (it runs once per process).
-fn compile_loader(triple: &str, landing_pads: &str) -> String {
+fn compile_loader(triple: &str, landing_pads: &str, output: &[&str]) -> String {
     let cxx = std::env::var("OMPADAPT_CLANGXX").unwrap_or_else(|_| "clang++-19".into());
     let output = Command::new(&cxx)
-        .args([&format!("--target={triple}"), "-x", "c++", "-std=c++17", "-Os", "-fPIC", "-S", "-o", "-"])
+        .args([&format!("--target={triple}"), "-x", "c++", "-std=c++17", "-Os", "-fPIC"])
+        .args(output)
         .args(["-fno-addrsig", "-fno-exceptions", "-fno-rtti", "-fno-ident", landing_pads])
         .args(["-I../runtime/include", "-I../plugin/include", "loader/ompadapt_loader.cpp"])
         .output()
         .unwrap_or_else(|e| panic!("cannot run {cxx} ({e}); run scripts/bootstrap.sh to install clang 19"));
     assert!(output.status.success(), "compiling the loader for {triple} failed:\n{}", String::from_utf8_lossy(&output.stderr));
-    String::from_utf8(output.stdout).expect("utf-8 assembly")
+    String::from_utf8(output.stdout).expect("utf-8 output")
 }
 
 /// `asm` made fit to share a module with the code clang generates: its local labels renamed

@@ -9,8 +9,8 @@
 //! finishes it.
 //!
 //! The kinds, in order of precedence:
-//! 1. the pass parameter: `opt -passes='ompadapt<auto=serial,threads[0.5:1:0.5]>'`, or
-//!    `ompadapt<no-auto>`;
+//! 1. the pass parameter: `opt -passes='ompadapt<auto=serial;threads[0.5:1:0.5]>'` (kinds
+//!    separated by `;`: LLVM's pipeline text splits passes at commas), or `ompadapt<no-auto>`;
 //! 2. the environment variable `OMPADAPT_AUTO`, read when the pass runs (at compile time, and at
 //!    link time under LTO): a list of kinds, `default`, or `off`;
 //! 3. `default`: [`ompadapt_abi::kinds::DEFAULT_HOST_KINDS`] for host parallel regions.
@@ -63,8 +63,12 @@ pub fn parse_parameter(params: &str) -> Result<Option<String>, String> {
     if params == "no-auto" {
         return Ok(Some("off".into()));
     }
+    // LLVM's pipeline text splits passes at commas, so the list separates kinds with ';' there.
     match params.strip_prefix("auto=") {
-        Some(list) => parse(list).map(|_| Some(list.to_string())),
+        Some(list) => {
+            let list = list.replace(';', ",");
+            parse(&list).map(|_| Some(list))
+        }
         None => Err(format!("unknown parameter '{params}' of pass 'ompadapt': it takes auto=<kinds> or no-auto")),
     }
 }
@@ -108,6 +112,7 @@ mod tests {
         assert_eq!(parse_parameter("").unwrap(), None);
         assert_eq!(parse_parameter("no-auto").unwrap().as_deref(), Some("off"));
         assert_eq!(parse_parameter("auto=serial").unwrap().as_deref(), Some("serial"));
+        assert_eq!(parse_parameter("auto=serial;threads[0.5:1:0.5]").unwrap().as_deref(), Some("serial,threads[0.5:1:0.5]"));
         assert!(parse_parameter("auto=bogus").is_err());
         assert!(parse_parameter("fast").unwrap_err().contains("auto=<kinds>"));
     }

@@ -68,8 +68,10 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds) -> HostOutcome {
     // the variants of pass-only mode apply to the program's own host parallel regions.
     let offload_code = offload_host_code(module);
     let forks: Vec<ValueRef> = forks.into_iter().filter(|f| !offload_code.contains(&ir::function_of(*f))).collect();
+    let outlined = outlined_functions(module);
     let module_wide = team::thread_local_in_parallel_code(module);
     let mut names = Names::default();
+    let mut first_adaptive = None;
     for (k, fork) in forks.into_iter().enumerate() {
         let (model, named_by_debug_info) = names.name(m, fork, k);
         let place = RemarkPlace::of(fork);
@@ -77,6 +79,19 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds) -> HostOutcome {
             out.remarks.push(place.remark(RemarkId::TeamNoRegion, &model, "left as written: the parallel region's outlined function is not in this module"));
             continue;
         };
+        // A parallel construct written inside another one: its team is the enclosing region's
+        // business (the frontend's zero-source-change mode leaves it too). One in a function
+        // called from a parallel region stays eligible: it runs as written when it starts
+        // inside an active parallel region (the descriptor's `in_parallel=as_written`).
+        let host = ir::function_of(fork);
+        if outlined.contains(&host) {
+            out.remarks.push(place.remark(
+                RemarkId::NestedRegion,
+                &model,
+                format!("left as written: nested in the parallel region of '{}'", team::analysis::display_name(host)),
+            ));
+            continue;
+        }
         let mut analysis = Analysis::default();
         let finding = analysis.region(microtask).map(|f| (f, false)).or_else(|| module_wide.clone().map(|f| (f, true)));
         if let Some((found, wide)) = finding {
@@ -105,10 +120,19 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds) -> HostOutcome {
             ),
         ));
         out.adaptive.push(model);
+        first_adaptive.get_or_insert(fork);
         out.changed = true;
     }
     if out.changed {
         define_default_runtime(m);
+        if let (false, Some(first)) = (kinds.unused.is_empty(), first_adaptive) {
+            let unused: Vec<String> = kinds.unused.iter().map(Kind::name).collect();
+            out.remarks.push(RemarkPlace::of(first).remark(
+                RemarkId::AutoKindsUnused,
+                &out.adaptive[0],
+                format!("pass-only mode gives host parallel regions only the kinds that set their team; not applied: {}", unused.join(", ")),
+            ));
+        }
     }
     out
 }
@@ -147,6 +171,28 @@ fn offload_host_code(module: &Module<'_>) -> std::collections::HashSet<ValueRef>
     seen
 }
 
+/// The outlined functions of parallel regions: the microtasks of the module's forks, and what
+/// clang (`.omp_outlined`) and flang (`..omp_par`) name so (with `-g` clang puts a wrapper
+/// between the microtask and the region's code).
+fn outlined_functions(module: &Module<'_>) -> std::collections::HashSet<ValueRef> {
+    let mut set = std::collections::HashSet::new();
+    for f in module.get_functions() {
+        let fv = f.as_value_ref();
+        let name = f.get_name().to_string_lossy();
+        if name.contains(".omp_outlined") || name.contains("..omp_par") {
+            set.insert(fv);
+        }
+        for i in ir::function_instructions(fv) {
+            if ir::is_call(i) && ir::callee_name(i).starts_with("__kmpc_fork") {
+                if let Some(m) = ir::call_args(i).get(2) {
+                    set.insert(ir::strip_to_global(*m));
+                }
+            }
+        }
+    }
+    set
+}
+
 /// Whether the fork already is the pass's (a second run).
 fn is_adaptive(fork: ValueRef) -> bool {
     unsafe {
@@ -174,38 +220,66 @@ fn microtask_of(fork: ValueRef) -> Option<ValueRef> {
 /// function and the region's order (`function@file#3`). A second region with one name gets `#2`.
 #[derive(Default)]
 struct Names {
-    given: HashMap<String, u32>,
+    /// The columns of the constructs named so far, by base name.
+    given: HashMap<String, Vec<u32>>,
 }
 
 impl Names {
     fn name(&mut self, m: LLVMModuleRef, fork: ValueRef, order: usize) -> (String, bool) {
-        let function = function_name(ir::function_of(fork));
-        let (base, by_debug_info) = match ir::debug_location(fork) {
-            Some(loc) => (format!("{function}@{loc}"), true),
-            None => (format!("{function}@{}#{}", source_file(m), order + 1), false),
+        let (base, column, by_debug_info) = match (ir::debug_location(fork), source_function(fork).map(|(f, c)| (source_level(&f), c))) {
+            (Some(loc), Some((function, column))) => (format!("{function}@{loc}"), column, true),
+            (Some(loc), None) => (format!("{}@{loc}", function_name(ir::function_of(fork))), 0, true),
+            // (flang's modules are all `FIRModule`: the function and the order alone)
+            (None, _) => {
+                let function = function_name(ir::function_of(fork));
+                let name = match source_file(m).as_str() {
+                    "FIRModule" | "" => format!("{function}#{}", order + 1),
+                    file => format!("{function}@{file}#{}", order + 1),
+                };
+                (name, 0, false)
+            }
         };
-        let n = self.given.entry(base.clone()).or_insert(0);
-        *n += 1;
-        (if *n == 1 { base } else { format!("{base}#{n}") }, by_debug_info)
+        // Copies of one construct (inlined into several functions) share its region; another
+        // construct on the same line (another column: a macro) gets `#2`.
+        let columns = self.given.entry(base.clone()).or_default();
+        let k = match columns.iter().position(|c| *c == column) {
+            Some(k) => k,
+            None => {
+                columns.push(column);
+                columns.len() - 1
+            }
+        };
+        (if k == 0 { base } else { format!("{base}#{}", k + 1) }, by_debug_info)
     }
 }
 
-/// The function's name as its source writes it: the debug info's (`saxpy`, `fasten<float>`,
-/// Fortran's `saxpy` for `_QPsaxpy`), else the symbol demangled.
-fn function_name(f: ValueRef) -> String {
-    unsafe {
-        let sp = llvm_sys::debuginfo::LLVMGetSubprogram(f);
-        if !sp.is_null() {
-            // DISubprogram's name is operand 2 of its node; the C API has no getter, but the
-            // printed node does: `name: "x"`.
-            let text = LLVMPrintValueToString(LLVMMetadataAsValue(LLVMGetTypeContext(LLVMTypeOf(f)), sp));
-            let s = std::ffi::CStr::from_ptr(text).to_string_lossy().into_owned();
-            LLVMDisposeMessage(text);
-            if let Some(name) = s.split("name: \"").nth(1).and_then(|r| r.split('"').next()).filter(|n| !n.is_empty()) {
-                return name.to_string();
-            }
-        }
+extern "C" {
+    fn ompadapt_location_function(i: ValueRef, buf: *mut std::ffi::c_char, size: u32, column: *mut u32) -> bool;
+}
+
+/// The source function of the fork's debug location (where it was inlined from) and its column.
+fn source_function(fork: ValueRef) -> Option<(String, u32)> {
+    let mut buf = [0 as std::ffi::c_char; 512];
+    let mut column = 0u32;
+    // SAFETY: a buffer of the size given; the shim writes a NUL-terminated name into it.
+    let found = unsafe { ompadapt_location_function(fork, buf.as_mut_ptr(), buf.len() as u32, &mut column) };
+    if !found {
+        return None;
     }
+    let name = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned();
+    Some((name, column))
+}
+
+/// The function a construct is written in, for an outlined region's function (clang's
+/// `f.omp_outlined`, `f.omp_outlined_debug__`; flang's `f..omp_par`): `f`.
+fn source_level(name: &str) -> String {
+    let cut = [".omp_outlined", "..omp_par"].iter().filter_map(|m| name.find(m)).min();
+    cut.map_or(name, |k| &name[..k]).to_string()
+}
+
+/// The function's name as its source writes it: the debug info's (`saxpy`, `fasten<float>`),
+/// else the symbol demangled (flang's `_QPsaxpy` as `saxpy`).
+fn function_name(f: ValueRef) -> String {
     let name = ir::name(f);
     // flang: _QPsaxpy (a procedure), _QQmain (the main program), _QMmodPsub (a module's)
     if let Some(rest) = name.strip_prefix("_Q") {
@@ -216,7 +290,7 @@ fn function_name(f: ValueRef) -> String {
             return rest[p + 1..].to_string();
         }
     }
-    team::analysis::demangle(&name)
+    source_level(&team::analysis::demangle(&name))
 }
 
 /// The module's source file name, without directories.
@@ -286,7 +360,7 @@ fn constant_global(m: LLVMModuleRef, name: &str, init: ValueRef) -> ValueRef {
 
 fn c_string(m: LLVMModuleRef, name: &str, text: &str) -> ValueRef {
     let c = unsafe { LLVMGetModuleContext(m) };
-    let init = unsafe { LLVMConstStringInContext2(c, text.as_ptr().cast(), text.len(), 0) };
+    let init = unsafe { LLVMConstStringInContext2(c, text.as_ptr().cast(), text.len(), 1) }; // (the callers write the NUL)
     constant_global(m, name, init)
 }
 
@@ -402,6 +476,9 @@ fn build_region(m: LLVMModuleRef, fork: ValueRef, microtask: ValueRef, model: &s
             cursor = LLVMGetNextInstruction(cursor);
         }
         LLVMInstructionRemoveFromParent(fork);
+        // Positioning before the fork gave the builder its location, which it would stamp on
+        // every instruction it inserts: the moved ones keep their own.
+        llvm_sys::core::LLVMSetCurrentDebugLocation2(b, std::ptr::null_mut());
         LLVMPositionBuilderAtEnd(b, parallel);
         let mut args = [loc_arg, gtid, team];
         at(LLVMBuildCall2(b, push_ty, push, args.as_mut_ptr(), 3, c"".as_ptr()));

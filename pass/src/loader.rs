@@ -16,6 +16,26 @@ const ASSEMBLY: [(&str, &str); 2] = [
     ("aarch64", include_str!(concat!(env!("OUT_DIR"), "/loader-aarch64.s"))),
 ];
 
+/// The same loader as bitcode, for modules whose compiler cannot assemble module-level
+/// assembly (flang-new-19's backend registers no assembly parser: "Inline asm not supported by
+/// this streamer").
+const BITCODE: [(&str, &[u8]); 2] = [
+    ("x86_64", include_bytes!(concat!(env!("OUT_DIR"), "/loader-x86_64.bc"))),
+    ("aarch64", include_bytes!(concat!(env!("OUT_DIR"), "/loader-aarch64.bc"))),
+];
+
+/// Whether flang compiled `module` (its source file is flang's `FIRModule`, or its debug info's
+/// producer is flang).
+pub fn is_flang_module(module: &Module<'_>) -> bool {
+    let mut len = 0usize;
+    // SAFETY: LLVM returns the module's own string and its length.
+    let source = unsafe {
+        let p = llvm_sys::core::LLVMGetSourceFileName(module.as_mut_ptr(), &mut len);
+        if p.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len)).into_owned() }
+    };
+    source == "FIRModule"
+}
+
 /// The precompiled loader for modules of `triple`, if there is one.
 pub fn assembly_for(triple: &str) -> Option<&'static str> {
     if !has_precompiled_loader(triple) {
@@ -51,13 +71,54 @@ pub fn add_loader(module: &Module<'_>) -> LoaderOutcome {
         return LoaderOutcome::NotNeeded;
     }
     let triple = module.get_triple();
-    let Some(asm) = assembly_for(&triple.as_str().to_string_lossy()) else { return LoaderOutcome::NoAssemblyFor };
+    let triple = triple.as_str().to_string_lossy().into_owned();
+    if is_flang_module(module) {
+        if module.get_function(RUNTIME_LOADER).is_some_and(|f| f.count_basic_blocks() > 0) {
+            return LoaderOutcome::NotNeeded;
+        }
+        return link_bitcode(module, &triple);
+    }
+    let Some(asm) = assembly_for(&triple) else { return LoaderOutcome::NoAssemblyFor };
     let mut text = existing;
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
-    text.push_str(asm);
+    // (without blank lines: LLVM's text form drops them, and a module must read back as written)
+    for line in asm.lines().filter(|l| !l.trim().is_empty()) {
+        text.push_str(line);
+        text.push('\n');
+    }
     module.set_inline_assembly(&text);
+    LoaderOutcome::Added
+}
+
+/// Links the loader's bitcode into `module` (its functions and table keep their COMDAT groups,
+/// so a program keeps one copy).
+fn link_bitcode(module: &Module<'_>, triple: &str) -> LoaderOutcome {
+    use llvm_sys::core::*;
+    if !has_precompiled_loader(triple) {
+        return LoaderOutcome::NoAssemblyFor;
+    }
+    let arch = triple.split('-').next().unwrap_or_default();
+    let Some((_, bitcode)) = BITCODE.iter().find(|(a, _)| *a == arch) else { return LoaderOutcome::NoAssemblyFor };
+    // SAFETY: a buffer over static bytes (not copied, not owned: parsing copies what it needs);
+    // the parsed module is consumed by the link.
+    unsafe {
+        let buffer = LLVMCreateMemoryBufferWithMemoryRange(bitcode.as_ptr().cast(), bitcode.len(), c"ompadapt-loader".as_ptr(), 0);
+        let mut loader = std::ptr::null_mut();
+        let context = LLVMGetModuleContext(module.as_mut_ptr());
+        let failed = llvm_sys::bit_reader::LLVMParseBitcodeInContext2(context, buffer, &mut loader) != 0;
+        LLVMDisposeMemoryBuffer(buffer);
+        if failed || loader.is_null() {
+            return LoaderOutcome::NoAssemblyFor;
+        }
+        // The program's triple and layout (the loader was compiled for the same architecture).
+        LLVMSetTarget(loader, LLVMGetTarget(module.as_mut_ptr()));
+        LLVMSetDataLayout(loader, LLVMGetDataLayoutStr(module.as_mut_ptr()));
+        if llvm_sys::linker::LLVMLinkModules2(module.as_mut_ptr(), loader) != 0 {
+            return LoaderOutcome::NoAssemblyFor;
+        }
+    }
     LoaderOutcome::Added
 }
 

@@ -113,6 +113,8 @@ remark_ids! {
     RegionNamedByOrder = "OMPADAPT151", Analysis;
     /// Pass-only mode: kinds of the list that no region of the module takes.
     AutoKindsUnused = "OMPADAPT152", Analysis;
+    /// Pass-only mode: a parallel construct nested in another one is left as written.
+    NestedRegion = "OMPADAPT153", Missed;
 }
 
 /// One remark about an adaptive region, kept until it is emitted (after the rewrite, which may

@@ -81,12 +81,18 @@ fn programs() -> Vec<Program> {
     v
 }
 
+/// The two adaptive builds of each program: the frontend plugin's zero-source-change mode
+/// (`-fplugin-arg-ompadapt-auto`) and the pass alone (pass-only mode: `-fpass-plugin`, no
+/// frontend; `-gline-tables-only` gives its regions `function@file:line` names). Both must find
+/// the same regions, leave the same ones as written, and print what stock prints.
+const ADAPTIVE: [&str; 2] = ["auto", "pass"];
+
 /// The builds, made once for every test of this file.
 struct Builds {
     dir: PathBuf,
     forced: PathBuf,
-    /// What the compiler said for each program's adaptive build (remarks).
-    remarks: BTreeMap<String, String>,
+    /// What the compiler said for each program's adaptive builds (remarks), by program and build.
+    remarks: BTreeMap<(String, &'static str), String>,
 }
 
 impl Builds {
@@ -95,15 +101,22 @@ impl Builds {
     }
 }
 
-fn build(p: &Program, exe: &Path, adaptive: bool) -> Run {
+fn build(p: &Program, exe: &Path, mode: &str) -> Run {
     let mut c = Command::new(p.compiler());
     c.current_dir(&p.dir).args(["-O2", "-fopenmp", "-Wl,-rpath,/usr/lib/llvm-19/lib"]);
     if p.offloads() {
         c.arg(HOST_OFFLOAD);
     }
-    if adaptive {
-        c.arg(format!("-fplugin={}", plugin().display()));
-        c.args(["-fplugin-arg-ompadapt-auto", "-fplugin-arg-ompadapt-remarks"]);
+    match mode {
+        "auto" => {
+            c.arg(format!("-fplugin={}", plugin().display()));
+            c.args(["-fplugin-arg-ompadapt-auto", "-fplugin-arg-ompadapt-remarks"]);
+        }
+        "pass" => {
+            c.arg(format!("-fpass-plugin={}", pass_plugin().display())).env_remove("OMPADAPT_AUTO");
+            c.args(["-gline-tables-only", "-Rpass=ompadapt", "-Rpass-missed=ompadapt"]);
+        }
+        _ => {}
     }
     c.arg(&p.source).args(&p.others).arg("-o").arg(exe);
     run(&mut c)
@@ -118,10 +131,12 @@ fn builds() -> &'static Builds {
         let forced = forced_runtime(&dir);
         let mut remarks = BTreeMap::new();
         for p in programs() {
-            build(&p, &dir.join(format!("{}.stock", p.name)), false).expect_ok(&format!("{}: stock build", p.name));
-            let out = build(&p, &dir.join(format!("{}.auto", p.name)), true);
-            out.expect_ok(&format!("{}: adaptive build", p.name));
-            remarks.insert(p.name.clone(), out.stderr.clone());
+            build(&p, &dir.join(format!("{}.stock", p.name)), "stock").expect_ok(&format!("{}: stock build", p.name));
+            for mode in ADAPTIVE {
+                let out = build(&p, &dir.join(format!("{}.{mode}", p.name)), mode);
+                out.expect_ok(&format!("{}: {mode} build", p.name));
+                remarks.insert((p.name.clone(), mode), out.stderr.clone());
+            }
         }
         Builds { dir, forced, remarks }
     })
@@ -185,22 +200,28 @@ fn line_of(region: &str) -> usize {
 #[test]
 fn regions_and_remarks_are_where_the_annotations_say() {
     let b = builds();
-    for p in programs() {
-        let d = scratch();
-        let report = d.path().join("report.json");
-        run_in(&b.exe(&p, "auto"), d.path(), &[("OMP_NUM_THREADS", "2"), ("OMPADAPT_REPORT", &format!("json:{}", report.display()))]);
-        let regions = regions_of(&report);
-        let lines: BTreeSet<usize> = regions.keys().map(|r| line_of(r)).collect();
-        for r in regions.keys() {
-            let (function, place) = r.split_once('@').unwrap_or_else(|| panic!("{}: region '{r}'", p.name));
-            assert!(!function.is_empty() && place.starts_with(&p.source), "{}: region '{r}' is <function>@{}:<line>", p.name, p.source);
-        }
-        assert_eq!(lines, p.adaptive, "{}: the regions of the run are the annotated constructs\n{}", p.name, b.remarks[&p.name]);
-        for (line, reason) in &p.left {
-            let said = b.remarks[&p.name].lines().any(|l| {
-                l.contains(&format!("{}:{line}:", p.source)) && l.contains("left as written") && l.contains(reason.trim_matches('\''))
-            });
-            assert!(said, "{}:{line}: no remark 'left as written' with '{reason}':\n{}", p.name, b.remarks[&p.name]);
+    for mode in ADAPTIVE {
+        for p in programs() {
+            if mode == "pass" && p.offloads() {
+                continue; // pass-only mode does not make offload launches adaptive yet
+            }
+            let remarks = &b.remarks[&(p.name.clone(), mode)];
+            let d = scratch();
+            let report = d.path().join("report.json");
+            run_in(&b.exe(&p, mode), d.path(), &[("OMP_NUM_THREADS", "2"), ("OMPADAPT_REPORT", &format!("json:{}", report.display()))]);
+            let regions = regions_of(&report);
+            let lines: BTreeSet<usize> = regions.keys().map(|r| line_of(r)).collect();
+            for r in regions.keys() {
+                let (function, place) = r.split_once('@').unwrap_or_else(|| panic!("{} ({mode}): region '{r}'", p.name));
+                assert!(!function.is_empty() && place.starts_with(&p.source), "{} ({mode}): region '{r}' is <function>@{}:<line>", p.name, p.source);
+            }
+            assert_eq!(lines, p.adaptive, "{} ({mode}): the regions of the run are the annotated constructs\n{remarks}", p.name);
+            for (line, reason) in &p.left {
+                let said = remarks.lines().any(|l| {
+                    l.contains(&format!("{}:{line}:", p.source)) && l.contains("left as written") && l.contains(reason.trim_matches('\''))
+                });
+                assert!(said, "{}:{line} ({mode}): no remark 'left as written' with '{reason}':\n{remarks}", p.name);
+            }
         }
     }
 }
@@ -209,7 +230,7 @@ fn regions_and_remarks_are_where_the_annotations_say() {
 #[test]
 fn pinned_variants_print_what_stock_prints_with_the_same_team() {
     let b = builds();
-    for p in programs() {
+    for (mode, p) in ADAPTIVE.iter().flat_map(|m| programs().into_iter().map(move |p| (*m, p))) {
         let has_regions = p.adaptive.iter().any(|_| true);
         let teams: &[u32] = if p.invariant { &INVARIANT_TEAMS } else { &TEAMS };
         for &team in teams {
@@ -223,12 +244,12 @@ fn pinned_variants_print_what_stock_prints_with_the_same_team() {
                     ("OMPADAPT_PERSIST", "0".to_string()),
                 ];
                 let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();
-                let out = run_in(&b.exe(&p, "auto"), d.path(), &env);
+                let out = run_in(&b.exe(&p, mode), d.path(), &env);
                 let expected_team = if has_regions { team_of(v, team) } else { team };
                 assert_eq!(
                     out.stdout,
                     stock(&p, expected_team),
-                    "{} pinned to {v} with OMP_NUM_THREADS={team}: stock with {expected_team} threads prints otherwise",
+                    "{} ({mode}) pinned to {v} with OMP_NUM_THREADS={team}: stock with {expected_team} threads prints otherwise",
                     p.name
                 );
                 // the pin reached every host region: only its team ran there (a share that gives
@@ -239,7 +260,7 @@ fn pinned_variants_print_what_stock_prints_with_the_same_team() {
                         continue;
                     }
                     for (variant, n) in ran.iter().filter(|(_, n)| **n > 0) {
-                        assert_eq!(team_of(variant, team), team_of(v, team), "{}: {region} pinned to {v} ran {variant} {n} times", p.name);
+                        assert_eq!(team_of(variant, team), team_of(v, team), "{} ({mode}): {region} pinned to {v} ran {variant} {n} times", p.name);
                     }
                 }
             }
@@ -252,18 +273,18 @@ fn pinned_variants_print_what_stock_prints_with_the_same_team() {
 #[test]
 fn random_variant_sequences_print_what_stock_prints() {
     let b = builds();
-    for p in programs().into_iter().filter(|p| p.invariant) {
+    for (mode, p) in ADAPTIVE.iter().flat_map(|m| programs().into_iter().filter(|p| p.invariant).map(move |p| (*m, p))) {
         let expected = stock(&p, 2);
         for seed in 1..=4u64 {
             let d = scratch();
             let seq = random_sequence(seed, 400, HOST_VARIANTS.len());
             let forced = b.forced.display().to_string();
             let env = [("OMP_NUM_THREADS", "2"), ("OMPADAPT_RUNTIME", forced.as_str()), ("OMPADAPT_TEST_SEQUENCE", seq.as_str())];
-            let out = run_in(&b.exe(&p, "auto"), d.path(), &env);
+            let out = run_in(&b.exe(&p, mode), d.path(), &env);
             // the forced-sequence runtime says what it chose on stdout
             let printed: String = out.stdout.lines().filter(|l| !l.starts_with("FORCED ")).map(|l| format!("{l}\n")).collect();
-            assert!(out.stdout.contains("FORCED region="), "{}: the sequence reached no region", p.name);
-            assert_eq!(printed, expected, "{} under sequence seed {seed}", p.name);
+            assert!(out.stdout.contains("FORCED region="), "{} ({mode}): the sequence reached no region", p.name);
+            assert_eq!(printed, expected, "{} ({mode}) under sequence seed {seed}", p.name);
         }
     }
 }
@@ -274,14 +295,14 @@ fn random_variant_sequences_print_what_stock_prints() {
 #[test]
 fn the_real_runtime_prints_what_stock_prints() {
     let b = builds();
-    for p in programs() {
+    for (mode, p) in ADAPTIVE.iter().flat_map(|m| programs().into_iter().map(move |p| (*m, p))) {
         let d = scratch();
         for run_no in 1..=3 {
-            let out = run_in(&b.exe(&p, "auto"), d.path(), &[("OMP_NUM_THREADS", "2")]);
+            let out = run_in(&b.exe(&p, mode), d.path(), &[("OMP_NUM_THREADS", "2")]);
             if p.invariant {
-                assert_eq!(out.stdout, stock(&p, 2), "{} run {run_no}", p.name);
+                assert_eq!(out.stdout, stock(&p, 2), "{} ({mode}) run {run_no}", p.name);
             } else {
-                assert_close(&out.stdout, &stock(&p, 2), &format!("{} run {run_no}", p.name));
+                assert_close(&out.stdout, &stock(&p, 2), &format!("{} ({mode}) run {run_no}", p.name));
             }
         }
     }
@@ -351,10 +372,12 @@ fn one_list_for_both_kinds_of_construct() {
 fn an_orphaned_region_inside_a_parallel_region_is_not_recorded() {
     let b = builds();
     let p = programs().into_iter().find(|p| p.name == "nested_calls").unwrap();
-    let d = scratch();
-    let report = d.path().join("report.json");
-    run_in(&b.exe(&p, "auto"), d.path(), &[("OMP_NUM_THREADS", "2"), ("OMPADAPT_REPORT", &format!("json:{}", report.display()))]);
-    let regions = regions_of(&report);
-    let scale = regions.iter().find(|(r, _)| r.starts_with("scale@")).expect("scale is a region").1;
-    assert_eq!(scale.values().sum::<u64>(), 20, "the 20 calls outside the parallel region, not the 2 inside it: {scale:?}");
+    for mode in ADAPTIVE {
+        let d = scratch();
+        let report = d.path().join("report.json");
+        run_in(&b.exe(&p, mode), d.path(), &[("OMP_NUM_THREADS", "2"), ("OMPADAPT_REPORT", &format!("json:{}", report.display()))]);
+        let regions = regions_of(&report);
+        let scale = regions.iter().find(|(r, _)| r.starts_with("scale@")).unwrap_or_else(|| panic!("{mode}: scale is a region")).1;
+        assert_eq!(scale.values().sum::<u64>(), 20, "{mode}: the 20 calls outside the parallel region, not the 2 inside it: {scale:?}");
+    }
 }

@@ -83,3 +83,8 @@ fn remarks_in_clang_yaml_and_opt() {
 fn team_analysis_ir() {
     run_file("team_analysis.c");
 }
+
+#[test]
+fn pass_only_mode_ir() {
+    run_file("pass_only.c");
+}

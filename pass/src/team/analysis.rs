@@ -15,8 +15,10 @@
 //!   that writes such memory or does I/O, a reduction's private copy updated there (the
 //!   combined result would count the threads).
 //!
-//! A nested parallel region's code is walked as replicated code: its team changes when the
-//! enclosing one becomes inactive (a team of one). What the analysis finds is a [`Finding`]:
+//! A nested parallel region started by every thread of the team runs once per thread: all its
+//! code, its own worksharing included, is walked as replicated (`Mode::Nested`). One started
+//! once (in worksharing, `single`, ...) is walked as a region of its own: its team changes when
+//! the enclosing one becomes inactive (a team of one). What the analysis finds is a [`Finding`]:
 //! what, where, and through which calls.
 // Raw `LLVMValueRef`s passed around here are values of the module being analysed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
@@ -123,6 +125,10 @@ pub fn demangle(name: &str) -> String {
 enum Mode {
     Replicated,
     Divided,
+    /// Run by every thread of an enclosing team, worksharing and all: a parallel region nested
+    /// in replicated code runs once per thread of the enclosing team, so even the work its own
+    /// team divides happens once per enclosing thread (and so does what it calls).
+    Nested,
 }
 
 /// One analysis (one region): what was walked and decided.
@@ -162,20 +168,24 @@ impl Analysis {
     }
 
     fn walk_body(&mut self, f: ValueRef, mode: Mode, params: u64) -> Option<Finding> {
-        let scopes = if mode == Mode::Replicated { Scopes::of(f) } else { Scopes::default() };
+        let scopes = if mode != Mode::Divided { Scopes::of(f) } else { Scopes::default() };
         let privacy = Privacy::new(f, params);
         for inst in ir::function_instructions(f) {
-            let scope = if mode == Mode::Divided { Scope::Divided } else { scopes.scope(inst) };
+            let scope = match mode {
+                Mode::Divided => Scope::Divided,
+                Mode::Nested => Scope::Replicated,
+                Mode::Replicated => scopes.scope(inst),
+            };
             if let Some(found) = thread_local_operand(inst) {
                 return Some(found);
             }
             if ir::is_call(inst) {
-                if let Some(found) = self.call(inst, scope, &privacy) {
+                if let Some(found) = self.call(inst, mode, scope, &privacy) {
                     return Some(found);
                 }
                 continue;
             }
-            if let Some(found) = self.function_operands(inst, scope) {
+            if let Some(found) = self.function_operands(inst, mode, scope) {
                 return Some(found);
             }
             if scope == Scope::Replicated {
@@ -184,7 +194,7 @@ impl Analysis {
                 }
             }
         }
-        if mode == Mode::Replicated {
+        if mode != Mode::Divided {
             return reduction_privates_written(&scopes);
         }
         None
@@ -192,7 +202,7 @@ impl Analysis {
 
     /// Functions whose address an instruction takes (a callback given to a library function,
     /// a table of functions): code that may run here, walked as the instruction's scope runs.
-    fn function_operands(&mut self, inst: ValueRef, scope: Scope) -> Option<Finding> {
+    fn function_operands(&mut self, inst: ValueRef, mode: Mode, scope: Scope) -> Option<Finding> {
         let n = ir::num_operands(inst);
         let skip_callee = if ir::is_call(inst) { n.checked_sub(1) } else { None };
         for k in 0..n {
@@ -201,7 +211,7 @@ impl Analysis {
             }
             let op = ir::strip_to_global(ir::operand(inst, k));
             if ir::is_function(op) && !ir::is_declaration(op) {
-                if let Some(found) = self.walk(op, mode_of(scope), 0) {
+                if let Some(found) = self.walk(op, callee_mode(mode, scope), 0) {
                     return Some(self.through(found, inst));
                 }
             }
@@ -209,7 +219,7 @@ impl Analysis {
         None
     }
 
-    fn call(&mut self, inst: ValueRef, scope: Scope, privacy: &Privacy) -> Option<Finding> {
+    fn call(&mut self, inst: ValueRef, mode: Mode, scope: Scope, privacy: &Privacy) -> Option<Finding> {
         let called = unsafe { LLVMGetCalledValue(inst) };
         if !called.is_null() && unsafe { !LLVMIsAInlineAsm(called).is_null() } {
             return Some(Finding::new(Reason::Opaque, "it runs inline assembly", inst));
@@ -229,7 +239,7 @@ impl Analysis {
                     return Some(Finding::new(Reason::Opaque, format!("it calls '{}' through a pointer", demangle(&ir::name(f))), inst));
                 }
                 let params = if scope == Scope::Replicated { privacy.argument_mask(inst) } else { 0 };
-                if let Some(found) = self.walk(f, mode_of(scope), params) {
+                if let Some(found) = self.walk(f, callee_mode(mode, scope), params) {
                     return Some(self.through(found, inst));
                 }
             }
@@ -240,22 +250,22 @@ impl Analysis {
             return intrinsic(inst, &name, scope, privacy);
         }
         if let Some(entry) = lookup(&name) {
-            return self.entry_point(inst, &name, entry.role, scope);
+            return self.entry_point(inst, &name, entry.role, mode, scope);
         }
         if in_family(&name) {
             return Some(Finding::new(Reason::Opaque, format!("it calls {name}, an OpenMP entry point ompadapt does not know"), inst));
         }
-        if let Some(found) = self.function_operands(inst, scope) {
+        if let Some(found) = self.function_operands(inst, mode, scope) {
             return Some(found);
         }
         if !ir::is_declaration(callee) {
-            let found = self.walk(callee, mode_of(scope), if scope == Scope::Replicated { privacy.argument_mask(inst) } else { 0 })?;
+            let found = self.walk(callee, callee_mode(mode, scope), if scope == Scope::Replicated { privacy.argument_mask(inst) } else { 0 })?;
             return Some(self.through(found, inst));
         }
         library_call(inst, callee, &name, scope, privacy)
     }
 
-    fn entry_point(&mut self, inst: ValueRef, name: &str, role: Role, scope: Scope) -> Option<Finding> {
+    fn entry_point(&mut self, inst: ValueRef, name: &str, role: Role, mode: Mode, scope: Scope) -> Option<Finding> {
         let args = ir::call_args(inst);
         let code = |k: u32| args.get(k as usize).map(|a| ir::strip_to_global(*a)).filter(|f| ir::is_function(*f) && !ir::is_declaration(*f));
         let (function, mode, params) = match role {
@@ -268,9 +278,14 @@ impl Analysis {
             Role::NeutralWrites if scope == Scope::Replicated => {
                 return Some(Finding::new(Reason::Replicated, format!("every thread of the team calls {name}, which writes memory"), inst))
             }
-            // a nested region's team changes when this one becomes inactive
-            Role::Fork { microtask } => (code(microtask), Mode::Replicated, MICROTASK_OWN),
-            Role::TaskAlloc { entry } => (code(entry), mode_of(scope), 0b10),
+            // Started by every thread of this team (replicated code), a nested region runs once
+            // per thread: all of it is replicated. Started once (divided code), its own team
+            // changes when this one becomes inactive: walked as a region of its own.
+            Role::Fork { microtask } => {
+                let nested = if scope == Scope::Replicated || mode == Mode::Nested { Mode::Nested } else { Mode::Replicated };
+                (code(microtask), nested, MICROTASK_OWN)
+            }
+            Role::TaskAlloc { entry } => (code(entry), callee_mode(mode, scope), 0b10),
             Role::Reduce { combiner, .. } => (code(combiner), Mode::Divided, 0),
             // writes every thread's private copy with the one value: the same with any team
             Role::Copyprivate { copier } => (code(copier), Mode::Divided, 0),
@@ -349,6 +364,15 @@ fn possible_callees(v: ValueRef, depth: usize) -> Option<Vec<ValueRef>> {
         LLVMOpcode::LLVMSelect => union(vec![ir::operand(v, 1), ir::operand(v, 2)]),
         LLVMOpcode::LLVMPHI => union((0..ir::num_operands(v)).map(|k| ir::operand(v, k)).collect()),
         _ => None,
+    }
+}
+
+/// How the code a call (or reference) at `scope` reaches is run, in code walked in `mode`.
+fn callee_mode(mode: Mode, scope: Scope) -> Mode {
+    if mode == Mode::Nested {
+        Mode::Nested
+    } else {
+        mode_of(scope)
     }
 }
 
