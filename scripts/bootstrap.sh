@@ -8,6 +8,7 @@ set -euo pipefail
 pkgs=(clang-19 clang-tools-19 llvm-19-dev libclang-19-dev libclang-cpp19-dev libomp-19-dev llvm-19-tools pkg-config cmake
       libopenmpi-dev openmpi-bin   # Open MPI: the runtime's `mpi` feature and its mpirun test
       fonts-dejavu-core            # text in the pictures of `ompadapt show` and `ompadapt bench`
+      flang-19                     # Fortran: pass-only mode (flang-new-19 -fpass-plugin) and its corpus
       valgrind)                    # the memory-checked runs of the cpu variant
 missing=()
 for p in "${pkgs[@]}"; do
