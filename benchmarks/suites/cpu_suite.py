@@ -161,6 +161,15 @@ def regions_of(report):
     return out
 
 
+def adaptive_flags(args):
+    """The adaptive build's flags: the frontend plugin's zero-source-change mode (--mode auto), or
+    the pass alone (--mode pass: pass-only mode, what clang without the plugin gets from
+    -fpass-plugin; -gline-tables-only gives its regions function@file:line names)."""
+    if args.mode == "pass":
+        return [f"-fpass-plugin={os.path.join(os.path.dirname(args.plugin), 'libompadapt_pass.so')}", "-gline-tables-only"]
+    return [f"-fplugin={args.plugin}", "-fplugin-arg-ompadapt-auto"]
+
+
 def process(row, args):
     p = Program(row, args)
     res = p.result
@@ -169,7 +178,7 @@ def process(row, args):
     if not ok:
         res["status"] = "stock build failed"
         return res
-    ok, t_auto = p.compile(auto, [f"-fplugin={args.plugin}", "-fplugin-arg-ompadapt-auto"], args)
+    ok, t_auto = p.compile(auto, adaptive_flags(args), args)
     res["compile_ratio"] = t_auto / max(t_stock, 1e-6)
     if not ok:
         res["status"] = "PLUGIN BUILD FAILED"
@@ -210,6 +219,7 @@ def process(row, args):
             if teams and teams != {team_of(v, TEAM)}:
                 res["pin_missed"].append(f"{v}:{region}")
     res["regions"] = len(regions)
+    res["region_names"] = sorted(regions)
     if invariant or from_two:
         for i, r in enumerate(sorted(regions)[: args.max_each]):
             spec = f"threads=1;{r}:serial"
@@ -240,9 +250,9 @@ def report(results, args, started):
         geo = math.exp(sum(math.log(x) for x in ratios) / len(ratios))
     commit = sh(["git", "-C", os.path.dirname(os.path.abspath(args.plugin)), "rev-parse", "--short", "HEAD"])[1].strip()
     lines = [
-        f"# {args.suite}: CPU-only zero-source-change mode against stock clang-19",
+        f"# {args.suite}: CPU-only {'pass-only mode (-fpass-plugin, no frontend plugin)' if args.mode == 'pass' else 'zero-source-change mode'} against stock clang-19",
         "",
-        f"ompadapt `{commit}`, {started:%Y-%m-%d}, `cpu_suite.py --suite {args.suite}`, OMP_NUM_THREADS={TEAM} for the adaptive runs.",
+        f"ompadapt `{commit}`, {started:%Y-%m-%d}, `cpu_suite.py --suite {args.suite} --mode {args.mode}`, OMP_NUM_THREADS={TEAM} for the adaptive runs.",
         "",
         f"- programs in the table: **{len(rows)}**; built stock: {len(built)}; plugin build failures: **{len(plugin_failed)}**",
         f"- regions (host parallel constructs made adaptive): **{sum(r['regions'] for r in rows)}**",
@@ -261,9 +271,10 @@ def report(results, args, started):
         lines.append(f"| {r['program']} | {r['status']} | {r['regions']} | {r['invariant']} | {ratio} | {', '.join(r['differ'] + r['pin_missed']) or '-'} |")
     open(os.path.join(args.out, "results.md"), "w").write("\n".join(lines) + "\n")
     with open(os.path.join(args.out, "results.tsv"), "w") as f:
-        f.write("program\tstatus\tregions\tinvariant\tcompile_ratio\tdiffer\n")
+        f.write("program\tstatus\tregions\tinvariant\tcompile_ratio\tdiffer\tregion_names\n")
         for r in rows:
-            f.write(f"{r['program']}\t{r['status']}\t{r['regions']}\t{r['invariant']}\t{r.get('compile_ratio', 0):.3f}\t{','.join(r['differ'] + r['pin_missed'])}\n")
+            names = ",".join(r.get("region_names", []))
+            f.write(f"{r['program']}\t{r['status']}\t{r['regions']}\t{r['invariant']}\t{r.get('compile_ratio', 0):.3f}\t{','.join(r['differ'] + r['pin_missed'])}\t{names}\n")
     print("\n".join(lines[:12]))
     return 1 if plugin_failed or differ else 0
 
@@ -307,6 +318,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=120)
     ap.add_argument("--max-each", type=int, default=12)
     ap.add_argument("--ignore", action="append", default=[])
+    ap.add_argument("--mode", choices=["auto", "pass"], default="auto",
+                    help="auto: -fplugin-arg-ompadapt-auto (default); pass: -fpass-plugin alone (pass-only mode)")
     args = ap.parse_args()
     args.ignore_re = [re.compile(r) for r in args.ignore]
     sys.exit(run_suite(args, process, report))
