@@ -31,10 +31,14 @@ Usage: cpu_suite.py --suite polybench --tree DIR --table TABLE.tsv --out OUT
                     [--plugin PATH] [--jobs 2] [--timeout 120] [--only NAME]...
                     [--ignore REGEX]...   (output lines left out of every comparison: timings)
 
-The table (tab-separated, '#' comments): name, sources (space-separated, relative to the tree),
-flags (compile flags: include folders, defines), args (run arguments), note, and optionally
-keep (a regex: only the output lines it matches are compared) and drop (a regex: what it
-matches is removed from each line, e.g. a timing field; lines left blank go).
+The table (tab-separated, '#' comments): name, sources (space-separated, relative to the tree;
+Fortran sources are compiled by flang-new-19 in the table's order, C ones apart by clang-19, the
+program linked by flang), flags (compile flags: include folders, defines), args (run
+arguments), note, and optionally keep (a regex: only the output lines it matches are compared),
+drop (a regex: what it matches is removed from each line, e.g. a timing field; lines left blank
+go) and files (SRC:DEST pairs copied into the run folder before each run: an input deck; SRC
+relative to the tree, or {table}/... to the table's folder). Fortran has no frontend plugin:
+run Fortran tables with --mode pass.
 """
 import argparse
 import concurrent.futures as cf
@@ -42,6 +46,7 @@ import datetime
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import time
@@ -74,9 +79,11 @@ def read_table(path):
         if not line.strip() or line.startswith("#"):
             continue
         f = line.rstrip("\n").split("\t")
-        f += [""] * (7 - len(f))
+        f += [""] * (8 - len(f))
         rows.append({"name": f[0], "sources": f[1].split(), "flags": f[2].split(), "args": f[3].split(), "note": f[4],
-                     "keep": re.compile(f[5]) if f[5] else None, "drop": re.compile(f[6]) if f[6] else None})
+                     "keep": re.compile(f[5]) if f[5] else None, "drop": re.compile(f[6]) if f[6] else None,
+                     "files": [x.split(":", 1) for x in f[7].split()],
+                     "table_dir": os.path.dirname(os.path.abspath(path))})
     return rows
 
 
@@ -107,10 +114,29 @@ class Program:
 
     def compile(self, exe, extra, args):
         srcs = [os.path.join(args.tree, s) for s in self.row["sources"]]
-        cc = "clang++-19" if any(s.endswith((".cpp", ".cc")) for s in srcs) else "clang-19"
-        cmd = [cc, "-O2", "-fopenmp"] + [f.replace("{tree}", args.tree) for f in self.row["flags"]] + extra + srcs + ["-o", exe, "-lm"]
-        rc, _, err, secs = sh(cmd, cwd=self.dir)
-        open(exe + ".log", "w").write(" ".join(cmd) + "\n" + err)
+        flags = [f.replace("{tree}", args.tree) for f in self.row["flags"]]
+        fortran = [s for s in srcs if s.lower().endswith((".f90", ".f", ".f95", ".f03", ".f08"))]
+        if not fortran:
+            cc = "clang++-19" if any(s.endswith((".cpp", ".cc")) for s in srcs) else "clang-19"
+            return self.build([[cc, "-O2", "-fopenmp"] + flags + extra + srcs + ["-o", exe, "-lm"]], exe)
+        # Fortran (flang-new-19, in the table's order: modules before their users) with C
+        # (clang-19, compiled apart), linked by flang.
+        steps, objs = [], []
+        for c in [s for s in srcs if s not in fortran]:
+            objs.append(f"{exe}.{os.path.basename(c)}.o")
+            steps.append(["clang-19", "-O2", "-fopenmp"] + flags + extra + ["-c", c, "-o", objs[-1]])
+        steps.append(["flang-new-19", "-O2", "-fopenmp"] + flags + extra + fortran + objs + ["-o", exe])
+        return self.build(steps, exe)
+
+    def build(self, steps, exe):
+        log, secs = [], 0.0
+        for cmd in steps:
+            rc, _, err, t = sh(cmd, cwd=self.dir)
+            secs += t
+            log.append(" ".join(cmd) + "\n" + err)
+            if rc != 0:
+                break
+        open(exe + ".log", "w").write("\n".join(log))
         return rc == 0, secs
 
     def compared(self, lines, args):
@@ -122,6 +148,11 @@ class Program:
             env.pop(k, None)
         env["OMPADAPT_DIR"] = os.path.join(self.dir, "store-" + tag.split(":")[0])
         env.update(env_extra)
+        # input files the program reads from its working directory (the table's files column:
+        # SRC:DEST, SRC relative to the tree, or to the table's folder with {table}/)
+        for src, dest in self.row["files"]:
+            src = src.replace("{table}", self.row["table_dir"])
+            shutil.copyfile(src if os.path.isabs(src) else os.path.join(args.tree, src), os.path.join(self.dir, dest))
         rc, out, err, secs = sh([exe] + self.row["args"], cwd=self.dir, env=env, timeout=args.timeout)
         out = "\n".join(self.compared(out.splitlines(), args))
         text = out + "\n--- stderr\n" + "\n".join(self.compared([l for l in err.splitlines() if not l.startswith("ompadapt:")], args))

@@ -1,15 +1,31 @@
 // What the C API does not say about a debug location: the source function its scope is in
-// (through lexical blocks; for an inlined instruction, the function it was inlined from) and
-// that function's linkage name. Pass-only mode names regions `function@file:line` by it.
+// (through lexical blocks; for an inlined instruction, the function it was inlined from), and
+// the file as the compile line spelled it. Pass-only mode names regions `function@file:line` by
+// them, as the frontend does.
 #include "llvm-c/Types.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Instruction.h"
 
 #include <cstring>
 
-// The name of the source function of `I`'s debug location, in `Buf` (NUL-terminated, cut to
-// `Size`); its column in `*Column`. Returns false without a location or a subprogram.
-extern "C" bool ompadapt_location_function(LLVMValueRef I, char *Buf, unsigned Size, unsigned *Column) {
+namespace {
+void copy(llvm::StringRef S, char *Buf, unsigned Size) {
+  size_t N = S.size() < Size - 1 ? S.size() : Size - 1;
+  std::memcpy(Buf, S.data(), N);
+  Buf[N] = 0;
+}
+} // namespace
+
+// The name of the source function of `I`'s debug location in `Name`, the file in `File` (both
+// NUL-terminated, cut to `Size`), its column in `*Column`. Returns false without a location or a
+// subprogram.
+//
+// The file: clang splits an absolute path given on the compile line at the longest prefix it
+// shares with the compilation directory (`/tmp/s/a/b.c` compiled in `/tmp/s/x` is directory
+// `/tmp/s`, file `a/b.c`); a relative one is kept as written, with the compilation directory.
+// Joining the two where the directory is not the compilation directory gives back what was
+// written, which is what the frontend's names use.
+extern "C" bool ompadapt_location_function(LLVMValueRef I, char *Name, char *File, unsigned Size, unsigned *Column) {
   auto *Inst = llvm::dyn_cast_or_null<llvm::Instruction>(llvm::unwrap(I));
   if (!Inst || Size == 0)
     return false;
@@ -18,11 +34,16 @@ extern "C" bool ompadapt_location_function(LLVMValueRef I, char *Buf, unsigned S
     return false;
   *Column = Loc->getColumn();
   llvm::DISubprogram *SP = Loc->getScope() ? Loc->getScope()->getSubprogram() : nullptr;
-  if (!SP)
+  if (!SP || SP->getName().empty())
     return false;
-  llvm::StringRef Name = SP->getName();
-  size_t N = Name.size() < Size - 1 ? Name.size() : Size - 1;
-  std::memcpy(Buf, Name.data(), N);
-  Buf[N] = 0;
-  return N > 0;
+  copy(SP->getName(), Name, Size);
+  llvm::StringRef Dir = Loc->getDirectory(), FileName = Loc->getFilename();
+  llvm::StringRef CompDir = SP->getUnit() ? SP->getUnit()->getDirectory() : llvm::StringRef();
+  if (!FileName.starts_with("/") && !Dir.empty() && Dir != CompDir) {
+    std::string Joined = (Dir + "/" + FileName).str();
+    copy(Joined, File, Size);
+  } else {
+    copy(FileName, File, Size);
+  }
+  return true;
 }

@@ -226,8 +226,8 @@ struct Names {
 
 impl Names {
     fn name(&mut self, m: LLVMModuleRef, fork: ValueRef, order: usize) -> (String, bool) {
-        let (base, column, by_debug_info) = match (ir::debug_location(fork), source_function(fork).map(|(f, c)| (source_level(&f), c))) {
-            (Some(loc), Some((function, column))) => (format!("{function}@{loc}"), column, true),
+        let (base, column, by_debug_info) = match (ir::debug_location(fork), written(fork)) {
+            (_, Some(w)) => (format!("{}@{}:{}", source_level(&w.function), w.file, w.line), w.column, true),
             (Some(loc), None) => (format!("{}@{loc}", function_name(ir::function_of(fork))), 0, true),
             // (flang's modules are all `FIRModule`: the function and the order alone)
             (None, _) => {
@@ -254,20 +254,29 @@ impl Names {
 }
 
 extern "C" {
-    fn ompadapt_location_function(i: ValueRef, buf: *mut std::ffi::c_char, size: u32, column: *mut u32) -> bool;
+    fn ompadapt_location_function(i: ValueRef, name: *mut std::ffi::c_char, file: *mut std::ffi::c_char, size: u32, column: *mut u32) -> bool;
 }
 
-/// The source function of the fork's debug location (where it was inlined from) and its column.
-fn source_function(fork: ValueRef) -> Option<(String, u32)> {
-    let mut buf = [0 as std::ffi::c_char; 512];
+/// Where the fork was written: the source function of its debug location (where it was inlined
+/// from), the file as the compile line spelled it, the line and the column.
+struct Written {
+    function: String,
+    file: String,
+    line: u32,
+    column: u32,
+}
+
+fn written(fork: ValueRef) -> Option<Written> {
+    let (mut name, mut file) = ([0 as std::ffi::c_char; 1024], [0 as std::ffi::c_char; 1024]);
     let mut column = 0u32;
-    // SAFETY: a buffer of the size given; the shim writes a NUL-terminated name into it.
-    let found = unsafe { ompadapt_location_function(fork, buf.as_mut_ptr(), buf.len() as u32, &mut column) };
+    // SAFETY: buffers of the size given; the shim writes NUL-terminated text into them.
+    let found = unsafe { ompadapt_location_function(fork, name.as_mut_ptr(), file.as_mut_ptr(), name.len() as u32, &mut column) };
     if !found {
         return None;
     }
-    let name = unsafe { std::ffi::CStr::from_ptr(buf.as_ptr()) }.to_string_lossy().into_owned();
-    Some((name, column))
+    let text = |b: &[std::ffi::c_char]| unsafe { std::ffi::CStr::from_ptr(b.as_ptr()) }.to_string_lossy().into_owned();
+    let line = unsafe { llvm_sys::debuginfo::LLVMDILocationGetLine(LLVMInstructionGetDebugLoc(fork)) };
+    Some(Written { function: text(&name), file: text(&file), line, column })
 }
 
 /// The function a construct is written in, for an outlined region's function (clang's
@@ -380,7 +389,8 @@ fn build_region(m: LLVMModuleRef, fork: ValueRef, microtask: ValueRef, model: &s
     let d = decls(c);
     let loc_arg = ir::call_args(fork)[0];
     let debug = unsafe { LLVMInstructionGetDebugLoc(fork) };
-    let loc = ir::debug_location(fork).unwrap_or_else(|| "?".into());
+    // `loc=`: the file and line of the name (`?` for a region named by its order)
+    let loc = model.split_once('@').map(|(_, l)| l.split('#').next().unwrap_or(l)).filter(|l| l.contains(':')).unwrap_or("?").to_string();
     let sym = format!("{}._ompadapt_p", ir::name(host));
     let spec_text = descriptor(model, &loc, kinds).to_string();
     let spec = c_string(m, &format!("{sym}.spec"), &format!("{spec_text}\0"));

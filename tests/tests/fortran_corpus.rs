@@ -114,7 +114,7 @@ fn fortran_regions_adapt_and_print_what_stock_prints() {
         assert_eq!(regions, p.adaptive, "{}: the regions are the annotated procedures\n{remarks}", p.name);
         for procedure in &p.adaptive {
             assert!(
-                remarks.lines().any(|l| l.contains("[OMPADAPT150]") && l.contains(&format!("region '{procedure}@{}.f90:", p.name))),
+                remarks.lines().any(|l| l.contains("[OMPADAPT150]") && l.contains(&format!("region '{procedure}@")) && l.contains(&format!("{}.f90:", p.name))),
                 "{}: no OMPADAPT150 remark for {procedure}:\n{remarks}",
                 p.name
             );
