@@ -583,6 +583,31 @@ fn define_default_runtime(m: LLVMModuleRef) {
         LLVMSetGlobalConstant(g, 1);
         LLVMSetLinkage(g, llvm_sys::LLVMLinkage::LLVMWeakAnyLinkage);
         LLVMSetVisibility(g, llvm_sys::LLVMVisibility::LLVMHiddenVisibility);
+        // Only the loader's assembly reads it: without this, LTO finds no reference and drops it.
+        compiler_used(m, g);
+    }
+}
+
+/// Adds `g` to `llvm.compiler.used` (kept by the optimiser and LTO, whatever refers to it).
+fn compiler_used(m: LLVMModuleRef, g: ValueRef) {
+    unsafe {
+        let c = LLVMGetModuleContext(m);
+        let ptr = LLVMPointerTypeInContext(c, 0);
+        let old = LLVMGetNamedGlobal(m, c"llvm.compiler.used".as_ptr());
+        let mut elements: Vec<ValueRef> = Vec::new();
+        if !old.is_null() {
+            let init = LLVMGetInitializer(old);
+            if !init.is_null() {
+                elements.extend((0..LLVMGetNumOperands(init) as u32).map(|k| LLVMGetOperand(init, k)));
+            }
+            LLVMDeleteGlobal(old);
+        }
+        elements.push(g);
+        let array = LLVMConstArray2(ptr, elements.as_mut_ptr(), elements.len() as u64);
+        let used = LLVMAddGlobal(m, LLVMTypeOf(array), c"llvm.compiler.used".as_ptr());
+        LLVMSetInitializer(used, array);
+        LLVMSetLinkage(used, llvm_sys::LLVMLinkage::LLVMAppendingLinkage);
+        LLVMSetSection(used, c"llvm.metadata".as_ptr());
     }
 }
 

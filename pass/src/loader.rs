@@ -18,7 +18,8 @@ const ASSEMBLY: [(&str, &str); 2] = [
 
 /// The same loader as bitcode, for modules whose compiler cannot assemble module-level
 /// assembly (flang-new-19's backend registers no assembly parser: "Inline asm not supported by
-/// this streamer").
+/// this streamer") and for LTO, where the link merges modules (bitcode's COMDAT groups merge;
+/// several copies of the assembly would not).
 const BITCODE: [(&str, &[u8]); 2] = [
     ("x86_64", include_bytes!(concat!(env!("OUT_DIR"), "/loader-x86_64.bc"))),
     ("aarch64", include_bytes!(concat!(env!("OUT_DIR"), "/loader-aarch64.bc"))),
@@ -34,6 +35,13 @@ pub fn is_flang_module(module: &Module<'_>) -> bool {
         if p.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len)).into_owned() }
     };
     source == "FIRModule"
+}
+
+/// Whether `module` is compiled for LTO (clang's module flags `ThinLTO` for `-flto`,
+/// `EnableSplitLTOUnit` for both kinds): the link merges modules, and module-level assembly
+/// carried by several would define the loader's local labels twice; bitcode merges.
+pub fn is_lto_module(module: &Module<'_>) -> bool {
+    module.get_flag("ThinLTO").is_some() || module.get_flag("EnableSplitLTOUnit").is_some()
 }
 
 /// The precompiled loader for modules of `triple`, if there is one.
@@ -72,7 +80,7 @@ pub fn add_loader(module: &Module<'_>) -> LoaderOutcome {
     }
     let triple = module.get_triple();
     let triple = triple.as_str().to_string_lossy().into_owned();
-    if is_flang_module(module) {
+    if is_flang_module(module) || is_lto_module(module) {
         if module.get_function(RUNTIME_LOADER).is_some_and(|f| f.count_basic_blocks() > 0) {
             return LoaderOutcome::NotNeeded;
         }
