@@ -521,7 +521,11 @@ fn build_region(m: LLVMModuleRef, fork: ValueRef, microtask: ValueRef, model: &s
                 let mut margs = vec![tid, zero_tid];
                 margs.extend(ir::call_args(fork).into_iter().skip(3));
                 let mt_ty = LLVMGlobalGetValueType(microtask);
-                at(LLVMBuildCall2(b, mt_ty, microtask, margs.as_mut_ptr(), margs.len() as u32, c"".as_ptr()));
+                let call = at(LLVMBuildCall2(b, mt_ty, microtask, margs.as_mut_ptr(), margs.len() as u32, c"".as_ptr()));
+                // Not inlined: one copy of the region's code (the fork runs it through a pointer
+                // anyway), so that the serial variant costs no second optimisation of it.
+                let noinline = LLVMGetEnumAttributeKindForName(c"noinline".as_ptr(), 8);
+                LLVMAddCallSiteAttribute(call, llvm_sys::LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c, noinline, 0));
                 let mut args = [loc_arg, gtid];
                 at(LLVMBuildCall2(b, end_ty, end_ser, args.as_mut_ptr(), 2, c"".as_ptr()));
                 at(LLVMBuildBr(b, join));
