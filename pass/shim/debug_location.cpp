@@ -16,7 +16,8 @@ void copy(llvm::StringRef S, char *Buf, unsigned Size) {
 }
 } // namespace
 
-// The name of the source function of `I`'s debug location in `Name`, the file in `File` (both
+// The name of the source function of `I`'s debug location in `Name` (its linkage name where it
+// has one), the file in `File` (both
 // NUL-terminated, cut to `Size`), its column in `*Column`. Returns false without a location or a
 // subprogram.
 //
@@ -36,7 +37,8 @@ extern "C" bool ompadapt_location_function(LLVMValueRef I, char *Name, char *Fil
   llvm::DISubprogram *SP = Loc->getScope() ? Loc->getScope()->getSubprogram() : nullptr;
   if (!SP || SP->getName().empty())
     return false;
-  copy(SP->getName(), Name, Size);
+  // the linkage name where there is one (C++, Fortran): qualified, with template arguments
+  copy(SP->getLinkageName().empty() ? SP->getName() : SP->getLinkageName(), Name, Size);
   llvm::StringRef Dir = Loc->getDirectory(), FileName = Loc->getFilename();
   llvm::StringRef CompDir = SP->getUnit() ? SP->getUnit()->getDirectory() : llvm::StringRef();
   if (!FileName.starts_with("/") && !Dir.empty() && Dir != CompDir) {

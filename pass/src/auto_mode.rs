@@ -13,10 +13,13 @@
 //!    separated by `;`: LLVM's pipeline text splits passes at commas), or `ompadapt<no-auto>`;
 //! 2. the environment variable `OMPADAPT_AUTO`, read when the pass runs (at compile time, and at
 //!    link time under LTO): a list of kinds, `default`, or `off`;
-//! 3. `default`: [`ompadapt_abi::kinds::DEFAULT_HOST_KINDS`] for host parallel regions.
+//! 3. `default`: [`ompadapt_abi::kinds::DEFAULT_HOST_KINDS`] for host parallel regions,
+//!    [`ompadapt_abi::kinds::DEFAULT_TARGET_KINDS`] for offload launches.
 //!
-//! Only the kinds that set a host region's team (`serial`, `threads[...]`, `num_threads[...]`)
-//! apply to a `__kmpc_fork_call`; the others are said once in a remark.
+//! The kinds that set a host region's team (`serial`, `threads[...]`, `num_threads[...]`) apply
+//! to a `__kmpc_fork_call`; `cpu`, `gpu`, `thread_limit[...]`, `num_teams[...]` to a
+//! `__tgt_target_kernel` launch with a host fallback; the others (schedules, `coschedule`) are
+//! said once in a remark.
 
 use ompadapt_abi::kinds::{self, Kind};
 
@@ -32,6 +35,9 @@ pub const ENV: &str = "OMPADAPT_AUTO";
 pub struct AutoKinds {
     /// The kinds of a host parallel region (those that set its team).
     pub host: Vec<Kind>,
+    /// The kinds of an offload launch (`cpu`, `gpu`, `thread_limit`, `num_teams`); empty: launches
+    /// stay as written. Always with `gpu` (the offload as written, what runs without a runtime).
+    pub target: Vec<Kind>,
     /// The kinds of the list that no region of this mode takes (said in a remark).
     pub unused: Vec<Kind>,
 }
@@ -42,15 +48,21 @@ pub fn parse(text: &str) -> Result<Option<AutoKinds>, String> {
     if matches!(text, "off" | "0" | "none" | "no") {
         return Ok(None);
     }
-    let list = if text.is_empty() { kinds::DEFAULT_HOST_KINDS } else { text };
+    let list = if text.is_empty() { "default" } else { text };
     let all = kinds::parse_list(list)?;
-    let (host, unused): (Vec<Kind>, Vec<Kind>) = all.into_iter().partition(Kind::sets_team_size);
-    if host.is_empty() {
+    let (host, rest): (Vec<Kind>, Vec<Kind>) = all.into_iter().partition(Kind::sets_team_size);
+    let (mut target, unused): (Vec<Kind>, Vec<Kind>) =
+        rest.into_iter().partition(|k| matches!(k, Kind::Cpu | Kind::Gpu | Kind::ThreadLimit(_) | Kind::NumTeams(_)));
+    if !target.is_empty() && !target.contains(&Kind::Gpu) {
+        // the offload as written: what runs before the runtime decides, and without one
+        target.insert(0, Kind::Gpu);
+    }
+    if host.is_empty() && target.is_empty() {
         return Err(format!(
-            "'{text}' has no kind for a host parallel region (serial, threads[B:E:S], num_threads[B:E:S]); pass-only mode makes host regions adaptive"
+            "'{text}' has no kind pass-only mode applies: serial, threads[B:E:S], num_threads[B:E:S] (host parallel regions), cpu, gpu, thread_limit[B:E:S], num_teams[B:E:S] (offload launches)"
         ));
     }
-    Ok(Some(AutoKinds { host, unused }))
+    Ok(Some(AutoKinds { host, target, unused }))
 }
 
 /// What the pass parameter of `ompadapt<...>` says: `auto=LIST` or `no-auto`; `Ok(None)` for no
@@ -93,7 +105,8 @@ mod tests {
     fn default_is_the_host_kinds() {
         let k = parse("default").unwrap().unwrap();
         assert_eq!(k.host.len(), 5);
-        assert!(k.unused.contains(&Kind::Cpu));
+        assert_eq!(k.target, vec![Kind::Cpu, Kind::Gpu]);
+        assert!(k.unused.is_empty());
         assert_eq!(parse("").unwrap().unwrap().host.len(), 5);
         assert_eq!(parse("off").unwrap(), None);
     }
@@ -102,8 +115,12 @@ mod tests {
     fn lists_keep_the_team_kinds() {
         let k = parse("serial,num_threads[1:2:1],schedule(dynamic)").unwrap().unwrap();
         assert_eq!(k.host, vec![Kind::Serial, Kind::NumThreads(1), Kind::NumThreads(2)]);
+        assert!(k.target.is_empty());
         assert_eq!(k.unused, vec![Kind::Schedule(2, 0)]);
-        assert!(parse("cpu,gpu").unwrap_err().contains("no kind for a host parallel region"));
+        let t = parse("cpu,thread_limit[64:128:64],coschedule[0.5:0.5:1]").unwrap().unwrap();
+        assert_eq!(t.target, vec![Kind::Gpu, Kind::Cpu, Kind::ThreadLimit(64), Kind::ThreadLimit(128)]);
+        assert_eq!(t.unused, vec![Kind::Coschedule(0.5)]);
+        assert!(parse("schedule(static)").unwrap_err().contains("no kind pass-only mode applies"));
         assert!(parse("serail").unwrap_err().contains("did you mean 'serial'"));
     }
 

@@ -56,6 +56,9 @@ pub struct HostOutcome {
 pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds) -> HostOutcome {
     let mut out = HostOutcome::default();
     let m = module.as_mut_ptr();
+    if kinds.host.is_empty() {
+        return out;
+    }
     let forks: Vec<ValueRef> = module
         .get_functions()
         .flat_map(|f| ir::function_instructions(f.as_value_ref()))
@@ -130,7 +133,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds) -> HostOutcome {
             out.remarks.push(RemarkPlace::of(first).remark(
                 RemarkId::AutoKindsUnused,
                 &out.adaptive[0],
-                format!("pass-only mode gives host parallel regions only the kinds that set their team; not applied: {}", unused.join(", ")),
+                format!("kinds pass-only mode does not apply (schedules and coschedule need the source): {}", unused.join(", ")),
             ));
         }
     }
@@ -139,7 +142,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds) -> HostOutcome {
 
 /// The functions the host versions of offload regions run: those clang and flang name
 /// `__omp_offloading_*` and the teams they fork (`__kmpc_fork_teams`), with everything they call.
-fn offload_host_code(module: &Module<'_>) -> std::collections::HashSet<ValueRef> {
+pub(crate) fn offload_host_code(module: &Module<'_>) -> std::collections::HashSet<ValueRef> {
     let mut queue: Vec<ValueRef> = Vec::new();
     for f in module.get_functions() {
         let fv = f.as_value_ref();
@@ -194,7 +197,7 @@ fn outlined_functions(module: &Module<'_>) -> std::collections::HashSet<ValueRef
 }
 
 /// Whether the fork already is the pass's (a second run).
-fn is_adaptive(fork: ValueRef) -> bool {
+pub(crate) fn is_adaptive(fork: ValueRef) -> bool {
     unsafe {
         let c = LLVMGetTypeContext(LLVMTypeOf(fork));
         let kind = LLVMGetMDKindIDInContext(c, REGION_KIND.as_ptr().cast(), REGION_KIND.len() as u32);
@@ -227,7 +230,7 @@ struct Names {
 impl Names {
     fn name(&mut self, m: LLVMModuleRef, fork: ValueRef, order: usize) -> (String, bool) {
         let (base, column, by_debug_info) = match (ir::debug_location(fork), written(fork)) {
-            (_, Some(w)) => (format!("{}@{}:{}", source_level(&w.function), w.file, w.line), w.column, true),
+            (_, Some(w)) => (format!("{}@{}:{}", symbol_name(&w.function), w.file, w.line), w.column, true),
             (Some(loc), None) => (format!("{}@{loc}", function_name(ir::function_of(fork))), 0, true),
             // (flang's modules are all `FIRModule`: the function and the order alone)
             (None, _) => {
@@ -259,14 +262,14 @@ extern "C" {
 
 /// Where the fork was written: the source function of its debug location (where it was inlined
 /// from), the file as the compile line spelled it, the line and the column.
-struct Written {
-    function: String,
-    file: String,
-    line: u32,
-    column: u32,
+pub(crate) struct Written {
+    pub function: String,
+    pub file: String,
+    pub line: u32,
+    pub column: u32,
 }
 
-fn written(fork: ValueRef) -> Option<Written> {
+pub(crate) fn written(fork: ValueRef) -> Option<Written> {
     let (mut name, mut file) = ([0 as std::ffi::c_char; 1024], [0 as std::ffi::c_char; 1024]);
     let mut column = 0u32;
     // SAFETY: buffers of the size given; the shim writes NUL-terminated text into them.
@@ -281,29 +284,74 @@ fn written(fork: ValueRef) -> Option<Written> {
 
 /// The function a construct is written in, for an outlined region's function (clang's
 /// `f.omp_outlined`, `f.omp_outlined_debug__`; flang's `f..omp_par`): `f`.
-fn source_level(name: &str) -> String {
+pub(crate) fn source_level(name: &str) -> String {
     let cut = [".omp_outlined", "..omp_par"].iter().filter_map(|m| name.find(m)).min();
     cut.map_or(name, |k| &name[..k]).to_string()
 }
 
-/// The function's name as its source writes it: the debug info's (`saxpy`, `fasten<float>`),
-/// else the symbol demangled (flang's `_QPsaxpy` as `saxpy`).
-fn function_name(f: ValueRef) -> String {
-    let name = ir::name(f);
+/// The function's name as the frontend's regions name it: its symbol demangled (C++: qualified,
+/// template arguments in one list as `__PRETTY_FUNCTION__` gives them, `sim::Stencil::apply<1,float>`;
+/// flang's `_QPsaxpy` as `saxpy`), an outlined region's as its function's.
+pub(crate) fn function_name(f: ValueRef) -> String {
+    symbol_name(&ir::name(f))
+}
+
+/// [`function_name`] of a symbol.
+pub(crate) fn symbol_name(symbol: &str) -> String {
     // flang: _QPsaxpy (a procedure), _QQmain (the main program), _QMmodPsub (a module's)
-    if let Some(rest) = name.strip_prefix("_Q") {
+    if let Some(rest) = symbol.strip_prefix("_Q") {
         if rest == "Qmain" {
             return "main".into();
         }
         if let Some(p) = rest.rfind('P') {
-            return rest[p + 1..].to_string();
+            return source_level(&rest[p + 1..]);
         }
     }
-    source_level(&team::analysis::demangle(&name))
+    template_form(&source_level(&team::analysis::demangle(symbol)))
+}
+
+/// A demangled C++ name in the form of the frontend's instance names: every template argument
+/// list moved to the end as one list, arguments trimmed (`sim::Stencil<1>::apply<float>` ->
+/// `sim::Stencil::apply<1,float>`). Names of operators are left as they are.
+pub(crate) fn template_form(name: &str) -> String {
+    if !name.contains('<') || name.contains("operator") {
+        return name.to_string();
+    }
+    let (mut base, mut args, mut current) = (String::new(), Vec::new(), String::new());
+    let mut depth = 0usize;
+    for c in name.chars() {
+        match c {
+            '<' => {
+                if depth > 0 {
+                    current.push(c);
+                }
+                depth += 1;
+            }
+            '>' if depth > 0 => {
+                depth -= 1;
+                if depth == 0 {
+                    args.push(current.trim().to_string());
+                    current.clear();
+                } else {
+                    current.push(c);
+                }
+            }
+            ',' if depth == 1 => {
+                args.push(current.trim().to_string());
+                current.clear();
+            }
+            _ if depth > 0 => current.push(c),
+            _ => base.push(c),
+        }
+    }
+    if depth != 0 || args.is_empty() {
+        return name.to_string();
+    }
+    format!("{base}<{}>", args.join(","))
 }
 
 /// The module's source file name, without directories.
-fn source_file(m: LLVMModuleRef) -> String {
+pub(crate) fn source_file(m: LLVMModuleRef) -> String {
     let mut len = 0usize;
     unsafe {
         let p = LLVMGetSourceFileName(m, &mut len);
@@ -313,20 +361,20 @@ fn source_file(m: LLVMModuleRef) -> String {
 }
 
 /// The types and functions the region's code uses.
-struct Decls {
-    i32t: LLVMTypeRef,
-    i64t: LLVMTypeRef,
-    f64t: LLVMTypeRef,
-    ptr: LLVMTypeRef,
-    ctx_type: LLVMTypeRef,
+pub(crate) struct Decls {
+    pub i32t: LLVMTypeRef,
+    pub i64t: LLVMTypeRef,
+    pub f64t: LLVMTypeRef,
+    pub ptr: LLVMTypeRef,
+    pub ctx_type: LLVMTypeRef,
 }
 
 /// The `ompadapt_ctx` of runtime/include/ompadapt.h: region, t0, variant, nfeatures, value,
 /// features[MAX_FEATURES], instance.
-const CTX_VARIANT: u32 = 2;
-const CTX_VALUE: u32 = 4;
+pub(crate) const CTX_VARIANT: u32 = 2;
+pub(crate) const CTX_VALUE: u32 = 4;
 
-fn decls(c: LLVMContextRef) -> Decls {
+pub(crate) fn decls(c: LLVMContextRef) -> Decls {
     unsafe {
         let i32t = LLVMInt32TypeInContext(c);
         let i64t = LLVMInt64TypeInContext(c);
@@ -339,7 +387,7 @@ fn decls(c: LLVMContextRef) -> Decls {
 }
 
 /// The function `name` of the module, declared with `ty` if it is not there.
-fn function(m: LLVMModuleRef, name: &str, ty: LLVMTypeRef) -> (LLVMTypeRef, ValueRef) {
+pub(crate) fn function(m: LLVMModuleRef, name: &str, ty: LLVMTypeRef) -> (LLVMTypeRef, ValueRef) {
     let c = CString::new(name).expect("no NUL");
     unsafe {
         let f = LLVMGetNamedFunction(m, c.as_ptr());
@@ -350,12 +398,12 @@ fn function(m: LLVMModuleRef, name: &str, ty: LLVMTypeRef) -> (LLVMTypeRef, Valu
     }
 }
 
-fn fn_type(ret: LLVMTypeRef, params: &mut [LLVMTypeRef], vararg: bool) -> LLVMTypeRef {
+pub(crate) fn fn_type(ret: LLVMTypeRef, params: &mut [LLVMTypeRef], vararg: bool) -> LLVMTypeRef {
     unsafe { LLVMFunctionType(ret, params.as_mut_ptr(), params.len() as u32, vararg as i32) }
 }
 
 /// A private constant global holding `init`.
-fn constant_global(m: LLVMModuleRef, name: &str, init: ValueRef) -> ValueRef {
+pub(crate) fn constant_global(m: LLVMModuleRef, name: &str, init: ValueRef) -> ValueRef {
     let c = CString::new(name).expect("no NUL");
     unsafe {
         let g = LLVMAddGlobal(m, LLVMTypeOf(init), c.as_ptr());
@@ -367,7 +415,7 @@ fn constant_global(m: LLVMModuleRef, name: &str, init: ValueRef) -> ValueRef {
     }
 }
 
-fn c_string(m: LLVMModuleRef, name: &str, text: &str) -> ValueRef {
+pub(crate) fn c_string(m: LLVMModuleRef, name: &str, text: &str) -> ValueRef {
     let c = unsafe { LLVMGetModuleContext(m) };
     let init = unsafe { LLVMConstStringInContext2(c, text.as_ptr().cast(), text.len(), 1) }; // (the callers write the NUL)
     constant_global(m, name, init)
@@ -572,7 +620,7 @@ fn num_threads_clause(fork: ValueRef) -> Option<ValueRef> {
 /// Where the module calls the loader and nothing says which runtime it loads by default, the
 /// runtime installed beside this pass (`libompadapt_rt.so` in the pass library's directory):
 /// a weak hidden pointer, as the frontend defines it.
-fn define_default_runtime(m: LLVMModuleRef) {
+pub(crate) fn define_default_runtime(m: LLVMModuleRef) {
     let name = CString::new(SUPPORT_DEFAULT_RUNTIME).unwrap();
     if unsafe { !LLVMGetNamedGlobal(m, name.as_ptr()).is_null() } {
         return;
@@ -630,6 +678,17 @@ fn runtime_beside_pass() -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn template_names_take_the_frontends_form() {
+        assert_eq!(template_form("sim::Stencil<1>::apply<float>"), "sim::Stencil::apply<1,float>");
+        assert_eq!(template_form("sim::evolve<3, double>"), "sim::evolve<3,double>");
+        assert_eq!(template_form("fasten<float>"), "fasten<float>");
+        assert_eq!(template_form("plain"), "plain");
+        assert_eq!(template_form("operator<"), "operator<");
+        assert_eq!(symbol_name("_QPsaxpy"), "saxpy");
+        assert_eq!(symbol_name("main.omp_outlined"), "main");
+    }
 
     #[test]
     fn descriptors_name_the_kinds_as_the_frontend_does() {

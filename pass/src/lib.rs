@@ -59,6 +59,7 @@ pub mod map_sizes;
 pub mod memory;
 pub mod metadata;
 pub mod module_kind;
+pub mod offload_regions;
 pub mod omp_calls;
 pub mod plugin_entry;
 pub mod remarks;
@@ -158,6 +159,9 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
                 let host = host_regions::make_adaptive(module, &kinds);
                 outcome.changed |= host.changed;
                 outcome.remarks.extend(host.remarks);
+                let offload = offload_regions::make_adaptive(module, &kinds.target);
+                outcome.changed |= offload.changed;
+                outcome.remarks.extend(offload.remarks);
             }
             Ok(None) => {}
             Err(why) => outcome.warnings.push(format!("{WARNING_PREFIX}{why}")),

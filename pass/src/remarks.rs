@@ -115,6 +115,10 @@ remark_ids! {
     AutoKindsUnused = "OMPADAPT152", Analysis;
     /// Pass-only mode: a parallel construct nested in another one is left as written.
     NestedRegion = "OMPADAPT153", Missed;
+    /// Pass-only mode: an offload launch became an adaptive region (its variants).
+    OffloadRegionAdaptive = "OMPADAPT154", Passed;
+    /// Pass-only mode: an offload launch is left as written (why).
+    LaunchNotAdapted = "OMPADAPT155", Missed;
 }
 
 /// One remark about an adaptive region, kept until it is emitted (after the rewrite, which may

@@ -105,9 +105,9 @@ struct Builds {
     forced: PathBuf,
     /// Stdout of each program's stock build.
     stock_out: BTreeMap<String, String>,
-    /// What the compiler said for each (program, kinds) auto build: the pass's remarks
-    /// (`-fplugin-arg-ompadapt-remarks`), among them why a feature is missing.
-    remarks: BTreeMap<(String, usize), String>,
+    /// What the compiler said for each (program, build) adaptive build (`auto0`, `pass1`, ...):
+    /// the pass's remarks, among them why a feature is missing.
+    remarks: BTreeMap<(String, String), String>,
 }
 
 impl Builds {
@@ -116,19 +116,25 @@ impl Builds {
     }
 }
 
-fn build_name(kinds: Option<usize>) -> String {
-    kinds.map_or("stock".to_string(), |k| format!("auto{k}"))
-}
+/// The adaptive builds: the frontend plugin's zero-source-change mode (`auto`), and the pass
+/// alone (`pass`: pass-only mode, `-fpass-plugin` with the kinds in `OMPADAPT_AUTO`).
+const MODES: [&str; 2] = ["auto", "pass"];
 
 /// Compiles one program as its Makefile does: in its own directory, `main.c` by its name.
-fn compile_program(p: &Program, exe: &Path, kinds: Option<usize>) -> Run {
+/// `build`: `stock`, or a mode of [`MODES`] and the index of its kinds (`auto0`, `pass1`).
+fn compile_program(p: &Program, exe: &Path, build: &str) -> Run {
     let cc = if p.source.ends_with(".cpp") { "clang++-19" } else { CLANG };
     let mut c = Command::new(cc);
-    c.current_dir(&p.dir).args(["-O2", "-fopenmp", HOST_OFFLOAD]);
-    if let Some(k) = kinds {
+    c.current_dir(&p.dir).args(["-O2", "-fopenmp", HOST_OFFLOAD]).env_remove("OMPADAPT_AUTO");
+    let kinds = |mode: &str| build.strip_prefix(mode).and_then(|k| k.parse::<usize>().ok()).map(|k| KINDS[k]);
+    if let Some(kinds) = kinds("auto") {
         c.arg(format!("-fplugin={}", plugin().display()))
-            .arg(format!("-fplugin-arg-ompadapt-auto={}", KINDS[k]))
+            .arg(format!("-fplugin-arg-ompadapt-auto={kinds}"))
             .arg("-fplugin-arg-ompadapt-remarks");
+    } else if let Some(kinds) = kinds("pass") {
+        c.arg(format!("-fpass-plugin={}", pass_plugin().display()))
+            .env("OMPADAPT_AUTO", kinds)
+            .args(["-gline-tables-only", "-Rpass=ompadapt", "-Rpass-missed=ompadapt", "-Rpass-analysis=ompadapt"]);
     }
     c.arg(&p.source).arg("-o").arg(exe).arg("-lm");
     run(&mut c)
@@ -160,14 +166,16 @@ fn builds() -> &'static Builds {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let forced = forced_runtime(&dir);
-        let jobs: Vec<(Program, Option<usize>)> =
-            programs().into_iter().flat_map(|p| [None, Some(0), Some(1)].map(|k| (p.clone(), k))).collect();
-        let results = parallel(&jobs, |(p, k)| compile_program(p, &dir.join(format!("{}.{}", p.name, build_name(*k))), *k));
+        let names: Vec<String> = std::iter::once("stock".to_string())
+            .chain(MODES.iter().flat_map(|m| (0..KINDS.len()).map(move |k| format!("{m}{k}"))))
+            .collect();
+        let jobs: Vec<(Program, String)> = programs().into_iter().flat_map(|p| names.iter().map(move |b| (p.clone(), b.clone()))).collect();
+        let results = parallel(&jobs, |(p, b)| compile_program(p, &dir.join(format!("{}.{b}", p.name)), b));
         let mut remarks = BTreeMap::new();
-        for ((p, k), out) in jobs.iter().zip(&results) {
-            out.expect_ok(&format!("compiling {}/{} ({})", p.name, p.source, build_name(*k)));
-            if let Some(k) = k {
-                remarks.insert((p.name.clone(), *k), out.stderr.clone());
+        for ((p, b), out) in jobs.iter().zip(&results) {
+            out.expect_ok(&format!("compiling {}/{} ({b})", p.name, p.source));
+            if b != "stock" {
+                remarks.insert((p.name.clone(), b.clone()), out.stderr.clone());
             }
         }
         let mut stock_out = BTreeMap::new();
@@ -225,10 +233,10 @@ fn sequences(nvariants: usize) -> Vec<String> {
 fn every_variant_sequence_prints_what_the_stock_build_prints() {
     let b = builds();
     let mut checked = 0;
-    for p in programs() {
+    for (mode, p) in MODES.iter().flat_map(|m| programs().into_iter().map(move |p| (*m, p))) {
         let (adaptive, left) = expected_regions(&p);
         for k in 0..KINDS.len() {
-            let exe = b.exe(&p, &build_name(Some(k)));
+            let exe = b.exe(&p, &format!("{mode}{k}"));
             let nvariants = VARIANT_NAMES[k].len();
             let mut variants_ran: BTreeMap<usize, BTreeSet<usize>> = BTreeMap::new();
             for seq in sequences(nvariants) {
@@ -237,7 +245,7 @@ fn every_variant_sequence_prints_what_the_stock_build_prints() {
                     .env("OMPADAPT_RUNTIME", &b.forced)
                     .env("OMPADAPT_TEST_SEQUENCE", &seq)
                     .env_remove("OMPADAPT_TEST_QUIET"));
-                let what = format!("{} built with auto={}, variants {seq}", p.name, KINDS[k]);
+                let what = format!("{} built with {mode}={}, variants {seq}", p.name, KINDS[k]);
                 out.expect_ok(&what);
                 let (stdout, forced) = split_forced(&out.stdout);
                 assert_eq!(stdout, b.stock_out[&p.name], "{what}: output differs from the stock build");
@@ -255,9 +263,9 @@ fn every_variant_sequence_prints_what_the_stock_build_prints() {
             // Every eligible construct ran adaptively, and every variant ran in each of them
             // (the pinned sequences alone give each variant once per construct).
             let ran: BTreeSet<usize> = variants_ran.keys().copied().collect();
-            assert_eq!(ran, adaptive, "{} auto={}: the adaptive regions", p.name, KINDS[k]);
+            assert_eq!(ran, adaptive, "{} {mode}={}: the adaptive regions", p.name, KINDS[k]);
             for (line, vs) in &variants_ran {
-                assert_eq!(vs.len(), nvariants, "{} auto={}: line {line} ran variants {vs:?}", p.name, KINDS[k]);
+                assert_eq!(vs.len(), nvariants, "{} {mode}={}: line {line} ran variants {vs:?}", p.name, KINDS[k]);
             }
         }
     }
@@ -274,20 +282,20 @@ fn the_real_runtime_keeps_results_and_reports_every_region_with_its_features() {
     let runs = 3;
     // Variant names explored anywhere in the corpus, per kinds.
     let mut explored: Vec<BTreeSet<String>> = vec![BTreeSet::new(); KINDS.len()];
-    for p in programs() {
+    for (mode, p) in MODES.iter().flat_map(|m| programs().into_iter().map(move |p| (*m, p))) {
         let (adaptive, _) = expected_regions(&p);
         for k in 0..KINDS.len() {
-            let exe = b.exe(&p, &build_name(Some(k)));
-            let store = b.dir.join(format!("store-{}-{k}", p.name));
+            let exe = b.exe(&p, &format!("{mode}{k}"));
+            let store = b.dir.join(format!("store-{}-{mode}{k}", p.name));
             let _ = std::fs::remove_dir_all(&store);
             for r in 0..runs {
-                let report = b.dir.join(format!("report-{}-{k}-{r}.json", p.name));
+                let report = b.dir.join(format!("report-{}-{mode}{k}-{r}.json", p.name));
                 let out = run(Command::new(&exe)
                     .current_dir(&b.dir)
                     .env_remove("OMPADAPT_RUNTIME")
                     .env("OMPADAPT_DIR", &store)
                     .env("OMPADAPT_REPORT", format!("json:{}", report.display())));
-                let what = format!("{} built with auto={}, run {}", p.name, KINDS[k], r + 1);
+                let what = format!("{} built with {mode}={}, run {}", p.name, KINDS[k], r + 1);
                 out.expect_ok(&what);
                 assert_eq!(out.stdout, b.stock_out[&p.name], "{what}: output differs from the stock build");
                 assert!(!out.stderr.contains("ompadapt: error"), "{what}: {}", out.stderr);
@@ -306,7 +314,7 @@ fn the_real_runtime_keeps_results_and_reports_every_region_with_its_features() {
                         "{what}: {name} has variants {variants:?}"
                     );
                     assert!(region["executions"].as_u64().unwrap() > 0, "{what}: {name} never ran");
-                    check_features(&what, name, region, &b.remarks[&(p.name.clone(), k)]);
+                    check_features(&what, name, region, &b.remarks[&(p.name.clone(), format!("{mode}{k}"))]);
                     for t in region["timings"].as_array().unwrap() {
                         if t["exploring_runs"].as_u64().unwrap_or(0) > 0 {
                             explored[k].insert(t["variant"].as_str().unwrap().to_string());
@@ -395,12 +403,13 @@ fn the_cpu_variant_under_memcheck() {
         panic!("valgrind is missing: scripts/bootstrap.sh installs it");
     }
     let b = builds();
-    let programs = programs();
-    let results = parallel(&programs, |p| {
-        let store = b.dir.join(format!("memcheck-{}", p.name));
+    // both adaptive builds: the frontend's and pass-only mode's
+    let programs: Vec<(Program, &str)> = programs().into_iter().flat_map(|p| MODES.map(|m| (p.clone(), m))).collect();
+    let results = parallel(&programs, |(p, mode)| {
+        let store = b.dir.join(format!("memcheck-{}-{mode}", p.name));
         let out = run(Command::new("valgrind")
             .args(["--error-exitcode=99", "-q"])
-            .arg(b.exe(p, &build_name(Some(0))))
+            .arg(b.exe(p, &format!("{mode}0")))
             .current_dir(&b.dir)
             .env_remove("OMPADAPT_RUNTIME")
             .env("OMPADAPT_DIR", &store)

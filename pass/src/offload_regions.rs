@@ -1,0 +1,333 @@
+//! Pass-only mode for offload launches: each `__tgt_target_kernel` of a module the frontend did
+//! not compile, with a host fallback, becomes an adaptive region with the target kinds of
+//! [`crate::auto_mode`] (`cpu`, `gpu`, `thread_limit[...]`, `num_teams[...]`).
+//!
+//! The pass writes, around the launch, what the frontend's zero-source-change lowering writes
+//! around a target construct — the markers — and the stages after it do the rest, as for the
+//! frontend's regions:
+//!
+//! ```text
+//!   ctx.variant = <gpu>                                   ; the offload as written until decided
+//!   n = __ompadapt_auto_features(feats, 16, &spec, model, "")  ; trip counts, bytes_mapped
+//!   __ompadapt_v4_begin(&slot, spec, -1, -1, -1, feats, n, &ctx)
+//!   __ompadapt_host_guard(&ctx, <cpu>, <gpu>, model)      ; with a cpu variant: the copies
+//!   __ompadapt_launch_site(v == <cpu>, num_teams[v], thread_limit[v], model)
+//!   <the launch, and its host fallback when it fails>     ; becomes the dispatch
+//!   __ompadapt_v4_end(&ctx)                               ; where both paths meet again
+//! ```
+//!
+//! The host guard calls `__ompadapt_host_enter` / `__ompadapt_host_exit`, which the frontend's
+//! header defines; here the pass defines them (internal, calling the runtime's table through the
+//! precompiled `__ompadapt_v4_api`). A deferred launch (`nowait`, `depend`: in a task) and one
+//! whose two paths do not meet right after the fallback stay as written, with a remark.
+// Raw `LLVMValueRef`s passed around here are values of the module being transformed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+
+use std::collections::HashMap;
+use std::ffi::CString;
+
+use inkwell::module::Module;
+use inkwell::values::AsValueRef;
+use llvm_sys::core::*;
+use llvm_sys::prelude::{LLVMModuleRef, LLVMTypeRef};
+use llvm_sys::LLVMOpcode;
+use ompadapt_abi::kinds::Kind;
+use ompadapt_abi::markers::{AUTO_FEATURES, HOST_ENTER, HOST_EXIT, HOST_GUARD, LAUNCH_SITE, SUPPORT_BEGIN, SUPPORT_END};
+use ompadapt_abi::MAX_FEATURES;
+
+use crate::host_regions::{self as host, c_string, constant_global, decls, fn_type, function, CTX_VALUE, CTX_VARIANT};
+use crate::ir::{self, ValueRef};
+use crate::omp_calls::TGT_TARGET_KERNEL;
+use crate::remarks::{Remark, RemarkId, RemarkPlace};
+
+/// What pass-only mode did to a module's offload launches.
+#[derive(Debug, Default)]
+pub struct OffloadOutcome {
+    pub changed: bool,
+    pub remarks: Vec<Remark>,
+    /// The regions made adaptive.
+    pub adaptive: Vec<String>,
+}
+
+/// Makes every eligible launch of `module` adaptive with `kinds` (target kinds, `gpu` among them).
+pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind]) -> OffloadOutcome {
+    let mut out = OffloadOutcome::default();
+    if kinds.is_empty() {
+        return out;
+    }
+    let m = module.as_mut_ptr();
+    let offload_code = host::offload_host_code(module);
+    let launches: Vec<ValueRef> = module
+        .get_functions()
+        .flat_map(|f| ir::function_instructions(f.as_value_ref()))
+        .filter(|i| ir::opcode(*i) == Some(LLVMOpcode::LLVMCall) && ir::callee_name(*i) == TGT_TARGET_KERNEL && !host::is_adaptive(*i))
+        .filter(|i| !offload_code.contains(&ir::function_of(*i)))
+        .collect();
+    let mut names: HashMap<String, u32> = HashMap::new();
+    let in_tasks = task_code(module);
+    for launch in launches {
+        let model = name_of(launch, &mut names);
+        let place = RemarkPlace::of(launch);
+        if in_tasks.contains(&ir::function_of(launch)) {
+            out.remarks.push(place.remark(
+                RemarkId::LaunchNotAdapted,
+                &model,
+                "left as written: a deferred launch (nowait or depend: it runs in a task), which the variants cannot time from launch to completion",
+            ));
+            continue;
+        }
+        let Some(join) = join_block(launch) else {
+            out.remarks.push(place.remark(
+                RemarkId::LaunchNotAdapted,
+                &model,
+                "left as written: the launch's result does not choose between the offload and its host fallback as clang and flang emit it",
+            ));
+            continue;
+        };
+        build_region(m, launch, join, &model, kinds);
+        ir::invalidate();
+        let listed: Vec<String> = kinds.iter().map(Kind::name).collect();
+        out.remarks.push(place.remark(
+            RemarkId::OffloadRegionAdaptive,
+            &model,
+            format!("pass-only mode: the offload launch became an adaptive region with variants {}", listed.join(", ")),
+        ));
+        out.adaptive.push(model);
+        out.changed = true;
+    }
+    if out.changed {
+        define_host_run_functions(m);
+        host::define_default_runtime(m);
+    }
+    out
+}
+
+/// The functions tasks run (the entries given to `__kmpc_omp_task_alloc` and
+/// `__kmpc_omp_target_task_alloc`, and what they call): a launch there is deferred.
+fn task_code(module: &Module<'_>) -> std::collections::HashSet<ValueRef> {
+    let mut queue = Vec::new();
+    for f in module.get_functions() {
+        for i in ir::function_instructions(f.as_value_ref()) {
+            if ir::is_call(i) && matches!(ir::callee_name(i).as_str(), "__kmpc_omp_task_alloc" | "__kmpc_omp_target_task_alloc") {
+                if let Some(entry) = ir::call_args(i).get(5) {
+                    queue.push(ir::strip_to_global(*entry));
+                }
+            }
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
+    while let Some(f) = queue.pop() {
+        if !ir::is_function(f) || ir::is_declaration(f) || !seen.insert(f) {
+            continue;
+        }
+        for i in ir::function_instructions(f) {
+            for k in 0..ir::num_operands(i) {
+                let op = ir::strip_to_global(ir::operand(i, k));
+                if ir::is_function(op) {
+                    queue.push(op);
+                }
+            }
+        }
+    }
+    seen
+}
+
+/// `function@file:line`: clang gives the launch no debug location, but its region id names the
+/// function and the line (`.__omp_offloading_<device>_<file>_<function>_l<line>.region_id`);
+/// the file is that of the function's debug locations. Without them: `function#k`.
+fn name_of(launch: ValueRef, names: &mut HashMap<String, u32>) -> String {
+    let f = ir::function_of(launch);
+    // SAFETY: `launch` is an instruction of the module.
+    let id = crate::omp_calls::region_id_name(unsafe { inkwell::values::InstructionValue::new(launch) });
+    // .__omp_offloading_<device>_<file>_<function>_l<line>.region_id
+    let entry = id.trim_start_matches('.').strip_prefix(crate::omp_calls::OFFLOADING_PREFIX).unwrap_or_default();
+    let entry = entry.split_once('.').map_or(entry, |(e, _)| e);
+    let (symbol, line) = match entry.splitn(3, '_').nth(2).and_then(|r| r.rsplit_once("_l")) {
+        Some((symbol, line)) => (Some(symbol.to_string()), line.parse::<u32>().ok()),
+        None => (None, None),
+    };
+    let function = symbol.map(|s| host::symbol_name(&s)).filter(|s| !s.is_empty()).unwrap_or_else(|| host::function_name(f));
+    let file = ir::function_instructions(f).into_iter().find_map(host::written).map(|w| w.file);
+    let base = match (file, line) {
+        (Some(file), Some(line)) => format!("{function}@{file}:{line}"),
+        _ => format!("{function}#offload"),
+    };
+    let n = names.entry(base.clone()).or_insert(0);
+    *n += 1;
+    if *n == 1 {
+        base
+    } else {
+        format!("{base}#{n}")
+    }
+}
+
+/// Where the launch's two paths meet again: its block ends in a branch on the launch's result
+/// to the fallback block and this one, and the fallback block (or a chain of blocks without
+/// other exits) ends in a branch to it.
+fn join_block(launch: ValueRef) -> Option<ir::BlockRef> {
+    let block = ir::block_of(launch);
+    let term = unsafe { LLVMGetBasicBlockTerminator(block) };
+    if ir::opcode(term) != Some(LLVMOpcode::LLVMBr) || unsafe { LLVMGetNumSuccessors(term) } != 2 {
+        return None;
+    }
+    let cond = unsafe { LLVMGetCondition(term) };
+    // icmp eq/ne %launch, 0
+    if ir::opcode(cond) != Some(LLVMOpcode::LLVMICmp) || ir::operand(cond, 0) != launch {
+        return None;
+    }
+    let succ = [unsafe { LLVMGetSuccessor(term, 0) }, unsafe { LLVMGetSuccessor(term, 1) }];
+    for (fail, cont) in [(succ[0], succ[1]), (succ[1], succ[0])] {
+        let mut b = fail;
+        for _ in 0..4 {
+            let s = ir::successors(b);
+            if s.len() != 1 {
+                break;
+            }
+            if s[0] == cont {
+                return Some(cont);
+            }
+            b = s[0];
+        }
+    }
+    None
+}
+
+/// The marker functions, declared as the frontend's header declares them.
+fn marker(m: LLVMModuleRef, name: &str, ty: LLVMTypeRef) -> (LLVMTypeRef, ValueRef) {
+    function(m, name, ty)
+}
+
+fn build_region(m: LLVMModuleRef, launch: ValueRef, join: ir::BlockRef, model: &str, kinds: &[Kind]) {
+    let f = ir::function_of(launch);
+    let c = unsafe { LLVMGetModuleContext(m) };
+    let d = decls(c);
+    let sym = format!("{}._ompadapt_o", ir::name(f));
+    let loc = model.split_once('@').map(|(_, l)| l.split('#').next().unwrap_or(l)).filter(|l| l.contains(':')).unwrap_or("?").to_string();
+    // categorical: the values are the variants' indices
+    let desc = ompadapt_abi::RegionDescriptor::new(model, loc, kinds.iter().map(Kind::name).collect());
+    let spec = c_string(m, &format!("{sym}.spec"), &format!("{desc}\0"));
+    let model_str = c_string(m, &format!("{sym}.model"), &format!("{model}\0"));
+    let loops = c_string(m, &format!("{sym}.loops"), "\0");
+    let slot = unsafe {
+        let name = CString::new(format!("{sym}.slot")).unwrap();
+        let g = LLVMAddGlobal(m, d.ptr, name.as_ptr());
+        LLVMSetInitializer(g, LLVMConstNull(d.ptr));
+        LLVMSetLinkage(g, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+        g
+    };
+    let gpu = kinds.iter().position(|k| *k == Kind::Gpu).expect("gpu is among the target kinds") as u64;
+    let cpu = kinds.iter().position(|k| *k == Kind::Cpu);
+    let n = kinds.len() as u64;
+    // Per variant (and one more for "not in range": the offload as written): num_teams, thread_limit.
+    let setting = |pick: &dyn Fn(&Kind) -> u32| -> ValueRef {
+        let mut values: Vec<ValueRef> =
+            kinds.iter().map(pick).chain(std::iter::once(0)).map(|v| unsafe { LLVMConstInt(d.i32t, v as u64, 0) }).collect();
+        unsafe { LLVMConstArray2(d.i32t, values.as_mut_ptr(), values.len() as u64) }
+    };
+    let teams = constant_global(m, &format!("{sym}.num_teams"), setting(&|k| if let Kind::NumTeams(t) = k { *t } else { 0 }));
+    let limits = constant_global(m, &format!("{sym}.thread_limit"), setting(&|k| if let Kind::ThreadLimit(t) = k { *t } else { 0 }));
+    unsafe {
+        let b = LLVMCreateBuilderInContext(c);
+        LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(ir::entry_block(f)));
+        let ctx = LLVMBuildAlloca(b, d.ctx_type, c"ompadapt.ctx".as_ptr());
+        let feats = LLVMBuildAlloca(b, LLVMArrayType2(d.f64t, MAX_FEATURES as u64), c"ompadapt.features".as_ptr());
+        let spec_slot = LLVMBuildAlloca(b, d.ptr, c"ompadapt.spec".as_ptr());
+        LLVMPositionBuilderBefore(b, launch);
+        // clang emits the launch without a location: the new calls get none either (the remarks
+        // of the stages after this one are placed by the region's name)
+        llvm_sys::core::LLVMSetCurrentDebugLocation2(b, std::ptr::null_mut());
+        let field = |i: u32| LLVMBuildStructGEP2(b, d.ctx_type, ctx, i, c"".as_ptr());
+        LLVMBuildStore(b, LLVMConstInt(d.i32t, gpu, 0), field(CTX_VARIANT));
+        LLVMBuildStore(b, LLVMConstReal(d.f64t, 0.0), field(CTX_VALUE));
+        LLVMBuildStore(b, spec, spec_slot);
+        let (auto_ty, auto_fn) = function(m, AUTO_FEATURES.name, fn_type(d.i32t, &mut [d.ptr, d.i32t, d.ptr, d.ptr, d.ptr], false));
+        let mut args = [feats, LLVMConstInt(d.i32t, MAX_FEATURES as u64, 0), spec_slot, model_str, loops];
+        let nfeat = LLVMBuildCall2(b, auto_ty, auto_fn, args.as_mut_ptr(), 5, c"".as_ptr());
+        let spec_now = LLVMBuildLoad2(b, d.ptr, spec_slot, c"".as_ptr());
+        let void = LLVMVoidTypeInContext(c);
+        let (begin_ty, begin) = function(m, SUPPORT_BEGIN, fn_type(void, &mut [d.ptr, d.ptr, d.i64t, d.i64t, d.i64t, d.ptr, d.i32t, d.ptr], false));
+        let minus1 = LLVMConstInt(d.i64t, u64::MAX, 1);
+        let mut args = [slot, spec_now, minus1, minus1, minus1, feats, nfeat, ctx];
+        LLVMBuildCall2(b, begin_ty, begin, args.as_mut_ptr(), 8, c"".as_ptr());
+        if let Some(cpu) = cpu {
+            let (guard_ty, guard) = marker(m, HOST_GUARD.name, fn_type(void, &mut [d.ptr, d.i32t, d.i32t, d.ptr], false));
+            let mut args = [ctx, LLVMConstInt(d.i32t, cpu as u64, 0), LLVMConstInt(d.i32t, gpu, 0), model_str];
+            LLVMBuildCall2(b, guard_ty, guard, args.as_mut_ptr(), 4, c"".as_ptr());
+        }
+        let variant = LLVMBuildLoad2(b, d.i32t, field(CTX_VARIANT), c"ompadapt.variant".as_ptr());
+        let use_host = match cpu {
+            Some(cpu) => {
+                let is_cpu = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, variant, LLVMConstInt(d.i32t, cpu as u64, 0), c"".as_ptr());
+                LLVMBuildZExt(b, is_cpu, d.i32t, c"".as_ptr())
+            }
+            None => LLVMConstInt(d.i32t, 0, 0),
+        };
+        let in_range = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntULT, variant, LLVMConstInt(d.i32t, n, 0), c"".as_ptr());
+        let index = LLVMBuildSelect(b, in_range, variant, LLVMConstInt(d.i32t, n, 0), c"".as_ptr());
+        let index64 = LLVMBuildZExt(b, index, d.i64t, c"".as_ptr());
+        let mut idx = [LLVMConstInt(d.i64t, 0, 0), index64];
+        let t_ptr = LLVMBuildInBoundsGEP2(b, LLVMGlobalGetValueType(teams), teams, idx.as_mut_ptr(), 2, c"".as_ptr());
+        let num_teams = LLVMBuildLoad2(b, d.i32t, t_ptr, c"".as_ptr());
+        let l_ptr = LLVMBuildInBoundsGEP2(b, LLVMGlobalGetValueType(limits), limits, idx.as_mut_ptr(), 2, c"".as_ptr());
+        let thread_limit = LLVMBuildLoad2(b, d.i32t, l_ptr, c"".as_ptr());
+        let (site_ty, site) = marker(m, LAUNCH_SITE.name, fn_type(void, &mut [d.i32t, d.i32t, d.i32t, d.ptr], false));
+        let mut args = [use_host, num_teams, thread_limit, model_str];
+        LLVMBuildCall2(b, site_ty, site, args.as_mut_ptr(), 4, c"".as_ptr());
+        // end where both paths meet again
+        let mut first = LLVMGetFirstInstruction(join);
+        while ir::opcode(first) == Some(LLVMOpcode::LLVMPHI) {
+            first = LLVMGetNextInstruction(first);
+        }
+        LLVMPositionBuilderBefore(b, first);
+        llvm_sys::core::LLVMSetCurrentDebugLocation2(b, std::ptr::null_mut());
+        let (end_ty, end) = function(m, SUPPORT_END, fn_type(void, &mut [d.ptr], false));
+        let mut args = [ctx];
+        LLVMBuildCall2(b, end_ty, end, args.as_mut_ptr(), 1, c"".as_ptr());
+        LLVMDisposeBuilder(b);
+        let kind = LLVMGetMDKindIDInContext(c, host::REGION_KIND.as_ptr().cast(), host::REGION_KIND.len() as u32);
+        let mut text = [LLVMMDStringInContext2(c, model.as_ptr().cast(), model.len())];
+        LLVMSetMetadata(launch, kind, LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, text.as_mut_ptr(), 1)));
+    }
+}
+
+/// `__ompadapt_host_enter` and `__ompadapt_host_exit`, as the frontend's header defines them:
+/// internal functions calling the runtime's `host_enter` / `host_exit` through its table
+/// (`__ompadapt_v4_api()`: fields 5 and 6 of `struct ompadapt_api`).
+fn define_host_run_functions(m: LLVMModuleRef) {
+    unsafe {
+        let c = LLVMGetModuleContext(m);
+        let d = decls(c);
+        let void = LLVMVoidTypeInContext(c);
+        let (api_ty, api) = function(m, "__ompadapt_v4_api", fn_type(d.ptr, &mut [], false));
+        let table = |b, field: u64| {
+            let t = LLVMBuildCall2(b, api_ty, api, std::ptr::null_mut(), 0, c"".as_ptr());
+            let mut idx = [LLVMConstInt(d.i64t, field, 0)];
+            let slot = LLVMBuildInBoundsGEP2(b, d.ptr, t, idx.as_mut_ptr(), 1, c"".as_ptr());
+            LLVMBuildLoad2(b, d.ptr, slot, c"".as_ptr())
+        };
+        // struct ompadapt_api { int version; void *begin, *end, *unlowered, *unavailable,
+        // *host_enter, *host_exit, *ompt_start_tool; }: pointer-sized fields after the int, so
+        // field k (k >= 1) is pointer slot k.
+        let enter_ty = fn_type(d.ptr, &mut [d.ptr, d.i32t, d.i32t, d.i64t, d.ptr, d.ptr, d.i32t], false);
+        let exit_ty = fn_type(void, &mut [d.ptr], false);
+        for (name, ty, field) in [(HOST_ENTER.name, enter_ty, 5u64), (HOST_EXIT.name, exit_ty, 6u64)] {
+            let cname = CString::new(name).unwrap();
+            if !LLVMGetNamedFunction(m, cname.as_ptr()).is_null() {
+                continue;
+            }
+            let f = LLVMAddFunction(m, cname.as_ptr(), ty);
+            LLVMSetLinkage(f, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
+            let b = LLVMCreateBuilderInContext(c);
+            LLVMPositionBuilderAtEnd(b, LLVMAppendBasicBlockInContext(c, f, c"".as_ptr()));
+            let target = table(b, field);
+            let mut args: Vec<ValueRef> = (0..LLVMCountParams(f)).map(|k| LLVMGetParam(f, k)).collect();
+            let r = LLVMBuildCall2(b, ty, target, args.as_mut_ptr(), args.len() as u32, c"".as_ptr());
+            if field == 5 {
+                LLVMBuildRet(b, r);
+            } else {
+                LLVMBuildRetVoid(b);
+            }
+            LLVMDisposeBuilder(b);
+        }
+    }
+}
