@@ -46,6 +46,8 @@ Options:
   --ompadapt DIR    ompadapt checkout whose commit the results name (default: the git
                     checkout holding the plugin, else the one holding this script)
   --kinds KINDS     variant kinds of the adaptive build (default: cpu,gpu)
+  --mode auto|pass  the adaptive build: -fplugin-arg-ompadapt-auto (default), or pass-only mode
+                    (-fpass-plugin=libompadapt_pass.so beside the plugin, OMPADAPT_AUTO=KINDS)
   --only NAME       only this program (e.g. adam-omp or adam; repeatable)
   --jobs N          programs processed in parallel (default: 2)
   --modes LIST      comma-separated subset of a,b,c,d (default: a,b,c,d)
@@ -184,7 +186,10 @@ build_program() {
   for f in "${B_FLAGS[@]}"; do case "$f" in -std=*) has_std=1 ;; esac; done
   [ $has_std = 1 ] || cmd+=(-std=c++17)
   cmd+=("${B_FLAGS[@]}")
-  if [ "$kind" = adaptive ]; then
+  if [ "$kind" = adaptive ] && [ "$HB_MODE" = pass ]; then
+    # pass-only mode: the pass alone, its kinds from OMPADAPT_AUTO (docs/pass-only.md)
+    cmd=(env "OMPADAPT_AUTO=$HB_KINDS" "${cmd[@]}" "-fpass-plugin=$(dirname "$HB_PLUGIN")/libompadapt_pass.so" -gline-tables-only)
+  elif [ "$kind" = adaptive ]; then
     cmd+=("-fplugin=$HB_PLUGIN" "-fplugin-arg-ompadapt-auto=$HB_KINDS")
   fi
   cmd+=("${B_SOURCES[@]}" -o "$output" "${B_LIBS[@]}" -lm)
@@ -634,7 +639,7 @@ w = out.append
 w("# HeCBench `*-omp` programs rebuilt with ompadapt (zero-source-change mode)")
 w("")
 w(f"- HeCBench commit: `{env['HB_SUITE_COMMIT']}`")
-w(f"- build: `clang++-19 -O2 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu` (+ `-fplugin -fplugin-arg-ompadapt-auto={env['HB_KINDS']}`), host offload; runs limited to {env['HB_TIMEOUT']} s; {env['HB_JOBS']} programs in parallel")
+w(f"- build: `clang++-19 -O2 -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu` (+ " + (f"`-fpass-plugin -gline-tables-only` with `OMPADAPT_AUTO={env['HB_KINDS']}`: pass-only mode" if env.get('HB_MODE') == 'pass' else f"`-fplugin -fplugin-arg-ompadapt-auto={env['HB_KINDS']}`") + f"), host offload; runs limited to {env['HB_TIMEOUT']} s; {env['HB_JOBS']} programs in parallel")
 w(f"- machine: {env['HB_MACHINE']}")
 w(f"- plugin: `{env['HB_PLUGIN']}`")
 w("")
@@ -779,6 +784,7 @@ parse_options() {
   HB_PLUGIN=""
   HB_OMPADAPT=""
   HB_KINDS="cpu,gpu"
+  HB_MODE=auto
   HB_JOBS=2
   HB_MODES="a,b,c,d"
   HB_OUT="./hecbench-out"
@@ -803,6 +809,7 @@ parse_options() {
       --plugin) HB_PLUGIN="${2:?--plugin needs a path}"; shift 2 ;;
       --ompadapt) HB_OMPADAPT="${2:?--ompadapt needs a directory}"; shift 2 ;;
       --kinds) HB_KINDS="${2:?--kinds needs a value}"; shift 2 ;;
+      --mode) HB_MODE="${2:?--mode needs auto or pass}"; shift 2 ;;
       --only) ONLY+=("${2:?--only needs a name}"); shift 2 ;;
       --jobs) HB_JOBS="${2:?--jobs needs a number}"; shift 2 ;;
       --modes) HB_MODES="${2:?--modes needs a list}"; shift 2 ;;
@@ -907,7 +914,7 @@ main() {
   [ "$HB_REPORT_ONLY" = 0 ] || PROGS=()
   HB_RAN="${#PROGS[@]} of ${#ALL[@]}"
 
-  export HB_TREE HB_MIRROR HB_REV HB_PLUGIN HB_OMPADAPT HB_KINDS HB_JOBS HB_MODES HB_OUT \
+  export HB_TREE HB_MIRROR HB_REV HB_PLUGIN HB_OMPADAPT HB_KINDS HB_MODE HB_JOBS HB_MODES HB_OUT \
     HB_TIMEOUT HB_MAXC HB_ARGS HB_FILTERS HB_EXCLUDED HB_SURVEY HB_STOCK_ONLY
   export HB_RAN HB_RESUME HB_PLUGIN_SUM_START HB_PLUGIN_SUM_END HB_DATE HB_UPTIME_START HB_UPTIME_END HB_WALL HB_MACHINE HB_OMPADAPT_COMMIT HB_SUITE_COMMIT
 
