@@ -155,6 +155,12 @@ pub(crate) fn offload_host_code(module: &Module<'_>) -> std::collections::HashSe
                     queue.push(ir::strip_to_global(*m));
                 }
             }
+            // the host fallback a launch calls when it fails, whatever its name (flang's)
+            if ir::is_call(i) && ir::callee_name(i) == crate::omp_calls::TGT_TARGET_KERNEL {
+                // SAFETY: `i` is an instruction of the module.
+                let launch = unsafe { inkwell::values::InstructionValue::new(i) };
+                queue.extend(crate::omp_calls::fallback_calls(launch).into_iter().filter_map(|c| crate::ir::is_call(c.as_value_ref()).then(|| ir::callee(c.as_value_ref()))));
+            }
         }
     }
     let mut seen = std::collections::HashSet::new();
