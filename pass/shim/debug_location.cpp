@@ -3,6 +3,7 @@
 // the file as the compile line spelled it. Pass-only mode names regions `function@file:line` by
 // them, as the frontend does.
 #include "llvm-c/Types.h"
+#include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/IR/DebugInfoMetadata.h"
 #include "llvm/IR/Instruction.h"
 
@@ -37,8 +38,16 @@ extern "C" bool ompadapt_location_function(LLVMValueRef I, char *Name, char *Fil
   llvm::DISubprogram *SP = Loc->getScope() ? Loc->getScope()->getSubprogram() : nullptr;
   if (!SP || SP->getName().empty())
     return false;
-  // the linkage name where there is one (C++, Fortran): qualified, with template arguments
-  copy(SP->getLinkageName().empty() ? SP->getName() : SP->getLinkageName(), Name, Size);
+  // C++: the linkage name (qualified, with template arguments); Fortran: the name (its linkage
+  // name is the ABI's, `slots_`)
+  bool Fortran = false;
+  if (SP->getUnit()) {
+    unsigned Lang = SP->getUnit()->getSourceLanguage();
+    Fortran = Lang == llvm::dwarf::DW_LANG_Fortran77 || Lang == llvm::dwarf::DW_LANG_Fortran90 ||
+              Lang == llvm::dwarf::DW_LANG_Fortran95 || Lang == llvm::dwarf::DW_LANG_Fortran03 ||
+              Lang == llvm::dwarf::DW_LANG_Fortran08 || Lang == llvm::dwarf::DW_LANG_Fortran18;
+  }
+  copy(SP->getLinkageName().empty() || Fortran ? SP->getName() : SP->getLinkageName(), Name, Size);
   llvm::StringRef Dir = Loc->getDirectory(), FileName = Loc->getFilename();
   llvm::StringRef CompDir = SP->getUnit() ? SP->getUnit()->getDirectory() : llvm::StringRef();
   if (!FileName.starts_with("/") && !Dir.empty() && Dir != CompDir) {

@@ -44,6 +44,17 @@ pub fn is_lto_module(module: &Module<'_>) -> bool {
     module.get_flag("ThinLTO").is_some() || module.get_flag("EnableSplitLTOUnit").is_some()
 }
 
+/// Whether flang compiled the module of function `f` (see [`is_flang_module`]).
+pub fn is_flang_source(f: crate::ir::ValueRef) -> bool {
+    let mut len = 0usize;
+    // SAFETY: `f` is a function of a valid module; LLVM returns its own string and length.
+    unsafe {
+        let m = llvm_sys::core::LLVMGetGlobalParent(f);
+        let p = llvm_sys::core::LLVMGetSourceFileName(m, &mut len);
+        !p.is_null() && std::slice::from_raw_parts(p.cast::<u8>(), len) == b"FIRModule"
+    }
+}
+
 /// The precompiled loader for modules of `triple`, if there is one.
 pub fn assembly_for(triple: &str) -> Option<&'static str> {
     if !has_precompiled_loader(triple) {

@@ -146,6 +146,9 @@ fn name_of(launch: ValueRef, names: &mut HashMap<String, u32>) -> String {
         Some((symbol, line)) => (Some(symbol.to_string()), line.parse::<u32>().ok()),
         None => (None, None),
     };
+    // (flang's procedures carry the Fortran ABI's trailing underscore there: `vadd_`)
+    let flang = crate::loader::is_flang_source(f);
+    let symbol = symbol.map(|s| if flang { s.strip_suffix('_').map(str::to_string).unwrap_or(s) } else { s });
     let function = symbol.map(|s| host::symbol_name(&s)).filter(|s| !s.is_empty()).unwrap_or_else(|| host::function_name(f));
     let file = ir::function_instructions(f).into_iter().find_map(host::written).map(|w| w.file);
     let base = match (file, line) {

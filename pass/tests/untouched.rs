@@ -170,8 +170,10 @@ fn device_modules_are_untouched() {
     }
 }
 
+/// A module the frontend did not compile: with pass-only mode off, untouched; with it on, its
+/// launch becomes a dispatch (pass-only mode, docs/pass-only.md) and the module verifies.
 #[test]
-fn modules_without_markers_are_untouched() {
+fn modules_without_markers_are_untouched_unless_pass_only_mode_is_on() {
     if !have_clang("modules_without_markers_are_untouched") {
         return;
     }
@@ -187,9 +189,14 @@ fn modules_without_markers_are_untouched() {
         let context = Context::create();
         let module = parse(&context, &ll);
         let before = ir_text(&module);
-        let outcome = transform_module(&module);
+        let outcome = ompadapt_pass::transform_module_with(&module, Some("off"));
         assert!(!outcome.changed && outcome.warnings.is_empty());
         assert_eq!(before, ir_text(&module));
+        let outcome = ompadapt_pass::transform_module_with(&module, Some("cpu,gpu"));
+        assert!(outcome.changed && outcome.warnings.is_empty(), "{opt:?}: {:?}", outcome.warnings);
+        assert_eq!(outcome.rewritten.len(), 1, "{opt:?}: the launch became a dispatch");
+        assert!(outcome.remarks.iter().any(|r| r.text().contains("[OMPADAPT154]")), "{opt:?}");
+        verify(&module, "plain.c");
     }
 }
 
