@@ -126,6 +126,7 @@ def process(row, args):
     check("cpu", {"OMPADAPT_VARIANT": "cpu", "OMPADAPT_PERSIST": "0", "OMPADAPT_REPORT": f"json:{cpu_report}"})
     regions = report_regions(cpu_report)
     res["regions"] = len(regions)
+    res["region_names"] = sorted(regions)
     for region, (refused, runs, mapped, brought_in) in sorted(regions.items()):
         if refused:
             res["notes"].append(f"{region}: cpu refused")
@@ -187,10 +188,11 @@ def report(results, args, started):
                      f"{', '.join(r['differ']) or '-'} | {', '.join(r['rounding']) or '-'} | {'; '.join(r['notes']) or '-'} |")
     open(os.path.join(args.out, "results.md"), "w").write("\n".join(lines) + "\n")
     with open(os.path.join(args.out, "results.tsv"), "w") as f:
-        f.write("program\tstatus\tregions\tmapped\tbrought_in\tcompile_ratio\tmemcheck_errors\tdiffer\trounding\tnotes\n")
+        f.write("program\tstatus\tregions\tmapped\tbrought_in\tcompile_ratio\tmemcheck_errors\tdiffer\trounding\tnotes\tregion_names\n")
         for r in rows:
             f.write(f"{r['program']}\t{r['status']}\t{r['regions']}\t{r.get('mapped', 0):.0f}\t{r.get('brought_in', 0):.0f}\t"
-                    f"{r.get('compile_ratio', 0):.3f}\t{r.get('memcheck_errors', '-')}\t{','.join(r['differ'])}\t{','.join(r['rounding'])}\t{'; '.join(r['notes'])}\n")
+                    f"{r.get('compile_ratio', 0):.3f}\t{r.get('memcheck_errors', '-')}\t{','.join(r['differ'])}\t{','.join(r['rounding'])}\t{'; '.join(r['notes'])}\t"
+                    f"{','.join(r.get('region_names', []))}\n")
     print("\n".join(lines[:10]))
     return 1 if differ or failed else 0
 

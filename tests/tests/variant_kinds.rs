@@ -171,3 +171,55 @@ fn nested_target_and_target_parallel_for_forms() {
         }
     }
 }
+
+/// The team-size formula is typed once (`ompadapt_abi::kinds::team_size`, which the runtime and
+/// pass-only mode use); the generated code computes it in C (`__ompadapt_team_size` of the
+/// lowering header, also precompiled into the loader). The two agree on a grid of teams, shares
+/// and absolute sizes.
+#[test]
+fn the_team_size_formula_is_the_generated_codes() {
+    let d = scratch();
+    let src = d.path().join("formula.c");
+    std::fs::write(
+        &src,
+        r#"
+#include "ompadapt.h"
+#include "ompadapt_lowering.h"
+#include <stdio.h>
+extern void omp_set_num_threads(int);
+int main(void) {
+  static const double shares[] = {0, 0.1, 0.125, 0.25, 0.3, 0.5, 0.75, 1};
+  for (int max = 1; max <= 64; max++) {
+    omp_set_num_threads(max);
+    for (int program = 1; program <= 64; program += 7)
+      for (int absolute = 0; absolute <= 9; absolute += 3)
+        for (unsigned s = 0; s < sizeof shares / sizeof *shares; s++)
+          printf("%d %g %d %d %d\n", absolute, shares[s], max, program, __ompadapt_team_size(absolute, shares[s], program));
+  }
+  return 0;
+}
+"#,
+    )
+    .unwrap();
+    let exe = d.path().join("formula");
+    let root = workspace_root();
+    run(Command::new(CLANG)
+        .args(["-O1", "-fopenmp", "-w"])
+        .arg(format!("-I{}", root.join("runtime/include").display()))
+        .arg(format!("-I{}", root.join("plugin/include").display()))
+        .arg(&src)
+        .arg("-o")
+        .arg(&exe))
+    .expect_ok("compiling the header's formula");
+    let out = run(Command::new(&exe).env_remove("OMP_NUM_THREADS"));
+    out.expect_ok("the header's formula");
+    let mut checked = 0;
+    for line in out.stdout.lines() {
+        let f: Vec<&str> = line.split(' ').collect();
+        let (absolute, share, max, program, c): (i32, f64, i32, i32, i32) =
+            (f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].parse().unwrap(), f[3].parse().unwrap(), f[4].parse().unwrap());
+        assert_eq!(ompadapt_abi::kinds::team_size(absolute, share, max, program), c, "{line}");
+        checked += 1;
+    }
+    assert!(checked > 10000, "{checked} cases");
+}

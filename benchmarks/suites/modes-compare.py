@@ -1,0 +1,63 @@
+#!/usr/bin/env python3
+"""Side by side: one suite's table built in zero-source-change mode (the frontend plugin,
+--mode auto) and in pass-only mode (the pass alone, --mode pass), from the results.tsv of
+cpu_suite.py or offload_suite.py. Per program: status and regions of each build, and whether the
+two found the same regions under the same names (one store entry whichever built it).
+
+Usage: modes-compare.py --suite NAME --auto OUT_AUTO --pass OUT_PASS --md FILE [--note TEXT]
+"""
+import argparse
+import csv
+import os
+
+
+def read(out):
+    rows = {}
+    with open(os.path.join(out, "results.tsv")) as f:
+        for r in csv.DictReader(f, delimiter="\t"):
+            rows[r["program"]] = r
+    return rows
+
+
+def names(r):
+    return set(filter(None, (r or {}).get("region_names", "").split(",")))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--suite", required=True)
+    ap.add_argument("--auto", required=True)
+    ap.add_argument("--pass", dest="passonly", required=True)
+    ap.add_argument("--md", required=True)
+    ap.add_argument("--note", default="")
+    args = ap.parse_args()
+    a, p = read(args.auto), read(args.passonly)
+    programs = sorted(set(a) | set(p))
+    same = [x for x in programs if names(a.get(x)) == names(p.get(x))]
+    ok = lambda rows: len([x for x in programs if rows.get(x, {}).get("status") == "ok"])
+    total = lambda rows: sum(int(rows.get(x, {}).get("regions", 0) or 0) for x in programs)
+    lines = [
+        f"# {args.suite}: zero-source-change mode (frontend plugin) and pass-only mode (the pass alone), side by side",
+        "",
+        args.note,
+        "",
+        f"- programs: **{len(programs)}**; identical to stock in every mode: plugin auto **{ok(a)}**, pass-only **{ok(p)}**",
+        f"- regions: plugin auto **{total(a)}**, pass-only **{total(p)}**; programs with the same regions under the same names: **{len(same)}** of {len(programs)}",
+        "",
+        "| program | plugin auto | regions | pass-only | regions | same regions |",
+        "|---|---|---:|---|---:|---|",
+    ]
+    for x in programs:
+        ra, rp = a.get(x, {}), p.get(x, {})
+        diff = "yes" if x in same else "; ".join(
+            s for s in [
+                ("only auto: " + ", ".join(sorted(names(ra) - names(rp)))) if names(ra) - names(rp) else "",
+                ("only pass: " + ", ".join(sorted(names(rp) - names(ra)))) if names(rp) - names(ra) else "",
+            ] if s)
+        lines.append(f"| {x} | {ra.get('status', '-')} | {ra.get('regions', '-')} | {rp.get('status', '-')} | {rp.get('regions', '-')} | {diff} |")
+    open(args.md, "w").write("\n".join(lines) + "\n")
+    print("\n".join(lines[:6]))
+
+
+if __name__ == "__main__":
+    main()
