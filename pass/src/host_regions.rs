@@ -28,20 +28,19 @@ use std::ffi::CString;
 use inkwell::module::Module;
 use inkwell::values::AsValueRef;
 use llvm_sys::core::*;
-use llvm_sys::debuginfo::{LLVMInstructionGetDebugLoc, LLVMInstructionSetDebugLoc};
-use llvm_sys::prelude::{LLVMBuilderRef, LLVMContextRef, LLVMModuleRef, LLVMTypeRef};
+use llvm_sys::debuginfo::LLVMInstructionGetDebugLoc;
+use llvm_sys::prelude::LLVMModuleRef;
 use llvm_sys::LLVMOpcode;
 use ompadapt_abi::kinds::Kind;
-use ompadapt_abi::markers::{AUTO_FEATURES, SUPPORT_BEGIN, SUPPORT_DEFAULT_RUNTIME, SUPPORT_END, SUPPORT_TEAM_SIZE};
-use ompadapt_abi::{RegionDescriptor, MAX_FEATURES};
+use ompadapt_abi::markers::{SUPPORT_DEFAULT_RUNTIME, SUPPORT_TEAM_SIZE};
+use ompadapt_abi::RegionDescriptor;
 
 use crate::auto_mode::AutoKinds;
 use crate::ir::{self, ValueRef};
+use crate::region_code::{c_string, fn_type, i32s, Region};
+pub use crate::region_code::REGION_KIND;
 use crate::remarks::{Remark, RemarkId, RemarkPlace};
 use crate::team::{self, analysis::Analysis};
-
-/// Instruction metadata on a fork the pass made adaptive (idempotence).
-pub const REGION_KIND: &str = "ompadapt.region";
 
 /// What pass-only mode did to a module's host regions.
 #[derive(Debug, Default)]
@@ -78,30 +77,14 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds) -> HostOutcome {
     for (k, fork) in forks.into_iter().enumerate() {
         let (model, named_by_debug_info) = names.name(m, fork, k);
         let place = RemarkPlace::of(fork);
-        let Some(microtask) = microtask_of(fork) else {
-            out.remarks.push(place.remark(RemarkId::TeamNoRegion, &model, "left as written: the parallel region's outlined function is not in this module"));
-            continue;
+        let microtask = match eligible(fork, &outlined, &module_wide) {
+            Ok(m) => m,
+            Err((id, why)) => {
+                out.remarks.push(place.remark(id, &model, why));
+                continue;
+            }
         };
-        // A parallel construct written inside another one: its team is the enclosing region's
-        // business (the frontend's zero-source-change mode leaves it too). One in a function
-        // called from a parallel region stays eligible: it runs as written when it starts
-        // inside an active parallel region (the descriptor's `in_parallel=as_written`).
-        let host = ir::function_of(fork);
-        if outlined.contains(&host) {
-            out.remarks.push(place.remark(
-                RemarkId::NestedRegion,
-                &model,
-                format!("left as written: nested in the parallel region of '{}'", team::analysis::display_name(host)),
-            ));
-            continue;
-        }
-        let mut analysis = Analysis::default();
-        let finding = analysis.region(microtask).map(|f| (f, false)).or_else(|| module_wide.clone().map(|f| (f, true)));
-        if let Some((found, wide)) = finding {
-            let tail = if wide { "; its values persist between parallel regions only while their teams keep one size" } else { "" };
-            out.remarks.push(place.remark(team::remark_id(found.reason), &model, format!("left as written: {}{tail}", found.describe())));
-            continue;
-        }
+        let (microtask, functions) = microtask;
         if !named_by_debug_info {
             out.remarks.push(place.remark(
                 RemarkId::RegionNamedByOrder,
@@ -112,16 +95,10 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds) -> HostOutcome {
         build_region(m, fork, microtask, &model, &kinds.host);
         ir::invalidate();
         let listed: Vec<String> = kinds.host.iter().map(Kind::name).collect();
-        out.remarks.push(place.remark(
-            RemarkId::HostRegionAdaptive,
-            &model,
-            format!(
-                "pass-only mode: the parallel region became adaptive with variants {} (nothing it runs, {} function{}, can observe its team)",
-                listed.join(", "),
-                analysis.functions,
-                if analysis.functions == 1 { "" } else { "s" }
-            ),
-        ));
+        let plural = if functions == 1 { "" } else { "s" };
+        let what = format!("nothing it runs, {functions} function{plural}, can observe its team");
+        let message = format!("pass-only mode: the parallel region became adaptive with variants {} ({what})", listed.join(", "));
+        out.remarks.push(place.remark(RemarkId::HostRegionAdaptive, &model, message));
         out.adaptive.push(model);
         first_adaptive.get_or_insert(fork);
         out.changed = true;
@@ -129,15 +106,49 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds) -> HostOutcome {
     if out.changed {
         define_default_runtime(m);
         if let (false, Some(first)) = (kinds.unused.is_empty(), first_adaptive) {
-            let unused: Vec<String> = kinds.unused.iter().map(Kind::name).collect();
-            out.remarks.push(RemarkPlace::of(first).remark(
-                RemarkId::AutoKindsUnused,
-                &out.adaptive[0],
-                format!("kinds pass-only mode does not apply (schedules and coschedule need the source): {}", unused.join(", ")),
-            ));
+            out.remarks.push(unused_kinds(first, &out.adaptive[0], &kinds.unused));
         }
     }
     out
+}
+
+/// The fork's microtask and the number of functions the analysis walked, where its variants may
+/// apply; else the remark's identifier and why it stays as written.
+fn eligible(
+    fork: ValueRef,
+    outlined: &std::collections::HashSet<ValueRef>,
+    module_wide: &Option<team::analysis::Finding>,
+) -> Result<(ValueRef, usize), (RemarkId, String)> {
+    let Some(microtask) = microtask_of(fork) else {
+        return Err((RemarkId::TeamNoRegion, "left as written: the parallel region's outlined function is not in this module".into()));
+    };
+    // A parallel construct written inside another one: its team is the enclosing region's
+    // business (the frontend's zero-source-change mode leaves it too). One in a function called
+    // from a parallel region stays eligible: it runs as written when it starts inside an active
+    // parallel region (the descriptor's `in_parallel=as_written`).
+    let host = ir::function_of(fork);
+    if outlined.contains(&host) {
+        return Err((RemarkId::NestedRegion, format!("left as written: nested in the parallel region of '{}'", team::analysis::display_name(host))));
+    }
+    let mut analysis = Analysis::default();
+    if let Some(found) = analysis.region(microtask) {
+        return Err((team::remark_id(found.reason), format!("left as written: {}", found.describe())));
+    }
+    if let Some(found) = module_wide {
+        let tail = "its values persist between parallel regions only while their teams keep one size";
+        return Err((team::remark_id(found.reason), format!("left as written: {}; {tail}", found.describe())));
+    }
+    Ok((microtask, analysis.functions))
+}
+
+/// The remark that lists the kinds pass-only mode does not apply.
+fn unused_kinds(at: ValueRef, model: &str, unused: &[Kind]) -> Remark {
+    let unused: Vec<String> = unused.iter().map(Kind::name).collect();
+    RemarkPlace::of(at).remark(
+        RemarkId::AutoKindsUnused,
+        model,
+        format!("kinds pass-only mode does not apply (schedules and coschedule need the source): {}", unused.join(", ")),
+    )
 }
 
 /// The functions the host versions of offload regions run: those clang and flang name
@@ -366,67 +377,6 @@ pub(crate) fn source_file(m: LLVMModuleRef) -> String {
     }
 }
 
-/// The types and functions the region's code uses.
-pub(crate) struct Decls {
-    pub i32t: LLVMTypeRef,
-    pub i64t: LLVMTypeRef,
-    pub f64t: LLVMTypeRef,
-    pub ptr: LLVMTypeRef,
-    pub ctx_type: LLVMTypeRef,
-}
-
-/// The `ompadapt_ctx` of runtime/include/ompadapt.h: region, t0, variant, nfeatures, value,
-/// features[MAX_FEATURES], instance.
-pub(crate) const CTX_VARIANT: u32 = 2;
-pub(crate) const CTX_VALUE: u32 = 4;
-
-pub(crate) fn decls(c: LLVMContextRef) -> Decls {
-    unsafe {
-        let i32t = LLVMInt32TypeInContext(c);
-        let i64t = LLVMInt64TypeInContext(c);
-        let f64t = LLVMDoubleTypeInContext(c);
-        let ptr = LLVMPointerTypeInContext(c, 0);
-        let mut fields = [ptr, i64t, i32t, i32t, f64t, LLVMArrayType2(f64t, MAX_FEATURES as u64), ptr];
-        let ctx_type = LLVMStructTypeInContext(c, fields.as_mut_ptr(), fields.len() as u32, 0);
-        Decls { i32t, i64t, f64t, ptr, ctx_type }
-    }
-}
-
-/// The function `name` of the module, declared with `ty` if it is not there.
-pub(crate) fn function(m: LLVMModuleRef, name: &str, ty: LLVMTypeRef) -> (LLVMTypeRef, ValueRef) {
-    let c = CString::new(name).expect("no NUL");
-    unsafe {
-        let f = LLVMGetNamedFunction(m, c.as_ptr());
-        if !f.is_null() {
-            return (LLVMGlobalGetValueType(f), f);
-        }
-        (ty, LLVMAddFunction(m, c.as_ptr(), ty))
-    }
-}
-
-pub(crate) fn fn_type(ret: LLVMTypeRef, params: &mut [LLVMTypeRef], vararg: bool) -> LLVMTypeRef {
-    unsafe { LLVMFunctionType(ret, params.as_mut_ptr(), params.len() as u32, vararg as i32) }
-}
-
-/// A private constant global holding `init`.
-pub(crate) fn constant_global(m: LLVMModuleRef, name: &str, init: ValueRef) -> ValueRef {
-    let c = CString::new(name).expect("no NUL");
-    unsafe {
-        let g = LLVMAddGlobal(m, LLVMTypeOf(init), c.as_ptr());
-        LLVMSetInitializer(g, init);
-        LLVMSetGlobalConstant(g, 1);
-        LLVMSetLinkage(g, llvm_sys::LLVMLinkage::LLVMPrivateLinkage);
-        LLVMSetUnnamedAddress(g, llvm_sys::LLVMUnnamedAddr::LLVMGlobalUnnamedAddr);
-        g
-    }
-}
-
-pub(crate) fn c_string(m: LLVMModuleRef, name: &str, text: &str) -> ValueRef {
-    let c = unsafe { LLVMGetModuleContext(m) };
-    let init = unsafe { LLVMConstStringInContext2(c, text.as_ptr().cast(), text.len(), 1) }; // (the callers write the NUL)
-    constant_global(m, name, init)
-}
-
 /// The descriptor of a region of pass-only mode: the kinds as variants, each valued as the
 /// frontend values them, features filled in by the automatic-features stage.
 pub fn descriptor(model: &str, loc: &str, kinds: &[Kind]) -> RegionDescriptor {
@@ -438,97 +388,60 @@ pub fn descriptor(model: &str, loc: &str, kinds: &[Kind]) -> RegionDescriptor {
 
 /// Builds the region around `fork` (see the module's documentation).
 fn build_region(m: LLVMModuleRef, fork: ValueRef, microtask: ValueRef, model: &str, kinds: &[Kind]) {
-    let host = ir::function_of(fork);
-    let c = unsafe { LLVMGetModuleContext(m) };
-    let d = decls(c);
-    let loc_arg = ir::call_args(fork)[0];
-    let debug = unsafe { LLVMInstructionGetDebugLoc(fork) };
     // `loc=`: the file and line of the name (`?` for a region named by its order)
-    let loc = model.split_once('@').map(|(_, l)| l.split('#').next().unwrap_or(l)).filter(|l| l.contains(':')).unwrap_or("?").to_string();
-    let sym = format!("{}._ompadapt_p", ir::name(host));
-    let spec_text = descriptor(model, &loc, kinds).to_string();
-    let spec = c_string(m, &format!("{sym}.spec"), &format!("{spec_text}\0"));
-    let model_str = c_string(m, &format!("{sym}.model"), &format!("{model}\0"));
-    let loops = c_string(m, &format!("{sym}.loops"), "\0");
-    let slot = unsafe {
-        let name = CString::new(format!("{sym}.slot")).unwrap();
-        let g = LLVMAddGlobal(m, d.ptr, name.as_ptr());
-        LLVMSetInitializer(g, LLVMConstNull(d.ptr));
-        LLVMSetLinkage(g, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
-        g
+    let loc = model.split_once('@').map(|(_, l)| l.split('#').next().unwrap_or(l)).filter(|l| l.contains(':')).unwrap_or("?");
+    let sym = format!("{}._ompadapt_p", ir::name(ir::function_of(fork)));
+    let spec = descriptor(model, loc, kinds).to_string();
+    // variant -1: as written until the runtime says (also without a runtime)
+    let r = Region::begin(m, fork, &sym, model, &spec, -1);
+    let d = &r.d;
+    let (absolute, share): (Vec<u32>, Vec<f64>) = kinds.iter().map(|k| k.team_arguments()).chain(std::iter::once((0, 0.0))).unzip();
+    let absolute = r.per_variant(&format!("{sym}.absolute"), d.i32t, i32s(d, absolute.into_iter()));
+    let share = r.per_variant(&format!("{sym}.share"), d.f64t, share.into_iter().map(|s| unsafe { LLVMConstReal(d.f64t, s) }).collect());
+    let program = match num_threads_clause(fork) {
+        Some(v) => v,
+        None => r.call("omp_get_max_threads", fn_type(d.i32t, &mut [], false), &mut []),
     };
-    // One more entry than variants: variant -1 (as written) reads the last, the program's team.
-    let (mut absolute, mut share): (Vec<ValueRef>, Vec<ValueRef>) = kinds
-        .iter()
-        .map(|k| k.team_arguments())
-        .chain(std::iter::once((0, 0.0)))
-        .map(|(a, s)| unsafe { (LLVMConstInt(d.i32t, a as u64, 0), LLVMConstReal(d.f64t, s)) })
-        .unzip();
-    let absolute = constant_global(m, &format!("{sym}.absolute"), unsafe { LLVMConstArray2(d.i32t, absolute.as_mut_ptr(), absolute.len() as u64) });
-    let share = constant_global(m, &format!("{sym}.share"), unsafe { LLVMConstArray2(d.f64t, share.as_mut_ptr(), share.len() as u64) });
-    let serial = kinds.iter().position(|k| *k == Kind::Serial);
-    let n = kinds.len() as u64;
-
+    let team = r.call(SUPPORT_TEAM_SIZE, fn_type(d.i32t, &mut [d.i32t, d.f64t, d.i32t], false), &mut [absolute, share, program]);
+    unsafe { LLVMSetValueName2(team, c"ompadapt.team".as_ptr(), 13) };
+    let loc_arg = ir::call_args(fork)[0];
+    let gtid = r.call("__kmpc_global_thread_num", fn_type(d.i32t, &mut [d.ptr], false), &mut [loc_arg]);
+    let (block, parallel, join) = split_at(&r, fork);
+    let void = unsafe { LLVMVoidTypeInContext(LLVMGetModuleContext(m)) };
     unsafe {
-        let b = LLVMCreateBuilderInContext(c);
-        // Allocas in the entry block.
-        let entry = ir::entry_block(host);
-        let first = LLVMGetFirstInstruction(entry);
-        LLVMPositionBuilderBefore(b, first);
-        let ctx = LLVMBuildAlloca(b, d.ctx_type, c"ompadapt.ctx".as_ptr());
-        let feats = LLVMBuildAlloca(b, LLVMArrayType2(d.f64t, MAX_FEATURES as u64), c"ompadapt.features".as_ptr());
-        let spec_slot = LLVMBuildAlloca(b, d.ptr, c"ompadapt.spec".as_ptr());
-        let tid = LLVMBuildAlloca(b, d.i32t, c"ompadapt.tid".as_ptr());
-        let zero_tid = LLVMBuildAlloca(b, d.i32t, c"ompadapt.zero".as_ptr());
-
-        LLVMPositionBuilderBefore(b, fork);
-        let at = |v: ValueRef| {
-            if !debug.is_null() && LLVMIsAInstruction(v) != std::ptr::null_mut() {
-                LLVMInstructionSetDebugLoc(v, debug);
+        LLVMPositionBuilderBefore(r.b, fork);
+        LLVMSetCurrentDebugLocation2(r.b, r.debug);
+    }
+    r.call("__kmpc_push_num_threads", fn_type(void, &mut [d.ptr, d.i32t, d.i32t], false), &mut [loc_arg, gtid, team]);
+    unsafe { LLVMPositionBuilderAtEnd(r.b, block) };
+    match kinds.iter().position(|k| *k == Kind::Serial) {
+        Some(s) => {
+            let serial = unsafe { LLVMInsertBasicBlockInContext(LLVMGetModuleContext(m), join, c"ompadapt.serial".as_ptr()) };
+            unsafe {
+                let is_serial = LLVMBuildICmp(r.b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, r.variant, LLVMConstInt(d.i32t, s as u64, 0), c"".as_ptr());
+                LLVMBuildCondBr(r.b, is_serial, serial, parallel);
+                LLVMPositionBuilderAtEnd(r.b, serial);
             }
-            v
-        };
-        let field = |b: LLVMBuilderRef, i: u32| LLVMBuildStructGEP2(b, d.ctx_type, ctx, i, c"".as_ptr());
-        at(LLVMBuildStore(b, LLVMConstInt(d.i32t, u64::MAX, 1), field(b, CTX_VARIANT)));
-        at(LLVMBuildStore(b, LLVMConstReal(d.f64t, 0.0), field(b, CTX_VALUE)));
-        at(LLVMBuildStore(b, spec, spec_slot));
-        let (auto_ty, auto_fn) = function(m, AUTO_FEATURES.name, fn_type(d.i32t, &mut [d.ptr, d.i32t, d.ptr, d.ptr, d.ptr], false));
-        let mut args = [feats, LLVMConstInt(d.i32t, MAX_FEATURES as u64, 0), spec_slot, model_str, loops];
-        let nfeat = at(LLVMBuildCall2(b, auto_ty, auto_fn, args.as_mut_ptr(), 5, c"".as_ptr()));
-        let spec_now = at(LLVMBuildLoad2(b, d.ptr, spec_slot, c"".as_ptr()));
-        let (begin_ty, begin) = function(m, SUPPORT_BEGIN, fn_type(LLVMVoidTypeInContext(c), &mut [d.ptr, d.ptr, d.i64t, d.i64t, d.i64t, d.ptr, d.i32t, d.ptr], false));
-        let minus1 = LLVMConstInt(d.i64t, u64::MAX, 1);
-        let mut args = [slot, spec_now, minus1, minus1, minus1, feats, nfeat, ctx];
-        at(LLVMBuildCall2(b, begin_ty, begin, args.as_mut_ptr(), 8, c"".as_ptr()));
-        let variant = at(LLVMBuildLoad2(b, d.i32t, field(b, CTX_VARIANT), c"ompadapt.variant".as_ptr()));
-        let in_range = at(LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntULT, variant, LLVMConstInt(d.i32t, n, 0), c"".as_ptr()));
-        let index = at(LLVMBuildSelect(b, in_range, variant, LLVMConstInt(d.i32t, n, 0), c"".as_ptr()));
-        let index64 = at(LLVMBuildZExt(b, index, d.i64t, c"".as_ptr()));
-        let mut idx = [LLVMConstInt(d.i64t, 0, 0), index64];
-        let abs_ptr = at(LLVMBuildInBoundsGEP2(b, LLVMGlobalGetValueType(absolute), absolute, idx.as_mut_ptr(), 2, c"".as_ptr()));
-        let abs = at(LLVMBuildLoad2(b, d.i32t, abs_ptr, c"".as_ptr()));
-        let share_ptr = at(LLVMBuildInBoundsGEP2(b, LLVMGlobalGetValueType(share), share, idx.as_mut_ptr(), 2, c"".as_ptr()));
-        let shr = at(LLVMBuildLoad2(b, d.f64t, share_ptr, c"".as_ptr()));
-        let program = match num_threads_clause(fork) {
-            Some(v) => v,
-            None => {
-                let (ty, f) = function(m, "omp_get_max_threads", fn_type(d.i32t, &mut [], false));
-                at(LLVMBuildCall2(b, ty, f, std::ptr::null_mut(), 0, c"".as_ptr()))
-            }
-        };
-        let (ts_ty, ts) = function(m, SUPPORT_TEAM_SIZE, fn_type(d.i32t, &mut [d.i32t, d.f64t, d.i32t], false));
-        let mut args = [abs, shr, program];
-        let team = at(LLVMBuildCall2(b, ts_ty, ts, args.as_mut_ptr(), 3, c"ompadapt.team".as_ptr()));
-        let (gtid_ty, gtid_fn) = function(m, "__kmpc_global_thread_num", fn_type(d.i32t, &mut [d.ptr], false));
-        let mut args = [loc_arg];
-        let gtid = at(LLVMBuildCall2(b, gtid_ty, gtid_fn, args.as_mut_ptr(), 1, c"".as_ptr()));
-        let (push_ty, push) = function(m, "__kmpc_push_num_threads", fn_type(LLVMVoidTypeInContext(c), &mut [d.ptr, d.i32t, d.i32t], false));
+            serial_path(&r, fork, microtask, gtid);
+            unsafe { LLVMBuildBr(r.b, join) };
+        }
+        None => unsafe {
+            LLVMBuildBr(r.b, parallel);
+        },
+    }
+    r.end(join, fork, model);
+}
 
-        // Split: block [.. fork] -> parallel (push, fork) | serial (microtask) -> join (end, rest).
+/// Splits the fork's block: `block` (up to the fork) -> `parallel` (the fork) -> `join` (the
+/// rest of the block), the successors' phis now coming from `join`. Returns the three blocks;
+/// `block` is left without a terminator.
+fn split_at(r: &Region, fork: ValueRef) -> (ir::BlockRef, ir::BlockRef, ir::BlockRef) {
+    unsafe {
+        let c = LLVMGetModuleContext(r.m);
         let block = ir::block_of(fork);
         let after = next_block(block);
         let join = if after.is_null() {
-            LLVMAppendBasicBlockInContext(c, host, c"ompadapt.join".as_ptr())
+            LLVMAppendBasicBlockInContext(c, ir::function_of(fork), c"ompadapt.join".as_ptr())
         } else {
             LLVMInsertBasicBlockInContext(c, after, c"ompadapt.join".as_ptr())
         };
@@ -539,65 +452,53 @@ fn build_region(m: LLVMModuleRef, fork: ValueRef, microtask: ValueRef, model: &s
             rest.push(cursor);
             cursor = LLVMGetNextInstruction(cursor);
         }
+        // The builder would stamp its location on the instructions it inserts: the moved ones
+        // keep their own.
+        LLVMSetCurrentDebugLocation2(r.b, std::ptr::null_mut());
         LLVMInstructionRemoveFromParent(fork);
-        // Positioning before the fork gave the builder its location, which it would stamp on
-        // every instruction it inserts: the moved ones keep their own.
-        llvm_sys::core::LLVMSetCurrentDebugLocation2(b, std::ptr::null_mut());
-        LLVMPositionBuilderAtEnd(b, parallel);
-        let mut args = [loc_arg, gtid, team];
-        at(LLVMBuildCall2(b, push_ty, push, args.as_mut_ptr(), 3, c"".as_ptr()));
-        LLVMInsertIntoBuilder(b, fork);
-        at(LLVMBuildBr(b, join));
+        LLVMPositionBuilderAtEnd(r.b, parallel);
+        LLVMInsertIntoBuilder(r.b, fork);
+        LLVMBuildBr(r.b, join);
         for i in rest {
             LLVMInstructionRemoveFromParent(i);
-            LLVMPositionBuilderAtEnd(b, join);
-            LLVMInsertIntoBuilder(b, i);
+            LLVMPositionBuilderAtEnd(r.b, join);
+            LLVMInsertIntoBuilder(r.b, i);
         }
-        // Phis of the old block's successors now come from the join block.
         if let (Some(from), Some(to)) = (inkwell::basic_block::BasicBlock::new(block), inkwell::basic_block::BasicBlock::new(join)) {
             for succ in crate::cfg::successors(to) {
                 crate::cfg::retarget_phi_incoming(succ, from, to);
             }
         }
-        LLVMPositionBuilderAtEnd(b, block);
-        match serial {
-            Some(s) => {
-                let serial_block = LLVMInsertBasicBlockInContext(c, join, c"ompadapt.serial".as_ptr());
-                let is_serial = at(LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, variant, LLVMConstInt(d.i32t, s as u64, 0), c"".as_ptr()));
-                at(LLVMBuildCondBr(b, is_serial, serial_block, parallel));
-                LLVMPositionBuilderAtEnd(b, serial_block);
-                let (ser_ty, ser) = function(m, "__kmpc_serialized_parallel", fn_type(LLVMVoidTypeInContext(c), &mut [d.ptr, d.i32t], false));
-                let (end_ty, end_ser) = function(m, "__kmpc_end_serialized_parallel", fn_type(LLVMVoidTypeInContext(c), &mut [d.ptr, d.i32t], false));
-                let mut args = [loc_arg, gtid];
-                at(LLVMBuildCall2(b, ser_ty, ser, args.as_mut_ptr(), 2, c"".as_ptr()));
-                at(LLVMBuildStore(b, gtid, tid));
-                at(LLVMBuildStore(b, LLVMConstInt(d.i32t, 0, 0), zero_tid));
-                let mut margs = vec![tid, zero_tid];
-                margs.extend(ir::call_args(fork).into_iter().skip(3));
-                let mt_ty = LLVMGlobalGetValueType(microtask);
-                let call = at(LLVMBuildCall2(b, mt_ty, microtask, margs.as_mut_ptr(), margs.len() as u32, c"".as_ptr()));
-                // Not inlined: one copy of the region's code (the fork runs it through a pointer
-                // anyway), so that the serial variant costs no second optimisation of it.
-                let noinline = LLVMGetEnumAttributeKindForName(c"noinline".as_ptr(), 8);
-                LLVMAddCallSiteAttribute(call, llvm_sys::LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c, noinline, 0));
-                let mut args = [loc_arg, gtid];
-                at(LLVMBuildCall2(b, end_ty, end_ser, args.as_mut_ptr(), 2, c"".as_ptr()));
-                at(LLVMBuildBr(b, join));
-            }
-            None => {
-                at(LLVMBuildBr(b, parallel));
-            }
-        }
-        let (end_ty, end) = function(m, SUPPORT_END, fn_type(LLVMVoidTypeInContext(c), &mut [d.ptr], false));
-        LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(join));
-        let mut args = [ctx];
-        at(LLVMBuildCall2(b, end_ty, end, args.as_mut_ptr(), 1, c"".as_ptr()));
-        LLVMDisposeBuilder(b);
-        // Idempotence: this fork is the pass's now.
-        let kind = LLVMGetMDKindIDInContext(c, REGION_KIND.as_ptr().cast(), REGION_KIND.len() as u32);
-        let mut text = [LLVMMDStringInContext2(c, model.as_ptr().cast(), model.len())];
-        let node = LLVMMDNodeInContext2(c, text.as_mut_ptr(), 1);
-        LLVMSetMetadata(fork, kind, LLVMMetadataAsValue(c, node));
+        LLVMSetCurrentDebugLocation2(r.b, r.debug);
+        (block, parallel, join)
+    }
+}
+
+/// The serial variant at the builder: the region's code on this thread, as clang emits `if(0)`:
+/// `__kmpc_serialized_parallel`, the microtask with this thread's id and bound id 0, the end.
+fn serial_path(r: &Region, fork: ValueRef, microtask: ValueRef, gtid: ValueRef) {
+    let d = &r.d;
+    let loc_arg = ir::call_args(fork)[0];
+    unsafe {
+        let c = LLVMGetModuleContext(r.m);
+        let void = LLVMVoidTypeInContext(c);
+        // the thread ids the microtask reads, in the entry block
+        let entry_b = LLVMCreateBuilderInContext(c);
+        LLVMPositionBuilderBefore(entry_b, LLVMGetFirstInstruction(ir::entry_block(ir::function_of(fork))));
+        let tid = LLVMBuildAlloca(entry_b, d.i32t, c"ompadapt.tid".as_ptr());
+        let zero = LLVMBuildAlloca(entry_b, d.i32t, c"ompadapt.zero".as_ptr());
+        LLVMDisposeBuilder(entry_b);
+        r.call("__kmpc_serialized_parallel", fn_type(void, &mut [d.ptr, d.i32t], false), &mut [loc_arg, gtid]);
+        LLVMBuildStore(r.b, gtid, tid);
+        LLVMBuildStore(r.b, LLVMConstInt(d.i32t, 0, 0), zero);
+        let mut args = vec![tid, zero];
+        args.extend(ir::call_args(fork).into_iter().skip(3));
+        let call = LLVMBuildCall2(r.b, LLVMGlobalGetValueType(microtask), microtask, args.as_mut_ptr(), args.len() as u32, c"".as_ptr());
+        // Not inlined: one copy of the region's code (the fork runs it through a pointer anyway),
+        // so that the serial variant costs no second optimisation of it.
+        let noinline = LLVMGetEnumAttributeKindForName(c"noinline".as_ptr(), 8);
+        LLVMAddCallSiteAttribute(call, llvm_sys::LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c, noinline, 0));
+        r.call("__kmpc_end_serialized_parallel", fn_type(void, &mut [d.ptr, d.i32t], false), &mut [loc_arg, gtid]);
     }
 }
 

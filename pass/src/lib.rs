@@ -61,6 +61,7 @@ pub mod metadata;
 pub mod module_kind;
 pub mod offload_regions;
 pub mod omp_calls;
+pub mod region_code;
 pub mod plugin_entry;
 pub mod remarks;
 pub mod slice;

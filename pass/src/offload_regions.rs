@@ -29,13 +29,14 @@ use std::ffi::CString;
 use inkwell::module::Module;
 use inkwell::values::AsValueRef;
 use llvm_sys::core::*;
-use llvm_sys::prelude::{LLVMModuleRef, LLVMTypeRef};
+use llvm_sys::prelude::LLVMModuleRef;
 use llvm_sys::LLVMOpcode;
 use ompadapt_abi::kinds::Kind;
-use ompadapt_abi::markers::{AUTO_FEATURES, HOST_ENTER, HOST_EXIT, HOST_GUARD, LAUNCH_SITE, SUPPORT_BEGIN, SUPPORT_END};
-use ompadapt_abi::MAX_FEATURES;
+use ompadapt_abi::markers::{HOST_ENTER, HOST_EXIT, HOST_GUARD, LAUNCH_SITE};
 
-use crate::host_regions::{self as host, c_string, constant_global, decls, fn_type, function, CTX_VALUE, CTX_VARIANT};
+use crate::host_regions as host;
+use crate::region_code::{decls, fn_type, function};
+use crate::region_code::{i32s, Region};
 use crate::ir::{self, ValueRef};
 use crate::omp_calls::TGT_TARGET_KERNEL;
 use crate::remarks::{Remark, RemarkId, RemarkPlace};
@@ -195,102 +196,35 @@ fn join_block(launch: ValueRef) -> Option<ir::BlockRef> {
     None
 }
 
-/// The marker functions, declared as the frontend's header declares them.
-fn marker(m: LLVMModuleRef, name: &str, ty: LLVMTypeRef) -> (LLVMTypeRef, ValueRef) {
-    function(m, name, ty)
-}
-
 fn build_region(m: LLVMModuleRef, launch: ValueRef, join: ir::BlockRef, model: &str, kinds: &[Kind]) {
-    let f = ir::function_of(launch);
-    let c = unsafe { LLVMGetModuleContext(m) };
-    let d = decls(c);
-    let sym = format!("{}._ompadapt_o", ir::name(f));
-    let loc = model.split_once('@').map(|(_, l)| l.split('#').next().unwrap_or(l)).filter(|l| l.contains(':')).unwrap_or("?").to_string();
+    let sym = format!("{}._ompadapt_o", ir::name(ir::function_of(launch)));
+    let loc = model.split_once('@').map(|(_, l)| l.split('#').next().unwrap_or(l)).filter(|l| l.contains(':')).unwrap_or("?");
     // categorical: the values are the variants' indices
-    let desc = ompadapt_abi::RegionDescriptor::new(model, loc, kinds.iter().map(Kind::name).collect());
-    let spec = c_string(m, &format!("{sym}.spec"), &format!("{desc}\0"));
-    let model_str = c_string(m, &format!("{sym}.model"), &format!("{model}\0"));
-    let loops = c_string(m, &format!("{sym}.loops"), "\0");
-    let slot = unsafe {
-        let name = CString::new(format!("{sym}.slot")).unwrap();
-        let g = LLVMAddGlobal(m, d.ptr, name.as_ptr());
-        LLVMSetInitializer(g, LLVMConstNull(d.ptr));
-        LLVMSetLinkage(g, llvm_sys::LLVMLinkage::LLVMInternalLinkage);
-        g
-    };
-    let gpu = kinds.iter().position(|k| *k == Kind::Gpu).expect("gpu is among the target kinds") as u64;
+    let spec = ompadapt_abi::RegionDescriptor::new(model, loc, kinds.iter().map(Kind::name).collect()).to_string();
+    let gpu = kinds.iter().position(|k| *k == Kind::Gpu).expect("gpu is among the target kinds");
     let cpu = kinds.iter().position(|k| *k == Kind::Cpu);
-    let n = kinds.len() as u64;
-    // Per variant (and one more for "not in range": the offload as written): num_teams, thread_limit.
-    let setting = |pick: &dyn Fn(&Kind) -> u32| -> ValueRef {
-        let mut values: Vec<ValueRef> =
-            kinds.iter().map(pick).chain(std::iter::once(0)).map(|v| unsafe { LLVMConstInt(d.i32t, v as u64, 0) }).collect();
-        unsafe { LLVMConstArray2(d.i32t, values.as_mut_ptr(), values.len() as u64) }
-    };
-    let teams = constant_global(m, &format!("{sym}.num_teams"), setting(&|k| if let Kind::NumTeams(t) = k { *t } else { 0 }));
-    let limits = constant_global(m, &format!("{sym}.thread_limit"), setting(&|k| if let Kind::ThreadLimit(t) = k { *t } else { 0 }));
-    unsafe {
-        let b = LLVMCreateBuilderInContext(c);
-        LLVMPositionBuilderBefore(b, LLVMGetFirstInstruction(ir::entry_block(f)));
-        let ctx = LLVMBuildAlloca(b, d.ctx_type, c"ompadapt.ctx".as_ptr());
-        let feats = LLVMBuildAlloca(b, LLVMArrayType2(d.f64t, MAX_FEATURES as u64), c"ompadapt.features".as_ptr());
-        let spec_slot = LLVMBuildAlloca(b, d.ptr, c"ompadapt.spec".as_ptr());
-        LLVMPositionBuilderBefore(b, launch);
-        // clang emits the launch without a location: the new calls get none either (the remarks
-        // of the stages after this one are placed by the region's name)
-        llvm_sys::core::LLVMSetCurrentDebugLocation2(b, std::ptr::null_mut());
-        let field = |i: u32| LLVMBuildStructGEP2(b, d.ctx_type, ctx, i, c"".as_ptr());
-        LLVMBuildStore(b, LLVMConstInt(d.i32t, gpu, 0), field(CTX_VARIANT));
-        LLVMBuildStore(b, LLVMConstReal(d.f64t, 0.0), field(CTX_VALUE));
-        LLVMBuildStore(b, spec, spec_slot);
-        let (auto_ty, auto_fn) = function(m, AUTO_FEATURES.name, fn_type(d.i32t, &mut [d.ptr, d.i32t, d.ptr, d.ptr, d.ptr], false));
-        let mut args = [feats, LLVMConstInt(d.i32t, MAX_FEATURES as u64, 0), spec_slot, model_str, loops];
-        let nfeat = LLVMBuildCall2(b, auto_ty, auto_fn, args.as_mut_ptr(), 5, c"".as_ptr());
-        let spec_now = LLVMBuildLoad2(b, d.ptr, spec_slot, c"".as_ptr());
-        let void = LLVMVoidTypeInContext(c);
-        let (begin_ty, begin) = function(m, SUPPORT_BEGIN, fn_type(void, &mut [d.ptr, d.ptr, d.i64t, d.i64t, d.i64t, d.ptr, d.i32t, d.ptr], false));
-        let minus1 = LLVMConstInt(d.i64t, u64::MAX, 1);
-        let mut args = [slot, spec_now, minus1, minus1, minus1, feats, nfeat, ctx];
-        LLVMBuildCall2(b, begin_ty, begin, args.as_mut_ptr(), 8, c"".as_ptr());
-        if let Some(cpu) = cpu {
-            let (guard_ty, guard) = marker(m, HOST_GUARD.name, fn_type(void, &mut [d.ptr, d.i32t, d.i32t, d.ptr], false));
-            let mut args = [ctx, LLVMConstInt(d.i32t, cpu as u64, 0), LLVMConstInt(d.i32t, gpu, 0), model_str];
-            LLVMBuildCall2(b, guard_ty, guard, args.as_mut_ptr(), 4, c"".as_ptr());
-        }
-        let variant = LLVMBuildLoad2(b, d.i32t, field(CTX_VARIANT), c"ompadapt.variant".as_ptr());
-        let use_host = match cpu {
-            Some(cpu) => {
-                let is_cpu = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, variant, LLVMConstInt(d.i32t, cpu as u64, 0), c"".as_ptr());
-                LLVMBuildZExt(b, is_cpu, d.i32t, c"".as_ptr())
+    // the offload as written until the runtime decides
+    let r = Region::begin(m, launch, &sym, model, &spec, gpu as i64);
+    let d = &r.d;
+    let void = unsafe { LLVMVoidTypeInContext(LLVMGetModuleContext(m)) };
+    let int = |v: usize| unsafe { LLVMConstInt(d.i32t, v as u64, 0) };
+    let use_host = match cpu {
+        Some(cpu) => {
+            r.call(HOST_GUARD.name, fn_type(void, &mut [d.ptr, d.i32t, d.i32t, d.ptr], false), &mut [r.ctx, int(cpu), int(gpu), r.model]);
+            unsafe {
+                let is_cpu = LLVMBuildICmp(r.b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, r.variant, int(cpu), c"".as_ptr());
+                LLVMBuildZExt(r.b, is_cpu, d.i32t, c"".as_ptr())
             }
-            None => LLVMConstInt(d.i32t, 0, 0),
-        };
-        let in_range = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntULT, variant, LLVMConstInt(d.i32t, n, 0), c"".as_ptr());
-        let index = LLVMBuildSelect(b, in_range, variant, LLVMConstInt(d.i32t, n, 0), c"".as_ptr());
-        let index64 = LLVMBuildZExt(b, index, d.i64t, c"".as_ptr());
-        let mut idx = [LLVMConstInt(d.i64t, 0, 0), index64];
-        let t_ptr = LLVMBuildInBoundsGEP2(b, LLVMGlobalGetValueType(teams), teams, idx.as_mut_ptr(), 2, c"".as_ptr());
-        let num_teams = LLVMBuildLoad2(b, d.i32t, t_ptr, c"".as_ptr());
-        let l_ptr = LLVMBuildInBoundsGEP2(b, LLVMGlobalGetValueType(limits), limits, idx.as_mut_ptr(), 2, c"".as_ptr());
-        let thread_limit = LLVMBuildLoad2(b, d.i32t, l_ptr, c"".as_ptr());
-        let (site_ty, site) = marker(m, LAUNCH_SITE.name, fn_type(void, &mut [d.i32t, d.i32t, d.i32t, d.ptr], false));
-        let mut args = [use_host, num_teams, thread_limit, model_str];
-        LLVMBuildCall2(b, site_ty, site, args.as_mut_ptr(), 4, c"".as_ptr());
-        // end where both paths meet again
-        let mut first = LLVMGetFirstInstruction(join);
-        while ir::opcode(first) == Some(LLVMOpcode::LLVMPHI) {
-            first = LLVMGetNextInstruction(first);
         }
-        LLVMPositionBuilderBefore(b, first);
-        llvm_sys::core::LLVMSetCurrentDebugLocation2(b, std::ptr::null_mut());
-        let (end_ty, end) = function(m, SUPPORT_END, fn_type(void, &mut [d.ptr], false));
-        let mut args = [ctx];
-        LLVMBuildCall2(b, end_ty, end, args.as_mut_ptr(), 1, c"".as_ptr());
-        LLVMDisposeBuilder(b);
-        let kind = LLVMGetMDKindIDInContext(c, host::REGION_KIND.as_ptr().cast(), host::REGION_KIND.len() as u32);
-        let mut text = [LLVMMDStringInContext2(c, model.as_ptr().cast(), model.len())];
-        LLVMSetMetadata(launch, kind, LLVMMetadataAsValue(c, LLVMMDNodeInContext2(c, text.as_mut_ptr(), 1)));
-    }
+        None => int(0),
+    };
+    let setting = |pick: fn(&Kind) -> u32| i32s(d, kinds.iter().map(pick).chain(std::iter::once(0)));
+    let num_teams = r.per_variant(&format!("{sym}.num_teams"), d.i32t, setting(|k| if let Kind::NumTeams(t) = k { *t } else { 0 }));
+    let thread_limit = r.per_variant(&format!("{sym}.thread_limit"), d.i32t, setting(|k| if let Kind::ThreadLimit(t) = k { *t } else { 0 }));
+    let model_str = r.model;
+    r.call(LAUNCH_SITE.name, fn_type(void, &mut [d.i32t, d.i32t, d.i32t, d.ptr], false), &mut [use_host, num_teams, thread_limit, model_str]);
+    // end where both paths meet again
+    r.end(join, launch, model);
 }
 
 /// `__ompadapt_host_enter` and `__ompadapt_host_exit`, as the frontend's header defines them:
