@@ -197,7 +197,7 @@ def adaptive_flags(args):
     the pass alone (--mode pass: pass-only mode, what clang without the plugin gets from
     -fpass-plugin; -gline-tables-only gives its regions function@file:line names)."""
     if args.mode == "pass":
-        return [f"-fpass-plugin={os.path.join(os.path.dirname(args.plugin), 'libompadapt_pass.so')}", "-gline-tables-only"]
+        return [f"-fpass-plugin={os.path.join(os.path.dirname(args.plugin), 'libompadapt_pass.so')}", "-gline-tables-only", "-gdwarf-4"]
     return [f"-fplugin={args.plugin}", "-fplugin-arg-ompadapt-auto"]
 
 

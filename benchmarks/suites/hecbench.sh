@@ -188,7 +188,7 @@ build_program() {
   cmd+=("${B_FLAGS[@]}")
   if [ "$kind" = adaptive ] && [ "$HB_MODE" = pass ]; then
     # pass-only mode: the pass alone, its kinds from OMPADAPT_AUTO (docs/pass-only.md)
-    cmd=(env "OMPADAPT_AUTO=$HB_KINDS" "${cmd[@]}" "-fpass-plugin=$(dirname "$HB_PLUGIN")/libompadapt_pass.so" -gline-tables-only)
+    cmd=(env "OMPADAPT_AUTO=$HB_KINDS" "${cmd[@]}" "-fpass-plugin=$(dirname "$HB_PLUGIN")/libompadapt_pass.so" -gline-tables-only -gdwarf-4)
   elif [ "$kind" = adaptive ]; then
     cmd+=("-fplugin=$HB_PLUGIN" "-fplugin-arg-ompadapt-auto=$HB_KINDS")
   fi

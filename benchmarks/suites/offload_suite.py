@@ -86,7 +86,7 @@ def report_regions(path):
 def adaptive_flags(args):
     """-fplugin-arg-ompadapt-auto=cpu,gpu (--mode auto), or the pass alone (--mode pass)."""
     if args.mode == "pass":
-        return [f"-fpass-plugin={os.path.join(os.path.dirname(args.plugin), 'libompadapt_pass.so')}", "-gline-tables-only"]
+        return [f"-fpass-plugin={os.path.join(os.path.dirname(args.plugin), 'libompadapt_pass.so')}", "-gline-tables-only", "-gdwarf-4"]
     return [f"-fplugin={args.plugin}", "-fplugin-arg-ompadapt-auto=cpu,gpu"]
 
 

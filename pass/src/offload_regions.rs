@@ -77,6 +77,25 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind]) -> OffloadOutcome {
             ));
             continue;
         }
+        let kinds = match observed(launch) {
+            None => kinds.to_vec(),
+            Some(seen) => {
+                let kept: Vec<Kind> = kinds.iter().copied().filter(|k| !seen.changes(k)).collect();
+                let dropped: Vec<String> = kinds.iter().filter(|k| seen.changes(k)).map(Kind::name).collect();
+                let why = seen.describe();
+                if kept.len() < 2 {
+                    out.remarks.push(place.remark(RemarkId::LaunchNotAdapted, &model, format!("left as written: {why}, which its variants would answer differently")));
+                    continue;
+                }
+                out.remarks.push(place.remark(
+                    RemarkId::LaunchKindsDropped,
+                    &model,
+                    format!("variants {} dropped: {why}, which they would answer differently", dropped.join(", ")),
+                ));
+                kept
+            }
+        };
+        let kinds = &kinds[..];
         let Some(join) = join_block(launch) else {
             out.remarks.push(place.remark(
                 RemarkId::LaunchNotAdapted,
@@ -101,6 +120,92 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind]) -> OffloadOutcome {
         host::define_default_runtime(m);
     }
     out
+}
+
+/// What a kernel can observe of where and how it runs, found in its host version (the same
+/// source as its device version) or everything that calls.
+enum Observed {
+    /// It asks where it runs (`omp_is_initial_device`, `omp_get_device_num`): the `cpu`
+    /// variant answers otherwise.
+    Where(String),
+    /// It asks for the shape of its league or team (team number, number of teams or threads,
+    /// thread limit): `cpu`, `thread_limit` and `num_teams` change it.
+    Shape(String),
+    /// It calls code the compiler cannot see, which may ask either.
+    Opaque(String),
+}
+
+impl Observed {
+    /// Whether variant `k` could give the kernel another answer than the offload as written.
+    fn changes(&self, k: &Kind) -> bool {
+        match self {
+            Observed::Where(_) => *k == Kind::Cpu,
+            Observed::Shape(_) | Observed::Opaque(_) => matches!(k, Kind::Cpu | Kind::ThreadLimit(_) | Kind::NumTeams(_)),
+        }
+    }
+    fn describe(&self) -> String {
+        match self {
+            Observed::Where(f) => format!("the kernel calls {f}, asking where it runs"),
+            Observed::Shape(f) => format!("the kernel calls {f}, asking for the shape of its league or team"),
+            Observed::Opaque(f) => format!("the kernel calls {f}, which the compiler cannot see"),
+        }
+    }
+}
+
+/// Calls by which a kernel asks where it runs.
+const WHERE: [&str; 2] = ["omp_is_initial_device", "omp_get_device_num"];
+/// Calls by which a kernel asks for its league's or team's shape, besides the team queries of
+/// [`crate::entry_points`].
+const SHAPE: [&str; 5] = ["omp_get_num_teams", "omp_get_team_num", "omp_get_thread_limit", "omp_get_max_threads", "omp_get_num_procs"];
+
+/// The first thing the launch's kernel (its host version, what it calls) observes, if any.
+fn observed(launch: ValueRef) -> Option<Observed> {
+    use crate::entry_points::{lookup, Role};
+    // SAFETY: `launch` is an instruction of the module.
+    let calls = crate::omp_calls::fallback_calls(unsafe { inkwell::values::InstructionValue::new(launch) });
+    let mut queue: Vec<ValueRef> = calls.iter().map(|c| ir::callee(c.as_value_ref())).collect();
+    let mut seen = std::collections::HashSet::new();
+    while let Some(f) = queue.pop() {
+        if f.is_null() || !ir::is_function(f) || ir::is_declaration(f) || !seen.insert(f) {
+            continue;
+        }
+        for i in ir::function_instructions(f) {
+            for k in 0..ir::num_operands(i) {
+                let op = ir::strip_to_global(ir::operand(i, k));
+                if ir::is_function(op) && !ir::is_declaration(op) {
+                    queue.push(op);
+                }
+            }
+            if !ir::is_call(i) {
+                continue;
+            }
+            let callee = ir::callee(i);
+            if callee.is_null() {
+                return Some(Observed::Opaque("a function through a pointer".into()));
+            }
+            let full = ir::name(callee);
+            // clang's omp.h defines some entry points per device with `declare variant`:
+            // `omp_is_initial_device$ompvariant$S2$s6$Phost`
+            let name = full.split("$ompvariant").next().unwrap_or(&full).to_string();
+            let c_name = name.strip_suffix('_').filter(|_| name.starts_with("omp_")).unwrap_or(&name);
+            if WHERE.contains(&c_name) {
+                return Some(Observed::Where(c_name.to_string()));
+            }
+            let entry = lookup(&name);
+            if SHAPE.contains(&c_name) || entry.is_some_and(|e| e.role == Role::TeamQuery) {
+                return Some(Observed::Shape(c_name.to_string()));
+            }
+            let known = name.starts_with("llvm.")
+                || entry.is_some()
+                || crate::team::library::effects(callee).library
+                || crate::team::library::is_cxx_standard_library(&name)
+                || crate::team::library::is_cxx_abi_runtime(&name);
+            if ir::is_declaration(callee) && !known {
+                return Some(Observed::Opaque(format!("'{}'", crate::team::analysis::demangle(&name))));
+            }
+        }
+    }
+    None
 }
 
 /// The functions tasks run (the entries given to `__kmpc_omp_task_alloc` and

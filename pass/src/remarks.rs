@@ -119,6 +119,8 @@ remark_ids! {
     OffloadRegionAdaptive = "OMPADAPT154", Passed;
     /// Pass-only mode: an offload launch is left as written (why).
     LaunchNotAdapted = "OMPADAPT155", Missed;
+    /// Pass-only mode: variants dropped for a launch whose kernel could tell them apart.
+    LaunchKindsDropped = "OMPADAPT156", Missed;
 }
 
 /// One remark about an adaptive region, kept until it is emitted (after the rewrite, which may

@@ -88,3 +88,8 @@ fn team_analysis_ir() {
 fn pass_only_mode_ir() {
     run_file("pass_only.c");
 }
+
+#[test]
+fn pass_only_mode_offload_ir() {
+    run_file("pass_only_offload.c");
+}
