@@ -8,6 +8,8 @@ Usage: modes-compare.py --suite NAME --auto OUT_AUTO --pass OUT_PASS --md FILE [
 """
 import argparse
 import csv
+import glob
+import json
 import os
 
 
@@ -19,8 +21,15 @@ def read(out):
     return rows
 
 
-def names(r):
-    return set(filter(None, (r or {}).get("region_names", "").split(",")))
+def names(out, program):
+    """The region names of a program: from its runs' JSON reports (names may hold commas)."""
+    found = set()
+    for path in glob.glob(os.path.join(out, "programs", program, "*.json")):
+        try:
+            found |= {r["region"] for r in json.load(open(path)).get("regions", [])}
+        except (OSError, ValueError, KeyError):
+            pass
+    return found
 
 
 def main():
@@ -33,7 +42,9 @@ def main():
     args = ap.parse_args()
     a, p = read(args.auto), read(args.passonly)
     programs = sorted(set(a) | set(p))
-    same = [x for x in programs if names(a.get(x)) == names(p.get(x))]
+    na = {x: names(args.auto, x) for x in programs}
+    np_ = {x: names(args.passonly, x) for x in programs}
+    same = [x for x in programs if na[x] == np_[x]]
     ok = lambda rows: len([x for x in programs if rows.get(x, {}).get("status") == "ok"])
     total = lambda rows: sum(int(rows.get(x, {}).get("regions", 0) or 0) for x in programs)
     lines = [
@@ -49,11 +60,9 @@ def main():
     ]
     for x in programs:
         ra, rp = a.get(x, {}), p.get(x, {})
+        only_a, only_p = sorted(na[x] - np_[x]), sorted(np_[x] - na[x])
         diff = "yes" if x in same else "; ".join(
-            s for s in [
-                ("only auto: " + ", ".join(sorted(names(ra) - names(rp)))) if names(ra) - names(rp) else "",
-                ("only pass: " + ", ".join(sorted(names(rp) - names(ra)))) if names(rp) - names(ra) else "",
-            ] if s)
+            s for s in [("only auto: " + " · ".join(only_a)) if only_a else "", ("only pass: " + " · ".join(only_p)) if only_p else ""] if s)
         lines.append(f"| {x} | {ra.get('status', '-')} | {ra.get('regions', '-')} | {rp.get('status', '-')} | {rp.get('regions', '-')} | {diff} |")
     open(args.md, "w").write("\n".join(lines) + "\n")
     print("\n".join(lines[:6]))

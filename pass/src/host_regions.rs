@@ -331,7 +331,9 @@ pub(crate) fn symbol_name(symbol: &str) -> String {
 /// list moved to the end as one list, arguments trimmed (`sim::Stencil<1>::apply<float>` ->
 /// `sim::Stencil::apply<1,float>`). Names of operators are left as they are.
 pub(crate) fn template_form(name: &str) -> String {
-    if !name.contains('<') || name.contains("operator") {
+    // (`operator<`, `operator<<`, `operator->`...: angle brackets that are not template lists)
+    let operator_with_angles = ["operator<", "operator>", "operator->"].iter().any(|o| name.contains(o));
+    if !name.contains('<') || operator_with_angles {
         return name.to_string();
     }
     let (mut base, mut args, mut current) = (String::new(), Vec::new(), String::new());
@@ -364,7 +366,12 @@ pub(crate) fn template_form(name: &str) -> String {
     if depth != 0 || args.is_empty() {
         return name.to_string();
     }
-    format!("{base}<{}>", args.join(","))
+    // as __PRETTY_FUNCTION__ writes nested lists: `Vector<double, int, int>>`, not `> >`
+    let mut list = args.join(",");
+    while list.contains("> >") {
+        list = list.replace("> >", ">>");
+    }
+    format!("{base}<{list}>")
 }
 
 /// The module's source file name, without directories.
@@ -593,6 +600,10 @@ mod tests {
         assert_eq!(template_form("fasten<float>"), "fasten<float>");
         assert_eq!(template_form("plain"), "plain");
         assert_eq!(template_form("operator<"), "operator<");
+        assert_eq!(
+            template_form("miniFE::matvec_std<miniFE::CSRMatrix<double, int, int> >::operator()"),
+            "miniFE::matvec_std::operator()<miniFE::CSRMatrix<double, int, int>>"
+        );
         assert_eq!(symbol_name("_QPsaxpy"), "saxpy");
         assert_eq!(symbol_name("main.omp_outlined"), "main");
     }
