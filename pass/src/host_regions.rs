@@ -174,21 +174,7 @@ pub(crate) fn offload_host_code(module: &Module<'_>) -> std::collections::HashSe
             }
         }
     }
-    let mut seen = std::collections::HashSet::new();
-    while let Some(f) = queue.pop() {
-        if !ir::is_function(f) || ir::is_declaration(f) || !seen.insert(f) {
-            continue;
-        }
-        for i in ir::function_instructions(f) {
-            for k in 0..ir::num_operands(i) {
-                let op = ir::strip_to_global(ir::operand(i, k));
-                if ir::is_function(op) {
-                    queue.push(op);
-                }
-            }
-        }
-    }
-    seen
+    ir::reachable_functions(queue)
 }
 
 /// The outlined functions of parallel regions: the microtasks of the module's forks, and what

@@ -608,6 +608,26 @@ pub fn first_after(call: ValueRef, mut pred: impl FnMut(ValueRef) -> bool) -> Op
     None
 }
 
+/// The functions defined in the module that `roots` run: the roots and every function their code
+/// calls or takes the address of, transitively (declarations and non-functions left out).
+pub fn reachable_functions(mut queue: Vec<ValueRef>) -> HashSet<ValueRef> {
+    let mut seen = HashSet::new();
+    while let Some(f) = queue.pop() {
+        if !is_function(f) || is_declaration(f) || !seen.insert(f) {
+            continue;
+        }
+        for i in function_instructions(f) {
+            for k in 0..num_operands(i) {
+                let op = strip_to_global(operand(i, k));
+                if is_function(op) {
+                    queue.push(op);
+                }
+            }
+        }
+    }
+    seen
+}
+
 /// `file:line` of an instruction's debug location, if it has one.
 pub fn debug_location(v: ValueRef) -> Option<String> {
     use llvm_sys::debuginfo::*;

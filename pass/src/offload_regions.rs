@@ -221,21 +221,7 @@ fn task_code(module: &Module<'_>) -> std::collections::HashSet<ValueRef> {
             }
         }
     }
-    let mut seen = std::collections::HashSet::new();
-    while let Some(f) = queue.pop() {
-        if !ir::is_function(f) || ir::is_declaration(f) || !seen.insert(f) {
-            continue;
-        }
-        for i in ir::function_instructions(f) {
-            for k in 0..ir::num_operands(i) {
-                let op = ir::strip_to_global(ir::operand(i, k));
-                if ir::is_function(op) {
-                    queue.push(op);
-                }
-            }
-        }
-    }
-    seen
+    ir::reachable_functions(queue)
 }
 
 /// `function@file:line`: clang gives the launch no debug location, but its region id names the
