@@ -76,6 +76,12 @@ impl Kind {
     pub fn sets_team_size(&self) -> bool {
         matches!(self, Kind::Serial | Kind::NumThreads(_) | Kind::Threads(_))
     }
+    /// Applied by the pass to the IR of a launch or a fork (pass-only mode, and
+    /// zero-source-change mode handed to the pass): everything but the kinds that rewrite the
+    /// loop's source (`schedule(...)`, `coschedule[...]`).
+    pub fn applies_to_ir(&self) -> bool {
+        !matches!(self, Kind::Schedule(..) | Kind::Coschedule(_))
+    }
     /// Valued by its number (`model_output` gets 128 for `thread_limit=128`), not its index.
     pub fn is_numeric(&self) -> bool {
         matches!(self, Kind::ThreadLimit(_) | Kind::NumTeams(_) | Kind::NumThreads(_) | Kind::Threads(_) | Kind::Coschedule(_))

@@ -5,6 +5,7 @@
 #include "llvm-c/Types.h"
 #include "llvm/BinaryFormat/Dwarf.h"
 #include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Function.h"
 #include "llvm/IR/Instruction.h"
 
 #include <cstring>
@@ -47,7 +48,14 @@ extern "C" bool ompadapt_location_function(LLVMValueRef I, char *Name, char *Fil
               Lang == llvm::dwarf::DW_LANG_Fortran95 || Lang == llvm::dwarf::DW_LANG_Fortran03 ||
               Lang == llvm::dwarf::DW_LANG_Fortran08 || Lang == llvm::dwarf::DW_LANG_Fortran18;
   }
-  copy(SP->getLinkageName().empty() || Fortran ? SP->getName() : SP->getLinkageName(), Name, Size);
+  llvm::StringRef Linkage = SP->getLinkageName();
+  // Location tracking alone (what the frontend turns on for zero-source-change mode without
+  // -g) gives subprograms no linkage name: the function's own symbol is the same, where the
+  // location is the function's own (not inlined from another).
+  const llvm::Function *F = Inst->getFunction();
+  if (Linkage.empty() && F && F->getSubprogram() == SP && F->getName() != SP->getName())
+    Linkage = F->getName();
+  copy(Linkage.empty() || Fortran ? SP->getName() : Linkage, Name, Size);
   llvm::StringRef Dir = Loc->getDirectory(), FileName = Loc->getFilename();
   llvm::StringRef CompDir = SP->getUnit() ? SP->getUnit()->getDirectory() : llvm::StringRef();
   if (!FileName.starts_with("/") && !Dir.empty() && Dir != CompDir) {

@@ -51,8 +51,7 @@ pub fn parse(text: &str) -> Result<Option<AutoKinds>, String> {
     let list = if text.is_empty() { "default" } else { text };
     let all = kinds::parse_list(list)?;
     let (host, rest): (Vec<Kind>, Vec<Kind>) = all.into_iter().partition(Kind::sets_team_size);
-    let (mut target, unused): (Vec<Kind>, Vec<Kind>) =
-        rest.into_iter().partition(|k| matches!(k, Kind::Cpu | Kind::Gpu | Kind::ThreadLimit(_) | Kind::NumTeams(_)));
+    let (mut target, unused): (Vec<Kind>, Vec<Kind>) = rest.into_iter().partition(Kind::applies_to_ir);
     if !target.is_empty() && !target.contains(&Kind::Gpu) {
         // the offload as written: what runs before the runtime decides, and without one
         target.insert(0, Kind::Gpu);

@@ -22,7 +22,7 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being transformed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::CString;
 
 use inkwell::module::Module;
@@ -52,7 +52,7 @@ pub struct HostOutcome {
 }
 
 /// Makes every eligible fork of `module` adaptive with `kinds`.
-pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds) -> HostOutcome {
+pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds, explicit: &HashSet<ValueRef>) -> HostOutcome {
     let mut out = HostOutcome::default();
     let m = module.as_mut_ptr();
     if kinds.host.is_empty() {
@@ -61,7 +61,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds) -> HostOutcome {
     let forks: Vec<ValueRef> = module
         .get_functions()
         .flat_map(|f| ir::function_instructions(f.as_value_ref()))
-        .filter(|i| ir::opcode(*i) == Some(LLVMOpcode::LLVMCall) && ir::callee_name(*i) == "__kmpc_fork_call" && !is_adaptive(*i))
+        .filter(|i| ir::opcode(*i) == Some(LLVMOpcode::LLVMCall) && ir::callee_name(*i) == "__kmpc_fork_call" && !is_adaptive(*i) && !explicit.contains(i))
         .collect();
     if forks.is_empty() {
         return out;
@@ -69,7 +69,16 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds) -> HostOutcome {
     // The host versions of offload regions (and the parallel regions they run) are the offload's:
     // the variants of pass-only mode apply to the program's own host parallel regions.
     let offload_code = offload_host_code(module);
-    let forks: Vec<ValueRef> = forks.into_iter().filter(|f| !offload_code.contains(&ir::function_of(*f))).collect();
+    let (in_offload, forks): (Vec<ValueRef>, Vec<ValueRef>) = forks.into_iter().partition(|f| offload_code.contains(&ir::function_of(*f)));
+    let mut remark_names = Names::default();
+    for fork in in_offload {
+        let (model, _) = remark_names.name(m, fork, 0);
+        out.remarks.push(RemarkPlace::of(fork).remark(
+            RemarkId::NestedRegion,
+            &model,
+            "left as written: it runs in the host version of an offload region (a target region's code, or code it calls), whose variants decide how it runs",
+        ));
+    }
     let outlined = outlined_functions(module);
     let module_wide = team::thread_local_in_parallel_code(module);
     let mut names = Names::default();
@@ -97,7 +106,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds) -> HostOutcome {
         let listed: Vec<String> = kinds.host.iter().map(Kind::name).collect();
         let plural = if functions == 1 { "" } else { "s" };
         let what = format!("nothing it runs, {functions} function{plural}, can observe its team");
-        let message = format!("pass-only mode: the parallel region became adaptive with variants {} ({what})", listed.join(", "));
+        let message = format!("the parallel region became adaptive with variants {} ({what})", listed.join(", "));
         out.remarks.push(place.remark(RemarkId::HostRegionAdaptive, &model, message));
         out.adaptive.push(model);
         first_adaptive.get_or_insert(fork);
@@ -310,7 +319,18 @@ pub(crate) fn symbol_name(symbol: &str) -> String {
             return source_level(&rest[p + 1..]);
         }
     }
-    template_form(&source_level(&team::analysis::demangle(symbol)))
+    lambda_form(&template_form(&source_level(&team::analysis::demangle(symbol))))
+}
+
+/// A lambda's region is named after the function around it, with the lambda's template
+/// arguments (a generic lambda's instance), as the frontend names it:
+/// `main::$_0::operator() const<float>` -> `main<float>`.
+fn lambda_form(name: &str) -> String {
+    let (base, args) = name.find('<').map_or((name, ""), |k| name.split_at(k));
+    match ["::$_", "::{lambda"].iter().filter_map(|m| base.find(m)).min() {
+        Some(k) => format!("{}{args}", &base[..k]),
+        None => name.to_string(),
+    }
 }
 
 /// A demangled C++ name in the form of the frontend's instance names: every template argument
@@ -584,6 +604,9 @@ mod tests {
         assert_eq!(template_form("sim::Stencil<1>::apply<float>"), "sim::Stencil::apply<1,float>");
         assert_eq!(template_form("sim::evolve<3, double>"), "sim::evolve<3,double>");
         assert_eq!(template_form("fasten<float>"), "fasten<float>");
+        assert_eq!(lambda_form("main::$_0::operator() const<float>"), "main<float>");
+        assert_eq!(lambda_form("ns::f::{lambda(auto:1)#1}::operator()"), "ns::f");
+        assert_eq!(lambda_form("Stencil::relax<float,2>"), "Stencil::relax<float,2>");
         assert_eq!(template_form("plain"), "plain");
         assert_eq!(template_form("operator<"), "operator<");
         assert_eq!(

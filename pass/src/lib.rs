@@ -45,6 +45,7 @@
 pub mod auto_features;
 pub mod auto_mode;
 pub mod cfg;
+pub mod debug_locations;
 pub mod device_globals;
 pub mod diagnostics;
 pub mod dispatch;
@@ -152,21 +153,25 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
     if module_kind::is_device_module(module) {
         return outcome;
     }
-    // Pass-only mode where the frontend did not compile the module (see [`auto_mode`]); first,
-    // so that its regions go through the same stages as the frontend's.
-    if !frontend_mark::is_frontends(module) {
-        match auto_mode::resolve(auto) {
-            Ok(Some(kinds)) => {
-                let host = host_regions::make_adaptive(module, &kinds);
-                outcome.changed |= host.changed;
-                outcome.remarks.extend(host.remarks);
-                let offload = offload_regions::make_adaptive(module, &kinds.target);
-                outcome.changed |= offload.changed;
-                outcome.remarks.extend(offload.remarks);
-            }
-            Ok(None) => {}
-            Err(why) => outcome.warnings.push(format!("{WARNING_PREFIX}{why}")),
+    // Pass-only mode where the frontend did not compile the module, and zero-source-change mode
+    // where it handed that to the pass (see [`auto_mode`], [`frontend_mark`]); first, so that
+    // its regions go through the same stages as the frontend's.
+    let (kinds, explicit) = match frontend_mark::lowered(module) {
+        frontend_mark::Lowered::ByThePassOnly => (auto_mode::resolve(auto), HashSet::new()),
+        frontend_mark::Lowered::ByTheFrontend => (Ok(None), HashSet::new()),
+        frontend_mark::Lowered::ByTheFrontendWithAuto(list) => (auto_mode::parse(&list), frontend_mark::explicit_region_code(module)),
+    };
+    match kinds {
+        Ok(Some(kinds)) => {
+            let host = host_regions::make_adaptive(module, &kinds, &explicit);
+            outcome.changed |= host.changed;
+            outcome.remarks.extend(host.remarks);
+            let offload = offload_regions::make_adaptive(module, &kinds.target, &explicit);
+            outcome.changed |= offload.changed;
+            outcome.remarks.extend(offload.remarks);
         }
+        Ok(None) => {}
+        Err(why) => outcome.warnings.push(format!("{WARNING_PREFIX}{why}")),
     }
     match loader::add_loader(module) {
         loader::LoaderOutcome::Added => outcome.changed = true,
@@ -213,6 +218,7 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
     if outcome.changed {
         remove_unused_marker_functions(module);
         launch_site::remove_unused_guard_functions(module);
+        debug_locations::give_calls_locations(module);
     }
     outcome
 }

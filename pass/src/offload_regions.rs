@@ -23,7 +23,7 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being transformed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::ffi::CString;
 
 use inkwell::module::Module;
@@ -51,7 +51,7 @@ pub struct OffloadOutcome {
 }
 
 /// Makes every eligible launch of `module` adaptive with `kinds` (target kinds, `gpu` among them).
-pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind]) -> OffloadOutcome {
+pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind], explicit: &HashSet<ValueRef>) -> OffloadOutcome {
     let mut out = OffloadOutcome::default();
     if kinds.is_empty() {
         return out;
@@ -61,7 +61,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind]) -> OffloadOutcome {
     let launches: Vec<ValueRef> = module
         .get_functions()
         .flat_map(|f| ir::function_instructions(f.as_value_ref()))
-        .filter(|i| ir::opcode(*i) == Some(LLVMOpcode::LLVMCall) && ir::callee_name(*i) == TGT_TARGET_KERNEL && !host::is_adaptive(*i))
+        .filter(|i| ir::opcode(*i) == Some(LLVMOpcode::LLVMCall) && ir::callee_name(*i) == TGT_TARGET_KERNEL && !host::is_adaptive(*i) && !explicit.contains(i))
         .filter(|i| !offload_code.contains(&ir::function_of(*i)))
         .collect();
     let mut names: HashMap<String, u32> = HashMap::new();
@@ -110,7 +110,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind]) -> OffloadOutcome {
         out.remarks.push(place.remark(
             RemarkId::OffloadRegionAdaptive,
             &model,
-            format!("pass-only mode: the offload launch became an adaptive region with variants {}", listed.join(", ")),
+            format!("the offload launch became an adaptive region with variants {}", listed.join(", ")),
         ));
         out.adaptive.push(model);
         out.changed = true;
@@ -235,14 +235,19 @@ fn name_of(launch: ValueRef, names: &mut HashMap<String, u32>) -> String {
     let entry = id.trim_start_matches('.').strip_prefix(crate::omp_calls::OFFLOADING_PREFIX).unwrap_or_default();
     let entry = entry.split_once('.').map_or(entry, |(e, _)| e);
     let (symbol, line) = match entry.splitn(3, '_').nth(2).and_then(|r| r.rsplit_once("_l")) {
-        Some((symbol, line)) => (Some(symbol.to_string()), line.parse::<u32>().ok()),
+        // (a second kernel on one line, from a macro, is `_l58_1`)
+        Some((symbol, line)) => (Some(symbol.to_string()), line.split('_').next().and_then(|l| l.parse::<u32>().ok())),
         None => (None, None),
     };
     // (flang's procedures carry the Fortran ABI's trailing underscore there: `vadd_`)
     let flang = crate::loader::is_flang_source(f);
     let symbol = symbol.map(|s| if flang { s.strip_suffix('_').map(str::to_string).unwrap_or(s) } else { s });
     let function = symbol.map(|s| host::symbol_name(&s)).filter(|s| !s.is_empty()).unwrap_or_else(|| host::function_name(f));
-    let file = ir::function_instructions(f).into_iter().find_map(host::written).map(|w| w.file);
+    // (not the frontend's generated code, `<scratch space>`, nor a predefined `<built-in>`)
+    let file = ir::function_instructions(f)
+        .into_iter()
+        .find_map(|i| host::written(i).filter(|w| !w.file.starts_with('<')))
+        .map(|w| w.file);
     let base = match (file, line) {
         (Some(file), Some(line)) => format!("{function}@{file}:{line}"),
         _ => format!("{function}#offload"),

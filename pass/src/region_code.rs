@@ -52,7 +52,12 @@ pub(crate) fn function(m: LLVMModuleRef, name: &str, ty: LLVMTypeRef) -> (LLVMTy
         if !f.is_null() {
             return (LLVMGlobalGetValueType(f), f);
         }
-        (ty, LLVMAddFunction(m, c.as_ptr(), ty))
+        let f = LLVMAddFunction(m, c.as_ptr(), ty);
+        // The precompiled support code is hidden in every module (the header declares it so).
+        if name.starts_with(ompadapt_abi::markers::SUPPORT_PREFIX) {
+            LLVMSetVisibility(f, llvm_sys::LLVMVisibility::LLVMHiddenVisibility);
+        }
+        (ty, f)
     }
 }
 

@@ -14,6 +14,7 @@
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/Basic/CodeGenOptions.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
 #include "clang/Lex/Preprocessor.h"
@@ -134,14 +135,34 @@ protected:
       Runtime = Env;
     else if (!Dir.empty())
       Runtime = Dir + "libompadapt_rt.so";
+    // Zero-source-change mode is the pass's wherever it applies every kind given: the frontend
+    // then leaves each construct as written (host and device compilations alike, so that both
+    // see the same target regions) and tells the pass in the module's mark.
+    std::string HandedOver;
+    if (!Args.AutoKinds.empty())
+      if (char *K = ompadapt_auto_handover(Args.AutoKinds.c_str())) {
+        HandedOver = K;
+        ompadapt_string_free(K);
+      }
+    PluginArgs Consumer = Args;
+    if (!HandedOver.empty()) {
+      Consumer.AutoKinds.clear();
+      // The pass names regions `function@file:line` from debug locations: without -g, the
+      // locations alone, as for -Rpass remarks (nothing goes into the object's debug sections).
+      CodeGenOptions &CG = CI.getCodeGenOpts();
+      if (!LO.OpenMPIsTargetDevice &&
+          CG.getDebugInfo() == llvm::codegenoptions::NoDebugInfo)
+        CG.setDebugInfo(llvm::codegenoptions::LocTrackingOnly);
+    }
     Preprocessor &PP = CI.getPreprocessor();
-    char *Prelude = ompadapt_prelude(
-        Runtime.c_str(), CI.getTarget().getTriple().str().c_str(), PassRuns);
+    char *Prelude =
+        ompadapt_prelude(Runtime.c_str(), CI.getTarget().getTriple().str().c_str(),
+                         PassRuns, HandedOver.c_str());
     PP.setPredefines(PP.getPredefines() + Prelude);
     ompadapt_string_free(Prelude);
     return std::make_unique<OmpAdaptConsumer>(!LO.OMPTargetTriples.empty(),
                                               LO.CPlusPlus,
-                                              LO.OpenMPIsTargetDevice, Args);
+                                              LO.OpenMPIsTargetDevice, Consumer);
   }
 
   // -fplugin-arg-ompadapt-no-pass: lower the directives but leave the IR to

@@ -111,6 +111,9 @@ void ompadapt_session_free(void *Session);
 /// Why Kinds is no valid value of -fplugin-arg-ompadapt-auto= (freed by
 /// ompadapt_string_free), or null.
 char *ompadapt_auto_kinds_error(const char *Kinds);
+/// The kinds of zero-source-change mode the pass applies from the IR (freed with
+/// ompadapt_string_free), or null where the frontend lowers the constructs itself.
+char *ompadapt_auto_handover(const char *Kinds);
 /// Zero-source-change mode with these (checked) kinds.
 void ompadapt_session_set_auto(void *Session, const char *Kinds);
 OaResult *ompadapt_on_pragma(void *Session, const OaTok *Toks, size_t NumToks,
@@ -138,7 +141,8 @@ const char *ompadapt_unclosed(void *Session, size_t I, uint64_t *LocCookie);
 /// ompadapt_string_free). `PassRuns`: the ompadapt pass will run on this
 /// compilation's host module, so that the runtime loader, where ompadapt has
 /// it precompiled for `Triple`, is only declared (the pass adds its code).
-char *ompadapt_prelude(const char *RuntimePath, const char *Triple, bool PassRuns);
+char *ompadapt_prelude(const char *RuntimePath, const char *Triple, bool PassRuns,
+                       const char *AutoKinds);
 void ompadapt_string_free(char *S);
 
 /// C++ side, referenced from Rust so that the linker keeps the plugin's

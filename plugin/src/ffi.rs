@@ -252,6 +252,18 @@ pub unsafe extern "C" fn ompadapt_auto_kinds_error(kinds: *const c_char) -> *mut
     guard(|| AutoMode::parse(&kinds).err(), |d| Some(d.message)).map_or(std::ptr::null_mut(), |e| cstring(&e).into_raw())
 }
 
+/// The kinds of `-fplugin-arg-ompadapt-auto=` to hand to the pass (a string freed with
+/// `ompadapt_string_free`), or null where the frontend lowers the constructs itself (see
+/// `auto_mode::handed_to_pass`).
+///
+/// # Safety
+/// `kinds` is a NUL-terminated string.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_auto_handover(kinds: *const c_char) -> *mut c_char {
+    let kinds = if kinds.is_null() { String::new() } else { CStr::from_ptr(kinds).to_string_lossy().into_owned() };
+    guard(|| ompadapt_syntax::auto_mode::handed_to_pass(&kinds), |_| None).map_or(std::ptr::null_mut(), |k| cstring(&k).into_raw())
+}
+
 /// Marks the session's compilation as one for an offload device (`-fopenmp-is-target-device`).
 ///
 /// # Safety
@@ -451,10 +463,17 @@ pub unsafe extern "C" fn ompadapt_unclosed(session: *mut Session, i: usize, loc_
 const RUNTIME_HEADER: &str = include_str!("../../runtime/include/ompadapt.h");
 const LOWERING_HEADER: &str = include_str!("../include/ompadapt_lowering.h");
 
+/// `auto_kinds`: the kinds of zero-source-change mode handed to the pass (null or empty: none).
+///
 /// # Safety
-/// `runtime_path` and `triple` are NUL-terminated strings (may be empty or null).
+/// `runtime_path`, `triple` and `auto_kinds` are NUL-terminated strings (may be empty or null).
 #[no_mangle]
-pub unsafe extern "C" fn ompadapt_prelude(runtime_path: *const c_char, triple: *const c_char, pass_runs: bool) -> *mut c_char {
+pub unsafe extern "C" fn ompadapt_prelude(
+    runtime_path: *const c_char,
+    triple: *const c_char,
+    pass_runs: bool,
+    auto_kinds: *const c_char,
+) -> *mut c_char {
     let given = if runtime_path.is_null() { String::new() } else { CStr::from_ptr(runtime_path).to_string_lossy().into_owned() };
     // Baked in as an absolute, link-free path: a relative one (`-fplugin=./libompadapt.so`)
     // would be resolved against whatever directory the program later runs in, and
@@ -479,16 +498,16 @@ pub unsafe extern "C" fn ompadapt_prelude(runtime_path: *const c_char, triple: *
     }
     s.push_str(LOWERING_HEADER);
     // Wherever the pass runs on this module (here, or at link time under LTO), it must know the
-    // frontend compiled it: its lowering is what the user asked for; without this mark the pass
-    // makes regions adaptive on its own. An internal byte that the pass deletes; not in device
-    // compilations, where the pass does nothing.
-    {
-        s.push_str(&format!(
-            "\n#if !defined(__NVPTX__) && !defined(__AMDGCN__) && !defined(__SPIR__)\n\
-             static const char __ompadapt_frontend_mark_ __asm__(\"{}\") __attribute__((used)) = 1;\n#endif\n",
-            ompadapt_abi::markers::FRONTEND_MARK
-        ));
-    }
+    // frontend compiled it, and whether zero-source-change mode was handed to it: without this
+    // mark the pass makes regions adaptive on its own (pass-only mode). An internal string (the
+    // kinds, or empty); not in device compilations, where the pass does nothing.
+    let auto_kinds = if auto_kinds.is_null() { String::new() } else { CStr::from_ptr(auto_kinds).to_string_lossy().into_owned() };
+    s.push_str(&format!(
+        "\n#if !defined(__NVPTX__) && !defined(__AMDGCN__) && !defined(__SPIR__)\n\
+         static const char __ompadapt_frontend_mark_[] __asm__(\"{}\") __attribute__((used)) = {};\n#endif\n",
+        ompadapt_abi::markers::FRONTEND_MARK,
+        ompadapt_syntax::lower::c_string(&auto_kinds)
+    ));
     s.push_str("\n#ifdef __OMPADAPT_UNDEF_INLINE\n#undef inline\n#undef __OMPADAPT_UNDEF_INLINE\n#endif\n#pragma clang diagnostic pop\n");
     cstring(&s).into_raw()
 }

@@ -1,11 +1,20 @@
-// features(auto) and zero-source-change mode in IR. The frontend declares the region's 16
-// feature slots, calls the __ompadapt_auto_features marker with the room after the explicit
-// features, the descriptor (explicit features only), the model and the loops it sees, then
-// begin with the explicit count plus what the marker returned. Auto mode names each region
-// <function>@<file>:<line> and leaves nowait constructs alone.
+// features(auto) and zero-source-change mode in IR. The frontend lowers the explicit region: it
+// declares the region's 16 feature slots, calls the __ompadapt_auto_features marker with the
+// room after the explicit features, the descriptor (explicit features only), the model and the
+// loops it sees, then begin with the explicit count plus what the marker returned. Zero-source-
+// change mode it hands to the pass (every kind of the list is one the pass applies): the other
+// constructs stay as written, the module's mark carries the kinds, and the pass makes the
+// launches adaptive, names each <function>@<file>:<line>, leaves nowait constructs alone and
+// does not make the explicit region's launch adaptive a second time.
 //
 // RUN: cd %S && %clang -O0 --offload-host-only -S -emit-llvm -fno-discard-value-names -Xclang -disable-llvm-passes -fplugin=%plugin -fplugin-arg-ompadapt-no-pass -fplugin-arg-ompadapt-auto=cpu,gpu auto_mode.c -o %t.ll
 // RUN: %FileCheck %s --check-prefix=FRONTEND < %t.ll
+// RUN: %opt -load-pass-plugin=%passplugin -passes=ompadapt,verify -pass-remarks=ompadapt -pass-remarks-missed=ompadapt -S < %t.ll > %t.opt.ll 2> %t.remarks
+// RUN: %FileCheck %s --check-prefix=REMARK < %t.remarks
+// RUN: ! grep "OMPADAPT154.*explicit_with_auto@" %t.remarks
+// Running the pass again changes nothing:
+// RUN: %opt -load-pass-plugin=%passplugin -passes=ompadapt,verify -S < %t.opt.ll > %t.twice.ll
+// RUN: diff %t.opt.ll %t.twice.ll
 // The device compilation has one kernel per target construct, as the stock one, and none of
 // the host-side calls:
 // RUN: cd %S && %clang_nvptx -O2 --offload-arch=sm_90 --offload-device-only -S -emit-llvm auto_mode.c -o - | grep -c '^define.*__omp_offloading' > %t.stock
@@ -13,11 +22,9 @@
 // RUN: grep -c '^define.*__omp_offloading' %t.dev.ll | diff - %t.stock
 // RUN: %FileCheck %s --check-prefix=DEVICE < %t.dev.ll
 
+// FRONTEND-DAG: @__ompadapt_frontend_mark = internal constant [8 x i8] c"cpu,gpu\00"
 // FRONTEND-DAG: @[[D1:[^ ]+]] = {{.*}} c"ompadapt1;model=mixed;loc=auto_mode.c:[[#L1:]];features=n;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto\00"
 // FRONTEND-DAG: @[[M1:[^ ]+]] = {{.*}} c"mixed\00"
-// FRONTEND-DAG: @[[D2:[^ ]+]] = {{.*}} c"ompadapt1;model=grid@auto_mode.c:[[#L2:]];loc=auto_mode.c:{{[0-9]+}};features=;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto\00"
-// FRONTEND-DAG: @[[M2:[^ ]+]] = {{.*}} c"grid@auto_mode.c:[[#L2]]\00"
-// FRONTEND-DAG: @[[LOOPS2:[^ ]+]] = {{.*}} c"r,c;k\00"
 // FRONTEND-DAG: @[[LOOPSI:[^ ]+]] = {{.*}} c"i\00"
 
 // FRONTEND-LABEL: define {{.*}}@explicit_with_auto(
@@ -38,14 +45,13 @@ void explicit_with_auto(double *x, int n) {
 }
 
 // FRONTEND-LABEL: define {{.*}}@grid(
-// FRONTEND: store ptr @[[D2]], ptr
-// FRONTEND: call i32 @__ompadapt_auto_features(ptr {{.*}}, i32 noundef 16, ptr {{.*}}, ptr noundef @[[M2]], ptr noundef @[[LOOPS2]])
-// FRONTEND: call void @__ompadapt_launch_site(
+// FRONTEND-NOT: __ompadapt_
 // FRONTEND: call i32 @__tgt_target_kernel(
-// The nowait construct has no marker before its launch:
-// FRONTEND-NOT: __ompadapt_auto_features
+// FRONTEND-NOT: __ompadapt_
 // FRONTEND: call {{.*}}@__kmpc_omp_target_task_alloc(
 // FRONTEND-LABEL: define
+// REMARK-DAG: [OMPADAPT154] region 'grid@auto_mode.c:[[#@LINE+3]]': the offload launch became an adaptive region with variants cpu, gpu
+// REMARK-DAG: [OMPADAPT155] region 'grid@auto_mode.c:[[#@LINE+8]]': left as written: a deferred launch
 void grid(double *g, double *h, int rows, int cols) {
 #pragma omp target teams distribute collapse(2) map(tofrom: g[0:rows * cols])
   for (int r = 0; r < rows; ++r)

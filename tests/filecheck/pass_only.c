@@ -82,7 +82,7 @@ void nested(int n, double *v) {
 
 // LOADER: module asm "__ompadapt_v4_load_runtime:{{.*}}"
 
-// REMARK-DAG: remark: pass_only.c:26:1: [OMPADAPT150] region 'saxpy@pass_only.c:26': pass-only mode: the parallel region became adaptive with variants serial, threads=0.125, threads=0.25, threads=0.5, threads=1
+// REMARK-DAG: remark: pass_only.c:26:1: [OMPADAPT150] region 'saxpy@pass_only.c:26': the parallel region became adaptive with variants serial, threads=0.125, threads=0.25, threads=0.5, threads=1
 // REMARK-DAG: remark: pass_only.c:26:1: [OMPADAPT120] region 'saxpy@pass_only.c:26': automatic features: trip_count(loop1), ops, flops, comparisons, memory_accesses, loop_depth, calls
 // REMARK-DAG: remark: pass_only.c:33:1: [OMPADAPT145] region 'count_threads@pass_only.c:33': left as written:
 // REMARK-DAG: remark: pass_only.c:44:1: [OMPADAPT153] region 'nested@pass_only.c:44': left as written: nested in the parallel region of 'nested (parallel region)'

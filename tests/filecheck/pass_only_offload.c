@@ -57,7 +57,7 @@ void deferred(int n, double *x) {
 // CHECK-NOT: __ompadapt_v4_begin
 // CHECK: ret void
 
-// REMARK-DAG: [OMPADAPT154] region 'plain@pass_only_offload.c:17': pass-only mode: the offload launch became an adaptive region with variants cpu, gpu, thread_limit=64
+// REMARK-DAG: [OMPADAPT154] region 'plain@pass_only_offload.c:17': the offload launch became an adaptive region with variants cpu, gpu, thread_limit=64
 // REMARK-DAG: [OMPADAPT100] region 'plain@pass_only_offload.c:17'
 // REMARK-DAG: [OMPADAPT101] region 'plain@pass_only_offload.c:17'
 // REMARK-DAG: [OMPADAPT156] region 'where@pass_only_offload.c:24': variants cpu dropped: the kernel calls omp_is_initial_device, asking where it runs

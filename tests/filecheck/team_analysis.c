@@ -4,8 +4,11 @@
 // runs can observe its team (OMPADAPT140), else by 0 with a remark that names the reason and the
 // place (OMPADAPT141-146). With a parallel region of the module using threadprivate data, every
 // region stays as written (OMPADAPT142).
+// This is the frontend's own lowering of zero-source-change mode, used when the list has a kind
+// that rewrites the loop's source (here `schedule(static)`); without one the frontend hands the
+// mode to the pass (pass_only.c, auto_mode.c), whose host regions the same analysis decides.
 //
-// RUN: cd %S && %clang -O0 -gline-tables-only --offload-host-only -S -emit-llvm -fno-discard-value-names -Xclang -disable-llvm-passes -fplugin=%plugin -fplugin-arg-ompadapt-no-pass -fplugin-arg-ompadapt-auto team_analysis.c -o %t.ll
+// RUN: cd %S && %clang -O0 -gline-tables-only --offload-host-only -S -emit-llvm -fno-discard-value-names -Xclang -disable-llvm-passes -fplugin=%plugin -fplugin-arg-ompadapt-no-pass '-fplugin-arg-ompadapt-auto=serial,threads[0.5:1:0.5],schedule(static)' team_analysis.c -o %t.ll
 // RUN: %FileCheck %s --check-prefix=FRONTEND < %t.ll
 // RUN: %opt -load-pass-plugin=%passplugin -passes=ompadapt,verify -pass-remarks=ompadapt -pass-remarks-missed=ompadapt -S < %t.ll > %t.opt.ll 2> %t.remarks
 // RUN: %FileCheck %s --check-prefix=PASS < %t.opt.ll
@@ -14,10 +17,10 @@
 // RUN: %opt -load-pass-plugin=%passplugin -passes=ompadapt,verify -S < %t.opt.ll > %t.twice.ll
 // RUN: diff %t.opt.ll %t.twice.ll
 // At -O2 in clang (the pass at the start of the pipeline), the same verdicts:
-// RUN: cd %S && %clang -O2 -c -fplugin=%plugin -fplugin-arg-ompadapt-auto -Rpass=ompadapt -Rpass-missed=ompadapt team_analysis.c -o %t.o 2> %t.O2.remarks
+// RUN: cd %S && %clang -O2 -c -fplugin=%plugin '-fplugin-arg-ompadapt-auto=serial,threads[0.5:1:0.5],schedule(static)' -Rpass=ompadapt -Rpass-missed=ompadapt team_analysis.c -o %t.o 2> %t.O2.remarks
 // RUN: %FileCheck %s --check-prefix=REMARK < %t.O2.remarks
 // Threadprivate data used in a parallel region keeps every region of the module as written:
-// RUN: cd %S && %clang -O2 -c -DWITH_THREADPRIVATE -fplugin=%plugin -fplugin-arg-ompadapt-auto -Rpass=ompadapt -Rpass-missed=ompadapt team_analysis.c -o %t.tp.o 2> %t.tp.remarks
+// RUN: cd %S && %clang -O2 -c -DWITH_THREADPRIVATE -fplugin=%plugin '-fplugin-arg-ompadapt-auto=serial,threads[0.5:1:0.5],schedule(static)' -Rpass=ompadapt -Rpass-missed=ompadapt team_analysis.c -o %t.tp.o 2> %t.tp.remarks
 // RUN: %FileCheck %s --check-prefix=THREADPRIVATE < %t.tp.remarks
 // RUN: ! grep OMPADAPT140 %t.tp.remarks
 

@@ -71,6 +71,18 @@ fn parse_kinds(kinds_text: &str, shown: &str) -> Result<(VariantSet, Vec<Kind>),
     Ok((set, kinds))
 }
 
+/// The list of kinds the frontend hands to the pass, when the pass applies every kind of
+/// `kinds_text` (`default` included): the pass then makes the translation unit's regions
+/// adaptive from its IR, as in pass-only mode, and the frontend leaves every construct as
+/// written. None: a kind rewrites the loop's source (`schedule(...)`, `coschedule[...]`), so the
+/// frontend lowers the constructs itself. `kinds_text` was checked by [`AutoMode::parse`].
+pub fn handed_to_pass(kinds_text: &str) -> Option<String> {
+    let text = kinds_text.trim();
+    let list = if text.is_empty() { "default" } else { text };
+    let all = kinds::parse_list(list).ok()?;
+    all.iter().all(Kind::applies_to_ir).then(|| list.to_owned())
+}
+
 impl AutoMode {
     /// Parses the flag's value: a list of kinds, each applied to the constructs it fits, or
     /// `default`.

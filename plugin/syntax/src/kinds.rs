@@ -18,7 +18,7 @@ use std::ops::Range;
 
 // The kinds, their names and lists are typed once, in the contract crate (the pass and the
 // runtime use them too); this module adds what needs the plugin's tokens.
-pub use ompadapt_abi::kinds::{decode, did_you_mean, unfit_value, Kind, ALL_KINDS, KIND_NAMES, RANGE_KINDS, SCHEDULES};
+pub use ompadapt_abi::kinds::{decode, did_you_mean, parse_list, unfit_value, Kind, ALL_KINDS, KIND_NAMES, RANGE_KINDS, SCHEDULES};
 
 /// Whether `item` is `ident[...]` or `ident(...)` spanning the whole item.
 pub fn is_kind_item(toks: &[Tok], item: Range<usize>, brackets: &Brackets) -> bool {

@@ -5,7 +5,7 @@
 
 #pragma omp declare target
 static void smooth(double *a, int n) {
-#pragma omp parallel for // expect: left declare target
+#pragma omp parallel for // expect: left offload region
   for (int i = 0; i < n; ++i) a[i] = 0.5 * a[i] + 0.125 * (i % 3);
 }
 #pragma omp end declare target
@@ -22,7 +22,7 @@ int main(int argc, char **argv) {
     for (int i = 0; i < n; ++i) b[i] = a[i] * 2.0;
 #pragma omp target map(tofrom : a[0 : n]) // expect: adaptive
     {
-#pragma omp parallel for // expect: left nested in the target construct
+#pragma omp parallel for // expect: left offload region
       for (int i = 0; i < n; ++i) a[i] += 0.001;
     }
   }
