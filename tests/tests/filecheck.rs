@@ -60,6 +60,11 @@ fn auto_features_and_auto_mode_ir() {
 }
 
 #[test]
+fn auto_mode_beside_explicit_host_regions_ir() {
+    run_file("auto_explicit_host.c");
+}
+
+#[test]
 fn auto_features_ir() {
     run_file("auto_features.c");
 }
