@@ -122,11 +122,18 @@ impl Marker {
     /// Whether `symbol` is this function: its C name, or a C++ mangling of it (a mangled prefix
     /// followed by a non-empty list of parameter types).
     pub fn names(&self, symbol: &[u8]) -> bool {
-        symbol == self.name.as_bytes()
-            || self.mangled_prefixes().iter().any(|p| {
-                symbol
-                    .strip_prefix(p.as_bytes())
-                    .is_some_and(|rest| !rest.is_empty() && rest.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_'))
+        if symbol == self.name.as_bytes() {
+            return true;
+        }
+        // `_ZL<length><name>` or `_Z<length><name>` and parameter types, read without building
+        // the prefixes (the pass asks this of every call of a module)
+        let Some(rest) = symbol.strip_prefix(b"_Z") else { return false };
+        let rest = rest.strip_prefix(b"L").unwrap_or(rest);
+        let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
+        let length = std::str::from_utf8(&rest[..digits]).ok().and_then(|d| d.parse::<usize>().ok());
+        length == Some(self.name.len())
+            && rest[digits..].strip_prefix(self.name.as_bytes()).is_some_and(|types| {
+                !types.is_empty() && types.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
             })
     }
 }
