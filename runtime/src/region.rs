@@ -257,6 +257,8 @@ pub struct Region {
     pub broken: Option<String>,
     /// Coarse or frozen, fixed at creation.
     pub mode: Mode,
+    /// The variant `OMPADAPT_VARIANT` pins the region to (the report says so).
+    pub pinned: std::sync::OnceLock<usize>,
     /// Feature positions whose values go on the grid of derived sizes (`feature_grid`).
     pub derived_sizes: u32,
     drift_cfg: DriftConfig,

@@ -130,7 +130,10 @@ impl Registry {
         same_teams_once(region);
         if let Some(name) = c.variant.get(&region.spec.model) {
             match region.spec.variants.iter().position(|v| *v == name) {
-                Some(v) => region.set_fixed_variant(Some(v)),
+                Some(v) => {
+                    region.set_fixed_variant(Some(v));
+                    let _ = region.pinned.set(v);
+                }
                 None => {
                     let why = format!(
                         "region '{}': OMPADAPT_VARIANT names '{name}', which is not one of its variants ({}); the region learns as usual",
@@ -249,6 +252,10 @@ impl Registry {
     pub fn at_exit(&self) {
         flush_program_output();
         let regions = self.regions();
+        let names: Vec<&str> = regions.iter().map(|r| r.spec.model.as_str()).collect();
+        for why in unmatched_pins(&self.config.variant, &names) {
+            diag::warn_once(&format!("pin:{why}"), &why);
+        }
         crate::report::emit(&self.config.report, &self.config.program, &regions);
         let traced: Vec<_> = regions.iter().map(|r| r.trace_info()).collect();
         crate::trace::finish(&self.config.program, &traced);
@@ -256,6 +263,26 @@ impl Registry {
             self.save_all(true);
         }
     }
+}
+
+/// What a run says of each `OMPADAPT_VARIANT` entry that names no region this run executed (a
+/// typo would otherwise leave an evaluation's static baseline adaptive without a word): one
+/// line each, with the closest region name.
+pub(crate) fn unmatched_pins(pins: &config::PerRegion<String>, regions: &[&str]) -> Vec<String> {
+    let templates: Vec<String> = regions.iter().filter_map(|r| ompadapt_abi::descriptor::template_of(r)).collect();
+    let mut said = Vec::new();
+    for (name, variant) in &pins.regions {
+        if regions.contains(&name.as_str()) || templates.iter().any(|t| t == name) || said.iter().any(|(n, _)| n == name) {
+            continue;
+        }
+        let hint = ompadapt_abi::names::closest(name, regions).map_or(String::new(), |m| format!("; did you mean '{m}'?"));
+        let listed = if regions.is_empty() { "none".to_owned() } else { regions.join(", ") };
+        said.push((
+            name.clone(),
+            format!("OMPADAPT_VARIANT pins region '{name}' to '{variant}', but no region of that name ran{hint} (the regions that ran: {listed}); it pinned nothing"),
+        ));
+    }
+    said.into_iter().map(|(_, w)| w).collect()
 }
 
 /// A host region's `threads=F` variants that give the same team as another variant on this

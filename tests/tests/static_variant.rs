@@ -1,6 +1,7 @@
 //! `OMPADAPT_VARIANT`: a region always runs the named variant (the static comparators of the
 //! evaluation harness), per region or for all; a name the region lacks is reported once and the
-//! region learns as usual.
+//! region learns as usual; a region name no region has is reported at exit, with the name it
+//! most likely meant; a pinned region's report says it is pinned.
 
 use ompadapt_tests::*;
 
@@ -15,8 +16,25 @@ fn the_named_variant_always_runs_and_an_unknown_name_is_reported_once() {
         let d = records(&out.stdout, "DECISION");
         assert_eq!(d.len(), 8);
         assert!(d.iter().all(|r| r["variant"] == want), "OMPADAPT_VARIANT={value}: {}", out.stdout);
-        assert!(out.stderr.is_empty(), "{}", out.stderr);
+        if value.contains("other:") {
+            // a pin of a region that did not run is said once, at exit
+            let lines: Vec<&str> = out.stderr.lines().collect();
+            assert_eq!(lines.len(), 1, "{}", out.stderr);
+            assert!(lines[0].contains("pins region 'other' to 'lin', but no region of that name ran") && lines[0].contains("(the regions that ran: cost)"), "{}", lines[0]);
+            assert!(!lines[0].contains("did you mean"), "{}", lines[0]);
+        } else {
+            assert!(out.stderr.is_empty(), "{}", out.stderr);
+        }
     }
+    // A misspelled region name: the region learns as usual, and the run says which it meant.
+    let out = run_program(&exe, dir.path(), &[("OMPADAPT_VARIANT", "cots:rev"), ("OMPADAPT_PERSIST", "0")]);
+    out.expect_ok("misspelled region");
+    assert!(out.stderr.contains("pins region 'cots' to 'rev', but no region of that name ran; did you mean 'cost'?"), "{}", out.stderr);
+    assert_eq!(out.stderr.lines().count(), 1, "{}", out.stderr);
+    // A pinned region's report says so.
+    let out = run_program(&exe, dir.path(), &[("OMPADAPT_VARIANT", "cost:rev"), ("OMPADAPT_PERSIST", "0"), ("OMPADAPT_REPORT", "1")]);
+    out.expect_ok("pinned, with a report");
+    assert!(out.stderr.contains("mode: pinned to 'rev' (OMPADAPT_VARIANT)"), "{}", out.stderr);
     let out = run_program(&exe, dir.path(), &[("OMPADAPT_VARIANT", "gpu"), ("OMPADAPT_PERSIST", "0")]);
     out.expect_ok("unknown variant");
     let lines: Vec<&str> = out.stderr.lines().collect();

@@ -150,6 +150,7 @@ impl Region {
             derived_sizes: crate::feature_grid::derived_positions(&spec.features),
             drift_cfg: s.drift,
             monitor: AtomicBool::new(monitor),
+            pinned: std::sync::OnceLock::new(),
             warmup: s.warmup,
             warmed: (0..nv).map(|_| AtomicBool::new(false)).collect(),
             // coarse mode needs every execution's time (a run's total)

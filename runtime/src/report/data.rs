@@ -254,7 +254,10 @@ fn origin_text(o: &Origin) -> String {
     }
 }
 
-fn mode_name(r: &Region) -> &'static str {
+fn mode_name(r: &Region) -> String {
+    if let Some(&v) = r.pinned.get() {
+        return format!("pinned to '{}' (OMPADAPT_VARIANT)", r.spec.variants.get(v).map_or("?", String::as_str));
+    }
     if r.mode.frozen {
         "frozen"
     } else if r.mode.coarse {
@@ -264,6 +267,7 @@ fn mode_name(r: &Region) -> &'static str {
     } else {
         "adaptive"
     }
+    .to_owned()
 }
 
 /// Names of a region's variants and features, for the report's lines.
@@ -362,7 +366,7 @@ fn region_settings_report(r: &Region, names: &Names, trained: Option<&Trained>) 
         team_sizes: team_sizes(&spec.variants),
         features: spec.features.clone(),
         malformed: r.broken.clone(),
-        mode: mode_name(r).into(),
+        mode: mode_name(r),
         explore: r.params().strategy.name().into(),
         repeats: r.params().repeats,
         min_train: r.min_train(),
