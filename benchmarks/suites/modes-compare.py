@@ -5,6 +5,7 @@ cpu_suite.py or offload_suite.py. Per program: status and regions of each build,
 two found the same regions under the same names (one store entry whichever built it).
 
 Usage: modes-compare.py --suite NAME --auto OUT_AUTO --pass OUT_PASS --md FILE [--note TEXT]
+(also hecbench.sh's OUT directories: their rows get a status from the modes' columns)
 """
 import argparse
 import csv
@@ -17,8 +18,18 @@ def read(out):
     rows = {}
     with open(os.path.join(out, "results.tsv")) as f:
         for r in csv.DictReader(f, delimiter="\t"):
+            r.setdefault("status", hecbench_status(r))
             rows[r["program"]] = r
     return rows
+
+
+def hecbench_status(r):
+    """hecbench.sh's rows have no status: ok when every mode printed stock's output (a, b, d
+    `yes`, c `yes`, not run or skipped), stock-nondeterministic where stock's two runs differ."""
+    if r.get("stock_nondeterministic") == "yes":
+        return "stock-nondeterministic"
+    modes = [r.get(m, "") for m in "abcd"]
+    return "ok" if all(v in ("yes", "-") or v.startswith("skip") for v in modes) else "DIFFERS"
 
 
 def names(out, program):
@@ -46,13 +57,15 @@ def main():
     np_ = {x: names(args.passonly, x) for x in programs}
     same = [x for x in programs if na[x] == np_[x]]
     ok = lambda rows: len([x for x in programs if rows.get(x, {}).get("status") == "ok"])
+    nondet = lambda rows: len([x for x in programs if rows.get(x, {}).get("status") == "stock-nondeterministic"])
     total = lambda rows: sum(int(rows.get(x, {}).get("regions", 0) or 0) for x in programs)
     lines = [
         f"# {args.suite}: zero-source-change mode (frontend plugin) and pass-only mode (the pass alone), side by side",
         "",
         args.note,
         "",
-        f"- programs: **{len(programs)}**; identical to stock in every mode: plugin auto **{ok(a)}**, pass-only **{ok(p)}**",
+        f"- programs: **{len(programs)}**; identical to stock in every mode: plugin auto **{ok(a)}**, pass-only **{ok(p)}**"
+        + (f"; stock-nondeterministic (not comparable): plugin auto {nondet(a)}, pass-only {nondet(p)}" if nondet(a) or nondet(p) else ""),
         f"- regions: plugin auto **{total(a)}**, pass-only **{total(p)}**; programs with the same regions under the same names: **{len(same)}** of {len(programs)}",
         "",
         "| program | plugin auto | regions | pass-only | regions | same regions |",

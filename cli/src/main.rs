@@ -132,6 +132,9 @@ enum Command {
         max_boxes: usize,
     },
     /// Remove what the store holds for a region, a program, or (--all) everything.
+    // One of the three is required: without one it is a usage error (exit status 2), as for any
+    // other missing argument.
+    #[command(group(clap::ArgGroup::new("target").required(true).args(["what", "region", "all"])))]
     Clear {
         /// PROGRAM, or PROGRAM/REGION, or --region REGION.
         what: Option<String>,
@@ -340,6 +343,7 @@ fn clear_store(root: &Path, what: Option<String>, region: Option<String>, all: b
         (Some(w), None, false) if w.contains('/') => clear::Target::Region(w),
         (Some(w), None, false) => clear::Target::Program(w),
         (None, Some(r), false) => clear::Target::Region(r),
+        // (clap requires one of the three and lets no two through)
         _ => bail!("say what to clear: PROGRAM, PROGRAM/REGION, --region REGION or --all"),
     };
     let removed = clear::clear(root, &target)?;

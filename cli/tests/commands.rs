@@ -245,7 +245,10 @@ fn errors_are_one_line_with_a_non_zero_exit() {
     fails(d.path(), &["train", "by_n", "--model", "svm"], "unknown model 'svm'");
     fails(d.path(), &["show", "by_n", "--axis", "zz"], "has features (n)");
     fails(d.path(), &["evaluate", "--train", "30"], "multiples of 25%");
-    fails(d.path(), &["clear"], "say what to clear");
+    // a usage error is clap's: exit status 2, with the usage
+    let o = ompadapt(d.path(), &["clear"]);
+    assert_eq!(o.status.code(), Some(2), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("<WHAT|--region <REGION>|--all>"));
     // archives: not JSON, another format, another version
     let bad = d.path().join("bad.json");
     std::fs::write(&bad, "{not json").unwrap();
