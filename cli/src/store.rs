@@ -240,7 +240,7 @@ pub fn root(dir: Option<PathBuf>) -> PathBuf {
     dir.unwrap_or_else(|| PathBuf::from(".ompadapt"))
 }
 
-/// The region's data as per-variant times (medians), or an error saying why there is nothing
+/// The region's data as per-variant times (the runtime's robust time: lower quartiles), or an error saying why there is nothing
 /// to learn from.
 pub fn costs(f: &DataFile) -> Result<TrainingSet> {
     costs_from_file(f).map_err(anyhow::Error::msg).with_context(|| format!("region '{}' has no usable measurements", f.model))

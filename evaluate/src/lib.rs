@@ -35,7 +35,7 @@ pub mod synthetic;
 
 use ompadapt_rt::model::rng::XorShift;
 use ompadapt_rt::model::{self, ModelChoice, TrainingSet};
-use ompadapt_rt::stats::{self, FeatureKey};
+use ompadapt_rt::stats::FeatureKey;
 use ompadapt_rt::store::DataFile;
 
 /// The evaluation's parameters.
@@ -222,7 +222,7 @@ fn score_one(train: &TrainingSet, truth: &TrainingSet, choice: ModelChoice, m: u
     s
 }
 
-/// A region's persisted data as [`TrainingSet`]: per (feature vector, variant), the median of the
+/// A region's persisted data as [`TrainingSet`]: per (feature vector, variant), the robust time (the lower quartile, the runtime's labelling rule) of the
 /// stored measurements (coarse-mode run totals, per execution, where a pair has no
 /// measurement). Variants are indexed in the file's declaration order.
 pub fn costs_from_file(f: &DataFile) -> Result<TrainingSet, String> {
@@ -233,7 +233,7 @@ pub fn costs_from_file(f: &DataFile) -> Result<TrainingSet, String> {
         // warm measurements where there are any, else the cold ones (programs that run a
         // region once per process only have those)
         let times = if s.times_ns.is_empty() { &s.cold_ns } else { &s.times_ns };
-        if let (Some(v), Some(t)) = (index(&s.variant), stats::median_f64(times)) {
+        if let (Some(v), Some(t)) = (index(&s.variant), robust(times)) {
             pairs.push((s.features.clone(), v, t));
         }
     }
@@ -249,11 +249,20 @@ pub fn costs_from_file(f: &DataFile) -> Result<TrainingSet, String> {
     let mut extra: Vec<_> = per_run.into_iter().filter(|(key, _)| !measured.contains(key)).collect();
     extra.sort_by(|a, b| a.0 .1.cmp(&b.0 .1).then(a.0 .0.values().partial_cmp(&b.0 .0.values()).unwrap_or(std::cmp::Ordering::Equal)));
     for ((key, v), ts) in extra {
-        if let Some(t) = stats::median_f64(&ts) {
+        if let Some(t) = robust(&ts) {
             pairs.push((key.values(), v, t));
         }
     }
     TrainingSet::from_pairs(&pairs, k)
+}
+
+/// A pair's time as the runtime labels by it (`ompadapt_rt::explore::robust_time`: the lower
+/// quartile, robust to one-sided slowdowns), so that `show`, `train` and `evaluate` call the
+/// same variant best as the run did.
+fn robust(times: &[f64]) -> Option<f64> {
+    let mut t = times.to_vec();
+    let r = ompadapt_rt::explore::robust_time(&mut t);
+    r.is_finite().then_some(r)
 }
 
 /// The scores as a Markdown table (one row per model and scenario).

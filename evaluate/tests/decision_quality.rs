@@ -152,7 +152,32 @@ fn persisted_data_evaluates() {
     }
     let c = evaluate::costs_from_file(&f).unwrap();
     assert_eq!(c.n(), 24);
-    assert_eq!(c.y, s.truth.y, "medians keep the order of the true costs");
+    assert_eq!(c.y, s.truth.y, "lower quartiles keep the order of the true costs");
     let scores = evaluate::adaptive_k(&c, &[ModelChoice::Auto], &Method::adaptive50()).unwrap();
     assert!(scores[0].within >= 0.95, "{scores:?}");
+}
+
+/// Stored data is labelled by the runtime's rule (each pair's robust time, its lower quartile),
+/// not by medians: one-sided noise on the variant the run found fastest does not make `show`
+/// or `train` call the other one best.
+#[test]
+fn stored_data_is_labelled_as_the_runtime_labels_it() {
+    use ompadapt_rt::store::{DataFile, SampleRecord};
+    let variants = vec!["cpu".to_owned(), "gpu".to_owned()];
+    let mut f = DataFile { variants: variants.clone(), ..DataFile::default() };
+    let pair = |variant: &str, times_ns: Vec<f64>| SampleRecord {
+        features: vec![1000.0],
+        variant: variant.into(),
+        count: times_ns.len() as u64,
+        times_ns,
+        cold_ns: Vec::new(),
+        supersedes: false,
+    };
+    // cpu: 10 µs, slowed twice by preemption (median 90 µs); gpu: a steady 50 µs
+    f.samples.push(pair("cpu", vec![10_000.0, 90_000.0, 95_000.0]));
+    f.samples.push(pair("gpu", vec![50_000.0, 50_000.0, 50_000.0]));
+    let c = evaluate::costs_from_file(&f).unwrap();
+    let mut cpu = vec![10_000.0, 90_000.0, 95_000.0];
+    assert_eq!(c.times(0)[0], ompadapt_rt::explore::robust_time(&mut cpu));
+    assert_eq!(c.y, vec![0], "cpu is what the run labelled best");
 }
