@@ -285,7 +285,7 @@ impl RegionFigure<'_> {
         chart
             .configure_mesh()
             .x_desc(l.feature_name(self.axis))
-            .y_desc(if ts.log { "median time (log scale)" } else { "median time" })
+            .y_desc(if ts.log { "time, lower quartile (log scale)" } else { "time, lower quartile" })
             .x_label_formatter(&|u| if xs.log { plot::sig2(xs.inv(*u)) } else { plot::short(xs.inv(*u)) })
             .y_label_formatter(&|u| plot::time_label(ts.inv(*u)))
             .light_line_style(WHITE.mix(0.0))
