@@ -58,7 +58,9 @@ if(NOT TARGET OmpAdapt::adaptive)
   set(_ompadapt_offload "$<$<BOOL:${_ompadapt_targets}>:-fopenmp-targets=${_ompadapt_targets}>;$<$<BOOL:${_ompadapt_arch}>:--offload-arch=${_ompadapt_arch}>")
   add_library(OmpAdapt::adaptive INTERFACE IMPORTED)
   set_target_properties(OmpAdapt::adaptive PROPERTIES
-    INTERFACE_COMPILE_OPTIONS "-fopenmp;${_ompadapt_offload};-fplugin=${OMPADAPT_PLUGIN};$<$<BOOL:${_ompadapt_kinds}>:-fplugin-arg-ompadapt-auto=${_ompadapt_kinds}>"
+    # region names spell files relative to the project's source directory: a moved or re-cloned
+    # checkout keeps what it learned (CMake compiles sources by absolute paths)
+    INTERFACE_COMPILE_OPTIONS "-fopenmp;${_ompadapt_offload};-fplugin=${OMPADAPT_PLUGIN};-fplugin-arg-ompadapt-source-root=${CMAKE_SOURCE_DIR};$<$<BOOL:${_ompadapt_kinds}>:-fplugin-arg-ompadapt-auto=${_ompadapt_kinds}>"
     # without -fopenmp the directives are silently ignored, and the link misses libomp; the
     # offload image is linked only when the link names the targets too
     INTERFACE_LINK_OPTIONS "-fopenmp;${_ompadapt_offload}")

@@ -32,8 +32,9 @@ pub enum Lowered {
     ByThePassOnly,
     /// The frontend, which leaves nothing more to the pass.
     ByTheFrontend,
-    /// The frontend, with zero-source-change mode handed to the pass with these kinds.
-    ByTheFrontendWithAuto(String),
+    /// The frontend, with zero-source-change mode handed to the pass with these kinds (and the
+    /// source root region names are relative to, `-fplugin-arg-ompadapt-source-root`).
+    ByTheFrontendWithAuto { kinds: String, root: Option<String> },
 }
 
 /// Who lowered `module` (see [`Lowered`]). The mark stays (an internal string): a later run of
@@ -44,8 +45,14 @@ pub fn lowered(module: &Module<'_>) -> Lowered {
     if mark.is_null() {
         return if calls_a_marker(module) { Lowered::ByTheFrontend } else { Lowered::ByThePassOnly };
     }
+    // `<kinds>` or `<kinds>\nroot=<dir>`
     match ir::c_string(mark) {
-        Some(kinds) if !kinds.trim().is_empty() => Lowered::ByTheFrontendWithAuto(kinds),
+        Some(text) if !text.trim().is_empty() => {
+            let mut lines = text.lines();
+            let kinds = lines.next().unwrap_or_default().to_owned();
+            let root = lines.find_map(|l| l.strip_prefix("root=")).filter(|r| !r.is_empty()).map(str::to_owned);
+            Lowered::ByTheFrontendWithAuto { kinds, root }
+        }
         _ => Lowered::ByTheFrontend,
     }
 }

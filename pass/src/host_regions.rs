@@ -281,6 +281,26 @@ pub(crate) struct Written {
     pub column: u32,
 }
 
+thread_local! {
+    /// The source root of the module being made adaptive (`-fplugin-arg-ompadapt-source-root`,
+    /// from the frontend's mark): region names spell files relative to it, so that a moved
+    /// checkout keeps its names. Set around the making of one module's regions.
+    static SOURCE_ROOT: std::cell::RefCell<Option<String>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Sets (or, with None, clears) the source root of [`written`]'s file names.
+pub(crate) fn set_source_root(root: Option<String>) {
+    SOURCE_ROOT.with(|r| *r.borrow_mut() = root.map(|r| r.trim_end_matches('/').to_owned()));
+}
+
+/// `file` relative to the source root, where it is under it.
+fn relative_to_root(file: String) -> String {
+    SOURCE_ROOT.with(|r| match r.borrow().as_deref() {
+        Some(root) => file.strip_prefix(root).and_then(|rest| rest.strip_prefix('/')).map_or(file.clone(), str::to_owned),
+        None => file,
+    })
+}
+
 pub(crate) fn written(fork: ValueRef) -> Option<Written> {
     let (mut name, mut file) = ([0 as std::ffi::c_char; 1024], [0 as std::ffi::c_char; 1024]);
     let mut column = 0u32;
@@ -291,7 +311,7 @@ pub(crate) fn written(fork: ValueRef) -> Option<Written> {
     }
     let text = |b: &[std::ffi::c_char]| unsafe { std::ffi::CStr::from_ptr(b.as_ptr()) }.to_string_lossy().into_owned();
     let line = unsafe { llvm_sys::debuginfo::LLVMDILocationGetLine(LLVMInstructionGetDebugLoc(fork)) };
-    Some(Written { function: text(&name), file: text(&file), line, column })
+    Some(Written { function: text(&name), file: relative_to_root(text(&file)), line, column })
 }
 
 /// The function a construct is written in, for an outlined region's function (clang's

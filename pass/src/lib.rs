@@ -159,7 +159,10 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
     let (kinds, explicit) = match frontend_mark::lowered(module) {
         frontend_mark::Lowered::ByThePassOnly => (auto_mode::resolve(auto), HashSet::new()),
         frontend_mark::Lowered::ByTheFrontend => (Ok(None), HashSet::new()),
-        frontend_mark::Lowered::ByTheFrontendWithAuto(list) => (auto_mode::parse(&list), frontend_mark::explicit_region_code(module)),
+        frontend_mark::Lowered::ByTheFrontendWithAuto { kinds, root } => {
+            host_regions::set_source_root(root);
+            (auto_mode::parse(&kinds), frontend_mark::explicit_region_code(module))
+        }
     };
     match kinds {
         Ok(Some(kinds)) => {
@@ -173,6 +176,7 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
         Ok(None) => {}
         Err(why) => outcome.warnings.push(format!("{WARNING_PREFIX}{why}")),
     }
+    host_regions::set_source_root(None);
     match loader::add_loader(module) {
         loader::LoaderOutcome::Added => outcome.changed = true,
         loader::LoaderOutcome::NoAssemblyFor => outcome.warnings.push(diagnostics::no_loader_warning(

@@ -64,6 +64,10 @@ struct PluginArgs {
   bool Remarks = false;
   /// -fplugin-arg-ompadapt-auto=<kinds> (checked); empty: off.
   std::string AutoKinds;
+  /// -fplugin-arg-ompadapt-source-root=<dir>: region names' files relative to it.
+  std::string SourceRoot;
+  /// The compile line's path prefix maps (-ffile-prefix-map, -fdebug-prefix-map).
+  std::vector<std::pair<std::string, std::string>> PathMap;
 };
 
 class OmpAdaptConsumer : public SemaConsumer {
@@ -83,6 +87,8 @@ public:
     Preprocessor &PP = S.getPreprocessor();
     Handler = std::make_unique<OmpPragmaHandler>(Session, Blocks);
     Handler->Remarks = Args.Remarks;
+    Handler->PathMap = Args.PathMap;
+    Handler->SourceRoot = Args.SourceRoot;
     if (!Args.AutoKinds.empty()) {
       Handler->CurrentFunction = [&S]() { return currentFunction(S); };
       Handler->InTemplate = [&S]() { return S.CurContext && S.CurContext->isDependentContext(); };
@@ -145,6 +151,8 @@ protected:
         ompadapt_string_free(K);
       }
     PluginArgs Consumer = Args;
+    for (const auto &[From, To] : CI.getCodeGenOpts().DebugPrefixMap)
+      Consumer.PathMap.emplace_back(From, To);
     if (!HandedOver.empty()) {
       Consumer.AutoKinds.clear();
       // The pass names regions `function@file:line` from debug locations: without -g, the
@@ -155,9 +163,13 @@ protected:
         CG.setDebugInfo(llvm::codegenoptions::LocTrackingOnly);
     }
     Preprocessor &PP = CI.getPreprocessor();
+    // The mark: the kinds handed over, and the source root the pass's names are relative to.
+    std::string Mark = HandedOver;
+    if (!HandedOver.empty() && !Args.SourceRoot.empty())
+      Mark += "\nroot=" + Args.SourceRoot;
     char *Prelude =
         ompadapt_prelude(Runtime.c_str(), CI.getTarget().getTriple().str().c_str(),
-                         PassRuns, HandedOver.c_str());
+                         PassRuns, Mark.c_str());
     PP.setPredefines(PP.getPredefines() + Prelude);
     ompadapt_string_free(Prelude);
     return std::make_unique<OmpAdaptConsumer>(!LO.OMPTargetTriples.empty(),
@@ -169,6 +181,7 @@ protected:
   // `opt -passes=ompadapt`.
   // -fplugin-arg-ompadapt-auto[=<kinds>]: zero-source-change mode (no kinds, or
   // `default`: the default kinds of each kind of construct).
+  // -fplugin-arg-ompadapt-source-root=<dir>: region names relative to <dir>.
   // -fplugin-arg-ompadapt-remarks: say what auto mode left alone, and why
   // (also the pass's remarks).
   bool ParseArgs(const CompilerInstance &CI,
@@ -183,6 +196,10 @@ protected:
         Args.Remarks = true;
         continue;
       }
+      if (A.rfind("source-root=", 0) == 0 && A.size() > 12) {
+        Args.SourceRoot = A.substr(12);
+        continue;
+      }
       if (A == "auto" || A.rfind("auto=", 0) == 0) {
         std::string Kinds = A == "auto" ? std::string("default") : A.substr(5);
         if (char *Why = ompadapt_auto_kinds_error(Kinds.c_str())) {
@@ -195,7 +212,8 @@ protected:
       }
       D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,
                                  "unknown ompadapt plugin argument '%0' "
-                                 "(known: no-pass, auto[=<kinds>], remarks)"))
+                                 "(known: no-pass, auto[=<kinds>], remarks, "
+                                 "source-root=<dir>)"))
           << A;
       return false;
     }

@@ -1,5 +1,8 @@
 //===- OmpPragmaHandler.cpp - ompadapt's `#pragma omp` handler ------------===//
 #include "OmpPragmaHandler.h"
+#include "llvm/ADT/STLExtras.h"
+#include "llvm/ADT/SmallString.h"
+#include "llvm/Support/Path.h"
 
 #include "DirectiveLookahead.h"
 #include "StatementCollector.h"
@@ -28,11 +31,24 @@ static void enter(Preprocessor &PP, ArrayRef<Token> Toks,
                       /*IsReinject=*/false);
 }
 
-static std::string presumedLine(const SourceManager &SM, SourceLocation Loc) {
+static std::string
+presumedLine(const SourceManager &SM, SourceLocation Loc,
+             const std::vector<std::pair<std::string, std::string>> &PathMap,
+             const std::string &SourceRoot) {
   PresumedLoc P = SM.getPresumedLoc(Loc);
   if (P.isInvalid())
     return "?";
-  return std::string(P.getFilename()) + ":" + std::to_string(P.getLine());
+  llvm::SmallString<256> File(P.getFilename());
+  // as CGDebugInfo::remapDIPath: the last matching map wins
+  for (const auto &[From, To] : llvm::reverse(PathMap))
+    if (llvm::sys::path::replace_path_prefix(File, From, To))
+      break;
+  if (!SourceRoot.empty()) {
+    llvm::SmallString<256> Root(SourceRoot);
+    llvm::sys::path::append(Root, "");
+    llvm::sys::path::replace_path_prefix(File, Root, "");
+  }
+  return std::string(File) + ":" + std::to_string(P.getLine());
 }
 
 /// Marks the continuation of a directive (see `defer`).
@@ -257,7 +273,7 @@ void OmpPragmaHandler::finish(Preprocessor &PP, const Directive &D,
 OmpPragmaHandler::Result OmpPragmaHandler::handOver(Preprocessor &PP,
                                                     const Directive &D) {
   SourceManager &SM = PP.getSourceManager();
-  std::string Where = presumedLine(SM, D.Introducer.Loc);
+  std::string Where = presumedLine(SM, D.Introducer.Loc, PathMap, SourceRoot);
   FileID FID = SM.getFileID(SM.getExpansionLoc(D.Introducer.Loc));
   SourceLocation At =
       D.Toks.empty() ? D.Introducer.Loc : D.Toks[0].getLocation();
@@ -296,7 +312,7 @@ void OmpPragmaHandler::lookAhead(Preprocessor &PP, const Directive &D) {
           SmallVector<Token, 32> M(Meta.begin(), Meta.end());
           cookRawTokens(PP, M);
           TokenDescs DD(PP, S.Toks), MD(PP, M);
-          std::string Where = presumedLine(SM, At);
+          std::string Where = presumedLine(SM, At, PathMap, SourceRoot);
           ompadapt_on_lookahead(Session, DD.data(), DD.size(), MD.data(),
                                 MD.size(), Where.c_str());
           Saved.push_back(std::move(S));

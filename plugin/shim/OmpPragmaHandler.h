@@ -20,6 +20,7 @@
 
 #include <deque>
 #include <functional>
+#include <vector>
 #include <string>
 #include <map>
 #include <memory>
@@ -42,6 +43,12 @@ public:
   std::function<std::string()> CurrentFunction;
   /// Whether the directive is in a template (Sema's current context is dependent).
   std::function<bool()> InTemplate;
+  /// How region locations spell file names: the prefix maps of the compile line
+  /// (-ffile-prefix-map, -fdebug-prefix-map, applied as clang applies them to
+  /// debug information), then -fplugin-arg-ompadapt-source-root (its prefix
+  /// dropped), so that a moved checkout keeps its region names.
+  std::vector<std::pair<std::string, std::string>> PathMap;
+  std::string SourceRoot;
 
 private:
   /// A directive's tokens kept for later use (a `declare adaptation`, also
