@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Per-execution cost of a host region made adaptive by pass-only mode against the same region made
-# adaptive by the frontend's zero-source-change mode: instructions per execution (callgrind,
+# adaptive through the frontend's zero-source-change mode (which, since issue 33, hands the region to
+# the pass: the two should agree): instructions per execution (callgrind,
 # stable on a busy machine) of a program that runs one tiny parallel loop N times, pinned to
 # `serial` (no team to start: what is left is the adaptive region's own cost, begin + end + the
 # variant's dispatch) and to `threads=1` (the fork with the whole team). Both builds call the same
