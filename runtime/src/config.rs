@@ -103,7 +103,8 @@ pub const VARIABLES: &[Variable] = &[
     Variable {
         name: "OMPADAPT_LABEL",
         default: "`median`",
-        meaning: "How repeated measurements make a label: `median` (fastest median time) or `vote` (fastest \
+        meaning: "How repeated measurements make a label: `median` (the fastest robust time: each variant's \
+                  lower quartile, which one-sided noise such as preemption does not move) or `vote` (fastest \
                   variant in each batch of measurements, majority over batches; Liao et al.).",
     },
     Variable {
@@ -134,8 +135,10 @@ pub const VARIABLES: &[Variable] = &[
         name: "OMPADAPT_VARIANT",
         default: "unset",
         meaning: "Always run this variant (by name), never explore or train: the static comparators of an \
-                  evaluation (Static CPU, Static GPU). Per region: `gpu;heat:cpu`. A name the region does not have \
-                  is reported once and the region learns as usual.",
+                  evaluation (Static CPU, Static GPU). Per region: `gpu;heat:cpu`. A variant name the region does \
+                  not have is reported once and the region learns as usual; a region name no region of the run has \
+                  (`sxpy:gpu` for `saxpy`) is reported at exit with the closest name (`did you mean 'saxpy'?`). A \
+                  pinned region's report says `mode: pinned to 'gpu' (OMPADAPT_VARIANT)`.",
     },
     Variable {
         name: "OMPADAPT_FROZEN",
