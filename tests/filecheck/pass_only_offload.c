@@ -48,7 +48,7 @@ void deferred(int n, double *x) {
 // CHECK-LABEL: define dso_local void @plain(
 // CHECK: call void @__ompadapt_v4_begin(ptr @plain._ompadapt_o.slot,
 // CHECK: call ptr @__ompadapt_host_enter(
-// CHECK: call i32 @__tgt_target_kernel({{.*}}), !ompadapt.region
+// CHECK: call i32 @__tgt_target_kernel({{.*}}){{.*}}, !ompadapt.region
 // CHECK: call void @__ompadapt_v4_end(
 // CHECK-LABEL: define dso_local void @shape(
 // CHECK-NOT: __ompadapt_v4_begin
