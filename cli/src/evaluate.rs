@@ -9,22 +9,19 @@ use ompadapt_rt::model::{ModelChoice, TrainingSet};
 use ompadapt_rt::store::DataFile;
 use serde_json::{json, Value};
 
-use crate::show::table;
+use crate::show::{table, Learned};
+use ompadapt_rt::model::payoff::{self, Payoff};
 use crate::store;
 
-/// The single variant with the lowest mean regret over the complete vectors (Static,Best), its
-/// mean regret and fraction within `tol`.
+/// The best single variant (Static,Best) over the complete vectors — the one with the least
+/// total time, the rule `ompadapt show` and the run's report compare the decisions with
+/// (`model::payoff`) — its mean regret and fraction within `tol`.
 pub fn static_best(c: &TrainingSet, tol: f64) -> Option<(usize, f64, f64)> {
     let rows: Vec<usize> = (0..c.n()).filter(|&i| c.complete(i)).collect();
-    if rows.is_empty() {
-        return None;
-    }
-    (0..c.k)
-        .map(|v| {
-            let r: Vec<f64> = rows.iter().map(|&i| c.regret(i, v)).collect();
-            (v, r.iter().sum::<f64>() / r.len() as f64, r.iter().filter(|&&x| x <= tol).count() as f64 / r.len() as f64)
-        })
-        .min_by(|a, b| a.1.partial_cmp(&b.1).unwrap_or(std::cmp::Ordering::Equal))
+    let times: Vec<Vec<f64>> = rows.iter().map(|&i| c.times(i).to_vec()).collect();
+    let v = payoff::payoff(&times, &vec![0; rows.len()])?.single_variant;
+    let r: Vec<f64> = rows.iter().map(|&i| c.regret(i, v)).collect();
+    Some((v, r.iter().sum::<f64>() / r.len() as f64, r.iter().filter(|&&x| x <= tol).count() as f64 / r.len() as f64))
 }
 
 pub struct RegionScores {
@@ -34,11 +31,22 @@ pub struct RegionScores {
     pub static_best: Option<(usize, f64, f64)>,
     /// What belongs to another definition of the region and is not evaluated.
     pub set_aside: store::SetAside,
+    /// The stored model as runs decide with it, scored on the measured vectors it may have
+    /// been trained on (in-sample: what the runs got, not a prediction); with its kind.
+    pub stored: Option<(String, Payoff)>,
+}
+
+/// The stored model's decisions on the measured vectors, as a run makes them.
+fn stored_payoff(stored: &store::Stored) -> Option<(String, Payoff)> {
+    let m = stored.file.model_trained.as_ref()?;
+    let learned = Learned::fit(stored.clone(), None).ok().filter(|l| l.runtime.is_some())?;
+    Some((m.kind.clone(), learned.payoff()?))
 }
 
 /// Scores `models` on the current definition's data of `stored` (see `store::definition`).
 pub fn evaluate(stored: store::Stored, models: &[ModelChoice], method: &Method) -> RegionScores {
     let set_aside = store::summary(&stored).set_aside;
+    let stored_model = stored_payoff(&stored);
     let f = stored.file;
     let costs = store::costs(&f);
     let (complete, scores, sb) = match costs {
@@ -48,7 +56,7 @@ pub fn evaluate(stored: store::Stored, models: &[ModelChoice], method: &Method) 
         }
         Err(e) => (0, Err(format!("{e:#}")), None),
     };
-    RegionScores { file: f, complete, scores, static_best: sb, set_aside }
+    RegionScores { file: f, complete, scores, static_best: sb, set_aside, stored: stored_model }
 }
 
 pub fn to_json(r: &RegionScores, method: &Method) -> Value {
@@ -59,6 +67,7 @@ pub fn to_json(r: &RegionScores, method: &Method) -> Value {
         "variants": r.file.variants,
         "set_aside": r.set_aside,
         "method": {"k": method.k, "train_groups": method.train_groups, "shuffles": method.shuffles, "seed": method.seed, "tolerance": method.tolerance},
+        "stored_model": r.stored.as_ref().map(|(kind, p)| json!({"kind": kind, "in_sample": p})),
         "static_best": r.static_best.map(|(v, m, w)| json!({"variant": r.file.variants.get(v), "mean_regret": m, "within": w})),
         "error": r.scores.as_ref().err(),
         "scores": r.scores.as_ref().map(|s| s.iter().map(|s| json!({
@@ -114,6 +123,16 @@ pub fn to_text(r: &RegionScores, method: &Method) -> String {
                     format!("{:.2} %", s.mean_regret * 100.0),
                     format!("{:.1} %", s.worst_regret * 100.0),
                     chosen,
+                ]);
+            }
+            if let Some((kind, p)) = &r.stored {
+                rows.push(vec![
+                    format!("stored model ({kind}), as runs decide"),
+                    "all (in-sample)".into(),
+                    String::new(),
+                    format!("{:.2} %", p.decided_regret * 100.0),
+                    String::new(),
+                    String::new(),
                 ]);
             }
             if let Some((v, m, w)) = r.static_best {

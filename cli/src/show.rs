@@ -12,6 +12,7 @@ use std::path::PathBuf;
 use anyhow::Result;
 use ompadapt_benchmarks::plot::{self, pe, Figure, Span};
 use ompadapt_rt::ctx::MAX_FEATURES;
+use ompadapt_rt::model::payoff::{self, Payoff};
 use ompadapt_rt::model::{self, Fitted, ModelChoice, TrainingSet};
 use ompadapt_rt::region::{Region, RegionBuilder};
 use ompadapt_rt::spec::RegionDescriptor;
@@ -50,16 +51,20 @@ fn as_a_run_decides(stored: &store::Stored, m: &ModelRecord) -> Option<Region> {
 }
 
 impl Learned {
-    /// Fits `model` (else the stored model's kind, else `auto`) on the region's data; without
-    /// `model`, the stored model decides as in a run.
+    /// Without `model`, the stored model as a run loads it (nothing is refitted); with `model`,
+    /// or without a stored model of the current variants, `model` (else `auto`) fitted on the
+    /// region's data.
     pub fn fit(stored: store::Stored, model: Option<ModelChoice>) -> Result<Learned> {
         let file = stored.file.clone();
         let costs = store::costs(&file)?;
         let runtime = if model.is_none() { file.model_trained.as_ref().and_then(|m| as_a_run_decides(&stored, m)) } else { None };
-        let asked =
-            model.or_else(|| file.model_trained.as_ref().and_then(|m| ModelChoice::from_description(&m.kind))).unwrap_or(ModelChoice::Auto);
-        let fitted = model::train_costs(asked, &costs, SEED)
-            .map_err(|e| anyhow::anyhow!("region '{}': training {} failed: {e}", file.model, asked.describe()))?;
+        let kind = file.model_trained.as_ref().and_then(|m| ModelChoice::from_description(&m.kind));
+        let asked = model.or(kind).unwrap_or(ModelChoice::Auto);
+        let fitted = match runtime.as_ref().and_then(|r| r.trained()) {
+            Some(t) => Fitted { model: t.predictor.compiled(), chosen: t.chosen.clone(), estimate: None },
+            None => model::train_costs(asked, &costs, SEED)
+                .map_err(|e| anyhow::anyhow!("region '{}': training {} failed: {e}", file.model, asked.describe()))?,
+        };
         Ok(Learned { stored, file, costs, asked, fitted, runtime })
     }
 
@@ -77,10 +82,10 @@ impl Learned {
 
     /// What decides in the table and the picture, in words.
     pub fn decided_by(&self) -> &'static str {
-        if self.runtime.is_some() {
-            "the stored model, as a run uses it"
-        } else {
-            "the model fitted here"
+        match (&self.runtime, self.file.model_trained.as_ref().map(|m| m.parameters.is_some())) {
+            (Some(_), Some(true)) => "the stored model, as a run uses it",
+            (Some(_), _) => "the stored model's decisions refitted as a run does (a file of an earlier runtime: no parameters)",
+            (None, _) => "the model fitted here",
         }
     }
 
@@ -94,6 +99,14 @@ impl Learned {
 
     pub fn model_text(&self) -> String {
         self.fitted.model.render(&|j| self.feature_name(j), &|v| self.variant_name(v), 2)
+    }
+
+    /// The decisions against always running the best single variant.
+    pub fn payoff(&self) -> Option<Payoff> {
+        let c = &self.costs;
+        let times: Vec<Vec<f64>> = (0..c.n()).map(|i| c.times(i).to_vec()).collect();
+        let decisions: Vec<usize> = (0..c.n()).map(|i| self.decide(c.row(i))).collect();
+        payoff::payoff(&times, &decisions).filter(|_| c.k > 1)
     }
 
     /// Rows sorted by their features, for tables.
@@ -147,6 +160,7 @@ impl Learned {
                 "estimate": est,
             },
             "vectors": vectors,
+            "payoff": self.payoff(),
         })
     }
 
@@ -200,11 +214,9 @@ impl Learned {
         out
     }
 
-    pub fn to_text(&self) -> String {
-        let f = &self.file;
-        let mut out = self.definition_text();
-        out += &self.stored_model_text();
-        out += &format!("  model fitted here: {}", self.fitted.chosen.describe());
+    /// The model fitted here, with its cross-validated regret.
+    fn fitted_text(&self) -> String {
+        let mut out = format!("  model fitted here: {}", self.fitted.chosen.describe());
         if self.asked != self.fitted.chosen {
             out += &format!(" (asked for: {})", self.asked.describe());
         }
@@ -216,8 +228,16 @@ impl Learned {
                 e.within5 * 100.0
             );
         }
-        out += "\n";
-        out += &self.model_text();
+        out + "\n" + &self.model_text()
+    }
+
+    pub fn to_text(&self) -> String {
+        let f = &self.file;
+        let mut out = self.definition_text();
+        out += &self.stored_model_text();
+        if self.runtime.is_none() {
+            out += &self.fitted_text();
+        }
         out += &format!("  decisions: {}\n", self.decided_by());
         // the table
         let p = f.features.len().clamp(1, self.costs.p);
@@ -235,6 +255,9 @@ impl Learned {
             rows.push(r);
         }
         out += &table(&rows, 2);
+        if let Some(p) = self.payoff() {
+            out += &format!("  adaptation: {}\n", p.describe(&|v| self.variant_name(v), &|t| plot::time(t)));
+        }
         out
     }
 }

@@ -2,10 +2,11 @@
 //! measurements and stores it as the region's model (the record a run with
 //! `OMPADAPT_FROZEN=1` uses), in a new part file: the runtime's own data is never rewritten.
 //!
-//! The stored record is the training set (each measured vector with the model's decision) plus
-//! the model's description, text, variants and origin (`offline`), as the runtime stores what
-//! it trains; a frozen run refits the model the description names on it. The region's current
-//! definition is trained on (the newest data's variants: `store::definition`).
+//! The stored record is the model's parameters and its training set (each measured vector with
+//! the model's decision) plus its description, text, variants and origin (`offline`), as the
+//! runtime stores what it trains; a frozen run, a later run and `show` decide with those
+//! parameters, not a refit. The region's current definition is trained on (the newest data's
+//! variants: `store::definition`).
 
 use std::path::Path;
 
@@ -32,6 +33,7 @@ pub fn store_model(root: &Path, learned: &Learned) -> Result<String> {
         text: learned.fitted.model.render(&|j| learned.feature_name(j), &|v| learned.variant_name(v), 0),
         variants: f.variants.clone(),
         origin: store::OFFLINE.into(),
+        parameters: ompadapt_rt::model::stored::parameters(&learned.fitted.model),
     };
     let run = format!("{now}-ompadapt-train-{}", std::process::id());
     let part = DataFile {

@@ -155,10 +155,13 @@ fn train_stores_a_model_the_store_then_reports() {
     let doc = json_of(d.path(), &["list"]);
     let by_n = doc["regions"].as_array().unwrap().iter().find(|r| r["region"] == "by_n").unwrap().clone();
     assert_eq!(by_n["model"], "decision tree (max depth 1)");
-    // show now refits the stored kind and prints the stored text
+    // show decides with the stored parameters, exactly as train decided
+    let trained = json_of(d.path(), &["train", "by_n", "--model", "dtree,1", "--dry-run"]);
     let doc = json_of(d.path(), &["show", "by_n"]);
     assert_eq!(doc["model"]["chosen"], "decision tree (max depth 1)");
+    assert_eq!(doc["decided_by"], "the stored model, as a run uses it");
     assert_eq!(doc["stored_model"]["labels"], 16);
+    assert_eq!(decisions(&doc), decisions(&trained));
     // --dry-run stores nothing
     ok(d.path(), &["train", "by_n", "--model", "rfc,5,2", "--dry-run"]);
     let doc = json_of(d.path(), &["list"]);
@@ -315,4 +318,32 @@ fn generated_names_with_a_path_are_found() {
         let doc = json_of(d.path(), &["show", name]);
         assert_eq!(decisions(&doc).len(), sizes().len(), "{name}: {doc}");
     }
+}
+
+/// The store of issue 34 (`../shared/repro/linear-refit-store`): a run stored a linear cost model
+/// whose refit on the measurements fails (a non-positive time), in a file of a runtime that kept
+/// no parameters. `show` decides as its training set says (cpu, gpu, cpu, cpu), never fails;
+/// a model `train` stores is the one `show` then decides with.
+#[test]
+fn the_shared_store_shows_and_trains_with_the_stored_model() {
+    let d = tempfile::tempdir().unwrap();
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/linear-refit-store/app-5ced643595697aef/saxpy");
+    let dst = d.path().join("app-5ced643595697aef/saxpy");
+    std::fs::create_dir_all(&dst).unwrap();
+    for e in std::fs::read_dir(&src).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), dst.join(e.file_name())).unwrap();
+    }
+    let text = ok(d.path(), &["show", "saxpy"]);
+    assert!(text.contains("stored model: cost model (linear)") && !text.contains("failed"), "{text}");
+    let doc = json_of(d.path(), &["show", "saxpy"]);
+    let want: Vec<&str> = vec!["cpu", "gpu", "cpu", "cpu"];
+    assert_eq!(decisions(&doc).iter().map(|(_, v)| v.as_str()).collect::<Vec<_>>(), want);
+    assert!(doc["decided_by"].as_str().unwrap().contains("refitted"), "{doc}");
+    // a failing fit is an error and stores nothing
+    fails(d.path(), &["train", "saxpy", "--model", "cost,linear"], "training cost model (linear) failed");
+    let trained = json_of(d.path(), &["train", "saxpy", "--model", "dtree"]);
+    let doc = json_of(d.path(), &["show", "saxpy"]);
+    assert_eq!(doc["decided_by"], "the stored model, as a run uses it");
+    assert_eq!(decisions(&doc), decisions(&trained));
 }

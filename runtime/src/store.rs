@@ -86,7 +86,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Deserialize;
 
 use crate::diag;
-use crate::model::ModelChoice;
+use crate::model::{self, ModelChoice};
 use crate::region::{Monitored, Origin, Region, Trained};
 use crate::safe_fs::{self, Dir, Kind};
 use crate::stats::FeatureKey;
@@ -409,11 +409,34 @@ fn stored_labels(region: &Region, m: &ModelRecord) -> Vec<(FeatureKey, usize)> {
     m.labels.iter().filter_map(|l| variant(&l.variant).map(|v| (FeatureKey::new(&l.features), v))).collect()
 }
 
-/// Makes the stored model `m` decide `region` as a frozen run does: its training set refitted
+/// Makes the stored model `m` decide `region` as a frozen run does: its parameters as trained
+/// when it has them for the region's variants, else (older files) its training set refitted
 /// with the model it records (else the region's own, said once). The `ompadapt` command
 /// decides with the same call.
 pub fn install_stored(region: &Region, m: &ModelRecord) -> bool {
+    install_as(region, m, Origin::Frozen(m.origin.clone()))
+}
+
+/// [`install_stored`] with the origin the report gives it.
+fn install_as(region: &Region, m: &ModelRecord, origin: Origin) -> bool {
     let choice = ModelChoice::from_description(&m.kind);
+    if let Some(p) = &m.parameters {
+        let name = &region.spec.model;
+        match model::stored::check(p, region.spec.variants.len()) {
+            Ok(()) if m.variants == region.spec.variants => {
+                let chosen = choice.unwrap_or_else(|| region.settings().choice);
+                return region.install_trained(stored_labels(region, m), origin, chosen, p.clone());
+            }
+            // the same variants in another order: the labels name them, the parameters count them
+            Ok(()) => {}
+            Err(e) => {
+                diag::warn_once(
+                    &format!("stored-parameters:{name}"),
+                    &format!("region '{name}': its stored model's parameters are damaged ({e}); its training set is refitted"),
+                );
+            }
+        }
+    }
     if choice.is_none() {
         diag::warn_once(
             &format!("stored-kind:{}", region.spec.model),
@@ -425,7 +448,7 @@ pub fn install_stored(region: &Region, m: &ModelRecord) -> bool {
             ),
         );
     }
-    region.install(stored_labels(region, m), Origin::Frozen(m.origin.clone()), choice)
+    region.install(stored_labels(region, m), origin, choice)
 }
 
 /// What decides `region` first, given its saved data: in a frozen run the stored model of its
@@ -463,11 +486,12 @@ fn start_model(region: &Region, saved: &Assessment, rdir: &Path) {
     if let Some(c) = &change {
         diag::warn_once(&format!("definition:{name}"), &format!("region '{name}': {c}"));
     }
-    if !region.train_if_ready() && !region.is_trained() && !region.mode.coarse {
-        if let Some(m) = &saved.model {
-            region.install(stored_labels(region, m), Origin::Loaded, None);
-        }
+    // The stored model decides as it was trained, until a model trained now on the saved
+    // measurements (where they suffice) replaces it; a fit that fails replaces nothing.
+    if let Some(m) = saved.model.as_ref().filter(|_| !region.mode.coarse) {
+        install_as(region, m, Origin::Loaded);
     }
+    region.train_if_ready();
 }
 
 /// Exploration measurements newer than the last save, as records.
@@ -537,8 +561,15 @@ fn execution_records(region: &Region, b: &Binding, vname: &dyn Fn(usize) -> Stri
 
 /// The model trained in this process since the last save, as a record: trained in the run or
 /// at its start-up (a frozen run's model is on disk already, a fixed variant is no model).
+/// What a trained model stores. A model whose learner failed (a constant stand-in) stores
+/// nothing: the model stored before stays the one later runs load.
 fn model_record(region: &Region, t: &Trained, vname: &dyn Fn(usize) -> String) -> Option<ModelRecord> {
+    if t.fallback.is_some() {
+        return None;
+    }
+    let parameters = model::stored::parameters(&t.predictor.compiled());
     t.origin.key().map(|origin| ModelRecord {
+        parameters,
         kind: t.chosen.describe(),
         trained_unix_ns: unix_ns(),
         labels: t.labels.iter().map(|(k, v)| LabelRecord { features: k.values(), variant: vname(*v) }).collect(),

@@ -54,10 +54,10 @@ pub const MAX_PIECE_DEPTH: u8 = 3;
 /// Ridge damping, relative to the rows of the (column-scaled) system.
 const RIDGE_ADDITIVE: f64 = 1e-7;
 const RIDGE_LOG: f64 = 1e-4;
-const NONE: u32 = u32::MAX;
+pub(crate) const NONE: u32 = u32::MAX;
 
 /// The regression family of a cost model.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub enum Family {
     /// `t = Σ c_m φ_m(x)` over latency, per-feature, product and ratio terms, every `c_m ≥ 0`,
     /// with relative errors.
@@ -96,7 +96,7 @@ impl Family {
 }
 
 /// Which cost model to fit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 pub struct CostForm {
     /// The regression family of each fit.
     pub family: Family,
@@ -124,7 +124,7 @@ impl CostForm {
 }
 
 /// One term of a basis.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Term {
     /// 1 (latency, intercept).
     One,
@@ -137,7 +137,7 @@ pub enum Term {
 }
 
 /// The feature transform shared by every variant's fit.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Basis {
     /// The family the terms are for.
     pub family: Family,
@@ -250,7 +250,7 @@ impl Basis {
 }
 
 /// A compiled cost model.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct CostModel {
     /// The feature transform and terms shared by every variant's fit.
     pub basis: Basis,

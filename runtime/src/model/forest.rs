@@ -27,7 +27,7 @@ use crate::ctx::MAX_FEATURES;
 use crate::spec::MAX_VARIANTS;
 
 /// A compiled forest: all trees' nodes in one array.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FlatForest {
     /// Every tree's nodes, one tree after another.
     pub nodes: Box<[Node]>,

@@ -36,7 +36,7 @@ pub const MAX_ITERATIONS: u64 = 100;
 pub const GRADIENT_TOLERANCE: f64 = 1e-6;
 
 /// A compiled multinomial logistic regression.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Linear {
     /// Feature scaling learned at training.
     pub scaler: Scaler,

@@ -26,10 +26,12 @@ pub mod data;
 pub mod forest;
 pub mod logistic;
 pub mod patch;
+pub mod payoff;
 pub mod rng;
 pub mod scaling;
 pub mod select;
 pub mod solve;
+pub mod stored;
 pub mod training_set;
 pub mod tree;
 
@@ -47,7 +49,7 @@ pub use tree::{FlatTree, Node};
 use crate::ctx::MAX_FEATURES;
 
 /// A trained model, ready for allocation-free inference.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub enum Compiled {
     /// One decision tree (also the constant fallback: a single leaf).
     Tree(FlatTree),

@@ -17,7 +17,7 @@ use crate::ctx::MAX_FEATURES;
 pub const MAX_EXCEPTIONS: usize = 32;
 
 /// One training vector and its measured best variant.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Exception {
     /// The zero-padded feature vector.
     pub x: [f64; MAX_FEATURES],
@@ -28,7 +28,7 @@ pub struct Exception {
 }
 
 /// A model with exceptions.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Patched {
     /// The fitted model.
     pub model: Compiled,

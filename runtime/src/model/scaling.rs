@@ -19,7 +19,7 @@ use crate::ctx::MAX_FEATURES;
 pub const LOG_RATIO: f64 = 100.0;
 
 /// A fitted scaling.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Scaler {
     /// Columns.
     pub p: usize,

@@ -12,7 +12,7 @@ const _: () = assert!(MAX_FEATURES.is_power_of_two(), "feature index masking nee
 
 /// One node. Internal: `x[feature] < threshold` → `kids[0]`, else `kids[1]`. Leaf: both kids are
 /// the node itself; `class` is the prediction.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Node {
     /// Of a split: the value compared with (0 in a leaf).
     pub threshold: f64,
@@ -72,7 +72,7 @@ pub fn append(grown: &[BNode], out: &mut Vec<Node>) -> (u32, u32) {
 }
 
 /// A decision tree as a flat array of nodes, root first.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct FlatTree {
     /// The nodes, root first.
     pub nodes: Box<[Node]>,

@@ -35,6 +35,14 @@ impl Predictor {
         }
     }
 
+    /// The decision function as a model (a constant as a one-leaf tree).
+    pub fn compiled(&self) -> Compiled {
+        match self {
+            Predictor::Model(m) => m.clone(),
+            Predictor::Constant(v) => Compiled::Tree(model::FlatTree::constant(*v)),
+        }
+    }
+
     /// Indented text of the decision function.
     pub fn render(&self, feature: &dyn Fn(usize) -> String, class: &dyn Fn(usize) -> String, indent: usize) -> String {
         match self {
@@ -120,6 +128,8 @@ impl Trained {
 pub(super) struct TrainJob {
     pub(super) labels: Vec<(FeatureKey, usize)>,
     medians: Vec<(FeatureKey, usize, f64)>,
+    /// Fit the labels alone (the medians still feed drift detection).
+    labels_only: bool,
     choice: ModelChoice,
     training_samples: usize,
     executions: u64,
@@ -157,6 +167,7 @@ impl Region {
         TrainJob {
             labels,
             medians: g.measurements.medians(),
+            labels_only: false,
             choice: g.settings.choice.clone(),
             training_samples: g.measurements.counted,
             executions: g.measurements.recorded_explore + self.unrecorded.load(Relaxed),
@@ -174,7 +185,8 @@ impl Region {
             Err("no labelled feature vector".to_owned())
         } else {
             std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-                fit_labelled(choice, &job.labels, &job.medians, self.nvariants(), seed)
+                let medians: &[_] = if job.labels_only { &[] } else { &job.medians };
+                fit_labelled(choice, &job.labels, medians, self.nvariants(), seed)
             }))
             .unwrap_or_else(|_| Err("the learner panicked".to_owned()))
         };
@@ -188,10 +200,6 @@ impl Region {
                     counts[y.min(last)] += 1;
                 }
                 let best = (0..counts.len()).fold(0, |b, i| if counts[i] > counts[b] { i } else { b });
-                diag::warn(&format!(
-                    "region '{}': training the model failed ({e}); always running '{}'",
-                    self.spec.model, self.spec.variants[best]
-                ));
                 (Predictor::Constant(best), job.choice.clone(), None, Some(e))
             }
         };
@@ -222,11 +230,21 @@ impl Region {
         ok
     }
 
-    /// Makes `t` decide (unless the data it was trained on was reset meanwhile).
+    /// Makes `t` decide (unless the data it was trained on was reset meanwhile). A fit that
+    /// failed (a constant stand-in) never replaces a model that was fitted: it is said, and the
+    /// model decides on.
     pub(super) fn publish(&self, mut t: Trained, generation: Option<u32>) -> bool {
         let g = self.lock();
         if generation.is_some_and(|gen| gen != g.measurements.generation) {
             return false;
+        }
+        if let (Some(e), Predictor::Constant(v)) = (&t.fallback, &t.predictor) {
+            let name = &self.spec.model;
+            if self.model.load().as_ref().is_some_and(|m| m.fallback.is_none()) {
+                diag::warn(&format!("region '{name}': training the model failed ({e}); the model trained before decides on"));
+                return false;
+            }
+            diag::warn(&format!("region '{name}': training the model failed ({e}); always running '{}'", self.spec.variants[*v]));
         }
         let e = self.epoch.load(Relaxed);
         let next = if e & 1 == 1 { e + 2 } else { e + 1 };
@@ -288,6 +306,7 @@ impl Region {
             TrainJob {
                 labels,
                 medians: pooled.medians(),
+                labels_only: false,
                 choice: g.settings.choice.clone(),
                 training_samples: pooled.counted,
                 executions,
@@ -307,8 +326,10 @@ impl Region {
         g.measurements.rows().into_iter().map(|(k, v, t)| (k.values(), v, t)).collect()
     }
 
-    /// Installs a model trained from stored labels (frozen or loaded start-up): `choice`, else
-    /// the region's own model.
+    /// Installs a model refitted on a stored model's decisions (a file without parameters, frozen
+    /// or loaded start-up): `choice` (else the region's own model) on the labels alone, the
+    /// decisions being what is to be reproduced; a model that needs times (a cost model, a
+    /// selection) becomes the default tree, which with its exceptions reproduces every label.
     pub fn install(&self, labels: Vec<(FeatureKey, usize)>, origin: Origin, choice: Option<ModelChoice>) -> bool {
         let job = {
             let mut g = self.lock();
@@ -320,10 +341,40 @@ impl Region {
             if let Some(c) = choice {
                 job.choice = c;
             }
+            job.labels_only = true;
             job
         };
         let t = self.fit(job);
         self.publish(t, None)
+    }
+
+    /// Installs a stored model as it was trained (frozen or loaded start-up): `model` decides,
+    /// `labels` are its training set, `chosen` what it is. Nothing is refitted.
+    pub fn install_trained(&self, labels: Vec<(FeatureKey, usize)>, origin: Origin, chosen: ModelChoice, model: Compiled) -> bool {
+        let job = {
+            let mut g = self.lock();
+            self.job(&mut g, labels, origin)
+        };
+        let t = Trained {
+            predictor: Predictor::Model(model),
+            choice: job.choice,
+            chosen,
+            estimate: None,
+            time: TimeModel::fit(&job.medians, self.nvariants()),
+            labels: job.labels,
+            training_samples: job.training_samples,
+            executions: job.executions,
+            train_ns: 0,
+            fallback: None,
+            origin: job.origin,
+            epoch: 0,
+        };
+        self.publish(t, None)
+    }
+
+    /// Whether what decides is a constant stand-in for a model whose fit failed.
+    pub fn fell_back(&self) -> bool {
+        self.model.load().as_ref().is_some_and(|m| m.fallback.is_some())
     }
 
     /// Times the model was retrained in this run.
@@ -331,11 +382,12 @@ impl Region {
         self.retrains.load(Relaxed)
     }
 
-    /// Trains at start-up if loaded data suffices (same rule as online training).
+    /// Trains at start-up if loaded data suffices (same rule as online training), replacing a
+    /// stored model installed at start-up but no model this run trained.
     pub fn train_if_ready(&self) -> bool {
         let job = {
             let mut g = self.lock();
-            if self.mode.frozen || self.model.load().is_some() {
+            if self.mode.frozen || self.model.load().as_ref().is_some_and(|m| m.origin != Origin::Loaded) {
                 return false;
             }
             if g.settings.explore_only || !g.measurements.ready(g.settings.min_train) || self.training.swap(true, AcqRel) {

@@ -73,6 +73,11 @@ pub struct RegionReport {
     pub timings: Vec<TimingReport>,
     /// What is decided for each feature vector.
     pub decisions: Vec<DecisionReport>,
+    /// The decisions against always running the best single variant, over the vectors with
+    /// every variant measured (times as labels use them); absent before training or without
+    /// such a vector.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub payoff: Option<crate::model::payoff::Payoff>,
     /// Per variant: bytes moved and transfer time per execution (only when the OMPT tool
     /// `libompadapt_dataperf.so` measured them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -387,6 +392,7 @@ fn region_settings_report(r: &Region, names: &Names, trained: Option<&Trained>) 
         saved_data: r.saved_data_note().map(str::to_owned),
         timings: Vec::new(),
         decisions: Vec::new(),
+        payoff: None,
         data_movement: (0..r.nvariants())
             .filter_map(|v| r.data_movement(v).map(|m| DataMovementReport { variant: names.variant(v), per_execution: m }))
             .collect(),
@@ -403,6 +409,7 @@ fn add_measurements(rep: &mut RegionReport, r: &Region, snap: &Snapshot, names: 
     rep.training_samples = snap.training_samples;
     rep.stored_samples = snap.stored_samples;
     let labels: std::collections::HashMap<_, _> = trained.map(|t| t.labels.iter().copied().collect()).unwrap_or_default();
+    let (mut times, mut decided) = (Vec::new(), Vec::new());
     for e in &snap.entries {
         for (v, p) in e.per_variant.iter().enumerate() {
             rep.timings.push(TimingReport {
@@ -416,13 +423,19 @@ fn add_measurements(rep: &mut RegionReport, r: &Region, snap: &Snapshot, names: 
                 estimate_ns: p.estimate,
             });
         }
+        let decision = trained.map(|t| r.usable(Some((&e.key, t)), t.predict(&e.key)));
+        if let Some(d) = decision {
+            times.push(e.per_variant.iter().map(|p| p.estimate.unwrap_or(f64::NAN)).collect());
+            decided.push(d);
+        }
         rep.decisions.push(DecisionReport {
             features: e.key.values(),
-            decision: trained.map(|t| names.variant(r.usable(Some((&e.key, t)), t.predict(&e.key)))),
+            decision: decision.map(|d| names.variant(d)),
             explored_best: e.decided.map(|v| names.variant(v)),
             trained_label: labels.get(&e.key).map(|&v| names.variant(v)),
         });
     }
+    rep.payoff = crate::model::payoff::payoff(&times, &decided).filter(|_| r.spec.variants.len() > 1);
 }
 
 /// The report data of one region.

@@ -173,6 +173,11 @@ mod tests {
         assert_eq!(r0["executions"], 6);
         assert_eq!(r0["decisions"][1]["decision"], "gpu");
         assert!(r0["model"]["text"].as_str().unwrap().contains("if N < 50500"));
+        // always cpu: 10 µs + 900 µs; the decisions: 10 µs + 10 µs, 45.5× faster
+        assert_eq!(r0["payoff"]["vectors"], 2);
+        let gain = r0["payoff"]["single_ns"].as_f64().unwrap() / r0["payoff"]["decided_ns"].as_f64().unwrap();
+        assert!((40.0..50.0).contains(&gain), "{}", r0["payoff"]);
+        assert!(text.contains("adaptation: over the 2 vectors with every variant measured") && text.contains("% faster"), "{text}");
     }
 
     /// Without a model type the region chooses by cross-validated regret, and the report says

@@ -214,7 +214,12 @@ fn decision_row(rep: &RegionReport, d: &DecisionReport) -> Vec<String> {
 
 fn decisions(rep: &RegionReport) -> String {
     let rows: Vec<Vec<String>> = rep.decisions.iter().map(|d| decision_row(rep, d)).collect();
-    format!("  decisions:\n{}", table(&rows, "    "))
+    let mut out = format!("  decisions:\n{}", table(&rows, "    "));
+    if let Some(p) = &rep.payoff {
+        let name = |v: usize| rep.variants.get(v).cloned().unwrap_or_default();
+        out += &format!("  adaptation: {}\n", p.describe(&name, &|t| fmt_ns(t)));
+    }
+    out
 }
 
 fn data_movement(rep: &RegionReport) -> String {

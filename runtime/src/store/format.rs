@@ -130,11 +130,11 @@ pub struct RunRecord {
     pub executions: u64,
 }
 
-/// A trained model's training set (and its text, for people).
+/// A trained model: its parameters, its training set (and its text, for people).
 #[derive(Serialize, Deserialize, Debug, Clone, PartialEq)]
 pub struct ModelRecord {
     /// e.g. `decision tree (max depth 2)`: the model fitted (`ModelChoice::describe`), which a
-    /// frozen run refits on `labels`.
+    /// reader refits on `labels` only when there are no `parameters`.
     pub kind: String,
     /// When it was trained (ns since the Unix epoch).
     pub trained_unix_ns: u64,
@@ -149,6 +149,10 @@ pub struct ModelRecord {
     /// Where it came from ([`ModelRecord::origin_text`]; absent in older files).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub origin: String,
+    /// The model's parameters (`model::stored`): what every later reader decides with. Absent
+    /// in older files and for a model JSON cannot hold: those readers refit `labels` with `kind`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parameters: Option<crate::model::Compiled>,
 }
 
 /// `ModelRecord::origin` of a model `ompadapt train` stored.

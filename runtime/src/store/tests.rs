@@ -514,6 +514,7 @@ fn frozen_refits_the_kind_the_record_names() {
         text: String::new(),
         variants: vec!["cpu".into(), "gpu".into()],
         origin: OFFLINE.into(),
+        parameters: None,
     };
     let part =
         DataFile { model_trained: Some(record), written_unix_ns: unix_ns(), ..read_file(&b.dir.join(names(&b.dir)[0].clone())).unwrap() };
@@ -589,4 +590,127 @@ fn save_path(b: &Binding) -> PathBuf {
     let mut parts: Vec<String> = names(&b.dir).into_iter().filter(|n| is_part(n)).collect();
     parts.sort();
     b.dir.join(parts.pop().expect("a part"))
+}
+
+/// One model everywhere (issue 34): the model a run trains and stores is the one a frozen run,
+/// a later run (before it retrains) and `ompadapt show` (absorb + [`install_stored`], as here)
+/// decide with: the same decision on every measured vector and on vectors nobody measured.
+mod one_model {
+    use super::*;
+    use crate::model::{CostForm, Family, ModelChoice};
+    use proptest::prelude::*;
+
+    const CHOICES: [ModelChoice; 6] = [
+        ModelChoice::Tree { max_depth: 3 },
+        ModelChoice::Forest { trees: 5, max_depth: 3 },
+        ModelChoice::LogisticRegression,
+        ModelChoice::Cost(CostForm::new(Family::Linear, 0)),
+        ModelChoice::Cost(CostForm::new(Family::LogLinear, 1)),
+        ModelChoice::Auto,
+    ];
+    const DESCRIPTOR: &str = "ompadapt1;model=agree;loc=a.c:3;features=N;variants=a,b,c";
+
+    fn decisions(r: &Region, xs: &[f64]) -> Vec<Option<usize>> {
+        xs.iter().map(|&x| r.decide(&[x])).collect()
+    }
+
+    /// Trains a region on `costs[vector][variant]` µs at N = `sizes`, saves it; the decisions
+    /// on `probe`.
+    fn trained_run(dir: &Path, choice: ModelChoice, sizes: &[f64], costs: &[[u64; 3]], probe: &[f64]) -> Vec<Option<usize>> {
+        let r = region_with(builder(sizes.len()).model(choice), DESCRIPTOR);
+        let mut b = attach(&r, dir, &prog(), 100);
+        for _ in 0..40 {
+            if r.is_trained() {
+                break;
+            }
+            for (&n, c) in sizes.iter().zip(costs) {
+                run_cost(&r, n, c);
+            }
+        }
+        assert!(r.is_trained(), "trains within 40 rounds");
+        save(&r, &mut b).unwrap();
+        decisions(&r, probe)
+    }
+
+    fn reader(dir: &Path, b: RegionBuilder, probe: &[f64]) -> (Vec<Option<usize>>, Origin) {
+        let r = region_with(b, DESCRIPTOR);
+        attach(&r, dir, &prog(), 100);
+        (decisions(&r, probe), r.trained().expect("a model decides").origin.clone())
+    }
+
+    fn as_show_decides(dir: &Path, probe: &[f64]) -> Vec<Option<usize>> {
+        let r = region_with(RegionBuilder::new(), DESCRIPTOR);
+        let merged = load_saved(dir, &prog(), "agree", &["N".to_owned()]);
+        absorb_saved(&r, &merged);
+        assert!(install_stored(&r, merged.model.as_ref().expect("a stored model")));
+        decisions(&r, probe)
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+        #[test]
+        fn run_frozen_loaded_and_show_agree(
+            choice in 0..CHOICES.len(),
+            costs in proptest::collection::vec([10u64..400, 10u64..400, 10u64..400], 2..6),
+        ) {
+            let dir = tmpdir(&format!("agree-{choice}-{}", costs.len()));
+            let sizes: Vec<f64> = (0..costs.len()).map(|i| 1000.0 * (1 << (2 * i)) as f64).collect();
+            let mut probe = sizes.clone();
+            probe.extend(sizes.iter().map(|n| n * 1.7 + 3.0));
+            let run = trained_run(&dir, CHOICES[choice], &sizes, &costs, &probe);
+            let (frozen, origin) = reader(&dir, builder(2).frozen(true), &probe);
+            prop_assert_eq!(&frozen, &run, "frozen run");
+            prop_assert!(matches!(origin, Origin::Frozen(_)));
+            // a later run that cannot retrain yet (too few vectors) decides with the stored model
+            let (loaded, origin) = reader(&dir, builder(100).model(CHOICES[choice]), &probe);
+            prop_assert_eq!(&loaded, &run, "later run");
+            prop_assert_eq!(origin, Origin::Loaded);
+            prop_assert_eq!(&as_show_decides(&dir, &probe), &run, "ompadapt show");
+            fs::remove_dir_all(&dir).unwrap();
+        }
+    }
+
+    /// A file of an earlier runtime (no parameters) and a linear cost model whose refit on the
+    /// measurements fails (the shared store of issue 34): the stored decisions still decide.
+    #[test]
+    fn a_stored_model_without_parameters_decides_as_its_labels_say() {
+        let dir = tmpdir("agree-old");
+        let sizes = [1000.0, 10000.0, 100000.0, 1000000.0];
+        let costs = [[100, 300, 400], [300, 100, 400], [100, 300, 400], [100, 300, 400]];
+        let run = trained_run(&dir, ModelChoice::Tree { max_depth: 3 }, &sizes, &costs, &sizes);
+        for name in names(&region_dir(&dir, &prog(), "agree")) {
+            let path = region_dir(&dir, &prog(), "agree").join(name);
+            let mut f = read_file(&path).unwrap();
+            if let Some(m) = f.model_trained.as_mut() {
+                m.parameters = None;
+                m.kind = ModelChoice::Cost(CostForm::new(Family::Linear, 0)).describe();
+            }
+            fs::write(&path, serde_json::to_vec(&f).unwrap()).unwrap();
+        }
+        let (frozen, _) = reader(&dir, builder(2).frozen(true), &sizes);
+        assert_eq!(frozen, run);
+        assert_eq!(as_show_decides(&dir, &sizes), run);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+
+    /// Damaged parameters never index out of bounds: said once, the labels refitted.
+    #[test]
+    fn damaged_parameters_are_refused() {
+        let dir = tmpdir("agree-damaged");
+        let sizes = [1000.0, 10000.0];
+        let run = trained_run(&dir, ModelChoice::Tree { max_depth: 3 }, &sizes, &[[100, 300, 400], [300, 100, 400]], &sizes);
+        for name in names(&region_dir(&dir, &prog(), "agree")) {
+            let path = region_dir(&dir, &prog(), "agree").join(name);
+            let mut f = read_file(&path).unwrap();
+            if let Some(m) = f.model_trained.as_mut() {
+                let mut t = crate::model::FlatTree::constant(7);
+                t.depth = 3;
+                m.parameters = Some(crate::model::Compiled::Tree(t));
+            }
+            fs::write(&path, serde_json::to_vec(&f).unwrap()).unwrap();
+        }
+        let (frozen, _) = reader(&dir, builder(2).frozen(true), &sizes);
+        assert_eq!(frozen, run);
+        fs::remove_dir_all(&dir).unwrap();
+    }
 }
