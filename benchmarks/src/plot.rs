@@ -249,3 +249,242 @@ pub fn time_label(ns: f64) -> String {
     };
     format!("{} {unit}", short(v))
 }
+
+/// A point marker: with more variants than hue families, shape tells apart what colour alone
+/// cannot (and it survives a black-and-white print).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Marker {
+    /// A filled disc.
+    Circle,
+    /// A filled square.
+    Square,
+    /// A filled triangle, point up.
+    Triangle,
+    /// A filled diamond.
+    Diamond,
+    /// An x.
+    Cross,
+}
+
+const MARKERS: [Marker; 5] = [Marker::Circle, Marker::Square, Marker::Triangle, Marker::Diamond, Marker::Cross];
+
+/// How one variant is drawn in every panel and page: colour, marker and line dashes (`None`:
+/// solid; `Some((dash, gap))` in pixels).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct SeriesStyle {
+    /// Lines, marks and the decision band's fill.
+    pub color: RGBColor,
+    /// The mark at each measured point.
+    pub marker: Marker,
+    /// Dash and gap of its line, px (None: solid).
+    pub dash: Option<(u32, u32)>,
+}
+
+/// Hue families, dark end and light end: the variants of one kind (`threads=…`,
+/// `num_threads=…`) share a family and differ by shade, so related variants look related and
+/// unrelated ones look different. Ten families of up to 5 shades give 30+ distinct colours.
+const FAMILIES: [(RGBColor, RGBColor); 10] = [
+    (RGBColor(8, 48, 107), RGBColor(107, 174, 214)),  // blue
+    (RGBColor(140, 45, 4), RGBColor(253, 174, 97)),   // orange
+    (RGBColor(0, 90, 50), RGBColor(116, 196, 118)),   // green
+    (RGBColor(84, 39, 143), RGBColor(177, 160, 210)), // purple
+    (RGBColor(153, 0, 13), RGBColor(251, 106, 74)),   // red
+    (RGBColor(1, 108, 89), RGBColor(102, 194, 164)),  // teal
+    (RGBColor(122, 1, 119), RGBColor(247, 104, 161)), // magenta
+    (RGBColor(102, 76, 0), RGBColor(214, 180, 60)),   // ochre
+    (RGBColor(84, 48, 5), RGBColor(191, 129, 45)),    // brown
+    (RGBColor(0, 60, 48), RGBColor(128, 205, 193)),   // sea green
+];
+
+/// The family of `serial` (and of nothing else): neutral, it is the baseline.
+const NEUTRAL: (RGBColor, RGBColor) = (RGBColor(40, 40, 40), RGBColor(150, 150, 150));
+
+/// Dash patterns for the second and later rounds of families (more kinds than families).
+const DASHES: [Option<(u32, u32)>; 3] = [None, Some((8, 4)), Some((2, 3))];
+
+/// A variant's kind: its name up to `=`, `[` or `(` (`threads=0.25` → `threads`,
+/// `schedule(dynamic, 4)` → `schedule`).
+pub fn kind_of(name: &str) -> &str {
+    name.find(['=', '[', '(']).map_or(name, |i| &name[..i]).trim()
+}
+
+fn shade((dark, light): (RGBColor, RGBColor), t: f64) -> RGBColor {
+    let mix = |a: u8, b: u8| (a as f64 + (b as f64 - a as f64) * t).round() as u8;
+    RGBColor(mix(dark.0, light.0), mix(dark.1, light.1), mix(dark.2, light.2))
+}
+
+/// One style per variant name, in order: a hue family per kind (in the order kinds first
+/// appear; `serial` grey), shades dark to light within a kind, a marker per member, and
+/// dashes once the families are used up. Distinct colours for up to 30 variants of 10 kinds.
+pub fn variant_styles(names: &[String]) -> Vec<SeriesStyle> {
+    let mut kinds: Vec<(&str, Vec<usize>)> = Vec::new();
+    for (i, n) in names.iter().enumerate() {
+        let k = kind_of(n);
+        match kinds.iter_mut().find(|(kk, _)| *kk == k) {
+            Some((_, members)) => members.push(i),
+            None => kinds.push((k, vec![i])),
+        }
+    }
+    let mut out = vec![SeriesStyle { color: NEUTRAL.0, marker: Marker::Circle, dash: None }; names.len()];
+    let mut next_family = 0;
+    for (kind, members) in &kinds {
+        let (family, dash) = if *kind == "serial" {
+            (NEUTRAL, None)
+        } else {
+            let f = next_family;
+            next_family += 1;
+            (FAMILIES[f % FAMILIES.len()], DASHES[(f / FAMILIES.len()) % DASHES.len()])
+        };
+        // at most 5 shades: a sixth member repeats a shade with another marker and dashes
+        let shades = members.len().min(5);
+        for (j, &i) in members.iter().enumerate() {
+            let t = if shades <= 1 { 0.2 } else { (j % shades) as f64 / (shades - 1) as f64 };
+            let dash = if j >= shades { Some((4, 4)) } else { dash };
+            out[i] = SeriesStyle { color: shade(family, t), marker: MARKERS[j % MARKERS.len()], dash };
+        }
+    }
+    out
+}
+
+/// `#rrggbb`, for pages that use the same colours.
+pub fn hex(c: RGBColor) -> String {
+    format!("#{:02x}{:02x}{:02x}", c.0, c.1, c.2)
+}
+
+/// Black or white, whichever reads better on `c`.
+pub fn ink_on(c: RGBColor) -> RGBColor {
+    let lum = 0.299 * c.0 as f64 + 0.587 * c.1 as f64 + 0.114 * c.2 as f64;
+    if lum > 140.0 {
+        BLACK
+    } else {
+        WHITE
+    }
+}
+
+/// Draws `m` centred on pixel `at` of `area` (pixel coordinates: one function for every
+/// marker shape, whatever the chart's coordinates).
+pub fn draw_marker<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, at: (i32, i32), m: Marker, c: RGBColor, r: i32) -> Result<()> {
+    let fill = c.filled();
+    let edge = WHITE.stroke_width(1);
+    let (x, y) = at;
+    match m {
+        Marker::Circle => {
+            area.draw(&Circle::new(at, r, fill)).map_err(pe)?;
+            area.draw(&Circle::new(at, r, edge)).map_err(pe)
+        }
+        Marker::Square => {
+            let s = r * 9 / 10;
+            area.draw(&Rectangle::new([(x - s, y - s), (x + s, y + s)], fill)).map_err(pe)
+        }
+        Marker::Triangle => area.draw(&Polygon::new(vec![(x, y - r - 1), (x + r + 1, y + r), (x - r - 1, y + r)], fill)).map_err(pe),
+        Marker::Diamond => area.draw(&Polygon::new(vec![(x, y - r - 1), (x + r + 1, y), (x, y + r + 1), (x - r - 1, y)], fill)).map_err(pe),
+        Marker::Cross => {
+            let s = c.stroke_width(3);
+            area.draw(&PathElement::new(vec![(x - r, y - r), (x + r, y + r)], s)).map_err(pe)?;
+            area.draw(&PathElement::new(vec![(x - r, y + r), (x + r, y - r)], s)).map_err(pe)
+        }
+    }
+}
+
+/// A line through pixel points in `style` (dashed where the style says).
+pub fn draw_line<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, pts: &[(i32, i32)], style: &SeriesStyle, width: u32) -> Result<()> {
+    let s = style.color.stroke_width(width);
+    match style.dash {
+        None => area.draw(&PathElement::new(pts.to_vec(), s)).map_err(pe),
+        Some((d, g)) => area.draw(&plotters::element::DashedPathElement::new(pts.iter().copied(), d, g, s)).map_err(pe),
+    }
+}
+
+/// Rectangles in pixels: where a figure's panels and its legend go, decided before drawing
+/// so that the legend never covers data (and a test can check it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Rect {
+    /// Left edge.
+    pub x0: i32,
+    /// Top edge.
+    pub y0: i32,
+    /// Right edge (exclusive).
+    pub x1: i32,
+    /// Bottom edge (exclusive).
+    pub y1: i32,
+}
+
+impl Rect {
+    /// Whether the two share any pixel.
+    pub fn overlaps(&self, o: &Rect) -> bool {
+        self.x0 < o.x1 && o.x0 < self.x1 && self.y0 < o.y1 && o.y0 < self.y1
+    }
+}
+
+/// A figure with a legend column on the right: the panels' rectangle and the legend's.
+#[derive(Clone, Copy, Debug)]
+pub struct LegendLayout {
+    /// Where the data panels go.
+    pub panels: Rect,
+    /// Where the legend column goes.
+    pub legend: Rect,
+}
+
+/// Pixels per character of the legend's text (14 px DejaVu Sans averages under 8).
+const LEGEND_CHAR_W: i32 = 8;
+
+impl LegendLayout {
+    /// A canvas `panels_w` wide for the panels plus a legend wide enough for `names`.
+    pub fn of(panels_w: u32, height: u32, names: &[String]) -> LegendLayout {
+        let longest = names.iter().map(|n| n.chars().count()).max().unwrap_or(4).max(12) as i32;
+        let legend_w = (52 + longest * LEGEND_CHAR_W).clamp(210, 360);
+        let pw = panels_w as i32;
+        LegendLayout {
+            panels: Rect { x0: 0, y0: 0, x1: pw, y1: height as i32 },
+            legend: Rect { x0: pw, y0: 0, x1: pw + legend_w, y1: height as i32 },
+        }
+    }
+
+    /// The whole canvas.
+    pub fn size(&self) -> (u32, u32) {
+        (self.legend.x1 as u32, self.panels.y1.max(self.legend.y1) as u32)
+    }
+}
+
+/// The legend column: a title, then per entry a line sample in its style with its marker and
+/// its name, then notes (wrapped to the column) saying how to read the marks.
+pub fn legend_column<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, title: &str, entries: &[(String, SeriesStyle)], notes: &[&str]) -> Result<()> {
+    let (w, h) = area.dim_in_pixel();
+    area.draw(&Text::new(title.to_owned(), (12, 14), ("sans-serif", 15).into_font().style(FontStyle::Bold))).map_err(pe)?;
+    let mut y = 44;
+    for (name, style) in entries {
+        draw_line(area, &[(12, y), (42, y)], style, 2)?;
+        draw_marker(area, (27, y), style.marker, style.color, 5)?;
+        area.draw(&Text::new(name.clone(), (50, y - 8), ("sans-serif", 14))).map_err(pe)?;
+        y += 22;
+    }
+    y += 8;
+    // 12 px text averages about 6.5 px a character
+    let per_line = ((w as usize).saturating_sub(24) * 2 / 13).max(10);
+    for line in notes.iter().flat_map(|n| wrap(n, per_line)) {
+        area.draw(&Text::new(line, (12, y), ("sans-serif", 12).into_font().color(&RGBColor(70, 70, 70)))).map_err(pe)?;
+        y += 16;
+    }
+    let rule = RGBColor(200, 200, 200).stroke_width(1);
+    area.draw(&PathElement::new(vec![(0, 4), (0, y.min(h as i32 - 4))], rule)).map_err(pe)?;
+    Ok(())
+}
+
+/// `text` in lines of at most `width` characters, broken at spaces.
+pub fn wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut cur = String::new();
+    for word in text.split_whitespace() {
+        if !cur.is_empty() && cur.chars().count() + 1 + word.chars().count() > width {
+            lines.push(std::mem::take(&mut cur));
+        }
+        if !cur.is_empty() {
+            cur.push(' ');
+        }
+        cur.push_str(word);
+    }
+    if !cur.is_empty() {
+        lines.push(cur);
+    }
+    lines
+}

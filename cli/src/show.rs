@@ -10,18 +10,19 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use ompadapt_benchmarks::plot::{self, pe, Figure, Span};
+use ompadapt_benchmarks::plot;
 use ompadapt_rt::ctx::MAX_FEATURES;
 use ompadapt_rt::model::payoff::{self, Payoff};
 use ompadapt_rt::model::{self, Fitted, ModelChoice, TrainingSet};
 use ompadapt_rt::region::{Region, RegionBuilder};
 use ompadapt_rt::spec::RegionDescriptor;
 use ompadapt_rt::store::{self as rt_store, DataFile, ModelRecord};
-use plotters::coord::Shift;
-use plotters::prelude::*;
 use serde_json::{json, Value};
 
 use crate::store;
+
+mod figure;
+pub use figure::RegionFigure;
 
 /// A region's data and a model fitted on it.
 pub struct Learned {
@@ -274,148 +275,6 @@ pub fn table(rows: &[Vec<String>], indent: usize) -> String {
     out
 }
 
-/// The picture: measured time per variant over one feature (top), and the model's decision
-/// over the feature range (bottom: a band for one feature, a map over two).
-pub struct RegionFigure<'a> {
-    pub learned: &'a Learned,
-    /// Feature on the horizontal axis.
-    pub axis: usize,
-}
-
-impl Figure for RegionFigure<'_> {
-    fn draw<DB: DrawingBackend>(&self, root: &DrawingArea<DB, Shift>) -> Result<()> {
-        let (top, bottom) = root.split_vertically(root.dim_in_pixel().1 * 11 / 20);
-        self.times(&top)?;
-        self.decisions(&bottom)?;
-        Ok(())
-    }
-}
-
-impl RegionFigure<'_> {
-    fn times<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<()> {
-        let l = self.learned;
-        let c = &l.costs;
-        let xs = Span::of((0..c.n()).map(|i| c.row(i)[self.axis]));
-        let ts = Span::of(c.t.iter().copied().filter(|t| *t > 0.0));
-        let ts = Span { log: ts.lo > 0.0 && ts.hi / ts.lo > 4.0, ..ts };
-        let mut chart = ChartBuilder::on(area)
-            .caption(format!("{}: measured time per variant ({})", l.file.model, l.file.program), ("sans-serif", 18))
-            .margin(10)
-            .x_label_area_size(36)
-            .y_label_area_size(70)
-            .build_cartesian_2d(xs.range(), ts.range())
-            .map_err(pe)?;
-        chart
-            .configure_mesh()
-            .x_desc(l.feature_name(self.axis))
-            .y_desc(if ts.log { "time, lower quartile (log scale)" } else { "time, lower quartile" })
-            .x_label_formatter(&|u| if xs.log { plot::sig2(xs.inv(*u)) } else { plot::short(xs.inv(*u)) })
-            .y_label_formatter(&|u| plot::time_label(ts.inv(*u)))
-            .light_line_style(WHITE.mix(0.0))
-            .draw()
-            .map_err(pe)?;
-        let one_feature = c.p == 1 || l.file.features.len() <= 1;
-        for v in 0..c.k {
-            let col = plot::color(v);
-            let mut pts: Vec<(f64, f64)> = (0..c.n())
-                .filter(|&i| c.times(i)[v].is_finite() && c.times(i)[v] > 0.0)
-                .map(|i| (xs.fwd(c.row(i)[self.axis]), ts.fwd(c.times(i)[v])))
-                .collect();
-            pts.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
-            if one_feature {
-                chart.draw_series(LineSeries::new(pts.clone(), col.stroke_width(2))).map_err(pe)?;
-            }
-            chart
-                .draw_series(pts.iter().map(|&p| Circle::new(p, 4, col.filled())))
-                .map_err(pe)?
-                .label(l.variant_name(v))
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], col.filled()));
-        }
-        plot::legend(&mut chart, SeriesLabelPosition::UpperLeft, 0.85)?;
-        Ok(())
-    }
-
-    fn decisions<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<()> {
-        let l = self.learned;
-        let c = &l.costs;
-        let p = l.file.features.len().clamp(1, c.p);
-        let xs = Span::of((0..c.n()).map(|i| c.row(i)[self.axis]));
-        // the other features at their median (the map's second axis: the next feature)
-        let median = |j: usize| ompadapt_rt::stats::median_f64(&(0..c.n()).map(|i| c.row(i)[j]).collect::<Vec<_>>()).unwrap_or(0.0);
-        let mut base: Vec<f64> = (0..p).map(median).collect();
-        let second = (p >= 2).then_some(if self.axis == 0 { 1 } else { 0 });
-        let ys = second.map(|j| Span::of((0..c.n()).map(|i| c.row(i)[j]))).unwrap_or(Span { lo: 0.0, hi: 1.4, log: false });
-        let title = match second {
-            Some(j) => {
-                format!("decision of the model over {} × {} (other features at their median)", l.feature_name(self.axis), l.feature_name(j))
-            }
-            None => format!("decision of the model over {}; dots: measured best", l.feature_name(self.axis)),
-        };
-        let mut chart = ChartBuilder::on(area)
-            .caption(title, ("sans-serif", 16))
-            .margin(10)
-            .x_label_area_size(36)
-            .y_label_area_size(70)
-            .build_cartesian_2d(xs.range(), ys.range())
-            .map_err(pe)?;
-        let ydesc = second.map(|j| l.feature_name(j)).unwrap_or_default();
-        chart
-            .configure_mesh()
-            .x_desc(l.feature_name(self.axis))
-            .y_desc(ydesc)
-            .x_label_formatter(&|u| if xs.log { plot::sig2(xs.inv(*u)) } else { plot::short(xs.inv(*u)) })
-            .y_label_formatter(&|u| {
-                if second.is_none() {
-                    String::new()
-                } else if ys.log {
-                    plot::sig2(ys.inv(*u))
-                } else {
-                    plot::short(ys.inv(*u))
-                }
-            })
-            .disable_mesh()
-            .draw()
-            .map_err(pe)?;
-        let (nx, ny) = (240, if second.is_some() { 80 } else { 1 });
-        let ex = xs.edges(nx);
-        let ey = if second.is_some() { ys.edges(ny) } else { vec![0.0, 1.0] };
-        let mut cells = Vec::with_capacity(nx * ny);
-        for a in 0..nx {
-            for b in 0..ny {
-                base[self.axis] = xs.inv((xs.fwd(ex[a]) + xs.fwd(ex[a + 1])) / 2.0);
-                if let Some(j) = second {
-                    base[j] = ys.inv((ys.fwd(ey[b]) + ys.fwd(ey[b + 1])) / 2.0);
-                }
-                let v = l.decide(&base);
-                let (y0, y1) = if second.is_some() { (ys.fwd(ey[b]), ys.fwd(ey[b + 1])) } else { (0.0, 0.5) };
-                cells.push(Rectangle::new([(xs.fwd(ex[a]), y0), (xs.fwd(ex[a + 1]), y1)], plot::color(v).mix(0.55).filled()));
-            }
-        }
-        chart.draw_series(cells).map_err(pe)?;
-        // measured best per vector
-        let dots = (0..c.n()).map(|i| {
-            let y = match second {
-                Some(j) => ys.fwd(c.row(i)[j]),
-                None => 0.7,
-            };
-            EmptyElement::at((xs.fwd(c.row(i)[self.axis]), y))
-                + Circle::new((0, 0), 5, plot::color(c.y[i] as usize).filled())
-                + Circle::new((0, 0), 5, BLACK.stroke_width(1))
-        });
-        chart.draw_series(dots).map_err(pe)?;
-        for v in 0..c.k {
-            let col = plot::color(v);
-            chart
-                .draw_series(std::iter::empty::<Circle<(f64, f64), i32>>())
-                .map_err(pe)?
-                .label(l.variant_name(v))
-                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 14, y + 5)], col.mix(0.55).filled()));
-        }
-        plot::legend(&mut chart, SeriesLabelPosition::UpperRight, 0.85)?;
-        Ok(())
-    }
-}
-
 /// `show`: text (or JSON) on stdout, the picture where asked.
 pub fn run(learned: &Learned, svg: Option<PathBuf>, png: Option<PathBuf>, axis: Option<&str>, as_json: bool) -> Result<()> {
     let axis = match axis {
@@ -431,7 +290,8 @@ pub fn run(learned: &Learned, svg: Option<PathBuf>, png: Option<PathBuf>, axis: 
         })?,
     };
     if let Some(svg) = &svg {
-        plot::write(svg, png.as_deref(), (960, 720), &RegionFigure { learned, axis })?;
+        let fig = RegionFigure { learned, axis };
+        plot::write(svg, png.as_deref(), fig.layout().size(), &fig)?;
     } else if png.is_some() {
         anyhow::bail!("--png needs --svg (the picture is always written as SVG too)");
     }

@@ -51,6 +51,7 @@ pub mod host_run;
 pub mod mappings;
 pub mod measurements;
 pub mod model;
+pub mod offload_build;
 #[cfg(feature = "mpi")]
 pub mod mpi;
 pub mod ompt_tool;

@@ -223,3 +223,21 @@ int main(void) {
     }
     assert!(checked > 10000, "{checked} cases");
 }
+
+/// README's `variants(cpu, gpu)` built without `-fopenmp-targets` (as a pkg-config line without
+/// the offload flags does): both variants are one host code. The plugin warns at the directive,
+/// the run's report says it again beside the region, and the program's results stay right.
+#[test]
+fn offload_variants_without_an_offload_target_are_said_to_be_one_code() {
+    let dir = scratch();
+    let exe = dir.path().join("offload_dispatch_host_only");
+    let mut c = Command::new(CLANG);
+    c.arg("-fopenmp").arg(format!("-fplugin={}", plugin().display())).arg(source("programs/offload_dispatch.c")).arg("-o").arg(&exe);
+    let out = run(&mut c);
+    out.expect_ok("compiling offload_dispatch.c without -fopenmp-targets");
+    let at = out.stderr.lines().find(|l| l.contains("warning: no offload target in this compilation")).unwrap_or_else(|| panic!("{}", out.stderr));
+    assert!(at.contains("offload_dispatch.c:11:"), "at the directive: {at}");
+    let run = run_program(&exe, dir.path(), &[("OMPADAPT_REPORT", "1")]);
+    run.expect_ok("offload_dispatch (checks its sums)");
+    assert!(run.stderr.contains("built without an offload target") && run.stderr.contains("'cpu', 'gpu' ran the same host code"), "{}", run.stderr);
+}

@@ -59,6 +59,8 @@ pub struct Site<'a> {
     pub saved: &'a [Vec<Tok>],
     /// The compilation offloads (a launch exists for the pass to dispatch).
     pub offload: bool,
+    /// The compilation is one for an offload device (the host compilation says what it must).
+    pub device: bool,
     /// The translation unit is C++.
     pub cplusplus: bool,
 }
@@ -97,7 +99,22 @@ pub fn lower(s: &Site, diags: &mut Diags) -> Option<Lowered> {
     if !ok {
         return None;
     }
+    if !s.offload && !s.device {
+        warn_no_offload_target(s, diags);
+    }
     lower_target(s, &c, kinds, diags)
+}
+
+/// Without an offload target (`-fopenmp-targets`) a target construct is host code: `cpu`, `gpu`
+/// and the launch-shape variants all run that same code, and adapting among them learns noise.
+/// A warning at the first variant (the run's report says it again).
+fn warn_no_offload_target(s: &Site, diags: &mut Diags) {
+    let first = &s.variants.variants[0];
+    diags.push(Diagnostic::warning(
+        first.tok,
+        first.tok + 1,
+        "no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch",
+    ));
 }
 
 /// The kinds of the variants, when every variant names one (else an error at each that does not).

@@ -319,6 +319,7 @@ impl Session {
                 data,
                 saved: &self.saved,
                 offload: self.offload,
+                device: self.device,
                 cplusplus: self.cplusplus,
             };
             match pass_form::lower(&site, &mut diags) {

@@ -27,6 +27,9 @@ pub struct RegionReport {
     pub features: Vec<String>,
     /// Why the descriptor could not be used (the region then always ran its first variant).
     pub malformed: Option<String>,
+    /// Offload variants in a program built without an offload target: they ran the same code.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub same_code: Option<String>,
     /// `adaptive`, `explore-only`, `frozen` or `coarse`.
     pub mode: String,
     /// The exploration strategy.
@@ -371,6 +374,7 @@ fn region_settings_report(r: &Region, names: &Names, trained: Option<&Trained>) 
         team_sizes: team_sizes(&spec.variants),
         features: spec.features.clone(),
         malformed: r.broken.clone(),
+        same_code: crate::offload_build::same_code_note(&spec.variants),
         mode: mode_name(r),
         explore: r.params().strategy.name().into(),
         repeats: r.params().repeats,

@@ -51,6 +51,9 @@ fn overview(rep: &RegionReport) -> String {
         None => rep.variants.clone(),
     };
     let mut out = format!("  variants: {}\n", variants.join(", "));
+    if let Some(note) = &rep.same_code {
+        out.push_str(&format!("  warning: {note}\n"));
+    }
     let feats: Vec<String> = (0..rep.feature_count()).map(|i| rep.feature_name(i)).collect();
     out.push_str(&format!("  features: {}\n", if feats.is_empty() { "(none)".to_owned() } else { feats.join(", ") }));
     let repeats = match rep.repeats {

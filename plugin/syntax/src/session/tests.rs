@@ -286,3 +286,23 @@ fn fallback_variant_is_written_in_the_code() {
     let t = texts(&emitted(s.on_pragma(&lex("metadirective when(: target update to(a)) when(: target update from(a))"), &ctx())));
     assert!(t.contains("_ompadapt_c3.variant = 1; _ompadapt_c3.value = 1.0; __ompadapt_begin(&_ompadapt_h3, "), "{t}");
 }
+
+/// Offload variants without an offload target are the same host code: a warning at the first
+/// variant in the host compilation, none with a target or in a device compilation.
+#[test]
+fn offload_variants_without_an_offload_target_warn() {
+    let stmt = vec![Tok::new(TokKind::OmpBegin, ""), Tok::new(TokKind::Ident, "target"), Tok::new(TokKind::OmpEnd, "")];
+    let warned = |offload: bool, device: bool| {
+        let mut s = Session::new(offload, false);
+        if device {
+            s.set_device();
+        }
+        s.on_pragma(&lex("adaptation model_name(m) features(N) variants(cpu, gpu)"), &ctx());
+        s.on_statement(&stmt);
+        let d = s.take_statement_diags();
+        d.iter().filter(|d| d.message.contains("no offload target in this compilation")).map(|d| (d.tok, d.severity)).collect::<Vec<_>>()
+    };
+    assert_eq!(warned(false, false), vec![(11, crate::Severity::Warning)], "at the token of the first variant, cpu");
+    assert!(warned(true, false).is_empty());
+    assert!(warned(false, true).is_empty());
+}
