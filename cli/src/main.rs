@@ -122,9 +122,11 @@ enum Command {
     Bench(bench::Args),
     /// Summarise a timeline recorded with OMPADAPT_TRACE=FILE (per region and variant); --html draws it.
     Trace {
-        /// The trace the runtime wrote (Chrome trace-event JSON; Perfetto and chrome://tracing open it too).
-        file: PathBuf,
-        /// Also write a self-contained page (inline SVG) that draws the timeline: a lane per thread, a box per execution.
+        /// The traces the runtime wrote (Chrome trace-event JSON; Perfetto and chrome://tracing open it too): one, or
+        /// each process's of one run (`%p` in OMPADAPT_TRACE), or a directory of them.
+        #[arg(required = true, num_args = 1..)]
+        files: Vec<PathBuf>,
+        /// Also write a self-contained page (inline SVG) that draws the timeline: per process and thread, a lane per region, a box per execution.
         #[arg(long, value_name = "OUT")]
         html: Option<PathBuf>,
         /// Boxes the page draws one per execution at most; past it, executions that start in one pixel column share a box.
@@ -192,7 +194,7 @@ fn run(cli: Cli) -> Result<()> {
         Command::Import { archive: path, executable, program_id } => import_archive(&root, &path, executable, program_id, as_json)?,
         Command::Clear { what, region, all } => clear_store(&root, what, region, all, as_json)?,
         Command::Bench(args) => bench::run(args, as_json)?,
-        Command::Trace { file, html, max_boxes } => trace::run(&file, html.as_deref(), max_boxes, as_json)?,
+        Command::Trace { files, html, max_boxes } => trace::run(&files, html.as_deref(), max_boxes, as_json)?,
     }
     Ok(())
 }

@@ -1,10 +1,12 @@
-//! `ompadapt trace FILE`: what a timeline the runtime recorded (`OMPADAPT_TRACE=FILE`, Chrome
-//! trace-event JSON) says, per region: executions, total and mean time, per variant (count,
-//! time, share of the region's time), exploring and decided executions, threads, and dropped
-//! events. `--html OUT` also draws it as a self-contained page (see [`html`]).
+//! `ompadapt trace FILE...`: what a timeline the runtime recorded (`OMPADAPT_TRACE=FILE`,
+//! Chrome trace-event JSON) says, per region: executions, total and mean time, per variant
+//! (count, time, share of the region's time), exploring and decided executions and the time
+//! exploration took, threads, and dropped events. Several files (the per-process traces of one
+//! run, `%p` in the name; or a directory of them) are read together. `--html OUT` also draws
+//! them as one self-contained page, a group of lanes per process (see [`html`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Context, Result};
 use ompadapt_rt::report::fmt_ns;
@@ -36,6 +38,8 @@ struct RawEvent {
     dur: f64,
     #[serde(default)]
     tid: i64,
+    #[serde(default)]
+    pid: Option<i64>,
     #[serde(default)]
     args: RawArgs,
 }
@@ -79,6 +83,10 @@ pub struct Thread {
 /// A trace read back.
 pub struct Trace {
     pub program: String,
+    /// The process that wrote it (from its events).
+    pub pid: Option<i64>,
+    /// When its clock's zero was, Unix ns (lines up the traces of several processes).
+    pub started_unix_ns: Option<u64>,
     /// Region names, in the order the runtime lists them (then as met).
     pub regions: Vec<String>,
     /// Per region: its variants as declared (when the file lists them).
@@ -99,6 +107,7 @@ impl Trace {
         let mut index: HashMap<String, usize> = t.regions.iter().enumerate().map(|(i, r)| (r.clone(), i)).collect();
         let mut names: BTreeMap<i64, (String, i64)> = BTreeMap::new();
         for e in raw.events {
+            t.pid = t.pid.or(e.pid);
             match e.ph.as_str() {
                 "X" => {
                     let x = t.execution(e, &mut index);
@@ -142,6 +151,8 @@ impl Trace {
             .unwrap_or_default();
         Trace {
             program: o["program"].as_str().unwrap_or("?").to_owned(),
+            pid: None,
+            started_unix_ns: o["started_unix_ns"].as_u64(),
             regions: regions.iter().map(|(n, _)| n.clone()).collect(),
             declared: regions.into_iter().collect(),
             threads: Vec::new(),
@@ -196,6 +207,8 @@ pub struct RegionSummary {
     pub mean_us: f64,
     pub exploring: u64,
     pub decided: u64,
+    /// Time of the exploring executions, µs: what exploration cost.
+    pub exploring_us: f64,
     /// Decided executions by what decided: trained, explored, fixed.
     pub decided_by: BTreeMap<String, u64>,
     pub threads: usize,
@@ -212,6 +225,9 @@ pub struct Summary {
     pub threads: usize,
     /// From the first start to the last end, µs.
     pub span_us: f64,
+    /// Time in regions (the regions' totals summed), and the part of it spent exploring, µs.
+    pub region_us: f64,
+    pub exploring_us: f64,
     pub regions: Vec<RegionSummary>,
 }
 
@@ -236,7 +252,10 @@ pub fn summarize(t: &Trace) -> Summary {
         r.executions += 1;
         r.total_us += x.dur;
         match &x.decided {
-            None => r.exploring += 1,
+            None => {
+                r.exploring += 1;
+                r.exploring_us += x.dur;
+            }
             Some(by) => {
                 r.decided += 1;
                 *r.decided_by.entry(by.clone()).or_default() += 1;
@@ -271,12 +290,20 @@ pub fn summarize(t: &Trace) -> Summary {
         max_events: t.max_events,
         threads: t.threads.len(),
         span_us: if end > start { end - start } else { 0.0 },
+        region_us: regions.iter().map(|r| r.total_us).sum(),
+        exploring_us: regions.iter().map(|r| r.exploring_us).sum(),
         regions,
     }
 }
 
 fn us(x: f64) -> String {
     fmt_ns(x * 1000.0)
+}
+
+/// What exploration cost: `exploration: X of Y region time (Z %)`.
+fn exploration(exploring_us: f64, total_us: f64) -> String {
+    let share = if total_us > 0.0 { 100.0 * exploring_us / total_us } else { 0.0 };
+    format!("exploration: {} of {} region time ({share:.1} %)", us(exploring_us), us(total_us))
 }
 
 fn plural(n: usize, what: &str) -> String {
@@ -301,6 +328,7 @@ pub fn to_text(file: &Path, s: &Summary) -> String {
             s.dropped
         ));
     }
+    out.push_str(&format!("{}, all regions\n", exploration(s.exploring_us, s.region_us)));
     for r in &s.regions {
         let by: Vec<String> = r.decided_by.iter().map(|(k, n)| format!("{k} {n}")).collect();
         let by = if by.is_empty() { String::new() } else { format!(" ({})", by.join(", ")) };
@@ -314,6 +342,7 @@ pub fn to_text(file: &Path, s: &Summary) -> String {
             r.decided,
             plural(r.threads, "thread")
         ));
+        out.push_str(&format!("  {}\n", exploration(r.exploring_us, r.total_us)));
         let mut rows = vec![["variant", "executions", "total", "mean", "share"].map(String::from).to_vec()];
         for v in &r.variants {
             rows.push(vec![
@@ -329,17 +358,53 @@ pub fn to_text(file: &Path, s: &Summary) -> String {
     out
 }
 
-/// `ompadapt trace FILE [--html OUT]`.
-pub fn run(file: &Path, html_out: Option<&Path>, max_boxes: usize, as_json: bool) -> Result<()> {
-    let t = Trace::read(file)?;
-    let s = summarize(&t);
-    if as_json {
-        println!("{}", serde_json::to_string_pretty(&s)?);
+/// The files named: a directory stands for the `.json` files in it (the per-process traces
+/// of one run), in name order.
+fn expand(files: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    let mut out = Vec::new();
+    for f in files {
+        if f.is_dir() {
+            let mut inside: Vec<PathBuf> = std::fs::read_dir(f)
+                .with_context(|| format!("cannot read {}", f.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "json"))
+                .collect();
+            if inside.is_empty() {
+                bail!("{}: no .json traces in this directory", f.display());
+            }
+            inside.sort();
+            out.extend(inside);
+        } else {
+            out.push(f.clone());
+        }
+    }
+    Ok(out)
+}
+
+/// `ompadapt trace FILE... [--html OUT]`: each file's summary (one file: as it always was;
+/// several: one after another, then the exploration over all), and one page for all.
+pub fn run(files: &[PathBuf], html_out: Option<&Path>, max_boxes: usize, as_json: bool) -> Result<()> {
+    let files = expand(files)?;
+    let traces = files.iter().map(|f| Trace::read(f)).collect::<Result<Vec<_>>>()?;
+    let summaries: Vec<Summary> = traces.iter().map(summarize).collect();
+    let (explored, total) = summaries.iter().fold((0.0, 0.0), |(e, t), s| (e + s.exploring_us, t + s.region_us));
+    if as_json && files.len() == 1 {
+        println!("{}", serde_json::to_string_pretty(&summaries[0])?);
+    } else if as_json {
+        let each: Vec<Value> =
+            files.iter().zip(&summaries).map(|(f, s)| serde_json::json!({"file": f.display().to_string(), "summary": s})).collect();
+        println!("{}", serde_json::to_string_pretty(&serde_json::json!({"traces": each, "region_us": total, "exploring_us": explored}))?);
     } else {
-        print!("{}", to_text(file, &s));
+        let texts: Vec<String> = files.iter().zip(&summaries).map(|(f, s)| to_text(f, s)).collect();
+        print!("{}", texts.join("\n"));
+        if files.len() > 1 {
+            println!("\n{} traces: {}, all processes", files.len(), exploration(explored, total));
+        }
     }
     if let Some(out) = html_out {
-        let page = html::page(file, &t, &s, max_boxes);
+        let sources: Vec<html::Source> =
+            files.iter().zip(&traces).zip(&summaries).map(|((file, trace), summary)| html::Source { file, trace, summary }).collect();
+        let page = html::page(&sources, max_boxes);
         ompadapt_rt::safe_fs::write_file_atomic(out, page.as_bytes())
             .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", out.display()))?;
         if !as_json {

@@ -140,3 +140,121 @@ fn show_gives_eleven_variants_eleven_colours_and_the_legend_beside_the_data() {
     assert!(pic.contains("\nmodel decides\n</text>") && pic.contains("\nmeasured best\n</text>"), "the band's rows");
     assert!(pic.contains("decisions of the "), "the model named");
 }
+
+/// A trace in the runtime's format (`runtime/src/trace.rs`): process `pid`, its clock's zero
+/// at `started` Unix ns, executions (region, variant, ts µs, dur µs, tid, exploring).
+fn write_trace(path: &Path, pid: i64, started: u64, xs: &[(&str, &str, f64, f64, i64, bool)]) {
+    let mut events = vec![json!({"name": "process_name", "ph": "M", "pid": pid, "tid": pid, "args": {"name": "sim"}})];
+    for (region, variant, ts, dur, tid, exploring) in xs {
+        let mut args = json!({"variant": variant, "features": {"n": 1}, "mode": if *exploring { "exploring" } else { "decided" }});
+        if !exploring {
+            args["decision"] = json!("trained");
+        }
+        events.push(json!({"name": region, "cat": "ompadapt", "ph": "X", "ts": ts, "dur": dur, "pid": pid, "tid": tid, "args": args}));
+    }
+    let doc = json!({
+        "traceEvents": events,
+        "displayTimeUnit": "ns",
+        "otherData": {"format": "ompadapt-trace", "version": 1, "program": "sim", "started_unix_ns": started,
+            "events": xs.len(), "dropped": 0, "max_events": 1000000, "threads": 2,
+            "regions": [{"name": "big", "variants": ["x", "z", "never"]}, {"name": "tiny", "variants": ["y", "unused"]}]},
+    });
+    std::fs::write(path, serde_json::to_vec(&doc).unwrap()).unwrap();
+}
+
+/// Two processes' traces: the first starts recording 15 ms before its first execution; the
+/// second's clock starts 1 ms later (wall clock), its first execution 500 µs after the first's.
+fn two_traces(dir: &Path) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (a, b) = (dir.join("run.100.json"), dir.join("run.200.json"));
+    let t0 = 1_700_000_000_000_000_000;
+    write_trace(
+        &a,
+        100,
+        t0,
+        &[("big", "x", 15_000.0, 3000.0, 1, true), ("tiny", "y", 15_500.0, 2.0, 1, false), ("big", "z", 18_100.0, 2000.0, 1, false)],
+    );
+    write_trace(&b, 200, t0 + 1_000_000, &[("big", "x", 14_500.0, 1000.0, 5, true), ("tiny", "y", 16_000.0, 3.0, 6, false)]);
+    (a, b)
+}
+
+/// A time the page prints (`fmt_ns`: "500 µs", "1.00 ms"), in µs.
+fn parse_time(s: &str) -> f64 {
+    let (v, unit) = s.split_once(' ').unwrap();
+    let scale = match unit {
+        "ns" => 1e-3,
+        "µs" => 1.0,
+        "ms" => 1e3,
+        "s" => 1e6,
+        _ => panic!("unit of {s}"),
+    };
+    v.parse::<f64>().unwrap() * scale
+}
+
+fn attr(tag: &str, name: &str) -> String {
+    tag.split(&format!(" {name}=\"")).nth(1).unwrap_or_else(|| panic!("{name} in {tag}")).split('"').next().unwrap().to_owned()
+}
+
+#[test]
+fn trace_of_two_processes_draws_a_group_each_and_a_lane_per_region() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, b) = two_traces(d.path());
+    let page = d.path().join("timeline.html");
+    let text = ompadapt(&["trace", a.to_str().unwrap(), b.to_str().unwrap(), "--html", page.to_str().unwrap()]);
+    assert!(text.contains("exploration: 3.00 ms of 5.00 ms region time (60.0 %)"), "{text}");
+    assert!(text.contains("2 traces: exploration: 4.00 ms of 6.00 ms region time (66.6 %), all processes"), "{text}");
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert_eq!(html.matches(r#"<div class="process">"#).count(), 2, "a group per process");
+    assert!(html.contains("process 100 · sim · run.100.json") && html.contains("process 200 · sim · run.200.json"));
+    // within each thread a lane per region: the short region has its own
+    assert_eq!(html.matches(r#"class="lane""#).count(), 4);
+    for lane in [">thread 1 · big<", ">thread 1 · tiny<", ">thread 5 · big<", ">thread 6 · tiny<"] {
+        assert!(html.contains(lane), "{lane}");
+    }
+    assert_eq!(html.matches(r#"class="exec""#).count(), 5, "a box per execution");
+    // a directory stands for its traces
+    let doc: serde_json::Value = serde_json::from_str(&ompadapt(&["--json", "trace", d.path().to_str().unwrap()])).unwrap();
+    assert_eq!(doc["traces"].as_array().unwrap().len(), 2, "{doc}");
+    assert_eq!(doc["exploring_us"], json!(4000.0));
+}
+
+#[test]
+fn trace_legend_lists_only_the_variants_that_ran() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, b) = two_traces(d.path());
+    let page = d.path().join("timeline.html");
+    ompadapt(&["trace", "--html", page.to_str().unwrap(), a.to_str().unwrap(), b.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let legend = html.split(r#"<ul class="legend">"#).nth(1).unwrap().split("</ul>").next().unwrap();
+    let entries: Vec<&str> = legend.split(r#"<li class="variant">"#).skip(1).collect();
+    let names: Vec<String> = entries.iter().map(|e| e.split("</span>").nth(1).unwrap().split(" <small>").next().unwrap().to_owned()).collect();
+    assert_eq!(names, ["x", "z", "y"], "{legend}");
+    // the variants that never ran are still in the summary table, with 0 executions
+    assert!(html.contains("<td>never</td><td>0</td>") && html.contains("<td>unused</td><td>0</td>"));
+}
+
+#[test]
+fn trace_axis_and_tooltips_count_from_one_origin() {
+    let d = tempfile::tempdir().unwrap();
+    let (a, b) = two_traces(d.path());
+    let page = d.path().join("timeline.html");
+    ompadapt(&["trace", "--html", page.to_str().unwrap(), a.to_str().unwrap(), b.to_str().unwrap()]);
+    let html = std::fs::read_to_string(&page).unwrap();
+    let axis = &html[html.find(r#"<svg id="axis""#).unwrap()..];
+    let (width, span): (f64, f64) = (attr(axis, "width").parse().unwrap(), attr(axis, "data-span").parse().unwrap());
+    assert_eq!(span, 5100.0, "from the first start (15 ms into process 100) to the last end");
+    // the axis' first tick is at x = 0 and reads 0
+    let first_tick = axis.split("<text").nth(1).unwrap();
+    assert_eq!(attr(first_tick, "x").parse::<f64>().unwrap(), 0.0);
+    assert!(first_tick.contains(">0 ns</text>"), "{first_tick}");
+    // every box starts where its tooltip says, on the axis' scale
+    let mut starts = Vec::new();
+    for tag in html.split(r#"<rect class="exec""#).skip(1) {
+        let x: f64 = attr(tag, "x").parse().unwrap();
+        let title = tag.split("<title>").nth(1).unwrap().split("</title>").next().unwrap();
+        let start = parse_time(title.split("start ").nth(1).unwrap().split(" · ").next().unwrap());
+        assert!((x / width * span - start).abs() <= 0.01 * start.max(1.0), "box at {x} px, tooltip {title}");
+        starts.push(start);
+    }
+    starts.sort_by(f64::total_cmp);
+    assert_eq!(starts, [0.0, 500.0, 500.0, 2000.0, 3100.0], "process 200's clock started 1 ms after process 100's");
+}

@@ -489,6 +489,10 @@ impl MeasurementTable {
         c.saved = c.count;
         c.want = 0;
         self.measured_pairs += first as u64;
+        // Measurements beyond one of each kind were extras some earlier process took: the
+        // budget (half a pass) is the region's over all its runs, not each process's, or a
+        // region run once per process would measure a tie again in every run.
+        self.extras += (warm.len().saturating_sub(1) + cold.len().saturating_sub(1)) as u64;
     }
 
     /// Assesses every vector after loading (what each wants, or its label) and recounts the

@@ -714,3 +714,55 @@ mod one_model {
         fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// A region executed once per process (issue 34 item 9): each "process" is a new region on the
+/// store, one execution, a save. Variants that differ train within a bounded number of runs;
+/// tied ones settle (a tie is a decision), never exploring run after run. The bound: one pass,
+/// then extras within the region's budget over all its runs (`MeasurementTable::doubt_ok`:
+/// 2 per variant at the least), not each process's.
+mod once_per_process {
+    use super::*;
+
+    /// Runs `limit` processes; the run the region started trained in (None: never) and the
+    /// variant every run executed.
+    fn processes(tag: &str, costs: &dyn Fn(usize) -> [u64; 2], limit: usize) -> (Option<usize>, Vec<usize>) {
+        let dir = tmpdir(tag);
+        let (mut trained_at, mut ran) = (None, Vec::new());
+        for run in 0..limit {
+            let r = region_with(RegionBuilder::new().sample(1), "ompadapt1;model=once;loc=a.c:3;features=N;variants=a,b");
+            let mut b = attach(&r, &dir, &prog(), 100);
+            if r.is_trained() && trained_at.is_none() {
+                trained_at = Some(run);
+            }
+            ran.push(run_cost(&r, 64.0, &costs(run)));
+            save(&r, &mut b).unwrap();
+        }
+        fs::remove_dir_all(&dir).unwrap();
+        (trained_at, ran)
+    }
+
+    /// Trained by run `bound`, then every run the same variant, `want` if given.
+    #[track_caller]
+    fn settles(what: &str, (at, ran): (Option<usize>, Vec<usize>), bound: usize, want: Option<usize>) {
+        let at = at.unwrap_or_else(|| panic!("{what}: never trained in {} runs: {ran:?}", ran.len()));
+        assert!(at <= bound, "{what}: trained at run {at}, later than {bound}: {ran:?}");
+        let after = &ran[at..];
+        assert!(after.iter().all(|&v| v == after[0]), "{what}: alternates once trained: {ran:?}");
+        if let Some(w) = want {
+            assert_eq!(after[0], w, "{what}: {ran:?}");
+        }
+    }
+
+    #[test]
+    fn separated_variants_train_and_ties_settle_within_bounded_runs() {
+        // two variants: one pass (2 runs) + at most 4 extras
+        settles("200 µs against 100 µs", processes("once-separated", &|_| [200_000, 100_000], 14), 6, Some(1));
+        settles("tied at 100 µs", processes("once-tied", &|_| [100_000, 100_000], 14), 6, None);
+        // 3.9 ms against 8.0 ms, every run off by up to ±40 %
+        let noisy = |r: usize| {
+            let j = [1.0, 1.4, 0.7, 1.2, 0.8, 1.3][r % 6];
+            [(3_900_000.0 * j) as u64, (8_000_000.0 / j) as u64]
+        };
+        settles("3.9 ms against 8.0 ms, noisy", processes("once-noisy", &noisy, 14), 6, Some(0));
+    }
+}
