@@ -193,7 +193,7 @@ fn tooltip(t: &Trace, x: &Execution, start_us: f64) -> String {
 fn boxes_each(out: &mut String, t: &Trace, lane: &Lane, y: f64, scale: &Scale, colours: &Colours) {
     for &(x, depth) in &lane.execs {
         // at least a pixel wide: a region of microseconds stays visible beside milliseconds
-        let (x0, w) = (scale.x(lane.src, x.ts), (x.dur * scale.px_per_us).max(1.0));
+        let (x0, w) = (scale.x(lane.src, x.ts), (x.dur * scale.px_per_us).max(1.5));
         let _ = write!(
             out,
             r#"<rect class="exec" data-n="1" data-mode="{}" x="{x0:.2}" y="{:.1}" width="{w:.2}" height="{BOX_H}" fill="{}"><title>{}</title></rect>"#,
@@ -247,7 +247,7 @@ fn boxes_merged(out: &mut String, t: &Trace, lane: &Lane, y: f64, scale: &Scale,
                 r#"<rect class="exec" data-n="{}" x="{x0:.2}" y="{:.1}" width="{:.2}" height="{BOX_H}" fill="{colour}"><title>{}</title></rect>"#,
                 xs.len(),
                 y + depth as f64 * ROW_H,
-                (x1 - x0).max(1.0),
+                (x1 - x0).max(1.5),
                 merged_tooltip(t, &xs, scale.at(lane.src, xs[0].ts))
             );
             out.push('\n');
@@ -406,7 +406,7 @@ window.addEventListener('mousemove',e=>{if(!drag)return;
 })();"##;
 
 /// The page's opening lines: what it shows, what exploration cost, what was dropped or merged.
-fn preamble(sources: &[Source], max_boxes: usize) -> String {
+fn preamble(sources: &[Source], span_us: f64, max_boxes: usize) -> String {
     let n: u64 = sources.iter().map(|s| s.summary.executions).sum();
     let threads: usize = sources.iter().map(|s| s.summary.threads).sum();
     let (explored, total) = sources.iter().fold((0.0, 0.0), |(e, t), s| (e + s.summary.exploring_us, t + s.summary.region_us));
@@ -418,7 +418,7 @@ fn preamble(sources: &[Source], max_boxes: usize) -> String {
         plural(n as usize, "execution"),
         plural(threads, "thread"),
         if sources.len() == 1 { "1 process".to_owned() } else { format!("{} processes", sources.len()) },
-        esc(&us(sources.iter().map(|s| s.summary.span_us).fold(0.0, f64::max))),
+        esc(&us(span_us)),
         esc(&exploration(explored, total)),
         if sources.len() > 1 { " of all processes" } else { "" },
         if sources.len() > 1 { "; the processes are lined up by the wall-clock time their traces started" } else { "" },
@@ -451,7 +451,7 @@ pub fn page(sources: &[Source], max_boxes: usize) -> String {
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\"><title>ompadapt timeline: {prog}</title><style>{STYLE}</style></head><body>\n\
          <h1>ompadapt timeline: {prog}</h1>{preamble}\n{timeline}\n{legend}\n{tables}\n<script>{SCRIPT}</script></body></html>\n",
         prog = esc(&programs.join(", ")),
-        preamble = preamble(sources, max_boxes),
+        preamble = preamble(sources, PLOT_W / scale.px_per_us, max_boxes),
         timeline = timeline(sources, &groups, &scale, max_boxes, &colours),
         legend = legend(&colours),
         tables = tables.join("\n"),
