@@ -202,12 +202,18 @@ fn run(cli: Cli) -> Result<()> {
 /// `list`: every region of the store (of one program), as a table or JSON.
 fn list_regions(root: &Path, program: Option<&str>, as_json: bool) -> Result<()> {
     let regions = store::regions(root, program)?;
+    let unreadable = if program.is_none() { store::unreadable_folders(root, &regions) } else { Vec::new() };
     let sums: Vec<store::Summary> = regions.iter().map(store::summary).collect();
     if as_json {
-        println!("{}", serde_json::to_string_pretty(&json!({"store": root.display().to_string(), "regions": sums}))?);
+        let doc = json!({"store": root.display().to_string(), "regions": sums, "unreadable": unreadable});
+        println!("{}", serde_json::to_string_pretty(&doc)?);
         return Ok(());
     }
+    let unread = || format!("{} region folder(s) whose files could not be read (named above): {}", unreadable.len(), unreadable.join(", "));
     if sums.is_empty() {
+        if !unreadable.is_empty() {
+            bail!("{}: no readable region; {}", root.display(), unread());
+        }
         println!("{}: no saved regions", root.display());
         return Ok(());
     }
@@ -219,8 +225,8 @@ fn list_regions(root: &Path, program: Option<&str>, as_json: bool) -> Result<()>
             s.program.clone(),
             s.region.clone(),
             s.location.clone(),
-            s.features.join(","),
-            s.variants.join(","),
+            compact(&s.features),
+            compact(&s.variants),
             s.samples.to_string(),
             s.feature_vectors.to_string(),
             s.complete_vectors.to_string(),
@@ -229,7 +235,19 @@ fn list_regions(root: &Path, program: Option<&str>, as_json: bool) -> Result<()>
         ]);
     }
     print!("{}", show::table(&rows, 0));
+    if !unreadable.is_empty() {
+        println!("also {}", unread());
+    }
     Ok(())
+}
+
+/// A list for a table column: whole up to 4 items, else its count, first and last (`show`
+/// and `--json` give every item), so that `list` stays readable with 11 variants.
+fn compact(items: &[String]) -> String {
+    match items {
+        [first, .., last] if items.len() > 4 => format!("{} ({first} … {last})", items.len()),
+        _ => items.join(","),
+    }
 }
 
 /// `evaluate`'s options as the method: the training fractions in groups of `k`.

@@ -248,7 +248,11 @@ impl Learned {
         header.push("decision".into());
         let mut rows = vec![header];
         for i in self.order() {
-            let mut r: Vec<String> = self.costs.row(i)[..p].iter().map(|&x| plot::short(x)).collect();
+            let mut r: Vec<String> = self.costs.row(i)[..p]
+                .iter()
+                .enumerate()
+                .map(|(j, &x)| ompadapt_rt::feature_grid::shown(&self.feature_name(j), x, &plot::short))
+                .collect();
             r.extend(self.costs.times(i).iter().map(|&t| plot::time(t)));
             r.push(self.variant_name(self.costs.y[i] as usize));
             let d = self.decide(self.costs.row(i));

@@ -97,6 +97,26 @@ pub fn regions(root: &Path, program: Option<&str>) -> Result<Vec<Stored>> {
     Ok(out)
 }
 
+/// Region folders (`program/region`) that hold data files of which none could be read (each
+/// was named in a warning when read): `list` says they exist rather than "no saved regions".
+pub fn unreadable_folders(root: &Path, readable: &[Stored]) -> Vec<String> {
+    let Ok(store) = Dir::open(root, false) else { return Vec::new() };
+    let mut out = Vec::new();
+    for p in subdirs(&store) {
+        let Ok(pdir) = store.sub(&p, false) else { continue };
+        for r in subdirs(&pdir) {
+            let has_data = pdir
+                .sub(&r, false)
+                .and_then(|d| d.entries())
+                .is_ok_and(|e| e.iter().any(|(n, k)| *k == Kind::File && n.ends_with(".json")));
+            if has_data && !readable.iter().any(|s| s.program_dir == p && s.region_dir == r) {
+                out.push(format!("{p}/{r}"));
+            }
+        }
+    }
+    out
+}
+
 /// The region `name` (`region` or `program/region`) of the store.
 pub fn region(root: &Path, name: &str) -> Result<Stored> {
     let RegionPath { program, region } = RegionPath::parse(name);

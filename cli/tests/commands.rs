@@ -348,3 +348,27 @@ fn the_shared_store_shows_and_trains_with_the_stored_model() {
     assert_eq!(doc["decided_by"], "the stored model, as a run uses it");
     assert_eq!(decisions(&doc), decisions(&trained));
 }
+
+/// `list` on a store whose only file is corrupt says so and fails (not "no saved regions"); a
+/// region of 11 variants keeps the table narrow (every variant is in `show` and `--json`).
+#[test]
+fn list_says_what_it_could_not_read_and_stays_narrow() {
+    let d = tempfile::tempdir().unwrap();
+    let dir = d.path().join("prog").join("reg");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("part-1-h-1-0.json"), br#"{"format":"ompadapt-samples","version":2,"program":"p","model":"reg","loc":"a.c:1","features":["n"],"variants":["a","b"],"written_unix_ns":1,"writer":{"host":"h","pid":1,"rank":null,"size":null,"run":"r"},"samples":[{"features":[1.0],"variant":"a","count":"x","times_ns":[]}]}"#).unwrap();
+    let o = ompadapt(d.path(), &["list"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("line 1 column") && err.contains("no readable region") && err.contains("prog/reg"), "{err}");
+    let variants: Vec<String> = ["serial", "threads[0.25]", "threads[0.5]", "threads[0.75]", "threads[1]", "num_threads[2]", "num_threads[4]", "num_threads[8]", "num_threads[16]", "cpu", "gpu"]
+        .map(String::from)
+        .to_vec();
+    let v: Vec<&str> = variants.iter().map(String::as_str).collect();
+    let rows: Vec<_> = [1e3, 1e4].iter().map(|&n| (vec![n], (0..11).map(|i| 1000.0 + i as f64 * n).collect())).collect();
+    write_region(d.path(), "wide", "many", &["n"], &v, &rows);
+    let out = ok(d.path(), &["list", "wide"]);
+    assert!(out.lines().all(|l| l.chars().count() <= 120), "{out}");
+    assert!(out.contains("11 (serial … gpu)"), "{out}");
+    assert_eq!(json_of(d.path(), &["list", "wide"])["regions"][0]["variants"].as_array().unwrap().len(), 11);
+}

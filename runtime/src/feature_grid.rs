@@ -27,6 +27,16 @@ pub fn derived_positions(names: &[String]) -> u32 {
     names.iter().take(MAX_FEATURES).enumerate().filter(|(_, n)| is_derived_size(n)).fold(0, |m, (i, _)| m | 1 << i)
 }
 
+/// How a value of feature `name` is shown: `~` before a derived size on the grid (the values it
+/// stands for lie from it up to the next grid point, about 9 % above).
+pub fn shown(name: &str, x: f64, plain: &dyn Fn(f64) -> String) -> String {
+    if is_derived_size(name) && x.is_finite() && x.abs() > EXACT_UP_TO {
+        format!("~{}", plain(x))
+    } else {
+        plain(x)
+    }
+}
+
 /// `x` rounded down to the grid: the largest grid point ≤ x; exact up to [`EXACT_UP_TO`] and
 /// for values that are not finite. Idempotent: a grid point maps to itself.
 pub fn on_grid(x: f64) -> f64 {
@@ -62,6 +72,15 @@ pub fn apply<'a>(mask: u32, features: &'a [f64], buf: &'a mut [f64; MAX_FEATURES
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn rounded_values_are_marked() {
+        let plain = |x: f64| format!("{x}");
+        assert_eq!(shown("trip_count(loop1)", on_grid(1003.0), &plain), "~940", "1003 lies on the step from 940");
+        assert_eq!(shown("bytes_mapped", 4096.0, &plain), "~4096");
+        assert_eq!(shown("trip_count(i)", 20.0, &plain), "20", "exact up to 32");
+        assert_eq!(shown("n", 1003.0, &plain), "1003", "features the user writes stay exact");
+    }
 
     #[test]
     fn small_values_and_powers_of_two_stay() {

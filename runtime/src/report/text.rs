@@ -10,7 +10,15 @@ fn fmt_value(x: f64) -> String {
 
 /// `name=value, ...` of a feature vector, or `(no features)`.
 fn feature_vector(rep: &RegionReport, fv: &[f64]) -> String {
-    let parts: Vec<String> = fv.iter().enumerate().map(|(i, x)| format!("{}={}", rep.feature_name(i), fmt_value(*x))).collect();
+    let parts: Vec<String> = fv
+        .iter()
+        .enumerate()
+        .map(|(i, x)| {
+            let name = rep.feature_name(i);
+            let value = crate::feature_grid::shown(&name, *x, &fmt_value);
+            format!("{name}={value}")
+        })
+        .collect();
     if parts.is_empty() {
         "(no features)".to_owned()
     } else {
