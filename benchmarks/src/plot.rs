@@ -315,7 +315,8 @@ fn shade((dark, light): (RGBColor, RGBColor), t: f64) -> RGBColor {
 
 /// One style per variant name, in order: a hue family per kind (in the order kinds first
 /// appear; `serial` grey), shades dark to light within a kind, a marker per member, and
-/// dashes once the families are used up. Distinct colours for up to 30 variants of 10 kinds.
+/// dashes once the families are used up. Distinct colours for up to 5 variants of each of 10
+/// kinds; past that, distinct colour-marker-dash styles.
 pub fn variant_styles(names: &[String]) -> Vec<SeriesStyle> {
     let mut kinds: Vec<(&str, Vec<usize>)> = Vec::new();
     for (i, n) in names.iter().enumerate() {
@@ -335,12 +336,13 @@ pub fn variant_styles(names: &[String]) -> Vec<SeriesStyle> {
             next_family += 1;
             (FAMILIES[f % FAMILIES.len()], DASHES[(f / FAMILIES.len()) % DASHES.len()])
         };
-        // at most 5 shades: a sixth member repeats a shade with another marker and dashes
+        // at most 5 shades: the next members repeat the shades with the markers shifted (25
+        // distinct pairs), then with dashes
         let shades = members.len().min(5);
         for (j, &i) in members.iter().enumerate() {
             let t = if shades <= 1 { 0.2 } else { (j % shades) as f64 / (shades - 1) as f64 };
-            let dash = if j >= shades { Some((4, 4)) } else { dash };
-            out[i] = SeriesStyle { color: shade(family, t), marker: MARKERS[j % MARKERS.len()], dash };
+            let dash = if j >= 25 { Some((4, 4)) } else { dash };
+            out[i] = SeriesStyle { color: shade(family, t), marker: MARKERS[(j + j / 5) % MARKERS.len()], dash };
         }
     }
     out

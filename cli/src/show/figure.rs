@@ -209,7 +209,10 @@ impl RegionFigure<'_> {
     fn decisions_title(&self) -> (String, String) {
         let l = self.learned;
         let over = match self.second() {
-            Some(j) => format!("{} × {} (other features at their median)", l.feature_name(self.axis), l.feature_name(j)),
+            Some(j) if self.medians().len() > 2 => {
+                format!("{} × {} (other features at their median)", l.feature_name(self.axis), l.feature_name(j))
+            }
+            Some(j) => format!("{} × {}", l.feature_name(self.axis), l.feature_name(j)),
             None => l.feature_name(self.axis),
         };
         (format!("decisions of the {} over {over}", l.fitted.chosen.describe()), format!("decided by {}", l.decided_by()))
@@ -362,4 +365,44 @@ impl RegionFigure<'_> {
 fn halo_marker<DB: DrawingBackend>(area: &DrawingArea<DB, Shift>, p: (i32, i32), s: SeriesStyle) -> Result<()> {
     plot::draw_marker(area, p, s.marker, BLACK, 8)?;
     plot::draw_marker(area, p, s.marker, s.color, 6)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The legend column never covers the panels, however many or long the variants' names.
+    #[test]
+    fn the_legend_column_lies_beside_the_panels() {
+        for names in [
+            vec!["cpu".to_owned(), "gpu".to_owned()],
+            (0..11).map(|i| format!("num_threads={}", 1 << i)).collect(),
+            vec!["schedule(dynamic, [1:64:63]) with a very long name indeed, longer than the column".to_owned()],
+        ] {
+            let l = LegendLayout::of(PANELS_W, HEIGHT, &names);
+            assert!(!l.panels.overlaps(&l.legend), "{l:?}");
+            assert!(l.legend.x0 >= l.panels.x1 && l.legend.x1 > l.legend.x0 + 100, "{l:?}");
+            assert_eq!(l.size(), (l.legend.x1 as u32, HEIGHT));
+        }
+    }
+
+    /// Eleven variants of five kinds: eleven colours, the kinds' members in one hue family.
+    #[test]
+    fn eleven_variants_have_eleven_colours() {
+        let names: Vec<String> = ["serial", "threads=0.125", "threads=0.25", "threads=0.5", "threads=1", "num_threads=2", "num_threads=4", "num_threads=8", "num_threads=16", "cpu", "gpu"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
+        let styles = plot::variant_styles(&names);
+        let colours: std::collections::BTreeSet<String> = styles.iter().map(|s| plot::hex(s.color)).collect();
+        assert_eq!(colours.len(), 11);
+        // members of one kind differ by marker too
+        let markers: std::collections::BTreeSet<String> = styles[5..9].iter().map(|s| format!("{:?}", s.marker)).collect();
+        assert_eq!(markers.len(), 4);
+        // 40 variants of one kind: shapes and dashes keep every style distinct
+        let many: Vec<String> = (0..40).map(|i| format!("num_threads={i}")).collect();
+        let styles = plot::variant_styles(&many);
+        let distinct: std::collections::BTreeSet<String> = styles.iter().map(|s| format!("{:?}", s)).collect();
+        assert!(distinct.len() >= 25, "{} distinct styles of 40", distinct.len());
+    }
 }
