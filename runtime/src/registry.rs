@@ -123,7 +123,11 @@ impl Registry {
             // follows its primary's model: nothing of its own to load or save
         } else if c.persist {
             let b = store::attach(region, &c.dir, &Program::of(c), c.compact_after);
-            self.bindings.lock().unwrap_or_else(|e| e.into_inner()).push((region, b));
+            let mut bindings = self.bindings.lock().unwrap_or_else(|e| e.into_inner());
+            if bindings.is_empty() {
+                warn_if_unwritable(&c.dir, &Program::of(c));
+            }
+            bindings.push((region, b));
         } else if c.frozen {
             region.set_fixed_variant(Some(0));
         }
@@ -300,6 +304,24 @@ fn same_teams_once(region: &Region) {
             Some(d.same_as),
             &format!("the same team as '{}' here ({} thread{s})", names[d.same_as], d.threads),
         );
+    }
+}
+
+/// At the first region: one line if the store cannot be written (the exit says what was lost).
+fn warn_if_unwritable(root: &std::path::Path, program: &Program) {
+    match store::check_writable(root, program) {
+        Err(e) if e.is_link() => crate::store::refused(&e, crate::store::LINK_REFUSED),
+        Err(e) => {
+            diag::warn_once(
+                &format!("store-unwritable:{}", root.display()),
+                &format!(
+                    "the store {} cannot be written ({}): what this run learns will not be saved; set OMPADAPT_DIR to a writable directory",
+                    root.display(),
+                    if e.path() == root { e.reason() } else { e.to_string() }
+                ),
+            );
+        }
+        Ok(()) => {}
     }
 }
 

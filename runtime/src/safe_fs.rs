@@ -242,6 +242,13 @@ impl Dir {
         &self.path
     }
 
+    /// Whether this process may create files here (the kernel's answer for its effective ids;
+    /// a read-only file system answers no).
+    pub fn writable(&self) -> Result<(), Error> {
+        rfs::accessat(&self.fd, ".", rfs::Access::WRITE_OK, AtFlags::EACCESS)
+            .map_err(|e| Error::Io { path: self.path.clone(), err: e.into() })
+    }
+
     /// `path()/name`, for messages.
     pub fn join(&self, name: &str) -> PathBuf {
         self.path.join(name)

@@ -687,6 +687,13 @@ pub fn open_store(root: &Path, program: &Program) -> Result<(), safe_fs::Error> 
     open_program(root, program, true).map(drop)
 }
 
+/// Whether the store can take this program's data: its folder opens (created if need be) and
+/// may be written. Checked when the first region attaches, so that a long job learns at its
+/// start — not at its exit — that what it learns will not be saved.
+pub fn check_writable(root: &Path, program: &Program) -> Result<(), safe_fs::Error> {
+    open_program(root, program, true)?.writable()
+}
+
 /// Writes what `region` learned since its last save as a new part file (nothing if nothing is
 /// new), then compacts if parts piled up. Returns the file written. Nothing is marked saved
 /// unless the file was written: after a failure the next save writes it all. A compaction

@@ -171,3 +171,20 @@ fn the_exit_report_follows_the_programs_output() {
     assert!(decision.is_some() && report.is_some(), "{text}");
     assert!(decision < report, "the report must follow the program's output:\n{text}");
 }
+
+/// A store that cannot be written is said when the first region starts (a long batch job can
+/// be stopped then), not only at exit; the program's results are unaffected.
+#[test]
+fn an_unwritable_store_is_said_at_the_start() {
+    let dir = scratch();
+    let exe = build("one_launch", &dir.path().join("main"), &[]);
+    let file = dir.path().join("not-a-folder");
+    std::fs::write(&file, "").unwrap();
+    let store = file.join("store");
+    let (_, out) = decisions(&exe, &store, &["1000"], &[]);
+    let lines: Vec<&str> = out.stderr.lines().filter(|l| l.starts_with("ompadapt: ")).collect();
+    let at = |what: &str| lines.iter().position(|l| l.contains(what)).unwrap_or_else(|| panic!("no '{what}' in {}", out.stderr));
+    // said at the start, before the exit says what was lost
+    assert!(at("cannot be written") < at("could not be saved and are lost"), "{}", out.stderr);
+    assert!(lines[at("cannot be written")].contains("will not be saved"), "{}", out.stderr);
+}
