@@ -90,7 +90,7 @@ pub struct Subject {
 }
 
 /// What to write instead, and what it would save.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct Suggestion {
     /// The suggestion in words, with the saving.
     pub text: String,
@@ -313,6 +313,27 @@ struct Writer<'a> {
 type Parts = (&'static str, Option<String>, Option<String>, String);
 
 impl Writer<'_> {
+    /// For a data region in a caller (the construct's function is inlined there): the clause
+    /// names the data as the called function does, which the caller may not — say whose names
+    /// they are, and why the caller is the one to change. Empty for a scope in the function.
+    fn names_note(&self, scope: &Scope) -> String {
+        let call = match scope {
+            Scope::CallerLoop { call, .. } | Scope::Call { call } => call,
+            _ => return String::new(),
+        };
+        if self.s.var.is_none() {
+            return String::new();
+        }
+        format!(
+            " (`{}` is how {} names the data: in {} write the expressions its call at line {} passes for them; {} maps the data at every call, so only its caller can keep it on the device across calls)",
+            self.var,
+            function_name(self.site),
+            call.function.as_deref().map_or("the caller".to_owned(), |f| format!("`{}`", plain_name(f))),
+            call.line,
+            function_name(self.site)
+        )
+    }
+
     /// The map-type word of the clause, or `default` when it is unknown.
     fn word(&self, default: &'static str) -> &'static str {
         self.s.map_type.map_or(default, |m| m.word())
@@ -346,7 +367,13 @@ impl Writer<'_> {
         }
         let word = self.word_among(&["to", "tofrom"], "to");
         let clause = format!("#pragma omp target data map({word}: {})", self.var);
-        let text = format!("hoist {} of {} into `{clause}` {}", self.clause_as_written("to"), lines(site, first), scope.around(site));
+        let text = format!(
+            "hoist {} of {} into `{clause}` {}{}",
+            self.clause_as_written("to"),
+            lines(site, first),
+            scope.around(site),
+            self.names_note(&scope)
+        );
         ("hoist-to-target-data", Some(clause), scope.place(site), text)
     }
 
@@ -365,10 +392,11 @@ impl Writer<'_> {
     fn keep_resident(&self, scope: &Scope, word: &str, why: &str) -> Parts {
         let clause = format!("#pragma omp target data map({word}: {})", self.var);
         let text = format!(
-            "keep `{}` on the device: `{clause}` {}, and `{}` only where the host reads it ({why})",
+            "keep `{}` on the device: `{clause}` {}, and `{}` only where the host reads it ({why}){}",
             self.var,
             scope.around(self.site),
-            self.update("from")
+            self.update("from"),
+            self.names_note(scope)
         );
         ("keep-resident", Some(clause), scope.place(self.site), text)
     }
@@ -440,7 +468,7 @@ impl Writer<'_> {
             copies.push(format!("`{}` where the host reads it", self.update("from")));
         }
         let copies = if copies.is_empty() { String::new() } else { format!(", then {}", copies.join(" and ")) };
-        let text = format!("allocate `{}` once: `{enter}` and `{exit}` {}{copies}", self.var, scope.around(site));
+        let text = format!("allocate `{}` once: `{enter}` and `{exit}` {}{copies}{}", self.var, scope.around(site), self.names_note(&scope));
         ("enter-exit-data", Some(enter), scope.place(site), text)
     }
 

@@ -29,9 +29,15 @@ fn check_every_suggestion(r: &Value, text: &str) {
         for f in findings(r, p) {
             let s = &f["suggestion"];
             assert!(s["action"].as_str().is_some_and(|a| !a.is_empty()), "{f}");
-            // The text report comes from another run: the same words, another time and address.
-            let words = comparable(s["text"].as_str().unwrap());
-            assert!(comparable(text).contains(&format!("fix: {words}")), "the text report lacks {words:?}:\n{text}");
+            // One entry per edit: the finding names its change, the text report lists the change
+            // once. The text report comes from another run: the same words, another time, address
+            // and (findings ordered by time) number.
+            let n = f["change"].as_u64().unwrap() as usize;
+            let change = &r["changes"][n - 1];
+            assert_eq!(change["number"], n, "{f}");
+            let words = comparable(change["text"].as_str().unwrap());
+            assert!(comparable(text).contains(words.trim_end()), "the text report lacks {words:?}:\n{text}");
+            assert!(text.contains("fix: change "), "{text}");
             assert_eq!(s["saving_bytes"], f["bytes"], "{f}");
             assert_eq!(s["saving_ns"], f["ns"], "{f}");
             let (bytes, ns) = (f["bytes"].as_u64().unwrap(), f["ns"].as_u64().unwrap());
@@ -46,6 +52,10 @@ fn check_every_suggestion(r: &Value, text: &str) {
             }
         }
     }
+    // every finding is cleared by exactly one change
+    let listed: u64 = r["changes"].as_array().unwrap().iter().flat_map(|c| c["clears"].as_array().unwrap()).map(|k| k[1].as_u64().unwrap()).sum();
+    let found: usize = PATTERNS.iter().chain(["unmatched_deletes"].iter()).map(|p| findings(r, p).len()).sum();
+    assert_eq!(listed as usize, found, "{}", r["changes"]);
     assert!(transfer_savings >= r["savings"]["transfers"]["bytes"].as_u64().unwrap(), "{}", r["savings"]);
     assert!(allocation_savings >= r["savings"]["allocations"]["bytes"].as_u64().unwrap(), "{}", r["savings"]);
 }
@@ -187,7 +197,7 @@ fn unmatched_frees_and_missing_names() {
     let s = &findings(&r, "duplicate_transfers")[0]["suggestion"];
     let t = text_of(s);
     assert!(t.contains("`map(to: <32768 bytes at 0x") && t.ends_with("(rebuild with -g for variable names and lines)"), "{s}");
-    assert!(text.contains("fix: hoist `map(to: <32768 bytes at 0x"), "{text}");
+    assert!(text.contains(". hoist `map(to: <32768 bytes at 0x"), "{text}");
 }
 
 /// hotspot maps its unchanged coefficients `p` on every call of `step`: the suggestion hoists

@@ -4,6 +4,7 @@
 //! [`resolve`] turns the analysis' ids into places, names and suggestions; [`text`] prints
 //! the tables.
 
+pub mod changes;
 mod resolve;
 mod text;
 
@@ -33,7 +34,7 @@ pub struct Site {
 }
 
 /// One row of a findings table.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Default, Serialize)]
 pub struct Finding {
     /// Events it stands for.
     pub count: u64,
@@ -75,6 +76,22 @@ pub struct Finding {
     pub region: Option<String>,
     /// What to write instead, and what it would save.
     pub suggestion: Suggestion,
+    /// The number of the change (`changes`) that clears it: the same edit as other findings'.
+    pub change: usize,
+}
+
+impl FindingLists {
+    /// Each list with the name of its kind, in the report's order.
+    pub fn each_mut(&mut self) -> [(&'static str, &mut Vec<Finding>); 6] {
+        [
+            ("duplicate transfers", &mut self.duplicate_transfers),
+            ("round trips", &mut self.round_trips),
+            ("repeated allocations", &mut self.repeated_allocations),
+            ("unused allocations", &mut self.unused_allocations),
+            ("unused transfers", &mut self.unused_transfers),
+            ("unmatched deletes", &mut self.unmatched_deletes),
+        ]
+    }
 }
 
 /// The findings, one list per pattern, costliest first.
@@ -217,6 +234,8 @@ pub struct Report {
     pub savings: SavingsOut,
     /// The findings.
     pub findings: FindingLists,
+    /// One entry per edit of the program, with the findings it clears (`changes`).
+    pub changes: Vec<changes::Change>,
     /// Every call site's profile, costliest first.
     pub call_sites: Vec<SiteRow>,
     /// The tool's own costs.
@@ -244,7 +263,8 @@ impl Report {
     /// bytes hashed and the time it took.
     pub fn build(a: &Analyzer, sites: &[SiteInfo], vars: &[VarInfo], wall_ns: u64, cap: usize, hashed: (u64, u64)) -> Report {
         let mut r = Resolver::new(sites, vars);
-        let (findings, counts) = findings(a, &mut r);
+        let (mut findings, counts) = findings(a, &mut r);
+        let changes = changes::group(&mut findings);
         let call_sites = call_sites(a, &mut r);
         let dropped = a.dropped();
         let savings_ns = a.savings.transfers.ns + a.savings.allocations.ns;
@@ -264,6 +284,7 @@ impl Report {
                 allocations: a.savings.allocations,
             },
             findings,
+            changes,
             call_sites,
             memory: MemoryOut {
                 cap_bytes: cap as u64,

@@ -251,6 +251,7 @@ fn finding(d: &Described, row: &Row, r: &mut Resolver) -> Finding {
         },
         region: region_name(d.region),
         suggestion: suggest(&subject),
+        change: 0,
     }
 }
 

@@ -20,6 +20,7 @@ pub(super) fn text(r: &Report, top: usize) -> String {
         r.counts.unused_transfers
     );
     t.findings();
+    t.changes();
     t.savings_and_devices();
     t.call_sites();
     t.tool();
@@ -47,6 +48,23 @@ fn region(r: &Option<String>) -> String {
 
 impl Text<'_> {
     /// `ns` in percent of the program's time.
+    /// Each edit once, with the findings it clears (`top` of them; the JSON has every one).
+    fn changes(&mut self) {
+        let r = self.r;
+        let _ = writeln!(self.o, "\n--- changes (one per edit of the program; each clears the findings listed)");
+        if r.changes.is_empty() {
+            let _ = writeln!(self.o, "    none");
+        }
+        for c in r.changes.iter().take(self.top) {
+            let clears: Vec<String> = c.clears.iter().map(|(k, n)| format!("{n} {k}")).collect();
+            let _ = writeln!(self.o, "{:>4}. {}", c.number, c.text);
+            let _ = writeln!(self.o, "      clears {}", clears.join(", "));
+        }
+        if r.changes.len() > self.top {
+            let _ = writeln!(self.o, "    ... {} more changes (OMPADAPT_DATA_TOP, or the JSON report)", r.changes.len() - self.top);
+        }
+    }
+
     fn pct(&self, ns: u64) -> f64 {
         if self.r.wall_ns > 0 {
             100.0 * ns as f64 / self.r.wall_ns as f64
@@ -74,7 +92,7 @@ impl Text<'_> {
         for f in rows.iter().take(self.top) {
             let text = line(self, f);
             let _ = writeln!(self.o, "{:>7.2}% {:>10} {:>8} {:>12}  {}", self.pct(f.ns), fmt_ns(f.ns), f.count, f.bytes, text);
-            let _ = writeln!(self.o, "{:>43}fix: {}", "", f.suggestion.text);
+            let _ = writeln!(self.o, "{:>43}fix: change {} (below)", "", f.change);
         }
         if rows.len() > self.top {
             let _ = writeln!(self.o, "    ... {} more rows (OMPADAPT_DATA_TOP, or the JSON report)", rows.len() - self.top);

@@ -51,6 +51,12 @@ fn a_construct_repeated_in_a_loop_is_hoisted_around_the_loop() {
     let g = suggest(&subject(Pattern::Duplicate, inlined.clone(), Some(inlined.clone()), "p[0:n]", 0x21));
     assert_eq!(g.place.as_deref(), Some("p.c:29"));
     assert!(g.text.contains("around the loop at line 29 in `main` that calls `step` (line 30)"), "{}", g.text);
+    // `p[0:n]` is step's name for the data: main may have no `n`; said, with why main must do it
+    assert!(
+        g.text.contains("(`p[0:n]` is how `step` names the data: in `main` write the expressions its call at line 30 passes for them; `step` maps the data at every call"),
+        "{}",
+        g.text
+    );
     // Nothing seen around it: said so, at the construct.
     inlined.caller = None;
     let g = suggest(&subject(Pattern::Duplicate, inlined.clone(), Some(inlined), "p[0:n]", 0x21));

@@ -1,0 +1,154 @@
+//! One suggestion per change. Findings often share their fix: a construct in a loop that both
+//! receives unchanged data (a duplicate) and sends it back unchanged (a round trip) is cured by
+//! one data region around the loop, and the same clause at the same line can be the fix of a
+//! dozen rows. The report lists each edit once, with the findings it clears; every finding
+//! names its change. Data regions for one variable around one place are one change whatever
+//! their map types (`to` and `from` make `tofrom`).
+
+use serde::Serialize;
+
+use super::{Finding, FindingLists};
+
+/// One edit of the program and the findings it clears.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct Change {
+    /// Its number in the report (findings refer to it).
+    pub number: usize,
+    /// The action of its first finding's suggestion.
+    pub action: &'static str,
+    /// The directive or clause to write, map types merged.
+    pub clause: Option<String>,
+    /// Where to change the program.
+    #[serde(rename = "where")]
+    pub place: Option<String>,
+    /// The change in words.
+    pub text: String,
+    /// Findings it clears, by kind: `duplicate transfers: 2`.
+    pub clears: Vec<(String, usize)>,
+    /// Bytes of those findings' operations (an operation in two findings counts twice here;
+    /// the report's `savings` counts it once).
+    pub saving_bytes: u64,
+    /// Their time in this run.
+    pub saving_ns: u64,
+}
+
+/// `#pragma omp target data map(W: V)` → `V`.
+fn data_region_var(clause: &str) -> Option<&str> {
+    let rest = clause.strip_prefix("#pragma omp target data map(")?.strip_suffix(')')?;
+    Some(rest.split_once(':')?.1.trim())
+}
+
+/// What makes two suggestions one edit.
+fn key(f: &Finding) -> (String, Option<String>, String) {
+    let s = &f.suggestion;
+    match s.clause.as_deref().and_then(data_region_var) {
+        Some(var) => ("target data".into(), s.place.clone(), var.to_owned()),
+        None => (s.action.into(), s.place.clone(), s.clause.clone().unwrap_or_else(|| s.text.clone())),
+    }
+}
+
+/// The map type that does both `a` and `b`.
+fn union(a: &str, b: &str) -> &'static str {
+    let to = |w: &str| w == "to" || w == "tofrom";
+    let from = |w: &str| w == "from" || w == "tofrom";
+    match (to(a) || to(b), from(a) || from(b)) {
+        (true, true) => "tofrom",
+        (true, false) => "to",
+        (false, true) => "from",
+        _ => "alloc",
+    }
+}
+
+/// `clause` with the map type that also does what `other` does.
+fn merged_clause(clause: &str, other: &str) -> String {
+    let word = |c: &str| c.strip_prefix("#pragma omp target data map(").and_then(|r| r.split_once(':')).map(|(w, _)| w.trim().to_owned());
+    match (word(clause), word(other), data_region_var(clause)) {
+        (Some(a), Some(b), Some(var)) if a != b => format!("#pragma omp target data map({}: {var})", union(&a, &b)),
+        _ => clause.to_owned(),
+    }
+}
+
+/// Groups the findings' suggestions into changes (costliest finding's first) and numbers each
+/// finding's change.
+pub fn group(lists: &mut FindingLists) -> Vec<Change> {
+    let mut keys: Vec<(String, Option<String>, String)> = Vec::new();
+    let mut changes: Vec<Change> = Vec::new();
+    for (kind, list) in lists.each_mut() {
+        for f in list.iter_mut() {
+            let k = key(f);
+            let s = &f.suggestion;
+            let i = match keys.iter().position(|x| *x == k) {
+                Some(i) => i,
+                None => {
+                    keys.push(k);
+                    changes.push(Change {
+                        number: changes.len() + 1,
+                        action: s.action,
+                        clause: s.clause.clone(),
+                        place: s.place.clone(),
+                        text: s.text.clone(),
+                        clears: Vec::new(),
+                        saving_bytes: 0,
+                        saving_ns: 0,
+                    });
+                    changes.len() - 1
+                }
+            };
+            let c = &mut changes[i];
+            if let (Some(mine), Some(theirs)) = (c.clause.clone(), s.clause.as_deref()) {
+                let merged = merged_clause(&mine, theirs);
+                c.text = c.text.replace(&mine, &merged);
+                c.clause = Some(merged);
+            }
+            match c.clears.iter_mut().find(|(k, _)| k == kind) {
+                Some((_, n)) => *n += 1,
+                None => c.clears.push((kind.to_owned(), 1)),
+            }
+            c.saving_bytes += s.saving_bytes;
+            c.saving_ns += s.saving_ns;
+            f.change = c.number;
+        }
+    }
+    changes
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::suggest::Suggestion;
+
+    fn finding(action: &'static str, clause: &str, place: &str) -> Finding {
+        let suggestion = Suggestion {
+            text: format!("do `{clause}` here"),
+            action,
+            clause: Some(clause.into()),
+            place: Some(place.into()),
+            saving_bytes: 100,
+            saving_ns: 10,
+        };
+        Finding { suggestion, ..Finding::default() }
+    }
+
+    #[test]
+    fn one_data_region_clears_a_duplicate_and_a_round_trip() {
+        let mut lists = FindingLists {
+            duplicate_transfers: vec![
+                finding("hoist-to-target-data", "#pragma omp target data map(to: a[0:n])", "p.c:18"),
+                finding("hoist-to-target-data", "#pragma omp target data map(to: b[0:n])", "p.c:18"),
+            ],
+            round_trips: vec![finding("keep-resident", "#pragma omp target data map(tofrom: a[0:n])", "p.c:18")],
+            unused_transfers: vec![finding("map-alloc", "map(alloc: c[0:n])", "p.c:20"), finding("map-alloc", "map(alloc: c[0:n])", "p.c:20")],
+            ..FindingLists::default()
+        };
+        let changes = group(&mut lists);
+        assert_eq!(changes.len(), 3, "{changes:#?}");
+        assert_eq!(changes[0].clause.as_deref(), Some("#pragma omp target data map(tofrom: a[0:n])"));
+        assert_eq!(changes[0].text, "do `#pragma omp target data map(tofrom: a[0:n])` here");
+        assert_eq!(changes[0].clears, vec![("duplicate transfers".to_owned(), 1), ("round trips".to_owned(), 1)]);
+        assert_eq!((changes[0].saving_bytes, changes[0].saving_ns), (200, 20));
+        assert_eq!(changes[2].clears, vec![("unused transfers".to_owned(), 2)]);
+        assert_eq!(lists.round_trips[0].change, 1);
+        assert_eq!(lists.duplicate_transfers[1].change, 2);
+        assert_eq!(lists.unused_transfers[1].change, 3);
+    }
+}
