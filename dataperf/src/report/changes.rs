@@ -38,11 +38,22 @@ fn data_region_var(clause: &str) -> Option<&str> {
     Some(rest.split_once(':')?.1.trim())
 }
 
+/// Actions that put the data on the device around a loop or lines: one data region there for
+/// the variable does what each asks (data present at the inner constructs is neither sent again,
+/// nor sent back, nor allocated again).
+const DATA_REGION: [&str; 3] = ["hoist-to-target-data", "keep-resident", "enter-exit-data"];
+
+/// `... map(W: V)` → `V`, of any directive.
+fn mapped_var(clause: &str) -> Option<&str> {
+    let rest = clause.split_once("map(")?.1.strip_suffix(')')?;
+    Some(rest.split_once(':')?.1.trim())
+}
+
 /// What makes two suggestions one edit.
 fn key(f: &Finding) -> (String, Option<String>, String) {
     let s = &f.suggestion;
-    match s.clause.as_deref().and_then(data_region_var) {
-        Some(var) => ("target data".into(), s.place.clone(), var.to_owned()),
+    match s.clause.as_deref().and_then(mapped_var).filter(|_| DATA_REGION.contains(&s.action)) {
+        Some(var) => ("data region".into(), s.place.clone(), var.to_owned()),
         None => (s.action.into(), s.place.clone(), s.clause.clone().unwrap_or_else(|| s.text.clone())),
     }
 }
@@ -95,6 +106,10 @@ pub fn group(lists: &mut FindingLists) -> Vec<Change> {
                 }
             };
             let c = &mut changes[i];
+            // `target data` says more than `enter data ... alloc`: the change becomes it
+            if c.action == "enter-exit-data" && s.action != c.action && s.clause.as_deref().is_some_and(|x| data_region_var(x).is_some()) {
+                (c.action, c.clause, c.text) = (s.action, s.clause.clone(), s.text.clone());
+            }
             if let (Some(mine), Some(theirs)) = (c.clause.clone(), s.clause.as_deref()) {
                 let merged = merged_clause(&mine, theirs);
                 c.text = c.text.replace(&mine, &merged);
@@ -137,6 +152,7 @@ mod tests {
                 finding("hoist-to-target-data", "#pragma omp target data map(to: b[0:n])", "p.c:18"),
             ],
             round_trips: vec![finding("keep-resident", "#pragma omp target data map(tofrom: a[0:n])", "p.c:18")],
+            repeated_allocations: vec![finding("enter-exit-data", "#pragma omp target enter data map(alloc: a[0:n])", "p.c:18")],
             unused_transfers: vec![finding("map-alloc", "map(alloc: c[0:n])", "p.c:20"), finding("map-alloc", "map(alloc: c[0:n])", "p.c:20")],
             ..FindingLists::default()
         };
@@ -144,8 +160,11 @@ mod tests {
         assert_eq!(changes.len(), 3, "{changes:#?}");
         assert_eq!(changes[0].clause.as_deref(), Some("#pragma omp target data map(tofrom: a[0:n])"));
         assert_eq!(changes[0].text, "do `#pragma omp target data map(tofrom: a[0:n])` here");
-        assert_eq!(changes[0].clears, vec![("duplicate transfers".to_owned(), 1), ("round trips".to_owned(), 1)]);
-        assert_eq!((changes[0].saving_bytes, changes[0].saving_ns), (200, 20));
+        assert_eq!(
+            changes[0].clears,
+            vec![("duplicate transfers".to_owned(), 1), ("round trips".to_owned(), 1), ("repeated allocations".to_owned(), 1)]
+        );
+        assert_eq!((changes[0].saving_bytes, changes[0].saving_ns), (300, 30));
         assert_eq!(changes[2].clears, vec![("unused transfers".to_owned(), 2)]);
         assert_eq!(lists.round_trips[0].change, 1);
         assert_eq!(lists.duplicate_transfers[1].change, 2);
