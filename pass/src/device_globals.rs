@@ -22,7 +22,7 @@ use llvm_sys::prelude::LLVMValueRef;
 use crate::omp_calls::{called_function, value_name, REGION_ID_SUFFIX};
 
 /// Section of clang's offload entries.
-pub const ENTRIES_SECTION: &str = "omp_offloading_entries";
+pub const ENTRIES_SECTION: &str = crate::entry_points::name::ENTRIES_SECTION;
 /// Functions searched from one host version, at most.
 const MAX_FUNCTIONS: usize = 256;
 

@@ -67,21 +67,58 @@ const fn ep(name: &'static str, role: Role) -> EntryPoint {
 use Role::*;
 
 /// The prefixes of the OpenMP runtime's families of names.
-pub const FAMILIES: [&str; 3] = ["__kmpc_", "__tgt_", "omp_"];
+pub const FAMILIES: [&str; 3] = [name::prefix::KMPC, name::prefix::TGT, name::prefix::OMP];
+/// The entry points the pass calls or matches by name, each written once: here and, through
+/// these constants, in [`ENTRY_POINTS`] (a test keeps other files free of such literals).
+pub mod name {
+    pub const FORK_CALL: &str = "__kmpc_fork_call";
+    pub const FORK_TEAMS: &str = "__kmpc_fork_teams";
+    pub const GLOBAL_THREAD_NUM: &str = "__kmpc_global_thread_num";
+    pub const PUSH_NUM_THREADS: &str = "__kmpc_push_num_threads";
+    pub const SERIALIZED_PARALLEL: &str = "__kmpc_serialized_parallel";
+    pub const END_SERIALIZED_PARALLEL: &str = "__kmpc_end_serialized_parallel";
+    pub const OMP_TASK_ALLOC: &str = "__kmpc_omp_task_alloc";
+    pub const OMP_TARGET_TASK_ALLOC: &str = "__kmpc_omp_target_task_alloc";
+    pub const TARGET_KERNEL: &str = "__tgt_target_kernel";
+    pub const GET_MAX_THREADS: &str = "omp_get_max_threads";
+    pub const IS_INITIAL_DEVICE: &str = "omp_is_initial_device";
+    pub const GET_DEVICE_NUM: &str = "omp_get_device_num";
+    pub const GET_NUM_TEAMS: &str = "omp_get_num_teams";
+    pub const GET_TEAM_NUM: &str = "omp_get_team_num";
+    pub const GET_THREAD_LIMIT: &str = "omp_get_thread_limit";
+    pub const GET_NUM_PROCS: &str = "omp_get_num_procs";
+    /// Name prefixes: a runtime family, or a group of entry points (their integer widths).
+    pub mod prefix {
+        pub const KMPC: &str = "__kmpc_";
+        pub const TGT: &str = "__tgt_";
+        pub const OMP: &str = "omp_";
+        pub const OMP_GET: &str = "omp_get_";
+        pub const OMP_IS: &str = "omp_is_";
+        pub const FORK: &str = "__kmpc_fork";
+        pub const DISPATCH_NEXT: &str = "__kmpc_dispatch_next";
+        pub const FOR_STATIC_INIT: &str = "__kmpc_for_static_init_";
+        pub const DISTRIBUTE_STATIC_INIT: &str = "__kmpc_distribute_static_init_";
+        pub const DIST_FOR_STATIC_INIT: &str = "__kmpc_dist_for_static_init_";
+        pub const DISPATCH_INIT: &str = "__kmpc_dispatch_init_";
+    }
+    /// The section libomptarget's offload entries are in (`__start_`/`__stop_` symbols).
+    pub const ENTRIES_SECTION: &str = "omp_offloading_entries";
+}
+
 
 /// Every entry point the pass knows.
 pub const ENTRY_POINTS: &[EntryPoint] = &[
     // libomp: what clang and flang lower host constructs to.
-    ep("__kmpc_fork_call", Fork { microtask: 2 }),
+    ep(name::FORK_CALL, Fork { microtask: 2 }),
     ep("__kmpc_fork_call_if", Fork { microtask: 2 }),
-    ep("__kmpc_fork_teams", Fork { microtask: 2 }),
-    ep("__kmpc_global_thread_num", Neutral),
-    ep("__kmpc_push_num_threads", Neutral),
+    ep(name::FORK_TEAMS, Fork { microtask: 2 }),
+    ep(name::GLOBAL_THREAD_NUM, Neutral),
+    ep(name::PUSH_NUM_THREADS, Neutral),
     ep("__kmpc_push_proc_bind", Neutral),
     ep("__kmpc_push_num_teams", Neutral),
     ep("__kmpc_push_num_teams_51", Neutral),
-    ep("__kmpc_serialized_parallel", Neutral),
-    ep("__kmpc_end_serialized_parallel", Neutral),
+    ep(name::SERIALIZED_PARALLEL, Neutral),
+    ep(name::END_SERIALIZED_PARALLEL, Neutral),
     ep("__kmpc_for_static_init_4", StaticLoopStart { last: 3 }),
     ep("__kmpc_for_static_init_4u", StaticLoopStart { last: 3 }),
     ep("__kmpc_for_static_init_8", StaticLoopStart { last: 3 }),
@@ -141,8 +178,8 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     ep("__kmpc_cancel", Neutral),
     ep("__kmpc_cancellationpoint", Neutral),
     ep("__kmpc_error", Neutral),
-    ep("__kmpc_omp_task_alloc", TaskAlloc { entry: 5 }),
-    ep("__kmpc_omp_target_task_alloc", TaskAlloc { entry: 5 }),
+    ep(name::OMP_TASK_ALLOC, TaskAlloc { entry: 5 }),
+    ep(name::OMP_TARGET_TASK_ALLOC, TaskAlloc { entry: 5 }),
     ep("__kmpc_omp_task", Neutral),
     ep("__kmpc_omp_task_with_deps", Neutral),
     ep("__kmpc_omp_wait_deps", Neutral),
@@ -198,8 +235,8 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     ep("omp_capture_affinity", TeamQuery),
     ep("omp_get_schedule", TeamQuery),
     // The OpenMP API: what the team does not change.
-    ep("omp_get_max_threads", Neutral),
-    ep("omp_get_num_procs", Neutral),
+    ep(name::GET_MAX_THREADS, Neutral),
+    ep(name::GET_NUM_PROCS, Neutral),
     ep("omp_get_wtime", Neutral),
     ep("omp_get_wtick", Neutral),
     ep("omp_get_level", Neutral),
@@ -207,7 +244,7 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     ep("omp_get_nested", Neutral),
     ep("omp_get_max_active_levels", Neutral),
     ep("omp_get_supported_active_levels", Neutral),
-    ep("omp_get_thread_limit", Neutral),
+    ep(name::GET_THREAD_LIMIT, Neutral),
     ep("omp_in_final", Neutral),
     ep("omp_get_cancellation", Neutral),
     ep("omp_get_proc_bind", Neutral),
@@ -220,11 +257,11 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     ep("omp_set_default_device", Neutral),
     ep("omp_get_num_devices", Neutral),
     ep("omp_get_initial_device", Neutral),
-    ep("omp_is_initial_device", Neutral),
-    ep("omp_get_device_num", Neutral),
+    ep(name::IS_INITIAL_DEVICE, Neutral),
+    ep(name::GET_DEVICE_NUM, Neutral),
     ep("omp_get_max_task_priority", Neutral),
-    ep("omp_get_num_teams", Neutral),
-    ep("omp_get_team_num", Neutral),
+    ep(name::GET_NUM_TEAMS, Neutral),
+    ep(name::GET_TEAM_NUM, Neutral),
     ep("omp_get_max_teams", Neutral),
     ep("omp_get_teams_thread_limit", Neutral),
     ep("omp_set_num_teams", Neutral),
@@ -286,7 +323,7 @@ pub fn in_family(name: &str) -> bool {
 /// name.
 pub fn lookup(name: &str) -> Option<&'static EntryPoint> {
     let c_name = match name.strip_suffix('_') {
-        Some(stem) if name.starts_with("omp_") => stem,
+        Some(stem) if name.starts_with(self::name::prefix::OMP) => stem,
         _ => name,
     };
     ENTRY_POINTS.iter().find(|e| e.name == c_name).or_else(|| {

@@ -61,7 +61,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds, explicit: &HashSet<
     let forks: Vec<ValueRef> = module
         .get_functions()
         .flat_map(|f| ir::function_instructions(f.as_value_ref()))
-        .filter(|i| ir::opcode(*i) == Some(LLVMOpcode::LLVMCall) && ir::callee_name(*i) == "__kmpc_fork_call" && !is_adaptive(*i) && !explicit.contains(i))
+        .filter(|i| ir::opcode(*i) == Some(LLVMOpcode::LLVMCall) && ir::callee_name(*i) == crate::entry_points::name::FORK_CALL && !is_adaptive(*i) && !explicit.contains(i))
         .collect();
     if forks.is_empty() {
         return out;
@@ -170,7 +170,7 @@ pub(crate) fn offload_host_code(module: &Module<'_>) -> std::collections::HashSe
             queue.push(fv);
         }
         for i in ir::function_instructions(fv) {
-            if ir::is_call(i) && ir::callee_name(i) == "__kmpc_fork_teams" {
+            if ir::is_call(i) && ir::callee_name(i) == crate::entry_points::name::FORK_TEAMS {
                 if let Some(m) = ir::call_args(i).get(2) {
                     queue.push(ir::strip_to_global(*m));
                 }
@@ -198,7 +198,7 @@ fn outlined_functions(module: &Module<'_>) -> std::collections::HashSet<ValueRef
             set.insert(fv);
         }
         for i in ir::function_instructions(fv) {
-            if ir::is_call(i) && ir::callee_name(i).starts_with("__kmpc_fork") {
+            if ir::is_call(i) && ir::callee_name(i).starts_with(crate::entry_points::name::prefix::FORK) {
                 if let Some(m) = ir::call_args(i).get(2) {
                     set.insert(ir::strip_to_global(*m));
                 }
@@ -433,19 +433,19 @@ fn build_region(m: LLVMModuleRef, fork: ValueRef, microtask: ValueRef, model: &s
     let share = r.per_variant(&format!("{sym}.share"), d.f64t, share.into_iter().map(|s| unsafe { LLVMConstReal(d.f64t, s) }).collect());
     let program = match num_threads_clause(fork) {
         Some(v) => v,
-        None => r.call("omp_get_max_threads", fn_type(d.i32t, &mut [], false), &mut []),
+        None => r.call(crate::entry_points::name::GET_MAX_THREADS, fn_type(d.i32t, &mut [], false), &mut []),
     };
     let team = r.call(SUPPORT_TEAM_SIZE, fn_type(d.i32t, &mut [d.i32t, d.f64t, d.i32t], false), &mut [absolute, share, program]);
     unsafe { LLVMSetValueName2(team, c"ompadapt.team".as_ptr(), 13) };
     let loc_arg = ir::call_args(fork)[0];
-    let gtid = r.call("__kmpc_global_thread_num", fn_type(d.i32t, &mut [d.ptr], false), &mut [loc_arg]);
+    let gtid = r.call(crate::entry_points::name::GLOBAL_THREAD_NUM, fn_type(d.i32t, &mut [d.ptr], false), &mut [loc_arg]);
     let (block, parallel, join) = split_at(&r, fork);
     let void = unsafe { LLVMVoidTypeInContext(LLVMGetModuleContext(m)) };
     unsafe {
         LLVMPositionBuilderBefore(r.b, fork);
         LLVMSetCurrentDebugLocation2(r.b, r.debug);
     }
-    r.call("__kmpc_push_num_threads", fn_type(void, &mut [d.ptr, d.i32t, d.i32t], false), &mut [loc_arg, gtid, team]);
+    r.call(crate::entry_points::name::PUSH_NUM_THREADS, fn_type(void, &mut [d.ptr, d.i32t, d.i32t], false), &mut [loc_arg, gtid, team]);
     unsafe { LLVMPositionBuilderAtEnd(r.b, block) };
     match kinds.iter().position(|k| *k == Kind::Serial) {
         Some(s) => {
@@ -521,7 +521,7 @@ fn serial_path(r: &Region, fork: ValueRef, microtask: ValueRef, gtid: ValueRef) 
         let tid = LLVMBuildAlloca(entry_b, d.i32t, c"ompadapt.tid".as_ptr());
         let zero = LLVMBuildAlloca(entry_b, d.i32t, c"ompadapt.zero".as_ptr());
         LLVMDisposeBuilder(entry_b);
-        r.call("__kmpc_serialized_parallel", fn_type(void, &mut [d.ptr, d.i32t], false), &mut [loc_arg, gtid]);
+        r.call(crate::entry_points::name::SERIALIZED_PARALLEL, fn_type(void, &mut [d.ptr, d.i32t], false), &mut [loc_arg, gtid]);
         LLVMBuildStore(r.b, gtid, tid);
         LLVMBuildStore(r.b, LLVMConstInt(d.i32t, 0, 0), zero);
         let mut args = vec![tid, zero];
@@ -531,7 +531,7 @@ fn serial_path(r: &Region, fork: ValueRef, microtask: ValueRef, gtid: ValueRef) 
         // so that the serial variant costs no second optimisation of it.
         let noinline = LLVMGetEnumAttributeKindForName(c"noinline".as_ptr(), 8);
         LLVMAddCallSiteAttribute(call, llvm_sys::LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c, noinline, 0));
-        r.call("__kmpc_end_serialized_parallel", fn_type(void, &mut [d.ptr, d.i32t], false), &mut [loc_arg, gtid]);
+        r.call(crate::entry_points::name::END_SERIALIZED_PARALLEL, fn_type(void, &mut [d.ptr, d.i32t], false), &mut [loc_arg, gtid]);
     }
 }
 
@@ -547,8 +547,8 @@ fn num_threads_clause(fork: ValueRef) -> Option<ValueRef> {
     while !cursor.is_null() {
         if ir::is_call(cursor) {
             match ir::callee_name(cursor).as_str() {
-                "__kmpc_push_num_threads" => return ir::call_args(cursor).get(2).copied(),
-                "__kmpc_fork_call" | "__kmpc_fork_teams" => return None,
+                n if n == crate::entry_points::name::PUSH_NUM_THREADS => return ir::call_args(cursor).get(2).copied(),
+                n if n == crate::entry_points::name::FORK_CALL || n == crate::entry_points::name::FORK_TEAMS => return None,
                 _ => {}
             }
         }

@@ -123,7 +123,7 @@ pub fn is_benign_call(call: ValueRef) -> bool {
     if name.contains("__ompadapt_") {
         return true;
     }
-    if name.starts_with("omp_get_") || name.starts_with("omp_is_") || name == "__kmpc_global_thread_num" {
+    if name.starts_with(crate::entry_points::name::prefix::OMP_GET) || name.starts_with(crate::entry_points::name::prefix::OMP_IS) || name == crate::entry_points::name::GLOBAL_THREAD_NUM {
         return true;
     }
     if name.starts_with("llvm.dbg.")
@@ -142,7 +142,7 @@ pub fn is_benign_call(call: ValueRef) -> bool {
 /// runs inside them).
 pub fn is_argmem_only_runtime_call(call: ValueRef) -> bool {
     let name = ir::callee_name(call);
-    name.starts_with("__kmpc_")
+    name.starts_with(crate::entry_points::name::prefix::KMPC)
         && !["fork", "task", "reduce", "copyprivate", "critical_with_hint", "doacross"].iter().any(|w| name.contains(w))
 }
 

@@ -153,10 +153,10 @@ impl Observed {
 }
 
 /// Calls by which a kernel asks where it runs.
-const WHERE: [&str; 2] = ["omp_is_initial_device", "omp_get_device_num"];
+const WHERE: [&str; 2] = [crate::entry_points::name::IS_INITIAL_DEVICE, crate::entry_points::name::GET_DEVICE_NUM];
 /// Calls by which a kernel asks for its league's or team's shape, besides the team queries of
 /// [`crate::entry_points`].
-const SHAPE: [&str; 5] = ["omp_get_num_teams", "omp_get_team_num", "omp_get_thread_limit", "omp_get_max_threads", "omp_get_num_procs"];
+const SHAPE: [&str; 5] = [crate::entry_points::name::GET_NUM_TEAMS, crate::entry_points::name::GET_TEAM_NUM, crate::entry_points::name::GET_THREAD_LIMIT, crate::entry_points::name::GET_MAX_THREADS, crate::entry_points::name::GET_NUM_PROCS];
 
 /// The first thing the launch's kernel (its host version, what it calls) observes, if any.
 fn observed(launch: ValueRef) -> Option<Observed> {
@@ -187,7 +187,7 @@ fn observed(launch: ValueRef) -> Option<Observed> {
             // clang's omp.h defines some entry points per device with `declare variant`:
             // `omp_is_initial_device$ompvariant$S2$s6$Phost`
             let name = full.split("$ompvariant").next().unwrap_or(&full).to_string();
-            let c_name = name.strip_suffix('_').filter(|_| name.starts_with("omp_")).unwrap_or(&name);
+            let c_name = name.strip_suffix('_').filter(|_| name.starts_with(crate::entry_points::name::prefix::OMP)).unwrap_or(&name);
             if WHERE.contains(&c_name) {
                 return Some(Observed::Where(c_name.to_string()));
             }
@@ -214,7 +214,7 @@ fn task_code(module: &Module<'_>) -> std::collections::HashSet<ValueRef> {
     let mut queue = Vec::new();
     for f in module.get_functions() {
         for i in ir::function_instructions(f.as_value_ref()) {
-            if ir::is_call(i) && matches!(ir::callee_name(i).as_str(), "__kmpc_omp_task_alloc" | "__kmpc_omp_target_task_alloc") {
+            if ir::is_call(i) && [crate::entry_points::name::OMP_TASK_ALLOC, crate::entry_points::name::OMP_TARGET_TASK_ALLOC].contains(&ir::callee_name(i).as_str()) {
                 if let Some(entry) = ir::call_args(i).get(5) {
                     queue.push(ir::strip_to_global(*entry));
                 }

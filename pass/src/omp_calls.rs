@@ -25,11 +25,11 @@ use llvm_sys::core::{
 /// `int __tgt_target_kernel(ident_t *loc, int64_t device, int32_t teams, int32_t threads,
 /// void *host_ptr /* region id */, __tgt_kernel_arguments *args)`: maps the data and launches
 /// the kernel of one target construct.
-pub const TGT_TARGET_KERNEL: &str = "__tgt_target_kernel";
+pub const TGT_TARGET_KERNEL: &str = crate::entry_points::name::TARGET_KERNEL;
 
 /// `kmp_task_t *__kmpc_omp_target_task_alloc(...)`: a deferred target construct (`nowait` or
 /// `depend`) becomes a task whose entry launches the kernel, outside the marker's function.
-pub const KMPC_OMP_TARGET_TASK_ALLOC: &str = "__kmpc_omp_target_task_alloc";
+pub const KMPC_OMP_TARGET_TASK_ALLOC: &str = crate::entry_points::name::OMP_TARGET_TASK_ALLOC;
 
 /// Index of the `host_ptr` (region id) argument of [`TGT_TARGET_KERNEL`].
 pub const TGT_TARGET_KERNEL_REGION_ID_ARG: u32 = 4;

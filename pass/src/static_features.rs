@@ -35,8 +35,8 @@ impl StaticFeatures {
 }
 
 fn is_bookkeeping(name: &str) -> bool {
-    name.starts_with("__kmpc_")
-        || name.starts_with("__tgt_")
+    name.starts_with(crate::entry_points::name::prefix::KMPC)
+        || name.starts_with(crate::entry_points::name::prefix::TGT)
         || name.starts_with("llvm.dbg.")
         || name.starts_with("llvm.lifetime.")
         || name.starts_with("llvm.assume")
@@ -88,7 +88,7 @@ pub fn static_features(roots: &[ValueRef], data_layout: llvm_sys::target::LLVMTa
                     let name = ir::callee_name(inst);
                     if is_bookkeeping(&name) {
                         // Enter the outlined functions the runtime calls back.
-                        if name == "__kmpc_fork_call" || name == "__kmpc_fork_teams" {
+                        if name == crate::entry_points::name::FORK_CALL || name == crate::entry_points::name::FORK_TEAMS {
                             let g = ir::strip_to_global(ir::call_args(inst)[2]);
                             if ir::is_function(g) {
                                 work.push(g);
@@ -148,14 +148,14 @@ fn loop_depth(f: ValueRef, memo: &mut HashMap<ValueRef, u64>, active: &mut HashS
                 continue;
             }
             let name = ir::callee_name(inst);
-            let target = if name == "__kmpc_fork_call" || name == "__kmpc_fork_teams" {
+            let target = if name == crate::entry_points::name::FORK_CALL || name == crate::entry_points::name::FORK_TEAMS {
                 ir::strip_to_global(ir::call_args(inst)[2])
             } else {
                 ir::callee(inst)
             };
             if !target.is_null() && ir::is_function(target) {
                 let inner = loop_depth(target, memo, active, chunk_loops);
-                let forks = name.starts_with("__kmpc_fork");
+                let forks = name.starts_with(crate::entry_points::name::prefix::FORK);
                 let d = if forks && chunk_loops.contains(&target) { d.saturating_sub(1) } else { *d };
                 best = best.max(d + inner);
             }
@@ -223,7 +223,7 @@ fn chunk_loop_test(f: ValueRef) -> impl Fn(&HashSet<BlockRef>) -> bool {
         .collect();
     move |body: &HashSet<BlockRef>| {
         body.iter().flat_map(|b| ir::instructions(*b)).any(|i| {
-            ir::callee_name(i).starts_with("__kmpc_dispatch_next")
+            ir::callee_name(i).starts_with(crate::entry_points::name::prefix::DISPATCH_NEXT)
                 || (ir::opcode(i) == Some(LLVMOpcode::LLVMStore)
                     && matches!(memory::decompose(data_layout, ir::operand(i, 1)).base, Base::Alloca(a) if bound_slots.contains(&a)))
         })

@@ -50,13 +50,13 @@ pub struct WorksharingLoop {
 /// Recognises a worksharing init call.
 pub fn init_kind(call: ValueRef) -> Option<(Bounds, u32, bool)> {
     let name = ir::callee_name(call);
-    let (prefix, bounds) = if let Some(r) = name.strip_prefix("__kmpc_for_static_init_") {
+    let (prefix, bounds) = if let Some(r) = name.strip_prefix(crate::entry_points::name::prefix::FOR_STATIC_INIT) {
         (r, Bounds::ByPointer { lower: 4, upper: 5, incr: 7 })
-    } else if let Some(r) = name.strip_prefix("__kmpc_distribute_static_init_") {
+    } else if let Some(r) = name.strip_prefix(crate::entry_points::name::prefix::DISTRIBUTE_STATIC_INIT) {
         (r, Bounds::ByPointer { lower: 4, upper: 5, incr: 7 })
-    } else if let Some(r) = name.strip_prefix("__kmpc_dist_for_static_init_") {
+    } else if let Some(r) = name.strip_prefix(crate::entry_points::name::prefix::DIST_FOR_STATIC_INIT) {
         (r, Bounds::ByPointer { lower: 4, upper: 5, incr: 8 })
-    } else if let Some(r) = name.strip_prefix("__kmpc_dispatch_init_") {
+    } else if let Some(r) = name.strip_prefix(crate::entry_points::name::prefix::DISPATCH_INIT) {
         (r, Bounds::ByValue { lower: 3, upper: 4, incr: 5 })
     } else {
         return None;
@@ -85,8 +85,8 @@ fn bounds_max(b: Bounds) -> u32 {
 pub fn is_region_launch(call: ValueRef) -> bool {
     let name = ir::callee_name(call);
     name == TGT_TARGET_KERNEL
-        || name == "__kmpc_fork_call"
-        || name == "__kmpc_fork_teams"
+        || name == crate::entry_points::name::FORK_CALL
+        || name == crate::entry_points::name::FORK_TEAMS
         || (name.starts_with(OFFLOADING_PREFIX) && !ir::is_declaration(ir::callee(call)))
 }
 
@@ -116,7 +116,7 @@ fn direct_frame(call: ValueRef) -> Frame {
 /// The frame a fork call or a direct call of an outlined function enters.
 fn fork_or_direct_frame(call: ValueRef) -> Option<Frame> {
     let name = ir::callee_name(call);
-    if name == "__kmpc_fork_call" || name == "__kmpc_fork_teams" {
+    if name == crate::entry_points::name::FORK_CALL || name == crate::entry_points::name::FORK_TEAMS {
         let args = ir::call_args(call);
         let f = ir::strip_to_global(*args.get(2)?);
         if !ir::is_function(f) || ir::is_declaration(f) {

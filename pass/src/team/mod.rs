@@ -135,7 +135,7 @@ pub fn lower_team_markers(module: &Module<'_>) -> TeamOutcome {
 /// The microtask of the first parallel region the marker `call` dominates (breadth-first
 /// forward from it).
 fn fork_after(call: ValueRef) -> Option<ValueRef> {
-    let is_fork = |i: ValueRef| matches!(scope::role(i), Some(Role::Fork { .. })) && ir::callee_name(i) != "__kmpc_fork_teams";
+    let is_fork = |i: ValueRef| matches!(scope::role(i), Some(Role::Fork { .. })) && ir::callee_name(i) != crate::entry_points::name::FORK_TEAMS;
     let fork = ir::first_after(call, |i| is_fork(i) && ir::inst_dominates(call, i))?;
     let Some(Role::Fork { microtask }) = scope::role(fork) else { return None };
     let m = ir::strip_to_global(*ir::call_args(fork).get(microtask as usize)?);
