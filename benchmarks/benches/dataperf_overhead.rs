@@ -70,7 +70,6 @@ fn main() {
     assert!(launcher.exists() && lib.exists(), "run `cargo build --release` first ({} missing)", launcher.display());
     let rounds: usize = std::env::var("DATAPERF_BENCH_ROUNDS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
     let tmp = tempfile::tempdir().unwrap();
-    let src_dir = root().join("benchmarks/dataperf");
     println!("dataperf overhead: {} kernels, {rounds} rounds, host offload, whole-process wall time", KERNELS.len());
     println!(
         "{:<9} {:>9} {:>9} {:>9} {:>9} {:>9}   {:>9} {:>10} {:>9} {:>8} {:>9}",
@@ -78,73 +77,14 @@ fn main() {
     );
     let (mut log_full, mut log_cnt, mut log_wall) = (0.0, 0.0, 0.0);
     for k in KERNELS {
-        let exe = tmp.path().join(k);
-        let o = Command::new("clang-19")
-            .args(["-O2", "-g", "-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu"])
-            .arg(src_dir.join(format!("{k}.c")))
-            .arg("-lm")
-            .arg("-o")
-            .arg(&exe)
-            .output()
-            .expect("clang-19");
-        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        let exe = compile_kernel(k, tmp.path());
         let json = tmp.path().join(format!("{k}.json"));
-        let (mut base, mut full, mut cnt) = (Vec::new(), Vec::new(), Vec::new());
-        let (mut base_wall, mut full_wall) = (Vec::new(), Vec::new());
-        let mut reference = None;
-        for r in 0..rounds {
-            let mut runs: Vec<u8> = vec![0, 1, 2];
-            runs.rotate_left(r % 3);
-            for which in runs {
-                let (w, t, c) = match which {
-                    0 => timed(Command::new(&exe).env_remove("OMPADAPT_DATA")),
-                    1 => timed(Command::new(&launcher).arg("--json").arg(&json).arg("--").arg(&exe)),
-                    _ => timed(Command::new(&exe).env("OMP_TOOL_LIBRARIES", &lib).env("OMPADAPT_DATA", "counters")),
-                };
-                let reference = reference.get_or_insert_with(|| c.clone());
-                assert_eq!(&c, reference, "{k}: results differ between runs");
-                [&mut base, &mut full, &mut cnt][which as usize].push(t);
-                match which {
-                    0 => base_wall.push(w),
-                    1 => full_wall.push(w),
-                    _ => {}
-                }
-            }
-        }
+        let t = measure(k, &exe, &launcher, &lib, &json, rounds);
         let rep: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
-        let ops: u64 = rep["totals"].as_array().unwrap().iter().map(|t| t["count"].as_u64().unwrap()).sum::<u64>()
-            + rep["devices"].as_array().unwrap().iter().map(|d| d["kernels"].as_u64().unwrap()).sum::<u64>();
-        let xfer_ns: u64 = rep["totals"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .filter(|t| t["op"] == "to_device" || t["op"] == "from_device")
-            .map(|t| t["ns"].as_u64().unwrap())
-            .sum();
-        let wall = rep["wall_ns"].as_u64().unwrap() as f64;
-        let c = &rep["counts"];
-        let found: u64 = ["duplicate_transfers", "round_trips", "repeated_allocations", "unused_allocations", "unused_transfers"]
-            .iter()
-            .map(|p| c[p].as_u64().unwrap())
-            .sum();
-        let (b, f, n) = (min(&base), min(&full), min(&cnt));
-        log_full += (f / b).ln();
-        log_cnt += (n / b).ln();
-        let wall_ratio = min(&full_wall) / min(&base_wall);
-        log_wall += wall_ratio.ln();
-        println!(
-            "{k:<9} {:>8.3}s {:>8.3}s {:>8.2}% {:>8.2}% {:>8.2}%   {:>9.0} {:>10.1} {:>9.2} {:>7.2}% {:>9}",
-            b,
-            f,
-            100.0 * (f / b - 1.0),
-            100.0 * (wall_ratio - 1.0),
-            100.0 * (n / b - 1.0),
-            ops as f64 / (wall / 1e9),
-            rep["memory"]["hashed_bytes"].as_u64().unwrap() as f64 / 1e6,
-            rep["memory"]["hash_ns"].as_u64().unwrap() as f64 / 1e6,
-            100.0 * xfer_ns as f64 / wall,
-            found
-        );
+        let (full, cnt, wall) = print_kernel(k, &t, &rep);
+        log_full += full.ln();
+        log_cnt += cnt.ln();
+        log_wall += wall.ln();
     }
     let n = KERNELS.len() as f64;
     println!(
@@ -153,4 +93,90 @@ fn main() {
         100.0 * ((log_wall / n).exp() - 1.0),
         100.0 * ((log_cnt / n).exp() - 1.0)
     );
+}
+
+/// `benchmarks/dataperf/<k>.c` built for host offload, with debug information.
+fn compile_kernel(k: &str, dir: &std::path::Path) -> std::path::PathBuf {
+    let exe = dir.join(k);
+    let o = Command::new("clang-19")
+        .args(["-O2", "-g", "-fopenmp", "-fopenmp-targets=x86_64-pc-linux-gnu"])
+        .arg(root().join("benchmarks/dataperf").join(format!("{k}.c")))
+        .arg("-lm")
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .expect("clang-19");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    exe
+}
+
+/// CPU and wall times of `rounds` runs each: plain, under the analysis, counters only.
+struct Times {
+    base: Vec<f64>,
+    full: Vec<f64>,
+    cnt: Vec<f64>,
+    base_wall: Vec<f64>,
+    full_wall: Vec<f64>,
+}
+
+/// Runs the three ways in rotating order (so drift in the machine's speed hits each alike),
+/// checking that every run prints the same results.
+fn measure(k: &str, exe: &std::path::Path, launcher: &std::path::Path, lib: &std::path::Path, json: &std::path::Path, rounds: usize) -> Times {
+    let mut t = Times { base: Vec::new(), full: Vec::new(), cnt: Vec::new(), base_wall: Vec::new(), full_wall: Vec::new() };
+    let mut reference = None;
+    for r in 0..rounds {
+        let mut runs: Vec<u8> = vec![0, 1, 2];
+        runs.rotate_left(r % 3);
+        for which in runs {
+            let (w, cpu, c) = match which {
+                0 => timed(Command::new(exe).env_remove("OMPADAPT_DATA")),
+                1 => timed(Command::new(launcher).arg("--json").arg(json).arg("--").arg(exe)),
+                _ => timed(Command::new(exe).env("OMP_TOOL_LIBRARIES", lib).env("OMPADAPT_DATA", "counters")),
+            };
+            let reference = reference.get_or_insert_with(|| c.clone());
+            assert_eq!(&c, reference, "{k}: results differ between runs");
+            [&mut t.base, &mut t.full, &mut t.cnt][which as usize].push(cpu);
+            match which {
+                0 => t.base_wall.push(w),
+                1 => t.full_wall.push(w),
+                _ => {}
+            }
+        }
+    }
+    t
+}
+
+/// One kernel's line; returns the analysis's, the counters' and the wall-time ratios to plain.
+fn print_kernel(k: &str, t: &Times, rep: &serde_json::Value) -> (f64, f64, f64) {
+    let ops: u64 = rep["totals"].as_array().unwrap().iter().map(|t| t["count"].as_u64().unwrap()).sum::<u64>()
+        + rep["devices"].as_array().unwrap().iter().map(|d| d["kernels"].as_u64().unwrap()).sum::<u64>();
+    let xfer_ns: u64 = rep["totals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|t| t["op"] == "to_device" || t["op"] == "from_device")
+        .map(|t| t["ns"].as_u64().unwrap())
+        .sum();
+    let wall = rep["wall_ns"].as_u64().unwrap() as f64;
+    let c = &rep["counts"];
+    let found: u64 = ["duplicate_transfers", "round_trips", "repeated_allocations", "unused_allocations", "unused_transfers"]
+        .iter()
+        .map(|p| c[p].as_u64().unwrap())
+        .sum();
+    let (b, f, n) = (min(&t.base), min(&t.full), min(&t.cnt));
+    let wall_ratio = min(&t.full_wall) / min(&t.base_wall);
+    println!(
+        "{k:<9} {:>8.3}s {:>8.3}s {:>8.2}% {:>8.2}% {:>8.2}%   {:>9.0} {:>10.1} {:>9.2} {:>7.2}% {:>9}",
+        b,
+        f,
+        100.0 * (f / b - 1.0),
+        100.0 * (wall_ratio - 1.0),
+        100.0 * (n / b - 1.0),
+        ops as f64 / (wall / 1e9),
+        rep["memory"]["hashed_bytes"].as_u64().unwrap() as f64 / 1e6,
+        rep["memory"]["hash_ns"].as_u64().unwrap() as f64 / 1e6,
+        100.0 * xfer_ns as f64 / wall,
+        found
+    );
+    (f / b, n / b, wall_ratio)
 }

@@ -139,10 +139,24 @@ fn main() {
     std::env::remove_var("OMPADAPT_REPEATS");
     std::env::remove_var("OMPADAPT_EXPLORE");
     std::env::remove_var("OMPADAPT_FROZEN");
-    const ITERS: usize = 40_000;
-    const BATCHES: usize = 15;
-    let mut rows = Vec::new();
 
+    let mut rows = Vec::new();
+    let trained = trained_rows(&mut rows);
+    exploration_rows(&mut rows, trained);
+    inference_rows(&mut rows);
+    training_rows(&mut rows);
+    memory_rows(&mut rows);
+    print_rows(&rows);
+    strategies();
+}
+
+/// Iterations and batches of each timed loop.
+const ITERS: usize = 40_000;
+const BATCHES: usize = 15;
+
+/// One execution after training (C ABI and Rust API) and a clock read; returns the trained
+/// execution's time, the unit of the exploration rows.
+fn trained_rows(rows: &mut Vec<Row>) -> f64 {
     // ---- one execution after training, through the C ABI ------------------------------
     static SLOT: AtomicPtr<c_void> = AtomicPtr::new(null_mut());
     const SPEC: &[u8] =
@@ -183,6 +197,11 @@ fn main() {
     });
     rows.push(row("  … of which: one clock read (twice per execution)", fmt_ns(clock_ns), "", "", ""));
 
+    trained
+}
+
+/// Exploring executions: settled, counted, completing a pair, a whole phase.
+fn exploration_rows(rows: &mut Vec<Row>, trained: f64) {
     // ---- exploration ---------------------------------------------------------------------
     static XSLOT: AtomicPtr<c_void> = AtomicPtr::new(null_mut());
     const XSPEC: &[u8] =
@@ -263,6 +282,10 @@ fn main() {
         "",
     ));
 
+}
+
+/// Inference of a tree and a forest.
+fn inference_rows(rows: &mut Vec<Row>) {
     // ---- inference -------------------------------------------------------------------------
     let rows10: Vec<Vec<f64>> = (0..10).map(|i| vec![(1 + i) as f64 * 10_000.0, (i % 3) as f64]).collect();
     let labels: Vec<usize> = (0..10).map(|i| (i >= 4) as usize).collect();
@@ -284,6 +307,12 @@ fn main() {
     rows.push(row("inference: random forest, 10 trees × depth 2", fmt_ns(infer_forest), "≤ 40 ns", "", "7–20 ns"));
     rows.push(row("  (trained executions use a per-thread decision cache: no inference per execution)", String::new(), "", "", ""));
 
+}
+
+/// Training of a tree and a forest.
+fn training_rows(rows: &mut Vec<Row>) {
+    let rows10: Vec<Vec<f64>> = (0..10).map(|i| vec![(1 + i) as f64 * 10_000.0, (i % 3) as f64]).collect();
+    let labels: Vec<usize> = (0..10).map(|i| (i >= 4) as usize).collect();
     // ---- training --------------------------------------------------------------------------
     let train_tree = time_ns(200, BATCHES, |_| {
         black_box(model::train(ModelChoice::Tree { max_depth: 2 }, black_box(&rows10), black_box(&labels), 1).unwrap());
@@ -294,6 +323,10 @@ fn main() {
     rows.push(row("training: decision tree depth 2, 10 samples × 2 features", fmt_ns(train_tree), "≤ 5 µs", "5.5 µs", "60–280 µs"));
     rows.push(row("training: random forest of 10 (depth 2), 10 × 2", fmt_ns(train_forest), "≤ 100 µs", "", "60–280 µs"));
 
+}
+
+/// Memory per stored sample.
+fn memory_rows(rows: &mut Vec<Row>) {
     // ---- memory per stored sample -----------------------------------------------------------
     let mut mem = Vec::new();
     for (nv, repeats) in [(2usize, 1u32), (4, 1), (4, 3), (8, 5)] {
@@ -314,6 +347,10 @@ fn main() {
     rows.push(row("memory per stored sample (variants × repeats)", mem[..2].join("; "), "≤ 64 B", "", ""));
     rows.push(row("", mem[2..].join("; "), "", "", ""));
 
+}
+
+/// The table.
+fn print_rows(rows: &[Row]) {
     // ---- print -------------------------------------------------------------------------------
     let cpu = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
@@ -327,10 +364,14 @@ fn main() {
     let w = rows.iter().map(|r| r.what.chars().count()).max().unwrap_or(0);
     let wo = rows.iter().map(|r| r.ours.chars().count()).max().unwrap_or(0).max(8);
     println!("{:w$}  {:wo$}  {:12}  {:18}  {}", "figure", "ompadapt", "target", "Apollo 2.0 (here)", "paper (Apollo)");
-    for r in &rows {
+    for r in rows {
         println!("{:w$}  {:wo$}  {:12}  {:18}  {}", r.what, r.ours, r.target, r.apollo, r.paper);
     }
 
+}
+
+/// Exploration strategies side by side.
+fn strategies() {
     // ---- exploration strategies ----------------------------------------------------------
     println!();
     println!("exploration strategies: exploring executions until every feature vector is decided,");

@@ -78,7 +78,7 @@ pub fn regions(root: &Path, program: Option<&str>) -> Result<Vec<Stored>> {
         let Ok(pdir) = store.sub(&p, false) else { continue };
         for r in subdirs(&pdir) {
             for merged in store::export_merged(root, Some(&p), Some(&r)) {
-                let view = store::definition::view(&merged);
+                let view = store::assessment::view(&merged);
                 let s = Stored {
                     program_dir: p.clone(),
                     region_dir: r.clone(),

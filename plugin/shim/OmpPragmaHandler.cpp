@@ -391,26 +391,103 @@ void OmpPragmaHandler::reinjectUnchanged(Preprocessor &PP, const Directive &D) {
   enter(PP, Out, /*DisableMacroExpansion=*/false);
 }
 
-void OmpPragmaHandler::inject(Preprocessor &PP, const OaResult &R,
-                              const Directive &D, ArrayRef<Token> Statement,
-                              std::optional<Token> After) {
-  // Consecutive runs of tokens by whether macros still need expanding (raw
-  // tokens found by looking ahead do); entered last run first.
+/// The tokens a lowering produces, in consecutive runs by whether macros still
+/// need expanding (raw tokens found by looking ahead do); entered last run first.
+struct TokenRuns {
   struct Run {
     SmallVector<Token, 64> Toks;
     bool Expand;
   };
   SmallVector<Run, 4> Runs;
-  auto Out = [&](bool Expand) -> SmallVectorImpl<Token> & {
+
+  SmallVectorImpl<Token> &out(bool Expand) {
     if (Runs.empty() || Runs.back().Expand != Expand)
       Runs.push_back({{}, Expand});
     return Runs.back().Toks;
-  };
-  auto Append = [&](ArrayRef<Token> Toks, uint32_t A, uint32_t B, bool Expand) {
+  }
+  void append(ArrayRef<Token> Toks, uint32_t A, uint32_t B, bool Expand) {
     B = std::min<uint32_t>(B, Toks.size());
     if (A < B)
-      Out(Expand).append(Toks.begin() + A, Toks.begin() + B);
-  };
+      out(Expand).append(Toks.begin() + A, Toks.begin() + B);
+  }
+  /// Where the next token will go: (runs, tokens of the last run).
+  std::pair<size_t, size_t> mark() const {
+    return {Runs.size(), Runs.empty() ? 0 : Runs.back().Toks.size()};
+  }
+  /// Flags the first token added since `Mark` as starting a line; whether
+  /// there was one.
+  bool startLineAt(std::pair<size_t, size_t> Mark) {
+    if (Runs.empty())
+      return false;
+    Run &First = Runs.size() > Mark.first ? Runs[Mark.first] : Runs.back();
+    size_t At = Runs.size() > Mark.first ? 0 : Mark.second;
+    if (At >= First.Toks.size())
+      return false;
+    First.Toks[At].setFlag(Token::StartOfLine);
+    return true;
+  }
+};
+
+void OmpPragmaHandler::appendPiece(Preprocessor &PP, const OaPiece &P,
+                                   const Directive &D,
+                                   ArrayRef<Token> Statement, TokenRuns &Out,
+                                   bool &InDirective) {
+  StringRef Text(P.Text ? P.Text : "", P.Text ? P.Len : 0);
+  switch (P.Kind) {
+  case OA_TEXT:
+    // Inside a directive, Clang reads the words' spelling at their location:
+    // generated words keep theirs (in the scratch buffer).
+    appendGeneratedText(PP, Text,
+                        InDirective ? std::nullopt
+                                    : std::optional<SourceLocation>(
+                                          D.Introducer.Loc),
+                        Out.out(false));
+    break;
+  case OA_TEXT_AT:
+    appendGeneratedText(PP, Text, tokenLoc(D, OA_HERE, P.A), Out.out(false));
+    break;
+  case OA_TEXT_AT_SAVED:
+    appendGeneratedText(PP, Text, tokenLoc(D, P.List, P.A), Out.out(false));
+    break;
+  case OA_USER:
+    Out.append(D.Toks, P.A, P.B, false);
+    break;
+  case OA_SAVED:
+    if (P.List == OA_STATEMENT_LIST)
+      Out.append(Statement, P.A, P.B, false);
+    else if (P.List < Saved.size())
+      Out.append(Saved[P.List].Toks, P.A, P.B, Saved[P.List].Raw);
+    break;
+  case OA_SAVED_AT:
+    if (P.List < Saved.size()) {
+      SourceLocation At = tokenLoc(D, P.AtList, P.AtTok);
+      SmallVectorImpl<Token> &O = Out.out(Saved[P.List].Raw);
+      size_t From = O.size();
+      Out.append(Saved[P.List].Toks, P.A, P.B, Saved[P.List].Raw);
+      for (size_t K = From; K < O.size(); ++K)
+        O[K].setLocation(At);
+    }
+    break;
+  case OA_PIECE_OMP_BEGIN:
+    InDirective = true;
+    Out.out(false).push_back(
+        makeAnnotation(tok::annot_pragma_openmp, D.Introducer.Loc));
+    break;
+  case OA_PIECE_OMP_END:
+    InDirective = false;
+    Out.out(false).push_back(
+        makeAnnotation(tok::annot_pragma_openmp_end, D.End));
+    break;
+  case OA_STATEMENT:
+    Out.append(Statement, 0, Statement.size(), false);
+    break;
+  }
+}
+
+void OmpPragmaHandler::inject(Preprocessor &PP, const OaResult &R,
+                              const Directive &D, ArrayRef<Token> Statement,
+                              std::optional<Token> After) {
+  TokenRuns Out;
   // Generated code that starts the stream or follows the statement reads as
   // starting a line (as after a #pragma line): Clang's
   // -Wmisleading-indentation must not take the code after a loop's body for
@@ -419,71 +496,16 @@ void OmpPragmaHandler::inject(Preprocessor &PP, const OaResult &R,
   bool InDirective = false;
   for (size_t I = 0; I < R.NumPieces; ++I) {
     const OaPiece &P = R.Pieces[I];
-    StringRef Text(P.Text ? P.Text : "", P.Text ? P.Len : 0);
-    size_t RunsBefore = Runs.size();
-    size_t TokensBefore = Runs.empty() ? 0 : Runs.back().Toks.size();
-    switch (P.Kind) {
-    case OA_TEXT:
-      // Inside a directive, Clang reads the words' spelling at their location: generated
-      // words keep theirs (in the scratch buffer).
-      appendGeneratedText(PP, Text,
-                          InDirective ? std::nullopt
-                                      : std::optional<SourceLocation>(
-                                            D.Introducer.Loc),
-                          Out(false));
-      break;
-    case OA_TEXT_AT:
-      appendGeneratedText(PP, Text, tokenLoc(D, OA_HERE, P.A), Out(false));
-      break;
-    case OA_TEXT_AT_SAVED:
-      appendGeneratedText(PP, Text, tokenLoc(D, P.List, P.A), Out(false));
-      break;
-    case OA_USER:
-      Append(D.Toks, P.A, P.B, false);
-      break;
-    case OA_SAVED:
-      if (P.List == OA_STATEMENT_LIST)
-        Append(Statement, P.A, P.B, false);
-      else if (P.List < Saved.size())
-        Append(Saved[P.List].Toks, P.A, P.B, Saved[P.List].Raw);
-      break;
-    case OA_SAVED_AT:
-      if (P.List < Saved.size()) {
-        SourceLocation At = tokenLoc(D, P.AtList, P.AtTok);
-        SmallVectorImpl<Token> &O = Out(Saved[P.List].Raw);
-        size_t From = O.size();
-        Append(Saved[P.List].Toks, P.A, P.B, Saved[P.List].Raw);
-        for (size_t K = From; K < O.size(); ++K)
-          O[K].setLocation(At);
-      }
-      break;
-    case OA_PIECE_OMP_BEGIN:
-      InDirective = true;
-      Out(false).push_back(
-          makeAnnotation(tok::annot_pragma_openmp, D.Introducer.Loc));
-      break;
-    case OA_PIECE_OMP_END:
-      InDirective = false;
-      Out(false).push_back(makeAnnotation(tok::annot_pragma_openmp_end, D.End));
-      break;
-    case OA_STATEMENT:
-      Append(Statement, 0, Statement.size(), false);
+    auto Mark = Out.mark();
+    appendPiece(PP, P, D, Statement, Out, InDirective);
+    if (P.Kind == OA_STATEMENT)
       StartsLine = true;
-      continue;
-    }
-    if (!StartsLine || Runs.empty())
-      continue;
-    // The first token this piece added.
-    Run &First = Runs.size() > RunsBefore ? Runs[RunsBefore] : Runs.back();
-    size_t At = Runs.size() > RunsBefore ? 0 : TokensBefore;
-    if (At < First.Toks.size()) {
-      First.Toks[At].setFlag(Token::StartOfLine);
+    else if (StartsLine && Out.startLineAt(Mark))
       StartsLine = false;
-    }
   }
   if (After)
-    Out(false).push_back(*After);
-  for (auto It = Runs.rbegin(); It != Runs.rend(); ++It)
+    Out.out(false).push_back(*After);
+  for (auto It = Out.Runs.rbegin(); It != Out.Runs.rend(); ++It)
     enter(PP, It->Toks, /*DisableMacroExpansion=*/!It->Expand);
 }
 

@@ -28,6 +28,8 @@
 
 namespace ompadapt {
 
+struct TokenRuns;
+
 class OmpPragmaHandler : public clang::PragmaHandler {
 public:
   OmpPragmaHandler(void *Session, BlockTracker &Blocks)
@@ -99,6 +101,10 @@ private:
   void inject(clang::Preprocessor &PP, const OaResult &R, const Directive &D,
               llvm::ArrayRef<clang::Token> Statement,
               std::optional<clang::Token> After);
+  /// Appends the tokens of one piece of a lowering to `Out`.
+  void appendPiece(clang::Preprocessor &PP, const OaPiece &P,
+                   const Directive &D, llvm::ArrayRef<clang::Token> Statement,
+                   TokenRuns &Out, bool &InDirective);
   void internalError(clang::Preprocessor &PP, clang::SourceLocation Loc,
                      llvm::StringRef What);
   /// Where token `I` of list `List` is (the directive's, or a saved one).

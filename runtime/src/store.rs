@@ -91,13 +91,15 @@ use crate::region::{Monitored, Origin, Region, Trained};
 use crate::safe_fs::{self, Dir, Kind};
 use crate::stats::FeatureKey;
 
+pub mod assessment;
 pub mod definition;
 pub mod fault;
 mod files;
 mod format;
 mod merge;
 
-pub use definition::{Assessment, Definition, View};
+pub use assessment::{Assessment, View};
+pub use definition::Definition;
 pub use files::write_atomic;
 use files::{move_aside, write_error};
 use format::Header;
@@ -355,7 +357,7 @@ fn load_saved(dir: &Path, program: &Program, model: &str, features: &[String]) -
 pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usize) -> Binding {
     let rdir = region_dir(dir, program, &region.spec.model);
     let merged = load_saved(dir, program, &region.spec.model, &region.spec.features);
-    let saved = definition::assess(&Definition::of_region(&region.spec), &merged);
+    let saved = assessment::assess(&Definition::of_region(&region.spec), &merged);
     absorb_saved(region, &merged);
     start_model(region, &saved, &rdir);
     Binding {

@@ -47,3 +47,6 @@ void g(double *x, int n) {
 #pragma omp metadirective when(user={condition(n > 10)}: parallel for) default()
   for (int i = 0; i < n; ++i) x[i] += 1;
 }
+// No -fopenmp-targets here: target constructs with variant kinds are host code only.
+// EXPECT: 17:64: warning: no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch
+// EXPECT: 33:69: warning: no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch

@@ -68,3 +68,11 @@ int where(double *x, int n) {
 // EXPECT: 61:13: remark: 'coschedule' variants dropped: 'on_host' is written other than as 'on_host[i]'; the region keeps its other variants
 // EXPECT: 63:17: note: here
 // EXPECT: 61:13: remark: variant kind 'cpu' dropped for this construct: the kernel calls omp_is_initial_device, which the host version answers differently
+// No -fopenmp-targets here: target constructs with variant kinds are host code only.
+// EXPECT: 30:58: warning: no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch
+// EXPECT: 21:13: remark: no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch
+// EXPECT: 23:13: remark: no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch
+// EXPECT: 28:13: remark: no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch
+// EXPECT: 40:13: remark: no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch
+// EXPECT: 54:13: remark: no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch
+// EXPECT: 61:13: remark: no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch

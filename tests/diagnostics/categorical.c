@@ -32,3 +32,6 @@ void twice(double *a, int n, int m) {
     for (int i = 0; i < n; ++i) a[i] += m;
   }
 }
+// No -fopenmp-targets here: target constructs with variant kinds are host code only.
+// EXPECT: 25:3: warning: no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch
+// EXPECT: 30:48: warning: no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch

@@ -100,3 +100,9 @@ void device_memory(double *d, int n) {
 }
 // EXPECT: 97:61: warning: variant 'cpu' dropped: 'is_device_ptr' names device memory, which the host version cannot read; the region keeps its other variants
 // EXPECT: 98:50: note: here
+// No -fopenmp-targets here: target constructs with variant kinds are host code only.
+// EXPECT: 62:61: warning: no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch
+// EXPECT: 65:61: warning: no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch
+// EXPECT: 68:61: warning: no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch
+// EXPECT: 84:61: warning: no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch
+// EXPECT: 97:61: warning: no offload target in this compilation: the target construct compiles to host code only, so its variants run the same code and adapting among them learns noise; compile with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa) and --offload-arch

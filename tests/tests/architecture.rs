@@ -41,7 +41,7 @@ fn meta_text(m: &syn::Meta) -> String {
     }
 }
 
-/// Rust sources of a crate's `src/`, without test files.
+/// Rust sources of a crate's `src/` and `benches/` and its `build.rs`, without test files.
 fn sources(crate_dir: &Path) -> Vec<PathBuf> {
     fn walk(dir: &Path, out: &mut Vec<PathBuf>) {
         let Ok(entries) = std::fs::read_dir(dir) else { return };
@@ -59,6 +59,9 @@ fn sources(crate_dir: &Path) -> Vec<PathBuf> {
     }
     let mut out = Vec::new();
     walk(&crate_dir.join("src"), &mut out);
+    // benchmarks and build scripts are code someone reads and changes too
+    walk(&crate_dir.join("benches"), &mut out);
+    out.extend(Some(crate_dir.join("build.rs")).filter(|b| b.is_file()));
     out.sort();
     out
 }
@@ -83,7 +86,10 @@ struct Walker<'a> {
     file: &'a str,
     module: Vec<String>,
     long: Vec<String>,
-    refs: BTreeSet<String>,
+    /// Paths named, made absolute where the path says how (`crate::`, `super::`, `self::`) and
+    /// kept as written otherwise (a child module or an item in scope: resolved against the
+    /// crate's modules later).
+    refs: BTreeSet<Vec<String>>,
 }
 
 impl Walker<'_> {
@@ -94,20 +100,20 @@ impl Walker<'_> {
         }
     }
 
-    /// The top-level module a path names, seen from `self.module` (+ `inner` nested modules).
-    fn target(&self, segments: &[String]) -> Option<String> {
+    /// The path `segments` names, seen from `self.module`: absolute for `crate::`, `super::`
+    /// and `self::`, else relative to the current module (a child module; anything else finds
+    /// no module and is dropped when resolved).
+    fn target(&self, segments: &[String]) -> Option<Vec<String>> {
         let first = segments.first()?;
         match first.as_str() {
-            "crate" => segments.get(1).cloned(),
+            "crate" => Some(segments[1..].to_vec()),
             "super" => {
                 let depth = segments.iter().take_while(|s| *s == "super").count();
-                if depth >= self.module.len() {
-                    segments.get(depth).cloned()
-                } else {
-                    None // inside the same top-level module
-                }
+                let base = self.module.len().checked_sub(depth)?;
+                Some(self.module[..base].iter().chain(&segments[depth..]).cloned().collect())
             }
-            _ => None,
+            "self" => Some(self.module.iter().chain(&segments[1..]).cloned().collect()),
+            _ => Some(self.module.iter().chain(segments).cloned().collect()),
         }
     }
 
@@ -201,41 +207,62 @@ impl<'ast> Visit<'ast> for Walker<'_> {
     }
 }
 
+type Graph = BTreeMap<String, BTreeSet<String>>;
+
 struct CrateShape {
     long: Vec<String>,
-    /// top-level module -> top-level modules it uses
-    graph: BTreeMap<String, BTreeSet<String>>,
+    /// Per parent module (`""`: the crate root, `store`, `store::region`...): its child modules
+    /// and the children each uses (directly or through what is inside it).
+    graphs: BTreeMap<String, Graph>,
+}
+
+/// Adds the edge a use of `target` from `module` makes among siblings: below their common
+/// parent, the child that holds `module` uses the child that holds `target`.
+fn add_edge(graphs: &mut BTreeMap<String, Graph>, module: &[String], target: &[String]) {
+    let common = module.iter().zip(target).take_while(|(a, b)| a == b).count();
+    if common < module.len() && common < target.len() {
+        let parent = module[..common].join("::");
+        let g = graphs.entry(parent).or_default();
+        g.entry(module[common].clone()).or_default().insert(target[common].clone());
+        g.entry(target[common].clone()).or_default();
+    }
 }
 
 fn crate_shape(dir: &str) -> CrateShape {
     let root = workspace_root();
     let crate_dir = root.join(dir);
     let src = crate_dir.join("src");
-    let mut shape = CrateShape { long: Vec::new(), graph: BTreeMap::new() };
+    let mut shape = CrateShape { long: Vec::new(), graphs: BTreeMap::new() };
+    let mut uses: Vec<(Vec<String>, Vec<String>)> = Vec::new();
+    let mut modules: BTreeSet<Vec<String>> = BTreeSet::new();
     for file in sources(&crate_dir) {
         let text = std::fs::read_to_string(&file).unwrap();
         let ast = syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
         let rel = file.strip_prefix(&root).unwrap().display().to_string();
-        let module = module_path(&src, &file);
+        // benches, build scripts and binaries are crates of their own: lengths only
+        let module = if file.starts_with(&src) { module_path(&src, &file) } else { Vec::new() };
         let mut w = Walker { file: &rel, module: module.clone(), long: Vec::new(), refs: BTreeSet::new() };
         w.visit_file(&ast);
         shape.long.extend(w.long);
-        if let Some(top) = module.first() {
-            let out = shape.graph.entry(top.clone()).or_default();
-            out.extend(w.refs.into_iter().filter(|t| t != top));
+        if !module.is_empty() {
+            modules.insert(module.clone());
+            uses.extend(w.refs.into_iter().map(|t| (module.clone(), t)));
         }
     }
-    let modules: BTreeSet<String> = shape.graph.keys().cloned().collect();
-    for out in shape.graph.values_mut() {
-        out.retain(|t| modules.contains(t));
+    for (module, target) in uses {
+        // the longest prefix of the path that is a module of the crate
+        let known = (1..=target.len()).rev().find(|&n| modules.contains(&target[..n]));
+        if let Some(n) = known {
+            add_edge(&mut shape.graphs, &module, &target[..n]);
+        }
     }
     shape
 }
 
 /// Strongly connected components with more than one module (Tarjan).
-fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
+fn cycles(graph: &Graph) -> Vec<Vec<String>> {
     struct State<'g> {
-        graph: &'g BTreeMap<String, BTreeSet<String>>,
+        graph: &'g Graph,
         index: BTreeMap<&'g str, usize>,
         low: BTreeMap<&'g str, usize>,
         stack: Vec<&'g str>,
@@ -295,7 +322,7 @@ fn cycles(graph: &BTreeMap<String, BTreeSet<String>>) -> Vec<Vec<String>> {
     s.found
 }
 
-fn describe(graph: &BTreeMap<String, BTreeSet<String>>, comp: &[String]) -> String {
+fn describe(graph: &Graph, comp: &[String]) -> String {
     let inside: BTreeSet<&String> = comp.iter().collect();
     let mut edges = Vec::new();
     for m in comp {
@@ -326,11 +353,14 @@ fn no_crate_has_an_import_cycle_between_its_modules() {
     let mut found = Vec::new();
     for c in CRATES.iter().filter(|c| present(c)) {
         let shape = crate_shape(c);
-        for comp in cycles(&shape.graph) {
-            found.push(format!("{c}: {{{}}} through {}", comp.join(", "), describe(&shape.graph, &comp)));
+        for (parent, graph) in &shape.graphs {
+            for comp in cycles(graph) {
+                let at = if parent.is_empty() { String::new() } else { format!(" in {parent}") };
+                found.push(format!("{c}{at}: {{{}}} through {}", comp.join(", "), describe(graph, &comp)));
+            }
         }
     }
-    assert!(found.is_empty(), "import cycles between top-level modules:\n{}", found.join("\n"));
+    assert!(found.is_empty(), "import cycles between sibling modules:\n{}", found.join("\n"));
 }
 
 #[test]
@@ -343,4 +373,123 @@ fn the_cycle_finder_finds_cycles() {
     let dag: BTreeMap<String, BTreeSet<String>> =
         [("a", vec!["b"]), ("b", vec![])].into_iter().map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect())).collect();
     assert!(cycles(&dag).is_empty());
+}
+
+/// The C and C++ the product is made of (the plugin's and the pass's shims, the installed
+/// headers); test programs and benchmark kernels are inputs, not the product.
+const C_DIRS: &[&str] = &["plugin/shim", "plugin/include", "pass/shim", "pass/loader", "runtime/include", "dataperf/include"];
+
+/// `text` with comments, string and character literals blanked (newlines kept).
+fn c_code_only(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < b.len() {
+        let blank_until = |out: &mut String, from: usize, to: usize| {
+            out.extend(text[from..to].chars().map(|c| if c == '\n' { '\n' } else { ' ' }));
+        };
+        let end = match (b[i], b.get(i + 1)) {
+            (b'/', Some(b'/')) => text[i..].find('\n').map_or(b.len(), |n| i + n),
+            (b'/', Some(b'*')) => text[i + 2..].find("*/").map_or(b.len(), |n| i + 2 + n + 2),
+            (q @ (b'"' | b'\''), _) => {
+                let mut j = i + 1;
+                while j < b.len() && b[j] != q {
+                    j += if b[j] == b'\\' { 2 } else { 1 };
+                }
+                (j + 1).min(b.len())
+            }
+            _ => {
+                out.push(b[i] as char);
+                i += 1;
+                continue;
+            }
+        };
+        blank_until(&mut out, i, end);
+        i = end;
+    }
+    out
+}
+
+/// Whether the text before a `{` (since the previous `;`, `{` or `}`) opens a function body.
+fn opens_function(header: &str) -> bool {
+    let h = header.trim();
+    let first = h.split(|c: char| !c.is_alphanumeric() && c != '_').next().unwrap_or("");
+    if ["if", "for", "while", "switch", "catch", "do", "else", "namespace", "class", "struct", "enum", "union", "extern", "return"].contains(&first)
+        || h.starts_with('#')
+        || h.ends_with('=')
+        || h.ends_with(']')
+    {
+        return false;
+    }
+    // `name(...)`, then qualifiers, a trailing return type or a constructor's initialisers
+    let Some(close) = h.rfind(')') else { return false };
+    let open = h.find('(').unwrap_or(close);
+    let before = h[..open].trim_end();
+    let named = before.ends_with(|c: char| c.is_alphanumeric() || c == '_' || c == '>' || c == '~');
+    let after = h[close + 1..].trim();
+    let qualified = after.split_whitespace().all(|w| ["const", "override", "noexcept", "final", "->"].contains(&w) || w.contains("::") || w.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '*' || c == '&'));
+    named && !before.is_empty() && (qualified || h[..close].contains(") :") || after.starts_with(':'))
+}
+
+/// Functions of `code` (comments and literals blanked) longer than `max` lines: (line, lines).
+fn long_c_functions(code: &str, max: usize) -> Vec<(usize, usize)> {
+    let b = code.as_bytes();
+    let (mut out, mut header_start, mut i) = (Vec::new(), 0, 0);
+    while i < b.len() {
+        match b[i] {
+            b';' | b'}' => header_start = i + 1,
+            b'{' if opens_function(&code[header_start..i]) => {
+                let mut depth = 0;
+                let mut j = i;
+                while j < b.len() {
+                    depth += (b[j] == b'{') as i32 - (b[j] == b'}') as i32;
+                    if depth == 0 {
+                        break;
+                    }
+                    j += 1;
+                }
+                // from the signature's first line to the closing brace
+                let lead = &code[header_start..i];
+                let sig_line = code[..header_start + lead.len() - lead.trim_start().len()].matches('\n').count() + 1;
+                let lines = code[..j.min(b.len())].matches('\n').count() + 1 - sig_line + 1;
+                if lines > max {
+                    out.push((sig_line, lines));
+                }
+                i = j;
+                header_start = j + 1;
+            }
+            b'{' => header_start = i + 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    out
+}
+
+#[test]
+fn no_c_or_cpp_function_is_longer_than_80_lines() {
+    let root = workspace_root();
+    let mut long = Vec::new();
+    for d in C_DIRS {
+        let Ok(entries) = std::fs::read_dir(root.join(d)) else { continue };
+        let mut files: Vec<PathBuf> = entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "cpp" || x == "h" || x == "c")).collect();
+        files.sort();
+        for f in files {
+            let code = c_code_only(&std::fs::read_to_string(&f).unwrap());
+            for (line, lines) in long_c_functions(&code, MAX_FUNCTION_LINES) {
+                long.push(format!("{}:{line} has {lines} lines", f.strip_prefix(&root).unwrap().display()));
+            }
+        }
+    }
+    assert!(long.is_empty(), "{} C/C++ functions over {MAX_FUNCTION_LINES} lines:\n{}", long.len(), long.join("\n"));
+}
+
+#[test]
+fn the_c_function_scanner_measures_bodies_and_skips_the_rest() {
+    let src = "// f() {\nnamespace n {\nstruct S {\n  int g(int a) const {\n    if (a) {\n      return 1;\n    }\n    return \"}\"[0];\n  }\n};\nstatic void h(void)\n{\n  int x[] = {1, 2};\n}\n}\n";
+    let code = c_code_only(src);
+    assert_eq!(long_c_functions(&code, 0), vec![(4, 6), (11, 4)]);
+    assert_eq!(long_c_functions(&code, 5), vec![(4, 6)]);
+    let ctor = c_code_only("A::A(int x)\n    : b(x), c(2) {\n  go();\n}\n");
+    assert_eq!(long_c_functions(&ctor, 0), vec![(1, 4)]);
 }

@@ -28,17 +28,7 @@ pub const MAX_HANDLES: usize = 1024;
 /// (Apollo defaults to `Static,policy=0`, i.e. it tunes nothing unless told to.)
 pub const DEFAULT_MODEL_INFO: &str = "DecisionTree";
 
-/// How a handle's policies are picked (all through its region, see `apollo::hooks`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Explore, train, let the model decide (`DecisionTree`, `RandomForest`,
-    /// `LogisticRegression`), or explore forever (`RoundRobin`).
-    Learn,
-    /// Always this policy (`Static,policy=N`).
-    Fixed(usize),
-    /// A uniformly random policy every execution, never trained (`Random`).
-    Random,
-}
+pub use super::model_info::Mode;
 
 /// One Apollo region.
 #[derive(Debug)]

@@ -15,8 +15,7 @@
 //! or for the region: `OMPADAPT_MODEL='<id>:logistic'`) wins over `model_info`'s model family,
 //! as it does over a directive's `model_type`.
 
-use super::handle::Mode;
-use super::model_info::{Explore, Kind, ModelInfo};
+use super::model_info::{Explore, Kind, ModelInfo, Mode};
 use crate::model::ModelChoice;
 use crate::region::Region;
 use crate::registry;

@@ -16,6 +16,19 @@
 //! warning line and ignored (Apollo aborts the program). An unknown model name falls back to
 //! `DecisionTree`.
 
+
+/// How a handle's policies are picked (all through its region, see `apollo::hooks`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// Explore, train, let the model decide (`DecisionTree`, `RandomForest`,
+    /// `LogisticRegression`), or explore forever (`RoundRobin`).
+    Learn,
+    /// Always this policy (`Static,policy=N`).
+    Fixed(usize),
+    /// A uniformly random policy every execution, never trained (`Random`).
+    Random,
+}
+
 /// The model family.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Kind {

@@ -567,7 +567,7 @@ fn the_newest_definition_is_the_region_and_the_rest_is_set_aside() {
     )
     .unwrap();
     let merged = export_merged(&dir, None, None).remove(0);
-    let v = definition::view(&merged);
+    let v = assessment::view(&merged);
     assert_eq!((v.file.loc.as_str(), v.file.variants.len()), ("a.c:9", 3));
     assert_eq!(v.earlier.as_ref().map(|d| d.loc.as_str()), Some("a.c:3"));
     assert_eq!((v.assessment.stale_files, v.assessment.stale_measurements), (1, 3));
