@@ -231,6 +231,11 @@ fn exploration_rows(rows: &mut Vec<Row>, trained: f64) {
         "",
         "",
     ));
+    completing_rows(rows, trained);
+}
+
+/// The exploring execution that completes a pair, and a whole exploration phase on average.
+fn completing_rows(rows: &mut Vec<Row>, trained: f64) {
     // the measurement that completes a pair (with repeats = 1 every counted one is): fresh
     // regions, 1000 vectors × 4 variants, repeats 2; after one measurement of every pair, the
     // next 4000 executions each complete a pair, and every 4th decides its vector (labels)
