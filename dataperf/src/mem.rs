@@ -58,11 +58,6 @@ fn grew(n: usize) {
     let _ = tests::ALLOCATED_BY_THIS_THREAD.try_with(|c| c.set(c.get() + n));
 }
 
-/// Heap bytes the library's code holds now.
-pub fn held() -> usize {
-    HELD.load(Relaxed)
-}
-
 /// The most heap bytes the library's code has held at once.
 pub fn peak() -> usize {
     PEAK.load(Relaxed)

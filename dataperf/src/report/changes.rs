@@ -32,28 +32,30 @@ pub struct Change {
     pub saving_ns: u64,
 }
 
-/// `#pragma omp target data map(W: V)` → `V`.
-fn data_region_var(clause: &str) -> Option<&str> {
-    let rest = clause.strip_prefix("#pragma omp target data map(")?.strip_suffix(')')?;
-    Some(rest.split_once(':')?.1.trim())
-}
+/// How a data region begins, in the clauses suggestions write.
+const TARGET_DATA: &str = "#pragma omp target data map(";
 
 /// Actions that put the data on the device around a loop or lines: one data region there for
 /// the variable does what each asks (data present at the inner constructs is neither sent again,
 /// nor sent back, nor allocated again).
 const DATA_REGION: [&str; 3] = ["hoist-to-target-data", "keep-resident", "enter-exit-data"];
 
-/// `... map(W: V)` → `V`, of any directive.
-fn mapped_var(clause: &str) -> Option<&str> {
-    let rest = clause.split_once("map(")?.1.strip_suffix(')')?;
-    Some(rest.split_once(':')?.1.trim())
+/// `... map(W: V)` → (`W`, `V`), of any directive.
+fn map_item(clause: &str) -> Option<(&str, &str)> {
+    let (word, var) = clause.split_once("map(")?.1.strip_suffix(')')?.split_once(':')?;
+    Some((word.trim(), var.trim()))
+}
+
+/// `#pragma omp target data map(W: V)` → (`W`, `V`).
+fn data_region(clause: &str) -> Option<(&str, &str)> {
+    clause.starts_with(TARGET_DATA).then(|| map_item(clause)).flatten()
 }
 
 /// What makes two suggestions one edit.
 fn key(f: &Finding) -> (String, Option<String>, String) {
     let s = &f.suggestion;
-    match s.clause.as_deref().and_then(mapped_var).filter(|_| DATA_REGION.contains(&s.action)) {
-        Some(var) => ("data region".into(), s.place.clone(), var.to_owned()),
+    match s.clause.as_deref().and_then(map_item).filter(|_| DATA_REGION.contains(&s.action)) {
+        Some((_, var)) => ("data region".into(), s.place.clone(), var.to_owned()),
         None => (s.action.into(), s.place.clone(), s.clause.clone().unwrap_or_else(|| s.text.clone())),
     }
 }
@@ -72,9 +74,8 @@ fn union(a: &str, b: &str) -> &'static str {
 
 /// `clause` with the map type that also does what `other` does.
 fn merged_clause(clause: &str, other: &str) -> String {
-    let word = |c: &str| c.strip_prefix("#pragma omp target data map(").and_then(|r| r.split_once(':')).map(|(w, _)| w.trim().to_owned());
-    match (word(clause), word(other), data_region_var(clause)) {
-        (Some(a), Some(b), Some(var)) if a != b => format!("#pragma omp target data map({}: {var})", union(&a, &b)),
+    match (data_region(clause), data_region(other)) {
+        (Some((a, var)), Some((b, _))) if a != b => format!("{TARGET_DATA}{}: {var})", union(a, b)),
         _ => clause.to_owned(),
     }
 }
@@ -107,7 +108,7 @@ pub fn group(lists: &mut FindingLists) -> Vec<Change> {
             };
             let c = &mut changes[i];
             // `target data` says more than `enter data ... alloc`: the change becomes it
-            if c.action == "enter-exit-data" && s.action != c.action && s.clause.as_deref().is_some_and(|x| data_region_var(x).is_some()) {
+            if c.action == "enter-exit-data" && s.action != c.action && s.clause.as_deref().is_some_and(|x| data_region(x).is_some()) {
                 (c.action, c.clause, c.text) = (s.action, s.clause.clone(), s.text.clone());
             }
             if let (Some(mine), Some(theirs)) = (c.clause.clone(), s.clause.as_deref()) {

@@ -372,11 +372,6 @@ impl Region {
         self.publish(t, None)
     }
 
-    /// Whether what decides is a constant stand-in for a model whose fit failed.
-    pub fn fell_back(&self) -> bool {
-        self.model.load().as_ref().is_some_and(|m| m.fallback.is_some())
-    }
-
     /// Times the model was retrained in this run.
     pub fn retrains(&self) -> u32 {
         self.retrains.load(Relaxed)
