@@ -1,12 +1,13 @@
 //! Builds the C++ side of the pass against the distribution's LLVM 19: its registration with
-//! LLVM's new pass manager (shim/pass_plugin.cpp) and its optimisation remarks
-//! (shim/remarks.cpp); inkwell/llvm-sys link libLLVM itself. Also compiles the runtime loader
-//! of the lowering header (loader/ompadapt_loader.cpp) to assembly for each host architecture the
+//! LLVM's new pass manager (shim/pass_plugin.cpp), its optimisation remarks (shim/remarks.cpp)
+//! and statistics (shim/statistics.cpp); inkwell/llvm-sys link libLLVM itself. Also compiles the
+//! runtime loader of the lowering header (loader/ompadapt_loader.cpp) to assembly for each host architecture the
 //! pass adds it for (src/loader.rs).
 use std::path::Path;
 use std::process::Command;
 
-const SHIM_FILES: [&str; 4] = ["shim/pass_plugin.cpp", "shim/remarks.cpp", "shim/library.cpp", "shim/debug_location.cpp"];
+const SHIM_FILES: [&str; 5] =
+    ["shim/pass_plugin.cpp", "shim/remarks.cpp", "shim/library.cpp", "shim/debug_location.cpp", "shim/statistics.cpp"];
 
 fn main() {
     let exe = std::env::var("LLVM_CONFIG").unwrap_or_else(|_| "llvm-config-19".into());

@@ -73,6 +73,23 @@ pub const TEAM_INVARIANT: Marker = Marker {
 /// Every marker function, in the order the lowering header defines them.
 pub const MARKERS: [Marker; 6] = [LAUNCH_SITE, AUTO_FEATURES, TEAM_INVARIANT, HOST_ENTER, HOST_EXIT, HOST_GUARD];
 
+/// The prefix of every name ompadapt's header and generated code define (`__ompadapt_`):
+/// reserved identifiers, so a program's own function never carries it. The pass treats calls of
+/// such functions as its own bookkeeping (they touch no user memory except through the runtime
+/// entries below).
+pub const RESERVED_PREFIX: &str = "__ompadapt_";
+
+/// The lowering header's way to the runtime's table of entry points (`__ompadapt_api()`).
+pub const RUNTIME_API: &str = "__ompadapt_api";
+/// The lowering header's begin of an execution (`__ompadapt_begin`), where the loader is not
+/// precompiled ([`SUPPORT_BEGIN`] where it is).
+pub const RUNTIME_BEGIN: &str = "__ompadapt_begin";
+/// The lowering header's end of an execution (`__ompadapt_end`); see [`RUNTIME_BEGIN`].
+pub const RUNTIME_END: &str = "__ompadapt_end";
+/// The header's ways into the runtime: what they are given (the context, the features) may be
+/// kept by the runtime, unlike what the markers are given.
+pub const RUNTIME_ENTRIES: [&str; 3] = [RUNTIME_API, RUNTIME_BEGIN, RUNTIME_END];
+
 /// The global the frontend plugin defines in every host translation unit it compiles (`char`,
 /// 1 with `-fplugin-arg-ompadapt-auto`, else 0). The pass reads and deletes it: where it is, the
 /// frontend's lowering is what the user asked for and the pass only finishes it; where it is not
@@ -85,6 +102,9 @@ pub const FRONTEND_MARK: &str = "__ompadapt_frontend_mark";
 pub const SUPPORT_BEGIN: &str = "__ompadapt_v4_begin";
 /// See [`SUPPORT_BEGIN`].
 pub const SUPPORT_END: &str = "__ompadapt_v4_end";
+/// The precompiled form of [`RUNTIME_API`]: the table the host-run functions the pass defines
+/// call through.
+pub const SUPPORT_API: &str = "__ompadapt_v4_api";
 /// See [`SUPPORT_BEGIN`].
 pub const SUPPORT_TEAM_SIZE: &str = "__ompadapt_v4_team_size";
 /// The weak pointer to the runtime the loader loads by default (see the lowering header).

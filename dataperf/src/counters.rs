@@ -83,6 +83,20 @@ pub fn region_name(id: u32) -> Option<String> {
 mod tests {
     use super::*;
 
+    /// The symbol of a `#[no_mangle]` function is its item's name: the last segment of the
+    /// name of its function-item type.
+    fn symbol_of<F>(_: F) -> &'static str {
+        std::any::type_name::<F>().rsplit("::").next().unwrap()
+    }
+
+    #[test]
+    fn exported_names_are_the_ones_the_runtime_looks_up() {
+        use ompadapt_abi::dataperf::symbols;
+        assert_eq!(symbol_of(ompadapt_dataperf_thread_counters), symbols::THREAD_COUNTERS.to_str().unwrap());
+        assert_eq!(symbol_of(ompadapt_dataperf_region_id), symbols::REGION_ID.to_str().unwrap());
+        assert_eq!(symbol_of(ompadapt_dataperf_runtime_copies), symbols::RUNTIME_COPIES.to_str().unwrap());
+    }
+
     #[test]
     fn region_ids_are_stable() {
         let a = region_id("counters-test-a");

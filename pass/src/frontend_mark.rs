@@ -21,7 +21,7 @@ use inkwell::module::Module;
 use inkwell::values::AsValueRef;
 use llvm_sys::core::LLVMGetNamedGlobal;
 use llvm_sys::LLVMOpcode;
-use ompadapt_abi::markers::{Marker, FRONTEND_MARK, SUPPORT_BEGIN, SUPPORT_END};
+use ompadapt_abi::markers::{Marker, FRONTEND_MARK, RUNTIME_BEGIN, RUNTIME_END, SUPPORT_BEGIN, SUPPORT_END};
 
 use crate::ir::{self, ValueRef};
 
@@ -67,8 +67,8 @@ fn calls_a_marker(module: &Module<'_>) -> bool {
 
 /// The support functions that open and close the frontend's regions: the precompiled ones, and
 /// the header's own where the loader is not precompiled (C and C++ names).
-const BEGINS: [Marker; 2] = [Marker { name: SUPPORT_BEGIN, doc: "" }, Marker { name: "__ompadapt_begin", doc: "" }];
-const ENDS: [Marker; 2] = [Marker { name: SUPPORT_END, doc: "" }, Marker { name: "__ompadapt_end", doc: "" }];
+const BEGINS: [Marker; 2] = [Marker { name: SUPPORT_BEGIN, doc: "" }, Marker { name: RUNTIME_BEGIN, doc: "" }];
+const ENDS: [Marker; 2] = [Marker { name: SUPPORT_END, doc: "" }, Marker { name: RUNTIME_END, doc: "" }];
 
 fn calls_one_of(i: ValueRef, names: &[Marker]) -> bool {
     ir::opcode(i) == Some(LLVMOpcode::LLVMCall) && {

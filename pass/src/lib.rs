@@ -67,6 +67,7 @@ pub mod plugin_entry;
 pub mod remarks;
 pub mod slice;
 pub mod static_features;
+pub mod statistics;
 pub mod team;
 pub mod worksharing;
 
@@ -114,10 +115,13 @@ pub struct RewrittenSite {
     pub record: RegionRecord,
 }
 
-/// Runs the pass on `module`, printing warnings to stderr and emitting the optimisation remarks
-/// (which LLVM shows or records when asked to); returns whether it changed anything.
+/// Runs the pass on `module`, printing warnings to stderr, emitting the optimisation remarks
+/// (which LLVM shows or records when asked to) and adding to its statistics (`-stats`); returns
+/// whether it changed anything.
 pub fn run_on_module(module: &Module<'_>, auto: Option<&str>) -> bool {
+    let seen = if module_kind::is_device_module(module) { statistics::Seen::default() } else { statistics::seen(module) };
     let outcome = transform_module_with(module, auto);
+    statistics::record(seen, &outcome.remarks);
     for warning in &outcome.warnings {
         eprintln!("{warning}");
     }

@@ -14,6 +14,7 @@ use llvm_sys::core::*;
 use llvm_sys::prelude::{LLVMTypeRef, LLVMValueRef};
 use llvm_sys::target::{LLVMABISizeOfType, LLVMOffsetOfElement, LLVMStoreSizeOfType, LLVMTargetDataRef};
 use llvm_sys::{LLVMOpcode, LLVMTypeKind};
+use ompadapt_abi::markers;
 
 use crate::ir::{self, ValueRef};
 
@@ -120,7 +121,7 @@ pub fn is_benign_call(call: ValueRef) -> bool {
         return is_ompadapt_api_call(call) || !call_may_write_memory(call);
     }
     let name = ir::name(f);
-    if name.contains("__ompadapt_") {
+    if name.contains(markers::RESERVED_PREFIX) {
         return true;
     }
     if name.starts_with(crate::entry_points::name::prefix::OMP_GET) || name.starts_with(crate::entry_points::name::prefix::OMP_IS) || name == crate::entry_points::name::GLOBAL_THREAD_NUM {
@@ -157,14 +158,13 @@ fn is_ompadapt_api_call(call: ValueRef) -> bool {
     while ir::opcode(p) == Some(LLVMOpcode::LLVMGetElementPtr) {
         p = ir::operand(p, 0);
     }
-    ir::is_call(p) && ir::callee_name(p).contains("__ompadapt_api")
+    ir::is_call(p) && ir::callee_name(p).contains(markers::RUNTIME_API)
 }
 
 /// The lowering header's ways into the runtime (`__ompadapt_api`, `__ompadapt_begin`,
 /// `__ompadapt_end`, and their precompiled forms): what they are given may be kept by the runtime.
 fn is_runtime_entry(name: &str) -> bool {
-    ["__ompadapt_api", "__ompadapt_begin", "__ompadapt_end"].iter().any(|e| name.contains(e))
-        || name.starts_with(ompadapt_abi::markers::SUPPORT_PREFIX)
+    markers::RUNTIME_ENTRIES.iter().any(|e| name.contains(e)) || name.starts_with(markers::SUPPORT_PREFIX)
 }
 
 /// `memory(...)` attribute of the call or its callee without any write effect.
@@ -242,7 +242,7 @@ impl Escapes {
                             || name.starts_with("llvm.lifetime.")
                             || name.starts_with("llvm.dbg.")
                             || is_argmem_only_runtime_call(u)
-                            || (name.contains("__ompadapt_") && !is_runtime_entry(&name));
+                            || (name.contains(markers::RESERVED_PREFIX) && !is_runtime_entry(&name));
                         if !harmless {
                             return true;
                         }

@@ -331,7 +331,7 @@ fn define_host_run_functions(m: LLVMModuleRef) {
         let c = LLVMGetModuleContext(m);
         let d = decls(c);
         let void = LLVMVoidTypeInContext(c);
-        let (api_ty, api) = function(m, "__ompadapt_v4_api", fn_type(d.ptr, &mut [], false));
+        let (api_ty, api) = function(m, ompadapt_abi::markers::SUPPORT_API, fn_type(d.ptr, &mut [], false));
         let table = |b, field: u64| {
             let t = LLVMBuildCall2(b, api_ty, api, std::ptr::null_mut(), 0, c"".as_ptr());
             let mut idx = [LLVMConstInt(d.i64t, field, 0)];

@@ -31,11 +31,11 @@ pub enum RemarkKind {
 
 /// Defines [`RemarkId`] from one list: variant, stable identifier, kind.
 macro_rules! remark_ids {
-    ($($(#[$doc:meta])* $variant:ident = $code:literal, $kind:ident;)*) => {
+    ($($(#[doc = $doc:literal])* $variant:ident = $code:literal, $kind:ident;)*) => {
         /// Every remark the pass emits, each with a stable identifier (docs/remarks.md).
         #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
         pub enum RemarkId {
-            $($(#[$doc])* $variant,)*
+            $($(#[doc = $doc])* $variant,)*
         }
 
         impl RemarkId {
@@ -46,6 +46,14 @@ macro_rules! remark_ids {
             pub fn code(self) -> &'static str {
                 match self {
                     $(RemarkId::$variant => $code,)*
+                }
+            }
+
+            /// What the remark says happened, in one line (its documentation here), for
+            /// the statistic counting it.
+            pub fn summary(self) -> &'static str {
+                match self {
+                    $(RemarkId::$variant => concat!($($doc),*).trim_ascii_start(),)*
                 }
             }
 

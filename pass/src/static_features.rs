@@ -41,7 +41,7 @@ fn is_bookkeeping(name: &str) -> bool {
         || name.starts_with("llvm.lifetime.")
         || name.starts_with("llvm.assume")
         || name.starts_with("llvm.experimental.noalias")
-        || name.contains("__ompadapt_")
+        || name.contains(ompadapt_abi::markers::RESERVED_PREFIX)
 }
 
 fn is_float_math(name: &str) -> bool {

@@ -11,46 +11,12 @@
 #include <cstddef>
 #include <cstdint>
 
-extern "C" {
+// The enums (OaTokKind, OaTokFlag, OaSeverity, OaOutcome, OaPieceKind, the
+// list values OA_HERE and OA_STATEMENT_LIST, OaStatementStep) are written once,
+// in src/ffi_enums.rs; build.rs writes them out as this header.
+#include "ffi_enums.h"
 
-enum OaTokKind : uint32_t {
-  OA_IDENT,
-  OA_NUMBER,
-  OA_LITERAL,
-  OA_PUNCT,
-  OA_OMP_BEGIN,
-  OA_OMP_END,
-  OA_OTHER_ANNOT
-};
-enum OaTokFlag : uint32_t { OA_LEADING_SPACE = 1 };
-enum OaSeverity : uint32_t { OA_ERROR, OA_WARNING, OA_NOTE, OA_REMARK };
-enum OaOutcome : uint32_t {
-  OA_NOT_OURS,
-  OA_EMIT,
-  OA_NEED_STATEMENT,
-  OA_NEED_NEXT_TOKEN,
-  OA_NEED_LOOKAHEAD,
-  /// Zero-source-change mode: the directive starts a construct made adaptive;
-  /// pass the statement after it with the directive in front.
-  OA_NEED_CONSTRUCT
-};
-enum OaPieceKind : uint32_t {
-  OA_TEXT,
-  OA_USER,
-  OA_PIECE_OMP_BEGIN,
-  OA_PIECE_OMP_END,
-  OA_STATEMENT,
-  OA_TEXT_AT,
-  OA_SAVED,
-  OA_TEXT_AT_SAVED,
-  OA_SAVED_AT
-};
-/// `list` of a diagnostic or piece that refers to the directive being handled
-/// (otherwise: the index of a saved token list).
-constexpr uint32_t OA_HERE = 0xffffffffu;
-/// `list` of a diagnostic or piece that refers to the statement after the
-/// directive (only in replies to `ompadapt_on_statement`).
-constexpr uint32_t OA_STATEMENT_LIST = 0xfffffffeu;
+extern "C" {
 
 struct OaTok {
   const char *Text;
@@ -127,8 +93,8 @@ void ompadapt_on_lookahead(void *Session, const OaTok *Toks, size_t NumToks,
                            const OaTok *Meta, size_t NumMeta,
                            const char *Location);
 void ompadapt_lookahead_done(void *Session, uint64_t File);
-/// Where the statement after a directive ends: fed one token at a time.
-enum OaStatementStep : uint32_t { OA_TAKE, OA_TAKE_AND_STOP, OA_GIVE_BACK };
+/// Where the statement after a directive ends: fed one token at a time
+/// (answers: OaStatementStep).
 void *ompadapt_statement_new(void);
 void ompadapt_statement_free(void *Scanner);
 uint32_t ompadapt_statement_feed(void *Scanner, const OaTok *Tok);

@@ -12,6 +12,8 @@ use std::cell::RefCell;
 use std::ffi::{c_char, CStr, CString};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
+use crate::ffi_enums::*;
+
 #[repr(C)]
 pub struct OaTok {
     text: *const c_char,
@@ -77,23 +79,14 @@ struct OwnedResult {
     strings: Vec<CString>,
 }
 
-const OUTCOME_NOT_OURS: u32 = 0;
-const OUTCOME_EMIT: u32 = 1;
-const OUTCOME_NEED_STATEMENT: u32 = 2;
-const OUTCOME_NEED_NEXT_TOKEN: u32 = 3;
-const OUTCOME_NEED_LOOKAHEAD: u32 = 4;
-const OUTCOME_NEED_CONSTRUCT: u32 = 5;
-const HERE: u32 = u32::MAX;
-const LEADING_SPACE: u32 = 1;
-
 fn tok_kind(k: u32) -> TokKind {
     match k {
-        0 => TokKind::Ident,
-        1 => TokKind::Number,
-        2 => TokKind::Literal,
-        3 => TokKind::Punct,
-        4 => TokKind::OmpBegin,
-        5 => TokKind::OmpEnd,
+        OA_IDENT => TokKind::Ident,
+        OA_NUMBER => TokKind::Number,
+        OA_LITERAL => TokKind::Literal,
+        OA_PUNCT => TokKind::Punct,
+        OA_OMP_BEGIN => TokKind::OmpBegin,
+        OA_OMP_END => TokKind::OmpEnd,
         _ => TokKind::OtherAnnot,
     }
 }
@@ -114,7 +107,7 @@ unsafe fn tokens(toks: *const OaTok, n: usize) -> Vec<Tok> {
         .map(|t| Tok {
             kind: tok_kind(t.kind),
             text: text(t.text, t.len),
-            space: t.flags & LEADING_SPACE != 0,
+            space: t.flags & OA_LEADING_SPACE != 0,
             exp: t.expansion,
             written: (!t.written.is_null()).then(|| text(t.written, t.written_len)),
         })
@@ -141,13 +134,13 @@ fn build(outcome: u32, save: bool, diags: &[Diagnostic], pieces: &[Piece]) -> *m
         let fixit = d.fixit.as_deref().map(cstring);
         r.diags.push(OaDiag {
             severity: match d.severity {
-                Severity::Error => 0,
-                Severity::Warning => 1,
-                Severity::Note => 2,
-                Severity::Remark => 3,
+                Severity::Error => OA_ERROR,
+                Severity::Warning => OA_WARNING,
+                Severity::Note => OA_NOTE,
+                Severity::Remark => OA_REMARK,
             },
             list: match d.src {
-                Src::Here => HERE,
+                Src::Here => OA_HERE,
                 Src::Saved(k) => k,
             },
             tok: clamp(d.tok),
@@ -159,23 +152,23 @@ fn build(outcome: u32, save: bool, diags: &[Diagnostic], pieces: &[Piece]) -> *m
         r.strings.extend(fixit);
     }
     for p in pieces {
-        let (mut at_list, mut at_tok) = (HERE, 0);
+        let (mut at_list, mut at_tok) = (OA_HERE, 0);
         let (kind, list, a, b, text) = match p {
-            Piece::Text(t) => (0, HERE, 0, 0, Some(cstring(t))),
-            Piece::User(range) => (1, HERE, clamp(range.start), clamp(range.end), None),
-            Piece::OmpBegin => (2, HERE, 0, 0, None),
-            Piece::OmpEnd => (3, HERE, 0, 0, None),
-            Piece::Statement => (4, HERE, 0, 0, None),
-            Piece::TextAt(t, at) => (5, HERE, clamp(*at), 0, Some(cstring(t))),
-            Piece::Saved(k, range) => (6, *k, clamp(range.start), clamp(range.end), None),
-            Piece::TextAtSaved(t, k, at) => (7, *k, clamp(*at), 0, Some(cstring(t))),
+            Piece::Text(t) => (OA_TEXT, OA_HERE, 0, 0, Some(cstring(t))),
+            Piece::User(range) => (OA_USER, OA_HERE, clamp(range.start), clamp(range.end), None),
+            Piece::OmpBegin => (OA_PIECE_OMP_BEGIN, OA_HERE, 0, 0, None),
+            Piece::OmpEnd => (OA_PIECE_OMP_END, OA_HERE, 0, 0, None),
+            Piece::Statement => (OA_STATEMENT, OA_HERE, 0, 0, None),
+            Piece::TextAt(t, at) => (OA_TEXT_AT, OA_HERE, clamp(*at), 0, Some(cstring(t))),
+            Piece::Saved(k, range) => (OA_SAVED, *k, clamp(range.start), clamp(range.end), None),
+            Piece::TextAtSaved(t, k, at) => (OA_TEXT_AT_SAVED, *k, clamp(*at), 0, Some(cstring(t))),
             Piece::SavedAt(k, range, (src, tok)) => {
                 at_list = match src {
-                    Src::Here => HERE,
+                    Src::Here => OA_HERE,
                     Src::Saved(l) => *l,
                 };
                 at_tok = clamp(*tok);
-                (8, *k, clamp(range.start), clamp(range.end), None)
+                (OA_SAVED_AT, *k, clamp(range.start), clamp(range.end), None)
             }
         };
         let (ptr, len) = text.as_ref().map_or((std::ptr::null(), 0), |t| (t.as_ptr(), t.as_bytes().len()));
@@ -191,12 +184,12 @@ fn build(outcome: u32, save: bool, diags: &[Diagnostic], pieces: &[Piece]) -> *m
 
 fn reply(r: Reply) -> *mut OaResult {
     let (outcome, pieces) = match r.outcome {
-        Outcome::NotOurs => (OUTCOME_NOT_OURS, vec![]),
-        Outcome::Emit(p) => (OUTCOME_EMIT, p),
-        Outcome::NeedStatement => (OUTCOME_NEED_STATEMENT, vec![]),
-        Outcome::NeedNextToken => (OUTCOME_NEED_NEXT_TOKEN, vec![]),
-        Outcome::NeedLookahead => (OUTCOME_NEED_LOOKAHEAD, vec![]),
-        Outcome::NeedConstruct => (OUTCOME_NEED_CONSTRUCT, vec![]),
+        Outcome::NotOurs => (OA_NOT_OURS, vec![]),
+        Outcome::Emit(p) => (OA_EMIT, p),
+        Outcome::NeedStatement => (OA_NEED_STATEMENT, vec![]),
+        Outcome::NeedNextToken => (OA_NEED_NEXT_TOKEN, vec![]),
+        Outcome::NeedLookahead => (OA_NEED_LOOKAHEAD, vec![]),
+        Outcome::NeedConstruct => (OA_NEED_CONSTRUCT, vec![]),
     };
     build(outcome, r.save, &r.diags, &pieces)
 }
@@ -325,7 +318,7 @@ pub unsafe extern "C" fn ompadapt_on_pragma(session: *mut Session, toks: *const 
             };
             reply((*session).on_pragma(&toks, &ctx))
         },
-        |d| build(OUTCOME_EMIT, false, &[d], &[]),
+        |d| build(OA_EMIT, false, &[d], &[]),
     )
 }
 
@@ -338,9 +331,9 @@ pub unsafe extern "C" fn ompadapt_on_statement(session: *mut Session, toks: *con
             let toks = tokens(toks, n);
             let pieces = (*session).on_statement(&toks);
             let diags = (*session).take_statement_diags();
-            build(OUTCOME_EMIT, false, &diags, &pieces)
+            build(OA_EMIT, false, &diags, &pieces)
         },
-        |d| build(OUTCOME_EMIT, false, &[d], &[Piece::Statement]),
+        |d| build(OA_EMIT, false, &[d], &[Piece::Statement]),
     )
 }
 
@@ -349,8 +342,8 @@ pub unsafe extern "C" fn ompadapt_on_statement(session: *mut Session, toks: *con
 #[no_mangle]
 pub unsafe extern "C" fn ompadapt_after_next_token(session: *mut Session, saved: u32) -> *mut OaResult {
     guard(
-        || build(OUTCOME_EMIT, false, &(*session).after_next_token(saved), &[]),
-        |d| build(OUTCOME_EMIT, false, &[d.in_saved(saved)], &[]),
+        || build(OA_EMIT, false, &(*session).after_next_token(saved), &[]),
+        |d| build(OA_EMIT, false, &[d.in_saved(saved)], &[]),
     )
 }
 
@@ -411,12 +404,12 @@ pub unsafe extern "C" fn ompadapt_statement_free(s: *mut StatementScanner) {
 pub unsafe extern "C" fn ompadapt_statement_feed(s: *mut StatementScanner, tok: *const OaTok) -> u32 {
     guard(
         || match (*s).feed(&tokens(tok, 1)[0]) {
-            Step::Take => 0,
-            Step::TakeAndStop => 1,
-            Step::GiveBack => 2,
+            Step::Take => OA_TAKE,
+            Step::TakeAndStop => OA_TAKE_AND_STOP,
+            Step::GiveBack => OA_GIVE_BACK,
         },
         // the scanner is broken: end the statement here, keeping what was read
-        |_| 2,
+        |_| OA_GIVE_BACK,
     )
 }
 
@@ -524,6 +517,17 @@ pub unsafe extern "C" fn ompadapt_string_free(s: *mut c_char) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_interface_numbers_are_consistent() {
+        assert_eq!(OA_STATEMENT_LIST, ompadapt_syntax::token::STATEMENT_LIST, "one 'statement' list number on both sides");
+        for e in crate::ffi_enums::C_ENUMS {
+            let mut values: Vec<u32> = e.values.iter().map(|v| v.1).collect();
+            values.sort_unstable();
+            values.dedup();
+            assert_eq!(values.len(), e.values.len(), "{}: two enumerators share a value", e.name);
+        }
+    }
 
     #[test]
     fn a_panic_becomes_one_located_internal_error() {

@@ -4,6 +4,9 @@
 //! libompadapt_pass.so (pass/), found beside it, with the compilation's LLVM pipeline.
 
 mod ffi;
+/// The numbers of the C interface's enums, written once: shim/ffi.h includes the header build.rs
+/// writes from this module.
+pub mod ffi_enums;
 
 pub use ffi::*;
 

@@ -18,6 +18,7 @@ use std::cell::RefCell;
 use std::ffi::{c_char, CString};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
+use ompadapt_abi::dataperf::symbols;
 
 use crate::ctx::Ctx;
 
@@ -57,15 +58,15 @@ fn tool() -> Option<&'static Tool> {
         // present. RTLD_NOLOAD only returns a library that is already loaded.
         unsafe {
             let mut handle = libc::RTLD_DEFAULT;
-            let mut c = libc::dlsym(handle, c"ompadapt_dataperf_thread_counters".as_ptr());
+            let mut c = libc::dlsym(handle, symbols::THREAD_COUNTERS.as_ptr());
             if c.is_null() {
                 handle = libc::dlopen(loaded_tool_path()?.as_ptr(), libc::RTLD_LAZY | libc::RTLD_NOLOAD);
                 if handle.is_null() {
                     return None;
                 }
-                c = libc::dlsym(handle, c"ompadapt_dataperf_thread_counters".as_ptr());
+                c = libc::dlsym(handle, symbols::THREAD_COUNTERS.as_ptr());
             }
-            let r = libc::dlsym(handle, c"ompadapt_dataperf_region_id".as_ptr());
+            let r = libc::dlsym(handle, symbols::REGION_ID.as_ptr());
             (!c.is_null() && !r.is_null()).then(|| Tool {
                 counters: std::mem::transmute::<*mut libc::c_void, unsafe extern "C" fn() -> *mut Counters>(c),
                 region_id: std::mem::transmute::<*mut libc::c_void, unsafe extern "C" fn(*const c_char) -> u32>(r),

@@ -45,7 +45,7 @@ use std::sync::{Mutex, OnceLock};
 fn quiet_dataperf(on: bool) {
     static HOOK: OnceLock<Option<unsafe extern "C" fn(c_int)>> = OnceLock::new();
     let hook = HOOK.get_or_init(|| unsafe {
-        let p = libc::dlsym(libc::RTLD_DEFAULT, c"ompadapt_dataperf_runtime_copies".as_ptr());
+        let p = libc::dlsym(libc::RTLD_DEFAULT, ompadapt_abi::dataperf::symbols::RUNTIME_COPIES.as_ptr());
         (!p.is_null()).then(|| std::mem::transmute::<*mut c_void, unsafe extern "C" fn(c_int)>(p))
     });
     if let Some(f) = hook {

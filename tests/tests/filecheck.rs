@@ -98,3 +98,8 @@ fn pass_only_mode_ir() {
 fn pass_only_mode_offload_ir() {
     run_file("pass_only_offload.c");
 }
+
+#[test]
+fn pass_statistics_with_stats() {
+    run_file("statistics.c");
+}
