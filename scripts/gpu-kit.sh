@@ -60,7 +60,7 @@ done
 command -v clang-19 >/dev/null || die "clang-19 is missing: run scripts/bootstrap.sh"
 [ -f "$llvm/lib/libomptarget.so.19.1" ] || die "$llvm/lib/libomptarget.so.19.1 is missing: run scripts/bootstrap.sh"
 
-# The kernels `ompadapt bench` knows (benchmarks/src/harness/kernels.rs): name, source, use-case flag.
+# The kernels `ompadapt bench` knows (harness/src/kernels.rs): name, source, use-case flag.
 kernels="xsbench xsbench.c -
 rsbench rsbench.c -
 lulesh lulesh.c -
@@ -76,9 +76,9 @@ xsbench-cosched xsbench.c -DUSE_COSCHED
 rsbench-cosched rsbench.c -DUSE_COSCHED
 jacobi2d jacobi2d.c -DUSE_HOST
 triangular triangular.c -DUSE_HOST"
-bench_names="$(grep -o 'name: "[^"]*"' "$root/benchmarks/src/harness/kernels.rs" | cut -d'"' -f2 | sort)"
+bench_names="$(grep -o 'name: "[^"]*"' "$root/harness/src/kernels.rs" | cut -d'"' -f2 | sort)"
 [ "$bench_names" = "$(echo "$kernels" | cut -d' ' -f1 | sort)" ] ||
-  die "the kernels of benchmarks/src/harness/kernels.rs changed (${bench_names//$'\n'/ }): update the list in $0"
+  die "the kernels of harness/src/kernels.rs changed (${bench_names//$'\n'/ }): update the list in $0"
 
 # A CUDA root clang-19 accepts, from PyPI wheels (docs/gpu-kit.md; DESIGN.md, toolchain facts).
 cuda_root() {
@@ -141,7 +141,7 @@ while IFS=$'\t' read -r name src flags args reference normalise; do
       "$(echo "$flags" | sed -E 's/ ?-fplugin-arg-ompadapt-[^ ]*//g')" >>"$joblist"
   fi
 done <"$root/kit/programs.tsv"
-# The kernels exactly as `ompadapt bench` builds them (benchmarks/src/harness/runner.rs), per use-case.
+# The kernels exactly as `ompadapt bench` builds them (harness/src/runner.rs), per use-case.
 while read -r name src define; do
   printf '%s\t%s\t%s\t%s\n' "$kit/kernels/$name" clang-19 "$root/benchmarks/kernels/$src" \
     "-O2$([ "$define" = - ] || echo " $define") -lm" >>"$joblist"

@@ -1,23 +1,16 @@
-//! `ompadapt_benchmarks`: every benchmark of ompadapt lives in this crate.
+//! `ompadapt_benchmarks`: the benchmarks of ompadapt, and only those.
 //!
-//! * [`harness`] — the evaluation harness (Georgakoudis et al.'s section 4 on the kernels of
-//!   `kernels/`: comparators, CSV, summary tables, figures). The `ompadapt bench` command only
-//!   parses its arguments into [`harness::Options`] and calls [`harness::run`];
-//! * [`plot`] — pictures with plotters, for the harness's figures and `ompadapt show`'s;
 //! * `benches/` — the criterion benchmarks (`cargo bench -p ompadapt-benchmarks`: runtime
 //!   overhead, models, generated code, data-movement analysis), with [`workspace_root`] and
-//!   [`release_libraries`] for those that compile C programs.
+//!   [`release_libraries`] for those that compile C programs;
+//! * `kernels/` — the evaluation kernels `ompadapt bench` runs, `dataperf/`, `suites/` and the
+//!   results.
 //!
-//! One home rather than two: the harness used to be a module of the command, apart from the
-//! benchmark kernels, benches and results it measures. Here it sits beside them, builds and is
-//! tested as a library, and the command carries only its command line. Offline training, which
-//! Adaptive-100 needs, comes from the caller ([`harness::OfflineTrainer`]): the command trains
-//! as `ompadapt train` does, so this crate does not depend on it.
+//! The evaluation harness behind `ompadapt bench` is the product's, so it lives in
+//! `ompadapt-harness`, and the pictures in `ompadapt-plot`; no product crate depends on this
+//! one (the architecture test checks it).
 
 #![deny(missing_docs)]
-
-pub mod harness;
-pub mod plot;
 
 use std::path::PathBuf;
 

@@ -1,11 +1,11 @@
-//! `ompadapt bench`: the command line of the evaluation harness, which lives in the
-//! benchmarks crate (`ompadapt_benchmarks::harness`); Adaptive-100's offline training is this
+//! `ompadapt bench`: the command line of the evaluation harness, which lives in a crate of its
+//! own (`ompadapt_harness`); Adaptive-100's offline training is this
 //! command's own (`ompadapt train`'s code).
 
 use std::path::{Path, PathBuf};
 
 use anyhow::Result;
-use ompadapt_benchmarks::harness::{self, OfflineTrainer, Options, Trained};
+use ompadapt_harness::{self as harness, OfflineTrainer, Options, Trained};
 use ompadapt_rt::model::ModelChoice;
 
 use crate::show::Learned;

@@ -1,6 +1,6 @@
 //! `ompadapt`: the command-line tool over what the runtime learned (its store), and the
 //! evaluation harness of the benchmark kernels (`ompadapt bench`, which runs
-//! `ompadapt_benchmarks::harness`).
+//! `ompadapt_harness`).
 //!
 //! Every command reads the store through the runtime's own library (`ompadapt_rt::store`,
 //! `model`; `ompadapt_evaluate` scores decisions), so what it shows is what a program would load. Errors are one line

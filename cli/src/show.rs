@@ -10,7 +10,7 @@
 use std::path::PathBuf;
 
 use anyhow::Result;
-use ompadapt_benchmarks::plot;
+use ompadapt_plot as plot;
 use ompadapt_rt::ctx::MAX_FEATURES;
 use ompadapt_rt::model::payoff::{self, Payoff};
 use ompadapt_rt::model::{self, Fitted, ModelChoice, TrainingSet};

@@ -130,8 +130,8 @@ fn show_gives_the_model_the_decisions_and_a_picture() {
         pic.matches("<rect").count() > 100 && pic.contains("\ncpu\n</text>") && pic.contains("\ngpu\n</text>"),
         "decision band and legend"
     );
-    let first = ompadapt_benchmarks::plot::variant_styles(&["cpu".into(), "gpu".into()])[0].color;
-    assert!(pic.contains(&ompadapt_benchmarks::plot::hex(first).to_uppercase()), "first series colour");
+    let first = ompadapt_plot::variant_styles(&["cpu".into(), "gpu".into()])[0].color;
+    assert!(pic.contains(&ompadapt_plot::hex(first).to_uppercase()), "first series colour");
     let png_bytes = std::fs::read(&png).unwrap();
     assert!(png_bytes.starts_with(b"\x89PNG") && png_bytes.len() > 5_000);
     // text form

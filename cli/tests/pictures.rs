@@ -8,7 +8,7 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;
 
-use ompadapt_benchmarks::plot;
+use ompadapt_plot as plot;
 use serde_json::json;
 
 fn ompadapt(args: &[&str]) -> String {

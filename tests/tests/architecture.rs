@@ -1,6 +1,7 @@
 //! The shape of the code, checked like behaviour: no function over 80 lines outside tests, and
 //! no import cycle between the top-level modules of any crate (a crate's modules form layers,
-//! so each can be read, tested and changed with only the ones below it in mind).
+//! so each can be read, tested and changed with only the ones below it in mind), and no product
+//! crate that depends on the benchmarks or the tests.
 //!
 //! The sources are parsed with `syn`; test code (`#[cfg(test)]` items, `#[test]` functions,
 //! `tests.rs` files and `tests/` folders) is left out. A reference counts when it is code: a
@@ -14,7 +15,8 @@ use syn::spanned::Spanned;
 use syn::visit::Visit;
 
 /// The crates whose code others read and link: every `src/` of the workspace.
-const CRATES: &[&str] = &["abi", "plugin", "plugin/syntax", "pass", "runtime", "dataperf", "cli", "evaluate", "benchmarks", "tests"];
+const CRATES: &[&str] =
+    &["abi", "plugin", "plugin/syntax", "pass", "runtime", "dataperf", "cli", "evaluate", "plot", "harness", "benchmarks", "tests"];
 
 const MAX_FUNCTION_LINES: usize = 80;
 
@@ -373,6 +375,65 @@ fn the_cycle_finder_finds_cycles() {
     let dag: BTreeMap<String, BTreeSet<String>> =
         [("a", vec!["b"]), ("b", vec![])].into_iter().map(|(k, v)| (k.to_string(), v.into_iter().map(String::from).collect())).collect();
     assert!(cycles(&dag).is_empty());
+}
+
+/// The crates of the product: what is built, linked or installed. Benchmarks and tests are
+/// not, so a product crate that used them would ship or build what only measures it.
+const PRODUCT_CRATES: &[&str] =
+    &["abi", "plugin", "plugin/syntax", "pass", "runtime", "dataperf", "ompt", "cli", "evaluate", "plot", "harness"];
+
+/// The crate names under `[dependencies]`, `[build-dependencies]` and `[dev-dependencies]`
+/// (and their target-specific forms) of a `Cargo.toml`: the keys of those tables, and
+/// `[dependencies.NAME]` headers.
+fn manifest_dependencies(text: &str) -> BTreeSet<String> {
+    let mut names = BTreeSet::new();
+    let mut in_deps = false;
+    for line in text.lines().map(str::trim) {
+        if let Some(header) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
+            let last = header.rsplit('.').next().unwrap_or(header);
+            let table = |t: &str| t.ends_with("dependencies");
+            in_deps = table(last);
+            // [dependencies.NAME] and [target.'cfg(...)'.dependencies.NAME]
+            if let Some((before, name)) = header.rsplit_once('.') {
+                if table(before.rsplit('.').next().unwrap_or(before)) {
+                    names.insert(name.trim_matches('"').to_string());
+                }
+            }
+        } else if in_deps {
+            if let Some((key, _)) = line.split_once('=') {
+                let key = key.trim().trim_matches('"');
+                if !key.is_empty() && !key.starts_with('#') {
+                    names.insert(key.to_string());
+                }
+            }
+        }
+    }
+    names
+}
+
+#[test]
+fn no_product_crate_depends_on_the_benchmarks_or_the_tests() {
+    let mut found = Vec::new();
+    for c in PRODUCT_CRATES.iter().filter(|c| workspace_root().join(c).join("Cargo.toml").is_file()) {
+        let text = std::fs::read_to_string(workspace_root().join(c).join("Cargo.toml")).unwrap();
+        for bad in ["ompadapt-benchmarks", "ompadapt-tests"] {
+            if manifest_dependencies(&text).contains(bad) {
+                found.push(format!("{c}/Cargo.toml depends on {bad}"));
+            }
+        }
+    }
+    assert!(found.is_empty(), "{}", found.join("\n"));
+    // the command above all: `ompadapt bench` runs the harness, not the benchmarks crate
+    let cli = std::fs::read_to_string(workspace_root().join("cli/Cargo.toml")).unwrap();
+    assert!(manifest_dependencies(&cli).contains("ompadapt-harness"), "the reader found no dependency of cli/Cargo.toml");
+}
+
+#[test]
+fn the_manifest_reader_sees_every_form_of_dependency() {
+    let toml = "[package]\nname = \"x\"\n[dependencies]\na = \"1\"\n# b = 1\n[dev-dependencies]\nc = { path = \"../c\" }\n\
+                [target.'cfg(unix)'.dependencies]\nd = \"1\"\n[build-dependencies.e]\nversion = \"1\"\n[[bench]]\nname = \"f\"\n";
+    let names: Vec<String> = manifest_dependencies(toml).into_iter().collect();
+    assert_eq!(names, ["a", "c", "d", "e"]);
 }
 
 /// The C and C++ the product is made of (the plugin's and the pass's shims, the installed

@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 
 use anyhow::Result;
-use ompadapt_benchmarks::plot::{self, pe, Figure, LegendLayout, SeriesStyle, Span};
+use ompadapt_plot::{self as plot, pe, Figure, LegendLayout, SeriesStyle, Span};
 use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;

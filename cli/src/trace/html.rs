@@ -16,7 +16,7 @@ use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::path::Path;
 
-use ompadapt_benchmarks::plot;
+use ompadapt_plot as plot;
 
 use super::{exploration, plural, us, Execution, Summary, Trace};
 

@@ -12,7 +12,7 @@ use plotters::prelude::*;
 
 use super::measure::KernelRun;
 use super::report::{comparators, Comparator, Point, TOLERANCE};
-use crate::plot::{self, pe, Figure};
+use ompadapt_plot::{self as plot, pe, Figure};
 
 /// Comparators drawn, with their colour index.
 fn drawn(name: &str) -> Option<usize> {

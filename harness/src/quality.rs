@@ -100,7 +100,7 @@ mod tests {
     use ompadapt_rt::model::ModelChoice;
 
     use super::*;
-    use crate::harness::kernels;
+    use crate::kernels;
 
     /// jacobi2d (one region) with synthetic static times: variant index -> runs, per input.
     fn measured(times: &[(u64, &[(usize, &[f64])])]) -> KernelRun {

@@ -1,4 +1,5 @@
-//! The evaluation harness behind `ompadapt bench`: Georgakoudis et al.'s evaluation (section 4) on the kernels of
+//! `ompadapt_harness`: the evaluation harness behind `ompadapt bench`: Georgakoudis et al.'s
+//! evaluation (section 4) on the kernels of
 //! `benchmarks/kernels/`, each built once per use-case of its Table 3 row (CPU/GPU, GPU threads,
 //! co-scheduling; see `kernels::UseCase`).
 //!
@@ -34,6 +35,16 @@
 //! `comparators.csv`, `decisions.csv`, `configurations.csv`, `excess.csv`, `summary.json`,
 //! `summary.md` and the figures (SVG and PNG): speedup per input and comparator, decision
 //! distributions (violins), accuracy.
+//!
+//! A crate of its own because the product uses it: `ompadapt bench` (the `ompadapt-cli` crate)
+//! parses its command line into [`Options`] and calls [`run`], so the harness cannot live in
+//! `ompadapt-benchmarks`, which holds benchmarks only (the kernels it runs stay there, in
+//! `benchmarks/kernels/`, found at run time; they are inputs, not code). Its pictures come from
+//! `ompadapt-plot`, which `ompadapt show` uses too without the harness. Offline training, which
+//! Adaptive-100 needs, comes from the caller ([`OfflineTrainer`]): the command trains as
+//! `ompadapt train` does, so this crate does not depend on the command.
+
+#![deny(missing_docs)]
 
 mod calibrate;
 mod excess;

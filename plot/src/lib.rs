@@ -1,8 +1,15 @@
 //! Pictures with plotters: every figure is drawn once by a function generic over the backend
 //! and written as SVG (and PNG where asked). Text uses a TrueType font found on the machine
 //! (`OMPADAPT_FONT`, else DejaVu Sans or Liberation Sans in the usual places): plotters'
-//! `ab_glyph` backend needs no freetype or fontconfig at build time. Used by the harness's
-//! figures and by `ompadapt show`.
+//! `ab_glyph` backend needs no freetype or fontconfig at build time.
+//!
+//! `ompadapt_plot`, a crate of its own apart from `ompadapt-harness`: the command's `ompadapt
+//! show` and `ompadapt trace --html` draw with it without running any evaluation, and the
+//! harness's figures draw with it too. Its only dependency is plotters (and anyhow), so the
+//! command's pictures do not pull in the harness, and neither lives in `ompadapt-benchmarks`,
+//! which holds benchmarks only.
+
+#![deny(missing_docs)]
 
 use std::path::Path;
 

@@ -237,8 +237,8 @@ mod tests {
     use ompadapt_rt::model::ModelChoice;
 
     use super::*;
-    use crate::harness::kernels;
-    use crate::harness::run_report::{RegionFacts, RunReport};
+    use crate::kernels;
+    use crate::run_report::{RegionFacts, RunReport};
 
     const VARIANTS: [&str; 4] = ["serial", "threads=0.5", "threads=1", "schedule=dynamic,16"];
 
