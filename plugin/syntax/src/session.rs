@@ -8,17 +8,17 @@ use crate::brackets::Brackets;
 use crate::clauses::ModelKind;
 use crate::data_env::{DataDirective, DataEnv};
 use crate::declare::{self, DeclareClauses, DECLARE};
-use crate::descriptor::{AssociationSpec, FeatureSpec};
 use crate::diag::{has_error, Diagnostic, Diags};
 use crate::directive_variant::DirectiveVariant;
 use crate::kinds::{self, Kind};
-use crate::lower::{self, ChoiceArm, ExprRef, FeatureDesc, RegionDesc};
+use crate::lower::{self, ChoiceArm, ExprRef, RegionDesc};
 use crate::metadirective::{self, parse_arms};
 use crate::piece::Piece;
 use crate::selector::{self, CondPiece, ModelRef};
 use crate::token::{spell_written, Src, Tok, TokKind};
 use crate::variants::VariantSet;
 use crate::{kernel_scan, pass_form};
+use ompadapt_abi::{Association, LoopNames};
 use std::collections::{HashMap, HashSet};
 
 /// What the plugin does next with a directive.
@@ -123,8 +123,9 @@ struct Primary {
     spec: Option<String>,
     /// Number of variants, when known.
     nvariants: Option<usize>,
-    features: Vec<FeatureDesc>,
-    location: String,
+    /// The region without its variants: its name, location, model type and features (their
+    /// expressions and what the descriptor says about them).
+    region: RegionDesc,
 }
 
 /// The directive handling of one translation unit: the plugin feeds it every `#pragma omp`
@@ -309,11 +310,11 @@ impl Session {
             }
         }
         let mut body = vec![Piece::Statement];
-        if let Some(kinds) = desc.variants.kinds().filter(|k| kinds_apply(k, stmt)) {
+        if let Some(kinds) = desc.variants().kinds().filter(|k| kinds_apply(k, stmt)) {
             let site = pass_form::Site {
                 id: desc.id,
-                model: &desc.name,
-                variants: &desc.variants,
+                model: desc.name(),
+                variants: desc.variants(),
                 kinds: &kinds,
                 stmt,
                 data,
@@ -327,7 +328,7 @@ impl Session {
                     body = lowered.body;
                     // The variants that cannot be generated have left the region.
                     if let Some(remaining) = lowered.remaining {
-                        desc.variants = remaining;
+                        desc.set_variants(remaining);
                     }
                 }
                 None if has_error(&diags) => {
@@ -337,7 +338,7 @@ impl Session {
                 None => {}
             }
         } else if desc.model_output.is_none() && kernel_scan::construct(stmt).is_some_and(|c| c.offloads()) {
-            warn_host_names_before_offload(&desc.variants, &mut diags);
+            warn_host_names_before_offload(desc.variants(), &mut diags);
         }
         self.statement_diags = diags;
         let mut pieces = vec![Piece::Text("{".into())];
@@ -379,9 +380,10 @@ impl Session {
             let arms = parse_arms(meta, 1, &meta_brackets, &mut quiet)?;
             Some(variant_names(meta, arms.iter().map(|a| &a.variant)))
         })();
-        let features = feature_descs(&c, Src::Saved(list), toks);
-        let primary = primary(&name, location, features, variants, model_kind(&c));
-        self.ahead.insert(name, primary);
+        let mut region = RegionDesc::new(0, name.clone(), location, VariantSet::categorical(Vec::new()));
+        region.descriptor.model_type = model_kind(&c);
+        add_features(&mut region, &c, Src::Saved(list), toks);
+        self.ahead.insert(name, primary(region, variants));
     }
 
     /// How many token lists have been saved.
@@ -454,28 +456,18 @@ impl Session {
     }
 
     fn region_desc(&self, id: u32, c: &Clauses, toks: &[Tok], location: &str) -> RegionDesc {
-        RegionDesc {
-            id,
-            name: c.model_name.as_ref().map(|m| m.0.clone()).unwrap_or_default(),
-            location: location.to_string(),
-            features: c
-                .features
-                .iter()
-                .map(|f| FeatureDesc {
-                    expr: ExprRef::here(f.expr.clone()),
-                    spec: FeatureSpec { text: spell_written(toks, f.expr.clone()), range: f.range, min_samples: f.min_samples },
-                })
-                .collect(),
-            variants: c.variants.clone().unwrap_or_else(|| VariantSet::categorical(vec![])),
-            model: c.model_type.as_ref().map_or(ModelKind::Auto, |m| m.kind),
-            min_train: c.min_train.clone().map(ExprRef::here),
-            params: c.model_type.as_ref().map(|m| m.params.iter().cloned().map(ExprRef::here).collect()).unwrap_or_default(),
-            model_output: c.model_output.clone().map(ExprRef::here),
-            association: None,
-            auto_features: c.auto_features.map(|_| String::new()),
-            as_written_when_nested: false,
-            instanced: false,
+        let name = c.model_name.as_ref().map(|m| m.0.clone()).unwrap_or_default();
+        let variants = c.variants.clone().unwrap_or_else(|| VariantSet::categorical(vec![]));
+        let mut desc = RegionDesc::new(id, name, location, variants);
+        for f in &c.features {
+            desc.add_feature(ExprRef::here(f.expr.clone()), spell_written(toks, f.expr.clone()), f.range, f.min_samples);
         }
+        desc.descriptor.model_type = c.model_type.as_ref().map_or(ModelKind::Auto, |m| m.kind);
+        desc.min_train = c.min_train.clone().map(ExprRef::here);
+        desc.params = c.model_type.as_ref().map(|m| m.params.iter().cloned().map(ExprRef::here).collect()).unwrap_or_default();
+        desc.model_output = c.model_output.clone().map(ExprRef::here);
+        desc.auto_features = c.auto_features.map(|_| LoopNames::default());
+        desc
     }
 
     fn begin_pieces(&self, desc: &RegionDesc, toks: &[Tok]) -> Vec<Piece> {
@@ -597,7 +589,7 @@ impl Session {
                             bad_at + 1,
                             format!("primary region '{primary}' has no variant {bad}: it has {n} (IDs 0 to {})", n - 1),
                         ));
-                        diags.push(Diagnostic::note(at, at + 1, format!("'{primary}' is declared at {}", p.location)));
+                        diags.push(Diagnostic::note(at, at + 1, format!("'{primary}' is declared at {}", p.region.location())));
                     } else if c.mapping.len() > n {
                         let m = c.mapping_at.unwrap_or(at);
                         diags.push(Diagnostic::error(
@@ -631,25 +623,10 @@ impl Session {
         self.next_id += 1;
         let id = self.next_id;
         let names = variant_names(toks, arms.iter().map(|a| &a.variant));
-        let mut desc = RegionDesc {
-            id,
-            name: String::new(),
-            location: decl.location,
-            features: Vec::new(),
-            variants: VariantSet::categorical(names.clone()),
-            model: model_kind(&c),
-            min_train: None,
-            params: c
-                .model
-                .as_ref()
-                .map(|m| m.params.iter().map(|r| ExprRef::saved(declare_list, r.clone())).collect())
-                .unwrap_or_default(),
-            model_output: None,
-            association: None,
-            auto_features: None,
-            as_written_when_nested: false,
-            instanced: false,
-        };
+        let mut desc = RegionDesc::new(id, String::new(), decl.location, VariantSet::categorical(names.clone()));
+        desc.descriptor.model_type = model_kind(&c);
+        desc.params =
+            c.model.as_ref().map(|m| m.params.iter().map(|r| ExprRef::saved(declare_list, r.clone())).collect()).unwrap_or_default();
         let described = match &c.use_model {
             None => self.describe_primary(&c, declare_list, names, &mut desc, diags),
             Some((primary_name, _)) => self.describe_associated(&c, declare_list, primary_name, arms.len(), &mut desc, diags),
@@ -680,18 +657,18 @@ impl Session {
     /// associated regions; false (after an error) when it was declared before with another
     /// number of variants.
     fn describe_primary(&mut self, c: &DeclareClauses, saved: u32, names: Vec<String>, desc: &mut RegionDesc, diags: &mut Diags) -> bool {
-        let name = c.model_name.as_ref().map_or_else(|| format!("declare@{}", short_location(&desc.location)), |m| m.0.clone());
+        let name = c.model_name.as_ref().map_or_else(|| format!("declare@{}", short_location(desc.location())), |m| m.0.clone());
         let nvariants = names.len();
-        desc.name = name.clone();
-        desc.features = feature_descs(c, Src::Saved(saved), &self.saved[saved as usize]);
-        let p = primary(&name, &desc.location, desc.features.clone(), Some(names), desc.model);
+        desc.descriptor.model = name.clone();
+        add_features(desc, c, Src::Saved(saved), &self.saved[saved as usize]);
+        let p = primary(desc.clone(), Some(names));
         if let Some(prev) = self.primaries.get(&name) {
             if prev.nvariants != p.nvariants {
                 diags.push(Diagnostic::error(0, 1, format!("primary region '{name}' is declared again with {nvariants} variants")));
                 diags.push(Diagnostic::note(
                     0,
                     1,
-                    format!("'{name}' was declared at {} with {} variants", prev.location, prev.nvariants.unwrap_or(0)),
+                    format!("'{name}' was declared at {} with {} variants", prev.region.location(), prev.nvariants.unwrap_or(0)),
                 ));
                 return false;
             }
@@ -712,7 +689,7 @@ impl Session {
         desc: &mut RegionDesc,
         diags: &mut Diags,
     ) -> bool {
-        let mapping: Vec<u32> = c.mapping.iter().map(|m| m.0).collect();
+        let mapping: Vec<usize> = c.mapping.iter().map(|m| m.0 as usize).collect();
         if mapping.len() != narms {
             diags.push(Diagnostic::error(
                 0,
@@ -728,19 +705,17 @@ impl Session {
             return false;
         }
         let known = self.primaries.get(primary_name).or_else(|| self.ahead.get(primary_name)).cloned();
-        desc.name = format!("{primary_name}<-{}", short_location(&desc.location));
+        desc.descriptor.model = format!("{primary_name}<-{}", short_location(desc.location()));
         let use_model_at = c.use_model.as_ref().map_or(0, |u| u.1);
-        desc.features = known
-            .as_ref()
-            .map(|p| {
-                let mut f = p.features.clone();
-                for x in &mut f {
-                    x.expr.at = Some((Src::Saved(saved), use_model_at));
-                }
-                f
-            })
-            .unwrap_or_default();
-        desc.association = Some(AssociationSpec { primary: primary_name.to_string(), mapping, primary_spec: known.and_then(|p| p.spec) });
+        if let Some(p) = &known {
+            let (features, d) = (&p.region.features, &p.region.descriptor);
+            for (i, expr) in features.iter().enumerate() {
+                let at = ExprRef { at: Some((Src::Saved(saved), use_model_at)), ..expr.clone() };
+                desc.add_feature(at, d.features[i].clone(), d.feature_ranges[i], d.min_sample_points[i]);
+            }
+        }
+        desc.descriptor.association =
+            Some(Association { primary: primary_name.to_string(), mapping, primary_descriptor: known.and_then(|p| p.spec) });
         true
     }
 
@@ -775,21 +750,10 @@ impl Session {
         diags.extend(kept_diags);
         let name = self.auto.as_mut().expect("checked").region_name(&ctx.function, &ctx.location);
         self.next_id += 1;
-        let desc = RegionDesc {
-            id: self.next_id,
-            name,
-            location: ctx.location.clone(),
-            features: Vec::new(),
-            variants,
-            model: ModelKind::Auto,
-            min_train: None,
-            params: Vec::new(),
-            model_output: None,
-            association: None,
-            auto_features: Some(String::new()),
-            as_written_when_nested: !c.offloads(),
-            instanced: ctx.templated,
-        };
+        let mut desc = RegionDesc::new(self.next_id, name, ctx.location.clone(), variants);
+        desc.auto_features = Some(LoopNames::default());
+        desc.descriptor.as_written_in_parallel = !c.offloads();
+        desc.descriptor.instanced = ctx.templated;
         let data = self.data.in_view(&ctx.open).into_iter().cloned().collect();
         self.pending.push(Pending::Auto { desc: Box::new(desc), data });
         Some(Outcome::NeedConstruct)
@@ -803,8 +767,8 @@ impl Session {
         }
         match self.pending.last() {
             Some(Pending::Auto { desc, .. }) => {
-                let outer = if desc.as_written_when_nested { "parallel region" } else { "target construct" };
-                return Some((0, format!("it is nested in the {outer} at {}, a region of its own", short_location(&desc.location))));
+                let outer = if desc.as_written_when_nested() { "parallel region" } else { "target construct" };
+                return Some((0, format!("it is nested in the {outer} at {}, a region of its own", short_location(desc.location()))));
             }
             Some(Pending::Enclosing { what, location }) => return Some((0, format!("it is nested in the {what} at {location}"))),
             Some(_) => return Some((0, "it is inside the statement of an adaptation directive, which decides how it runs".to_string())),
@@ -839,8 +803,8 @@ impl Session {
         // A kernel that asks where it runs would get another answer from the host version:
         // the program's output could change, so `cpu` is not one of its variants.
         if kernel_scan::mentions(stmt, 0..stmt.len(), auto_mode::WHERE_IT_RUNS) {
-            let kept: Vec<_> = desc.variants.variants.iter().filter(|v| kinds::decode(&v.name) != Some(Kind::Cpu)).cloned().collect();
-            if kept.len() < desc.variants.variants.len() {
+            let kept: Vec<_> = desc.variants().variants.iter().filter(|v| kinds::decode(&v.name) != Some(Kind::Cpu)).cloned().collect();
+            if kept.len() < desc.variants().variants.len() {
                 early.push(Diagnostic::remark(
                     0,
                     1,
@@ -853,7 +817,7 @@ impl Session {
                     self.statement_diags = early;
                     return vec![Piece::Statement];
                 }
-                desc.variants = VariantSet::remaining(kept);
+                desc.set_variants(VariantSet::remaining(kept));
             }
         }
         let pieces = self.region_statement(desc, &[], data, stmt, None);
@@ -916,38 +880,25 @@ fn model_kind(c: &DeclareClauses) -> ModelKind {
     c.model.as_ref().map_or(ModelKind::Auto, |m| m.kind)
 }
 
-fn feature_descs(c: &DeclareClauses, src: Src, toks: &[Tok]) -> Vec<FeatureDesc> {
-    c.features
-        .iter()
-        .map(|f| FeatureDesc {
-            expr: ExprRef { src, range: f.expr.clone(), at: None },
-            spec: FeatureSpec { text: spell_written(toks, f.expr.clone()), range: f.range, min_samples: f.min_samples },
-        })
-        .collect()
+/// Adds the features of a `declare adaptation` (its tokens `toks`, at `src`) to `desc`.
+fn add_features(desc: &mut RegionDesc, c: &DeclareClauses, src: Src, toks: &[Tok]) {
+    for f in &c.features {
+        desc.add_feature(ExprRef { src, range: f.expr.clone(), at: None }, spell_written(toks, f.expr.clone()), f.range, f.min_samples);
+    }
 }
 
-/// A primary region's record; its descriptor when its variants are known.
-fn primary(name: &str, location: &str, features: Vec<FeatureDesc>, variants: Option<Vec<String>>, model: ModelKind) -> Primary {
+/// A primary region's record (`region`: without its variants); its descriptor when its
+/// variants are known.
+fn primary(region: RegionDesc, variants: Option<Vec<String>>) -> Primary {
     let nvariants = variants.as_ref().map(Vec::len);
     let spec = variants.map(|v| {
-        RegionDesc {
-            id: 0,
-            name: name.to_string(),
-            location: location.to_string(),
-            features: features.clone(),
-            variants: VariantSet::categorical(v),
-            model,
-            min_train: None,
-            params: Vec::new(),
-            model_output: None,
-            association: None,
-            auto_features: None,
-            as_written_when_nested: false,
-            instanced: false,
-        }
-        .spec()
+        let mut d = region.descriptor.clone();
+        d.variants = v;
+        d.values = (0..d.variants.len()).map(|i| i as f64).collect();
+        d.numeric = false;
+        d.to_string()
     });
-    Primary { spec, nvariants, features, location: location.to_string() }
+    Primary { spec, nvariants, region }
 }
 
 /// Display names of a metadirective's variants: the directive as written (`parallel for`), or
