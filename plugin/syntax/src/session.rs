@@ -1,8 +1,9 @@
 //! One translation unit's worth of directive handling: which adaptation regions are open, which
 //! `declare adaptation` waits for its metadirective, which primary regions are known, and what
-//! each `#pragma omp` line becomes. This module dispatches; its children handle the explicit
-//! regions ([`regions`]), `declare adaptation` ([`declared`]), metadirectives
-//! ([`metadirectives`]) and zero-source-change mode ([`zero_source`]).
+//! each `#pragma omp` line becomes. This module holds the state and dispatches; its children
+//! handle the explicit regions ([`regions`], their statements [`region_body`]),
+//! `declare adaptation` ([`declared`]), metadirectives ([`metadirectives`]) and
+//! zero-source-change mode ([`zero_source`]).
 
 use crate::auto_mode::AutoMode;
 use crate::data_env::{DataDirective, DataEnv};
@@ -308,6 +309,7 @@ impl Session {
 mod declared;
 mod metadirectives;
 mod names;
+mod region_body;
 mod regions;
 mod zero_source;
 
