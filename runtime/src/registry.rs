@@ -20,8 +20,8 @@ use crate::diag;
 use crate::explore::ADAPTIVE;
 use crate::region::{Region, RegionBuilder};
 use crate::spec::{self, CallArgs, RegionDescriptor};
-use ompadapt_abi::descriptor::Repeats;
 use crate::store::{self, Binding, Program};
+use ompadapt_abi::descriptor::Repeats;
 
 #[derive(Default)]
 struct Inner {

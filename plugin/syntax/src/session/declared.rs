@@ -148,7 +148,14 @@ impl Session {
     /// A primary region (`model_name`, or none): its name and features, recorded for the
     /// associated regions; false (after an error) when it was declared before with another
     /// number of variants.
-    pub(super) fn describe_primary(&mut self, c: &DeclareClauses, saved: u32, names: Vec<String>, desc: &mut RegionDesc, diags: &mut Diags) -> bool {
+    pub(super) fn describe_primary(
+        &mut self,
+        c: &DeclareClauses,
+        saved: u32,
+        names: Vec<String>,
+        desc: &mut RegionDesc,
+        diags: &mut Diags,
+    ) -> bool {
         let name = c.model_name.as_ref().map_or_else(|| format!("declare@{}", short_location(desc.location())), |m| m.0.clone());
         let nvariants = names.len();
         desc.descriptor.model = name.clone();

@@ -5,7 +5,6 @@ use crate::directive_variant::DirectiveVariant;
 use crate::token::{spell_written, Tok};
 use std::collections::HashSet;
 
-
 /// `file:line` with the file's directory left out, for generated region names (which name the
 /// region's folder of learned data: no slashes).
 pub(super) fn short_location(location: &str) -> String {

@@ -23,7 +23,14 @@ impl Session {
     }
 
     /// The clauses of `begin adaptation` / `adaptation`, checked; None after an error.
-    pub(super) fn check_clauses(&self, toks: &[Tok], start: usize, directive: &str, ctx: &PragmaContext, diags: &mut Diags) -> Option<Clauses> {
+    pub(super) fn check_clauses(
+        &self,
+        toks: &[Tok],
+        start: usize,
+        directive: &str,
+        ctx: &PragmaContext,
+        diags: &mut Diags,
+    ) -> Option<Clauses> {
         let b = Brackets::new(toks, diags)?;
         let c = parse_clauses(toks, start, &b, directive, &ADAPTATION_CLAUSES, diags)?;
         let mut ok = true;
