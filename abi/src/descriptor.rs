@@ -10,7 +10,8 @@
 //! associated region), `in_parallel=as_written` (a host region that runs as written, unrecorded,
 //! inside an active parallel region), `instanced=1` (a region of a template: one region per
 //! instantiation) and the runtime options `explore=`, `repeats=`, `coarse=`
-//! (validated by the runtime). Names and text are percent-encoded ([`crate::escape`]).
+//! (typed in [`Setting`]s: a value the runtime cannot use is kept as written, for it to warn
+//! about). Names and text are percent-encoded ([`crate::escape`]).
 //!
 //! Reading is lenient where a newer writer may have added something (unknown keys and fields
 //! without `=` are ignored; an unknown `model_type` warns and reads as `dtree`) and strict about
@@ -21,6 +22,9 @@ use std::str::FromStr;
 
 use crate::escape::{escape, escape_nested, unescape};
 use crate::limits::MAX_VARIANTS;
+
+mod options;
+pub use options::{Explore, OptionValue, Repeats, Setting};
 
 /// The format tag, the descriptor's first field.
 pub const FORMAT: &str = "ompadapt1";
@@ -91,12 +95,12 @@ pub struct RegionDescriptor {
     pub min_sample_points: Vec<Option<u64>>,
     /// `use_model=` …: set for a region associated with a primary region.
     pub association: Option<Association>,
-    /// `explore=`: the exploration strategy, as written (the runtime validates it).
-    pub explore: Option<String>,
-    /// `repeats=`: measurements per pair, as written (the runtime validates it).
-    pub repeats: Option<String>,
-    /// `coarse=`: one variant per feature vector for a whole run, as written.
-    pub coarse: Option<String>,
+    /// `explore=`: the exploration strategy.
+    pub explore: Option<Setting<Explore>>,
+    /// `repeats=`: measurements per pair.
+    pub repeats: Option<Setting<Repeats>>,
+    /// `coarse=`: one variant per feature vector for a whole run.
+    pub coarse: Option<Setting<bool>>,
     /// `in_parallel=as_written`: a host parallel region that, when it starts inside an active
     /// parallel region (an orphaned region called from another), runs as written (variant -1:
     /// every table of its lowering reads the directive's own values) and is not recorded.
@@ -360,9 +364,14 @@ impl fmt::Display for RegionDescriptor {
         if self.instanced {
             write!(f, ";instanced=1")?;
         }
-        for (key, value) in [("explore", &self.explore), ("repeats", &self.repeats), ("coarse", &self.coarse)] {
+        let options = [
+            ("explore", self.explore.as_ref().map(Setting::to_string)),
+            ("repeats", self.repeats.as_ref().map(Setting::to_string)),
+            ("coarse", self.coarse.as_ref().map(Setting::to_string)),
+        ];
+        for (key, value) in options {
             if let Some(v) = value {
-                write!(f, ";{key}={}", escape(v))?;
+                write!(f, ";{key}={}", escape(&v))?;
             }
         }
         Ok(())
@@ -446,7 +455,9 @@ impl RawFields {
             }
             _ => return Err("use_model and variant_mapping come together".to_owned()),
         };
-        let option = |v: Option<String>| v.map(|v| unescape(v.trim()));
+        fn option<T: OptionValue>(v: Option<String>) -> Option<Setting<T>> {
+            v.map(|v| Setting::read(unescape(v.trim())))
+        }
         let as_written_in_parallel = match self.in_parallel.as_deref().map(str::trim) {
             None => false,
             Some("as_written") => true,

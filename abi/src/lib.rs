@@ -9,6 +9,8 @@
 //! * [`RegionDescriptor`]: the one-line text a region's call sites pass to the runtime
 //!   (`ompadapt1;model=…;variants=…`), with its only encoder (`Display`) and its only parser
 //!   (`FromStr` / [`RegionDescriptor::parse`]);
+//! * [`loop_names`]: how the frontend names a `features(auto)` region's loops for the pass
+//!   (`i,j;k`);
 //! * [`markers`]: the names of the marker functions the frontend's lowering calls and the pass
 //!   replaces, each with what it means;
 //! * [`kinds`]: the variant kinds (`cpu`, `threads=0.25`, ...), their names, lists and the team-size
@@ -28,9 +30,11 @@ pub mod descriptor;
 pub mod escape;
 pub mod kinds;
 pub mod limits;
+pub mod loop_names;
 pub mod markers;
 pub mod names;
 pub mod store;
 
 pub use descriptor::{Association, DescriptorError, ModelType, Parsed, RegionDescriptor, FORMAT};
 pub use limits::{MAX_FEATURES, MAX_VARIANTS};
+pub use loop_names::LoopNames;

@@ -25,7 +25,7 @@ use llvm_sys::prelude::{LLVMBuilderRef, LLVMValueRef};
 use llvm_sys::target::{LLVMGetModuleDataLayout, LLVMTargetDataRef};
 use llvm_sys::{LLVMOpcode, LLVMRealPredicate};
 use ompadapt_abi::markers::AUTO_FEATURES;
-use ompadapt_abi::RegionDescriptor;
+use ompadapt_abi::{LoopNames, RegionDescriptor};
 
 use crate::ir::{self, ValueRef};
 use crate::launch_search::{find_launch_after, LaunchSearch};
@@ -224,13 +224,13 @@ fn trip_count_features(
             }
         }
     }
-    let given: Vec<&str> = loop_names.split(';').map(str::trim).filter(|s| !s.is_empty()).collect();
+    let given = LoopNames::parse(loop_names);
     let found = trips.len();
+    // The frontend's names only when it saw the loops the pass found.
     let loop_name = |i: usize| -> String {
-        if given.len() == found {
-            format!("trip_count({})", given[i])
-        } else {
-            format!("trip_count(loop{})", i + 1)
+        match given.label(i).filter(|_| given.len() == found) {
+            Some(label) => format!("trip_count({label})"),
+            None => format!("trip_count(loop{})", i + 1),
         }
     };
     for (i, why) in reasons {

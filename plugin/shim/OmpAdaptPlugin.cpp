@@ -62,8 +62,9 @@ static std::string currentFunction(Sema &S) {
 struct PluginArgs {
   bool RunPass = true;
   bool Remarks = false;
-  /// -fplugin-arg-ompadapt-auto=<kinds> (checked); empty: off.
-  std::string AutoKinds;
+  /// -fplugin-arg-ompadapt-auto=<kinds>, as ompadapt_auto_parse read it (once,
+  /// for every translation unit); null: off.
+  std::shared_ptr<void> Auto;
   /// -fplugin-arg-ompadapt-source-root=<dir>: region names' files relative to it.
   std::string SourceRoot;
   /// The compile line's path prefix maps (-ffile-prefix-map, -fdebug-prefix-map).
@@ -77,8 +78,8 @@ public:
       : Session(ompadapt_session_new(OffloadTargets, CPlusPlus)), Args(Args) {
     if (Device)
       ompadapt_session_set_device(Session);
-    if (!Args.AutoKinds.empty())
-      ompadapt_session_set_auto(Session, Args.AutoKinds.c_str());
+    if (Args.Auto)
+      ompadapt_session_set_auto(Session, Args.Auto.get());
   }
   ~OmpAdaptConsumer() override { ompadapt_session_free(Session); }
 
@@ -89,7 +90,7 @@ public:
     Handler->Remarks = Args.Remarks;
     Handler->PathMap = Args.PathMap;
     Handler->SourceRoot = Args.SourceRoot;
-    if (!Args.AutoKinds.empty()) {
+    if (Args.Auto) {
       Handler->CurrentFunction = [&S]() { return currentFunction(S); };
       Handler->InTemplate = [&S]() { return S.CurContext && S.CurContext->isDependentContext(); };
     }
@@ -145,8 +146,8 @@ protected:
     // then leaves each construct as written (host and device compilations alike, so that both
     // see the same target regions) and tells the pass in the module's mark.
     std::string HandedOver;
-    if (!Args.AutoKinds.empty())
-      if (char *K = ompadapt_auto_handover(Args.AutoKinds.c_str())) {
+    if (Args.Auto)
+      if (char *K = ompadapt_auto_handover(Args.Auto.get())) {
         HandedOver = K;
         ompadapt_string_free(K);
       }
@@ -154,7 +155,7 @@ protected:
     for (const auto &[From, To] : CI.getCodeGenOpts().DebugPrefixMap)
       Consumer.PathMap.emplace_back(From, To);
     if (!HandedOver.empty()) {
-      Consumer.AutoKinds.clear();
+      Consumer.Auto.reset();
       // The pass names regions `function@file:line` from debug locations: without -g, the
       // locations alone, as for -Rpass remarks (nothing goes into the object's debug sections).
       CodeGenOptions &CG = CI.getCodeGenOpts();
@@ -202,12 +203,15 @@ protected:
       }
       if (A == "auto" || A.rfind("auto=", 0) == 0) {
         std::string Kinds = A == "auto" ? std::string("default") : A.substr(5);
-        if (char *Why = ompadapt_auto_kinds_error(Kinds.c_str())) {
-          D.Report(D.getCustomDiagID(DiagnosticsEngine::Error, "%0")) << Why;
+        char *Why = nullptr;
+        void *Auto = ompadapt_auto_parse(Kinds.c_str(), &Why);
+        if (!Auto) {
+          D.Report(D.getCustomDiagID(DiagnosticsEngine::Error, "%0"))
+              << (Why ? Why : "invalid -fplugin-arg-ompadapt-auto");
           ompadapt_string_free(Why);
           return false;
         }
-        Args.AutoKinds = Kinds;
+        Args.Auto = std::shared_ptr<void>(Auto, ompadapt_auto_free);
         continue;
       }
       D.Report(D.getCustomDiagID(DiagnosticsEngine::Error,

@@ -74,14 +74,16 @@ void *ompadapt_session_new(bool OffloadTargets, bool CPlusPlus);
 /* The session's compilation is for an offload device: host parallel regions stay as written. */
 void ompadapt_session_set_device(void *Session);
 void ompadapt_session_free(void *Session);
-/// Why Kinds is no valid value of -fplugin-arg-ompadapt-auto= (freed by
-/// ompadapt_string_free), or null.
-char *ompadapt_auto_kinds_error(const char *Kinds);
+/// Reads the value of -fplugin-arg-ompadapt-auto= once: the mode (freed with
+/// ompadapt_auto_free), or null with *Error set to why (freed by
+/// ompadapt_string_free).
+void *ompadapt_auto_parse(const char *Kinds, char **Error);
+void ompadapt_auto_free(void *Auto);
 /// The kinds of zero-source-change mode the pass applies from the IR (freed with
 /// ompadapt_string_free), or null where the frontend lowers the constructs itself.
-char *ompadapt_auto_handover(const char *Kinds);
-/// Zero-source-change mode with these (checked) kinds.
-void ompadapt_session_set_auto(void *Session, const char *Kinds);
+char *ompadapt_auto_handover(const void *Auto);
+/// Zero-source-change mode as ompadapt_auto_parse read it.
+void ompadapt_session_set_auto(void *Session, const void *Auto);
 OaResult *ompadapt_on_pragma(void *Session, const OaTok *Toks, size_t NumToks,
                              const OaContext *Ctx);
 OaResult *ompadapt_on_statement(void *Session, const OaTok *Toks,

@@ -234,27 +234,44 @@ pub extern "C" fn ompadapt_session_new(offload_targets: bool, cplusplus: bool) -
     Box::into_raw(Box::new(Session::new(offload_targets, cplusplus)))
 }
 
-/// Why `kinds` is no valid value of `-fplugin-arg-ompadapt-auto=` (a message naming the flag,
-/// freed with `ompadapt_string_free`), or null when it is one.
+/// Reads the value of `-fplugin-arg-ompadapt-auto=` once, where the plugin's arguments are
+/// read: the parsed mode (freed with `ompadapt_auto_free`, used by every translation unit), or
+/// null with `*error` set to why (a message naming the flag, freed with `ompadapt_string_free`).
 ///
 /// # Safety
-/// `kinds` is a NUL-terminated string.
+/// `kinds` is a NUL-terminated string; `error` is valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn ompadapt_auto_kinds_error(kinds: *const c_char) -> *mut c_char {
+pub unsafe extern "C" fn ompadapt_auto_parse(kinds: *const c_char, error: *mut *mut c_char) -> *mut AutoMode {
     let kinds = if kinds.is_null() { String::new() } else { CStr::from_ptr(kinds).to_string_lossy().into_owned() };
-    guard(|| AutoMode::parse(&kinds).err(), |d| Some(d.message)).map_or(std::ptr::null_mut(), |e| cstring(&e).into_raw())
+    match guard(|| AutoMode::parse(&kinds), |d| Err(d.message)) {
+        Ok(mode) => Box::into_raw(Box::new(mode)),
+        Err(why) => {
+            if !error.is_null() {
+                *error = cstring(&why).into_raw();
+            }
+            std::ptr::null_mut()
+        }
+    }
 }
 
-/// The kinds of `-fplugin-arg-ompadapt-auto=` to hand to the pass (a string freed with
+/// # Safety
+/// `auto` comes from `ompadapt_auto_parse` (or is null) and is not used afterwards.
+#[no_mangle]
+pub unsafe extern "C" fn ompadapt_auto_free(auto: *mut AutoMode) {
+    if !auto.is_null() {
+        drop(Box::from_raw(auto));
+    }
+}
+
+/// The kinds of zero-source-change mode to hand to the pass (a string freed with
 /// `ompadapt_string_free`), or null where the frontend lowers the constructs itself (see
-/// `auto_mode::handed_to_pass`).
+/// `AutoMode::handed_to_pass`).
 ///
 /// # Safety
-/// `kinds` is a NUL-terminated string.
+/// `auto` comes from `ompadapt_auto_parse` and is alive (or is null).
 #[no_mangle]
-pub unsafe extern "C" fn ompadapt_auto_handover(kinds: *const c_char) -> *mut c_char {
-    let kinds = if kinds.is_null() { String::new() } else { CStr::from_ptr(kinds).to_string_lossy().into_owned() };
-    guard(|| ompadapt_syntax::auto_mode::handed_to_pass(&kinds), |_| None).map_or(std::ptr::null_mut(), |k| cstring(&k).into_raw())
+pub unsafe extern "C" fn ompadapt_auto_handover(auto: *const AutoMode) -> *mut c_char {
+    auto.as_ref().and_then(AutoMode::handed_to_pass).map_or(std::ptr::null_mut(), |k| cstring(k).into_raw())
 }
 
 /// Marks the session's compilation as one for an offload device (`-fopenmp-is-target-device`).
@@ -268,21 +285,16 @@ pub unsafe extern "C" fn ompadapt_session_set_device(session: *mut Session) {
     }
 }
 
-/// Turns on zero-source-change mode with `kinds` (checked by `ompadapt_auto_kinds_error`).
+/// Turns on zero-source-change mode with `auto`, the flag's value as `ompadapt_auto_parse`
+/// read it (each translation unit gets its own copy: region names are counted per unit).
 ///
 /// # Safety
-/// `session` is valid; `kinds` is a NUL-terminated string.
+/// `session` is valid; `auto` comes from `ompadapt_auto_parse` and is alive (or is null).
 #[no_mangle]
-pub unsafe extern "C" fn ompadapt_session_set_auto(session: *mut Session, kinds: *const c_char) {
-    let kinds = if kinds.is_null() { String::new() } else { CStr::from_ptr(kinds).to_string_lossy().into_owned() };
-    guard(
-        || {
-            if let Ok(m) = AutoMode::parse(&kinds) {
-                (*session).set_auto(m);
-            }
-        },
-        |_| (),
-    );
+pub unsafe extern "C" fn ompadapt_session_set_auto(session: *mut Session, auto: *const AutoMode) {
+    if let (Some(s), Some(mode)) = (session.as_mut(), auto.as_ref()) {
+        s.set_auto(mode.clone());
+    }
 }
 
 /// # Safety

@@ -17,10 +17,11 @@ use std::sync::{Mutex, Once, OnceLock};
 
 use crate::config::{self, Config, Directive};
 use crate::diag;
-use crate::explore::{Strategy, ADAPTIVE};
+use crate::explore::ADAPTIVE;
 use crate::region::{Region, RegionBuilder};
 use crate::spec::{self, CallArgs, RegionDescriptor};
 use crate::store::{self, Binding, Program};
+use ompadapt_abi::descriptor::Repeats;
 
 #[derive(Default)]
 struct Inner {
@@ -371,24 +372,24 @@ pub fn options_of(spec: &RegionDescriptor) -> Directive {
             &format!("region '{}': descriptor field '{k}={v}' ignored: {why}", spec.model),
         );
     };
-    if let Some(v) = spec.explore.as_deref() {
-        match Strategy::parse(v) {
-            Ok(s) => o.explore = Some(s),
-            Err(e) => bad("explore", v, e),
+    if let Some(e) = &spec.explore {
+        match &e.value {
+            Ok(s) => o.explore = Some(*s),
+            Err(why) => bad("explore", &e.written, why.clone()),
         }
     }
-    if let Some(v) = spec.repeats.as_deref() {
-        match v.parse::<u32>() {
-            Ok(n) if n >= 1 => o.repeats = Some(n.min(255)),
-            _ if v.eq_ignore_ascii_case("auto") => o.repeats = Some(ADAPTIVE),
-            _ => bad("repeats", v, "not auto or a positive integer".into()),
+    if let Some(r) = &spec.repeats {
+        match r.value {
+            Ok(Repeats::Count(n)) => o.repeats = Some(n.min(255)),
+            Ok(Repeats::Adaptive) => o.repeats = Some(ADAPTIVE),
+            Err(ref why) => bad("repeats", &r.written, why.clone()),
         }
     }
-    match spec.coarse.as_deref() {
-        None => {}
-        Some("1") => o.coarse = Some(true),
-        Some("0") => o.coarse = Some(false),
-        Some(v) => bad("coarse", v, "expected 0 or 1".into()),
+    if let Some(c) = &spec.coarse {
+        match &c.value {
+            Ok(on) => o.coarse = Some(*on),
+            Err(why) => bad("coarse", &c.written, why.clone()),
+        }
     }
     o
 }

@@ -173,7 +173,7 @@ fn descriptor() -> impl Strategy<Value = RegionDescriptor> {
             d.feature_ranges = if ranges.iter().any(Option::is_some) { ranges } else { Vec::new() };
             d.min_sample_points = if counts.iter().any(Option::is_some) { counts } else { Vec::new() };
             d.association = assoc.map(|(primary, mapping, p)| Association { primary, mapping, primary_descriptor: p });
-            d.explore = explore;
+            d.explore = explore.map(Setting::read);
             d.as_written_in_parallel = d.model.len() % 2 == 0;
             d.instanced = d.loc.len() % 2 == 1;
             d

@@ -34,6 +34,9 @@ pub struct AutoMode {
     /// How many regions got each base name (a second construct on the same line of the same
     /// function, from a macro, gets `#2`).
     names: HashMap<String, u32>,
+    /// The list as the flag gave it, when the pass applies every kind of it (see
+    /// [`AutoMode::handed_to_pass`]).
+    handover: Option<String>,
 }
 
 /// Parses a list of kinds with the `variants(...)` parser: the same kinds, the same ranges.
@@ -71,18 +74,6 @@ fn parse_kinds(kinds_text: &str, shown: &str) -> Result<(VariantSet, Vec<Kind>),
     Ok((set, kinds))
 }
 
-/// The list of kinds the frontend hands to the pass, when the pass applies every kind of
-/// `kinds_text` (`default` included): the pass then makes the translation unit's regions
-/// adaptive from its IR, as in pass-only mode, and the frontend leaves every construct as
-/// written. None: a kind rewrites the loop's source (`schedule(...)`, `coschedule[...]`), so the
-/// frontend lowers the constructs itself. `kinds_text` was checked by [`AutoMode::parse`].
-pub fn handed_to_pass(kinds_text: &str) -> Option<String> {
-    let text = kinds_text.trim();
-    let list = if text.is_empty() { "default" } else { text };
-    let all = kinds::parse_list(list).ok()?;
-    all.iter().all(Kind::applies_to_ir).then(|| list.to_owned())
-}
-
 impl AutoMode {
     /// Parses the flag's value: a list of kinds, each applied to the constructs it fits, or
     /// `default`.
@@ -90,6 +81,7 @@ impl AutoMode {
         let text =
             if kinds_text.trim() == "default" { format!("{DEFAULT_TARGET_KINDS},{DEFAULT_HOST_KINDS}") } else { kinds_text.to_owned() };
         let (set, kinds) = parse_kinds(&text, kinds_text)?;
+        let handover = kinds.iter().all(Kind::applies_to_ir).then(|| kinds_text.trim().to_owned());
         let (mut target, mut host): (Vec<Variant>, Vec<Variant>) = (Vec::new(), Vec::new());
         for (v, k) in set.variants.into_iter().zip(kinds) {
             if k.for_target() {
@@ -98,7 +90,16 @@ impl AutoMode {
                 host.push(v);
             }
         }
-        Ok(AutoMode { target: VariantSet::remaining(target), host: VariantSet::remaining(host), names: HashMap::new() })
+        Ok(AutoMode { target: VariantSet::remaining(target), host: VariantSet::remaining(host), names: HashMap::new(), handover })
+    }
+
+    /// The list of kinds the frontend hands to the pass, when the pass applies every kind of
+    /// the list (`default` included): the pass then makes the translation unit's regions
+    /// adaptive from its IR, as in pass-only mode, and the frontend leaves every construct as
+    /// written. None: a kind rewrites the loop's source (`schedule(...)`, `coschedule[...]`), so
+    /// the frontend lowers the constructs itself.
+    pub fn handed_to_pass(&self) -> Option<&str> {
+        self.handover.as_deref()
     }
 
     /// The kinds for construct `c` before fitting: the target kinds for an offloading construct,
@@ -237,6 +238,10 @@ mod tests {
         let d = AutoMode::parse("default").unwrap();
         assert_eq!(d.target.names(), ["cpu", "gpu"]);
         assert_eq!(d.host.names(), ["serial", "threads=0.125", "threads=0.25", "threads=0.5", "threads=1"]);
+        // handed to the pass only when it applies every kind
+        assert_eq!(d.handed_to_pass(), Some("default"));
+        assert_eq!(AutoMode::parse(" cpu,gpu,threads[0.5:1:0.5] ").unwrap().handed_to_pass(), Some("cpu,gpu,threads[0.5:1:0.5]"));
+        assert_eq!(m.handed_to_pass(), None, "schedule(...) rewrites the loop's source");
         for (bad, why) in [
             ("", "needs a list of variant kinds"),
             ("cpu,host", "'host' is not a variant kind"),

@@ -127,40 +127,20 @@ pub fn region_name(toks: &[Tok], clause: &RawClause, args: Range<usize>, diags: 
     Some((name, args.start))
 }
 
-/// The model family of a region.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ModelKind {
-    /// `dtree` / `decision_tree`: one decision tree.
-    DecisionTree,
-    /// `rfc` / `random_forest`: a random forest.
-    RandomForest,
-    /// `logistic` / `logistic_regression`: logistic regression.
-    Logistic,
-    /// No model named: the runtime chooses by cross-validated regret.
-    Auto,
-}
+/// The model family of a region: the contract crate's type (`model_type=` in the descriptor),
+/// under the name the clause parsers use (their own `ModelType` is the clause).
+pub use ompadapt_abi::ModelType as ModelKind;
 
-impl ModelKind {
-    /// The spelling in region descriptors (runtime/src/spec.rs).
-    pub fn spec_name(self) -> &'static str {
-        match self {
-            ModelKind::DecisionTree => "dtree",
-            ModelKind::RandomForest => "rfc",
-            ModelKind::Logistic => "logistic",
-            ModelKind::Auto => "auto",
-        }
-    }
-
-    /// Both the short names of `model_type` and Liao et al.'s long names of `model`.
-    pub fn from_name(name: &str) -> Option<ModelKind> {
-        match name {
-            "dtree" | "decision_tree" => Some(ModelKind::DecisionTree),
-            "rfc" | "random_forest" => Some(ModelKind::RandomForest),
-            "logistic" | "logistic_regression" => Some(ModelKind::Logistic),
-            "auto" => Some(ModelKind::Auto),
-            _ => None,
-        }
-    }
+/// The model family a clause names: the short names of `model_type` (the descriptor's) and
+/// Liao et al.'s long names of `model`.
+pub fn model_kind_named(name: &str) -> Option<ModelKind> {
+    let short = match name {
+        "decision_tree" => "dtree",
+        "random_forest" => "rfc",
+        "logistic_regression" => "logistic",
+        other => other,
+    };
+    ModelKind::from_name(short)
 }
 
 /// One feature: an expression, with Liao et al.'s optional modifiers.

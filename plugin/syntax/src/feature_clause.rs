@@ -3,7 +3,7 @@
 //! `model_type(dtree[, depth] | rfc[, trees, depth] | logistic)` and `model(decision_tree | ...)`.
 
 use crate::brackets::Brackets;
-use crate::clauses::{constant, feature_list, split_top_level, try_constant, Feature, ModelKind, RawClause};
+use crate::clauses::{constant, feature_list, model_kind_named, split_top_level, try_constant, Feature, ModelKind, RawClause};
 use crate::diag::{Diagnostic, Diags};
 use crate::token::{Tok, TokKind};
 use std::ops::Range;
@@ -113,7 +113,7 @@ pub fn parse_model(toks: &[Tok], c: &RawClause, args: Range<usize>, brackets: &B
         return None;
     }
     let name = toks[kind_item.start].text.as_str();
-    let Some(kind) = ModelKind::from_name(name) else {
+    let Some(kind) = model_kind_named(name) else {
         let why = if matches!(name, "artificial_neural_network" | "support_vector_machine") {
             format!("model type '{name}' is not supported by ompadapt; use {EXPECTED}")
         } else {

@@ -25,7 +25,6 @@ pub mod constant;
 pub mod coschedule;
 pub mod data_env;
 pub mod declare;
-pub mod descriptor;
 pub mod diag;
 pub mod directive_variant;
 pub mod feature_clause;

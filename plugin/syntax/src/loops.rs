@@ -1,8 +1,8 @@
 //! The worksharing loops of a region's construct, as the frontend sees them, for `features(auto)`:
 //! the pass computes one trip count per loop and names it after these loop variables.
 //!
-//! Format: loops in source order separated by `;`, the variables of a collapsed nest joined by
-//! `,` (`"i"`, `"i,j;k"`). A loop is the associated loop of each `for`, `distribute` or `loop`
+//! The format between the plugin and the pass is the contract crate's [`LoopNames`] (`"i,j;k"`).
+//! A loop is the associated loop of each `for`, `distribute` or `loop`
 //! construct: the first construct of the statement (a combined `distribute parallel for` is one
 //! loop) and the constructs nested in its associated statement.
 
@@ -10,19 +10,20 @@ use crate::brackets::Brackets;
 use crate::kernel_scan::construct;
 use crate::statement::{StatementScanner, Step};
 use crate::token::{Tok, TokKind};
+use ompadapt_abi::LoopNames;
 use std::ops::Range;
 
 /// Directive words that make a construct a loop-associated worksharing construct.
 const LOOP_WORDS: [&str; 3] = ["for", "distribute", "loop"];
 
-/// The `<loops>` string of the first OpenMP construct in `stmt`; None when `stmt` has none.
-pub fn loops_of(stmt: &[Tok]) -> Option<String> {
+/// The loops of the first OpenMP construct in `stmt`; None when `stmt` has none.
+pub fn loops_of(stmt: &[Tok]) -> Option<LoopNames> {
     let first = stmt.iter().position(|t| t.kind == TokKind::OmpBegin)?;
     let brackets = Brackets::new(stmt, &mut Vec::new())?;
     let directive_end = |at: usize| (at..stmt.len()).find(|&i| stmt[i].kind == TokKind::OmpEnd);
     let first_end = directive_end(first)?;
     let extent_end = statement_end(stmt, first_end + 1);
-    let mut loops: Vec<String> = Vec::new();
+    let mut loops: Vec<Vec<String>> = Vec::new();
     let mut at = first;
     // The first construct, then every construct nested in its statement, in source order.
     while at < extent_end {
@@ -39,7 +40,7 @@ pub fn loops_of(stmt: &[Tok]) -> Option<String> {
         }
         at = end + 1;
     }
-    Some(loops.join(";"))
+    Some(LoopNames { loops })
 }
 
 /// Where the statement starting at `from` ends (exclusive).
@@ -65,9 +66,9 @@ fn collapse_depth(directive: &[Tok]) -> usize {
         .unwrap_or(1)
 }
 
-/// The variables of the `depth` perfectly nested loops starting at `at`, joined by `,`. A
-/// loop whose variable cannot be told is named `loop<k>` (k: its position among the loops).
-fn nest_vars(stmt: &[Tok], mut at: usize, depth: usize, brackets: &Brackets, k: usize) -> String {
+/// The variables of the `depth` perfectly nested loops starting at `at`. A loop whose variable
+/// cannot be told is named `loop<k>` (k: its position among the loops).
+fn nest_vars(stmt: &[Tok], mut at: usize, depth: usize, brackets: &Brackets, k: usize) -> Vec<String> {
     let mut vars = Vec::new();
     for _ in 0..depth {
         // Braces around the inner loop of a nest: `for (...) { for (...) ... }`.
@@ -81,7 +82,7 @@ fn nest_vars(stmt: &[Tok], mut at: usize, depth: usize, brackets: &Brackets, k: 
     if vars.is_empty() {
         vars.push(format!("loop{k}"));
     }
-    vars.join(",")
+    vars
 }
 
 /// The tokens between the parentheses of `for (...)` at `at`.
@@ -158,12 +159,12 @@ mod tests {
             ("#pragma omp target teams loop\nfor (; i < n; ++i) a[i] = 0;", "i"),
         ];
         for (src, want) in cases {
-            assert_eq!(loops_of(&stmt(src)).as_deref(), Some(want), "{src}");
+            assert_eq!(loops_of(&stmt(src)).map(|l| l.to_string()).as_deref(), Some(want), "{src}");
         }
         assert_eq!(loops_of(&lex("for (int i = 0; i < n; ++i) a[i] = 0;")), None);
         // The constructs after the first one's statement are not its loops.
         assert_eq!(
-            loops_of(&stmt("{\n#pragma omp target teams distribute parallel for\nfor (int i = 0; i < n; ++i) a[i] = 0;\n#pragma omp parallel for\nfor (int j = 0; j < n; ++j) b[j] = 0; }")).as_deref(),
+            loops_of(&stmt("{\n#pragma omp target teams distribute parallel for\nfor (int i = 0; i < n; ++i) a[i] = 0;\n#pragma omp parallel for\nfor (int j = 0; j < n; ++j) b[j] = 0; }")).map(|l| l.to_string()).as_deref(),
             Some("i")
         );
     }

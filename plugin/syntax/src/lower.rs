@@ -6,13 +6,12 @@
 //! Generated names carry the region's number in the translation unit, so that several regions
 //! (also nested ones, also with the same model) can share a scope.
 
-use crate::clauses::ModelKind;
-use crate::descriptor::{spec, AssociationSpec, FeatureSpec, SpecFields};
 use crate::directive_variant::DirectiveVariant;
 use crate::limits::MAX_FEATURES;
 use crate::piece::Piece;
 use crate::token::{Src, Tok, TokKind};
 use crate::variants::VariantSet;
+use ompadapt_abi::{LoopNames, RegionDescriptor};
 use std::ops::Range;
 
 /// Tokens of a region's clause, in the directive or in a saved token list.
@@ -53,31 +52,20 @@ impl ExprRef {
     }
 }
 
-/// A feature: its expression and what the descriptor says about it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FeatureDesc {
-    /// Where its tokens are, to copy into the feature array.
-    pub expr: ExprRef,
-    /// What the descriptor records about it.
-    pub spec: FeatureSpec,
-}
-
-/// Everything the lowering needs about one region.
+/// Everything the lowering needs about one region: the descriptor the runtime reads, built here
+/// and printed once into the region's begin call, and the source the generated code copies.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RegionDesc {
     /// The region's number in the translation unit, part of its generated names.
     pub id: u32,
-    /// The region's name, the runtime's key for its model (`primary<-file:line` for an associated
-    /// region).
-    pub name: String,
-    /// `file:line` of the directive.
-    pub location: String,
-    /// The explicit features, in order.
-    pub features: Vec<FeatureDesc>,
-    /// The variants the region chooses among.
-    pub variants: VariantSet,
-    /// The model family.
-    pub model: ModelKind,
+    /// What the runtime reads about the region: its name (`primary<-file:line` for an associated
+    /// region), location, features, variants, model type and association. Its variants are
+    /// [`RegionDesc::variants`]' (set them with [`RegionDesc::set_variants`]).
+    pub descriptor: RegionDescriptor,
+    /// The explicit features' expressions, in the descriptor's order.
+    pub features: Vec<ExprRef>,
+    /// The variants the region chooses among, with where each is written.
+    variants: VariantSet,
     /// `min_train_data(...)`, passed to the runtime's begin (-1 without it).
     pub min_train: Option<ExprRef>,
     /// The model's parameters (`rfc`: trees and maximum depth; `dtree`: maximum depth), passed to
@@ -85,25 +73,73 @@ pub struct RegionDesc {
     pub params: Vec<ExprRef>,
     /// `model_output(...)`: the lvalue that receives the chosen variant's value.
     pub model_output: Option<ExprRef>,
-    /// The link to the primary region, for an associated region.
-    pub association: Option<AssociationSpec>,
     /// `features(auto)`: the worksharing loops of the region's construct as the pass names
-    /// their trip counts (`i,j;k`: see [`crate::loops`]); None without automatic features.
-    pub auto_features: Option<String>,
-    /// A host parallel region of zero-source-change mode: inside an active parallel region (an
-    /// orphaned one called from another) it runs as written and is not recorded (the runtime
-    /// checks), and without a runtime it runs as written too (variant -1).
-    pub as_written_when_nested: bool,
-    /// A region of zero-source-change mode in a template: one region per instantiation, named
-    /// after its template arguments (the generated code passes `__PRETTY_FUNCTION__`).
-    pub instanced: bool,
+    /// their trip counts (see [`crate::loops`]); None without automatic features.
+    pub auto_features: Option<LoopNames>,
 }
 
 impl RegionDesc {
+    /// Region `id` named `name` at `location` choosing among `variants`, with no features, no
+    /// model type (`auto`) and nothing passed at run time; set the rest as needed.
+    pub fn new(id: u32, name: impl Into<String>, location: impl Into<String>, variants: VariantSet) -> RegionDesc {
+        let mut r = RegionDesc {
+            id,
+            descriptor: RegionDescriptor::new(name, location, Vec::new()),
+            features: Vec::new(),
+            variants: VariantSet::categorical(Vec::new()),
+            min_train: None,
+            params: Vec::new(),
+            model_output: None,
+            auto_features: None,
+        };
+        r.set_variants(variants);
+        r
+    }
+
+    /// The region's name, the runtime's key for its model.
+    pub fn name(&self) -> &str {
+        &self.descriptor.model
+    }
+
+    /// `file:line` of the directive.
+    pub fn location(&self) -> &str {
+        &self.descriptor.loc
+    }
+
+    /// The variants the region chooses among.
+    pub fn variants(&self) -> &VariantSet {
+        &self.variants
+    }
+
+    /// Sets the variants, in the descriptor too (names, values, numeric or not).
+    pub fn set_variants(&mut self, variants: VariantSet) {
+        let d = &mut self.descriptor;
+        d.variants = variants.variants.iter().map(|v| v.name.clone()).collect();
+        d.values = variants.variants.iter().map(|v| v.value).collect();
+        d.numeric = variants.numeric;
+        self.variants = variants;
+    }
+
+    /// Appends an explicit feature: its expression, its source text as written, and what
+    /// `range[lo:hi]` and `min_sample_points(n)` declare about it.
+    pub fn add_feature(&mut self, expr: ExprRef, text: String, range: Option<(f64, f64)>, min_samples: Option<u64>) {
+        self.features.push(expr);
+        self.descriptor.features.push(text);
+        self.descriptor.feature_ranges.push(range);
+        self.descriptor.min_sample_points.push(min_samples);
+    }
+
+    /// A host parallel region of zero-source-change mode: inside an active parallel region (an
+    /// orphaned one called from another) it runs as written and is not recorded (the runtime
+    /// checks), and without a runtime it runs as written too (variant -1).
+    pub fn as_written_when_nested(&self) -> bool {
+        self.descriptor.as_written_in_parallel
+    }
+
     /// The variant generated code runs without a runtime: the first, or for an associated region
     /// the one mapped to its primary's first (none: `variants.len()`).
     pub fn fallback(&self) -> usize {
-        match &self.association {
+        match &self.descriptor.association {
             Some(a) => a.mapping.iter().position(|&m| m == 0).unwrap_or(a.mapping.len()),
             None => 0,
         }
@@ -112,21 +148,6 @@ impl RegionDesc {
     /// The fallback's value (`model_output` receives it): 0 when it is no variant.
     pub fn fallback_value(&self) -> f64 {
         self.variants.variants.get(self.fallback()).map_or(0.0, |v| v.value)
-    }
-
-    /// The region's descriptor, as the runtime reads it.
-    pub fn spec(&self) -> String {
-        let features: Vec<FeatureSpec> = self.features.iter().map(|f| f.spec.clone()).collect();
-        spec(&SpecFields {
-            name: &self.name,
-            location: &self.location,
-            features: &features,
-            variants: &self.variants,
-            model: self.model,
-            association: self.association.as_ref(),
-            as_written_in_parallel: self.as_written_when_nested,
-            instanced: self.instanced,
-        })
     }
 }
 
@@ -197,45 +218,48 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
     let mut p = vec![Piece::Text(format!("static void *{handle}; ompadapt_ctx {context};"))];
     // A host region of zero-source-change mode runs its variants only where the pass shows that
     // nothing it runs can observe its team (`__ompadapt_team_invariant`, 0 without the pass).
-    if r.as_written_when_nested {
-        p.push(Piece::Text(format!(" int {} = __ompadapt_team_invariant({});", team_var(r.id), c_string(&r.name))));
+    if r.as_written_when_nested() {
+        p.push(Piece::Text(format!(" int {} = __ompadapt_team_invariant({});", team_var(r.id), c_string(r.name()))));
     }
     p.push(Piece::Text(format!(" {{ {constness}double {features}[{slots}] = {{")));
     if r.features.is_empty() {
         p.push(Piece::Text("0".into()));
     }
-    for (i, feat) in r.features.iter().enumerate() {
+    for (i, expr) in r.features.iter().enumerate() {
         if i > 0 {
             p.push(Piece::Text(",".into()));
         }
-        p.push(feat.expr.text_at(to_double));
-        feature_pieces(&feat.expr, tokens(feat.expr.src), &mut p);
-        p.push(feat.expr.text_at(")"));
+        p.push(expr.text_at(to_double));
+        feature_pieces(expr, tokens(expr.src), &mut p);
+        p.push(expr.text_at(")"));
     }
+    // The descriptor's one printing between the plugin and the runtime (the pass adds the
+    // automatic features' names to it).
+    let descriptor = c_string(&r.descriptor.to_string());
     let (spec, nfeatures) = match &r.auto_features {
         Some(loops) => {
             let (spec_var, auto_count, explicit) = (format!("_ompadapt_s{}", r.id), format!("_ompadapt_a{}", r.id), r.features.len());
             p.push(Piece::Text(format!(
                 "}}; const char *{spec_var} = {}; int {auto_count} = __ompadapt_auto_features({features} + {explicit}, {} - {explicit}, &{spec_var}, {}, {});",
-                c_string(&r.spec()),
+                descriptor,
                 MAX_FEATURES,
-                c_string(&r.name),
-                c_string(loops)
+                c_string(r.name()),
+                c_string(&loops.to_string())
             )));
             (spec_var, format!("{explicit} + {auto_count}"))
         }
         None => {
             p.push(Piece::Text("};".into()));
-            (c_string(&r.spec()), r.features.len().to_string())
+            (descriptor, r.features.len().to_string())
         }
     };
     // Without a runtime the header's stand-in for begin leaves the context's variant and value
     // as they are: the region's fallback, known here. A host region of zero-source-change mode
     // falls back to variant -1, for which every table of its lowering reads "as written".
-    let (fallback, value) = if r.as_written_when_nested { (-1, 0.0) } else { (r.fallback() as i64, r.fallback_value()) };
-    let guard = if r.as_written_when_nested { format!("if ({}) ", team_var(r.id)) } else { String::new() };
+    let (fallback, value) = if r.as_written_when_nested() { (-1, 0.0) } else { (r.fallback() as i64, r.fallback_value()) };
+    let guard = if r.as_written_when_nested() { format!("if ({}) ", team_var(r.id)) } else { String::new() };
     // a template's instantiation names its region (instanced=1 in the descriptor)
-    let instance = if r.instanced { format!(" {context}.instance = __PRETTY_FUNCTION__;") } else { String::new() };
+    let instance = if r.descriptor.instanced { format!(" {context}.instance = __PRETTY_FUNCTION__;") } else { String::new() };
     p.push(Piece::Text(format!(
         " {context}.variant = {fallback}; {context}.value = {value:?};{instance} {guard}__ompadapt_begin(&{handle}, {spec}, "
     )));
@@ -328,7 +352,7 @@ pub fn end_region(id: u32) -> Piece {
 /// Code for the end of region `r`: for a host region of zero-source-change mode, the end call
 /// where its begin was called.
 pub fn end_region_of(r: &RegionDesc) -> Piece {
-    if !r.as_written_when_nested {
+    if !r.as_written_when_nested() {
         return end_region(r.id);
     }
     Piece::Text(format!("if ({}) __ompadapt_end(&{});", team_var(r.id), context_var(r.id)))

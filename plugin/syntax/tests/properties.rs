@@ -5,7 +5,7 @@
 
 use ompadapt_syntax::brackets::Brackets;
 use ompadapt_syntax::constant::evaluate;
-use ompadapt_syntax::descriptor::escape;
+use ompadapt_abi::escape::escape;
 use ompadapt_syntax::limits::MAX_VARIANTS;
 use ompadapt_syntax::statement::{StatementScanner, Step};
 use ompadapt_syntax::token::{lex, spell};

@@ -22,11 +22,12 @@ use crate::registry;
 use crate::spec::RegionDescriptor;
 
 /// A descriptor's `explore=` value.
-fn explore_field(e: Explore) -> &'static str {
+fn explore_field(e: Explore) -> ompadapt_abi::descriptor::Explore {
+    use ompadapt_abi::descriptor::Explore as Field;
     match e {
-        Explore::RoundRobin => "roundrobin",
-        Explore::Random => "random",
-        Explore::Elimination => "elimination",
+        Explore::RoundRobin => Field::RoundRobin,
+        Explore::Random => Field::Random,
+        Explore::Elimination => Field::Elimination,
     }
 }
 
@@ -43,7 +44,7 @@ pub(super) fn region_for(
         Kind::RoundRobin | Kind::Static { .. } => Some(Explore::RoundRobin),
         _ => info.explore,
     };
-    spec.explore = explore.map(|e| explore_field(e).to_owned());
+    spec.explore = explore.map(|e| ompadapt_abi::descriptor::Setting::of(explore_field(e)));
     let model_params = match info.kind {
         Kind::DecisionTree { max_depth } => [max_depth.map_or(-1, |d| d as i64), -1],
         Kind::RandomForest { num_trees, max_depth } => [num_trees.map_or(-1, |t| t as i64), max_depth.map_or(-1, |d| d as i64)],

@@ -72,37 +72,8 @@ use crate::stats::XorShift;
 /// `repeats` meaning adaptive repetition (the default): one pass, more where in doubt.
 pub const ADAPTIVE: u32 = 0;
 
-/// An exploration strategy.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Strategy {
-    /// `roundrobin`: the wanted variants in turn (Apollo's order).
-    RoundRobin,
-    /// `random`: a uniformly random wanted variant.
-    Random,
-    /// `elimination`: successive elimination of clearly slower variants.
-    Elimination,
-}
-
-impl Strategy {
-    /// Parses `roundrobin`, `random` or `elimination` (and a few spellings of each).
-    pub fn parse(s: &str) -> Result<Strategy, String> {
-        match s.trim().to_ascii_lowercase().replace(['-', '_'], "").as_str() {
-            "roundrobin" | "rr" => Ok(Strategy::RoundRobin),
-            "random" => Ok(Strategy::Random),
-            "elimination" | "successiveelimination" | "se" => Ok(Strategy::Elimination),
-            _ => Err(format!("unknown exploration strategy '{s}' (expected roundrobin, random or elimination)")),
-        }
-    }
-
-    /// The spelling used in reports and files.
-    pub fn name(self) -> &'static str {
-        match self {
-            Strategy::RoundRobin => "roundrobin",
-            Strategy::Random => "random",
-            Strategy::Elimination => "elimination",
-        }
-    }
-}
+/// An exploration strategy: the contract crate's type, which the descriptor's `explore=` names.
+pub use ompadapt_abi::descriptor::Explore as Strategy;
 
 /// How repeated measurements become a label.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -1,5 +1,5 @@
 use super::*;
-use crate::token::lex;
+use crate::token::{lex, Src};
 
 fn ctx() -> PragmaContext {
     PragmaContext {
