@@ -57,20 +57,25 @@ unsafe fn region_in_slot(slot: *mut *mut c_void) -> Option<&'static Region> {
 unsafe fn begin(slot: *mut *mut c_void, spec: *const c_char, args: CallArgs, features: *const f64, nfeatures: c_int, ctx: &mut Ctx) {
     let region = match region_in_slot(slot) {
         Some(r) => r,
-        None => {
-            // Slow path, once per call site: parse, find or create, publish in the slot.
-            let text = if spec.is_null() { None } else { Some(CStr::from_ptr(spec).to_string_lossy()) };
-            let instance = text.as_deref().and_then(|t| instance_spec(t, ctx.instance));
-            let r = registry::global().lookup(instance.as_deref().or(text.as_deref()), args);
-            if !slot.is_null() {
-                AtomicPtr::from_ptr(slot).store(r as *const Region as *mut c_void, Ordering::Release);
-            }
-            r
-        }
+        None => first_call(slot, spec, args, ctx),
     };
     let n = if features.is_null() || nfeatures <= 0 { 0 } else { nfeatures as usize };
     let feats = if n == 0 { &[][..] } else { std::slice::from_raw_parts(features, n) };
     region.enter(feats, &|a| registry::global().primary_of(a), ctx);
+}
+
+/// The slow path, once per call site: parses the descriptor, finds or creates the region and
+/// publishes it in the slot. Out of line, so that the per-call path stays small.
+#[cold]
+#[inline(never)]
+unsafe fn first_call(slot: *mut *mut c_void, spec: *const c_char, args: CallArgs, ctx: &Ctx) -> &'static Region {
+    let text = if spec.is_null() { None } else { Some(CStr::from_ptr(spec).to_string_lossy()) };
+    let instance = text.as_deref().and_then(|t| instance_spec(t, ctx.instance));
+    let r = registry::global().lookup(instance.as_deref().or(text.as_deref()), args);
+    if !slot.is_null() {
+        AtomicPtr::from_ptr(slot).store(r as *const Region as *mut c_void, Ordering::Release);
+    }
+    r
 }
 
 /// The descriptor of the instantiation a region in a template runs in (`instanced=1`): named

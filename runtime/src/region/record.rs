@@ -5,7 +5,7 @@ use super::*;
 
 impl Region {
     /// Ends the execution started by `begin` on `ctx`: records it; may train.
-    #[inline]
+    #[inline(always)]
     pub fn end(&self, ctx: &Ctx) {
         self.end_as(ctx, ctx.t0);
     }

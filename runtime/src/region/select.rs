@@ -14,7 +14,7 @@ impl Region {
 
     /// [`Region::begin`] with the `n` features already in `ctx.features` (Apollo's ABI collects
     /// them there, one call at a time).
-    #[inline]
+    #[inline(always)]
     pub(super) fn begin_filled(&self, n: usize, ctx: &mut Ctx) {
         self.start_execution(n, ctx);
         // off: one relaxed load and a branch that is never taken
