@@ -247,6 +247,9 @@ pub struct Region {
     pub pinned: std::sync::OnceLock<usize>,
     /// Feature positions whose values go on the grid of derived sizes (`feature_grid`).
     pub derived_sizes: u32,
+    /// Whether [`Region::enter`] has work before the choice (written in a parallel region,
+    /// derived sizes, associated): one load and branch on the usual path instead of three.
+    entry_policy: bool,
     drift_cfg: DriftConfig,
     /// Drift checks on the trained path (off when frozen, coarse, disabled or exhausted).
     monitor: AtomicBool,

@@ -29,20 +29,32 @@ impl Region {
     // of a trained execution's instructions
     #[inline(always)]
     pub fn enter_filled(&self, n: usize, primaries: &PrimaryLookup, ctx: &mut Ctx) {
-        // one load each, and branches that are not taken on the usual path
-        if self.spec.as_written_in_parallel && crate::team::in_parallel() {
-            return Self::as_written(ctx);
-        }
         let n = n.min(MAX_FEATURES);
+        if self.entry_policy && self.entry_policy_applies(n, primaries, ctx) {
+            return;
+        }
+        self.begin_filled(n, ctx);
+        crate::dataflow::begin(&self.data, &self.spec.model, ctx);
+    }
+
+    /// What comes before the choice for regions written in a parallel region, with derived
+    /// sizes, or associated. True: `ctx` is filled, the execution is not the region's.
+    #[cold]
+    #[inline(never)]
+    fn entry_policy_applies(&self, n: usize, primaries: &PrimaryLookup, ctx: &mut Ctx) -> bool {
+        if self.spec.as_written_in_parallel && crate::team::in_parallel() {
+            Self::as_written(ctx);
+            return true;
+        }
         if self.derived_sizes != 0 {
             let given = ctx.features;
             crate::feature_grid::apply(self.derived_sizes, &given[..n], &mut ctx.features);
         }
         if self.is_associated() {
-            return self.enter_associated(n, primaries, ctx);
+            self.enter_associated(n, primaries, ctx);
+            return true;
         }
-        self.begin_filled(n, ctx);
-        crate::dataflow::begin(&self.data, &self.spec.model, ctx);
+        false
     }
 
     /// Ends an execution [`Region::enter`] started.
