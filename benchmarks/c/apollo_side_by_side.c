@@ -120,12 +120,14 @@ __attribute__((noinline)) static void loop_generated1(void) {
 __attribute__((noinline)) static void loop_generated4(void) {
   for (int i = 0; i < ITERS; ++i) generated4(i & 3, (i + 1) & 3, (i + 2) & 3, (i + 3) & 3);
 }
-__attribute__((noinline)) static void loop_ompadapt_abi(const struct abi *a, void *r, int nf) {
-  for (int i = 0; i < ITERS; ++i) through_abi(a, r, nf, i);
-}
-__attribute__((noinline)) static void loop_apollo_abi(const struct abi *a, void *r, int nf) {
-  for (int i = 0; i < ITERS; ++i) through_abi(a, r, nf, i);
-}
+#define ABI_LOOP(name, nf)                                                                         \
+  __attribute__((noinline)) static void name(const struct abi *a, void *r) {                      \
+    for (int i = 0; i < ITERS; ++i) through_abi(a, r, nf, i);                                      \
+  }
+ABI_LOOP(loop_ompadapt_abi1, 1)
+ABI_LOOP(loop_ompadapt_abi4, 4)
+ABI_LOOP(loop_apollo_abi1, 1)
+ABI_LOOP(loop_apollo_abi4, 4)
 
 int main(int argc, char **argv) {
   const char *which = getenv("BENCH_CLOCK");
@@ -178,9 +180,9 @@ int main(int argc, char **argv) {
         names[c] = label[k][nf == 4];
         t0 = now_ns();
         if (k == 0)
-          loop_ompadapt_abi(&abis[k], r, nf);
+          (nf == 1 ? loop_ompadapt_abi1 : loop_ompadapt_abi4)(&abis[k], r);
         else
-          loop_apollo_abi(&abis[k], r, nf);
+          (nf == 1 ? loop_apollo_abi1 : loop_apollo_abi4)(&abis[k], r);
         t[c++][round] = (now_ns() - t0) / ITERS - base;
       }
     }
