@@ -71,7 +71,6 @@ pub use builder::RegionBuilder;
 pub use snapshot::{EntryView, Monitored, PairView, Snapshot};
 pub use training::{Origin, Predictor, Trained};
 
-
 /// Settings a region can change at run time (API setters, Apollo's model_info).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Settings {

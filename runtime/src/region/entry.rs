@@ -6,8 +6,8 @@
 //! open. [`Region::leave`] is its end. Also the one owner of the variant that runs when
 //! nothing decides ([`Region::fallback_variant`]).
 
-use super::*;
 use super::select::copy_features;
+use super::*;
 use declared::PrimaryLookup;
 
 impl Region {

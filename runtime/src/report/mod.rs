@@ -146,7 +146,10 @@ mod tests {
             for _ in 0..3 {
                 let mut c = Ctx::zeroed();
                 r.begin(&[f], &mut c);
-                c.t0 = crate::ctx::Start::exploring(crate::clock::now() - (cost[c.variant as usize] as f64 / crate::clock::ns_per_tick()) as u64, false);
+                c.t0 = crate::ctx::Start::exploring(
+                    crate::clock::now() - (cost[c.variant as usize] as f64 / crate::clock::ns_per_tick()) as u64,
+                    false,
+                );
                 r.end(&c);
             }
         }
