@@ -25,8 +25,9 @@ impl Region {
 
     /// [`Region::enter`] with the first `n` features already in `ctx.features` (Apollo's ABI
     /// collects them there, one call at a time).
-    // always inlined into the two entry points: the call's prologue and epilogue were a tenth
-    // of a trained execution's instructions
+    // inlined into both entry points, like `begin_filled`, so that no call stands between the
+    // C entry point and the choice (callgrind: the same instruction count as before the policy
+    // moved here, see docs/performance.md)
     #[inline(always)]
     pub fn enter_filled(&self, n: usize, primaries: &PrimaryLookup, ctx: &mut Ctx) {
         let n = n.min(MAX_FEATURES);
