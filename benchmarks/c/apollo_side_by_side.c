@@ -100,7 +100,34 @@ static int cmp(const void *p, const void *q) {
   return (a > b) - (a < b);
 }
 
-enum { ITERS = 200000, ROUNDS = 7, MAXC = 6 };
+/* -DITERS_N=... -DROUNDS_N=...: a shorter run under callgrind (scripts/callgrind-trained-path.sh) */
+#ifndef ITERS_N
+#define ITERS_N 200000
+#endif
+#ifndef ROUNDS_N
+#define ROUNDS_N 7
+#endif
+enum { ITERS = ITERS_N, ROUNDS = ROUNDS_N, MAXC = 6 };
+
+/* Each timed loop is a function of its own, never inlined, so that callgrind's
+ * --toggle-collect=loop_* counts the instructions of each case apart. */
+__attribute__((noinline)) static void loop_empty(void) {
+  for (int i = 0; i < ITERS; ++i) sink += i & 3;
+}
+__attribute__((noinline)) static void loop_generated1(void) {
+  for (int i = 0; i < ITERS; ++i) generated1(i & 3);
+}
+__attribute__((noinline)) static void loop_generated4(void) {
+  for (int i = 0; i < ITERS; ++i) generated4(i & 3, (i + 1) & 3, (i + 2) & 3, (i + 3) & 3);
+}
+#define ABI_LOOP(name, nf)                                                                         \
+  __attribute__((noinline)) static void name(const struct abi *a, void *r) {                      \
+    for (int i = 0; i < ITERS; ++i) through_abi(a, r, nf, i);                                      \
+  }
+ABI_LOOP(loop_ompadapt_abi1, 1)
+ABI_LOOP(loop_ompadapt_abi4, 4)
+ABI_LOOP(loop_apollo_abi1, 1)
+ABI_LOOP(loop_apollo_abi4, 4)
 
 int main(int argc, char **argv) {
   const char *which = getenv("BENCH_CLOCK");
@@ -118,9 +145,15 @@ int main(int argc, char **argv) {
   if (argc > 2 && load(&abis[nabi], "Apollo 2.0", argv[2]))
     nabi++;
   for (int k = 0; k < nabi; ++k) train_abi(&abis[k]);
-  for (int i = 0; i < 64; ++i) {
+  /* one round's worth untimed: every region is trained (and warm) before the first timed
+   * round, so no loop below contains training (callgrind counts every round) */
+  for (int i = 0; i < ITERS; ++i) {
     generated1(i & 3);
     generated4(i & 3, (i + 1) & 3, (i + 2) & 3, (i + 3) & 3);
+    for (int k = 0; k < nabi; ++k) {
+      through_abi(&abis[k], abis[k].r1, 1, i);
+      through_abi(&abis[k], abis[k].r4, 4, i);
+    }
   }
 
   const char *names[MAXC];
@@ -128,16 +161,16 @@ int main(int argc, char **argv) {
   int nc = 0;
   for (int round = 0; round < ROUNDS; ++round) {
     double t0 = now_ns();
-    for (int i = 0; i < ITERS; ++i) sink += i & 3;
+    loop_empty();
     double base = (now_ns() - t0) / ITERS;
     int c = 0;
     names[c] = "generated code, 1 feature";
     t0 = now_ns();
-    for (int i = 0; i < ITERS; ++i) generated1(i & 3);
+    loop_generated1();
     t[c++][round] = (now_ns() - t0) / ITERS - base;
     names[c] = "generated code, 4 features";
     t0 = now_ns();
-    for (int i = 0; i < ITERS; ++i) generated4(i & 3, (i + 1) & 3, (i + 2) & 3, (i + 3) & 3);
+    loop_generated4();
     t[c++][round] = (now_ns() - t0) / ITERS - base;
     for (int k = 0; k < nabi; ++k) {
       for (int nf = 1; nf <= 4; nf += 3) {
@@ -146,7 +179,10 @@ int main(int argc, char **argv) {
         snprintf(label[k][nf == 4], sizeof label[0][0], "%s, %d feature%s", abis[k].name, nf, nf > 1 ? "s" : "");
         names[c] = label[k][nf == 4];
         t0 = now_ns();
-        for (int i = 0; i < ITERS; ++i) through_abi(&abis[k], r, nf, i);
+        if (k == 0)
+          (nf == 1 ? loop_ompadapt_abi1 : loop_ompadapt_abi4)(&abis[k], r);
+        else
+          (nf == 1 ? loop_apollo_abi1 : loop_apollo_abi4)(&abis[k], r);
         t[c++][round] = (now_ns() - t0) / ITERS - base;
       }
     }

@@ -50,7 +50,7 @@ extern "C" {
  * the rest is private to the runtime. */
 typedef struct ompadapt_ctx {
   void *region;               /* runtime region; NULL when the runtime is unavailable */
-  unsigned long long t0;      /* start of the execution, runtime clock units */
+  unsigned long long t0;      /* private: when and how the execution started (runtime) */
   int variant;                /* index of the selected variant, in declaration order */
   int nfeatures;              /* number of valid entries in features */
   double value;               /* numeric value of the variant; its index if categorical */

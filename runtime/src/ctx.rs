@@ -11,12 +11,111 @@ pub const API_VERSION: u32 = 4;
 /// `OMPADAPT_MAX_FEATURES`: features beyond this are ignored (with a warning, once per region).
 pub use ompadapt_abi::MAX_FEATURES;
 
-/// Bit of [`Ctx::t0`] that marks an execution that must run but not be recorded (warm-up, or a
-/// region whose spec could not be parsed). The clock never reaches 2^63 ns (292 years), and
-/// `t0` is private to the runtime, so the generated code is unaffected. Keeping the flag in the
-/// context (rather than in the region) is what lets concurrent executions of one region stay
-/// independent.
-pub(crate) const T0_NO_RECORD: u64 = 1 << 63;
+/// How an execution started (`ompadapt_ctx.t0`): its start time in [`crate::clock`] units, and
+/// how `end` must treat it. The C header shows an `unsigned long long` private to the runtime;
+/// the runtime packs the flags into its top bits (the clock never reaches 2^58 units: years of
+/// uptime), so the generated code sees the same 8 bytes whatever the runtime keeps there.
+/// Keeping this in the context (rather than in the region) is what lets concurrent executions
+/// of one region stay independent. Only this type knows the bits: everything else asks it.
+#[repr(transparent)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Start(u64);
+
+impl Start {
+    /// Must run but not be recorded (warm-up, a region whose spec could not be parsed, a
+    /// replacement that is no variant).
+    const NO_RECORD: u64 = 1 << 63;
+    /// A published decision chose the variant (a trained execution).
+    const DECIDED: u64 = 1 << 62;
+    /// `end` finds where it records in the context ([`Ctx::keep_for_end`]).
+    const KEPT: u64 = 1 << 61;
+    /// The variant's first execution in this process (a cold measurement).
+    const COLD: u64 = 1 << 60;
+    /// Traced (`OMPADAPT_TRACE`); the time bits hold its start.
+    const TRACED: u64 = 1 << 59;
+    /// With `TRACED`: the start was read for the trace only; recording sees none.
+    const UNTIMED: u64 = 1 << 58;
+    const FLAGS: u64 = Self::NO_RECORD | Self::DECIDED | Self::KEPT | Self::COLD | Self::TRACED | Self::UNTIMED;
+
+    /// No start: what a context holds before `begin`, and after a `begin` that left the region
+    /// NULL (then `end` reads nothing).
+    pub const NONE: Start = Start(0);
+
+    /// An execution that runs but is not recorded.
+    pub(crate) const fn unrecorded() -> Start {
+        Start(Self::NO_RECORD)
+    }
+
+    /// An exploring execution (or one an associated region fixed) started at `at`.
+    pub(crate) fn exploring(at: u64, cold: bool) -> Start {
+        Start(at & !Self::FLAGS | if cold { Self::COLD } else { 0 })
+    }
+
+    /// A trained execution; `at` = 0: not timed (between samples, or cold).
+    pub(crate) fn decided(at: u64) -> Start {
+        Start(at & !Self::FLAGS | Self::DECIDED)
+    }
+
+    /// When the execution started (clock units); 0 when it is not timed.
+    pub fn at(self) -> u64 {
+        self.0 & !Self::FLAGS
+    }
+
+    /// Whether recording will time this execution.
+    pub fn is_timed(self) -> bool {
+        self.at() != 0
+    }
+
+    /// Moves a timed start `ticks` earlier (never to 0, which means untimed); an untimed start
+    /// stays untimed. Tests and benchmarks use it to give an execution a synthetic duration.
+    pub fn backdate(&mut self, ticks: u64) {
+        if self.is_timed() {
+            self.0 = (self.at().saturating_sub(ticks).max(1)) | (self.0 & Self::FLAGS);
+        }
+    }
+
+    /// The same start with its time replaced by `at` (flags kept; 0: untimed).
+    pub(crate) fn with_time(self, at: u64) -> Start {
+        Start(at & !Self::FLAGS | (self.0 & Self::FLAGS))
+    }
+
+    pub(crate) fn records(self) -> bool {
+        self.0 & Self::NO_RECORD == 0
+    }
+    pub(crate) fn was_decided(self) -> bool {
+        self.0 & Self::DECIDED != 0
+    }
+    pub(crate) fn is_cold(self) -> bool {
+        self.0 & Self::COLD != 0
+    }
+    pub(crate) fn is_traced(self) -> bool {
+        self.0 & Self::TRACED != 0
+    }
+    fn is_kept(self) -> bool {
+        self.0 & Self::KEPT != 0
+    }
+
+    /// Not recorded from now on.
+    pub(crate) fn set_unrecorded(&mut self) {
+        self.0 |= Self::NO_RECORD;
+    }
+    pub(crate) fn set_cold(&mut self, cold: bool) {
+        self.0 = self.0 & !Self::COLD | if cold { Self::COLD } else { 0 };
+    }
+
+    /// Marks the execution traced. An execution recording does not time gets a start `now`
+    /// for the trace alone.
+    pub(crate) fn set_traced(&mut self, now: impl FnOnce() -> u64) {
+        let untimed = if self.is_timed() { 0 } else { now() & !Self::FLAGS | Self::UNTIMED };
+        self.0 |= Self::TRACED | untimed;
+    }
+
+    /// A traced execution: (when the trace says it started, the start recording sees).
+    pub(crate) fn untraced(self) -> (u64, Start) {
+        let untraced = if self.0 & Self::UNTIMED != 0 { self.0 & Self::FLAGS } else { self.0 };
+        (self.at(), Start(untraced & !(Self::TRACED | Self::UNTIMED)))
+    }
+}
 
 /// One execution of an adaptive region (`ompadapt_ctx`).
 #[repr(C)]
@@ -24,8 +123,8 @@ pub(crate) const T0_NO_RECORD: u64 = 1 << 63;
 pub struct Ctx {
     /// `*const Region`; null when the runtime could not serve the region (then `end` is a no-op).
     pub region: *mut c_void,
-    /// Start of the execution in [`crate::clock`] units, possibly or-ed with `T0_NO_RECORD`.
-    pub t0: u64,
+    /// How the execution started (private to the runtime: an `unsigned long long` in C).
+    pub t0: Start,
     /// Index of the selected variant, in declaration order.
     pub variant: c_int,
     /// Number of valid entries in `features`.
@@ -46,12 +145,35 @@ impl Ctx {
     pub const fn zeroed() -> Self {
         Ctx {
             region: std::ptr::null_mut(),
-            t0: 0,
+            t0: Start::NONE,
             variant: 0,
             nfeatures: 0,
             value: 0.0,
             features: [0.0; MAX_FEATURES],
             instance: std::ptr::null(),
+        }
+    }
+
+    /// Keeps `p` for `end` (where it records) in the scratch entry past the features, which
+    /// the header leaves to the runtime; false when every entry holds a feature. Only the bits
+    /// are stored (an `f64` is just 8 bytes here), and the start says they are there.
+    #[inline(always)]
+    pub(crate) fn keep_for_end(&mut self, p: *const ()) -> bool {
+        if (self.nfeatures.max(0) as usize) >= MAX_FEATURES {
+            return false;
+        }
+        self.features[MAX_FEATURES - 1] = f64::from_bits(p as u64);
+        self.t0.0 |= Start::KEPT;
+        true
+    }
+
+    /// What [`Ctx::keep_for_end`] kept, or null.
+    #[inline(always)]
+    pub(crate) fn kept_for_end(&self) -> *const () {
+        if self.t0.is_kept() {
+            self.features[MAX_FEATURES - 1].to_bits() as *const ()
+        } else {
+            std::ptr::null()
         }
     }
 
@@ -82,10 +204,31 @@ const _: () = {
     assert!(size_of::<Ctx>() == 40 + 8 * MAX_FEATURES);
     assert!(size_of::<Ctx>() == 168);
     assert!(align_of::<Ctx>() == 8);
+    assert!(size_of::<Start>() == 8 && align_of::<Start>() == 8);
 };
 
 #[cfg(test)]
 mod tests {
+    use super::Start;
+
+    /// Backdating moves a timed start and keeps what `end` needs to know; an untimed start
+    /// stays untimed.
+    #[test]
+    fn a_start_backdates_only_its_time() {
+        let mut s = Start::decided(1_000);
+        s.backdate(400);
+        assert_eq!((s.at(), s.was_decided(), s.records()), (600, true, true));
+        s.backdate(10_000);
+        assert_eq!(s.at(), 1, "never 0, which would mean untimed");
+        let mut u = Start::decided(0);
+        u.backdate(5);
+        assert_eq!(u, Start::decided(0));
+        let mut t = Start::exploring(0, true);
+        t.set_traced(|| 77);
+        let (at, untraced) = t.untraced();
+        assert_eq!((at, untraced), (77, Start::exploring(0, true)), "the trace's start is not recording's");
+    }
+
     /// The C header states the same limits as the contract crate.
     #[test]
     fn the_header_agrees() {

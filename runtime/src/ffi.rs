@@ -1,5 +1,5 @@
 //! The C ABI (`include/ompadapt.h`). Every entry point catches panics: a bug in the runtime
-//! degrades the region to its first variant instead of unwinding into C (undefined behaviour)
+//! degrades the region to its fallback variant ([`Region::fallback_variant`]) instead of unwinding into C (undefined behaviour)
 //! or aborting the host program.
 
 use std::ffi::CStr;
@@ -7,14 +7,14 @@ use std::os::raw::{c_char, c_int, c_long, c_uint, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicPtr, Ordering};
 
-use crate::ctx::{Ctx, API_VERSION, MAX_FEATURES};
+use crate::ctx::{Ctx, API_VERSION};
 use crate::diag;
 use crate::region::Region;
 use crate::registry;
 use crate::spec::CallArgs;
 
-/// `ompadapt_begin`: finds or creates the region (cached in `*slot`), copies the features,
-/// selects a variant and starts the clock.
+/// `ompadapt_begin`: finds or creates the region (cached in `*slot`); the region does the rest
+/// ([`Region::enter`]: copies the features, selects a variant, starts the clock).
 ///
 /// # Safety
 /// `slot` is null or points to a `void*` initialised to NULL and only written by the runtime;
@@ -38,12 +38,8 @@ pub unsafe extern "C" fn ompadapt_begin(
         begin(slot, spec, CallArgs { min_train, model_params: [model_param1, model_param2] }, features, nfeatures, &mut *ctx)
     }));
     if ok.is_err() {
-        // Variant 0, not recorded (region NULL makes `end` a no-op).
-        let c = &mut *ctx;
-        c.region = std::ptr::null_mut();
-        c.variant = 0;
-        c.value = region_in_slot(slot).map_or(0.0, |r| r.spec.values.first().copied().unwrap_or(0.0));
-        c.t0 = 0;
+        // the variant that runs when nothing decides, not recorded (region NULL makes `end` a no-op)
+        Region::fall_back(region_in_slot(slot), &mut *ctx);
     }
 }
 
@@ -61,42 +57,25 @@ unsafe fn region_in_slot(slot: *mut *mut c_void) -> Option<&'static Region> {
 unsafe fn begin(slot: *mut *mut c_void, spec: *const c_char, args: CallArgs, features: *const f64, nfeatures: c_int, ctx: &mut Ctx) {
     let region = match region_in_slot(slot) {
         Some(r) => r,
-        None => {
-            // Slow path, once per call site: parse, find or create, publish in the slot.
-            let text = if spec.is_null() { None } else { Some(CStr::from_ptr(spec).to_string_lossy()) };
-            let instance = text.as_deref().and_then(|t| instance_spec(t, ctx.instance));
-            let r = registry::global().lookup(instance.as_deref().or(text.as_deref()), args);
-            if !slot.is_null() {
-                AtomicPtr::from_ptr(slot).store(r as *const Region as *mut c_void, Ordering::Release);
-            }
-            r
-        }
+        None => first_call(slot, spec, args, ctx),
     };
-    if region.spec.as_written_in_parallel && crate::team::in_parallel() {
-        // an orphaned host region called from another parallel region: as written, unrecorded
-        ctx.region = std::ptr::null_mut();
-        ctx.variant = -1;
-        ctx.value = 0.0;
-        ctx.t0 = 0;
-        return;
-    }
     let n = if features.is_null() || nfeatures <= 0 { 0 } else { nfeatures as usize };
-    if n > MAX_FEATURES {
-        diag::warn_once(
-            &format!("nfeatures:{}", region.spec.model),
-            &format!("region '{}': {n} features given, only the first {MAX_FEATURES} are used", region.spec.model),
-        );
+    let feats = if n == 0 { &[][..] } else { std::slice::from_raw_parts(features, n) };
+    region.enter(feats, &|a| registry::global().primary_of(a), ctx);
+}
+
+/// The slow path, once per call site: parses the descriptor, finds or creates the region and
+/// publishes it in the slot. Out of line, so that the per-call path stays small.
+#[cold]
+#[inline(never)]
+unsafe fn first_call(slot: *mut *mut c_void, spec: *const c_char, args: CallArgs, ctx: &Ctx) -> &'static Region {
+    let text = if spec.is_null() { None } else { Some(CStr::from_ptr(spec).to_string_lossy()) };
+    let instance = text.as_deref().and_then(|t| instance_spec(t, ctx.instance));
+    let r = registry::global().lookup(instance.as_deref().or(text.as_deref()), args);
+    if !slot.is_null() {
+        AtomicPtr::from_ptr(slot).store(r as *const Region as *mut c_void, Ordering::Release);
     }
-    let feats = if n == 0 { &[][..] } else { std::slice::from_raw_parts(features, n.min(MAX_FEATURES)) };
-    let mut on_grid = [0.0; MAX_FEATURES];
-    let feats = crate::feature_grid::apply(region.derived_sizes, feats, &mut on_grid);
-    if region.is_associated() {
-        // Liao et al.'s use_model: the primary region decides (the features are the primary's)
-        let registry = registry::global();
-        return crate::region::declared::associated_begin(region, &|a| registry.primary_of(a), feats, ctx);
-    }
-    region.begin(feats, ctx);
-    crate::dataflow::begin(&region.data, &region.spec.model, ctx);
+    r
 }
 
 /// The descriptor of the instantiation a region in a template runs in (`instanced=1`): named
@@ -128,8 +107,7 @@ pub unsafe extern "C" fn ompadapt_end(ctx: *mut Ctx) {
     let _ = catch_unwind(AssertUnwindSafe(|| {
         let c = &*ctx;
         if let Some(r) = (c.region as *const Region).as_ref() {
-            crate::dataflow::end(&r.data, c);
-            r.end(c);
+            r.leave(c);
         }
     }));
 }
@@ -201,7 +179,7 @@ unsafe fn unavailable(c: &mut Ctx, replacement: c_int, reason: &str) {
             let _ = catch_unwind(AssertUnwindSafe(|| r.switch_execution(c, replacement as usize)));
         }
         Some(_) => {
-            c.t0 |= crate::ctx::T0_NO_RECORD;
+            c.t0.set_unrecorded();
             c.variant = if replacement >= 0 { replacement } else { -1 };
         }
         None => c.variant = replacement,

@@ -67,7 +67,7 @@ pub mod store;
 pub mod team;
 pub mod trace;
 
-pub use ctx::Ctx;
+pub use ctx::{Ctx, Start};
 pub use ffi::{
     ompadapt_begin, ompadapt_end, ompadapt_host_enter, ompadapt_host_exit, ompadapt_ompt_start_tool, ompadapt_rt_api, ompadapt_save, ompadapt_set_dir,
     ompadapt_train, ompadapt_unlowered_offload_site, ompadapt_variant_unavailable, Api,

@@ -2,7 +2,7 @@
 //!
 //! Concurrency model:
 //! * nothing about "the current execution" lives here: everything an execution needs between
-//!   `begin` and `end` is in its [`Ctx`] (features, variant, start time and flags in `t0`), so
+//!   `begin` and `end` is in its [`Ctx`] (features, variant, and its [`Start`]), so
 //!   one region can run on many threads at once, nested or from tasks;
 //! * `epoch` says what decides executions: even = exploring, odd = a published decision
 //!   function (a model, a constant, or coarse mode's per-run pins). It changes only under the
@@ -45,7 +45,7 @@ use arc_swap::ArcSwapOption;
 
 use crate::clock;
 use crate::config::{DriftConfig, RegionSettings};
-use crate::ctx::{Ctx, MAX_FEATURES, T0_NO_RECORD};
+use crate::ctx::{Ctx, Start, MAX_FEATURES};
 use crate::diag;
 use crate::drift;
 use crate::explore::{Params, Strategy};
@@ -58,6 +58,7 @@ use crate::stats::{fnv1a, hash_features, FeatureKey, XorShift};
 mod availability;
 mod builder;
 pub mod declared;
+mod entry;
 mod record;
 mod select;
 mod settings;
@@ -69,22 +70,6 @@ mod training;
 pub use builder::RegionBuilder;
 pub use snapshot::{EntryView, Monitored, PairView, Snapshot};
 pub use training::{Origin, Predictor, Trained};
-
-/// Bit of `Ctx::t0` marking an execution whose variant a published decision chose.
-pub(crate) const T0_MODEL: u64 = 1 << 62;
-/// Bit of `Ctx::t0`: `ctx.features[STASH]` holds where `end` records (a shard slot), so `end`
-/// need not look the feature vector up again. Only when fewer than `MAX_FEATURES` features are
-/// given (entries past `nfeatures` are the runtime's scratch).
-const T0_STASH: u64 = 1 << 61;
-/// Bit of `Ctx::t0`: the variant's first execution in this process (a cold measurement).
-const T0_COLD: u64 = 1 << 60;
-/// Bit of `Ctx::t0`: the execution is traced (`OMPADAPT_TRACE`); the time bits hold its start.
-const T0_TRACED: u64 = 1 << 59;
-/// Bit of `Ctx::t0`, with [`T0_TRACED`]: the start was read for the trace only, recording sees
-/// none (a trained execution that is not timed, or a cold one).
-const T0_UNTIMED: u64 = 1 << 58;
-pub(crate) const T0_FLAGS: u64 = T0_NO_RECORD | T0_MODEL | T0_STASH | T0_COLD | T0_TRACED | T0_UNTIMED;
-const STASH: usize = MAX_FEATURES - 1;
 
 /// Settings a region can change at run time (API setters, Apollo's model_info).
 #[derive(Clone, Debug, PartialEq)]
@@ -261,6 +246,9 @@ pub struct Region {
     pub pinned: std::sync::OnceLock<usize>,
     /// Feature positions whose values go on the grid of derived sizes (`feature_grid`).
     pub derived_sizes: u32,
+    /// Whether [`Region::enter`] has work before the choice (written in a parallel region,
+    /// derived sizes, associated): one load and branch on the usual path instead of three.
+    entry_policy: bool,
     drift_cfg: DriftConfig,
     /// Drift checks on the trained path (off when frozen, coarse, disabled or exhausted).
     monitor: AtomicBool,

@@ -36,9 +36,7 @@ fn exec(slot: &AtomicPtr<c_void>, spec: &[u8], min_train: i64, f: &[f64], work: 
         ompadapt_begin(slot.as_ptr(), spec.as_ptr() as *const c_char, min_train, -1, -1, f.as_ptr(), f.len() as i32, &mut c);
     }
     let ns = work(c.variant);
-    if c.t0 != 0 {
-        c.t0 = c.t0.wrapping_sub((ns as f64 / ompadapt_rt::clock::ns_per_tick()).round() as u64);
-    }
+    c.t0.backdate((ns as f64 / ompadapt_rt::clock::ns_per_tick()).round() as u64);
     unsafe { ompadapt_end(&mut c) };
     c
 }

@@ -28,7 +28,7 @@ fn learn(reg: &Registry, text: &str, n: usize, best: usize) -> usize {
         seen[v] = true;
         assert_eq!(c.value, v as f64 / 1000.0, "the value of variant {v}");
         let ns = if v == best { 1_000 } else { 21_000 };
-        c.t0 -= (ns as f64 / ompadapt_rt::clock::ns_per_tick()).round() as u64;
+        c.t0.backdate((ns as f64 / ompadapt_rt::clock::ns_per_tick()).round() as u64);
         r.end(&c);
         if r.trained().is_some() {
             break;

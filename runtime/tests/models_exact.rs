@@ -193,7 +193,7 @@ fn region_decides_the_best_policy_for_every_model_type() {
                 // a synthetic cost of (1 + |p - f|) units: backdate the start (no flags are set
                 // while exploring without warm-up)
                 let cost = UNIT * (1 + (c.variant - f).unsigned_abs() as u64);
-                c.t0 = ompadapt_rt::clock::now().saturating_sub(cost);
+                c.t0.backdate(cost);
                 r.end(&c);
             }
         }

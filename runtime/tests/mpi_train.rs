@@ -40,9 +40,7 @@ fn exec(slot: &mut *mut c_void, f: f64) -> usize {
     unsafe { ompadapt_begin(slot, SPEC.as_ptr() as *const _, 1_000_000, -1, -1, [f].as_ptr(), 1, &mut c) };
     let v = c.variant as usize;
     let ns: f64 = if v == BEST[f as usize - 1] { 2e6 } else { 4e7 };
-    if c.t0 != 0 {
-        c.t0 = c.t0.wrapping_sub((ns / ompadapt_rt::clock::ns_per_tick()).round() as u64);
-    }
+    c.t0.backdate((ns / ompadapt_rt::clock::ns_per_tick()).round() as u64);
     unsafe { ompadapt_end(&mut c) };
     v
 }

@@ -32,10 +32,8 @@ fn cost(v: i32) -> u64 {
 /// and end (a busy machine's time slice) cannot reorder the variants. An untimed execution
 /// (start 0) stays untimed.
 fn charge(c: &mut Ctx) {
-    if c.t0 != 0 {
-        let ticks = (cost(c.variant) as f64 * 1000.0 / ompadapt_rt::clock::ns_per_tick()).round() as u64;
-        c.t0 = c.t0.wrapping_sub(ticks);
-    }
+    let ticks = (cost(c.variant) as f64 * 1000.0 / ompadapt_rt::clock::ns_per_tick()).round() as u64;
+    c.t0.backdate(ticks);
 }
 
 fn region(name: &str, strategy: Strategy, min_train: usize) -> &'static Region {

@@ -53,12 +53,9 @@ fn identity_child() {
             ompadapt_rt::ompadapt_begin(&mut slot, text.as_ptr() as *const c_char, -1, -1, -1, [n].as_ptr(), 1, &mut c);
         }
         let v = c.variant as usize;
-        // the start time is in the low 60 bits (0: not timed); the flags above stay
-        const START: u64 = (1 << 60) - 1;
-        if c.t0 & START != 0 {
-            let ticks = (cost(&variants[v], n) / ompadapt_rt::clock::ns_per_tick()).round() as u64;
-            c.t0 -= ticks.min(c.t0 & START);
-        }
+        // an untimed execution stays untimed
+        let ticks = (cost(&variants[v], n) / ompadapt_rt::clock::ns_per_tick()).round() as u64;
+        c.t0.backdate(ticks);
         unsafe { ompadapt_rt::ompadapt_end(&mut c) };
         v
     };

@@ -179,21 +179,21 @@ impl Handle {
     /// starts the execution's clock in `ctx`.
     #[inline]
     pub fn decide(&self, features: &[f64], ctx: &mut Ctx) -> usize {
-        self.region.begin(features, ctx);
+        self.region.enter(features, &primary_of, ctx);
         (ctx.variant.max(0) as usize).min(self.num_policies - 1)
     }
 
     /// [`Handle::decide`] with the first `n` features already in `ctx.features`.
     #[inline]
     pub(crate) fn decide_filled(&self, n: usize, ctx: &mut Ctx) -> usize {
-        self.region.begin_filled(n, ctx);
+        self.region.enter_filled(n, &primary_of, ctx);
         (ctx.variant.max(0) as usize).min(self.num_policies - 1)
     }
 
     /// Ends the execution decided on `ctx`: the region records it.
     #[inline]
     pub fn record(&self, ctx: &Ctx) {
-        self.region.end(ctx);
+        self.region.leave(ctx);
     }
 
     /// Whether `__apollo_region_train` applies (Apollo: only models that learn are trainable).
@@ -210,4 +210,10 @@ impl Handle {
     pub fn explore(&self) -> Option<Explore> {
         self.info.explore
     }
+}
+
+/// An associated region's primary (Apollo's regions have none; every entry point passes the
+/// same lookup).
+fn primary_of(a: &crate::spec::Association) -> Option<&'static crate::region::Region> {
+    crate::registry::global().primary_of(a)
 }

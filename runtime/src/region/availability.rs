@@ -85,11 +85,8 @@ impl Region {
     /// not run in this process yet.
     pub(crate) fn switch_execution(&self, ctx: &mut Ctx, v: usize) {
         let v = v.min(self.nvariants() - 1);
-        let mut flags = ctx.t0 & T0_FLAGS & !T0_COLD;
-        if self.warmup && !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed) {
-            flags |= T0_COLD;
-        }
-        ctx.t0 = (ctx.t0 & !T0_FLAGS) | flags;
+        let cold = self.warmup && !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed);
+        ctx.t0.set_cold(cold);
         ctx.variant = v as c_int;
         ctx.value = self.spec.values[v];
     }

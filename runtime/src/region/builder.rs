@@ -143,8 +143,9 @@ impl Region {
         }
         let mode = Mode { coarse: s.coarse, frozen: s.frozen };
         let monitor = s.drift.enabled && !mode.frozen && !mode.coarse;
-        let r = Region {
+        let mut r = Region {
             args,
+            entry_policy: false,
             broken: None,
             mode,
             derived_sizes: crate::feature_grid::derived_positions(&spec.features),
@@ -187,6 +188,7 @@ impl Region {
             saved_data_note: std::sync::OnceLock::new(),
             spec,
         };
+        r.entry_policy = r.spec.as_written_in_parallel || r.derived_sizes != 0 || r.is_associated();
         drop(r.lock()); // publishes what training needs to `slack`
         r
     }

@@ -89,6 +89,12 @@ impl Region {
         self.declared.link.is_some()
     }
 
+    /// An associated region's variant mapped to its primary's first (its number of variants
+    /// when none is): what it runs when nothing decides. None: not an associated region.
+    pub(super) fn associated_fallback(&self) -> Option<usize> {
+        self.declared.link.as_ref().map(|l| l.spec.mapping.iter().position(|&m| m == 0).unwrap_or(l.spec.mapping.len()))
+    }
+
     /// Executions with a feature outside its declared range.
     pub fn outside_declared_range(&self) -> u64 {
         self.declared.ranges.as_ref().map_or(0, |r| r.outside.load(Relaxed))
@@ -217,7 +223,7 @@ pub fn associated_begin(r: &Region, lookup: &PrimaryLookup, f: &[f64], ctx: &mut
     };
     link.runs[j.min(nv)].fetch_add(1, Relaxed);
     ctx.region = std::ptr::null_mut();
-    ctx.t0 = 0;
+    ctx.t0 = crate::ctx::Start::NONE;
     ctx.nfeatures = 0;
     ctx.variant = j as c_int;
     ctx.value = r.spec.values.get(j).copied().unwrap_or(0.0);
@@ -286,6 +292,20 @@ mod tests {
         ctx.variant
     }
 
+    /// When nothing decides, an associated region runs the variant mapped to its primary's
+    /// first, as the plugin's generated code does without a runtime; others run their first.
+    #[test]
+    fn the_fallback_follows_the_primary_first_variant() {
+        let reg = registry();
+        let fallback = |spec: &str| reg.lookup(Some(spec), CallArgs::NONE).fallback_variant();
+        assert_eq!(fallback(&assoc("2,0", 2, false)), 1);
+        assert_eq!(fallback(&assoc("2,1", 2, false)), 2, "none mapped: none of its variants");
+        assert_eq!(fallback(PRIMARY), 0);
+        let mut ctx = Ctx::zeroed();
+        Region::fall_back(Some(reg.lookup(Some(&assoc("2,0", 2, false)), CallArgs::NONE)), &mut ctx);
+        assert_eq!((ctx.variant, ctx.region.is_null()), (1, true));
+    }
+
     fn run_primary(reg: &Registry, f: f64) -> usize {
         let r = reg.lookup(Some(PRIMARY), CallArgs::NONE);
         let mut ctx = Ctx::zeroed();
@@ -347,7 +367,7 @@ mod tests {
             let mut ctx = Ctx::zeroed();
             p.begin(&[100.0], &mut ctx);
             let v = ctx.variant as u64;
-            ctx.t0 -= crate::region::tests_ticks([300_000, 200_000, 10_000][v as usize]);
+            ctx.t0.backdate(crate::region::tests_ticks([300_000, 200_000, 10_000][v as usize]));
             p.end(&ctx);
         }
         assert!(p.trained().is_some());

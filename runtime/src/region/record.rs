@@ -5,29 +5,28 @@ use super::*;
 
 impl Region {
     /// Ends the execution started by `begin` on `ctx`: records it; may train.
-    #[inline]
+    #[inline(always)]
     pub fn end(&self, ctx: &Ctx) {
         self.end_as(ctx, ctx.t0);
     }
 
-    /// [`Region::end`] with `t0` as the context's start word (a traced execution's end passes
-    /// it without the trace's bits).
+    /// [`Region::end`] with `start` as the context's start (a traced execution's end passes
+    /// the start recording sees).
     #[inline(always)]
-    pub(super) fn end_as(&self, ctx: &Ctx, t0: u64) {
-        let flags = t0 & T0_FLAGS;
+    pub(super) fn end_as(&self, ctx: &Ctx, start: Start) {
         let v = ctx.variant;
-        if flags & (T0_NO_RECORD | T0_TRACED) != 0 || v < 0 || v as usize >= self.nvariants() {
-            if flags & T0_TRACED != 0 {
+        if !start.records() || start.is_traced() || v < 0 || v as usize >= self.nvariants() {
+            if start.is_traced() {
                 return self.end_traced(ctx);
             }
             self.unrecorded.fetch_add(1, Relaxed);
             return;
         }
-        let t0 = t0 & !T0_FLAGS;
-        // SAFETY: with T0_STASH, `begin` stored a slot of this region's shards there, and
-        // shards live as long as the region.
-        let slot = (flags & T0_STASH != 0).then(|| unsafe { &*(ctx.features[STASH].to_bits() as *const Slot) }).filter(|s| s.owned_here());
-        if flags & T0_MODEL != 0 {
+        let t0 = start.at();
+        // SAFETY: what `begin` kept there is a slot of this region's shards, and shards live as
+        // long as the region.
+        let slot = unsafe { ctx.kept_for_end().cast::<Slot>().as_ref() }.filter(|s| s.owned_here());
+        if start.was_decided() {
             match slot {
                 Some(slot) => self.record_slot(slot, v as usize, t0),
                 None => self.record_trained(ctx.feature_slice(), v as usize, t0),
@@ -35,7 +34,7 @@ impl Region {
             return;
         }
         let ns = clock::to_ns(clock::now().saturating_sub(t0));
-        let cold = flags & T0_COLD != 0;
+        let cold = start.is_cold();
         match slot {
             Some(slot) => self.record_explore_fast(slot, v as usize, ns, cold),
             None => self.record_explore(&FeatureKey::new(ctx.feature_slice()), v as usize, ns, cold, None, None),

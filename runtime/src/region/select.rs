@@ -14,8 +14,8 @@ impl Region {
 
     /// [`Region::begin`] with the `n` features already in `ctx.features` (Apollo's ABI collects
     /// them there, one call at a time).
-    #[inline]
-    pub(crate) fn begin_filled(&self, n: usize, ctx: &mut Ctx) {
+    #[inline(always)]
+    pub(super) fn begin_filled(&self, n: usize, ctx: &mut Ctx) {
         self.start_execution(n, ctx);
         // off: one relaxed load and a branch that is never taken
         if crate::trace::on() {
@@ -30,9 +30,10 @@ impl Region {
         ctx.region = self as *const Region as *mut c_void;
         ctx.nfeatures = n as c_int;
         if self.broken.is_some() {
-            ctx.variant = 0;
-            ctx.value = self.spec.values[0];
-            ctx.t0 = T0_NO_RECORD;
+            let v = self.fallback_variant();
+            ctx.variant = v as c_int;
+            ctx.value = self.spec.values.get(v).copied().unwrap_or(0.0);
+            ctx.t0 = Start::unrecorded();
             return;
         }
         let f = &ctx.features[..n];
@@ -43,7 +44,7 @@ impl Region {
                 let cold = self.warmup && !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed);
                 ctx.variant = v as c_int;
                 ctx.value = self.spec.values[v];
-                ctx.t0 = clock::now() | if cold { T0_COLD } else { 0 };
+                ctx.t0 = Start::exploring(clock::now(), cold);
                 return;
             }
         }
@@ -58,7 +59,7 @@ impl Region {
             };
             if let Some((v, slot)) = cached {
                 if v != EXPLORE {
-                    self.begin_trained(shard, v as usize, slot, n, ctx);
+                    self.begin_trained(shard, v as usize, slot, ctx);
                     return;
                 }
                 found = unsafe { slot.as_ref() };
@@ -69,26 +70,26 @@ impl Region {
 
     /// A trained execution: the cached decision; one in `sample` is timed.
     #[inline(always)]
-    fn begin_trained(&self, shard: &Shard, v: usize, slot: *const Slot, n: usize, ctx: &mut Ctx) {
+    fn begin_trained(&self, shard: &Shard, v: usize, slot: *const Slot, ctx: &mut Ctx) {
         let v = v.min(self.nvariants() - 1);
-        let mut flags = T0_MODEL;
-        if !slot.is_null() && n < MAX_FEATURES {
-            ctx.features[STASH] = f64::from_bits(slot as u64);
-            flags |= T0_STASH;
-        }
         ctx.variant = v as c_int;
         ctx.value = self.spec.values[v];
+        ctx.t0 = Start::decided(0); // not timed
+        if !slot.is_null() {
+            ctx.keep_for_end(slot.cast());
+        }
         let left = shard.sample_left.load(Relaxed);
         if left != 0 {
             shard.sample_left.store(left - 1, Relaxed);
-            ctx.t0 = flags; // start time 0: not timed
             return;
         }
         shard.sample_left.store(self.sample - 1, Relaxed);
         bump(&shard.turns, 1);
         // the first execution of a variant in this process is cold: counted, not timed
         let cold = self.warmup && !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed);
-        ctx.t0 = if cold { flags } else { clock::now() | flags };
+        if !cold {
+            ctx.t0 = ctx.t0.with_time(clock::now()); // last: the execution starts now
+        }
     }
 
     /// An exploring execution: a variant the vector's view wants (or its label).
@@ -96,23 +97,20 @@ impl Region {
         let (v, slot) = self.explore_begin(shard, h, found, &ctx.features[..n]);
         // a view taken before a variant became unavailable may still name it
         let v = self.usable(None, v);
-        let mut flags = 0;
-        if !slot.is_null() && n < MAX_FEATURES {
-            ctx.features[STASH] = f64::from_bits(slot as u64);
-            flags |= T0_STASH;
-        }
         let v = v.min(self.nvariants() - 1);
-        if self.warmup && !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed) {
-            // The variant's first execution in this process: recorded as a cold measurement
-            // (the first offload initialises the device; see `explore`).
-            flags |= T0_COLD;
-        }
+        // The variant's first execution in this process is recorded as a cold measurement (the
+        // first offload initialises the device; see `explore`).
+        let cold = self.warmup && !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed);
         if self.epoch.load(Relaxed) & 1 == 1 {
             self.learn_execs.fetch_add(1, Relaxed);
         }
         ctx.variant = v as c_int;
         ctx.value = self.spec.values[v];
-        ctx.t0 = clock::now() | flags;
+        ctx.t0 = Start::exploring(0, cold);
+        if !slot.is_null() {
+            ctx.keep_for_end(slot.cast());
+        }
+        ctx.t0 = ctx.t0.with_time(clock::now()); // last: the execution starts now
     }
 
     /// The decision for `f` under `epoch` (odd) when this thread has none cached, with the
@@ -232,7 +230,8 @@ impl Region {
     /// slot `end` records through (null: record by key under the lock).
     fn explore_begin(&self, shard: &Shard, h: u64, found: Option<&Slot>, f: &[f64]) -> (usize, *const Slot) {
         if self.mode.frozen {
-            return (0, std::ptr::null()); // frozen and nothing published (not after creation)
+            // frozen and nothing published (not after creation)
+            return (self.fallback_variant(), std::ptr::null());
         }
         let Some(slot) = found.or_else(|| shard.insert(h, &FeatureKey::new(f))) else {
             return (self.explore_locked(f), std::ptr::null());
@@ -352,7 +351,7 @@ impl Region {
 /// Copies `src` (at most `MAX_FEATURES` values) to the front of `dst`. For the usual 1–4
 /// features a memcpy call costs more than the copy, and LLVM turns a plain loop into one.
 #[inline(always)]
-fn copy_features(dst: &mut [f64; MAX_FEATURES], src: &[f64]) {
+pub(super) fn copy_features(dst: &mut [f64; MAX_FEATURES], src: &[f64]) {
     let n = src.len();
     if n <= 4 {
         if n > 0 {

@@ -25,9 +25,8 @@ pub(crate) fn exec(r: &Region, f: &[f64], mut ns: impl FnMut(usize) -> u64) -> u
     let mut c = Ctx::zeroed();
     r.begin(f, &mut c);
     let v = c.variant as usize;
-    let flags = c.t0 & T0_FLAGS;
-    if c.t0 & !T0_FLAGS != 0 {
-        c.t0 = clock::now().saturating_sub(ticks(ns(v))).max(1) | flags;
+    if c.t0.is_timed() {
+        c.t0 = c.t0.with_time(clock::now().saturating_sub(ticks(ns(v))).max(1));
     }
     r.end(&c);
     v

@@ -10,8 +10,7 @@ impl Region {
     #[cold]
     #[inline(never)]
     pub(super) fn trace_start(ctx: &mut Ctx) {
-        let untimed = if ctx.t0 & !T0_FLAGS == 0 { clock::now() | T0_UNTIMED } else { 0 };
-        ctx.t0 |= T0_TRACED | untimed;
+        ctx.t0.set_traced(clock::now);
     }
 
     /// Ends a traced execution: the region records it as it would an untraced one, then the
@@ -20,13 +19,11 @@ impl Region {
     #[inline(never)]
     pub(super) fn end_traced(&self, ctx: &Ctx) {
         let end = clock::now();
-        let flags = ctx.t0 & T0_FLAGS;
-        let start = ctx.t0 & !T0_FLAGS;
-        let untraced = (if flags & T0_UNTIMED != 0 { flags } else { ctx.t0 }) & !(T0_TRACED | T0_UNTIMED);
+        let (start, untraced) = ctx.t0.untraced();
         self.end_as(ctx, untraced);
         let v = ctx.variant;
-        let recorded = flags & T0_NO_RECORD == 0 && v >= 0 && (v as usize) < self.nvariants();
-        let decided = (recorded && flags & T0_MODEL != 0).then(|| self.decided_by(ctx.feature_slice()));
+        let recorded = untraced.records() && v >= 0 && (v as usize) < self.nvariants();
+        let decided = (recorded && untraced.was_decided()).then(|| self.decided_by(ctx.feature_slice()));
         trace::record(&Execution {
             region: self as *const Region as usize,
             features: ctx.feature_slice(),
@@ -34,7 +31,7 @@ impl Region {
             start,
             end,
             decided,
-            cold: flags & T0_COLD != 0,
+            cold: untraced.is_cold(),
             recorded,
             ctx: ctx as *const Ctx as usize,
         });

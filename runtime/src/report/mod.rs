@@ -146,7 +146,10 @@ mod tests {
             for _ in 0..3 {
                 let mut c = Ctx::zeroed();
                 r.begin(&[f], &mut c);
-                c.t0 = crate::clock::now() - (cost[c.variant as usize] as f64 / crate::clock::ns_per_tick()) as u64;
+                c.t0 = crate::ctx::Start::exploring(
+                    crate::clock::now() - (cost[c.variant as usize] as f64 / crate::clock::ns_per_tick()) as u64,
+                    false,
+                );
                 r.end(&c);
             }
         }
@@ -191,8 +194,7 @@ mod tests {
             while r.label(&[n]).is_none() {
                 let mut c = Ctx::zeroed();
                 r.begin(&[n], &mut c);
-                let flags = c.t0 & crate::region::T0_FLAGS;
-                c.t0 = (crate::clock::now() - (cost(n)[c.variant as usize] / crate::clock::ns_per_tick()) as u64) | flags;
+                c.t0 = c.t0.with_time(crate::clock::now() - (cost(n)[c.variant as usize] / crate::clock::ns_per_tick()) as u64);
                 r.end(&c);
             }
         }

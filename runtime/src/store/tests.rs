@@ -31,9 +31,8 @@ fn run_cost(r: &Region, f: f64, us: &[u64]) -> usize {
     let mut c = Ctx::zeroed();
     r.begin(&[f], &mut c);
     let v = c.variant as usize;
-    let flags = c.t0 & crate::region::T0_FLAGS;
-    if c.t0 & !crate::region::T0_FLAGS != 0 {
-        c.t0 = (crate::clock::now() - crate::region::tests_ticks(us[v] * 1000)).max(1) | flags;
+    if c.t0.is_timed() {
+        c.t0 = c.t0.with_time((crate::clock::now() - crate::region::tests_ticks(us[v] * 1000)).max(1));
     }
     r.end(&c);
     v
