@@ -3,7 +3,8 @@
 //!
 //! The mark is a string: the kinds of `-fplugin-arg-ompadapt-auto` when zero-source-change mode
 //! is on and the frontend handed it to the pass (every kind it was given is one the pass applies:
-//! the pass makes the module's regions adaptive as in pass-only mode, [`crate::auto_mode`]), else
+//! the pass makes the module's regions adaptive as in pass-only mode, [`crate::auto_mode`]), then
+//! optional lines `root=<dir>` and `locations=pass` ([`locations_for_the_pass_only`]); else
 //! empty (the frontend's lowering is all the user asked for). A module of an older frontend (a
 //! byte), or one that calls the frontend's markers without a mark, counts as the frontend's
 //! without zero-source-change mode. Under LTO a module merged from translation units of both
@@ -55,6 +56,16 @@ pub fn lowered(module: &Module<'_>) -> Lowered {
         }
         _ => Lowered::ByTheFrontend,
     }
+}
+
+/// Whether the frontend turned debug locations on for the pass's region names alone (zero-source-
+/// change mode without `-g`: the mark says `locations=pass`). The pass then drops them once it
+/// has named the regions and emitted its remarks: carried through the optimiser and the code
+/// generator (LiveDebugValues alone) they cost some 5 M instructions per translation unit.
+pub fn locations_for_the_pass_only(module: &Module<'_>) -> bool {
+    let name = CString::new(FRONTEND_MARK).expect("no NUL");
+    let mark = unsafe { LLVMGetNamedGlobal(module.as_mut_ptr(), name.as_ptr()) };
+    !mark.is_null() && ir::c_string(mark).is_some_and(|text| text.lines().skip(1).any(|l| l == "locations=pass"))
 }
 
 /// Whether the module calls one of the frontend's markers.

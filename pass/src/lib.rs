@@ -128,6 +128,11 @@ pub fn run_on_module(module: &Module<'_>, auto: Option<&str>) -> bool {
     for remark in &outcome.remarks {
         remark.emit();
     }
+    // After the remarks, which take their locations from the instructions.
+    if !module_kind::is_device_module(module) && frontend_mark::locations_for_the_pass_only(module) {
+        unsafe { llvm_sys::debuginfo::LLVMStripModuleDebugInfo(module.as_mut_ptr()) };
+        return true;
+    }
     outcome.changed
 }
 

@@ -154,20 +154,26 @@ protected:
     PluginArgs Consumer = Args;
     for (const auto &[From, To] : CI.getCodeGenOpts().DebugPrefixMap)
       Consumer.PathMap.emplace_back(From, To);
+    bool LocationsForThePass = false;
     if (!HandedOver.empty()) {
       Consumer.Auto.reset();
       // The pass names regions `function@file:line` from debug locations: without -g, the
       // locations alone, as for -Rpass remarks (nothing goes into the object's debug sections).
       CodeGenOptions &CG = CI.getCodeGenOpts();
-      if (!LO.OpenMPIsTargetDevice &&
-          CG.getDebugInfo() == llvm::codegenoptions::NoDebugInfo)
+      LocationsForThePass = !LO.OpenMPIsTargetDevice &&
+                            CG.getDebugInfo() == llvm::codegenoptions::NoDebugInfo;
+      if (LocationsForThePass)
         CG.setDebugInfo(llvm::codegenoptions::LocTrackingOnly);
     }
     Preprocessor &PP = CI.getPreprocessor();
-    // The mark: the kinds handed over, and the source root the pass's names are relative to.
+    // The mark: the kinds handed over, the source root the pass's names are relative to, and
+    // whether the locations are there for the pass alone (it drops them once it has named the
+    // regions: the optimiser and the code generator need not carry them).
     std::string Mark = HandedOver;
     if (!HandedOver.empty() && !Args.SourceRoot.empty())
       Mark += "\nroot=" + Args.SourceRoot;
+    if (LocationsForThePass)
+      Mark += "\nlocations=pass";
     char *Prelude =
         ompadapt_prelude(Runtime.c_str(), CI.getTarget().getTriple().str().c_str(),
                          PassRuns, Mark.c_str());
