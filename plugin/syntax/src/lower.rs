@@ -11,7 +11,7 @@ use crate::limits::MAX_FEATURES;
 use crate::piece::Piece;
 use crate::token::{Src, Tok, TokKind};
 use crate::variants::VariantSet;
-use ompadapt_abi::{LoopNames, RegionDescriptor};
+use ompadapt_abi::{markers, LoopNames, RegionDescriptor};
 use std::ops::Range;
 
 /// Tokens of a region's clause, in the directive or in a saved token list.
@@ -219,7 +219,7 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
     // A host region of zero-source-change mode runs its variants only where the pass shows that
     // nothing it runs can observe its team (`__ompadapt_team_invariant`, 0 without the pass).
     if r.as_written_when_nested() {
-        p.push(Piece::Text(format!(" int {} = __ompadapt_team_invariant({});", team_var(r.id), c_string(r.name()))));
+        p.push(Piece::Text(format!(" int {} = {}({});", team_var(r.id), markers::TEAM_INVARIANT.name, c_string(r.name()))));
     }
     p.push(Piece::Text(format!(" {{ {constness}double {features}[{slots}] = {{")));
     if r.features.is_empty() {
@@ -240,8 +240,9 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
         Some(loops) => {
             let (spec_var, auto_count, explicit) = (format!("_ompadapt_s{}", r.id), format!("_ompadapt_a{}", r.id), r.features.len());
             p.push(Piece::Text(format!(
-                "}}; const char *{spec_var} = {}; int {auto_count} = __ompadapt_auto_features({features} + {explicit}, {} - {explicit}, &{spec_var}, {}, {});",
+                "}}; const char *{spec_var} = {}; int {auto_count} = {}({features} + {explicit}, {} - {explicit}, &{spec_var}, {}, {});",
                 descriptor,
+                markers::AUTO_FEATURES.name,
                 MAX_FEATURES,
                 c_string(r.name()),
                 c_string(&loops.to_string())
@@ -261,7 +262,8 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
     // a template's instantiation names its region (instanced=1 in the descriptor)
     let instance = if r.descriptor.instanced { format!(" {context}.instance = __PRETTY_FUNCTION__;") } else { String::new() };
     p.push(Piece::Text(format!(
-        " {context}.variant = {fallback}; {context}.value = {value:?};{instance} {guard}__ompadapt_begin(&{handle}, {spec}, "
+        " {context}.variant = {fallback}; {context}.value = {value:?};{instance} {guard}{begin}(&{handle}, {spec}, ",
+        begin = markers::RUNTIME_BEGIN
     )));
     let params = [r.min_train.clone(), r.params.first().cloned(), r.params.get(1).cloned()];
     for arg in params {
@@ -346,7 +348,7 @@ fn store_output(out: &ExprRef, context: &str, cplusplus: bool, p: &mut Vec<Piece
 
 /// Code for the end of region `id`: the runtime's end call on its context.
 pub fn end_region(id: u32) -> Piece {
-    Piece::Text(format!("__ompadapt_end(&{});", context_var(id)))
+    Piece::Text(format!("{}(&{});", markers::RUNTIME_END, context_var(id)))
 }
 
 /// Code for the end of region `r`: for a host region of zero-source-change mode, the end call
@@ -355,7 +357,7 @@ pub fn end_region_of(r: &RegionDesc) -> Piece {
     if !r.as_written_when_nested() {
         return end_region(r.id);
     }
-    Piece::Text(format!("if ({}) __ompadapt_end(&{});", team_var(r.id), context_var(r.id)))
+    Piece::Text(format!("if ({}) {}(&{});", team_var(r.id), markers::RUNTIME_END, context_var(r.id)))
 }
 
 /// The variable that holds whether a host region of zero-source-change mode runs its variants.

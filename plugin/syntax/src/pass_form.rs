@@ -21,6 +21,7 @@ use crate::lower::{c_string, context_var};
 use crate::piece::Piece;
 use crate::token::{spell_written, Tok, TokKind, STATEMENT_LIST};
 use crate::variants::VariantSet;
+use ompadapt_abi::markers;
 
 /// The statement's tokens as pieces.
 fn stmt(r: std::ops::Range<usize>) -> Piece {
@@ -224,7 +225,7 @@ fn share_table(id: u32, values: &[f64]) -> (String, String) {
 /// sent back, host bytes the offload would not change restored), or refuse it at run time.
 fn host_guard(s: &Site, cpu: usize, replacement: Option<usize>) -> Piece {
     let replacement = replacement.map_or(-1, |r| r as i64);
-    Piece::Text(format!("__ompadapt_host_guard(&{}, {cpu}, {replacement}, {});", context_var(s.id), c_string(s.model)))
+    Piece::Text(format!("{}(&{}, {cpu}, {replacement}, {});", markers::HOST_GUARD.name, context_var(s.id), c_string(s.model)))
 }
 
 /// A target construct: the variants that cannot be generated leave the region (with a
@@ -334,7 +335,7 @@ fn target_body(
         if let Some(i) = cpu {
             body.push(host_guard(s, i, kinds.iter().position(|k| *k == Kind::Gpu)));
         }
-        body.push(Piece::Text(format!("__ompadapt_launch_site({use_host}, {teams}, {threads}, {});", c_string(s.model))));
+        body.push(Piece::Text(format!("{}({use_host}, {teams}, {threads}, {});", markers::LAUNCH_SITE.name, c_string(s.model))));
     }
     body.push(Piece::Statement);
     if split.is_some() {
