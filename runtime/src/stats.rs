@@ -126,11 +126,11 @@ impl FeatureKey {
     #[inline]
     pub fn hash64(&self) -> u64 {
         let n = self.len();
-        let mut acc = n as u64;
-        for (i, &b) in self.bits[..n].iter().enumerate() {
-            acc = acc.wrapping_add(mix_at(i, b));
+        let mut acc = HASH_SEED ^ n as u64;
+        for &b in &self.bits[..n] {
+            acc = fold(acc, b);
         }
-        avalanche(acc)
+        acc | 1
     }
 
     /// Whether the key equals the feature slice `f` (as [`FeatureKey::new`] would build it).
@@ -143,48 +143,40 @@ impl FeatureKey {
 }
 
 /// [`FeatureKey::hash64`] of `FeatureKey::new(f)`, without building the key.
-#[inline]
+// on every execution's path (the thread's decision cache): one multiplication per feature
+// and one compare for ordinary values, no call
+#[inline(always)]
 pub fn hash_features(f: &[f64]) -> u64 {
     let n = f.len().min(MAX_FEATURES);
-    let mut acc = n as u64;
-    for (i, &x) in f[..n].iter().enumerate() {
-        acc = acc.wrapping_add(mix_at(i, norm_bits(x)));
+    let mut acc = HASH_SEED ^ n as u64;
+    for &x in &f[..n] {
+        acc = fold(acc, norm_bits_fast(x));
     }
-    avalanche(acc)
+    acc | 1
 }
 
-/// Odd multipliers per feature position (from the SplitMix64 and Murmur3 constants).
-const POSITION: [u64; MAX_FEATURES] = {
-    let mut k = [0u64; MAX_FEATURES];
-    let mut x = 0x9E37_79B9_7F4A_7C15u64;
-    let mut i = 0;
-    while i < MAX_FEATURES {
-        x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = x;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        k[i] = (z ^ (z >> 31)) | 1;
-        i += 1;
-    }
-    k
-};
+/// The hash's seed (the SplitMix64 increment).
+const HASH_SEED: u64 = 0x9E37_79B9_7F4A_7C15;
 
-/// Feature `i`'s share of the hash. The shares are summed: independent multiplications, not
-/// a chain of one per feature (the hash is on every execution's path). Folding the high bits
-/// down first makes the product's low bits depend on them (features such as 1.0, 2.0, 3.0
-/// differ only in their high bits).
+/// One feature into the hash: a 64×64→128-bit multiplication whose halves are folded together
+/// (wyhash's step), so that every bit of the input reaches the low bits as well as the high
+/// ones (features such as 1.0, 2.0, 3.0 differ only in their high bits). Chained, so positions
+/// count.
 #[inline(always)]
-fn mix_at(i: usize, b: u64) -> u64 {
-    (b ^ (b >> 29) ^ (b >> 47)).wrapping_mul(POSITION[i])
+fn fold(acc: u64, b: u64) -> u64 {
+    let m = ((acc ^ b) as u128).wrapping_mul(0xA076_1D64_78BD_642F);
+    (m as u64) ^ ((m >> 64) as u64)
 }
 
-#[inline]
-fn avalanche(mut x: u64) -> u64 {
-    // the Fx step leaves the low bits weak for power-of-two tables
-    x ^= x >> 33;
-    x = x.wrapping_mul(0xff51_afd7_ed55_8ccd);
-    x ^= x >> 33;
-    x | 1
+/// [`norm_bits`] with one compare for ordinary values (`b << 1` is 0 for ±0.0, above infinity's
+/// for NaN).
+#[inline(always)]
+fn norm_bits_fast(x: f64) -> u64 {
+    let b = x.to_bits();
+    if (b << 1).wrapping_sub(1) >= f64::INFINITY.to_bits() << 1 {
+        return if b << 1 == 0 { 0 } else { f64::NAN.to_bits() };
+    }
+    b
 }
 
 #[inline]
@@ -291,6 +283,11 @@ mod tests {
         assert!(a.matches(&[1.0, 0.0]) && a.matches(&[1.0, -0.0]));
         assert!(!a.matches(&[1.0]) && !a.matches(&[1.0, 0.0, 0.0]) && !a.matches(&[2.0, 0.0]));
         assert!(FeatureKey::new(&[f64::NAN]).matches(&[-f64::NAN]));
+        let nan = FeatureKey::new(&[f64::NAN, 2.0]).hash64();
+        assert_eq!(nan, hash_features(&[-f64::NAN, 2.0]));
+        assert_eq!(nan, hash_features(&[f64::from_bits(0x7ff0_0000_0000_0001), 2.0]));
+        assert_eq!(hash_features(&[-0.0, 5e-324]), FeatureKey::new(&[0.0, 5e-324]).hash64());
+        assert_ne!(hash_features(&[f64::INFINITY]), nan);
         let mut r = XorShift::new(7);
         let mut seen = [0; 3];
         for _ in 0..300 {
