@@ -16,7 +16,7 @@ use syn::visit::Visit;
 
 /// The crates whose code others read and link: every `src/` of the workspace.
 const CRATES: &[&str] =
-    &["abi", "plugin", "plugin/syntax", "pass", "runtime", "dataperf", "cli", "evaluate", "plot", "harness", "benchmarks", "tests"];
+    &["abi", "plugin", "plugin/syntax", "pass", "runtime", "dataperf", "ompt", "cli", "evaluate", "plot", "harness", "benchmarks", "tests"];
 
 const MAX_FUNCTION_LINES: usize = 80;
 
