@@ -15,7 +15,7 @@
 // RUN: %FileCheck %s --check-prefix=REMARK < %t.O2.remarks
 
 // The frontend's mark carries the default kinds; the plain constructs are as written.
-// FRONTEND: @__ompadapt_frontend_mark = internal constant [8 x i8] c"default\00"
+// FRONTEND: @__ompadapt_frontend_mark = internal constant [23 x i8] c"default\0Alocations=pass\00"
 // FRONTEND-NOT: __ompadapt_team_invariant
 
 // REMARK-DAG: [OMPADAPT150] region 'plain@auto_explicit_host.c:[[#@LINE+2]]': the parallel region became adaptive with variants serial, threads=0.125, threads=0.25, threads=0.5, threads=1

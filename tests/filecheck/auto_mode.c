@@ -22,7 +22,7 @@
 // RUN: grep -c '^define.*__omp_offloading' %t.dev.ll | diff - %t.stock
 // RUN: %FileCheck %s --check-prefix=DEVICE < %t.dev.ll
 
-// FRONTEND-DAG: @__ompadapt_frontend_mark = internal constant [8 x i8] c"cpu,gpu\00"
+// FRONTEND-DAG: @__ompadapt_frontend_mark = internal constant [23 x i8] c"cpu,gpu\0Alocations=pass\00"
 // FRONTEND-DAG: @[[D1:[^ ]+]] = {{.*}} c"ompadapt1;model=mixed;loc=auto_mode.c:[[#L1:]];features=n;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto\00"
 // FRONTEND-DAG: @[[M1:[^ ]+]] = {{.*}} c"mixed\00"
 // FRONTEND-DAG: @[[LOOPSI:[^ ]+]] = {{.*}} c"i\00"
