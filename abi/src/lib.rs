@@ -18,6 +18,8 @@
 //! * [`limits`]: the most features and variants a region may have (the C header's
 //!   `OMPADAPT_MAX_FEATURES` is checked against it by the runtime's tests);
 //! * [`store`]: how the store on disk names programs and regions, and `PROGRAM/REGION`;
+//! * [`openmp`]: the OpenMP runtime's entry points (libomp, libomptarget, the OpenMP API, OMPT)
+//!   that the runtime and the data-movement tool find by name while a program runs;
 //! * [`dataperf::Counters`]: the per-thread counters the data-movement tool shares with the
 //!   runtime (`ompadapt_dataperf_counters` in C).
 //!
@@ -33,6 +35,7 @@ pub mod limits;
 pub mod loop_names;
 pub mod markers;
 pub mod names;
+pub mod openmp;
 pub mod store;
 
 pub use descriptor::{Association, DescriptorError, ModelType, Parsed, RegionDescriptor, FORMAT};

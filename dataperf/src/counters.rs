@@ -95,6 +95,8 @@ mod tests {
         assert_eq!(symbol_of(ompadapt_dataperf_thread_counters), symbols::THREAD_COUNTERS.to_str().unwrap());
         assert_eq!(symbol_of(ompadapt_dataperf_region_id), symbols::REGION_ID.to_str().unwrap());
         assert_eq!(symbol_of(ompadapt_dataperf_runtime_copies), symbols::RUNTIME_COPIES.to_str().unwrap());
+        // and the OMPT entry point libomp starts the tool through
+        assert_eq!(symbol_of(crate::tool::ompt_start_tool), ompadapt_abi::openmp::START_TOOL.to_str().unwrap());
     }
 
     #[test]

@@ -129,18 +129,20 @@ pub fn mapname(s: &str) -> &str {
 #[cfg(target_arch = "x86_64")]
 mod x86_64 {
     use super::*;
+    use ompadapt_abi::openmp;
     use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 
-    // The entry points clang 19 calls, in stub order.
+    // The entry points clang 19 calls, in stub order: each stub below is the function of that
+    // name (its item's name is its symbol; the test at the end checks they agree).
     const NAMES: [&std::ffi::CStr; 8] = [
-        c"__tgt_target_data_begin_mapper",
-        c"__tgt_target_data_end_mapper",
-        c"__tgt_target_data_update_mapper",
-        c"__tgt_target_data_begin_nowait_mapper",
-        c"__tgt_target_data_end_nowait_mapper",
-        c"__tgt_target_data_update_nowait_mapper",
-        c"__tgt_target_kernel",
-        c"__tgt_target_kernel_nowait",
+        openmp::TARGET_DATA_BEGIN_MAPPER,
+        openmp::TARGET_DATA_END_MAPPER,
+        openmp::TARGET_DATA_UPDATE_MAPPER,
+        openmp::TARGET_DATA_BEGIN_NOWAIT_MAPPER,
+        openmp::TARGET_DATA_END_NOWAIT_MAPPER,
+        openmp::TARGET_DATA_UPDATE_NOWAIT_MAPPER,
+        openmp::TARGET_KERNEL,
+        openmp::TARGET_KERNEL_NOWAIT,
     ];
     const KERNEL_FIRST: usize = 6;
     static REAL: [AtomicUsize; 8] = [const { AtomicUsize::new(0) }; 8];
@@ -233,6 +235,35 @@ mod x86_64 {
     stub!(__tgt_target_data_update_nowait_mapper, 5);
     stub!(__tgt_target_kernel, 6);
     stub!(__tgt_target_kernel_nowait, 7);
+
+    #[cfg(test)]
+    mod tests {
+        use super::*;
+
+        /// The symbol of a `#[no_mangle]` function is its item's name: the last segment of the
+        /// name of its function-item type.
+        fn symbol_of<F>(_: F) -> &'static str {
+            std::any::type_name::<F>().rsplit("::").next().unwrap()
+        }
+
+        #[test]
+        fn each_stub_is_the_entry_point_it_passes_the_call_to() {
+            let stubs = [
+                symbol_of(__tgt_target_data_begin_mapper),
+                symbol_of(__tgt_target_data_end_mapper),
+                symbol_of(__tgt_target_data_update_mapper),
+                symbol_of(__tgt_target_data_begin_nowait_mapper),
+                symbol_of(__tgt_target_data_end_nowait_mapper),
+                symbol_of(__tgt_target_data_update_nowait_mapper),
+                symbol_of(__tgt_target_kernel),
+                symbol_of(__tgt_target_kernel_nowait),
+            ];
+            let names = NAMES.map(|n| n.to_str().unwrap());
+            assert_eq!(stubs, names);
+            assert!(names[KERNEL_FIRST..].iter().all(|n| n.contains("kernel")));
+            assert!(names[..KERNEL_FIRST].iter().all(|n| n.contains("_data_")));
+        }
+    }
 }
 
 #[cfg(test)]

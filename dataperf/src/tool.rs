@@ -336,7 +336,7 @@ impl Tool {
 unsafe extern "C" fn initialize(lookup: ompt_function_lookup_t, _initial_device: c_int, _data: *mut ompt_data_t) -> c_int {
     let Some(t) = TOOL.get() else { return 0 };
     let Some(lookup) = lookup else { return 0 };
-    let set = lookup(c"ompt_set_callback".as_ptr());
+    let set = lookup(ompadapt_abi::openmp::SET_CALLBACK.as_ptr());
     if set.is_none() {
         warn("the OpenMP runtime has no ompt_set_callback; the tool stays off");
         return 0;

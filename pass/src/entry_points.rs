@@ -69,9 +69,12 @@ use Role::*;
 /// The prefixes of the OpenMP runtime's families of names.
 pub const FAMILIES: [&str; 3] = [name::prefix::KMPC, name::prefix::TGT, name::prefix::OMP];
 /// The entry points the pass calls or matches by name, each written once: here and, through
-/// these constants, in [`ENTRY_POINTS`] (a test keeps other files free of such literals).
+/// these constants, in [`ENTRY_POINTS`] (a test keeps other files free of such literals). Those
+/// the runtime also looks up at run time come from `ompadapt_abi::openmp` (here and in [`shared`]).
 pub mod name {
-    pub const FORK_CALL: &str = "__kmpc_fork_call";
+    use ompadapt_abi::openmp::{self, as_str};
+
+    pub const FORK_CALL: &str = as_str(openmp::FORK_CALL);
     pub const FORK_TEAMS: &str = "__kmpc_fork_teams";
     pub const GLOBAL_THREAD_NUM: &str = "__kmpc_global_thread_num";
     pub const PUSH_NUM_THREADS: &str = "__kmpc_push_num_threads";
@@ -79,8 +82,8 @@ pub mod name {
     pub const END_SERIALIZED_PARALLEL: &str = "__kmpc_end_serialized_parallel";
     pub const OMP_TASK_ALLOC: &str = "__kmpc_omp_task_alloc";
     pub const OMP_TARGET_TASK_ALLOC: &str = "__kmpc_omp_target_task_alloc";
-    pub const TARGET_KERNEL: &str = "__tgt_target_kernel";
-    pub const GET_MAX_THREADS: &str = "omp_get_max_threads";
+    pub const TARGET_KERNEL: &str = as_str(openmp::TARGET_KERNEL);
+    pub const GET_MAX_THREADS: &str = as_str(openmp::GET_MAX_THREADS);
     pub const IS_INITIAL_DEVICE: &str = "omp_is_initial_device";
     pub const GET_DEVICE_NUM: &str = "omp_get_device_num";
     pub const GET_NUM_TEAMS: &str = "omp_get_num_teams";
@@ -100,6 +103,17 @@ pub mod name {
         pub const DISTRIBUTE_STATIC_INIT: &str = "__kmpc_distribute_static_init_";
         pub const DIST_FOR_STATIC_INIT: &str = "__kmpc_dist_for_static_init_";
         pub const DISPATCH_INIT: &str = "__kmpc_dispatch_init_";
+    }
+    /// Entries of [`super::ENTRY_POINTS`] the pass matches only through the table, which the
+    /// runtime also looks up at run time: spelt by `ompadapt_abi::openmp`.
+    pub mod shared {
+        use ompadapt_abi::openmp::{self, as_str};
+
+        pub const IN_PARALLEL: &str = as_str(openmp::IN_PARALLEL);
+        pub const GET_MAPPED_PTR: &str = as_str(openmp::GET_MAPPED_PTR);
+        pub const TARGET_MEMCPY: &str = as_str(openmp::TARGET_MEMCPY);
+        pub const GET_DEFAULT_DEVICE: &str = as_str(openmp::GET_DEFAULT_DEVICE);
+        pub const GET_INITIAL_DEVICE: &str = as_str(openmp::GET_INITIAL_DEVICE);
     }
     /// The section libomptarget's offload entries are in (`__start_`/`__stop_` symbols).
     pub const ENTRIES_SECTION: &str = "omp_offloading_entries";
@@ -227,7 +241,7 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     ep("omp_get_team_size", TeamQuery),
     ep("omp_get_ancestor_thread_num", TeamQuery),
     ep("omp_get_active_level", TeamQuery),
-    ep("omp_in_parallel", TeamQuery),
+    ep(name::shared::IN_PARALLEL, TeamQuery),
     ep("omp_get_place_num", TeamQuery),
     ep("omp_get_partition_num_places", TeamQuery),
     ep("omp_get_partition_place_nums", TeamQuery),
@@ -253,10 +267,10 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     ep("omp_get_place_proc_ids", Neutral),
     ep("omp_get_affinity_format", Neutral),
     ep("omp_set_affinity_format", Neutral),
-    ep("omp_get_default_device", Neutral),
+    ep(name::shared::GET_DEFAULT_DEVICE, Neutral),
     ep("omp_set_default_device", Neutral),
     ep("omp_get_num_devices", Neutral),
-    ep("omp_get_initial_device", Neutral),
+    ep(name::shared::GET_INITIAL_DEVICE, Neutral),
     ep(name::IS_INITIAL_DEVICE, Neutral),
     ep(name::GET_DEVICE_NUM, Neutral),
     ep("omp_get_max_task_priority", Neutral),
@@ -298,10 +312,10 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     ep("omp_target_free", Neutral),
     ep("omp_target_is_present", Neutral),
     ep("omp_target_is_accessible", Neutral),
-    ep("omp_get_mapped_ptr", Neutral),
+    ep(name::shared::GET_MAPPED_PTR, Neutral),
     ep("omp_target_associate_ptr", Neutral),
     ep("omp_target_disassociate_ptr", Neutral),
-    ep("omp_target_memcpy", NeutralWrites),
+    ep(name::shared::TARGET_MEMCPY, NeutralWrites),
     ep("omp_target_memcpy_rect", NeutralWrites),
     ep("omp_target_memcpy_async", NeutralWrites),
     ep("omp_target_memcpy_rect_async", NeutralWrites),

@@ -40,6 +40,8 @@
 use std::os::raw::{c_int, c_void};
 use std::sync::{Mutex, OnceLock};
 
+use ompadapt_abi::openmp;
+
 /// Tells the OMPT tool `libompadapt_dataperf.so`, when loaded, that the calling thread's data
 /// operations are this module's copies, not the program's mappings.
 fn quiet_dataperf(on: bool) {
@@ -86,10 +88,10 @@ fn omp() -> Option<&'static Omp> {
             let p = libc::dlsym(libc::RTLD_DEFAULT, name.as_ptr());
             (!p.is_null()).then_some(p)
         };
-        let get_mapped_ptr = sym(c"omp_get_mapped_ptr")?;
-        let target_memcpy = sym(c"omp_target_memcpy")?;
-        let default_device = sym(c"omp_get_default_device")?;
-        let initial_device = sym(c"omp_get_initial_device")?;
+        let get_mapped_ptr = sym(openmp::GET_MAPPED_PTR)?;
+        let target_memcpy = sym(openmp::TARGET_MEMCPY)?;
+        let default_device = sym(openmp::GET_DEFAULT_DEVICE)?;
+        let initial_device = sym(openmp::GET_INITIAL_DEVICE)?;
         let initial: unsafe extern "C" fn() -> c_int = std::mem::transmute(initial_device);
         Some(Omp {
             get_mapped_ptr: std::mem::transmute::<*mut c_void, _>(get_mapped_ptr),

@@ -7,7 +7,7 @@
 use std::sync::OnceLock;
 
 /// A symbol libomptarget defines and only it: present in the process when the program offloads.
-const OFFLOAD_ENTRY: &std::ffi::CStr = c"__tgt_target_kernel";
+const OFFLOAD_ENTRY: &std::ffi::CStr = ompadapt_abi::openmp::TARGET_KERNEL;
 
 /// Whether libomptarget is in the process (looked up once; a lookup, never a call into it,
 /// so it is safe at exit, after libomptarget has shut down).

@@ -18,6 +18,7 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use std::sync::atomic::{AtomicPtr, AtomicUsize, Ordering::Relaxed};
 use std::sync::OnceLock;
 
+use ompadapt_abi::openmp;
 use ompadapt_ompt::*;
 
 use crate::mappings;
@@ -73,7 +74,7 @@ unsafe fn from_tool_libraries(omp_version: c_uint, runtime_version: *const c_cha
         if handle.is_null() {
             continue;
         }
-        let f = libc::dlsym(handle, c"ompt_start_tool".as_ptr());
+        let f = libc::dlsym(handle, openmp::START_TOOL.as_ptr());
         if f.is_null() {
             continue;
         }
@@ -88,7 +89,7 @@ unsafe fn from_tool_libraries(omp_version: c_uint, runtime_version: *const c_cha
 
 unsafe extern "C" fn initialize(lookup: ompt_function_lookup_t, initial_device_num: c_int, _tool_data: *mut ompt_data_t) -> c_int {
     let Some(find) = lookup else { return 0 };
-    let set: ompt_set_callback_t = std::mem::transmute::<ompt_interface_fn_t, ompt_set_callback_t>(find(c"ompt_set_callback".as_ptr()));
+    let set: ompt_set_callback_t = std::mem::transmute::<ompt_interface_fn_t, ompt_set_callback_t>(find(openmp::SET_CALLBACK.as_ptr()));
     let _ = LOOKUP.set(lookup);
     let _ = SET_CALLBACK.set(set);
     if let Some(set) = set {
@@ -117,7 +118,7 @@ unsafe extern "C" fn finalize(_tool_data: *mut ompt_data_t) {
 
 /// The other tool's lookup: libomp's, but for `ompt_set_callback`.
 unsafe extern "C" fn other_lookup(name: *const c_char) -> ompt_interface_fn_t {
-    if !name.is_null() && CStr::from_ptr(name) == c"ompt_set_callback" {
+    if !name.is_null() && CStr::from_ptr(name) == openmp::SET_CALLBACK {
         let f: ompt_set_callback_t = Some(other_set_callback);
         return std::mem::transmute::<ompt_set_callback_t, ompt_interface_fn_t>(f);
     }

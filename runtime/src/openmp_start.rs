@@ -37,7 +37,7 @@ pub fn start() {
         // `void __kmpc_fork_call(ident_t *, kmp_int32, kmpc_micro, ...)`, called with no
         // shared arguments and a microtask that touches nothing.
         unsafe {
-            let f = libc::dlsym(libc::RTLD_DEFAULT, c"__kmpc_fork_call".as_ptr());
+            let f = libc::dlsym(libc::RTLD_DEFAULT, ompadapt_abi::openmp::FORK_CALL.as_ptr());
             if f.is_null() {
                 return;
             }

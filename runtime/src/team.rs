@@ -11,6 +11,8 @@
 
 use std::sync::OnceLock;
 
+use ompadapt_abi::openmp;
+
 /// libomp's `omp_get_max_threads` and `omp_in_parallel`, found in the process (an OpenMP
 /// program links libomp); None in a process without it.
 struct Omp {
@@ -23,8 +25,8 @@ fn omp() -> Option<&'static Omp> {
     OMP.get_or_init(|| {
         // SAFETY: dlsym with NUL-terminated names; the symbols have these types when present.
         unsafe {
-            let m = libc::dlsym(libc::RTLD_DEFAULT, c"omp_get_max_threads".as_ptr());
-            let p = libc::dlsym(libc::RTLD_DEFAULT, c"omp_in_parallel".as_ptr());
+            let m = libc::dlsym(libc::RTLD_DEFAULT, openmp::GET_MAX_THREADS.as_ptr());
+            let p = libc::dlsym(libc::RTLD_DEFAULT, openmp::IN_PARALLEL.as_ptr());
             (!m.is_null() && !p.is_null()).then(|| Omp {
                 max_threads: std::mem::transmute::<*mut libc::c_void, unsafe extern "C" fn() -> libc::c_int>(m),
                 in_parallel: std::mem::transmute::<*mut libc::c_void, unsafe extern "C" fn() -> libc::c_int>(p),

@@ -16,7 +16,8 @@
 use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
-use super::model_info::{self, Explore, Kind, ModelInfo};
+use super::model_info::{self, Kind, ModelInfo};
+use ompadapt_abi::descriptor::Explore;
 use crate::ctx::{Ctx, MAX_FEATURES};
 use crate::diag;
 use crate::region::Region;

@@ -15,21 +15,12 @@
 //! or for the region: `OMPADAPT_MODEL='<id>:logistic'`) wins over `model_info`'s model family,
 //! as it does over a directive's `model_type`.
 
-use super::model_info::{Explore, Kind, ModelInfo, Mode};
+use super::model_info::{Kind, ModelInfo, Mode};
+use ompadapt_abi::descriptor::Explore;
 use crate::model::ModelChoice;
 use crate::region::Region;
 use crate::registry;
 use crate::spec::RegionDescriptor;
-
-/// A descriptor's `explore=` value.
-fn explore_field(e: Explore) -> ompadapt_abi::descriptor::Explore {
-    use ompadapt_abi::descriptor::Explore as Field;
-    match e {
-        Explore::RoundRobin => Field::RoundRobin,
-        Explore::Random => Field::Random,
-        Explore::Elimination => Field::Elimination,
-    }
-}
 
 /// The region of a handle, created (or found) through the registry and configured.
 pub(super) fn region_for(
@@ -44,7 +35,7 @@ pub(super) fn region_for(
         Kind::RoundRobin | Kind::Static { .. } => Some(Explore::RoundRobin),
         _ => info.explore,
     };
-    spec.explore = explore.map(|e| ompadapt_abi::descriptor::Setting::of(explore_field(e)));
+    spec.explore = explore.map(ompadapt_abi::descriptor::Setting::of);
     let model_params = match info.kind {
         Kind::DecisionTree { max_depth } => [max_depth.map_or(-1, |d| d as i64), -1],
         Kind::RandomForest { num_trees, max_depth } => [num_trees.map_or(-1, |t| t as i64), max_depth.map_or(-1, |d| d as i64)],

@@ -15,7 +15,12 @@
 //! any other key, a value that is not a number, or an unknown model name is reported in one
 //! warning line and ignored (Apollo aborts the program). An unknown model name falls back to
 //! `DecisionTree`.
+//!
+//! `explore=S` names the descriptor's exploration strategy ([`Explore`]; a handle's region gets
+//! it as its `explore=` field), spelt as Apollo spells it ([`apollo_name`],
+//! [`parse_apollo_explore`]).
 
+use ompadapt_abi::descriptor::Explore;
 
 /// How a handle's policies are picked (all through its region, see `apollo::hooks`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,25 +63,26 @@ pub enum Kind {
     Random,
 }
 
-/// An exploration strategy requested with `explore=`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Explore {
-    /// `RoundRobin` (Apollo's): the policies in turn.
-    RoundRobin,
-    /// `Random` (Apollo's): a random policy each time.
-    Random,
-    /// `Elimination` (ompadapt's): successive elimination of clearly slower policies.
-    Elimination,
+
+/// `explore`'s spelling in `model_info` (Apollo's case).
+pub fn apollo_name(explore: Explore) -> &'static str {
+    match explore {
+        Explore::RoundRobin => "RoundRobin",
+        Explore::Random => "Random",
+        Explore::Elimination => "Elimination",
+    }
 }
 
-impl Explore {
-    /// Apollo's spelling.
-    pub fn name(self) -> &'static str {
-        match self {
-            Explore::RoundRobin => "RoundRobin",
-            Explore::Random => "Random",
-            Explore::Elimination => "Elimination",
-        }
+/// The strategy an `explore=` value of `model_info` names: Apollo's names (and ompadapt's
+/// `Elimination`) without regard to case, `-` or `_`. Narrower than the descriptor's
+/// [`Explore::parse`], which also takes its abbreviations (`rr`, `se`): `model_info` accepts
+/// what Apollo's does.
+pub fn parse_apollo_explore(value: &str) -> Option<Explore> {
+    match value.to_ascii_lowercase().replace(['-', '_'], "").as_str() {
+        "roundrobin" => Some(Explore::RoundRobin),
+        "random" => Some(Explore::Random),
+        "elimination" => Some(Explore::Elimination),
+        _ => None,
     }
 }
 
@@ -111,7 +117,7 @@ impl ModelInfo {
             Kind::Random => "Random".to_owned(),
         };
         if let Some(e) = self.explore {
-            s.push_str(&format!(",explore={}", e.name()));
+            s.push_str(&format!(",explore={}", apollo_name(e)));
         }
         s
     }
@@ -158,11 +164,9 @@ pub fn parse(text: &str) -> ModelInfo {
                 bad("ompadapt loads the region's saved data itself (OMPADAPT_DIR)");
             }
             (Kind::DecisionTree { .. } | Kind::RandomForest { .. } | Kind::LogisticRegression, "explore") => {
-                match v.map(|v| v.to_ascii_lowercase().replace(['-', '_'], "")).as_deref() {
-                    Some("roundrobin") => explore = Some(Explore::RoundRobin),
-                    Some("random") => explore = Some(Explore::Random),
-                    Some("elimination") => explore = Some(Explore::Elimination),
-                    _ => bad("expected explore=RoundRobin, Random or Elimination"),
+                match v.and_then(parse_apollo_explore) {
+                    Some(e) => explore = Some(e),
+                    None => bad("expected explore=RoundRobin, Random or Elimination"),
                 }
             }
             (Kind::DecisionTree { max_depth } | Kind::RandomForest { max_depth, .. }, "max_depth") => match number(v, 1) {
@@ -206,6 +210,21 @@ mod tests {
         assert_eq!(parse("DecisionTree").canonical(), "DecisionTree");
         assert_eq!(parse(" decisiontree , MAX_DEPTH = 3 ").kind, Kind::DecisionTree { max_depth: Some(3) });
         assert_eq!(parse("LogisticRegression,explore=elimination").explore, Some(Explore::Elimination));
+    }
+
+    #[test]
+    fn explore_keeps_apollos_spellings() {
+        for e in [Explore::RoundRobin, Explore::Random, Explore::Elimination] {
+            let m = parse(&format!("DecisionTree,explore={}", apollo_name(e)));
+            assert_eq!((m.explore, m.warnings.len()), (Some(e), 0));
+            assert_eq!(m.canonical(), format!("DecisionTree,explore={}", apollo_name(e)));
+        }
+        assert_eq!(parse("DecisionTree,explore=round_robin").explore, Some(Explore::RoundRobin));
+        // the descriptor's abbreviations are not Apollo's
+        for v in ["rr", "se", "SuccessiveElimination"] {
+            let m = parse(&format!("DecisionTree,explore={v}"));
+            assert_eq!((m.explore, m.warnings.len()), (None, 1), "{v}");
+        }
     }
 
     #[test]
