@@ -25,8 +25,8 @@ use llvm_sys::debuginfo::{LLVMInstructionGetDebugLoc, LLVMInstructionSetDebugLoc
 use llvm_sys::prelude::{LLVMBuilderRef, LLVMValueRef};
 use llvm_sys::target::{LLVMGetModuleDataLayout, LLVMTargetDataRef};
 use llvm_sys::{LLVMOpcode, LLVMRealPredicate};
-use ompadapt_abi::markers::AUTO_FEATURES;
 use ompadapt_abi::descriptor::AutoFeatures;
+use ompadapt_abi::markers::AUTO_FEATURES;
 use ompadapt_abi::LoopNames;
 
 use crate::ir::{self, ValueRef};

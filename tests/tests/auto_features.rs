@@ -63,7 +63,8 @@ fn automatic_features_equal_the_true_trip_counts_and_map_sizes() {
             let spec = &got["spec"];
             // The frontend's descriptor as it was, followed by the names of exactly the K
             // features stored, which the runtime reads as its features.
-            let frontend = format!("ompadapt1;model={model};loc=auto_features.c:1;features=;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto;");
+            let frontend =
+                format!("ompadapt1;model={model};loc=auto_features.c:1;features=;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto;");
             assert!(spec.starts_with(&format!("{frontend}auto_features=")), "{opt} {model}: {spec}");
             let names = RegionDescriptor::parse(spec).unwrap().descriptor.features;
             assert_eq!(names.len(), k, "{opt} {model}: {spec}");

@@ -60,13 +60,17 @@ mod tests {
     /// Names with every separator the descriptor uses come back as they were.
     #[test]
     fn round_trip() {
-        for names in [vec![], vec!["ops".to_owned()], vec!["trip_count(i,j)".into(), "a;b=c%".into(), " x ".into(), "bytes_mapped".into()]] {
+        for names in [vec![], vec!["ops".to_owned()], vec!["trip_count(i,j)".into(), "a;b=c%".into(), " x ".into(), "bytes_mapped".into()]]
+        {
             let a = AutoFeatures { names };
             let text = a.to_string();
             let value = text.strip_prefix(&format!(";{KEY}=")).unwrap();
             assert_eq!(AutoFeatures::parse_value(value), a, "{text}");
         }
-        assert_eq!(AutoFeatures { names: vec!["trip_count(i,j)".into(), "flops".into()] }.to_string(), ";auto_features=trip_count(i%2Cj),flops");
+        assert_eq!(
+            AutoFeatures { names: vec!["trip_count(i,j)".into(), "flops".into()] }.to_string(),
+            ";auto_features=trip_count(i%2Cj),flops"
+        );
     }
 
     /// The frontend's text stays a prefix, untouched, and the runtime's one parse reads what it

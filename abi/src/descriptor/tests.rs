@@ -143,12 +143,17 @@ fn encoding() {
     d.model_type = ModelType::DecisionTree;
     d.feature_ranges = vec![Some((0.0, 30000.0)), None];
     d.min_sample_points = vec![Some(25), None];
-    d.association =
-        Some(Association { primary: "p".into(), mapping: vec![1], primary_descriptor: Some(Box::new(RegionDescriptor::new("p", "?", vec!["a".into(), "b".into()]))) });
+    d.association = Some(Association {
+        primary: "p".into(),
+        mapping: vec![1],
+        primary_descriptor: Some(Box::new(RegionDescriptor::new("p", "?", vec!["a".into(), "b".into()]))),
+    });
     let s = d.to_string();
     assert!(s.contains(";feature_ranges=0:30000,;min_sample_points=25,;use_model=p;variant_mapping=1;"), "{s}");
     assert!(
-        s.ends_with(";primary=ompadapt1%3Bmodel%3Dp%3Bloc%3D?%3Bfeatures%3D%3Bvariants%3Da%2Cb%3Bvalues%3D0%2C1%3Bnumeric%3D0%3Bmodel_type%3Dauto"),
+        s.ends_with(
+            ";primary=ompadapt1%3Bmodel%3Dp%3Bloc%3D?%3Bfeatures%3D%3Bvariants%3Da%2Cb%3Bvalues%3D0%2C1%3Bnumeric%3D0%3Bmodel_type%3Dauto"
+        ),
         "{s}"
     );
     d.add_features(&["trip_count(i,j)".into()]);
@@ -206,8 +211,7 @@ fn descriptor() -> impl Strategy<Value = RegionDescriptor> {
         let nv = d.variants.len();
         let assoc = prop::option::of((text(), prop::collection::vec(0usize..8, nv), prop::option::of(plain_descriptor())));
         (Just(d), assoc).prop_map(|(mut d, assoc)| {
-            d.association =
-                assoc.map(|(primary, mapping, p)| Association { primary, mapping, primary_descriptor: p.map(Box::new) });
+            d.association = assoc.map(|(primary, mapping, p)| Association { primary, mapping, primary_descriptor: p.map(Box::new) });
             d
         })
     })
@@ -251,9 +255,18 @@ proptest! {
 fn instances_are_named_after_their_template_arguments() {
     let n = |model, pretty| crate::descriptor::instance_name(model, pretty);
     assert_eq!(n("fasten@bude.h:148", "void fasten(T *, int) [T = float]").as_deref(), Some("fasten<float>@bude.h:148"));
-    assert_eq!(n("Grid::relax@g.cpp:9", "void Grid<double, 4>::relax(T) [T = double, N = 4]").as_deref(), Some("Grid::relax<double,4>@g.cpp:9"));
-    assert_eq!(n("ns::get@p.cpp:3#2", "V ns::get(std::pair<K, V>) [K = std::pair<int, float>, V = float]").as_deref(), Some("ns::get<std::pair<int, float>,float>@p.cpp:3#2"));
-    assert_eq!(n("main@l.cpp:7", "auto main()::(anonymous class)::operator()(auto) const [x:auto = double]").as_deref(), Some("main<double>@l.cpp:7"));
+    assert_eq!(
+        n("Grid::relax@g.cpp:9", "void Grid<double, 4>::relax(T) [T = double, N = 4]").as_deref(),
+        Some("Grid::relax<double,4>@g.cpp:9")
+    );
+    assert_eq!(
+        n("ns::get@p.cpp:3#2", "V ns::get(std::pair<K, V>) [K = std::pair<int, float>, V = float]").as_deref(),
+        Some("ns::get<std::pair<int, float>,float>@p.cpp:3#2")
+    );
+    assert_eq!(
+        n("main@l.cpp:7", "auto main()::(anonymous class)::operator()(auto) const [x:auto = double]").as_deref(),
+        Some("main<double>@l.cpp:7")
+    );
     assert_eq!(n("f@a.c:1", "void f(int)"), None);
     let t = crate::descriptor::template_of;
     assert_eq!(t("fasten<float>@bude.h:148").as_deref(), Some("fasten@bude.h:148"));
