@@ -13,9 +13,15 @@
 //! (typed in [`Setting`]s: a value the runtime cannot use is kept as written, for it to warn
 //! about). Names and text are percent-encoded ([`crate::escape`]).
 //!
+//! The frontend prints a region's descriptor once; the runtime parses it once. The only field
+//! added in between is `auto_features=` ([`AutoFeatures`]): the LLVM pass appends the names of
+//! the automatic features it derived to the frontend's text without reading it, and the parse
+//! appends them to [`RegionDescriptor::features`].
+//!
 //! Reading is lenient where a newer writer may have added something (unknown keys and fields
-//! without `=` are ignored; an unknown `model_type` warns and reads as `dtree`) and strict about
-//! everything else (see [`RegionDescriptor::parse`]).
+//! without `=` are ignored; an unknown `model_type` warns and reads as `dtree`; a nested
+//! `primary=` descriptor that cannot be read warns and is left out) and strict about everything
+//! else (see [`RegionDescriptor::parse`]).
 
 use std::fmt;
 use std::str::FromStr;
@@ -23,7 +29,9 @@ use std::str::FromStr;
 use crate::escape::{escape, escape_nested, unescape};
 use crate::limits::MAX_VARIANTS;
 
+mod auto_features;
 mod options;
+pub use auto_features::AutoFeatures;
 pub use options::{Explore, OptionValue, Repeats, Setting};
 
 /// The format tag, the descriptor's first field.
@@ -68,8 +76,9 @@ pub struct Association {
     /// `variant_mapping=`: for each variant of this region, the primary's variant it runs with.
     pub mapping: Vec<usize>,
     /// `primary=`: the primary's own descriptor, when the compiler knew it (the runtime creates
-    /// the primary from it if the associated region runs first).
-    pub primary_descriptor: Option<String>,
+    /// the primary from it if the associated region runs first). Written nested, as one
+    /// encoded value ([`escape_nested`]), and read with the descriptor that holds it.
+    pub primary_descriptor: Option<Box<RegionDescriptor>>,
 }
 
 /// Everything a descriptor says about a region.
@@ -355,7 +364,7 @@ impl fmt::Display for RegionDescriptor {
         if let Some(a) = &self.association {
             write!(f, ";use_model={};variant_mapping={}", escape(&a.primary), list(&mut a.mapping.iter().map(usize::to_string)))?;
             if let Some(p) = &a.primary_descriptor {
-                write!(f, ";primary={}", escape_nested(p))?;
+                write!(f, ";primary={}", escape_nested(&p.to_string()))?;
             }
         }
         if self.as_written_in_parallel {
@@ -398,6 +407,7 @@ struct RawFields {
     coarse: Option<String>,
     in_parallel: Option<String>,
     instanced: Option<String>,
+    auto_features: Option<String>,
 }
 
 impl RawFields {
@@ -420,6 +430,7 @@ impl RawFields {
             "coarse" => &mut self.coarse,
             "in_parallel" => &mut self.in_parallel,
             "instanced" => &mut self.instanced,
+            "auto_features" => &mut self.auto_features,
             _ => return, // a newer writer's field
         };
         *slot = Some(value.to_owned());
@@ -447,14 +458,7 @@ impl RawFields {
         };
         let feature_ranges = self.feature_ranges.as_deref().map(parse_ranges).transpose()?.unwrap_or_default();
         let min_sample_points = self.min_sample_points.as_deref().map(parse_counts).transpose()?.unwrap_or_default();
-        let association = match (self.use_model, self.variant_mapping) {
-            (None, None) => None,
-            (Some(p), Some(m)) if !p.trim().is_empty() => {
-                let mapping = parse_mapping(&m, variants.len())?;
-                Some(Association { primary: unescape(p.trim()), mapping, primary_descriptor: self.primary.map(|p| unescape(p.trim())) })
-            }
-            _ => return Err("use_model and variant_mapping come together".to_owned()),
-        };
+        let association = association(self.use_model, self.variant_mapping, self.primary, variants.len(), &model, warnings)?;
         fn option<T: OptionValue>(v: Option<String>) -> Option<Setting<T>> {
             v.map(|v| Setting::read(unescape(v.trim())))
         }
@@ -468,7 +472,7 @@ impl RawFields {
             Some("1") => true,
             Some(x) => return Err(format!("instanced={x}, expected 0 or 1")),
         };
-        Ok(RegionDescriptor {
+        let mut d = RegionDescriptor {
             model,
             loc: loc.unwrap_or_else(|| "?".to_owned()),
             features: self.features.as_deref().map(split_list).unwrap_or_default(),
@@ -484,8 +488,47 @@ impl RawFields {
             coarse: option(self.coarse),
             as_written_in_parallel,
             instanced,
-        })
+        };
+        // the pass's automatic features, after the explicit ones (their values' order)
+        if let Some(auto) = self.auto_features {
+            d.add_features(&AutoFeatures::parse_value(&auto).names);
+        }
+        Ok(d)
     }
+}
+
+/// `use_model=`, `variant_mapping=` (for `nvariants` variants) and `primary=` of region `model`.
+/// A nested primary descriptor that cannot be read is left out with a warning: the region then
+/// follows its primary once that region has run, as it does when the compiler did not know it.
+fn association(
+    use_model: Option<String>,
+    variant_mapping: Option<String>,
+    primary: Option<String>,
+    nvariants: usize,
+    model: &str,
+    warnings: &mut Vec<String>,
+) -> Result<Option<Association>, String> {
+    let (p, m) = match (use_model, variant_mapping) {
+        (None, None) => return Ok(None),
+        (Some(p), Some(m)) if !p.trim().is_empty() => (unescape(p.trim()), m),
+        _ => return Err("use_model and variant_mapping come together".to_owned()),
+    };
+    let mapping = parse_mapping(&m, nvariants)?;
+    let primary_descriptor = primary.and_then(|text| match RegionDescriptor::parse(&unescape(text.trim())) {
+        Ok(nested) => {
+            warnings.extend(nested.warnings);
+            Some(Box::new(nested.descriptor))
+        }
+        Err(e) => {
+            warnings.push(format!(
+                "region '{model}': the descriptor of its primary region '{p}' (primary=) is malformed ({}); \
+                 it follows '{p}' once that region has run",
+                e.reason
+            ));
+            None
+        }
+    });
+    Ok(Some(Association { primary: p, mapping, primary_descriptor }))
 }
 
 fn split_list(v: &str) -> Vec<String> {

@@ -9,8 +9,9 @@
 //! 2. `bytes_mapped` of an offload launch ([`crate::map_sizes`]);
 //! 3. the static features of the region's code ([`crate::static_features`]), constants.
 //!
-//! The values go to `out[0..K)` (at most `cap`), `*spec` points at a new descriptor whose
-//! `features=` lists their names after the explicit ones, the call's result becomes `K`, and
+//! The values go to `out[0..K)` (at most `cap`), `*spec` points at the frontend's descriptor,
+//! not read, followed by `;auto_features=` with their names ([`AutoFeatures`]: the runtime's
+//! one parse puts them after the explicit features), the call's result becomes `K`, and
 //! `!ompadapt.auto_features` records `!{!"<model>", !"<name>", ...}` per region.
 // Raw `LLVMValueRef`s passed around here are values of the module being transformed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
@@ -24,8 +25,9 @@ use llvm_sys::debuginfo::{LLVMInstructionGetDebugLoc, LLVMInstructionSetDebugLoc
 use llvm_sys::prelude::{LLVMBuilderRef, LLVMValueRef};
 use llvm_sys::target::{LLVMGetModuleDataLayout, LLVMTargetDataRef};
 use llvm_sys::{LLVMOpcode, LLVMRealPredicate};
+use ompadapt_abi::descriptor::AutoFeatures;
 use ompadapt_abi::markers::AUTO_FEATURES;
-use ompadapt_abi::{LoopNames, RegionDescriptor};
+use ompadapt_abi::LoopNames;
 
 use crate::ir::{self, ValueRef};
 use crate::launch_search::{find_launch_after, LaunchSearch};
@@ -241,8 +243,9 @@ fn trip_count_features(
 }
 
 /// Before `call`, stores the features' values into its array (`out`, the first argument) and
-/// points `*spec` at a descriptor that names them after the explicit features; returns how
-/// many were stored: none when the descriptor is not a constant string at the marker.
+/// points `*spec` at the descriptor with their names appended ([`AutoFeatures::append_to`]);
+/// returns how many were stored: none when the descriptor is not a constant string at the
+/// marker.
 fn store_features(
     module: &Module<'_>,
     data_layout: LLVMTargetDataRef,
@@ -261,7 +264,7 @@ fn store_features(
         return 0;
     };
     let args = ir::call_args(call);
-    let names: Vec<String> = features.iter().map(|(n, _)| n.clone()).collect();
+    let auto = AutoFeatures { names: features.iter().map(|(n, _)| n.clone()).collect() };
     unsafe {
         let builder = LLVMCreateBuilderInContext(LLVMGetTypeContext(ir::type_of(call)));
         LLVMPositionBuilderBefore(builder, call);
@@ -280,7 +283,7 @@ fn store_features(
                 }
             }
         }
-        let text = std::ffi::CString::new(extend_descriptor(&spec, &names)).unwrap_or_default();
+        let text = std::ffi::CString::new(auto.append_to(&spec)).unwrap_or_default();
         let descriptor = LLVMBuildGlobalString(builder, text.as_ptr(), c"ompadapt.auto.spec".as_ptr());
         let store = LLVMBuildStore(builder, descriptor, args[2]);
         LLVMInstructionSetDebugLoc(store, loc);
@@ -440,37 +443,5 @@ fn emit_value(
                 trips
             }
         }
-    }
-}
-
-
-/// `spec` with `names` appended to its features (and no declared range or sample count for
-/// them); a descriptor the contract crate cannot read is left as it is (the runtime reports it).
-pub fn extend_descriptor(spec: &str, names: &[String]) -> String {
-    match spec.parse::<RegionDescriptor>() {
-        Ok(mut d) => {
-            d.add_features(names);
-            d.to_string()
-        }
-        Err(_) => spec.to_owned(),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn descriptor_gets_the_names_after_the_explicit_features() {
-        let s = "ompadapt1;model=m;loc=a.c:1;features=n;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto;feature_ranges=1:9";
-        assert_eq!(
-            extend_descriptor(s, &["trip_count(i,j)".into(), "flops".into()]),
-            "ompadapt1;model=m;loc=a.c:1;features=n,trip_count(i%2Cj),flops;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto;feature_ranges=1:9,,"
-        );
-        let e = "ompadapt1;model=m;loc=a.c:1;features=;variants=cpu;values=0;numeric=0;model_type=auto";
-        assert_eq!(
-            extend_descriptor(e, &["ops".into()]),
-            "ompadapt1;model=m;loc=a.c:1;features=ops;variants=cpu;values=0;numeric=0;model_type=auto"
-        );
     }
 }

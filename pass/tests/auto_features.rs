@@ -1,5 +1,6 @@
 //! features(auto) through the pass library: static features of kernels known by construction,
-//! the same at -O0 and -O2 (clang's IR before optimisation), idempotence and the verifier.
+//! the same at -O0 and -O2 (clang's IR before optimisation), the descriptor the runtime gets,
+//! idempotence and the verifier.
 
 mod common;
 
@@ -7,6 +8,7 @@ use std::collections::BTreeMap;
 
 use common::{have_clang, host_ir, input, ir_text, parse, scratch, verify, Opt};
 use inkwell::context::Context;
+use ompadapt_abi::descriptor::AutoFeatures;
 use ompadapt_pass::transform_module;
 
 /// The constants the pass stored into each region's feature array: model -> name -> value.
@@ -56,6 +58,12 @@ fn static_features_of_known_kernels() {
         verify(&module, "auto_kernels.c");
         assert_eq!(outcome.auto_features.len(), 2);
         let ir = ir_text(&module);
+        // Each descriptor the runtime gets: the frontend's text as it was, then the names.
+        for (model, names) in &outcome.auto_features {
+            let frontend = format!("ompadapt1;model={model};loc=k.c:1;features=;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto");
+            let want = AutoFeatures { names: names.clone() }.append_to(&frontend);
+            assert!(!names.is_empty() && ir.contains(&format!("c\"{want}\\00\"")), "{opt:?} {model}: {want}\n{ir}");
+        }
         let f = stored_features(&ir, &outcome.auto_features);
         let saxpy = &f["saxpy"];
         assert_eq!(saxpy["flops"], 2.0, "{opt:?}: {saxpy:?}");

@@ -402,8 +402,8 @@ static inline __attribute__((noinline)) void __ompadapt_launch_site(int use_host
 
 /* features(auto): the ompadapt pass replaces this call by the region's automatic features
  * (loop trip counts sliced to this point, bytes_mapped, static features of the region's code):
- * it stores up to `cap` values into out[], points *spec at a descriptor naming them and
- * returns their number. Without the pass: no automatic features, the program still runs. */
+ * it stores up to `cap` values into out[], points *spec at the descriptor followed by
+ * `;auto_features=` with their names and returns their number. Without the pass: no automatic features, the program still runs. */
 static inline __attribute__((noinline)) int __ompadapt_auto_features(double *out, int cap, const char **spec,
                                                                      const char *model, const char *loops) {
   (void)out; (void)cap; (void)spec; (void)model; (void)loops;

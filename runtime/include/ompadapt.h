@@ -75,6 +75,9 @@ typedef struct ompadapt_ctx {
  *                               an associated region: ompadapt_begin gets P's features and
  *                               sets `variant` to the index mapped to P's decision (the
  *                               number of variants when none is), records nothing
+ * features(auto) adds, appended by the ompadapt pass to the plugin's text:
+ *   auto_features=N1,N2         names of the automatic features, read as if `features` listed
+ *                               them after its own (their values follow the explicit ones)
  * Up to 1024 variants. min_train, model_param1 and model_param2 come from min_train_data(...) and
  * model_type(kind, p1, p2); -1 means "not given, use the default". */
 

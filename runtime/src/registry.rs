@@ -88,29 +88,35 @@ impl Registry {
                 for w in &parsed.warnings {
                     diag::warn_once(w, w);
                 }
-                match inner.by_model.get(&parsed.descriptor.model) {
-                    Some(r) => {
-                        if !r.spec.same_region(&parsed.descriptor) || r.args != args {
-                            diag::warn(&format!(
-                                "region '{}': the directive at {} differs from the one at {} \
-                                 (variants, features, model or min_train); both use the region \
-                                 as first declared",
-                                parsed.descriptor.model, parsed.descriptor.loc, r.spec.loc
-                            ));
-                        }
-                        r
-                    }
-                    None => {
-                        let r = self.create(parsed.descriptor, args);
-                        inner.by_model.insert(r.spec.model.clone(), r);
-                        inner.order.push(r);
-                        r
-                    }
-                }
+                self.described(&mut inner, parsed.descriptor, args)
             }
         };
         inner.by_text.insert(tkey, region);
         region
+    }
+
+    /// The region `d` names: the one of its model (a warning when `d` differs from it), else
+    /// one created from `d`.
+    fn described(&self, inner: &mut Inner, d: RegionDescriptor, args: CallArgs) -> &'static Region {
+        match inner.by_model.get(&d.model) {
+            Some(r) => {
+                if !r.spec.same_region(&d) || r.args != args {
+                    diag::warn(&format!(
+                        "region '{}': the directive at {} differs from the one at {} \
+                         (variants, features, model or min_train); both use the region \
+                         as first declared",
+                        d.model, d.loc, r.spec.loc
+                    ));
+                }
+                r
+            }
+            None => {
+                let r = self.create(d, args);
+                inner.by_model.insert(r.spec.model.clone(), r);
+                inner.order.push(r);
+                r
+            }
+        }
     }
 
     fn create(&self, spec: RegionDescriptor, args: CallArgs) -> &'static Region {
@@ -153,9 +159,14 @@ impl Registry {
     }
 
     /// The primary region an associated region follows: the region named `use_model`, or one
-    /// created from the primary's descriptor the compiler gave.
+    /// created from the primary's descriptor the compiler gave (parsed with the associated
+    /// region's own descriptor).
     pub fn primary_of(&self, a: &spec::Association) -> Option<&'static Region> {
-        self.find(&a.primary).or_else(|| a.primary_descriptor.as_deref().map(|s| self.lookup(Some(s), CallArgs::NONE)))
+        self.find(&a.primary).or_else(|| {
+            let d = a.primary_descriptor.as_deref()?;
+            crate::openmp_start::start();
+            Some(self.described(&mut self.lock(), d.clone(), CallArgs::NONE))
+        })
     }
 
     /// The region of `model`, if it exists.

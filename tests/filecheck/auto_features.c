@@ -3,8 +3,9 @@
 // by the region's features computed at the marker: trip counts sliced from the loop bounds
 // (arguments, globals, struct fields through pointers, collapse products, two loops of a
 // nested construct, a host parallel for), bytes_mapped and the static features; the
-// descriptor names them, the call's result becomes their number, metadata lists them. Bounds
-// without a slice get a remark and no feature. Verified, and idempotent.
+// frontend's descriptor, as it was, gets their names appended (auto_features=), the call's
+// result becomes their number, metadata lists them. Bounds without a slice get a remark and
+// no feature. Verified, and idempotent.
 //
 // RUN: %clang -O0 --offload-host-only -S -emit-llvm -fno-discard-value-names -Xclang -disable-llvm-passes -fplugin=%plugin -fplugin-arg-ompadapt-no-pass %s -o %t.ll
 // RUN: %opt -load-pass-plugin=%passplugin -passes=ompadapt,verify -pass-remarks-missed=ompadapt -S < %t.ll > %t.opt.ll 2> %t.remarks
@@ -33,13 +34,13 @@ void args(double *a, int n) {
   for (int i = 0; i < n; ++i) a[i] += 1.0;
   use(s, f, k);
 }
-// PASS-DAG: @ompadapt.auto.spec = private unnamed_addr constant {{.*}} c"ompadapt1;model=args;loc=auto_features.c:1;features=trip_count(i),bytes_mapped,ops,flops,comparisons,memory_accesses,loop_depth,calls;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto\00"
-// PASS-DAG: @ompadapt.auto.spec.{{[0-9]+}} = private unnamed_addr constant {{.*}} c"ompadapt1;model=global;{{.*}}features=trip_count(i),bytes_mapped,ops,
-// PASS-DAG: @ompadapt.auto.spec.{{[0-9]+}} = private unnamed_addr constant {{.*}} c"ompadapt1;model=field;{{.*}}features=trip_count(i%2Cj),bytes_mapped,ops,
-// PASS-DAG: @ompadapt.auto.spec.{{[0-9]+}} = private unnamed_addr constant {{.*}} c"ompadapt1;model=nested;{{.*}}features=trip_count(i),trip_count(j),bytes_mapped,ops,
-// PASS-DAG: @ompadapt.auto.spec.{{[0-9]+}} = private unnamed_addr constant {{.*}} c"ompadapt1;model=host;{{.*}}features=trip_count(i),ops,
-// PASS-DAG: @ompadapt.auto.spec.{{[0-9]+}} = private unnamed_addr constant {{.*}} c"ompadapt1;model=written;{{.*}}features=bytes_mapped,ops,
-// PASS-DAG: @ompadapt.auto.spec.{{[0-9]+}} = private unnamed_addr constant {{.*}} c"ompadapt1;model=mixed;{{.*}}features=n,trip_count(i),bytes_mapped;{{.*}};feature_ranges=1:100,,\00"
+// PASS-DAG: @ompadapt.auto.spec = private unnamed_addr constant {{.*}} c"ompadapt1;model=args;loc=auto_features.c:1;features=;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto;auto_features=trip_count(i),bytes_mapped,ops,flops,comparisons,memory_accesses,loop_depth,calls\00"
+// PASS-DAG: @ompadapt.auto.spec.{{[0-9]+}} = private unnamed_addr constant {{.*}} c"ompadapt1;model=global;{{.*}};auto_features=trip_count(i),bytes_mapped,ops,
+// PASS-DAG: @ompadapt.auto.spec.{{[0-9]+}} = private unnamed_addr constant {{.*}} c"ompadapt1;model=field;{{.*}};auto_features=trip_count(i%2Cj),bytes_mapped,ops,
+// PASS-DAG: @ompadapt.auto.spec.{{[0-9]+}} = private unnamed_addr constant {{.*}} c"ompadapt1;model=nested;{{.*}};auto_features=trip_count(i),trip_count(j),bytes_mapped,ops,
+// PASS-DAG: @ompadapt.auto.spec.{{[0-9]+}} = private unnamed_addr constant {{.*}} c"ompadapt1;model=host;{{.*}};auto_features=trip_count(i),ops,
+// PASS-DAG: @ompadapt.auto.spec.{{[0-9]+}} = private unnamed_addr constant {{.*}} c"ompadapt1;model=written;{{.*}};auto_features=bytes_mapped,ops,
+// PASS-DAG: @ompadapt.auto.spec.{{[0-9]+}} = private unnamed_addr constant {{.*}} c"ompadapt1;model=mixed;loc=auto_features.c:1;features=n;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto;feature_ranges=1:100;auto_features=trip_count(i),bytes_mapped\00"
 //
 // The bound n is read at the marker from its stack slot (clang's -O0 IR), the trip count is
 // max(0, ub - lb + 1) under the loop's precondition, stored into out[0]; bytes_mapped into out[1].

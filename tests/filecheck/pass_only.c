@@ -52,7 +52,7 @@ void nested(int n, double *v) {
 // CHECK: @saxpy._ompadapt_p.absolute = private unnamed_addr constant [6 x i32] zeroinitializer
 // CHECK: @saxpy._ompadapt_p.share = private unnamed_addr constant [6 x double] [double 0.000000e+00, double 1.250000e-01, double 2.500000e-01, double 5.000000e-01, double 1.000000e+00, double 0.000000e+00]
 // CHECK: @__ompadapt_v4_default_runtime = weak hidden constant ptr @ompadapt.default_runtime
-// CHECK: c"ompadapt1;model=saxpy@pass_only.c:26;{{.*}}features=trip_count(loop1),ops,flops,comparisons,memory_accesses,loop_depth,calls;
+// CHECK: c"ompadapt1;model=saxpy@pass_only.c:26;loc=pass_only.c:26;features=;{{.*}};in_parallel=as_written;auto_features=trip_count(loop1),ops,flops,comparisons,memory_accesses,loop_depth,calls\00"
 
 // CHECK-LABEL: define dso_local void @saxpy(
 // CHECK: %ompadapt.ctx = alloca { ptr, i64, i32, i32, double, [16 x double], ptr }

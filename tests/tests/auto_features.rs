@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use ompadapt_abi::RegionDescriptor;
 use ompadapt_tests::*;
 
 struct Build {
@@ -60,15 +61,19 @@ fn automatic_features_equal_the_true_trip_counts_and_map_sizes() {
             assert_eq!(model, tmodel);
             let k: usize = got["k"].parse().unwrap();
             let spec = &got["spec"];
-            // The descriptor names exactly the K features stored.
-            let names = spec.split(';').find_map(|f| f.strip_prefix("features=")).unwrap();
-            assert_eq!(names.split(',').filter(|n| !n.is_empty()).count(), k, "{opt} {model}: {spec}");
+            // The frontend's descriptor as it was, followed by the names of exactly the K
+            // features stored, which the runtime reads as its features.
+            let frontend =
+                format!("ompadapt1;model={model};loc=auto_features.c:1;features=;variants=cpu,gpu;values=0,1;numeric=0;model_type=auto;");
+            assert!(spec.starts_with(&format!("{frontend}auto_features=")), "{opt} {model}: {spec}");
+            let names = RegionDescriptor::parse(spec).unwrap().descriptor.features;
+            assert_eq!(names.len(), k, "{opt} {model}: {spec}");
             for (name, value) in want {
                 let key = name.replace(',', "%2C");
                 assert_eq!(got.get(&key), Some(value), "{opt} {model}: {name} (AUTO {got:?})");
             }
             // Static features of every region, in the contract's order, after the dynamic ones.
-            let tail: Vec<&str> = names.split(',').rev().take(6).collect::<Vec<_>>().into_iter().rev().collect();
+            let tail: Vec<&str> = names[names.len().saturating_sub(6)..].iter().map(String::as_str).collect();
             assert_eq!(tail, ["ops", "flops", "comparisons", "memory_accesses", "loop_depth", "calls"], "{opt} {model}");
             for s in ["ops", "memory_accesses", "comparisons"] {
                 assert!(got[s].parse::<f64>().unwrap() > 0.0, "{opt} {model}: {s} = {}", got[s]);
@@ -79,7 +84,7 @@ fn automatic_features_equal_the_true_trip_counts_and_map_sizes() {
             assert_eq!(depth, want_depth, "{opt} {model}: loop depth");
             // No slice: no trip count at all.
             if model == "written_after" || model == "opaque" {
-                assert!(!names.contains("trip_count"), "{opt} {model}: {names}");
+                assert!(!names.iter().any(|n| n.contains("trip_count")), "{opt} {model}: {names:?}");
             }
         }
         // Remarks say why.
@@ -128,7 +133,7 @@ fn random_loops_get_their_true_trip_counts() {
          struct P { int f0, f1; };\nint g0;\n\
          static void show(const char *m, const char *spec, const double *f, int k) {\n\
            printf(\"AUTO model=%s k=%d\", m, k);\n\
-           const char *q = strstr(spec, \";features=\"); q = q ? q + 10 : \"\";\n\
+           const char *q = strstr(spec, \";auto_features=\"); q = q ? q + 15 : \"\";\n\
            for (int i = 0; i < k; ++i) { char n[128]; int c = 0;\n\
              while (*q && *q != ',' && *q != ';' && c < 127) n[c++] = *q++;\n\
              n[c] = 0; if (*q == ',') ++q; printf(\" %s=%.0f\", n, f[i]); }\n\

@@ -99,8 +99,26 @@ fn declared_and_associated_fields() {
     .descriptor;
     let assoc = a.association.unwrap();
     assert_eq!((assoc.primary.as_str(), assoc.mapping.as_slice()), ("scoring_loop", &[2usize][..]));
-    let primary: RegionDescriptor = assoc.primary_descriptor.as_deref().unwrap().parse().unwrap();
-    assert_eq!(primary.variants, vec!["a", "b", "c"]);
+    let primary = assoc.primary_descriptor.as_deref().unwrap();
+    assert_eq!((primary.model.as_str(), primary.variants.as_slice()), ("scoring_loop", &["a".to_owned(), "b".into(), "c".into()][..]));
+}
+
+/// A nested primary descriptor is read with the one that holds it: its remarks come along, and
+/// one that cannot be read is left out with a warning (the region still follows its primary by
+/// name), not an error of the associated region.
+#[test]
+fn nested_primary_descriptor() {
+    let assoc = |nested: &str| format!("ompadapt1;model=p<-a.c:3;variants=x;use_model=p;variant_mapping=1;primary={nested}");
+    let p = parse(&assoc("ompadapt1%3Bmodel%3Dp%3Bvariants%3Da%2Cb%3Bmodel_type%3Dlogreg")).unwrap();
+    assert_eq!(p.warnings.len(), 1, "{:?}", p.warnings);
+    assert!(p.warnings[0].contains("logreg"));
+    let nested = p.descriptor.association.unwrap().primary_descriptor.unwrap();
+    assert_eq!((nested.model_type, nested.variants.len()), (ModelType::DecisionTree, 2));
+    let p = parse(&assoc("ompadapt1%3Bmodel%3Dp%3Bvariants%3Da%2Ca")).unwrap();
+    let a = p.descriptor.association.unwrap();
+    assert_eq!((a.primary.as_str(), a.mapping.as_slice(), a.primary_descriptor), ("p", &[1usize][..], None));
+    assert_eq!(p.warnings.len(), 1);
+    assert!(p.warnings[0].contains("region 'p<-a.c:3'") && p.warnings[0].contains("listed twice"), "{}", p.warnings[0]);
 }
 
 #[test]
@@ -125,11 +143,19 @@ fn encoding() {
     d.model_type = ModelType::DecisionTree;
     d.feature_ranges = vec![Some((0.0, 30000.0)), None];
     d.min_sample_points = vec![Some(25), None];
-    d.association =
-        Some(Association { primary: "p".into(), mapping: vec![1], primary_descriptor: Some("ompadapt1;model=p;variants=a,b".into()) });
+    d.association = Some(Association {
+        primary: "p".into(),
+        mapping: vec![1],
+        primary_descriptor: Some(Box::new(RegionDescriptor::new("p", "?", vec!["a".into(), "b".into()]))),
+    });
     let s = d.to_string();
     assert!(s.contains(";feature_ranges=0:30000,;min_sample_points=25,;use_model=p;variant_mapping=1;"), "{s}");
-    assert!(s.ends_with(";primary=ompadapt1%3Bmodel%3Dp%3Bvariants%3Da%2Cb"), "{s}");
+    assert!(
+        s.ends_with(
+            ";primary=ompadapt1%3Bmodel%3Dp%3Bloc%3D?%3Bfeatures%3D%3Bvariants%3Da%2Cb%3Bvalues%3D0%2C1%3Bnumeric%3D0%3Bmodel_type%3Dauto"
+        ),
+        "{s}"
+    );
     d.add_features(&["trip_count(i,j)".into()]);
     assert!(d.to_string().contains("features=N,M,trip_count(i%2Cj);") && d.to_string().contains("feature_ranges=0:30000,,;"));
 }
@@ -142,7 +168,8 @@ fn number() -> impl Strategy<Value = f64> {
     prop_oneof![(-1000i64..1000).prop_map(|i| i as f64), any::<f64>().prop_filter("finite", |v| v.is_finite())]
 }
 
-fn descriptor() -> impl Strategy<Value = RegionDescriptor> {
+/// A descriptor without an association (a primary region's).
+fn plain_descriptor() -> impl Strategy<Value = RegionDescriptor> {
     (
         text(),
         text(),
@@ -160,10 +187,9 @@ fn descriptor() -> impl Strategy<Value = RegionDescriptor> {
                 prop::collection::vec(number(), nv),
                 prop::collection::vec(prop::option::of((number(), 0.0..1e6f64).prop_map(|(lo, w)| (lo, lo + w))), nf),
                 prop::collection::vec(prop::option::of(1u64..100), nf),
-                prop::option::of((text(), prop::collection::vec(0usize..8, nv), prop::option::of(text()))),
             )
         })
-        .prop_map(|((model, loc, features, variants, numeric, mt, explore), values, ranges, counts, assoc)| {
+        .prop_map(|((model, loc, features, variants, numeric, mt, explore), values, ranges, counts)| {
             let mut d = RegionDescriptor::new(model, loc, variants);
             d.features = features;
             d.values = values;
@@ -172,12 +198,23 @@ fn descriptor() -> impl Strategy<Value = RegionDescriptor> {
             // written only when one is declared: all-None reads back as empty
             d.feature_ranges = if ranges.iter().any(Option::is_some) { ranges } else { Vec::new() };
             d.min_sample_points = if counts.iter().any(Option::is_some) { counts } else { Vec::new() };
-            d.association = assoc.map(|(primary, mapping, p)| Association { primary, mapping, primary_descriptor: p });
             d.explore = explore.map(Setting::read);
             d.as_written_in_parallel = d.model.len() % 2 == 0;
             d.instanced = d.loc.len() % 2 == 1;
             d
         })
+}
+
+/// Any descriptor: a primary region's, or an associated one's with its primary's nested.
+fn descriptor() -> impl Strategy<Value = RegionDescriptor> {
+    plain_descriptor().prop_flat_map(|d| {
+        let nv = d.variants.len();
+        let assoc = prop::option::of((text(), prop::collection::vec(0usize..8, nv), prop::option::of(plain_descriptor())));
+        (Just(d), assoc).prop_map(|(mut d, assoc)| {
+            d.association = assoc.map(|(primary, mapping, p)| Association { primary, mapping, primary_descriptor: p.map(Box::new) });
+            d
+        })
+    })
 }
 
 proptest! {
@@ -193,6 +230,20 @@ proptest! {
         prop_assert!(back.warnings.is_empty());
     }
 
+    /// The pass's `auto_features=`, appended to whatever the frontend printed, reads as that
+    /// descriptor with the names added after its features (what the runtime read when the pass
+    /// printed the whole descriptor again), and prints as that.
+    #[test]
+    fn auto_features_appended(d in descriptor(), names in prop::collection::vec(text(), 0..4)) {
+        let auto = AutoFeatures { names };
+        let text = auto.append_to(&d.to_string());
+        let back = RegionDescriptor::parse(&text).map_err(|e| TestCaseError::fail(format!("{text}: {e}")))?;
+        let mut want = d.clone();
+        want.add_features(&auto.names);
+        prop_assert_eq!(&back.descriptor, &want, "{}", text);
+        prop_assert_eq!(back.descriptor.to_string(), want.to_string());
+    }
+
     /// Any text at all: an error or a descriptor, never a panic.
     #[test]
     fn never_panics(s in ".{0,200}") {
@@ -204,9 +255,18 @@ proptest! {
 fn instances_are_named_after_their_template_arguments() {
     let n = |model, pretty| crate::descriptor::instance_name(model, pretty);
     assert_eq!(n("fasten@bude.h:148", "void fasten(T *, int) [T = float]").as_deref(), Some("fasten<float>@bude.h:148"));
-    assert_eq!(n("Grid::relax@g.cpp:9", "void Grid<double, 4>::relax(T) [T = double, N = 4]").as_deref(), Some("Grid::relax<double,4>@g.cpp:9"));
-    assert_eq!(n("ns::get@p.cpp:3#2", "V ns::get(std::pair<K, V>) [K = std::pair<int, float>, V = float]").as_deref(), Some("ns::get<std::pair<int, float>,float>@p.cpp:3#2"));
-    assert_eq!(n("main@l.cpp:7", "auto main()::(anonymous class)::operator()(auto) const [x:auto = double]").as_deref(), Some("main<double>@l.cpp:7"));
+    assert_eq!(
+        n("Grid::relax@g.cpp:9", "void Grid<double, 4>::relax(T) [T = double, N = 4]").as_deref(),
+        Some("Grid::relax<double,4>@g.cpp:9")
+    );
+    assert_eq!(
+        n("ns::get@p.cpp:3#2", "V ns::get(std::pair<K, V>) [K = std::pair<int, float>, V = float]").as_deref(),
+        Some("ns::get<std::pair<int, float>,float>@p.cpp:3#2")
+    );
+    assert_eq!(
+        n("main@l.cpp:7", "auto main()::(anonymous class)::operator()(auto) const [x:auto = double]").as_deref(),
+        Some("main<double>@l.cpp:7")
+    );
     assert_eq!(n("f@a.c:1", "void f(int)"), None);
     let t = crate::descriptor::template_of;
     assert_eq!(t("fasten<float>@bude.h:148").as_deref(), Some("fasten@bude.h:148"));

@@ -213,7 +213,7 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
     // Explicit conversions (functional casts in C++: no -Wold-style-cast).
     let (to_double, to_long) = if cplusplus { ("double(", "long(") } else { ("(double)(", "(long)(") };
     // With automatic features the array has every slot: the pass stores its features after the
-    // explicit ones, and the descriptor it substitutes names them.
+    // explicit ones, and appends their names to the descriptor (`auto_features=`).
     let (constness, slots) = if r.auto_features.is_some() { ("", MAX_FEATURES) } else { ("const ", r.features.len().max(1)) };
     let mut p = vec![Piece::Text(format!("static void *{handle}; ompadapt_ctx {context};"))];
     // A host region of zero-source-change mode runs its variants only where the pass shows that
@@ -233,8 +233,8 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
         feature_pieces(expr, tokens(expr.src), &mut p);
         p.push(expr.text_at(")"));
     }
-    // The descriptor's one printing between the plugin and the runtime (the pass adds the
-    // automatic features' names to it).
+    // The descriptor's one printing between the plugin and the runtime (the pass appends the
+    // automatic features' names to the text without reading it: abi's `AutoFeatures`).
     let descriptor = c_string(&r.descriptor.to_string());
     let (spec, nfeatures) = match &r.auto_features {
         Some(loops) => {

@@ -16,6 +16,7 @@ use crate::selector;
 use crate::token::{Tok, TokKind};
 use crate::variants::VariantSet;
 use metadirectives::{metadirective_chain, stale_host_copies};
+use ompadapt_abi::RegionDescriptor;
 use std::collections::{HashMap, HashSet};
 
 /// What the plugin does next with a directive.
@@ -117,7 +118,7 @@ struct PendingDeclare {
 struct Primary {
     /// Its descriptor; None when its variants are not known (found ahead without its
     /// metadirective).
-    spec: Option<String>,
+    spec: Option<RegionDescriptor>,
     /// Number of variants, when known.
     nvariants: Option<usize>,
     /// The region without its variants: its name, location, model type and features (their

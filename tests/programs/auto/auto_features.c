@@ -31,9 +31,9 @@ static double checksum(const double *a, long n) {
 }
 static void show(const char *model, const char *spec, const double *f, int k) {
   printf("AUTO model=%s k=%d spec=%s", model, k, spec);
-  /* names from the descriptor's features= field */
-  const char *p = strstr(spec, ";features=");
-  p = p ? p + 10 : "";
+  /* names from the field the pass appends to the descriptor (features= is empty here) */
+  const char *p = strstr(spec, ";auto_features=");
+  p = p ? p + 15 : "";
   for (int i = 0; i < k; ++i) {
     char name[128]; int n = 0;
     while (*p && *p != ',' && *p != ';' && n < 127) name[n++] = *p++;

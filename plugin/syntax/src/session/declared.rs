@@ -214,7 +214,7 @@ impl Session {
             }
         }
         desc.descriptor.association =
-            Some(Association { primary: primary_name.to_string(), mapping, primary_descriptor: known.and_then(|p| p.spec) });
+            Some(Association { primary: primary_name.to_string(), mapping, primary_descriptor: known.and_then(|p| p.spec).map(Box::new) });
         true
     }
 
@@ -255,7 +255,7 @@ fn primary(region: RegionDesc, variants: Option<Vec<String>>) -> Primary {
         d.variants = v;
         d.values = (0..d.variants.len()).map(|i| i as f64).collect();
         d.numeric = false;
-        d.to_string()
+        d
     });
     Primary { spec, nvariants, region }
 }
