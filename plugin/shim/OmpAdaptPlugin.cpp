@@ -14,6 +14,8 @@
 #include "clang/AST/ASTConsumer.h"
 #include "clang/AST/DeclCXX.h"
 #include "clang/AST/DeclTemplate.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtOpenMP.h"
 #include "clang/Basic/CodeGenOptions.h"
 #include "clang/Frontend/CompilerInstance.h"
 #include "clang/Frontend/FrontendPluginRegistry.h"
@@ -69,7 +71,46 @@ struct PluginArgs {
   std::string SourceRoot;
   /// The compile line's path prefix maps (-ffile-prefix-map, -fdebug-prefix-map).
   std::vector<std::pair<std::string, std::string>> PathMap;
+  /// The debug locations are there for the pass's region names alone, and nothing asked for
+  /// remarks: functions without OpenMP constructs need none (see dropLocationsWithoutRegions).
+  bool LocationsForRegionsOnly = false;
 };
+
+/// Whether a function body has an OpenMP construct, or a call or reference to ompadapt's
+/// support (an explicit adaptive construct the handler rewrote): where the pass may name a
+/// region, or point at one, from a debug location.
+class FindsRegion : public RecursiveASTVisitor<FindsRegion> {
+public:
+  bool Found = false;
+  bool VisitOMPExecutableDirective(OMPExecutableDirective *) {
+    Found = true;
+    return false;
+  }
+  bool VisitDeclRefExpr(DeclRefExpr *E) {
+    const IdentifierInfo *I = E->getDecl()->getIdentifier();
+    Found = I && I->getName().starts_with("__ompadapt");
+    return !Found;
+  }
+};
+
+/// Zero-source-change mode without -g turns location tracking on for the pass's region names
+/// (which it drops once it has named them); clang's code generator attaching a location to
+/// every expression of every function cost some 5 M instructions on a PolyBench kernel. A
+/// function with no OpenMP construct holds no region to name, so it is generated as `nodebug`
+/// (implicitly: nothing changes in the source's AST as written). Only where the locations go
+/// nowhere else: with remarks asked for, the pass's findings point into called functions too.
+static void dropLocationsWithoutRegions(DeclGroupRef DG, ASTContext &Ctx) {
+  for (Decl *D : DG) {
+    auto *FD = dyn_cast<FunctionDecl>(D);
+    if (!FD || !FD->doesThisDeclarationHaveABody() || FD->isDependentContext() ||
+        FD->hasAttr<NoDebugAttr>())
+      continue;
+    FindsRegion Finder;
+    Finder.TraverseStmt(FD->getBody());
+    if (!Finder.Found)
+      FD->addAttr(NoDebugAttr::CreateImplicit(Ctx));
+  }
+}
 
 class OmpAdaptConsumer : public SemaConsumer {
 public:
@@ -100,6 +141,13 @@ public:
     // destroyed).
     PP.RemovePragmaHandler(Handler.get());
     PP.AddPragmaHandler(Handler.get());
+  }
+
+  bool HandleTopLevelDecl(DeclGroupRef DG) override {
+    // (this consumer runs before clang's code generator: see getActionType)
+    if (Args.LocationsForRegionsOnly && S)
+      dropLocationsWithoutRegions(DG, S->getASTContext());
+    return true;
   }
 
   void HandleTranslationUnit(ASTContext &) override {
@@ -164,6 +212,11 @@ protected:
                             CG.getDebugInfo() == llvm::codegenoptions::NoDebugInfo;
       if (LocationsForThePass)
         CG.setDebugInfo(llvm::codegenoptions::LocTrackingOnly);
+      Consumer.LocationsForRegionsOnly =
+          LocationsForThePass && !Args.Remarks && CG.OptRecordFile.empty() &&
+          !CG.OptimizationRemark.hasValidPattern() &&
+          !CG.OptimizationRemarkMissed.hasValidPattern() &&
+          !CG.OptimizationRemarkAnalysis.hasValidPattern();
     }
     Preprocessor &PP = CI.getPreprocessor();
     // The mark: the kinds handed over, the source root the pass's names are relative to, and

@@ -46,3 +46,66 @@ fn names_are_relative_to_the_source_root_wherever_the_checkout_is() {
     let absolute = names(&a, &[]);
     assert_eq!(absolute, BTreeSet::from([format!("main@{}/src/k.c:4", a.display())]));
 }
+
+/// A region in a function of its own, beside functions without one.
+const TWO_FUNCTIONS: &str = "#include <stdio.h>\n\
+static void kernel(double *a, int n) {\n\
+  #pragma omp parallel for\n\
+  for (int i = 0; i < n; i++) a[i] = 2.0 * i;\n\
+}\n\
+static double total(const double *a, int n) {\n\
+  double s = 0;\n\
+  for (int i = 0; i < n; i++) s += a[i];\n\
+  return s;\n\
+}\n\
+int main(void) {\n\
+  static double a[1000];\n\
+  kernel(a, 1000);\n\
+  printf(\"%g\\n\", total(a, 1000));\n\
+  return 0;\n\
+}\n";
+
+/// Without -g, zero-source-change mode tracks locations only in functions with an OpenMP
+/// construct (the others are generated `nodebug`: their locations would name nothing), unless
+/// remarks are asked for (their findings point into called functions); the names are those of
+/// a `-g` build.
+#[test]
+fn locations_only_where_regions_are_and_names_unchanged() {
+    let dir = scratch();
+    let src = dir.path().join("k.c");
+    std::fs::write(&src, TWO_FUNCTIONS).unwrap();
+    let subprograms = |extra: &[&str]| -> Vec<String> {
+        let ll = dir.path().join("k.ll");
+        let mut c = std::process::Command::new(CLANG);
+        c.args(["-O2", "-fopenmp", "-Xclang", "-disable-llvm-passes", "-S", "-emit-llvm"])
+            .arg(format!("-fplugin={}", plugin().display()))
+            .arg("-fplugin-arg-ompadapt-auto")
+            .args(extra)
+            .arg(&src)
+            .arg("-o")
+            .arg(&ll);
+        run(&mut c).expect_ok("compile to IR");
+        let ir = std::fs::read_to_string(&ll).unwrap();
+        ["kernel", "total", "main"].iter().filter(|f| ir.contains(&format!("DISubprogram(name: \"{f}\""))).map(|f| f.to_string()).collect()
+    };
+    assert_eq!(subprograms(&[]), ["kernel"], "no remarks: locations in the region's function alone");
+    assert_eq!(subprograms(&["-fplugin-arg-ompadapt-remarks"]), ["kernel", "total", "main"], "with remarks: everywhere");
+    assert_eq!(subprograms(&["-Rpass=ompadapt"]), ["kernel", "total", "main"], "with -Rpass: everywhere");
+    let region_names = |extra: &[&str]| -> BTreeSet<String> {
+        let exe = dir.path().join("k");
+        let mut flags = vec!["-O2", "-fplugin-arg-ompadapt-auto", "-fplugin-arg-ompadapt-source-root={root}"];
+        flags.extend_from_slice(extra);
+        let root = dir.path().display().to_string();
+        let flags: Vec<String> = flags.iter().map(|f| f.replace("{root}", &root)).collect();
+        let flags: Vec<&str> = flags.iter().map(String::as_str).collect();
+        compile(&src, &exe, &flags).expect_ok("compile");
+        let report = dir.path().join("report.json");
+        run_program(&exe, dir.path(), &[("OMPADAPT_REPORT", &format!("json:{}", report.display())), ("OMPADAPT_PERSIST", "0")])
+            .expect_ok("run");
+        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        doc["regions"].as_array().unwrap().iter().map(|r| r["region"].as_str().unwrap().to_string()).collect()
+    };
+    let want = BTreeSet::from(["kernel@k.c:3".to_string()]);
+    assert_eq!(region_names(&[]), want, "without -g");
+    assert_eq!(region_names(&["-g"]), want, "with -g");
+}
