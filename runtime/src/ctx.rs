@@ -91,6 +91,11 @@ impl Start {
     pub(crate) fn is_traced(self) -> bool {
         self.0 & Self::TRACED != 0
     }
+    /// An untimed trained execution with its slot kept, nothing else: `end` only counts it.
+    #[inline(always)]
+    pub(crate) fn is_plain_trained(self) -> bool {
+        self.0 == Self::DECIDED | Self::KEPT
+    }
     fn is_kept(self) -> bool {
         self.0 & Self::KEPT != 0
     }

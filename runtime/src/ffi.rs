@@ -31,6 +31,30 @@ pub unsafe extern "C" fn ompadapt_begin(
     nfeatures: c_int,
     ctx: *mut Ctx,
 ) {
+    // the trained path's memo (`region::memo`): no panic can happen there, and everything
+    // but a plain trained execution of a vector seen lately goes on below
+    if let (Some(c), Some(r)) = (ctx.as_mut(), region_in_slot(slot)) {
+        if r.begin_memo(features, nfeatures, c) {
+            return;
+        }
+    }
+    begin_full(slot, spec, min_train, model_param1, model_param2, features, nfeatures, ctx)
+}
+
+/// `ompadapt_begin` when the memo did not start the execution. Out of line, so that the memo's
+/// path saves no registers.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn begin_full(
+    slot: *mut *mut c_void,
+    spec: *const c_char,
+    min_train: c_long,
+    model_param1: c_long,
+    model_param2: c_long,
+    features: *const f64,
+    nfeatures: c_int,
+    ctx: *mut Ctx,
+) {
     if ctx.is_null() {
         return;
     }
@@ -101,15 +125,18 @@ unsafe fn instance_spec(spec: &str, pretty: *const c_char) -> Option<String> {
 /// `ctx` is null or the context a previous `ompadapt_begin` filled.
 #[no_mangle]
 pub unsafe extern "C" fn ompadapt_end(ctx: *mut Ctx) {
-    if ctx.is_null() {
-        return;
+    let Some(c) = ctx.as_ref() else { return };
+    match (c.region as *const Region).as_ref() {
+        None => {}
+        Some(r) if r.end_memo(c) => {}
+        Some(r) => end_full(r, c),
     }
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        let c = &*ctx;
-        if let Some(r) = (c.region as *const Region).as_ref() {
-            r.leave(c);
-        }
-    }));
+}
+
+/// `ompadapt_end` of an execution that is not a plain trained one (see `region::memo`).
+#[inline(never)]
+fn end_full(r: &Region, c: &Ctx) {
+    let _ = catch_unwind(AssertUnwindSafe(|| r.leave(c)));
 }
 
 /// The warning `ompadapt_unlowered_offload_site` prints (once per model).
