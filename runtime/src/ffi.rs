@@ -20,7 +20,7 @@ use crate::spec::CallArgs;
 /// `slot` is null or points to a `void*` initialised to NULL and only written by the runtime;
 /// `spec` is null or a NUL-terminated string; `features` is null or points to `nfeatures`
 /// doubles; `ctx` is null or points to writable memory for an `ompadapt_ctx`.
-#[no_mangle]
+#[export_name = "ompadapt_begin_v5"]
 pub unsafe extern "C" fn ompadapt_begin(
     slot: *mut *mut c_void,
     spec: *const c_char,
@@ -123,7 +123,7 @@ unsafe fn instance_spec(spec: &str, pretty: *const c_char) -> Option<String> {
 ///
 /// # Safety
 /// `ctx` is null or the context a previous `ompadapt_begin` filled.
-#[no_mangle]
+#[export_name = "ompadapt_end_v5"]
 pub unsafe extern "C" fn ompadapt_end(ctx: *mut Ctx) {
     let Some(c) = ctx.as_ref() else { return };
     match (c.region as *const Region).as_ref() {
@@ -173,7 +173,7 @@ pub const REPORTED_UNAVAILABLE: &str = "the program reported it unavailable";
 ///
 /// # Safety
 /// `ctx` is null or a context a previous `ompadapt_begin` filled.
-#[no_mangle]
+#[export_name = "ompadapt_variant_unavailable_v5"]
 pub unsafe extern "C" fn ompadapt_variant_unavailable(ctx: *mut Ctx, replacement: c_int) {
     if !ctx.is_null() {
         unavailable(&mut *ctx, replacement, REPORTED_UNAVAILABLE);
@@ -227,7 +227,7 @@ pub const HOST_RUN_NOTHING: usize = 1;
 /// # Safety
 /// `ctx` is null or a context `ompadapt_begin` filled; `kargs` is null or the launch's live
 /// `KernelArgsTy`; `globals` is null or holds `2 * nglobals` pointers.
-#[no_mangle]
+#[export_name = "ompadapt_host_enter_v5"]
 pub unsafe extern "C" fn ompadapt_host_enter(
     ctx: *mut Ctx,
     cpu: c_int,
@@ -389,8 +389,10 @@ pub struct Api {
     pub ompt_start_tool: unsafe extern "C" fn(c_uint, *const c_char, Option<crate::ompt_tool::StartTool>) -> *mut c_void,
 }
 
-/// `ompadapt_rt_api`: the entry points as a table (version [`API_VERSION`]).
-#[no_mangle]
+/// `ompadapt_rt_api`: the entry points as a table (version [`API_VERSION`]). Its symbol, like
+/// those of the functions that take a context, carries the version (`ompadapt.h`): code built
+/// for another layout of the context never finds it.
+#[export_name = "ompadapt_rt_api_v5"]
 #[allow(non_upper_case_globals)]
 pub static ompadapt_rt_api: Api = Api {
     version: API_VERSION,

@@ -28,6 +28,7 @@ impl Region {
     fn start_execution(&self, n: usize, ctx: &mut Ctx) {
         let n = n.min(MAX_FEATURES);
         ctx.region = self as *const Region as *mut c_void;
+        ctx.kept = std::ptr::null(); // until a slot is kept: `end` records by key
         ctx.nfeatures = n as c_int;
         if self.broken.is_some() {
             let v = self.fallback_variant();
