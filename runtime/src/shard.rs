@@ -559,6 +559,16 @@ impl Shards {
         self.local_slow(tid, i)
     }
 
+    /// This thread's shard if the thread cache has it (no thread-local access, no allocation,
+    /// nothing that can panic: what a path outside `catch_unwind` may call).
+    #[inline(always)]
+    pub fn local_cached(&self) -> Option<&Shard> {
+        let tid = thread_id();
+        let i = Self::cache_index(tid);
+        // SAFETY: as in `local`.
+        (self.cache_tid[i].load(Acquire) == tid).then(|| unsafe { &*self.cache_shard[i].load(Relaxed) })
+    }
+
     #[cold]
     #[inline(never)]
     fn local_slow(&self, tid: usize, i: usize) -> &Shard {

@@ -37,7 +37,9 @@ impl Region {
         if epoch & 1 == 0 {
             return false;
         }
-        let shard = self.shards.local();
+        // the cached shard only: finding it otherwise touches thread-locals, which may panic
+        // in a thread's destructors, and nothing here is inside `catch_unwind`
+        let Some(shard) = self.shards.local_cached() else { return false };
         let Some(slot) = shard.memo_find(f) else { return false };
         let v = slot.variant.load(Relaxed);
         if slot.epoch.load(Relaxed) != epoch || v == EXPLORE {
