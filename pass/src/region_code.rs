@@ -1,7 +1,7 @@
 //! The code pass-only mode writes around an OpenMP construct to make it an adaptive region — the
 //! runtime calls the frontend's lowering generates, in IR: the region's globals (its slot, its
 //! descriptor, its name), the execution's context on the stack, the automatic-features marker
-//! (filled in by [`crate::auto_features`]), `__ompadapt_v4_begin` and `__ompadapt_v4_end`, and
+//! (filled in by [`crate::auto_features`]), `__ompadapt_v5_begin` and `__ompadapt_v5_end`, and
 //! per-variant tables. Used by [`crate::host_regions`] and [`crate::offload_regions`].
 // Raw `LLVMValueRef`s passed around here are values of the module being transformed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
@@ -28,7 +28,7 @@ pub(crate) struct Decls {
 }
 
 /// The `ompadapt_ctx` of runtime/include/ompadapt.h: region, t0, variant, nfeatures, value,
-/// features[MAX_FEATURES], instance.
+/// features[MAX_FEATURES], instance, kept (API version 5; the runtime's own).
 pub(crate) const CTX_VARIANT: u32 = 2;
 pub(crate) const CTX_VALUE: u32 = 4;
 
@@ -38,7 +38,7 @@ pub(crate) fn decls(c: LLVMContextRef) -> Decls {
         let i64t = LLVMInt64TypeInContext(c);
         let f64t = LLVMDoubleTypeInContext(c);
         let ptr = LLVMPointerTypeInContext(c, 0);
-        let mut fields = [ptr, i64t, i32t, i32t, f64t, LLVMArrayType2(f64t, MAX_FEATURES as u64), ptr];
+        let mut fields = [ptr, i64t, i32t, i32t, f64t, LLVMArrayType2(f64t, MAX_FEATURES as u64), ptr, ptr];
         let ctx_type = LLVMStructTypeInContext(c, fields.as_mut_ptr(), fields.len() as u32, 0);
         Decls { i32t, i64t, f64t, ptr, ctx_type }
     }

@@ -100,8 +100,8 @@ static inline void __ompadapt_check_output(int cls)
 
 /* The loader: one symbol for every language, tied to the API version so that objects built by
  * different versions of ompadapt never share one. */
-typedef char __ompadapt_loader_symbol_matches_api[OMPADAPT_API_VERSION == 4 ? 1 : -1];
-#define __OMPADAPT_LOADER_SYMBOL __asm__("__ompadapt_v4_load_runtime")
+typedef char __ompadapt_loader_symbol_matches_api[OMPADAPT_API_VERSION == 5 ? 1 : -1];
+#define __OMPADAPT_LOADER_SYMBOL __asm__("__ompadapt_v5_load_runtime")
 
 #ifndef __OMPADAPT_DEFAULT_RUNTIME
 #define __OMPADAPT_DEFAULT_RUNTIME 0
@@ -111,7 +111,7 @@ typedef char __ompadapt_loader_symbol_matches_api[OMPADAPT_API_VERSION == 4 ? 1 
 /* What the generated code calls, precompiled (see __ompadapt_api_load above): one call each.
  * The default runtime is this translation unit's weak definition (every translation unit the
  * plugin compiled has one; the loader reads whichever the linker kept). */
-#define __OMPADAPT_SUPPORT(name) __asm__("__ompadapt_v4_" #name) __attribute__((visibility("hidden")))
+#define __OMPADAPT_SUPPORT(name) __asm__("__ompadapt_v5_" #name) __attribute__((visibility("hidden")))
 extern const char *const __ompadapt_default_runtime __OMPADAPT_SUPPORT(default_runtime)
     __attribute__((weak)) = __OMPADAPT_DEFAULT_RUNTIME;
 const struct ompadapt_api *__ompadapt_api(void) __OMPADAPT_SUPPORT(api);
@@ -130,7 +130,7 @@ int __ompadapt_team_size(int, double, int) __OMPADAPT_SUPPORT(team_size);
 /* libomp looks ompt_start_tool up by name: visible, one copy per link (a COMDAT group). */
 #define __OMPADAPT_TOOL_FN inline __attribute__((used, noinline, cold, visibility("default")))
 /* Every symbol carries the version (the fallback table is a member of the loader's). */
-#define __OMPADAPT_HELPER(name) __asm__("__ompadapt_v4_" #name)
+#define __OMPADAPT_HELPER(name) __asm__("__ompadapt_v5_" #name)
 const struct ompadapt_api *__ompadapt_api_load(const char *, int) __OMPADAPT_LOADER_SYMBOL;
 const char *__ompadapt_untrusted(const char *, char *) __OMPADAPT_HELPER(untrusted);
 void __ompadapt_say(const char *) __OMPADAPT_HELPER(say);
@@ -184,6 +184,7 @@ __ompadapt_fallback_begin(void **slot, const char *spec, long min_train, long p1
   ctx->region = 0;
   ctx->t0 = 0;
   ctx->nfeatures = 0;
+  ctx->kept = 0;
 }
 __OMPADAPT_FALLBACK void __ompadapt_fallback_end(ompadapt_ctx *ctx) { (void)ctx; }
 __OMPADAPT_FALLBACK void __ompadapt_fallback_unlowered(const char *m) { (void)m; }
@@ -293,9 +294,9 @@ __OMPADAPT_ONCE const struct ompadapt_api *__ompadapt_api_load(const char *defau
     path = real;
   }
   lib = __ompadapt_libc_dlopen(path, 2 /* RTLD_NOW */);
-  api = lib ? (const struct ompadapt_api *)__ompadapt_libc_dlsym(lib, "ompadapt_rt_api") : 0;
+  api = lib ? (const struct ompadapt_api *)__ompadapt_libc_dlsym(lib, "ompadapt_rt_api_v5") : 0;
   if (!api || api->version != OMPADAPT_API_VERSION) {
-    const char *why = lib ? (api ? "incompatible API version" : "no ompadapt_rt_api symbol")
+    const char *why = lib ? (api ? "incompatible API version" : "no ompadapt_rt_api_v5 symbol (a runtime for another API version?)")
                           : __ompadapt_libc_dlerror();
     if (quiet)
       return 0;

@@ -43,7 +43,7 @@
 extern "C" {
 #endif
 
-#define OMPADAPT_API_VERSION 4
+#define OMPADAPT_API_VERSION 5
 #define OMPADAPT_MAX_FEATURES 16
 
 /* One execution of an adaptive region. Fields are read by generated code (variant, value);
@@ -58,7 +58,15 @@ typedef struct ompadapt_ctx {
   const char *instance; /* (version 4) read by begin only when the descriptor says instanced=1:
                          * the __PRETTY_FUNCTION__ of the template instantiation the region is
                          * in, which names it (one region per instantiation) */
+  void *kept;           /* (version 5) private: what end records into, written by begin */
 } ompadapt_ctx;
+
+/* The functions that take a context carry the version in their symbols (as does the table
+ * below): a program built for another layout of ompadapt_ctx fails to link or load against
+ * this runtime, or (generated code, which loads the runtime itself) runs its regions' first
+ * variant with one line saying why, instead of handing the runtime a context of the wrong
+ * size. */
+#define __OMPADAPT_V(name) __asm__(#name "_v5")
 
 /* Region descriptor ("spec"), produced by the plugin, one line of ';'-separated fields:
  *   ompadapt1;model=NAME;loc=FILE:LINE;features=F1,F2;variants=V1,V2;values=X1,X2;
@@ -96,13 +104,13 @@ typedef struct ompadapt_ctx {
  *   ctx       filled: variant, value, the copied features and the runtime's private fields
  * Thread-safe. Cost: see the top of this file (trained: lock-free, allocation-free). */
 void ompadapt_begin(void **slot, const char *spec, long min_train, long model_param1, long model_param2,
-                    const double *features, int nfeatures, ompadapt_ctx *ctx);
+                    const double *features, int nfeatures, ompadapt_ctx *ctx) __OMPADAPT_V(ompadapt_begin);
 
 /* Ends the execution started on `ctx`: stops its clock and records the time for its feature
  * vector and variant (while exploring, and after training for monitoring). May train the
  * region's model when this sample completes min_train. NULL ctx, or a context whose begin
  * failed: nothing. Thread-safe. */
-void ompadapt_end(ompadapt_ctx *ctx);
+void ompadapt_end(ompadapt_ctx *ctx) __OMPADAPT_V(ompadapt_end);
 
 /* Called only when the ompadapt pass did not run over a region marked for CPU/offload
  * dispatch: warns once that the `cpu` variant of MODEL runs the offload. Thread-safe; after
@@ -116,7 +124,7 @@ void ompadapt_unlowered_offload_site(const char *model);
  * there (-1: ctx->variant = -1 and nothing is recorded). The caller then runs that variant.
  * Thread-safe; the first call per region and variant takes the region's lock (and may
  * retrain), later ones only the flag. (API version 2.) */
-void ompadapt_variant_unavailable(ompadapt_ctx *ctx, int replacement);
+void ompadapt_variant_unavailable(ompadapt_ctx *ctx, int replacement) __OMPADAPT_V(ompadapt_variant_unavailable);
 
 /* The `cpu` variant of an offloading construct (API version 3): called by the dispatch stub the
  * ompadapt pass builds, around clang's host version of the kernel, so that it ends in exactly
@@ -130,7 +138,8 @@ void ompadapt_variant_unavailable(ompadapt_ctx *ctx, int replacement);
  * `globals` holds `nglobals` (start, end) pairs: the `declare target` variables the kernel
  * reaches, whose device copies the host version uses too. */
 void *ompadapt_host_enter(ompadapt_ctx *ctx, int cpu, int replacement, long long device,
-                          const void *kernel_args, const void *const *globals, int nglobals);
+                          const void *kernel_args, const void *const *globals, int nglobals)
+    __OMPADAPT_V(ompadapt_host_enter);
 void ompadapt_host_exit(void *run);
 
 /* The runtime's OMPT tool (API version 4): what the generated code's ompt_start_tool calls while
@@ -174,7 +183,7 @@ int ompadapt_set_dir(const char *dir);
 
 /* The same entry points as a table: generated code reaches the runtime through it, whether
  * the runtime was linked (-lompadapt_rt) or loaded on first use beside the plugin (dlopen +
- * dlsym("ompadapt_rt_api"); check `version` == OMPADAPT_API_VERSION before use). Immutable. */
+ * dlsym("ompadapt_rt_api_v5"); check `version` == OMPADAPT_API_VERSION before use). Immutable. */
 struct ompadapt_api {
   unsigned int version; /* OMPADAPT_API_VERSION */
   void (*begin)(void **slot, const char *spec, long min_train, long model_param1, long model_param2,
@@ -194,7 +203,7 @@ struct ompadapt_api {
   void *(*ompt_start_tool)(unsigned int omp_version, const char *runtime_version,
                            void *(*next)(unsigned int, const char *));
 };
-extern const struct ompadapt_api ompadapt_rt_api;
+extern const struct ompadapt_api ompadapt_rt_api __OMPADAPT_V(ompadapt_rt_api);
 
 #ifdef __cplusplus
 }

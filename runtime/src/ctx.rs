@@ -7,7 +7,7 @@
 use std::os::raw::{c_char, c_int, c_void};
 
 /// `OMPADAPT_API_VERSION`.
-pub const API_VERSION: u32 = 4;
+pub const API_VERSION: u32 = 5;
 /// `OMPADAPT_MAX_FEATURES`: features beyond this are ignored (with a warning, once per region).
 pub use ompadapt_abi::MAX_FEATURES;
 
@@ -27,15 +27,13 @@ impl Start {
     const NO_RECORD: u64 = 1 << 63;
     /// A published decision chose the variant (a trained execution).
     const DECIDED: u64 = 1 << 62;
-    /// `end` finds where it records in the context ([`Ctx::keep_for_end`]).
-    const KEPT: u64 = 1 << 61;
     /// The variant's first execution in this process (a cold measurement).
     const COLD: u64 = 1 << 60;
     /// Traced (`OMPADAPT_TRACE`); the time bits hold its start.
     const TRACED: u64 = 1 << 59;
     /// With `TRACED`: the start was read for the trace only; recording sees none.
     const UNTIMED: u64 = 1 << 58;
-    const FLAGS: u64 = Self::NO_RECORD | Self::DECIDED | Self::KEPT | Self::COLD | Self::TRACED | Self::UNTIMED;
+    const FLAGS: u64 = Self::NO_RECORD | Self::DECIDED | Self::COLD | Self::TRACED | Self::UNTIMED;
 
     /// No start: what a context holds before `begin`, and after a `begin` that left the region
     /// NULL (then `end` reads nothing).
@@ -91,8 +89,10 @@ impl Start {
     pub(crate) fn is_traced(self) -> bool {
         self.0 & Self::TRACED != 0
     }
-    fn is_kept(self) -> bool {
-        self.0 & Self::KEPT != 0
+    /// An untimed trained execution, nothing else: `end` only counts it.
+    #[inline(always)]
+    pub(crate) fn is_plain_trained(self) -> bool {
+        self.0 == Self::DECIDED
     }
 
     /// Not recorded from now on.
@@ -131,13 +131,16 @@ pub struct Ctx {
     pub nfeatures: c_int,
     /// Numeric value of the selected variant (its index if the variants are categorical).
     pub value: f64,
-    /// The features, copied at `begin`. Entries past `nfeatures` are the runtime's scratch
-    /// space (it keeps where `end` records there): their contents are unspecified.
+    /// The features, copied at `begin`. Entries past `nfeatures` are unspecified.
     pub features: [f64; MAX_FEATURES],
     /// (API version 4) The `__PRETTY_FUNCTION__` of the template instantiation the region is
     /// in, read by `begin` only when the descriptor says `instanced=1` (the generated code sets
     /// it there, and nowhere else).
     pub instance: *const c_char,
+    /// (API version 5) Private to the runtime: what `end` records into (a slot of the calling
+    /// thread's shard), or null; written by every `begin` that sets `region`
+    /// ([`Ctx::keep_for_end`]).
+    pub kept: *const c_void,
 }
 
 impl Ctx {
@@ -151,30 +154,20 @@ impl Ctx {
             value: 0.0,
             features: [0.0; MAX_FEATURES],
             instance: std::ptr::null(),
+            kept: std::ptr::null(),
         }
     }
 
-    /// Keeps `p` for `end` (where it records) in the scratch entry past the features, which
-    /// the header leaves to the runtime; false when every entry holds a feature. Only the bits
-    /// are stored (an `f64` is just 8 bytes here), and the start says they are there.
+    /// Keeps `p` (null: nothing) for `end`: where it records.
     #[inline(always)]
-    pub(crate) fn keep_for_end(&mut self, p: *const ()) -> bool {
-        if (self.nfeatures.max(0) as usize) >= MAX_FEATURES {
-            return false;
-        }
-        self.features[MAX_FEATURES - 1] = f64::from_bits(p as u64);
-        self.t0.0 |= Start::KEPT;
-        true
+    pub(crate) fn keep_for_end(&mut self, p: *const ()) {
+        self.kept = p.cast();
     }
 
     /// What [`Ctx::keep_for_end`] kept, or null.
     #[inline(always)]
     pub(crate) fn kept_for_end(&self) -> *const () {
-        if self.t0.is_kept() {
-            self.features[MAX_FEATURES - 1].to_bits() as *const ()
-        } else {
-            std::ptr::null()
-        }
+        self.kept.cast()
     }
 
     /// The valid features of this execution.
@@ -201,8 +194,9 @@ const _: () = {
     assert!(offset_of!(Ctx, value) == 24);
     assert!(offset_of!(Ctx, features) == 32);
     assert!(offset_of!(Ctx, instance) == 32 + 8 * MAX_FEATURES);
-    assert!(size_of::<Ctx>() == 40 + 8 * MAX_FEATURES);
-    assert!(size_of::<Ctx>() == 168);
+    assert!(offset_of!(Ctx, kept) == 40 + 8 * MAX_FEATURES);
+    assert!(size_of::<Ctx>() == 48 + 8 * MAX_FEATURES);
+    assert!(size_of::<Ctx>() == 176);
     assert!(align_of::<Ctx>() == 8);
     assert!(size_of::<Start>() == 8 && align_of::<Start>() == 8);
 };
@@ -239,5 +233,9 @@ mod tests {
         };
         assert_eq!(define("OMPADAPT_MAX_FEATURES"), super::MAX_FEATURES);
         assert_eq!(define("OMPADAPT_API_VERSION"), super::API_VERSION as usize);
+        // the symbols of the functions that take a context carry the version (ffi.rs's
+        // export names; runtime/tests/c/abi_test.c links through the header)
+        let label = format!("#define __OMPADAPT_V(name) __asm__(#name \"_v{}\")", super::API_VERSION);
+        assert!(h.contains(&label), "{label}");
     }
 }

@@ -51,8 +51,18 @@ fn loaded_tool_path() -> Option<CString> {
     found
 }
 
+/// The tool, once looked for (None inside: not loaded).
+static TOOL: OnceLock<Option<Tool>> = OnceLock::new();
+
+/// Whether the tool is known not to be loaded (it was looked for, at a region's first `begin`,
+/// and was not there): then [`begin`] and [`end`] do nothing. A tool cannot appear later (it
+/// is looked for once); one that is there sets [`crate::every_execution`].
+#[inline(always)]
+pub fn absent() -> bool {
+    matches!(TOOL.get(), Some(None))
+}
+
 fn tool() -> Option<&'static Tool> {
-    static TOOL: OnceLock<Option<Tool>> = OnceLock::new();
     TOOL.get_or_init(|| {
         // SAFETY: dlopen/dlsym with NUL-terminated names; the symbols have these types when
         // present. RTLD_NOLOAD only returns a library that is already loaded.
@@ -67,6 +77,9 @@ fn tool() -> Option<&'static Tool> {
                 c = libc::dlsym(handle, symbols::THREAD_COUNTERS.as_ptr());
             }
             let r = libc::dlsym(handle, symbols::REGION_ID.as_ptr());
+            if !c.is_null() && !r.is_null() {
+                crate::every_execution::need();
+            }
             (!c.is_null() && !r.is_null()).then(|| Tool {
                 counters: std::mem::transmute::<*mut libc::c_void, unsafe extern "C" fn() -> *mut Counters>(c),
                 region_id: std::mem::transmute::<*mut libc::c_void, unsafe extern "C" fn(*const c_char) -> u32>(r),

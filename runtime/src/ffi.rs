@@ -20,8 +20,32 @@ use crate::spec::CallArgs;
 /// `slot` is null or points to a `void*` initialised to NULL and only written by the runtime;
 /// `spec` is null or a NUL-terminated string; `features` is null or points to `nfeatures`
 /// doubles; `ctx` is null or points to writable memory for an `ompadapt_ctx`.
-#[no_mangle]
+#[export_name = "ompadapt_begin_v5"]
 pub unsafe extern "C" fn ompadapt_begin(
+    slot: *mut *mut c_void,
+    spec: *const c_char,
+    min_train: c_long,
+    model_param1: c_long,
+    model_param2: c_long,
+    features: *const f64,
+    nfeatures: c_int,
+    ctx: *mut Ctx,
+) {
+    // the trained path's memo (`region::memo`): no panic can happen there, and everything
+    // but a plain trained execution of a vector seen lately goes on below
+    if let (Some(c), Some(r)) = (ctx.as_mut(), region_in_slot(slot)) {
+        if r.begin_memo(features, nfeatures, c) {
+            return;
+        }
+    }
+    begin_full(slot, spec, min_train, model_param1, model_param2, features, nfeatures, ctx)
+}
+
+/// `ompadapt_begin` when the memo did not start the execution. Out of line, so that the memo's
+/// path saves no registers.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+unsafe fn begin_full(
     slot: *mut *mut c_void,
     spec: *const c_char,
     min_train: c_long,
@@ -99,17 +123,20 @@ unsafe fn instance_spec(spec: &str, pretty: *const c_char) -> Option<String> {
 ///
 /// # Safety
 /// `ctx` is null or the context a previous `ompadapt_begin` filled.
-#[no_mangle]
+#[export_name = "ompadapt_end_v5"]
 pub unsafe extern "C" fn ompadapt_end(ctx: *mut Ctx) {
-    if ctx.is_null() {
-        return;
+    let Some(c) = ctx.as_ref() else { return };
+    match (c.region as *const Region).as_ref() {
+        None => {}
+        Some(r) if r.end_memo(c) => {}
+        Some(r) => end_full(r, c),
     }
-    let _ = catch_unwind(AssertUnwindSafe(|| {
-        let c = &*ctx;
-        if let Some(r) = (c.region as *const Region).as_ref() {
-            r.leave(c);
-        }
-    }));
+}
+
+/// `ompadapt_end` of an execution that is not a plain trained one (see `region::memo`).
+#[inline(never)]
+fn end_full(r: &Region, c: &Ctx) {
+    let _ = catch_unwind(AssertUnwindSafe(|| r.leave(c)));
 }
 
 /// The warning `ompadapt_unlowered_offload_site` prints (once per model).
@@ -146,7 +173,7 @@ pub const REPORTED_UNAVAILABLE: &str = "the program reported it unavailable";
 ///
 /// # Safety
 /// `ctx` is null or a context a previous `ompadapt_begin` filled.
-#[no_mangle]
+#[export_name = "ompadapt_variant_unavailable_v5"]
 pub unsafe extern "C" fn ompadapt_variant_unavailable(ctx: *mut Ctx, replacement: c_int) {
     if !ctx.is_null() {
         unavailable(&mut *ctx, replacement, REPORTED_UNAVAILABLE);
@@ -200,7 +227,7 @@ pub const HOST_RUN_NOTHING: usize = 1;
 /// # Safety
 /// `ctx` is null or a context `ompadapt_begin` filled; `kargs` is null or the launch's live
 /// `KernelArgsTy`; `globals` is null or holds `2 * nglobals` pointers.
-#[no_mangle]
+#[export_name = "ompadapt_host_enter_v5"]
 pub unsafe extern "C" fn ompadapt_host_enter(
     ctx: *mut Ctx,
     cpu: c_int,
@@ -362,8 +389,10 @@ pub struct Api {
     pub ompt_start_tool: unsafe extern "C" fn(c_uint, *const c_char, Option<crate::ompt_tool::StartTool>) -> *mut c_void,
 }
 
-/// `ompadapt_rt_api`: the entry points as a table (version [`API_VERSION`]).
-#[no_mangle]
+/// `ompadapt_rt_api`: the entry points as a table (version [`API_VERSION`]). Its symbol, like
+/// those of the functions that take a context, carries the version (`ompadapt.h`): code built
+/// for another layout of the context never finds it.
+#[export_name = "ompadapt_rt_api_v5"]
 #[allow(non_upper_case_globals)]
 pub static ompadapt_rt_api: Api = Api {
     version: API_VERSION,

@@ -44,6 +44,7 @@ pub mod dataflow;
 pub mod diag;
 pub mod drift;
 pub mod env;
+pub mod every_execution;
 pub mod explore;
 pub mod feature_grid;
 pub mod ffi;

@@ -59,6 +59,7 @@ mod availability;
 mod builder;
 pub mod declared;
 mod entry;
+mod memo;
 mod record;
 mod select;
 mod settings;
@@ -249,6 +250,8 @@ pub struct Region {
     /// Whether [`Region::enter`] has work before the choice (written in a parallel region,
     /// derived sizes, associated): one load and branch on the usual path instead of three.
     entry_policy: bool,
+    /// Whether the trained path's memo may start executions (no entry policy, not broken).
+    memo_ok: bool,
     drift_cfg: DriftConfig,
     /// Drift checks on the trained path (off when frozen, coarse, disabled or exhausted).
     monitor: AtomicBool,
@@ -318,6 +321,7 @@ impl Region {
         spec.model_type = crate::spec::ModelType::DecisionTree;
         let mut r = RegionBuilder::new().warmup(false).build(spec);
         r.broken = Some(reason);
+        r.memo_ok = false;
         r
     }
 

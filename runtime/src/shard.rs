@@ -273,7 +273,13 @@ pub struct Shard {
     pub buf_taken: AtomicU64,
     /// State of the `random` strategy (xorshift).
     pub rng: AtomicU64,
+    /// The memo: slots of vectors whose trained decision this thread used lately, found without
+    /// the feature hash and the index probe (see [`Shard::memo_find`]). Owner thread only.
+    memo: [AtomicPtr<Slot>; MEMO_SETS * 2],
 }
+
+/// Sets of the memo (two slots each: the most recent first).
+const MEMO_SETS: usize = 8;
 
 impl Shard {
     fn new(nv: usize) -> Shard {
@@ -289,6 +295,51 @@ impl Shard {
             buf_len: AtomicU64::new(0),
             buf_taken: AtomicU64::new(0),
             rng: AtomicU64::new(0x9E37_79B9_7F4A_7C15 ^ thread_id() as u64),
+            memo: Default::default(),
+        }
+    }
+
+    /// The memo's set for the raw feature bits of `f`: its count, first and last feature,
+    /// one multiplication (constant cost; the index's hash normalises and multiplies per
+    /// feature). Vectors that differ only in the middle share a set: the memo only spares
+    /// work, the slot's key decides the match.
+    #[inline(always)]
+    fn memo_set(f: &[f64]) -> usize {
+        let acc = match f {
+            [] => 0,
+            [first, .., last] => first.to_bits() ^ last.to_bits().rotate_left(23) ^ f.len() as u64,
+            [only] => only.to_bits() ^ 1,
+        };
+        2 * (acc.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> (64 - MEMO_SETS.trailing_zeros())) as usize
+    }
+
+    /// The slot of `f` if the memo holds it: a slot whose key has exactly `f`'s bits (a vector
+    /// whose bits a key normalises, -0.0 or a NaN's payload, is never found here, only through
+    /// [`Shard::find`]). One set, two slots, one compare per feature. Owner thread only.
+    #[inline(always)]
+    pub fn memo_find(&self, f: &[f64]) -> Option<&Slot> {
+        let i = Self::memo_set(f);
+        for e in &self.memo[i..i + 2] {
+            // SAFETY: the memo holds only published slots of this shard, which never move and
+            // live as long as it.
+            let s = unsafe { e.load(Relaxed).as_ref() }?;
+            if s.key().same_bits(f) {
+                return Some(s);
+            }
+        }
+        None
+    }
+
+    /// Puts `slot` (this shard's slot of `f`) first in its memo set; the set's other slot is
+    /// the one that was first. Owner thread only.
+    #[inline]
+    pub fn memo_put(&self, f: &[f64], slot: &Slot) {
+        let i = Self::memo_set(f);
+        let p = slot as *const Slot as *mut Slot;
+        let first = self.memo[i].load(Relaxed);
+        if first != p {
+            self.memo[i + 1].store(first, Relaxed);
+            self.memo[i].store(p, Relaxed);
         }
     }
 
@@ -506,6 +557,16 @@ impl Shards {
             return unsafe { &*self.cache_shard[i].load(Relaxed) };
         }
         self.local_slow(tid, i)
+    }
+
+    /// This thread's shard if the thread cache has it (no thread-local access, no allocation,
+    /// nothing that can panic: what a path outside `catch_unwind` may call).
+    #[inline(always)]
+    pub fn local_cached(&self) -> Option<&Shard> {
+        let tid = thread_id();
+        let i = Self::cache_index(tid);
+        // SAFETY: as in `local`.
+        (self.cache_tid[i].load(Acquire) == tid).then(|| unsafe { &*self.cache_shard[i].load(Relaxed) })
     }
 
     #[cold]

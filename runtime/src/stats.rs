@@ -133,6 +133,13 @@ impl FeatureKey {
         acc | 1
     }
 
+    /// Whether the key holds exactly the bits of `f` (no normalisation: a vector with -0.0 or
+    /// a NaN whose bits differ from the key's never matches; [`FeatureKey::matches`] does).
+    #[inline(always)]
+    pub fn same_bits(&self, f: &[f64]) -> bool {
+        f.len() == self.len() && f.len() <= MAX_FEATURES && f.iter().zip(&self.bits).all(|(&x, &b)| x.to_bits() == b)
+    }
+
     /// Whether the key equals the feature slice `f` (as [`FeatureKey::new`] would build it).
     #[inline]
     pub fn matches(&self, f: &[f64]) -> bool {

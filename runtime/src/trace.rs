@@ -77,6 +77,7 @@ pub fn start(path: PathBuf, max: u64) {
         logs: Mutex::new(Vec::new()),
     };
     if TRACE.set(t).is_ok() {
+        crate::every_execution::need();
         ON.store(true, Release);
     }
 }

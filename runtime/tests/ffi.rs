@@ -158,7 +158,7 @@ fn degenerate_calls_fall_back_to_variant_zero() {
 #[test]
 fn api_table() {
     init();
-    assert_eq!(ompadapt_rt_api.version, 4);
+    assert_eq!(ompadapt_rt_api.version, 5);
     let spec = cspec("ompadapt1;model=table;variants=x,y;values=3,5;numeric=1");
     let mut slot: *mut c_void = null_mut();
     let mut values = Vec::new();

@@ -47,7 +47,7 @@ struct Frame {
     set: usize,
     decided: bool,
     /// Before the decision: the features set so far in `ctx.features`; after: the context the
-    /// region filled (its contents past `nfeatures` belong to the runtime).
+    /// region filled (its `kept` belongs to the runtime).
     ctx: Ctx,
 }
 

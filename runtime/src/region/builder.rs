@@ -146,6 +146,7 @@ impl Region {
         let mut r = Region {
             args,
             entry_policy: false,
+            memo_ok: false,
             broken: None,
             mode,
             derived_sizes: crate::feature_grid::derived_positions(&spec.features),
@@ -189,6 +190,7 @@ impl Region {
             spec,
         };
         r.entry_policy = r.spec.as_written_in_parallel || r.derived_sizes != 0 || r.is_associated();
+        r.memo_ok = !r.entry_policy;
         drop(r.lock()); // publishes what training needs to `slack`
         r
     }

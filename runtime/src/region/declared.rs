@@ -223,6 +223,7 @@ pub fn associated_begin(r: &Region, lookup: &PrimaryLookup, f: &[f64], ctx: &mut
     };
     link.runs[j.min(nv)].fetch_add(1, Relaxed);
     ctx.region = std::ptr::null_mut();
+    ctx.kept = std::ptr::null();
     ctx.t0 = crate::ctx::Start::NONE;
     ctx.nfeatures = 0;
     ctx.variant = j as c_int;

@@ -78,6 +78,7 @@ impl Region {
     pub fn fall_back(region: Option<&Region>, ctx: &mut Ctx) {
         let v = region.map_or(0, Region::fallback_variant);
         ctx.region = std::ptr::null_mut();
+        ctx.kept = std::ptr::null();
         ctx.t0 = Start::NONE;
         ctx.variant = v as c_int;
         ctx.value = region.and_then(|r| r.spec.values.get(v).copied()).unwrap_or(0.0);
@@ -88,6 +89,7 @@ impl Region {
     #[cold]
     fn as_written(ctx: &mut Ctx) {
         ctx.region = std::ptr::null_mut();
+        ctx.kept = std::ptr::null();
         ctx.variant = -1;
         ctx.value = 0.0;
         ctx.t0 = Start::NONE;

@@ -28,6 +28,7 @@ impl Region {
     fn start_execution(&self, n: usize, ctx: &mut Ctx) {
         let n = n.min(MAX_FEATURES);
         ctx.region = self as *const Region as *mut c_void;
+        ctx.kept = std::ptr::null(); // until a slot is kept: `end` records by key
         ctx.nfeatures = n as c_int;
         if self.broken.is_some() {
             let v = self.fallback_variant();
@@ -50,6 +51,17 @@ impl Region {
         }
         let epoch = self.epoch.load(Acquire);
         let shard = self.shards.local();
+        if epoch & 1 == 1 {
+            // the memo first (see `memo`): what Apollo's ABI reaches, which fills the context
+            // itself
+            if let Some(slot) = shard.memo_find(f) {
+                let v = slot.variant.load(Relaxed);
+                if slot.epoch.load(Relaxed) == epoch && v != EXPLORE {
+                    self.begin_trained(shard, v as usize, slot, n, ctx);
+                    return;
+                }
+            }
+        }
         let h = hash_features(f);
         let mut found = shard.find(h, f);
         if epoch & 1 == 1 {
@@ -59,7 +71,7 @@ impl Region {
             };
             if let Some((v, slot)) = cached {
                 if v != EXPLORE {
-                    self.begin_trained(shard, v as usize, slot, ctx);
+                    self.begin_trained(shard, v as usize, slot, n, ctx);
                     return;
                 }
                 found = unsafe { slot.as_ref() };
@@ -68,14 +80,20 @@ impl Region {
         self.begin_exploring(shard, h, found, n, ctx);
     }
 
-    /// A trained execution: the cached decision; one in `sample` is timed.
+    /// A trained execution on the first `n` features of `ctx`: the cached decision (its slot,
+    /// of `shard`, goes in the memo); one in `sample` is timed.
     #[inline(always)]
-    fn begin_trained(&self, shard: &Shard, v: usize, slot: *const Slot, ctx: &mut Ctx) {
+    fn begin_trained(&self, shard: &Shard, v: usize, slot: *const Slot, n: usize, ctx: &mut Ctx) {
         let v = v.min(self.nvariants() - 1);
         ctx.variant = v as c_int;
         ctx.value = self.spec.values[v];
         ctx.t0 = Start::decided(0); // not timed
-        if !slot.is_null() {
+        // SAFETY: a slot of `shard` (found or inserted there), which lives as long as it
+        if let Some(s) = unsafe { slot.as_ref() } {
+            // the memo starts executions only once the data-movement tool is known absent
+            if crate::dataflow::absent() {
+                shard.memo_put(&ctx.features[..n], s);
+            }
             ctx.keep_for_end(slot.cast());
         }
         let left = shard.sample_left.load(Relaxed);

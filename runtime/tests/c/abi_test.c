@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-_Static_assert(sizeof(ompadapt_ctx) == 168, "sizeof(ompadapt_ctx)");
+_Static_assert(sizeof(ompadapt_ctx) == 176, "sizeof(ompadapt_ctx)");
 _Static_assert(offsetof(ompadapt_ctx, region) == 0, "region");
 _Static_assert(offsetof(ompadapt_ctx, t0) == 8, "t0");
 _Static_assert(offsetof(ompadapt_ctx, variant) == 16, "variant");
@@ -16,6 +16,7 @@ _Static_assert(offsetof(ompadapt_ctx, nfeatures) == 20, "nfeatures");
 _Static_assert(offsetof(ompadapt_ctx, value) == 24, "value");
 _Static_assert(offsetof(ompadapt_ctx, features) == 32, "features");
 _Static_assert(offsetof(ompadapt_ctx, instance) == 160, "instance");
+_Static_assert(offsetof(ompadapt_ctx, kept) == 168, "kept");
 _Static_assert(sizeof(struct ompadapt_api) == 64, "sizeof(struct ompadapt_api)");
 _Static_assert(offsetof(struct ompadapt_api, variant_unavailable) == 32, "variant_unavailable");
 _Static_assert(offsetof(struct ompadapt_api, host_enter) == 40, "host_enter");
