@@ -8,13 +8,14 @@
 use serde::Serialize;
 
 use super::{Finding, FindingLists};
+use crate::suggest::Suggestion;
 
 /// One edit of the program and the findings it clears.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct Change {
     /// Its number in the report (findings refer to it).
     pub number: usize,
-    /// The action of its first finding's suggestion.
+    /// The action of the suggestion that words it ([`speaks_before`]).
     pub action: &'static str,
     /// The directive or clause to write, map types merged.
     pub clause: Option<String>,
@@ -80,9 +81,38 @@ fn merged_clause(clause: &str, other: &str) -> String {
     }
 }
 
-/// Groups the findings' suggestions into changes (costliest finding's first) and numbers each
-/// finding's change.
+/// Which of two suggestions of one change speaks for it: the one whose finding moves more bytes,
+/// then the first by action and text. Not the costliest by time, which is the order findings
+/// are listed in: two runs of one program would then word the same change differently when two
+/// of its findings take about as long (bfs: "keep `stop` on the device" in one run, "hoist
+/// `map(tofrom: stop)`" in the next).
+/// `target data` says more than `enter data ... alloc`, so a change that has both is worded by
+/// the former whatever the bytes.
+fn speaks_before(a: &Suggestion, b: &Suggestion) -> bool {
+    let rank = |s: &Suggestion| (s.action == "enter-exit-data", std::cmp::Reverse(s.saving_bytes), s.action, s.text.clone());
+    rank(a) < rank(b)
+}
+
+/// For each change (by [`key`], in order of first appearance), the suggestion that words it.
+fn representatives(lists: &mut FindingLists) -> Vec<((String, Option<String>, String), Suggestion)> {
+    let mut out: Vec<((String, Option<String>, String), Suggestion)> = Vec::new();
+    for (_, list) in lists.each_mut() {
+        for f in list.iter() {
+            let k = key(f);
+            match out.iter_mut().find(|(x, _)| *x == k) {
+                Some((_, s)) if speaks_before(&f.suggestion, s) => *s = f.suggestion.clone(),
+                Some(_) => {}
+                None => out.push((k, f.suggestion.clone())),
+            }
+        }
+    }
+    out
+}
+
+/// Groups the findings' suggestions into changes (numbered in the order of their costliest
+/// finding; worded by [`speaks_before`]) and numbers each finding's change.
 pub fn group(lists: &mut FindingLists) -> Vec<Change> {
+    let words = representatives(lists);
     let mut keys: Vec<(String, Option<String>, String)> = Vec::new();
     let mut changes: Vec<Change> = Vec::new();
     for (kind, list) in lists.each_mut() {
@@ -92,13 +122,14 @@ pub fn group(lists: &mut FindingLists) -> Vec<Change> {
             let i = match keys.iter().position(|x| *x == k) {
                 Some(i) => i,
                 None => {
+                    let r = &words.iter().find(|(x, _)| *x == k).expect("every key has its words").1;
                     keys.push(k);
                     changes.push(Change {
                         number: changes.len() + 1,
-                        action: s.action,
-                        clause: s.clause.clone(),
-                        place: s.place.clone(),
-                        text: s.text.clone(),
+                        action: r.action,
+                        clause: r.clause.clone(),
+                        place: r.place.clone(),
+                        text: r.text.clone(),
                         clears: Vec::new(),
                         saving_bytes: 0,
                         saving_ns: 0,
@@ -107,10 +138,6 @@ pub fn group(lists: &mut FindingLists) -> Vec<Change> {
                 }
             };
             let c = &mut changes[i];
-            // `target data` says more than `enter data ... alloc`: the change becomes it
-            if c.action == "enter-exit-data" && s.action != c.action && s.clause.as_deref().is_some_and(|x| data_region(x).is_some()) {
-                (c.action, c.clause, c.text) = (s.action, s.clause.clone(), s.text.clone());
-            }
             if let (Some(mine), Some(theirs)) = (c.clause.clone(), s.clause.as_deref()) {
                 let merged = merged_clause(&mine, theirs);
                 c.text = c.text.replace(&mine, &merged);
@@ -131,7 +158,6 @@ pub fn group(lists: &mut FindingLists) -> Vec<Change> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::suggest::Suggestion;
 
     fn finding(action: &'static str, clause: &str, place: &str) -> Finding {
         let suggestion = Suggestion {
@@ -170,5 +196,35 @@ mod tests {
         assert_eq!(lists.round_trips[0].change, 1);
         assert_eq!(lists.duplicate_transfers[1].change, 2);
         assert_eq!(lists.unused_transfers[1].change, 3);
+    }
+
+    /// bfs's `stop` flag: a duplicate whose fix is to keep it resident and one whose fix is to
+    /// hoist its map are one change; which of the two took longer in a run (the order of the
+    /// list) must not decide the change's words.
+    #[test]
+    fn a_change_is_worded_the_same_whichever_finding_took_longer() {
+        let keep = || {
+            let mut f = finding("keep-resident", "#pragma omp target data map(tofrom: stop)", "bfs.c:14");
+            f.suggestion.saving_bytes = 312;
+            f
+        };
+        let hoist = || {
+            let mut f = finding("hoist-to-target-data", "#pragma omp target data map(tofrom: stop)", "bfs.c:14");
+            f.suggestion.saving_bytes = 316;
+            f
+        };
+        // more bytes, but `enter data ... alloc` says less than a data region
+        let alloc = || {
+            let mut f = finding("enter-exit-data", "#pragma omp target enter data map(alloc: stop)", "bfs.c:14");
+            f.suggestion.saving_bytes = 400;
+            f
+        };
+        let mut one = FindingLists { duplicate_transfers: vec![keep(), hoist()], repeated_allocations: vec![alloc()], ..FindingLists::default() };
+        let mut other = FindingLists { duplicate_transfers: vec![hoist(), keep()], repeated_allocations: vec![alloc()], ..FindingLists::default() };
+        let (a, b) = (group(&mut one), group(&mut other));
+        assert_eq!(a.len(), 1, "{a:#?}");
+        assert_eq!(a, b);
+        assert_eq!(a[0].action, "hoist-to-target-data");
+        assert_eq!(a[0].saving_bytes, 1028);
     }
 }
