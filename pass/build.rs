@@ -44,16 +44,13 @@ fn main() {
 }
 
 /// The loader and what it includes.
-const LOADER_SOURCES: [&str; 3] =
-    ["loader/ompadapt_loader.cpp", "../plugin/include/ompadapt_lowering.h", "../runtime/include/ompadapt.h"];
+const LOADER_SOURCES: [&str; 3] = ["loader/ompadapt_loader.cpp", "../plugin/include/ompadapt_lowering.h", "../runtime/include/ompadapt.h"];
 
 /// Architecture (as `ompadapt_abi::markers::PRECOMPILED_LOADER_ARCHES` names it), triple, and the
 /// flag that gives indirect-branch landing pads: harmless where unused, needed where a program
 /// enforces them (the table's functions are called indirectly).
-const LOADER_TARGETS: [(&str, &str, &str); 2] = [
-    ("x86_64", "x86_64-linux-gnu", "-fcf-protection=branch"),
-    ("aarch64", "aarch64-linux-gnu", "-mbranch-protection=bti"),
-];
+const LOADER_TARGETS: [(&str, &str, &str); 2] =
+    [("x86_64", "x86_64-linux-gnu", "-fcf-protection=branch"), ("aarch64", "aarch64-linux-gnu", "-mbranch-protection=bti")];
 
 /// The loader compiled for `triple`: position-independent (it goes into executables and shared
 /// libraries alike), optimised for size (it runs once per process).

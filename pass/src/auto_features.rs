@@ -217,7 +217,10 @@ fn trip_count_features(
             Err(NoSlice::ChunkOfOuterLoop) => {
                 // The functions from the fork that runs the chunks down to the init (with -g,
                 // clang puts a wrapper in between).
-                let fork = l.frames.iter().rposition(|f| f.call.is_some_and(|c| ir::callee_name(c).starts_with(crate::entry_points::name::prefix::FORK)));
+                let fork = l
+                    .frames
+                    .iter()
+                    .rposition(|f| f.call.is_some_and(|c| ir::callee_name(c).starts_with(crate::entry_points::name::prefix::FORK)));
                 chunk_loops.extend(l.frames[fork.unwrap_or(l.frames.len() - 1)..].iter().map(|f| f.function));
             }
             Err(NoSlice::Because(why)) => {

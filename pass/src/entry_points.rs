@@ -119,7 +119,6 @@ pub mod name {
     pub const ENTRIES_SECTION: &str = "omp_offloading_entries";
 }
 
-
 /// Every entry point the pass knows.
 pub const ENTRY_POINTS: &[EntryPoint] = &[
     // libomp: what clang and flang lower host constructs to.
@@ -340,9 +339,10 @@ pub fn lookup(name: &str) -> Option<&'static EntryPoint> {
         Some(stem) if name.starts_with(self::name::prefix::OMP) => stem,
         _ => name,
     };
-    ENTRY_POINTS.iter().find(|e| e.name == c_name).or_else(|| {
-        ENTRY_POINTS.iter().find(|e| e.name.strip_suffix('*').is_some_and(|prefix| c_name.starts_with(prefix)))
-    })
+    ENTRY_POINTS
+        .iter()
+        .find(|e| e.name == c_name)
+        .or_else(|| ENTRY_POINTS.iter().find(|e| e.name.strip_suffix('*').is_some_and(|prefix| c_name.starts_with(prefix))))
 }
 
 #[cfg(test)]

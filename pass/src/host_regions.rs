@@ -37,8 +37,8 @@ use ompadapt_abi::RegionDescriptor;
 
 use crate::auto_mode::AutoKinds;
 use crate::ir::{self, ValueRef};
-use crate::region_code::{c_string, fn_type, i32s, Region};
 pub use crate::region_code::REGION_KIND;
+use crate::region_code::{c_string, fn_type, i32s, Region};
 use crate::remarks::{Remark, RemarkId, RemarkPlace};
 use crate::team::{self, analysis::Analysis};
 
@@ -61,7 +61,12 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds, explicit: &HashSet<
     let forks: Vec<ValueRef> = module
         .get_functions()
         .flat_map(|f| ir::function_instructions(f.as_value_ref()))
-        .filter(|i| ir::opcode(*i) == Some(LLVMOpcode::LLVMCall) && ir::callee_name(*i) == crate::entry_points::name::FORK_CALL && !is_adaptive(*i) && !explicit.contains(i))
+        .filter(|i| {
+            ir::opcode(*i) == Some(LLVMOpcode::LLVMCall)
+                && ir::callee_name(*i) == crate::entry_points::name::FORK_CALL
+                && !is_adaptive(*i)
+                && !explicit.contains(i)
+        })
         .collect();
     if forks.is_empty() {
         return out;
@@ -137,7 +142,10 @@ fn eligible(
     // parallel region (the descriptor's `in_parallel=as_written`).
     let host = ir::function_of(fork);
     if outlined.contains(&host) {
-        return Err((RemarkId::NestedRegion, format!("left as written: nested in the parallel region of '{}'", team::analysis::display_name(host))));
+        return Err((
+            RemarkId::NestedRegion,
+            format!("left as written: nested in the parallel region of '{}'", team::analysis::display_name(host)),
+        ));
     }
     let mut analysis = Analysis::default();
     if let Some(found) = analysis.region(microtask) {
@@ -179,7 +187,11 @@ pub(crate) fn offload_host_code(module: &Module<'_>) -> std::collections::HashSe
             if ir::is_call(i) && ir::callee_name(i) == crate::omp_calls::TGT_TARGET_KERNEL {
                 // SAFETY: `i` is an instruction of the module.
                 let launch = unsafe { inkwell::values::InstructionValue::new(i) };
-                queue.extend(crate::omp_calls::fallback_calls(launch).into_iter().filter_map(|c| crate::ir::is_call(c.as_value_ref()).then(|| ir::callee(c.as_value_ref()))));
+                queue.extend(
+                    crate::omp_calls::fallback_calls(launch)
+                        .into_iter()
+                        .filter_map(|c| crate::ir::is_call(c.as_value_ref()).then(|| ir::callee(c.as_value_ref()))),
+                );
             }
         }
     }
@@ -269,7 +281,13 @@ impl Names {
 }
 
 extern "C" {
-    fn ompadapt_location_function(i: ValueRef, name: *mut std::ffi::c_char, file: *mut std::ffi::c_char, size: u32, column: *mut u32) -> bool;
+    fn ompadapt_location_function(
+        i: ValueRef,
+        name: *mut std::ffi::c_char,
+        file: *mut std::ffi::c_char,
+        size: u32,
+        column: *mut u32,
+    ) -> bool;
 }
 
 /// Where the fork was written: the source function of its debug location (where it was inlined
@@ -405,7 +423,8 @@ pub(crate) fn source_file(m: LLVMModuleRef) -> String {
     let mut len = 0usize;
     unsafe {
         let p = LLVMGetSourceFileName(m, &mut len);
-        let s = if p.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len)).into_owned() };
+        let s =
+            if p.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len)).into_owned() };
         s.rsplit('/').next().unwrap_or_default().to_string()
     }
 }
@@ -451,7 +470,8 @@ fn build_region(m: LLVMModuleRef, fork: ValueRef, microtask: ValueRef, model: &s
         Some(s) => {
             let serial = unsafe { LLVMInsertBasicBlockInContext(LLVMGetModuleContext(m), join, c"ompadapt.serial".as_ptr()) };
             unsafe {
-                let is_serial = LLVMBuildICmp(r.b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, r.variant, LLVMConstInt(d.i32t, s as u64, 0), c"".as_ptr());
+                let is_serial =
+                    LLVMBuildICmp(r.b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, r.variant, LLVMConstInt(d.i32t, s as u64, 0), c"".as_ptr());
                 LLVMBuildCondBr(r.b, is_serial, serial, parallel);
                 LLVMPositionBuilderAtEnd(r.b, serial);
             }
@@ -540,19 +560,38 @@ fn next_block(block: ir::BlockRef) -> ir::BlockRef {
     unsafe { LLVMGetNextBasicBlock(block) }
 }
 
-/// The team the region's `num_threads` clause asks for: clang and flang push it right before
-/// the fork, in the fork's block.
+/// The team the region's `num_threads` clause asks for: the push that dominates the fork with no
+/// other fork between. clang pushes right before the fork, in its block; flang-19 pushes in the
+/// block before it (`entry: push; br omp_parallel` / `omp_parallel: fork`), so the search goes
+/// on through blocks with one predecessor (each dominates the fork). A call into code that may
+/// fork (a defined or unknown function) consumes or changes the push: the search stops there.
 fn num_threads_clause(fork: ValueRef) -> Option<ValueRef> {
+    use crate::entry_points::name::{prefix::FORK, PUSH_NUM_THREADS};
     let mut cursor = unsafe { LLVMGetPreviousInstruction(fork) };
-    while !cursor.is_null() {
-        if ir::is_call(cursor) {
-            match ir::callee_name(cursor).as_str() {
-                n if n == crate::entry_points::name::PUSH_NUM_THREADS => return ir::call_args(cursor).get(2).copied(),
-                n if n == crate::entry_points::name::FORK_CALL || n == crate::entry_points::name::FORK_TEAMS => return None,
-                _ => {}
+    let mut block = ir::block_of(fork);
+    let preds = ir::predecessors(ir::function_of(fork));
+    for _ in 0..16 {
+        while !cursor.is_null() {
+            if ir::is_call(cursor) {
+                match ir::callee_name(cursor).as_str() {
+                    n if n == PUSH_NUM_THREADS => return ir::call_args(cursor).get(2).copied(),
+                    n if n.starts_with(FORK) => return None,
+                    // what this pass inserted before the fork, intrinsics, the OpenMP runtime's
+                    n if n.starts_with("llvm.")
+                        || n.starts_with(ompadapt_abi::markers::RESERVED_PREFIX)
+                        || crate::entry_points::lookup(n).is_some() => {}
+                    _ => return None,
+                }
             }
+            cursor = unsafe { LLVMGetPreviousInstruction(cursor) };
         }
-        cursor = unsafe { LLVMGetPreviousInstruction(cursor) };
+        match preds.get(&block).map(|p| p.as_slice()) {
+            Some([only]) if *only != block => {
+                block = *only;
+                cursor = unsafe { LLVMGetLastInstruction(block) };
+            }
+            _ => return None,
+        }
     }
     None
 }

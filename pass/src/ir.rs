@@ -206,6 +206,11 @@ pub fn successors(b: BlockRef) -> Vec<BlockRef> {
     }
 }
 
+/// The terminator of block `b` (null while it has none).
+pub fn terminator(b: BlockRef) -> ValueRef {
+    unsafe { LLVMGetBasicBlockTerminator(b) }
+}
+
 pub fn entry_block(f: ValueRef) -> BlockRef {
     unsafe { LLVMGetEntryBasicBlock(f) }
 }

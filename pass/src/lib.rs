@@ -62,8 +62,8 @@ pub mod metadata;
 pub mod module_kind;
 pub mod offload_regions;
 pub mod omp_calls;
-pub mod region_code;
 pub mod plugin_entry;
+pub mod region_code;
 pub mod remarks;
 pub mod slice;
 pub mod static_features;
@@ -188,9 +188,9 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
     host_regions::set_source_root(None);
     match loader::add_loader(module) {
         loader::LoaderOutcome::Added => outcome.changed = true,
-        loader::LoaderOutcome::NoAssemblyFor => outcome.warnings.push(diagnostics::no_loader_warning(
-            &module.get_triple().as_str().to_string_lossy(),
-        )),
+        loader::LoaderOutcome::NoAssemblyFor => {
+            outcome.warnings.push(diagnostics::no_loader_warning(&module.get_triple().as_str().to_string_lossy()))
+        }
         loader::LoaderOutcome::NotNeeded => {}
     }
     // Host regions of zero-source-change mode first: those whose code may observe their team

@@ -32,7 +32,11 @@ pub fn is_flang_module(module: &Module<'_>) -> bool {
     // SAFETY: LLVM returns the module's own string and its length.
     let source = unsafe {
         let p = llvm_sys::core::LLVMGetSourceFileName(module.as_mut_ptr(), &mut len);
-        if p.is_null() { String::new() } else { String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len)).into_owned() }
+        if p.is_null() {
+            String::new()
+        } else {
+            String::from_utf8_lossy(std::slice::from_raw_parts(p.cast::<u8>(), len)).into_owned()
+        }
     };
     source == "FIRModule"
 }
@@ -79,9 +83,11 @@ pub enum LoaderOutcome {
 /// [`SUPPORT_PREFIX`]) without defining it. Idempotent: a module that already carries the
 /// assembly is left alone.
 pub fn add_loader(module: &Module<'_>) -> LoaderOutcome {
-    let needed = module
-        .get_functions()
-        .any(|f| f.count_basic_blocks() == 0 && f.get_name().to_bytes().starts_with(SUPPORT_PREFIX.as_bytes()) && !crate::ir::unused(f.as_value_ref()));
+    let needed = module.get_functions().any(|f| {
+        f.count_basic_blocks() == 0
+            && f.get_name().to_bytes().starts_with(SUPPORT_PREFIX.as_bytes())
+            && !crate::ir::unused(f.as_value_ref())
+    });
     if !needed {
         return LoaderOutcome::NotNeeded;
     }

@@ -124,7 +124,10 @@ pub fn is_benign_call(call: ValueRef) -> bool {
     if name.contains(markers::RESERVED_PREFIX) {
         return true;
     }
-    if name.starts_with(crate::entry_points::name::prefix::OMP_GET) || name.starts_with(crate::entry_points::name::prefix::OMP_IS) || name == crate::entry_points::name::GLOBAL_THREAD_NUM {
+    if name.starts_with(crate::entry_points::name::prefix::OMP_GET)
+        || name.starts_with(crate::entry_points::name::prefix::OMP_IS)
+        || name == crate::entry_points::name::GLOBAL_THREAD_NUM
+    {
         return true;
     }
     if name.starts_with("llvm.dbg.")

@@ -35,10 +35,10 @@ use ompadapt_abi::kinds::Kind;
 use ompadapt_abi::markers::{HOST_ENTER, HOST_EXIT, HOST_GUARD, LAUNCH_SITE};
 
 use crate::host_regions as host;
-use crate::region_code::{decls, fn_type, function};
-use crate::region_code::{i32s, Region};
 use crate::ir::{self, ValueRef};
 use crate::omp_calls::TGT_TARGET_KERNEL;
+use crate::region_code::{decls, fn_type, function};
+use crate::region_code::{i32s, Region};
 use crate::remarks::{Remark, RemarkId, RemarkPlace};
 
 /// What pass-only mode did to a module's offload launches.
@@ -61,7 +61,12 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind], explicit: &HashSet<Val
     let launches: Vec<ValueRef> = module
         .get_functions()
         .flat_map(|f| ir::function_instructions(f.as_value_ref()))
-        .filter(|i| ir::opcode(*i) == Some(LLVMOpcode::LLVMCall) && ir::callee_name(*i) == TGT_TARGET_KERNEL && !host::is_adaptive(*i) && !explicit.contains(i))
+        .filter(|i| {
+            ir::opcode(*i) == Some(LLVMOpcode::LLVMCall)
+                && ir::callee_name(*i) == TGT_TARGET_KERNEL
+                && !host::is_adaptive(*i)
+                && !explicit.contains(i)
+        })
         .filter(|i| !offload_code.contains(&ir::function_of(*i)))
         .collect();
     let mut names: HashMap<String, u32> = HashMap::new();
@@ -84,7 +89,11 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind], explicit: &HashSet<Val
                 let dropped: Vec<String> = kinds.iter().filter(|k| seen.changes(k)).map(Kind::name).collect();
                 let why = seen.describe();
                 if kept.len() < 2 {
-                    out.remarks.push(place.remark(RemarkId::LaunchNotAdapted, &model, format!("left as written: {why}, which its variants would answer differently")));
+                    out.remarks.push(place.remark(
+                        RemarkId::LaunchNotAdapted,
+                        &model,
+                        format!("left as written: {why}, which its variants would answer differently"),
+                    ));
                     continue;
                 }
                 out.remarks.push(place.remark(
@@ -156,7 +165,13 @@ impl Observed {
 const WHERE: [&str; 2] = [crate::entry_points::name::IS_INITIAL_DEVICE, crate::entry_points::name::GET_DEVICE_NUM];
 /// Calls by which a kernel asks for its league's or team's shape, besides the team queries of
 /// [`crate::entry_points`].
-const SHAPE: [&str; 5] = [crate::entry_points::name::GET_NUM_TEAMS, crate::entry_points::name::GET_TEAM_NUM, crate::entry_points::name::GET_THREAD_LIMIT, crate::entry_points::name::GET_MAX_THREADS, crate::entry_points::name::GET_NUM_PROCS];
+const SHAPE: [&str; 5] = [
+    crate::entry_points::name::GET_NUM_TEAMS,
+    crate::entry_points::name::GET_TEAM_NUM,
+    crate::entry_points::name::GET_THREAD_LIMIT,
+    crate::entry_points::name::GET_MAX_THREADS,
+    crate::entry_points::name::GET_NUM_PROCS,
+];
 
 /// The first thing the launch's kernel (its host version, what it calls) observes, if any.
 fn observed(launch: ValueRef) -> Option<Observed> {
@@ -214,7 +229,10 @@ fn task_code(module: &Module<'_>) -> std::collections::HashSet<ValueRef> {
     let mut queue = Vec::new();
     for f in module.get_functions() {
         for i in ir::function_instructions(f.as_value_ref()) {
-            if ir::is_call(i) && [crate::entry_points::name::OMP_TASK_ALLOC, crate::entry_points::name::OMP_TARGET_TASK_ALLOC].contains(&ir::callee_name(i).as_str()) {
+            if ir::is_call(i)
+                && [crate::entry_points::name::OMP_TASK_ALLOC, crate::entry_points::name::OMP_TARGET_TASK_ALLOC]
+                    .contains(&ir::callee_name(i).as_str())
+            {
                 if let Some(entry) = ir::call_args(i).get(5) {
                     queue.push(ir::strip_to_global(*entry));
                 }
@@ -244,10 +262,7 @@ fn name_of(launch: ValueRef, names: &mut HashMap<String, u32>) -> String {
     let symbol = symbol.map(|s| if flang { s.strip_suffix('_').map(str::to_string).unwrap_or(s) } else { s });
     let function = symbol.map(|s| host::symbol_name(&s)).filter(|s| !s.is_empty()).unwrap_or_else(|| host::function_name(f));
     // (not the frontend's generated code, `<scratch space>`, nor a predefined `<built-in>`)
-    let file = ir::function_instructions(f)
-        .into_iter()
-        .find_map(|i| host::written(i).filter(|w| !w.file.starts_with('<')))
-        .map(|w| w.file);
+    let file = ir::function_instructions(f).into_iter().find_map(|i| host::written(i).filter(|w| !w.file.starts_with('<'))).map(|w| w.file);
     let base = match (file, line) {
         (Some(file), Some(line)) => format!("{function}@{file}:{line}"),
         _ => format!("{function}#offload"),
@@ -316,9 +331,14 @@ fn build_region(m: LLVMModuleRef, launch: ValueRef, join: ir::BlockRef, model: &
     };
     let setting = |pick: fn(&Kind) -> u32| i32s(d, kinds.iter().map(pick).chain(std::iter::once(0)));
     let num_teams = r.per_variant(&format!("{sym}.num_teams"), d.i32t, setting(|k| if let Kind::NumTeams(t) = k { *t } else { 0 }));
-    let thread_limit = r.per_variant(&format!("{sym}.thread_limit"), d.i32t, setting(|k| if let Kind::ThreadLimit(t) = k { *t } else { 0 }));
+    let thread_limit =
+        r.per_variant(&format!("{sym}.thread_limit"), d.i32t, setting(|k| if let Kind::ThreadLimit(t) = k { *t } else { 0 }));
     let model_str = r.model;
-    r.call(LAUNCH_SITE.name, fn_type(void, &mut [d.i32t, d.i32t, d.i32t, d.ptr], false), &mut [use_host, num_teams, thread_limit, model_str]);
+    r.call(
+        LAUNCH_SITE.name,
+        fn_type(void, &mut [d.i32t, d.i32t, d.i32t, d.ptr], false),
+        &mut [use_host, num_teams, thread_limit, model_str],
+    );
     // end where both paths meet again
     r.end(join, launch, model);
 }

@@ -84,7 +84,6 @@ pub(crate) fn c_string(m: LLVMModuleRef, name: &str, text: &str) -> ValueRef {
     constant_global(m, name, init)
 }
 
-
 /// A region being written: the builder (positioned before the construct, with the construct's
 /// debug location), the types, the context and the variant the runtime chose.
 pub(crate) struct Region {
@@ -149,7 +148,8 @@ impl Region {
             let n = values.len() as u64 - 1;
             let table = constant_global(self.m, name, LLVMConstArray2(element, values.as_mut_ptr(), values.len() as u64));
             let b = self.b;
-            let in_range = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntULT, self.variant, LLVMConstInt(self.d.i32t, n, 0), c"".as_ptr());
+            let in_range =
+                LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntULT, self.variant, LLVMConstInt(self.d.i32t, n, 0), c"".as_ptr());
             let index = LLVMBuildSelect(b, in_range, self.variant, LLVMConstInt(self.d.i32t, n, 0), c"".as_ptr());
             let mut idx = [LLVMConstInt(self.d.i64t, 0, 0), LLVMBuildZExt(b, index, self.d.i64t, c"".as_ptr())];
             let at = LLVMBuildInBoundsGEP2(b, LLVMGlobalGetValueType(table), table, idx.as_mut_ptr(), 2, c"".as_ptr());

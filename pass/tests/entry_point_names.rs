@@ -37,7 +37,11 @@ fn runtime_names_appear_only_in_the_table() {
             }
         }
     }
-    assert!(found.is_empty(), "OpenMP runtime names outside src/entry_points.rs (use entry_points::name, or ompadapt_abi::markers for __ompadapt_ names):\n{}", found.join("\n"));
+    assert!(
+        found.is_empty(),
+        "OpenMP runtime names outside src/entry_points.rs (use entry_points::name, or ompadapt_abi::markers for __ompadapt_ names):\n{}",
+        found.join("\n")
+    );
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! IR tests in the style of LLVM's lit: each file under tests/filecheck/ carries `// RUN:`
 //! lines, run by bash with `set -o pipefail` after substituting %clang, %opt, %plugin,
 //! %passplugin (libompadapt_pass.so, what `opt -load-pass-plugin` takes), %clang_nvptx,
+//! %flang (flang-new-19 -fopenmp; Fortran files carry `! RUN:` lines),
 //! %S (the file's directory),
 //! %FileCheck, %s (the file) and %t (a scratch path). CHECK lines are FileCheck's.
 
@@ -11,12 +12,19 @@ fn run_file(name: &str) {
     let path = source(&format!("filecheck/{name}"));
     let text = std::fs::read_to_string(&path).unwrap();
     let dir = scratch();
-    let runs: Vec<String> = text.lines().filter_map(|l| l.trim_start().strip_prefix("// RUN:")).map(str::trim).map(String::from).collect();
+    // `// RUN:` in C, `! RUN:` in Fortran
+    let runs: Vec<String> = text
+        .lines()
+        .filter_map(|l| l.trim_start().strip_prefix("// RUN:").or_else(|| l.trim_start().strip_prefix("! RUN:")))
+        .map(str::trim)
+        .map(String::from)
+        .collect();
     assert!(!runs.is_empty(), "{name} has no RUN line");
     for cmd in runs {
         let cmd = cmd
             .replace("%clang_nvptx", &format!("{CLANG} -fopenmp -fopenmp-targets=nvptx64"))
             .replace("%clang", &format!("{CLANG} -fopenmp {HOST_OFFLOAD}"))
+            .replace("%flang", "flang-new-19 -fopenmp")
             .replace("%S", path.parent().unwrap().to_str().unwrap())
             .replace("%opt", OPT)
             .replace("%passplugin", pass_plugin().to_str().unwrap())
@@ -102,4 +110,14 @@ fn pass_only_mode_offload_ir() {
 #[test]
 fn pass_statistics_with_stats() {
     run_file("statistics.c");
+}
+
+#[test]
+fn reduction_updates_through_the_operator() {
+    run_file("reduction_operator.c");
+}
+
+#[test]
+fn flang_forms() {
+    run_file("flang_forms.f90");
 }

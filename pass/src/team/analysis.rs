@@ -26,14 +26,14 @@
 use std::collections::{HashMap, HashSet};
 
 use llvm_sys::core::{
-    LLVMCountParamTypes, LLVMGetCalledValue, LLVMGetParamTypes, LLVMGetTypeKind, LLVMGlobalGetValueType, LLVMIsAInlineAsm, LLVMIsFunctionVarArg,
-    LLVMIsThreadLocal,
+    LLVMCountParamTypes, LLVMGetCalledValue, LLVMGetParamTypes, LLVMGetTypeKind, LLVMGlobalGetValueType, LLVMIsAInlineAsm,
+    LLVMIsFunctionVarArg, LLVMIsThreadLocal,
 };
 use llvm_sys::{LLVMOpcode, LLVMTypeKind};
 
 use super::library::{self, is_cxx_abi_runtime, is_cxx_standard_library};
 use super::private::Privacy;
-use super::scope::{derived_addresses, role, strip, Scope, Scopes};
+use super::scope::{strip, Scope, Scopes};
 use crate::entry_points::{in_family, lookup, Role};
 use crate::ir::{self, ValueRef};
 
@@ -259,7 +259,8 @@ impl Analysis {
             return Some(found);
         }
         if !ir::is_declaration(callee) {
-            let found = self.walk(callee, callee_mode(mode, scope), if scope == Scope::Replicated { privacy.argument_mask(inst) } else { 0 })?;
+            let found =
+                self.walk(callee, callee_mode(mode, scope), if scope == Scope::Replicated { privacy.argument_mask(inst) } else { 0 })?;
             return Some(self.through(found, inst));
         }
         library_call(inst, callee, &name, scope, privacy)
@@ -267,14 +268,13 @@ impl Analysis {
 
     fn entry_point(&mut self, inst: ValueRef, name: &str, role: Role, mode: Mode, scope: Scope) -> Option<Finding> {
         let args = ir::call_args(inst);
-        let code = |k: u32| args.get(k as usize).map(|a| ir::strip_to_global(*a)).filter(|f| ir::is_function(*f) && !ir::is_declaration(*f));
+        let code =
+            |k: u32| args.get(k as usize).map(|a| ir::strip_to_global(*a)).filter(|f| ir::is_function(*f) && !ir::is_declaration(*f));
         let (function, mode, params) = match role {
             Role::TeamQuery => {
                 return Some(Finding::new(Reason::TeamQuery, format!("it calls {name}, whose answer depends on the team"), inst))
             }
-            Role::Threadprivate => {
-                return Some(Finding::new(Reason::ThreadLocal, format!("it uses threadprivate data ({name})"), inst))
-            }
+            Role::Threadprivate => return Some(Finding::new(Reason::ThreadLocal, format!("it uses threadprivate data ({name})"), inst)),
             Role::NeutralWrites if scope == Scope::Replicated => {
                 return Some(Finding::new(Reason::Replicated, format!("every thread of the team calls {name}, which writes memory"), inst))
             }
@@ -391,7 +391,10 @@ fn thread_local_operand(inst: ValueRef) -> Option<Finding> {
         if ir::is_global_variable(g) && unsafe { LLVMIsThreadLocal(g) } != 0 {
             return Some(Finding::new(
                 Reason::ThreadLocal,
-                format!("it uses thread-local data '{}' (threadprivate, thread_local or __thread), of which each thread has its own copy", demangle(&ir::name(g))),
+                format!(
+                    "it uses thread-local data '{}' (threadprivate, thread_local or __thread), of which each thread has its own copy",
+                    demangle(&ir::name(g))
+                ),
                 inst,
             ));
         }
@@ -405,7 +408,10 @@ fn intrinsic(inst: ValueRef, name: &str, scope: Scope, privacy: &Privacy) -> Opt
         let g = ir::strip_to_global(ir::operand(inst, 0));
         return Some(Finding::new(
             Reason::ThreadLocal,
-            format!("it uses thread-local data '{}' (threadprivate, thread_local or __thread), of which each thread has its own copy", demangle(&ir::name(g))),
+            format!(
+                "it uses thread-local data '{}' (threadprivate, thread_local or __thread), of which each thread has its own copy",
+                demangle(&ir::name(g))
+            ),
             inst,
         ));
     }
@@ -434,14 +440,20 @@ fn intrinsic(inst: ValueRef, name: &str, scope: Scope, privacy: &Privacy) -> Opt
 /// A call of a function the module does not define.
 fn library_call(inst: ValueRef, callee: ValueRef, name: &str, scope: Scope, privacy: &Privacy) -> Option<Finding> {
     let effects = library::effects(callee);
-    let pure = !effects.memory.writes_other() && !effects.memory.writes_args() && effects.memory.other & 1 == 0 && effects.memory.inaccessible == 0;
+    let pure = !effects.memory.writes_other()
+        && !effects.memory.writes_args()
+        && effects.memory.other & 1 == 0
+        && effects.memory.inaccessible == 0;
     // A call that does not return (exit, abort, an error handler) ends the program: whatever it
     // asks, no result of the region depends on it.
     let known = effects.library || is_cxx_standard_library(name) || is_cxx_abi_runtime(name) || pure || does_not_return(inst);
     if !known {
         return Some(Finding::new(
             Reason::Opaque,
-            format!("it calls '{}', which is not defined in this translation unit: the compiler cannot see whether it asks for the team", demangle(name)),
+            format!(
+                "it calls '{}', which is not defined in this translation unit: the compiler cannot see whether it asks for the team",
+                demangle(name)
+            ),
             inst,
         ));
     }
@@ -453,7 +465,10 @@ fn library_call(inst: ValueRef, callee: ValueRef, name: &str, scope: Scope, priv
     if effects.memory.writes_other() && !(effects.library && errno_only(callee)) {
         return Some(Finding::new(
             Reason::Replicated,
-            format!("every thread of the team calls '{}', which may write memory or do I/O: a smaller team would do it fewer times", demangle(name)),
+            format!(
+                "every thread of the team calls '{}', which may write memory or do I/O: a smaller team would do it fewer times",
+                demangle(name)
+            ),
             inst,
         ));
     }
@@ -495,7 +510,10 @@ fn written_arguments(inst: ValueRef, writable: u64, privacy: &Privacy, name: &st
         if writable & (1 << i) != 0 && !privacy.is_private(*a) {
             return Some(Finding::new(
                 Reason::Replicated,
-                format!("every thread of the team calls '{}', which writes shared memory: a smaller team would write it fewer times", demangle(name)),
+                format!(
+                    "every thread of the team calls '{}', which writes shared memory: a smaller team would write it fewer times",
+                    demangle(name)
+                ),
                 inst,
             ));
         }
@@ -516,7 +534,9 @@ fn replicated_write(inst: ValueRef, privacy: &Privacy) -> Option<Finding> {
     let named = variable_name(address).map(|n| format!(" '{n}'")).unwrap_or_default();
     Some(Finding::new(
         Reason::Replicated,
-        format!("every thread of the team {what} shared memory{named} outside a worksharing construct: a smaller team would do it fewer times"),
+        format!(
+            "every thread of the team {what} shared memory{named} outside a worksharing construct: a smaller team would do it fewer times"
+        ),
         inst,
     ))
 }
@@ -537,41 +557,12 @@ fn variable_name(address: ValueRef) -> Option<String> {
     (!n.is_empty() && !n.chars().all(|c| c.is_ascii_digit())).then(|| demangle(n))
 }
 
-/// A reduction's private copy that code every thread runs changes beyond its initialisation
-/// (one store of a constant: the reduction's identity), or hands to a call: the combined result
-/// would then count the team's threads.
+/// A reduction whose private copy is changed other than by its initialisation (code every thread
+/// runs) and updates through its operator (worksharing code), or whose partial value is read
+/// otherwise ([`super::reduction`]): the combined result would depend on the team.
 fn reduction_privates_written(scopes: &Scopes) -> Option<Finding> {
-    for &p in &scopes.reduction_privates {
-        let mut stores = 0;
-        for v in derived_addresses(p) {
-            for u in ir::users(v).into_iter().filter(|u| scopes.scope(*u) == Scope::Replicated) {
-                match ir::opcode(u) {
-                    Some(LLVMOpcode::LLVMStore) if ir::operand(u, 1) == v => {
-                        stores += 1;
-                        if stores > 1 || !ir::is_constant(ir::operand(u, 0)) {
-                            return Some(private_finding(u));
-                        }
-                    }
-                    Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => {
-                        let n = ir::callee_name(u);
-                        let bookkeeping = n.starts_with("llvm.lifetime.") || n.starts_with("llvm.dbg.");
-                        if !bookkeeping && role(u).is_none() {
-                            return Some(private_finding(u));
-                        }
-                    }
-                    Some(LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg) => return Some(private_finding(u)),
-                    _ => {}
-                }
-            }
-        }
-    }
-    None
-}
-
-fn private_finding(inst: ValueRef) -> Finding {
-    Finding::new(
-        Reason::ReductionPrivate,
-        "every thread of the team updates its copy of a reduction variable outside a worksharing construct: the combined result would count the team's threads",
-        inst,
-    )
+    scopes.reductions.iter().find_map(|r| {
+        let (at, what) = super::reduction::private_copy_finding(r, &|i| scopes.scope(i))?;
+        Some(Finding::new(Reason::ReductionPrivate, format!("it {what}"), at))
+    })
 }

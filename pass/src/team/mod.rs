@@ -24,6 +24,7 @@
 pub mod analysis;
 pub mod library;
 pub mod private;
+pub mod reduction;
 pub mod scope;
 
 use std::collections::{HashSet, VecDeque};
@@ -78,7 +79,12 @@ pub fn lower_team_markers(module: &Module<'_>) -> TeamOutcome {
         // The region's own finding first (the more precise), then the module's.
         let verdict = match fork_after(call) {
             None => Err((
-                Finding { reason: Reason::NoFork, what: "no parallel region (__kmpc_fork_call) follows the marker".into(), at: None, path: Vec::new() },
+                Finding {
+                    reason: Reason::NoFork,
+                    what: "no parallel region (__kmpc_fork_call) follows the marker".into(),
+                    at: None,
+                    path: Vec::new(),
+                },
                 false,
             )),
             Some(microtask) => {
@@ -135,7 +141,8 @@ pub fn lower_team_markers(module: &Module<'_>) -> TeamOutcome {
 /// The microtask of the first parallel region the marker `call` dominates (breadth-first
 /// forward from it).
 fn fork_after(call: ValueRef) -> Option<ValueRef> {
-    let is_fork = |i: ValueRef| matches!(scope::role(i), Some(Role::Fork { .. })) && ir::callee_name(i) != crate::entry_points::name::FORK_TEAMS;
+    let is_fork =
+        |i: ValueRef| matches!(scope::role(i), Some(Role::Fork { .. })) && ir::callee_name(i) != crate::entry_points::name::FORK_TEAMS;
     let fork = ir::first_after(call, |i| is_fork(i) && ir::inst_dominates(call, i))?;
     let Some(Role::Fork { microtask }) = scope::role(fork) else { return None };
     let m = ir::strip_to_global(*ir::call_args(fork).get(microtask as usize)?);

@@ -20,6 +20,7 @@ use std::collections::{HashSet, VecDeque};
 use llvm_sys::core::{LLVMGetCondition, LLVMGetICmpPredicate, LLVMGetNumOperands, LLVMGetOperand, LLVMGetSuccessor, LLVMIsConditional};
 use llvm_sys::{LLVMIntPredicate, LLVMOpcode};
 
+use super::reduction::{combiner_operators, Reduction};
 use crate::entry_points::{lookup, Role};
 use crate::ir::{self, BlockRef, ValueRef};
 
@@ -39,8 +40,8 @@ pub enum Scope {
 pub struct Scopes {
     divided: HashSet<ValueRef>,
     combine: HashSet<ValueRef>,
-    /// The private copies (allocas) whose values the function's reductions combine.
-    pub reduction_privates: Vec<ValueRef>,
+    /// The function's reductions: the private copies (allocas) whose values they combine.
+    pub reductions: Vec<Reduction>,
 }
 
 /// The role of the runtime entry point `i` calls, if it calls one.
@@ -77,12 +78,21 @@ impl Scopes {
                         s.divided.extend(dominated(f, b));
                     }
                 }
-                Some(Role::Reduce { list, .. }) => {
+                Some(Role::Reduce { list, combiner }) => {
                     for b in guarded_successors(f, i, &[1, 2]) {
                         s.combine.extend(dominated(f, b));
                     }
-                    if let Some(l) = ir::call_args(i).get(list as usize) {
-                        s.reduction_privates.extend(list_entries(*l));
+                    let args = ir::call_args(i);
+                    let operators = args
+                        .get(combiner as usize)
+                        .map(|c| ir::strip_to_global(*c))
+                        .filter(|c| ir::is_function(*c) && !ir::is_declaration(*c))
+                        .map(combiner_operators)
+                        .unwrap_or_default();
+                    if let Some(&l) = args.get(list as usize) {
+                        for (k, private) in list_entries(l) {
+                            s.reductions.push(Reduction { private, list: l, operator: operators.get(&k).copied() });
+                        }
                     }
                 }
                 _ => {}
@@ -141,18 +151,27 @@ pub fn derived_addresses(base: ValueRef) -> Vec<ValueRef> {
     out
 }
 
-/// The private copies a reduction list points at: the values stored into the list's slots.
-fn list_entries(list: ValueRef) -> Vec<ValueRef> {
+/// The private copies a reduction list points at, with their indices in the list: the values
+/// stored into the list's slots.
+fn list_entries(list: ValueRef) -> Vec<(u64, ValueRef)> {
     let base = strip(Some(list));
     if !ir::is_alloca(base) {
         return Vec::new();
     }
-    derived_addresses(base)
-        .into_iter()
-        .flat_map(|slot| ir::users(slot).into_iter().filter(move |u| ir::opcode(*u) == Some(LLVMOpcode::LLVMStore) && ir::operand(*u, 1) == slot))
-        .map(|store| strip(Some(ir::operand(store, 0))))
-        .filter(|v| ir::is_alloca(*v))
-        .collect()
+    let index = |slot: ValueRef| match ir::opcode(slot) {
+        Some(LLVMOpcode::LLVMGetElementPtr) => ir::const_int(ir::operand(slot, ir::num_operands(slot) - 1)).map(|k| k as u64),
+        _ => Some(0),
+    };
+    let mut out = Vec::new();
+    for slot in derived_addresses(base) {
+        for store in ir::users(slot).into_iter().filter(|u| ir::opcode(*u) == Some(LLVMOpcode::LLVMStore) && ir::operand(*u, 1) == slot) {
+            let private = strip(Some(ir::operand(store, 0)));
+            if let (true, Some(k)) = (ir::is_alloca(private), index(slot)) {
+                out.push((k, private));
+            }
+        }
+    }
+    out
 }
 
 /// The successors a conditional branch on `value` (compared with zero) takes when `value` is
@@ -216,7 +235,12 @@ fn dominated(f: ValueRef, b: BlockRef) -> Vec<ValueRef> {
 /// `is_end` accepts, passing neither an end nor an instruction `is_start` accepts on the way:
 /// those reachable forward from a start without passing an end, that reach an end backward
 /// without passing a start.
-fn between(f: ValueRef, starts: &[(BlockRef, usize)], is_end: &dyn Fn(ValueRef) -> bool, is_start: &dyn Fn(ValueRef) -> bool) -> HashSet<ValueRef> {
+fn between(
+    f: ValueRef,
+    starts: &[(BlockRef, usize)],
+    is_end: &dyn Fn(ValueRef) -> bool,
+    is_start: &dyn Fn(ValueRef) -> bool,
+) -> HashSet<ValueRef> {
     let stop = |x: ValueRef| is_end(x) || is_start(x);
     // forward from the starts
     let mut forward = HashSet::new();
