@@ -72,11 +72,16 @@ pub const POINTER_SCAN_BYTES: usize = 4096;
 const POINTER_DEPTH: usize = 4;
 const MAX_PARTS: usize = 4096;
 
+/// `__tgt_target_data_begin_mapper(loc, device, n, bases, begins, sizes, types, names, mappers)`.
+type DataBegin = unsafe extern "C" fn(*mut c_void, i64, i32, *mut c_void, *mut c_void, *mut c_void, *mut c_void, *mut c_void, *mut c_void);
+
 /// The libomptarget/libomp entry points, found in the process (the program links them).
 struct Omp {
     get_mapped_ptr: unsafe extern "C" fn(*const c_void, c_int) -> *mut c_void,
     target_memcpy: unsafe extern "C" fn(*mut c_void, *const c_void, usize, usize, usize, c_int, c_int) -> c_int,
     default_device: unsafe extern "C" fn() -> c_int,
+    /// `__tgt_target_data_begin_mapper`, with no entries: loads the image ([`Live::load_image`]).
+    data_begin: DataBegin,
     initial_device: c_int,
     disabled: bool,
 }
@@ -92,11 +97,13 @@ fn omp() -> Option<&'static Omp> {
         let target_memcpy = sym(openmp::TARGET_MEMCPY)?;
         let default_device = sym(openmp::GET_DEFAULT_DEVICE)?;
         let initial_device = sym(openmp::GET_INITIAL_DEVICE)?;
+        let data_begin = sym(openmp::TARGET_DATA_BEGIN_MAPPER)?;
         let initial: unsafe extern "C" fn() -> c_int = std::mem::transmute(initial_device);
         Some(Omp {
             get_mapped_ptr: std::mem::transmute::<*mut c_void, _>(get_mapped_ptr),
             target_memcpy: std::mem::transmute::<*mut c_void, _>(target_memcpy),
             default_device: std::mem::transmute::<*mut c_void, _>(default_device),
+            data_begin: std::mem::transmute::<*mut c_void, DataBegin>(data_begin),
             initial_device: initial(),
             // the launch runs the host fallback on host memory: what the host version does
             disabled: std::env::var_os("OMP_TARGET_OFFLOAD").is_some_and(|v| v.eq_ignore_ascii_case("disabled")),
@@ -261,20 +268,29 @@ impl Refusal {
 pub fn plan(d: &dyn Device, entries: &[Entry], globals: &[(usize, usize)]) -> Result<Vec<Part>, Refusal> {
     let present = |m: Mapping| Part { lo: m.lo, hi: m.hi, dev: Some(m.dev), keep: false, host_is_current: false };
     let mut parts: Vec<Part> = Vec::new();
-    // a global's device copy exists once the device's image is loaded: present (its extent is
-    // the variable's, from the pass), or nothing to do
+    // a global's device copy exists once the device's image is loaded ([`enter`] loads it):
+    // present, its extent the variable's (from the pass), whatever the OMPT table saw
+    let mut global_copies: Vec<Mapping> = Vec::new();
     for &(addr, bytes) in globals {
         if let Some(dev) = d.device_of(addr) {
+            global_copies.push(Mapping { lo: addr, hi: addr + bytes, dev });
             parts.push(present(Mapping { lo: addr, hi: addr + bytes, dev }));
         }
     }
+    // an entry into such a global (`map(to: table)` of a `declare target` variable: present,
+    // so the construct copies nothing) is that global's device copy, which libomptarget made
+    // when it loaded the image, without a data operation the OMPT table could record
+    let extent = |q: usize| match global_copies.iter().find(|m| m.lo <= q && q < m.hi) {
+        Some(m) => Extent::Known(*m),
+        None => d.extent(q),
+    };
     for e in entries {
         // a zero-length section the construct names itself (`map(to: p[:0])`, XSBench's empty
         // grids) reaches no byte where nothing holds it; only an implicit zero-length entry (a
         // pointer the kernel uses) or one into present storage does. (Its address may be
         // uninitialised: it is not read.)
         if e.size == 0 && e.map_type & map::IMPLICIT == 0 && e.map_type & (map::LITERAL | map::PTR_AND_OBJ) != map::LITERAL | map::PTR_AND_OBJ {
-            if let Extent::Known(m) = d.extent(e.begin) {
+            if let Extent::Known(m) = extent(e.begin) {
                 parts.push(present(m));
             }
             continue;
@@ -286,7 +302,7 @@ pub fn plan(d: &dyn Device, entries: &[Entry], globals: &[(usize, usize)]) -> Re
         // present, otherwise the device sees the host address unchanged
         let capture = e.map_type & (map::PTR_AND_OBJ | map::LITERAL) == map::PTR_AND_OBJ | map::LITERAL;
         if capture {
-            match d.extent(e.begin) {
+            match extent(e.begin) {
                 Extent::Known(m) => parts.push(present(m)),
                 Extent::Unknown => return Err(Refusal::UnknownExtent),
                 Extent::Absent => {}
@@ -297,7 +313,7 @@ pub fn plan(d: &dyn Device, entries: &[Entry], globals: &[(usize, usize)]) -> Re
             continue;
         }
         let always = e.map_type & map::ALWAYS != 0;
-        match d.extent(e.begin) {
+        match extent(e.begin) {
             Extent::Known(m) => parts.push(Part {
                 keep: always && e.map_type & map::FROM != 0,
                 host_is_current: always && e.map_type & map::TO != 0,
@@ -426,6 +442,29 @@ impl Device for Live<'_> {
 }
 
 impl Live<'_> {
+    /// Makes libomptarget load the program's image on the device, once per device: until a
+    /// first construct uses the device it has not, and its `declare target` variables have no
+    /// device copy yet (`omp_get_mapped_ptr` answers null). A `cpu` variant pinned from the
+    /// first execution would otherwise see no device copy, and run its kernel on the host's
+    /// copies of those variables; the offload it stands for would have loaded the image and
+    /// used the device's (issue 41: `counter += 1` on a `declare target` global). An empty
+    /// `target enter data` loads it and maps nothing.
+    fn load_image(&self) {
+        static LOADED: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let bit = 1u64 << (self.dev as u32 % 64);
+        if LOADED.load(std::sync::atomic::Ordering::Relaxed) & bit != 0 {
+            return;
+        }
+        let null = std::ptr::null_mut();
+        quiet_dataperf(true);
+        // SAFETY: no map entries: libomptarget reads none of the null arrays.
+        unsafe { (self.omp.data_begin)(null, self.dev as i64, 0, null, null, null, null, null, null) };
+        quiet_dataperf(false);
+        if (0..64).contains(&self.dev) {
+            LOADED.fetch_or(bit, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
     /// Device to host (`to_host`) or host to device; false when libomptarget fails.
     fn copy(&self, host: usize, dev: usize, len: usize, to_host: bool) -> bool {
         if len == 0 {
@@ -462,6 +501,7 @@ pub unsafe fn enter(device: i64, kargs: *const c_void, globals: &[(usize, usize)
         return Ok(None);
     }
     let live = Live { omp, dev };
+    live.load_image();
     let mut parts = plan(&live, &entries(kargs), globals)?;
     parts.retain(|p| !read_only(p.lo, p.hi));
     if parts.is_empty() {

@@ -563,6 +563,6 @@ fn variable_name(address: ValueRef) -> Option<String> {
 fn reduction_privates_written(scopes: &Scopes) -> Option<Finding> {
     scopes.reductions.iter().find_map(|r| {
         let (at, what) = super::reduction::private_copy_finding(r, &|i| scopes.scope(i))?;
-        Some(Finding::new(Reason::ReductionPrivate, format!("it {what}"), at))
+        Some(Finding::new(Reason::ReductionPrivate, what, at))
     })
 }

@@ -514,7 +514,7 @@ pub fn private_copy_finding(r: &Reduction, scope_of: &dyn Fn(ValueRef) -> super:
     use super::scope::Scope;
     let (addresses, escapes) = addresses_of(r.private, r.list);
     if let Some(at) = escapes {
-        return Some((at, "hands the address of its copy of a reduction variable to code the analysis does not follow".into()));
+        return Some((at, "it hands the address of its copy of a reduction variable to code the analysis does not follow".into()));
     }
     let in_addresses: HashSet<ValueRef> = addresses.iter().copied().collect();
     let is_private_load = |v: ValueRef| ir::opcode(v) == Some(LLVMOpcode::LLVMLoad) && in_addresses.contains(&ir::operand(v, 0));
@@ -526,21 +526,21 @@ pub fn private_copy_finding(r: &Reduction, scope_of: &dyn Fn(ValueRef) -> super:
             }
             if scope_of(u) == Scope::Replicated {
                 if initialised || !ir::is_constant(ir::operand(u, 0)) {
-                    return Some((u, "changes its copy of a reduction variable outside a worksharing construct: the combined result would count the team's threads".into()));
+                    return Some((u, "every thread of the team updates its copy of a reduction variable outside a worksharing construct: the combined result would count the team's threads".into()));
                 }
                 initialised = true;
                 continue;
             }
             let Some(op) = r.operator else {
-                return Some((u, "updates its copy of a reduction variable whose combiner ompadapt does not recognise (declare reduction, && or ||): it cannot show the update is the combiner's".into()));
+                return Some((u, "it updates its copy of a reduction variable whose combiner ompadapt does not recognise (declare reduction, && or ||): it cannot show the update is the combiner's".into()));
             };
             let Some(update) = combining_update(u, op, &is_private_load) else {
-                return Some((u, format!("updates its copy of a reduction variable by something other than the reduction's operator ({}): the combined result would depend on how the iterations are divided", op.describe())));
+                return Some((u, format!("it updates its copy of a reduction variable by something other than the reduction's operator ({}): the combined result would depend on how the iterations are divided", op.describe())));
             };
             if let Some(leak) =
                 update.internal.iter().find(|v| ir::users(**v).iter().any(|x| *x != u && !update.internal.contains(x) && !is_branch(*x)))
             {
-                return Some((*leak, "uses the partial value of its copy of a reduction variable other than to update it: it depends on how the iterations are divided".into()));
+                return Some((*leak, "it uses the partial value of its copy of a reduction variable other than to update it: it depends on how the iterations are divided".into()));
             }
             accounted.extend(update.internal);
         }
@@ -549,7 +549,7 @@ pub fn private_copy_finding(r: &Reduction, scope_of: &dyn Fn(ValueRef) -> super:
         .iter()
         .flat_map(|a| ir::users(*a))
         .find(|u| is_private_load(*u) && scope_of(*u) != Scope::Combine && !accounted.contains(u));
-    stray.map(|l| (l, "reads the partial value of its copy of a reduction variable other than to update it through the reduction's operator: it depends on how the iterations are divided".into()))
+    stray.map(|l| (l, "it reads the partial value of its copy of a reduction variable other than to update it through the reduction's operator: it depends on how the iterations are divided".into()))
 }
 
 fn is_branch(v: ValueRef) -> bool {
