@@ -1,0 +1,136 @@
+//! The three ways issue 41 found a region observing what a variant changes, each a program of
+//! tests/programs/holes/ in C (and in Fortran where flang-19 can run it): every program is built
+//! stock and in both adaptive builds (C: the frontend plugin's zero-source-change mode and the
+//! pass alone; Fortran: the pass alone), and
+//! - with every region pinned to each variant any region of the program has (`OMPADAPT_VARIANT`),
+//! - under the real runtime, three runs sharing one store,
+//!
+//! prints exactly what stock prints at the same team size. The shapes: `declare target` globals a
+//! kernel writes and reads (the `cpu` variant must see the device's copy, also when it runs
+//! first); reductions whose private copy is updated other than through the reduction's operator
+//! (left as written); `num_threads` (the base of the team variants). Fortran has no program for
+//! the first: flang-19 cannot link `-fopenmp-targets`, and a `declare target` module variable
+//! crashes its stock build's host fallback.
+
+use ompadapt_tests::*;
+use serde_json::Value;
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const FLANG: &str = "flang-new-19";
+
+fn holes() -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(source("programs/holes"))
+        .expect("tests/programs/holes")
+        .filter_map(|e| Some(e.ok()?.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "c" || x == "f90"))
+        .collect();
+    v.sort();
+    v
+}
+
+fn build(src: &Path, exe: &Path, mode: &str) -> Run {
+    let fortran = src.extension().is_some_and(|x| x == "f90");
+    let mut c = Command::new(if fortran { FLANG } else { CLANG });
+    c.args(["-O2", "-fopenmp", "-g"]).env_remove("OMPADAPT_AUTO");
+    if !fortran {
+        c.arg(HOST_OFFLOAD).arg("-Wl,-rpath,/usr/lib/llvm-19/lib");
+    }
+    match mode {
+        "auto" => {
+            c.arg(format!("-fplugin={}", plugin().display())).arg("-fplugin-arg-ompadapt-auto");
+        }
+        "pass" => {
+            c.arg(format!("-fpass-plugin={}", pass_plugin().display()));
+        }
+        _ => {}
+    }
+    c.arg(src).arg("-o").arg(exe);
+    run(&mut c)
+}
+
+fn run_in(exe: &Path, dir: &Path, env: &[(&str, &str)]) -> Run {
+    let mut c = Command::new(exe);
+    c.current_dir(dir).env_remove("OMPADAPT_VARIANT").env_remove("OMPADAPT_REPORT").env_remove("OMPADAPT_RUNTIME");
+    c.env("OMPADAPT_DIR", dir.join(".ompadapt")).env("OMP_NUM_THREADS", "2");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = run(&mut c);
+    out.expect_ok(&format!("{} {env:?}", exe.display()));
+    out
+}
+
+/// Every variant some region of the program has, from one run's report.
+fn variants(exe: &Path, dir: &Path) -> BTreeSet<String> {
+    let json = dir.join("report.json");
+    run_in(exe, dir, &[("OMPADAPT_REPORT", &format!("json:{}", json.display()))]);
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).expect("the report")).unwrap();
+    doc["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|r| r["variants"].as_array().unwrap().iter().map(|v| v.as_str().unwrap().to_string()))
+        .collect()
+}
+
+#[test]
+fn every_variant_prints_what_stock_prints() {
+    let scratch = scratch();
+    for src in holes() {
+        let name = src.file_name().unwrap().to_string_lossy().into_owned();
+        let fortran = name.ends_with(".f90");
+        let stock_exe = scratch.path().join(format!("{name}.stock"));
+        build(&src, &stock_exe, "stock").expect_ok(&format!("{name}: stock build"));
+        let stock = run_in(&stock_exe, scratch.path(), &[]).stdout;
+        let modes: &[&str] = if fortran { &["pass"] } else { &["auto", "pass"] };
+        for mode in modes {
+            let exe = scratch.path().join(format!("{name}.{mode}"));
+            build(&src, &exe, mode).expect_ok(&format!("{name}: {mode} build"));
+            let dir = tempfile::tempdir().unwrap();
+            let variants = variants(&exe, dir.path());
+            assert!(!variants.is_empty(), "{name} ({mode}): no adaptive region");
+            for v in &variants {
+                let d = tempfile::tempdir().unwrap();
+                let out = run_in(&exe, d.path(), &[("OMPADAPT_VARIANT", v)]);
+                assert_eq!(out.stdout, stock, "{name} ({mode}) pinned to {v}");
+            }
+            let d = tempfile::tempdir().unwrap();
+            for k in 0..3 {
+                let out = run_in(&exe, d.path(), &[]);
+                assert_eq!(out.stdout, stock, "{name} ({mode}) under the runtime, run {k}");
+            }
+        }
+    }
+}
+
+/// The regions the analysis must leave as written stay so in both builds, with the reason.
+#[test]
+fn reductions_combined_otherwise_stay_as_written() {
+    let scratch = scratch();
+    for src in holes().into_iter().filter(|p| p.file_stem().is_some_and(|s| s == "reduction_updates")) {
+        let fortran = src.extension().is_some_and(|x| x == "f90");
+        let modes: &[&str] = if fortran { &["pass"] } else { &["auto", "pass"] };
+        for mode in modes {
+            let mut c = Command::new(if fortran { FLANG } else { CLANG });
+            c.args(["-O2", "-fopenmp", "-g", "-c", "-Rpass-missed=ompadapt"]).env_remove("OMPADAPT_AUTO");
+            match *mode {
+                "auto" => c.arg(format!("-fplugin={}", plugin().display())).arg("-fplugin-arg-ompadapt-auto"),
+                _ => c.arg(format!("-fpass-plugin={}", pass_plugin().display())),
+            };
+            c.arg(&src).arg("-o").arg(scratch.path().join("r.o"));
+            let out = run(&mut c);
+            out.expect_ok("compile");
+            let operators = ["(+)", "(*)"];
+            for op in operators {
+                assert!(
+                    out.stderr.lines().any(|l| l.contains("[OMPADAPT146]") && l.contains(&format!("other than the reduction's operator {op}"))),
+                    "{} ({mode}): no OMPADAPT146 for the {op} reduction updated otherwise:\n{}",
+                    src.display(),
+                    out.stderr
+                );
+            }
+        }
+    }
+}
