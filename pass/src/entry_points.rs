@@ -90,6 +90,8 @@ pub mod name {
     pub const GET_TEAM_NUM: &str = "omp_get_team_num";
     pub const GET_THREAD_LIMIT: &str = "omp_get_thread_limit";
     pub const GET_NUM_PROCS: &str = "omp_get_num_procs";
+    /// `__kmpc_masked(loc, gtid, filter)`: the block runs on the thread numbered `filter`.
+    pub const MASKED: &str = "__kmpc_masked";
     /// Name prefixes: a runtime family, or a group of entry points (their integer widths).
     pub mod prefix {
         pub const KMPC: &str = "__kmpc_";
@@ -167,7 +169,7 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     ep("__kmpc_end_single", Neutral),
     ep("__kmpc_master", OneThread),
     ep("__kmpc_end_master", Neutral),
-    ep("__kmpc_masked", OneThread),
+    ep(name::MASKED, OneThread),
     ep("__kmpc_end_masked", Neutral),
     ep("__kmpc_reduce", Reduce { list: 4, combiner: 5 }),
     ep("__kmpc_reduce_nowait", Reduce { list: 4, combiner: 5 }),

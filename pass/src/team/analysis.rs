@@ -275,6 +275,15 @@ impl Analysis {
                 return Some(Finding::new(Reason::TeamQuery, format!("it calls {name}, whose answer depends on the team"), inst))
             }
             Role::Threadprivate => return Some(Finding::new(Reason::ThreadLocal, format!("it uses threadprivate data ({name})"), inst)),
+            // `masked filter(k)`: only thread k runs the block, and a team of k threads or fewer
+            // has none (OpenMP 5.2 §10.5); filter 0 (the primary thread) exists in every team
+            Role::OneThread if name == crate::entry_points::name::MASKED && args.get(2).and_then(|f| ir::const_int(*f)) != Some(0) => {
+                return Some(Finding::new(
+                    Reason::TeamQuery,
+                    "its 'masked' construct filters on a thread other than the primary one: a smaller team may not have that thread, and the block would not run",
+                    inst,
+                ))
+            }
             Role::NeutralWrites if scope == Scope::Replicated => {
                 return Some(Finding::new(Reason::Replicated, format!("every thread of the team calls {name}, which writes memory"), inst))
             }
