@@ -142,6 +142,10 @@ enum Observed {
     Shape(String),
     /// It calls code the compiler cannot see, which may ask either.
     Opaque(String),
+    /// Its result depends on how the iterations are divided among teams and threads: a
+    /// reduction's private copy updated other than through the reduction's operator, or its
+    /// partial value read (`cpu`, `thread_limit` and `num_teams` divide them otherwise).
+    Split(String),
 }
 
 impl Observed {
@@ -149,7 +153,9 @@ impl Observed {
     fn changes(&self, k: &Kind) -> bool {
         match self {
             Observed::Where(_) => *k == Kind::Cpu,
-            Observed::Shape(_) | Observed::Opaque(_) => matches!(k, Kind::Cpu | Kind::ThreadLimit(_) | Kind::NumTeams(_)),
+            Observed::Shape(_) | Observed::Opaque(_) | Observed::Split(_) => {
+                matches!(k, Kind::Cpu | Kind::ThreadLimit(_) | Kind::NumTeams(_))
+            }
         }
     }
     fn describe(&self) -> String {
@@ -157,6 +163,7 @@ impl Observed {
             Observed::Where(f) => format!("the kernel calls {f}, asking where it runs"),
             Observed::Shape(f) => format!("the kernel calls {f}, asking for the shape of its league or team"),
             Observed::Opaque(f) => format!("the kernel calls {f}, which the compiler cannot see"),
+            Observed::Split(what) => format!("in the kernel {what}"),
         }
     }
 }
@@ -184,6 +191,9 @@ fn observed(launch: ValueRef) -> Option<Observed> {
         if f.is_null() || !ir::is_function(f) || ir::is_declaration(f) || !seen.insert(f) {
             continue;
         }
+        if let Some(split) = split_dependence(f) {
+            return Some(split);
+        }
         for i in ir::function_instructions(f) {
             for k in 0..ir::num_operands(i) {
                 let op = ir::strip_to_global(ir::operand(i, k));
@@ -210,6 +220,10 @@ fn observed(launch: ValueRef) -> Option<Observed> {
             if SHAPE.contains(&c_name) || entry.is_some_and(|e| e.role == Role::TeamQuery) {
                 return Some(Observed::Shape(c_name.to_string()));
             }
+            // `masked filter(k)`, k not the primary thread: a smaller team has no thread k
+            if name == crate::entry_points::name::MASKED && ir::call_args(i).get(2).and_then(|f| ir::const_int(*f)) != Some(0) {
+                return Some(Observed::Shape("__kmpc_masked with a filter other than the primary thread".into()));
+            }
             let known = name.starts_with("llvm.")
                 || entry.is_some()
                 || crate::team::library::effects(callee).library
@@ -221,6 +235,23 @@ fn observed(launch: ValueRef) -> Option<Observed> {
         }
     }
     None
+}
+
+/// A reduction of function `f` whose combined value depends on how its iterations are divided
+/// ([`crate::team::reduction`]).
+fn split_dependence(f: ValueRef) -> Option<Observed> {
+    use crate::team::scope::Scopes;
+    let has_reduction = ir::function_instructions(f)
+        .into_iter()
+        .any(|i| matches!(crate::team::scope::role(i), Some(crate::entry_points::Role::Reduce { .. })));
+    if !has_reduction {
+        return None;
+    }
+    let scopes = Scopes::of(f);
+    scopes.reductions.iter().find_map(|r| {
+        let (_, what) = crate::team::reduction::private_copy_finding(r, &|i| scopes.scope(i))?;
+        Some(Observed::Split(what))
+    })
 }
 
 /// The functions tasks run (the entries given to `__kmpc_omp_task_alloc` and

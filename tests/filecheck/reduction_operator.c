@@ -140,3 +140,22 @@ void section(long *h) {
 #pragma omp parallel for reduction(+ : h[0 : 4])
   for (long i = 0; i < N; i++) h[i % 4] += i;
 }
+
+// In a kernel the same: `cpu`, `thread_limit` and `num_teams` divide the iterations otherwise, so
+// they are dropped and, with `gpu` alone left, the launch stays as written (OMPADAPT155).
+// CHECK-DAG: [OMPADAPT155] region 'kernel_max_through_plus@{{.*}}': left as written: in the kernel it updates its copy of a reduction variable by something other than the reduction's operator (+)
+long kernel_max_through_plus(void) {
+  long top = 0;
+#pragma omp target teams distribute parallel for reduction(+ : top) map(tofrom : top)
+  for (long i = 0; i < N; i++)
+    if (i * i % 4093 > top) top = i * i % 4093;
+  return top;
+}
+
+// CHECK-DAG: [OMPADAPT154] region 'kernel_sum@{{.*}}': the offload launch became an adaptive region
+long kernel_sum(void) {
+  long s = 0;
+#pragma omp target teams distribute parallel for reduction(+ : s) map(tofrom : s)
+  for (long i = 0; i < N; i++) s += i;
+  return s;
+}
