@@ -1,46 +1,12 @@
-/* Reductions whose private copies are updated through the reduction's operator (they adapt, and
- * print the same with any team) and ones updated otherwise (left as written: their combined
- * value depends on how the iterations were divided, so stock itself prints another number with
- * another team). Issue 41: `reduction(+: top)` with `if (i*i > top) top = i*i` adapted and
- * printed another maximum under `serial`. Integer values only: every order sums alike. */
+/* team-size invariant. Reductions whose private copies are updated through the reduction's
+ * operator, in every form clang emits for it (`x = e + x`, `x -= e`, `x op= e`, conversions,
+ * `if (e < m) m = e`, `m = m > e ? m : e`, `fmax`, array sections): they adapt and print the same
+ * with any team. Integer values only: every order sums alike. The forms that are not updates
+ * through the operator are in ../reduction_operators_left. */
 #include <math.h>
 #include <stdio.h>
 
 #define N 3000
-
-static long max_through_plus(long n) {
-  long top = 0;
-#pragma omp parallel for reduction(+ : top) // expect: left other than the reduction's operator (+)
-  for (long i = 0; i < n; i++)
-    if (i * i % 1009 > top) top = i * i % 1009;
-  return top;
-}
-
-static long product_through_plus(long n) {
-  long p = 1;
-#pragma omp parallel for reduction(* : p) // expect: left other than the reduction's operator (*)
-  for (long i = 1; i < n; i++)
-    p = p + i % 7;
-  return p;
-}
-
-static long capped_count(long n) {
-  long c = 0;
-#pragma omp parallel for reduction(+ : c) // expect: left reads the partial value
-  for (long i = 0; i < n; i++)
-    if (c < 100) c = c + 1;
-  return c;
-}
-
-static long prefix_sums(long n, long *out) {
-  long s = 0;
-#pragma omp parallel for reduction(+ : s) // expect: left reads the partial value
-  for (long i = 0; i < n; i++) {
-    s += i % 11;
-    out[i] = s;
-  }
-  return s;
-}
 
 static void combining_forms(long n, long *r) {
   long sum = 0, sub = 0, mn = 1L << 40, mx = -1, mx2 = -1, prod = 1, bits = 0, hist[5] = {0};
@@ -66,13 +32,8 @@ static void combining_forms(long n, long *r) {
 }
 
 int main(void) {
-  static long out[N];
   long r[3] = {0};
   for (int rep = 0; rep < 20; rep++) combining_forms(N, r);
   printf("combining %ld %ld %ld\n", r[0], r[1], r[2]);
-  printf("max_through_plus %ld\n", max_through_plus(N));
-  printf("product_through_plus %ld\n", product_through_plus(N));
-  printf("capped_count %ld\n", capped_count(N));
-  printf("prefix_sums %ld %ld\n", prefix_sums(N, out), out[N / 2]);
   return 0;
 }
