@@ -68,7 +68,7 @@ impl Expr {
     }
 }
 
-/// A helper function `h<k>(v) = (v * mul + add) mod 1009`: in the main file, or in the second
+/// A helper function `hf<k>(v) = (v * mul + add) mod 1009`: in the main file, or in the second
 /// translation unit (which the analysis cannot see).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Helper {

@@ -30,6 +30,19 @@ fn reduction(g: &mut Gen, var: String, inner: bool) -> Reduction {
     Reduction { var, op, update, expr }
 }
 
+fn without_j(e: &Expr) -> Expr {
+    let b = |x: &Expr| Box::new(without_j(x));
+    match e {
+        Expr::J => Expr::I,
+        Expr::Add(x, y) => Expr::Add(b(x), b(y)),
+        Expr::Mul(x, y) => Expr::Mul(b(x), b(y)),
+        Expr::Xor(x, y) => Expr::Xor(b(x), b(y)),
+        Expr::Rem(x, m) => Expr::Rem(b(x), *m),
+        Expr::Call(h, x) => Expr::Call(*h, b(x)),
+        other => other.clone(),
+    }
+}
+
 pub fn loop_block(g: &mut Gen, id: usize) -> LoopBlock {
     let mut inner = g.chance(0.3).then(|| (g.range(2, 6), g.chance(0.6)));
     let reductions_n = g.below(3) as usize;
@@ -52,6 +65,8 @@ pub fn loop_block(g: &mut Gen, id: usize) -> LoopBlock {
     if l.reductions.iter().any(|r| r.op == RedOp::Mul) {
         l.trip = l.trip.min(40);
         inner = None;
+        // the expressions were drawn for a nest: `j` is no loop's index any more
+        l.reductions.iter_mut().for_each(|r| r.expr = without_j(&r.expr));
     }
     l.inner = inner;
     let nest = inner.is_some();
@@ -61,9 +76,12 @@ pub fn loop_block(g: &mut Gen, id: usize) -> LoopBlock {
     l.linear = (g.lang == Lang::C && !nest && g.chance(0.15)).then(|| g.range(1, 4) as u64);
     l.ordered = (!nest && g.chance(0.15)).then(|| g.expr(false, true));
     l.critical = g.chance(0.15).then(|| g.expr(nest, true));
-    // libomp copies a linear variable out racily under a dynamic schedule (seen: stock printed
-    // the initial value in one run of thirty)
-    let needs_static = l.reductions.iter().any(|r| r.update == Update::Wrong) || l.query == Some(Query::ThreadNum) || l.linear.is_some();
+    // clang/libomp copy a linear or lastprivate variable out racily under a dynamic schedule
+    // (seen: stock printed the initial value in some runs)
+    let needs_static = l.reductions.iter().any(|r| r.update == Update::Wrong)
+        || l.query == Some(Query::ThreadNum)
+        || l.linear.is_some()
+        || l.lastprivate.is_some();
     l.schedule = g.schedule(needs_static);
     l
 }

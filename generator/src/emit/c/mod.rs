@@ -18,7 +18,7 @@ pub fn expr(e: &Expr, i: &str) -> String {
         Expr::Mul(a, b) => format!("({} * {})", expr(a, i), expr(b, i)),
         Expr::Xor(a, b) => format!("({} ^ {})", expr(a, i), expr(b, i)),
         Expr::Rem(a, m) => format!("({} % {m}ULL)", expr(a, i)),
-        Expr::Call(h, a) => format!("h{h}({})", expr(a, i)),
+        Expr::Call(h, a) => format!("hf{h}({})", expr(a, i)),
     }
 }
 
@@ -259,7 +259,7 @@ fn declarations(p: &Program, out: &mut String) {
 }
 
 fn helper(k: usize, h: &Helper) -> String {
-    format!("u64 h{k}(u64 v) {{ return (v * {}ULL + {}ULL) % 1009ULL; }}\n", h.mul, h.add)
+    format!("u64 hf{k}(u64 v) {{ return (v * {}ULL + {}ULL) % 1009ULL; }}\n", h.mul, h.add)
 }
 
 fn print_globals(p: &Program, out: &mut String) {
@@ -283,7 +283,7 @@ pub fn emit(p: &Program) -> Sources {
     writeln!(out, "u64 x[{INPUT_LEN}];").unwrap();
     declarations(p, &mut out);
     for (k, _) in helpers_in(p, true) {
-        writeln!(out, "u64 h{k}(u64 v);").unwrap();
+        writeln!(out, "u64 hf{k}(u64 v);").unwrap();
     }
     for (k, h) in helpers_in(p, false) {
         out += &format!("static {}", helper(k, h));

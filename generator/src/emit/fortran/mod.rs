@@ -18,7 +18,7 @@ pub fn expr(e: &Expr, i: &str) -> String {
         Expr::Mul(a, b) => format!("({} * {})", expr(a, i), expr(b, i)),
         Expr::Xor(a, b) => format!("ieor({}, {})", expr(a, i), expr(b, i)),
         Expr::Rem(a, m) => format!("mod({}, {m}_8)", expr(a, i)),
-        Expr::Call(h, a) => format!("h{h}({})", expr(a, i)),
+        Expr::Call(h, a) => format!("hf{h}({})", expr(a, i)),
     }
 }
 
@@ -242,7 +242,7 @@ fn globals_module(p: &Program, out: &mut String) {
 
 fn helper(k: usize, h: &Helper, indent: &str) -> String {
     format!(
-        "{indent}integer(8) function h{k}(v)\n{indent}  integer(8), intent(in) :: v\n{indent}  h{k} = mod(v * {}_8 + {}_8, 1009_8)\n{indent}end function h{k}\n",
+        "{indent}integer(8) function hf{k}(v)\n{indent}  integer(8), intent(in) :: v\n{indent}  hf{k} = mod(v * {}_8 + {}_8, 1009_8)\n{indent}end function hf{k}\n",
         h.mul, h.add
     )
 }
@@ -275,7 +275,7 @@ pub fn emit(p: &Program) -> Sources {
     (!local.is_empty()).then(|| out += "  use gen_helpers\n");
     out += "  use omp_lib\n  implicit none\n";
     for (k, _) in helpers_in(p, true) {
-        writeln!(out, "  integer(8), external :: h{k}").unwrap();
+        writeln!(out, "  integer(8), external :: hf{k}").unwrap();
     }
     writeln!(out, "  integer(8) :: k, c\n  do k = 1, {INPUT_LEN}\n    x(k) = mod(k * 7_8 + 3_8, 101_8)\n  end do").unwrap();
     for b in &p.blocks {
