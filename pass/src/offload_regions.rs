@@ -142,6 +142,9 @@ enum Observed {
     Shape(String),
     /// It calls code the compiler cannot see, which may ask either.
     Opaque(String),
+    /// It is given device memory (`is_device_ptr`, `has_device_addr`: a pointer passed as a
+    /// literal): the host version would read a device address on the host.
+    DeviceMemory,
     /// Its result depends on how the iterations are divided among teams and threads: a
     /// reduction's private copy updated other than through the reduction's operator, or its
     /// partial value read (`cpu`, `thread_limit` and `num_teams` divide them otherwise).
@@ -152,7 +155,7 @@ impl Observed {
     /// Whether variant `k` could give the kernel another answer than the offload as written.
     fn changes(&self, k: &Kind) -> bool {
         match self {
-            Observed::Where(_) => *k == Kind::Cpu,
+            Observed::Where(_) | Observed::DeviceMemory => *k == Kind::Cpu,
             Observed::Shape(_) | Observed::Opaque(_) | Observed::Split(_) => {
                 matches!(k, Kind::Cpu | Kind::ThreadLimit(_) | Kind::NumTeams(_))
             }
@@ -164,6 +167,9 @@ impl Observed {
             Observed::Shape(f) => format!("the kernel calls {f}, asking for the shape of its league or team"),
             Observed::Opaque(f) => format!("the kernel calls {f}, which the compiler cannot see"),
             Observed::Split(what) => format!("in the kernel {what}"),
+            Observed::DeviceMemory => {
+                "the kernel is given device memory (is_device_ptr or has_device_addr), which its host version would read on the host".into()
+            }
         }
     }
 }
@@ -185,6 +191,9 @@ fn observed(launch: ValueRef) -> Option<Observed> {
     use crate::entry_points::{lookup, Role};
     // SAFETY: `launch` is an instruction of the module.
     let calls = crate::omp_calls::fallback_calls(unsafe { inkwell::values::InstructionValue::new(launch) });
+    if calls.first().is_some_and(|c| given_device_memory(launch, c.as_value_ref())) {
+        return Some(Observed::DeviceMemory);
+    }
     let mut queue: Vec<ValueRef> = calls.iter().map(|c| ir::callee(c.as_value_ref())).collect();
     let mut seen = std::collections::HashSet::new();
     while let Some(f) = queue.pop() {
@@ -235,6 +244,58 @@ fn observed(launch: ValueRef) -> Option<Observed> {
         }
     }
     None
+}
+
+/// Whether the launch hands its kernel a pointer as a literal, not a mapping: an explicit
+/// `LITERAL | TARGET_PARAM` entry (`is_device_ptr`, `has_device_addr`; an explicit
+/// `firstprivate` scalar has the same map type, but the host version takes it as an integer)
+/// whose host-version parameter (`fallback`'s argument) is a pointer. Unknown map types: false
+/// (the runtime refuses what it cannot copy).
+fn given_device_memory(launch: ValueRef, fallback: ValueRef) -> bool {
+    const TARGET_PARAM: i64 = 0x20;
+    const LITERAL: i64 = 0x100;
+    const IMPLICIT: i64 = 0x200;
+    let Some(types) = map_types(launch) else { return false };
+    let params = ir::call_args(fallback);
+    let mut p = 0;
+    for t in types {
+        if t & TARGET_PARAM == 0 {
+            continue;
+        }
+        let Some(&arg) = params.get(p) else { return false };
+        p += 1;
+        let pointer = unsafe { llvm_sys::core::LLVMGetTypeKind(ir::type_of(arg)) } == llvm_sys::LLVMTypeKind::LLVMPointerTypeKind;
+        if t & LITERAL != 0 && t & IMPLICIT == 0 && pointer {
+            return true;
+        }
+    }
+    false
+}
+
+/// The map types of a launch: the constant array its kernel arguments' field 5 is given.
+fn map_types(launch: ValueRef) -> Option<Vec<i64>> {
+    let kargs = crate::team::scope::strip(ir::call_args(launch).get(5).copied());
+    if !ir::is_alloca(kargs) {
+        return None;
+    }
+    let field5 = ir::users(kargs).into_iter().filter(|g| {
+        ir::opcode(*g) == Some(llvm_sys::LLVMOpcode::LLVMGetElementPtr)
+            && ir::num_operands(*g) == 3
+            && ir::const_int(ir::operand(*g, 2)) == Some(5)
+    });
+    let stored = field5
+        .flat_map(ir::users)
+        .find(|st| ir::opcode(*st) == Some(llvm_sys::LLVMOpcode::LLVMStore))
+        .map(|st| ir::strip_to_global(ir::operand(st, 0)))?;
+    if !ir::is_global_variable(stored) {
+        return None;
+    }
+    let init = unsafe { llvm_sys::core::LLVMGetInitializer(stored) };
+    if init.is_null() {
+        return None;
+    }
+    let n = unsafe { llvm_sys::core::LLVMGetArrayLength2(ir::type_of(init)) };
+    (0..n).map(|i| ir::const_int(unsafe { llvm_sys::core::LLVMGetAggregateElement(init, i as u32) })).collect()
 }
 
 /// A reduction of function `f` whose combined value depends on how its iterations are divided

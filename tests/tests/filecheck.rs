@@ -121,3 +121,8 @@ fn reduction_updates_through_the_operator() {
 fn flang_forms() {
     run_file("flang_forms.f90");
 }
+
+#[test]
+fn kernels_given_device_memory() {
+    run_file("device_memory.c");
+}

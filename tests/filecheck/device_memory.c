@@ -1,0 +1,33 @@
+// A kernel given device memory (`is_device_ptr`, `has_device_addr`: a pointer passed as a literal,
+// map type LITERAL | TARGET_PARAM) cannot run as its host version: the host would read a device
+// address. Pass-only mode finds it from the launch's map types and the host version's parameter
+// types (an explicit `firstprivate` scalar has the same map type, but an integer parameter) and
+// drops `cpu`; with `gpu` alone left the launch stays as written (OMPADAPT155). The frontend's
+// zero-source-change mode drops it from the clauses (plugin/syntax/src/kernel_scan.rs).
+//
+// RUN: cd %S && env -u OMPADAPT_AUTO %clang -O2 -c -gline-tables-only -fpass-plugin=%passplugin -Rpass=ompadapt -Rpass-missed=ompadapt device_memory.c -o %t.o 2> %t.remarks
+// RUN: %FileCheck %s < %t.remarks
+
+// CHECK-DAG: [OMPADAPT155] region 'device_pointer@device_memory.c:[[#@LINE+4]]': left as written: the kernel is given device memory
+long device_pointer(long *x, int n) {
+  long s = 0;
+#pragma omp target is_device_ptr(x) map(tofrom : s)
+  for (int i = 0; i < n; i++) s += x[i];
+  return s;
+}
+
+// CHECK-DAG: [OMPADAPT155] region 'device_address@device_memory.c:[[#@LINE+4]]': left as written: the kernel is given device memory
+long device_address(long *y) {
+  long s = 0;
+#pragma omp target has_device_addr(y) map(tofrom : s)
+  s += y[0];
+  return s;
+}
+
+// CHECK-DAG: [OMPADAPT154] region 'scalars@device_memory.c:[[#@LINE+4]]': the offload launch became an adaptive region with variants cpu, gpu
+long scalars(int n, double q) {
+  long s = 0;
+#pragma omp target firstprivate(n, q) map(tofrom : s)
+  s += n + (long)q;
+  return s;
+}
