@@ -8,7 +8,7 @@
 // RUN: cd %S && env -u OMPADAPT_AUTO %clang -O2 -c -gline-tables-only -fpass-plugin=%passplugin -Rpass=ompadapt -Rpass-missed=ompadapt device_memory.c -o %t.o 2> %t.remarks
 // RUN: %FileCheck %s < %t.remarks
 
-// CHECK-DAG: [OMPADAPT155] region 'device_pointer@device_memory.c:[[#@LINE+4]]': left as written: the kernel is given device memory
+// CHECK-DAG: [OMPADAPT155] region 'device_pointer@device_memory.c:[[#@LINE+3]]': left as written: the kernel is given device memory
 long device_pointer(long *x, int n) {
   long s = 0;
 #pragma omp target is_device_ptr(x) map(tofrom : s)
@@ -16,7 +16,7 @@ long device_pointer(long *x, int n) {
   return s;
 }
 
-// CHECK-DAG: [OMPADAPT155] region 'device_address@device_memory.c:[[#@LINE+4]]': left as written: the kernel is given device memory
+// CHECK-DAG: [OMPADAPT155] region 'device_address@device_memory.c:[[#@LINE+3]]': left as written: the kernel is given device memory
 long device_address(long *y) {
   long s = 0;
 #pragma omp target has_device_addr(y) map(tofrom : s)
@@ -24,7 +24,7 @@ long device_address(long *y) {
   return s;
 }
 
-// CHECK-DAG: [OMPADAPT154] region 'scalars@device_memory.c:[[#@LINE+4]]': the offload launch became an adaptive region with variants cpu, gpu
+// CHECK-DAG: [OMPADAPT154] region 'scalars@device_memory.c:[[#@LINE+3]]': the offload launch became an adaptive region with variants cpu, gpu
 long scalars(int n, double q) {
   long s = 0;
 #pragma omp target firstprivate(n, q) map(tofrom : s)
