@@ -31,3 +31,17 @@ long scalars(int n, double q) {
   s += n + (long)q;
   return s;
 }
+
+// A kernel calling through a function pointer (`declare target indirect`): the device calls the
+// device's function, the host version the host's, and the pass cannot see which: `cpu` (and the
+// shape variants) dropped.
+#pragma omp declare target
+static long twice(long v) { return 2 * v; }
+#pragma omp end declare target
+// CHECK-DAG: [OMPADAPT155] region 'through_a_pointer@device_memory.c:[[#@LINE+3]]': left as written: the kernel calls a function through a pointer
+long through_a_pointer(long (*f)(long), long v) {
+  long s = 0;
+#pragma omp target map(tofrom : s) firstprivate(f)
+  s = f(v) + twice(v);
+  return s;
+}

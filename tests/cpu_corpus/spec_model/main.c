@@ -129,6 +129,19 @@ long atomic_capture(void) {
   }
   return seen + c;
 }
+long allocators(void) {
+  long t = 0;
+#pragma omp parallel for reduction(+: t) // expect: adaptive
+  for (int i = 0; i < N; i++) {
+    long *w = omp_alloc(4 * sizeof(long), omp_default_mem_alloc);
+    long *m = malloc(4 * sizeof(long));
+    for (int k = 0; k < 4; k++) w[k] = m[k] = i + k;
+    t += w[3] + m[0];
+    omp_free(w, omp_default_mem_alloc);
+    free(m);
+  }
+  return t;
+}
 int main(void) {
   printf("masked0 %ld\n", masked0());
   printf("lastpriv %ld\n", lastpriv());
@@ -144,5 +157,6 @@ int main(void) {
   printf("taskred %ld\n", taskred());
   printf("level %ld\n", level_());
   printf("atomic_capture %ld\n", atomic_capture());
+  printf("allocators %ld\n", allocators());
   return 0;
 }

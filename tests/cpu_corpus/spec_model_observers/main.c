@@ -30,9 +30,27 @@ long critical_shared(void) {
   }
   return c;
 }
+long places(void) {
+  long t = 0;
+#pragma omp parallel for reduction(+: t) // expect: left omp_get_place_num
+  for (int i = 0; i < N; i++) t += omp_get_place_num() >= -1;
+  return t;
+}
+long schedule_query(void) {
+  long t = 0;
+#pragma omp parallel for reduction(+: t) // expect: left omp_get_schedule
+  for (int i = 0; i < N; i++) {
+    omp_sched_t k; int c;
+    omp_get_schedule(&k, &c);
+    t += c >= 0;
+  }
+  return t;
+}
 int main(void) {
   printf("masked_filter %ld\n", masked_filter());
   printf("firstpriv_ptr %ld\n", firstpriv_ptr());
   printf("critical_shared %ld\n", critical_shared());
+  printf("places %ld\n", places());
+  printf("schedule_query %ld\n", schedule_query());
   return 0;
 }
