@@ -272,7 +272,8 @@ fn expand_item(item: &str, room: usize) -> Result<Vec<Kind>, String> {
             .into_iter()
             .map(|c| {
                 let name = if chunk.is_none() { format!("schedule={sched}") } else { format!("schedule={sched},{}", format_value(c)) };
-                decode(&name).ok_or_else(|| "'schedule' variants are schedule(static | dynamic | guided | auto [, positive chunk])".to_string())
+                decode(&name)
+                    .ok_or_else(|| "'schedule' variants are schedule(static | dynamic | guided | auto [, positive chunk])".to_string())
             })
             .collect();
     }

@@ -97,6 +97,13 @@ pub const RUNTIME_ENTRIES: [&str; 3] = [RUNTIME_API, RUNTIME_BEGIN, RUNTIME_END]
 /// mode).
 pub const FRONTEND_MARK: &str = "__ompadapt_frontend_mark";
 
+/// The annotation (`__attribute__((annotate))`, in `@llvm.global.annotations`) the frontend gives
+/// every function defined after a `declare variant`, `begin declare variant` or `metadirective`
+/// with a `device` or `target_device` selector outside system headers: from there on the device
+/// compilation may run other code than the host's for the same call, so a kernel reaching such a
+/// function cannot run as its host version (the pass drops `cpu`; docs/soundness.md).
+pub const DEVICE_SPECIALISED: &str = "ompadapt.device_specialised";
+
 /// The names of the support functions the pass calls in the code it builds in pass-only mode
 /// (precompiled, as the generated code of the frontend calls them): begin, end, team size.
 pub const SUPPORT_BEGIN: &str = "__ompadapt_v5_begin";
@@ -152,9 +159,9 @@ impl Marker {
         let digits = rest.iter().take_while(|c| c.is_ascii_digit()).count();
         let length = std::str::from_utf8(&rest[..digits]).ok().and_then(|d| d.parse::<usize>().ok());
         length == Some(self.name.len())
-            && rest[digits..].strip_prefix(self.name.as_bytes()).is_some_and(|types| {
-                !types.is_empty() && types.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_')
-            })
+            && rest[digits..]
+                .strip_prefix(self.name.as_bytes())
+                .is_some_and(|types| !types.is_empty() && types.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_'))
     }
 }
 

@@ -58,6 +58,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind], explicit: &HashSet<Val
     }
     let m = module.as_mut_ptr();
     let offload_code = host::offload_host_code(module);
+    let specialised = device_specialised(module);
     let launches: Vec<ValueRef> = module
         .get_functions()
         .flat_map(|f| ir::function_instructions(f.as_value_ref()))
@@ -82,7 +83,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind], explicit: &HashSet<Val
             ));
             continue;
         }
-        let kinds = match observed(launch) {
+        let kinds = match observed(launch, &specialised) {
             None => kinds.to_vec(),
             Some(seen) => {
                 let kept: Vec<Kind> = kinds.iter().copied().filter(|k| !seen.changes(k)).collect();
@@ -142,6 +143,9 @@ enum Observed {
     Shape(String),
     /// It calls code the compiler cannot see, which may ask either.
     Opaque(String),
+    /// Its code, or code it calls, comes after a device-selector `declare variant` or
+    /// `metadirective` (the frontend's annotation): the device may run other code for it.
+    DeviceSpecialised(String),
     /// It is given device memory (`is_device_ptr`, `has_device_addr`: a pointer passed as a
     /// literal): the host version would read a device address on the host.
     DeviceMemory,
@@ -155,7 +159,7 @@ impl Observed {
     /// Whether variant `k` could give the kernel another answer than the offload as written.
     fn changes(&self, k: &Kind) -> bool {
         match self {
-            Observed::Where(_) | Observed::DeviceMemory => *k == Kind::Cpu,
+            Observed::Where(_) | Observed::DeviceMemory | Observed::DeviceSpecialised(_) => *k == Kind::Cpu,
             Observed::Shape(_) | Observed::Opaque(_) | Observed::Split(_) => {
                 matches!(k, Kind::Cpu | Kind::ThreadLimit(_) | Kind::NumTeams(_))
             }
@@ -167,6 +171,9 @@ impl Observed {
             Observed::Shape(f) => format!("the kernel calls {f}, asking for the shape of its league or team"),
             Observed::Opaque(f) => format!("the kernel calls {f}, which the compiler cannot see"),
             Observed::Split(what) => format!("in the kernel {what}"),
+            Observed::DeviceSpecialised(f) => format!(
+                "the kernel runs '{f}', defined after a declare variant or metadirective with a device selector: its device version may call other code than its host version"
+            ),
             Observed::DeviceMemory => {
                 "the kernel is given device memory (is_device_ptr or has_device_addr), which its host version would read on the host".into()
             }
@@ -187,18 +194,26 @@ const SHAPE: [&str; 5] = [
 ];
 
 /// The first thing the launch's kernel (its host version, what it calls) observes, if any.
-fn observed(launch: ValueRef) -> Option<Observed> {
+fn observed(launch: ValueRef, specialised: &std::collections::HashSet<ValueRef>) -> Option<Observed> {
     use crate::entry_points::{lookup, Role};
     // SAFETY: `launch` is an instruction of the module.
     let calls = crate::omp_calls::fallback_calls(unsafe { inkwell::values::InstructionValue::new(launch) });
     if calls.first().is_some_and(|c| given_device_memory(launch, c.as_value_ref())) {
         return Some(Observed::DeviceMemory);
     }
+    // the kernel's body is written in the launching function: a call there after the directive
+    // may be resolved to a device variant (its outlined host version carries no annotation)
+    if specialised.contains(&ir::function_of(launch)) {
+        return Some(Observed::DeviceSpecialised(crate::team::analysis::display_name(ir::function_of(launch))));
+    }
     let mut queue: Vec<ValueRef> = calls.iter().map(|c| ir::callee(c.as_value_ref())).collect();
     let mut seen = std::collections::HashSet::new();
     while let Some(f) = queue.pop() {
         if f.is_null() || !ir::is_function(f) || ir::is_declaration(f) || !seen.insert(f) {
             continue;
+        }
+        if specialised.contains(&f) {
+            return Some(Observed::DeviceSpecialised(crate::team::analysis::display_name(f)));
         }
         if let Some(split) = split_dependence(f) {
             return Some(split);
@@ -244,6 +259,29 @@ fn observed(launch: ValueRef) -> Option<Observed> {
         }
     }
     None
+}
+
+/// The functions the frontend annotated [`ompadapt_abi::markers::DEVICE_SPECIALISED`] (entries
+/// of `@llvm.global.annotations`: `{ ptr function, ptr annotation, ptr file, i32 line, ptr }`).
+fn device_specialised(module: &Module<'_>) -> std::collections::HashSet<ValueRef> {
+    let mut out = std::collections::HashSet::new();
+    let Some(g) = module.get_global("llvm.global.annotations") else { return out };
+    let init = unsafe { llvm_sys::core::LLVMGetInitializer(g.as_value_ref()) };
+    if init.is_null() {
+        return out;
+    }
+    for k in 0..ir::num_operands(init) {
+        let entry = ir::operand(init, k);
+        if ir::num_operands(entry) < 2 {
+            continue;
+        }
+        let text = ir::c_string(ir::operand(entry, 1)).unwrap_or_default();
+        let f = ir::strip_to_global(ir::operand(entry, 0));
+        if text == ompadapt_abi::markers::DEVICE_SPECIALISED && ir::is_function(f) {
+            out.insert(f);
+        }
+    }
+    out
 }
 
 /// Whether the launch hands its kernel a pointer as a literal, not a mapping: an explicit

@@ -112,6 +112,22 @@ static void dropLocationsWithoutRegions(DeclGroupRef DG, ASTContext &Ctx) {
   }
 }
 
+/// After a device-selector `declare variant` or `metadirective`, the device may
+/// run other code than the host for the same call: every function defined from
+/// there on (outside system headers) carries an annotation the pass reads, and a
+/// kernel that reaches one keeps no `cpu` variant (docs/soundness.md).
+static void markDeviceSpecialised(DeclGroupRef DG, ASTContext &Ctx) {
+  SourceManager &SM = Ctx.getSourceManager();
+  for (Decl *D : DG) {
+    auto *FD = dyn_cast<FunctionDecl>(D);
+    if (!FD || !FD->doesThisDeclarationHaveABody() ||
+        SM.isInSystemHeader(SM.getExpansionLoc(FD->getLocation())))
+      continue;
+    FD->addAttr(AnnotateAttr::CreateImplicit(
+        Ctx, ompadapt_device_specialised_annotation(), nullptr, 0));
+  }
+}
+
 class OmpAdaptConsumer : public SemaConsumer {
 public:
   OmpAdaptConsumer(bool OffloadTargets, bool CPlusPlus, bool Device,
@@ -147,6 +163,8 @@ public:
     // (this consumer runs before clang's code generator: see getActionType)
     if (Args.LocationsForRegionsOnly && S)
       dropLocationsWithoutRegions(DG, S->getASTContext());
+    if (Handler && Handler->DeviceSpecialised && S)
+      markDeviceSpecialised(DG, S->getASTContext());
     return true;
   }
 

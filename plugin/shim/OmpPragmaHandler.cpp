@@ -88,6 +88,7 @@ OmpPragmaHandler::lexDirective(Preprocessor &PP, PragmaIntroducer Introducer) {
 void OmpPragmaHandler::HandlePragma(Preprocessor &PP,
                                     PragmaIntroducer Introducer, Token &) {
   Directive D = lexDirective(PP, Introducer);
+  noteDeviceSelector(PP, D);
   if (D.Toks.size() == 2 && wordOf(D.Toks[0]) == ContinueWord &&
       D.Toks[1].is(tok::numeric_constant)) {
     unsigned Id = std::stoul(PP.getSpelling(D.Toks[1]));
@@ -134,6 +135,32 @@ void OmpPragmaHandler::HandlePragma(Preprocessor &PP,
     if (D.Eof)
       enter(PP, *D.Eof, /*DisableMacroExpansion=*/true);
     return;
+  }
+}
+
+/// Notes a directive that lets the device compilation choose other code than
+/// the host's (`declare variant`, `begin declare variant`, `metadirective` with
+/// a `device` or `target_device` selector) outside system headers (clang's own
+/// omp.h has `begin declare variant match(device={kind(host)})`).
+void OmpPragmaHandler::noteDeviceSelector(Preprocessor &PP, const Directive &D) {
+  if (DeviceSpecialised || D.Toks.empty())
+    return;
+  StringRef First = wordOf(D.Toks[0]);
+  bool Variant = First == "metadirective" ||
+                 (First == "declare" && D.Toks.size() > 1 && wordOf(D.Toks[1]) == "variant") ||
+                 (First == "begin" && D.Toks.size() > 2 && wordOf(D.Toks[1]) == "declare" &&
+                  wordOf(D.Toks[2]) == "variant");
+  if (!Variant)
+    return;
+  SourceManager &SM = PP.getSourceManager();
+  if (SM.isInSystemHeader(SM.getExpansionLoc(D.Introducer.Loc)))
+    return;
+  for (size_t I = 0; I + 1 < D.Toks.size(); ++I) {
+    StringRef W = wordOf(D.Toks[I]);
+    if ((W == "device" || W == "target_device") && D.Toks[I + 1].is(tok::equal)) {
+      DeviceSpecialised = true;
+      return;
+    }
   }
 }
 

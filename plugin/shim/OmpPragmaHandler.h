@@ -51,6 +51,10 @@ public:
   /// dropped), so that a moved checkout keeps its region names.
   std::vector<std::pair<std::string, std::string>> PathMap;
   std::string SourceRoot;
+  /// A `declare variant`, `begin declare variant` or `metadirective` with a
+  /// `device` or `target_device` selector was seen outside system headers: from
+  /// here on the device compilation may call other code than the host's.
+  bool DeviceSpecialised = false;
 
 private:
   /// A directive's tokens kept for later use (a `declare adaptation`, also
@@ -70,6 +74,7 @@ private:
     /// The line ended at the end of the file (only in a _Pragma string).
     std::optional<clang::Token> Eof;
   };
+  void noteDeviceSelector(clang::Preprocessor &PP, const Directive &D);
 
   struct ResultDeleter {
     void operator()(OaResult *R) const { ompadapt_result_free(R); }

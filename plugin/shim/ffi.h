@@ -112,6 +112,9 @@ const char *ompadapt_unclosed(void *Session, size_t I, uint64_t *LocCookie);
 char *ompadapt_prelude(const char *RuntimePath, const char *Triple, bool PassRuns,
                        const char *AutoKinds);
 void ompadapt_string_free(char *S);
+/// The annotation given to functions defined after a device-selector `declare
+/// variant`/`metadirective` (static).
+const char *ompadapt_device_specialised_annotation(void);
 
 /// C++ side, referenced from Rust so that the linker keeps the plugin's
 /// registrations.

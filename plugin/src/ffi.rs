@@ -353,10 +353,7 @@ pub unsafe extern "C" fn ompadapt_on_statement(session: *mut Session, toks: *con
 /// `session` is valid.
 #[no_mangle]
 pub unsafe extern "C" fn ompadapt_after_next_token(session: *mut Session, saved: u32) -> *mut OaResult {
-    guard(
-        || build(OA_EMIT, false, &(*session).after_next_token(saved), &[]),
-        |d| build(OA_EMIT, false, &[d.in_saved(saved)], &[]),
-    )
+    guard(|| build(OA_EMIT, false, &(*session).after_next_token(saved), &[]), |d| build(OA_EMIT, false, &[d.in_saved(saved)], &[]))
 }
 
 /// # Safety
@@ -521,6 +518,14 @@ pub unsafe extern "C" fn ompadapt_prelude(
     ));
     s.push_str("\n#ifdef __OMPADAPT_UNDEF_INLINE\n#undef inline\n#undef __OMPADAPT_UNDEF_INLINE\n#endif\n");
     cstring(&s).into_raw()
+}
+
+/// The annotation the frontend gives functions whose calls the device may resolve otherwise
+/// ([`ompadapt_abi::markers::DEVICE_SPECIALISED`]); static, never freed.
+#[no_mangle]
+pub extern "C" fn ompadapt_device_specialised_annotation() -> *const c_char {
+    static NAME: std::sync::OnceLock<CString> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| cstring(ompadapt_abi::markers::DEVICE_SPECIALISED)).as_ptr()
 }
 
 /// # Safety

@@ -126,3 +126,8 @@ fn flang_forms() {
 fn kernels_given_device_memory() {
     run_file("device_memory.c");
 }
+
+#[test]
+fn kernels_after_a_device_selector() {
+    run_file("device_variant.c");
+}
