@@ -100,6 +100,21 @@ pub fn run_program(exe: &Path, dir: &Path, env: &[(&str, &str)]) -> Run {
     run(&mut c)
 }
 
+/// Runs `exe` in `dir` with a store of its own there, none of the environment's ompadapt
+/// settings (report, pin, runtime) nor its `OMP_SCHEDULE`, a team of two unless `env` says
+/// otherwise, and `env`; it must succeed.
+pub fn run_isolated(exe: &Path, dir: &Path, env: &[(&str, &str)]) -> Run {
+    let mut c = Command::new(exe);
+    c.current_dir(dir).env_remove("OMPADAPT_REPORT").env_remove("OMPADAPT_VARIANT").env_remove("OMPADAPT_RUNTIME");
+    c.env_remove("OMP_SCHEDULE").env("OMPADAPT_DIR", dir.join(".ompadapt")).env("OMP_NUM_THREADS", "2");
+    for (k, v) in env {
+        c.env(k, v);
+    }
+    let out = run(&mut c);
+    out.expect_ok(&format!("{} {env:?}", exe.display()));
+    out
+}
+
 /// Lines `KEY a=1 b=2` printed by a test program, as maps.
 pub fn records(stdout: &str, key: &str) -> Vec<std::collections::BTreeMap<String, String>> {
     stdout

@@ -142,17 +142,8 @@ fn builds() -> &'static Builds {
     })
 }
 
-/// Runs `exe` in a scratch folder with `env` (the program's team `OMP_NUM_THREADS`).
 fn run_in(exe: &Path, dir: &Path, env: &[(&str, &str)]) -> Run {
-    let mut c = Command::new(exe);
-    c.current_dir(dir).env_remove("OMPADAPT_REPORT").env_remove("OMPADAPT_VARIANT").env("OMPADAPT_DIR", dir.join(".ompadapt"));
-    c.env_remove("OMP_SCHEDULE").env_remove("OMPADAPT_RUNTIME");
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let out = run(&mut c);
-    out.expect_ok(&format!("{} {env:?}", exe.display()));
-    out
+    run_isolated(exe, dir, env)
 }
 
 /// Stock's output with `team` threads.
@@ -213,7 +204,12 @@ fn regions_and_remarks_are_where_the_annotations_say() {
             let lines: BTreeSet<usize> = regions.keys().map(|r| line_of(r)).collect();
             for r in regions.keys() {
                 let (function, place) = r.split_once('@').unwrap_or_else(|| panic!("{} ({mode}): region '{r}'", p.name));
-                assert!(!function.is_empty() && place.starts_with(&p.source), "{} ({mode}): region '{r}' is <function>@{}:<line>", p.name, p.source);
+                assert!(
+                    !function.is_empty() && place.starts_with(&p.source),
+                    "{} ({mode}): region '{r}' is <function>@{}:<line>",
+                    p.name,
+                    p.source
+                );
             }
             assert_eq!(lines, p.adaptive, "{} ({mode}): the regions of the run are the annotated constructs\n{remarks}", p.name);
             for (line, reason) in &p.left {
@@ -260,7 +256,12 @@ fn pinned_variants_print_what_stock_prints_with_the_same_team() {
                         continue;
                     }
                     for (variant, n) in ran.iter().filter(|(_, n)| **n > 0) {
-                        assert_eq!(team_of(variant, team), team_of(v, team), "{} ({mode}): {region} pinned to {v} ran {variant} {n} times", p.name);
+                        assert_eq!(
+                            team_of(variant, team),
+                            team_of(v, team),
+                            "{} ({mode}): {region} pinned to {v} ran {variant} {n} times",
+                            p.name
+                        );
                     }
                 }
             }

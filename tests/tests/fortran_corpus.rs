@@ -74,15 +74,7 @@ fn build(p: &Program, dir: &Path) -> String {
 }
 
 fn run_in(exe: &Path, dir: &Path, env: &[(&str, &str)]) -> Run {
-    let mut c = Command::new(exe);
-    c.current_dir(dir).env_remove("OMPADAPT_REPORT").env_remove("OMPADAPT_VARIANT").env_remove("OMPADAPT_RUNTIME");
-    c.env("OMPADAPT_DIR", dir.join(".ompadapt")).env("OMP_NUM_THREADS", "2");
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let out = run(&mut c);
-    out.expect_ok(&format!("{} {env:?}", exe.display()));
-    out
+    run_isolated(exe, dir, env)
 }
 
 fn report(path: &Path) -> Vec<Value> {
@@ -114,14 +106,18 @@ fn fortran_regions_adapt_and_print_what_stock_prints() {
         assert_eq!(regions, p.adaptive, "{}: the regions are the annotated procedures\n{remarks}", p.name);
         for procedure in &p.adaptive {
             assert!(
-                remarks.lines().any(|l| l.contains("[OMPADAPT150]") && l.contains(&format!("region '{procedure}@")) && l.contains(&format!("{}.f90:", p.name))),
+                remarks.lines().any(|l| l.contains("[OMPADAPT150]")
+                    && l.contains(&format!("region '{procedure}@"))
+                    && l.contains(&format!("{}.f90:", p.name))),
                 "{}: no OMPADAPT150 remark for {procedure}:\n{remarks}",
                 p.name
             );
         }
         for (procedure, reason) in &p.left {
             assert!(
-                remarks.lines().any(|l| l.contains(&format!("region '{procedure}@")) && l.contains("left as written") && l.contains(reason.as_str())),
+                remarks
+                    .lines()
+                    .any(|l| l.contains(&format!("region '{procedure}@")) && l.contains("left as written") && l.contains(reason.as_str())),
                 "{}: no remark 'left as written' with '{reason}' for {procedure}:\n{remarks}",
                 p.name
             );
@@ -130,7 +126,11 @@ fn fortran_regions_adapt_and_print_what_stock_prints() {
         for v in HOST_VARIANTS {
             let d = scratch();
             let json = d.path().join("r.json");
-            let out = run_in(&exe, d.path(), &[("OMPADAPT_VARIANT", v), ("OMPADAPT_PERSIST", "0"), ("OMPADAPT_REPORT", &format!("json:{}", json.display()))]);
+            let out = run_in(
+                &exe,
+                d.path(),
+                &[("OMPADAPT_VARIANT", v), ("OMPADAPT_PERSIST", "0"), ("OMPADAPT_REPORT", &format!("json:{}", json.display()))],
+            );
             assert_eq!(out.stdout, stock, "{} pinned to {v}", p.name);
             for r in report(&json) {
                 for t in r["timings"].as_array().unwrap() {
@@ -149,7 +149,12 @@ fn fortran_regions_adapt_and_print_what_stock_prints() {
             assert_eq!(out.stdout, stock, "{} run {run_no}", p.name);
             if run_no > 1 {
                 for r in report(&json) {
-                    assert!(r["loaded_samples"].as_u64().unwrap_or(0) > 0, "{} run {run_no}: {} loaded nothing from the store", p.name, r["region"]);
+                    assert!(
+                        r["loaded_samples"].as_u64().unwrap_or(0) > 0,
+                        "{} run {run_no}: {} loaded nothing from the store",
+                        p.name,
+                        r["region"]
+                    );
                 }
             }
         }

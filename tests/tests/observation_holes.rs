@@ -51,15 +51,7 @@ fn build(src: &Path, exe: &Path, mode: &str) -> Run {
 }
 
 fn run_in(exe: &Path, dir: &Path, env: &[(&str, &str)]) -> Run {
-    let mut c = Command::new(exe);
-    c.current_dir(dir).env_remove("OMPADAPT_VARIANT").env_remove("OMPADAPT_REPORT").env_remove("OMPADAPT_RUNTIME");
-    c.env("OMPADAPT_DIR", dir.join(".ompadapt")).env("OMP_NUM_THREADS", "2");
-    for (k, v) in env {
-        c.env(k, v);
-    }
-    let out = run(&mut c);
-    out.expect_ok(&format!("{} {env:?}", exe.display()));
-    out
+    run_isolated(exe, dir, env)
 }
 
 /// Every variant some region of the program has, from one run's report.
@@ -125,7 +117,9 @@ fn reductions_combined_otherwise_stay_as_written() {
             let operators = ["(+)", "(*)"];
             for op in operators {
                 assert!(
-                    out.stderr.lines().any(|l| l.contains("[OMPADAPT146]") && l.contains(&format!("other than the reduction's operator {op}"))),
+                    out.stderr
+                        .lines()
+                        .any(|l| l.contains("[OMPADAPT146]") && l.contains(&format!("other than the reduction's operator {op}"))),
                     "{} ({mode}): no OMPADAPT146 for the {op} reduction updated otherwise:\n{}",
                     src.display(),
                     out.stderr
