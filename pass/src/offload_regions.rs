@@ -83,28 +83,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind], explicit: &HashSet<Val
             ));
             continue;
         }
-        let kinds = match observed(launch, &specialised) {
-            None => kinds.to_vec(),
-            Some(seen) => {
-                let kept: Vec<Kind> = kinds.iter().copied().filter(|k| !seen.changes(k)).collect();
-                let dropped: Vec<String> = kinds.iter().filter(|k| seen.changes(k)).map(Kind::name).collect();
-                let why = seen.describe();
-                if kept.len() < 2 {
-                    out.remarks.push(place.remark(
-                        RemarkId::LaunchNotAdapted,
-                        &model,
-                        format!("left as written: {why}, which its variants would answer differently"),
-                    ));
-                    continue;
-                }
-                out.remarks.push(place.remark(
-                    RemarkId::LaunchKindsDropped,
-                    &model,
-                    format!("variants {} dropped: {why}, which they would answer differently", dropped.join(", ")),
-                ));
-                kept
-            }
-        };
+        let Some(kinds) = fitting_kinds(launch, kinds, &specialised, &place, &model, &mut out.remarks) else { continue };
         let kinds = &kinds[..];
         let Some(join) = join_block(launch) else {
             out.remarks.push(place.remark(
@@ -130,6 +109,36 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind], explicit: &HashSet<Val
         host::define_default_runtime(m);
     }
     out
+}
+
+/// The kinds whose variants the launch's kernel cannot tell from the offload as written, with a
+/// remark for those dropped; None (and the remark) when fewer than two are left.
+fn fitting_kinds(
+    launch: ValueRef,
+    kinds: &[Kind],
+    specialised: &HashSet<ValueRef>,
+    place: &RemarkPlace,
+    model: &str,
+    remarks: &mut Vec<Remark>,
+) -> Option<Vec<Kind>> {
+    let Some(seen) = observed(launch, specialised) else { return Some(kinds.to_vec()) };
+    let kept: Vec<Kind> = kinds.iter().copied().filter(|k| !seen.changes(k)).collect();
+    let dropped: Vec<String> = kinds.iter().filter(|k| seen.changes(k)).map(Kind::name).collect();
+    let why = seen.describe();
+    if kept.len() < 2 {
+        remarks.push(place.remark(
+            RemarkId::LaunchNotAdapted,
+            model,
+            format!("left as written: {why}, which its variants would answer differently"),
+        ));
+        return None;
+    }
+    remarks.push(place.remark(
+        RemarkId::LaunchKindsDropped,
+        model,
+        format!("variants {} dropped: {why}, which they would answer differently", dropped.join(", ")),
+    ));
+    Some(kept)
 }
 
 /// What a kernel can observe of where and how it runs, found in its host version (the same
@@ -194,7 +203,7 @@ const SHAPE: [&str; 5] = [
 ];
 
 /// The first thing the launch's kernel (its host version, what it calls) observes, if any.
-fn observed(launch: ValueRef, specialised: &std::collections::HashSet<ValueRef>) -> Option<Observed> {
+fn observed(launch: ValueRef, specialised: &HashSet<ValueRef>) -> Option<Observed> {
     use crate::entry_points::{lookup, Role};
     // SAFETY: `launch` is an instruction of the module.
     let calls = crate::omp_calls::fallback_calls(unsafe { inkwell::values::InstructionValue::new(launch) });
@@ -263,8 +272,8 @@ fn observed(launch: ValueRef, specialised: &std::collections::HashSet<ValueRef>)
 
 /// The functions the frontend annotated [`ompadapt_abi::markers::DEVICE_SPECIALISED`] (entries
 /// of `@llvm.global.annotations`: `{ ptr function, ptr annotation, ptr file, i32 line, ptr }`).
-fn device_specialised(module: &Module<'_>) -> std::collections::HashSet<ValueRef> {
-    let mut out = std::collections::HashSet::new();
+fn device_specialised(module: &Module<'_>) -> HashSet<ValueRef> {
+    let mut out = HashSet::new();
     let Some(g) = module.get_global("llvm.global.annotations") else { return out };
     let init = unsafe { llvm_sys::core::LLVMGetInitializer(g.as_value_ref()) };
     if init.is_null() {
@@ -347,7 +356,7 @@ fn split_dependence(f: ValueRef) -> Option<Observed> {
         return None;
     }
     let scopes = Scopes::of(f);
-    scopes.reductions.iter().find_map(|r| {
+    crate::team::reduction::of(f).iter().find_map(|r| {
         let (_, what) = crate::team::reduction::private_copy_finding(r, &|i| scopes.scope(i))?;
         Some(Observed::Split(what))
     })
@@ -355,7 +364,7 @@ fn split_dependence(f: ValueRef) -> Option<Observed> {
 
 /// The functions tasks run (the entries given to `__kmpc_omp_task_alloc` and
 /// `__kmpc_omp_target_task_alloc`, and what they call): a launch there is deferred.
-fn task_code(module: &Module<'_>) -> std::collections::HashSet<ValueRef> {
+fn task_code(module: &Module<'_>) -> HashSet<ValueRef> {
     let mut queue = Vec::new();
     for f in module.get_functions() {
         for i in ir::function_instructions(f.as_value_ref()) {

@@ -195,7 +195,7 @@ impl Analysis {
             }
         }
         if mode != Mode::Divided {
-            return reduction_privates_written(&scopes);
+            return reduction_privates_written(f, &scopes);
         }
         None
     }
@@ -569,8 +569,8 @@ fn variable_name(address: ValueRef) -> Option<String> {
 /// A reduction whose private copy is changed other than by its initialisation (code every thread
 /// runs) and updates through its operator (worksharing code), or whose partial value is read
 /// otherwise ([`super::reduction`]): the combined result would depend on the team.
-fn reduction_privates_written(scopes: &Scopes) -> Option<Finding> {
-    scopes.reductions.iter().find_map(|r| {
+fn reduction_privates_written(f: ValueRef, scopes: &Scopes) -> Option<Finding> {
+    super::reduction::of(f).iter().find_map(|r| {
         let (at, what) = super::reduction::private_copy_finding(r, &|i| scopes.scope(i))?;
         Some(Finding::new(Reason::ReductionPrivate, what, at))
     })

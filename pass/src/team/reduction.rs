@@ -497,6 +497,52 @@ fn conditional_store(store: ValueRef, max: bool, family: Family, own: &dyn Fn(Va
     true
 }
 
+/// The reductions of function `f`: for each `__kmpc_reduce` call, the private copies its list
+/// points at, with their operators.
+pub fn of(f: ValueRef) -> Vec<Reduction> {
+    use crate::entry_points::Role;
+    let mut out = Vec::new();
+    for i in ir::function_instructions(f) {
+        let Some(Role::Reduce { list, combiner }) = super::scope::role(i) else { continue };
+        let args = ir::call_args(i);
+        let operators = args
+            .get(combiner as usize)
+            .map(|c| ir::strip_to_global(*c))
+            .filter(|c| ir::is_function(*c) && !ir::is_declaration(*c))
+            .map(combiner_operators)
+            .unwrap_or_default();
+        if let Some(&l) = args.get(list as usize) {
+            for (k, private) in list_entries(l) {
+                out.push(Reduction { private, list: l, operator: operators.get(&k).copied() });
+            }
+        }
+    }
+    out
+}
+
+/// The private copies a reduction list points at, with their indices in the list: the values
+/// stored into the list's slots.
+fn list_entries(list: ValueRef) -> Vec<(u64, ValueRef)> {
+    let base = super::scope::strip(Some(list));
+    if !ir::is_alloca(base) {
+        return Vec::new();
+    }
+    let index = |slot: ValueRef| match ir::opcode(slot) {
+        Some(LLVMOpcode::LLVMGetElementPtr) => ir::const_int(ir::operand(slot, ir::num_operands(slot) - 1)).map(|k| k as u64),
+        _ => Some(0),
+    };
+    let mut out = Vec::new();
+    for slot in super::scope::derived_addresses(base) {
+        for store in ir::users(slot).into_iter().filter(|u| ir::opcode(*u) == Some(LLVMOpcode::LLVMStore) && ir::operand(*u, 1) == slot) {
+            let private = super::scope::strip(Some(ir::operand(store, 0)));
+            if let (true, Some(k)) = (ir::is_alloca(private), index(slot)) {
+                out.push((k, private));
+            }
+        }
+    }
+    out
+}
+
 /// One reduction of a function: a private copy, the list it is handed to the runtime in, and
 /// the operator of its element of that list.
 #[derive(Clone, Debug)]

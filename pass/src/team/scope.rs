@@ -20,7 +20,6 @@ use std::collections::{HashSet, VecDeque};
 use llvm_sys::core::{LLVMGetCondition, LLVMGetICmpPredicate, LLVMGetNumOperands, LLVMGetOperand, LLVMGetSuccessor, LLVMIsConditional};
 use llvm_sys::{LLVMIntPredicate, LLVMOpcode};
 
-use super::reduction::{combiner_operators, Reduction};
 use crate::entry_points::{lookup, Role};
 use crate::ir::{self, BlockRef, ValueRef};
 
@@ -40,8 +39,6 @@ pub enum Scope {
 pub struct Scopes {
     divided: HashSet<ValueRef>,
     combine: HashSet<ValueRef>,
-    /// The function's reductions: the private copies (allocas) whose values they combine.
-    pub reductions: Vec<Reduction>,
 }
 
 /// The role of the runtime entry point `i` calls, if it calls one.
@@ -78,21 +75,9 @@ impl Scopes {
                         s.divided.extend(dominated(f, b));
                     }
                 }
-                Some(Role::Reduce { list, combiner }) => {
+                Some(Role::Reduce { .. }) => {
                     for b in guarded_successors(f, i, &[1, 2]) {
                         s.combine.extend(dominated(f, b));
-                    }
-                    let args = ir::call_args(i);
-                    let operators = args
-                        .get(combiner as usize)
-                        .map(|c| ir::strip_to_global(*c))
-                        .filter(|c| ir::is_function(*c) && !ir::is_declaration(*c))
-                        .map(combiner_operators)
-                        .unwrap_or_default();
-                    if let Some(&l) = args.get(list as usize) {
-                        for (k, private) in list_entries(l) {
-                            s.reductions.push(Reduction { private, list: l, operator: operators.get(&k).copied() });
-                        }
                     }
                 }
                 _ => {}
@@ -145,29 +130,6 @@ pub fn derived_addresses(base: ValueRef) -> Vec<ValueRef> {
             let derived = matches!(ir::opcode(u), Some(LLVMOpcode::LLVMGetElementPtr | LLVMOpcode::LLVMBitCast)) && ir::operand(u, 0) == p;
             if derived && !out.contains(&u) {
                 out.push(u);
-            }
-        }
-    }
-    out
-}
-
-/// The private copies a reduction list points at, with their indices in the list: the values
-/// stored into the list's slots.
-fn list_entries(list: ValueRef) -> Vec<(u64, ValueRef)> {
-    let base = strip(Some(list));
-    if !ir::is_alloca(base) {
-        return Vec::new();
-    }
-    let index = |slot: ValueRef| match ir::opcode(slot) {
-        Some(LLVMOpcode::LLVMGetElementPtr) => ir::const_int(ir::operand(slot, ir::num_operands(slot) - 1)).map(|k| k as u64),
-        _ => Some(0),
-    };
-    let mut out = Vec::new();
-    for slot in derived_addresses(base) {
-        for store in ir::users(slot).into_iter().filter(|u| ir::opcode(*u) == Some(LLVMOpcode::LLVMStore) && ir::operand(*u, 1) == slot) {
-            let private = strip(Some(ir::operand(store, 0)));
-            if let (true, Some(k)) = (ir::is_alloca(private), index(slot)) {
-                out.push((k, private));
             }
         }
     }
