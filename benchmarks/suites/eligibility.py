@@ -5,12 +5,14 @@ others stay as written — for one plugin, or two side by side (before/after a c
 Every source of every program is compiled once per plugin (-c, -O2, the program's flags,
 -fplugin-arg-ompadapt-auto and its remarks). From the remarks:
 
-  eligible      a host region whose variants apply: the pass's OMPADAPT140 (the team-size
-                analysis found nothing that observes the team); for a plugin without that
+  eligible      a host region whose variants apply: the pass's OMPADAPT140, or OMPADAPT150 since
+                the pass takes the host regions (the team-size analysis found nothing that
+                observes the team); for a plugin without that
                 analysis, a region with automatic features (OMPADAPT120/13x) and no offload
                 launch (OMPADAPT100/11x)
   rejected      the pass's OMPADAPT141-147, by identifier (the analysis' reason)
-  left          the frontend's "this '<host construct>' construct is left as written: <why>",
+  left          the frontend's "this '<host construct>' construct is left as written: <why>"
+                or the pass's OMPADAPT153 (nested in another construct),
                 by why (nested in another construct, declare target, ... and, before the
                 analysis, the list of shapes: ordered, num_threads, threadprivate)
 
@@ -33,7 +35,12 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 REMARK = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):(?P<col>\d+): remark: (?P<text>.*?)(?: \[-R[^\]]*\])?$")
 PASS = re.compile(r"\[OMPADAPT(?P<id>\d+)\] region '(?P<region>[^']*)': (?P<what>.*)")
 FRONTEND_LEFT = re.compile(r"this '(?P<construct>parallel[^']*)' construct is left as written: (?P<why>.*)")
-TARGET_IDS = {"100", "101", "102", "110", "111", "112", "113", "114"}
+TARGET_IDS = {"100", "101", "102", "110", "111", "112", "113", "114", "154", "155", "156"}
+# the pass's verdicts since zero-source-change mode hands host regions to it (issue 33): 150 for a
+# host region made adaptive (140 before), 153 for a construct nested in another one (a parallel
+# region inside a parallel region or inside the host version of an offload region)
+ELIGIBLE_IDS = {"140", "150"}
+NESTED_ID = "153"
 FEATURE_IDS = {"120", "130", "131", "132", "133", "134", "135"}
 REASONS = {
     "141": "asks for the team (omp_get_thread_num, ...)",
@@ -108,7 +115,8 @@ def remarks_of(row, plugin):
 
 
 def classify(remarks):
-    """(eligible, rejected {id: [(region, what)]}, left {reason: n}) of one build's remarks."""
+    """(eligible, rejected {id: [(region, what)]}, left {reason: n}, verdicts {(region, file, line):
+    'adaptive' | (id, what)}) of one build's remarks."""
     by_region = collections.defaultdict(set)
     texts = {}
     left = collections.Counter()
@@ -122,19 +130,26 @@ def classify(remarks):
         m = FRONTEND_LEFT.search(text)
         if m:
             left[frontend_reason(m["why"])] += 1
-    eligible, rejected = 0, collections.defaultdict(list)
-    analysed = any("140" in ids or ids & set(REASONS) for ids in by_region.values())
+    eligible, rejected, verdicts = 0, collections.defaultdict(list), {}
+    analysed = any(ids & ELIGIBLE_IDS or ids & set(REASONS) for ids in by_region.values())
     for key, ids in by_region.items():
         if ids & TARGET_IDS:
             continue
+        if NESTED_ID in ids:
+            left[frontend_reason("nested in")] += 1
+            verdicts[key] = "nested"
+            continue
         if analysed:
-            if "140" in ids:
+            if ids & ELIGIBLE_IDS:
                 eligible += 1
+                verdicts[key] = "adaptive"
             for i in sorted(ids & set(REASONS)):
                 rejected[i].append((key[0], texts[(key, i)]))
+                verdicts.setdefault(key, (i, texts[(key, i)]))
         elif ids & FEATURE_IDS:
             eligible += 1
-    return eligible, rejected, left
+            verdicts[key] = "adaptive"
+    return eligible, rejected, left, verdicts
 
 
 def commit_of(plugin):
@@ -156,6 +171,10 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--only", action="append", default=[])
+    ap.add_argument("--before-label", default=None,
+                    help="what the before plugin is, for the report (default: ompadapt <commit>: a list of shapes)")
+    ap.add_argument("--after-label", default=None,
+                    help="what the plugin is, for the report (default: ompadapt <commit>: the team-size analysis)")
     args = ap.parse_args()
     if args.tree:
         args.tree = os.path.abspath(args.tree)
@@ -189,12 +208,15 @@ def main():
              f"`-fplugin-arg-ompadapt-auto` and its remarks.", ""]
     lines.append(f"- host parallel constructs: **{considered_after}**")
     if args.before:
-        considered_before = tot("before", 0) + sum(left["before"].values())
+        considered_before = (tot("before", 0) + sum(left["before"].values())
+                             + sum(len(v) for _, r in results for v in r["before"][1].values()))
         share_b = 100.0 * tot("before", 0) / max(considered_before, 1)
-        lines.append(f"- adaptive before (ompadapt `{commit_of(args.before)}`: a list of shapes): "
+        label_b = args.before_label or f"ompadapt `{commit_of(args.before)}`: a list of shapes"
+        lines.append(f"- adaptive before ({label_b}): "
                      f"**{tot('before', 0)}** of {considered_before} ({share_b:.0f} %)")
     share_a = 100.0 * tot("after", 0) / max(considered_after, 1)
-    lines.append(f"- adaptive after (ompadapt `{commit_of(args.plugin)}`: the team-size analysis): **{tot('after', 0)}** of {considered_after} ({share_a:.0f} %)")
+    label_a = args.after_label or f"ompadapt `{commit_of(args.plugin)}`: the team-size analysis"
+    lines.append(f"- adaptive after ({label_a}): **{tot('after', 0)}** of {considered_after} ({share_a:.0f} %)")
     lines.append(f"- left as written by the analysis: **{n_rejected}**; by the frontend (where they are): {sum(left['after'].values())}")
     lines += ["", "| left as written because | regions |", "|---|---:|"]
     for i in sorted(rejected):
@@ -205,18 +227,35 @@ def main():
         lines += ["", "Before, the frontend left as written:", "", "| reason | constructs |", "|---|---:|"]
         for why, n in left["before"].most_common():
             lines.append(f"| {why} | {n} |")
-    lines += ["", "| program | adaptive after | left by the analysis | " + ("adaptive before |" if args.before else ""),
-              "|---|---:|---:|" + ("---:|" if args.before else "")]
+    lines += ["", "| program | adaptive after | left by the analysis | " + ("adaptive before | left before |" if args.before else ""),
+              "|---|---:|---:|" + ("---:|---:|" if args.before else "")]
     for name, res in results:
         a = res["after"]
         row = f"| {name} | {a[0]} | {sum(len(v) for v in a[1].values())} |"
         if args.before:
-            row += f" {res['before'][0]} |"
+            row += f" {res['before'][0]} | {sum(len(v) for v in res['before'][1].values())} |"
         lines.append(row)
     lines += ["", "## Every region the analysis left as written", ""]
     for i in sorted(rejected):
         for name, region, what in rejected[i]:
             lines.append(f"- `{name}` `{region}` (OMPADAPT{i}): {what}")
+    if args.before:
+        # every region whose verdict differs between the two builds (a region only one build
+        # names is listed too: 'no region')
+        changed = []
+        for name, res in results:
+            vb, va = res["before"][3], res["after"][3]
+            for key in sorted(set(vb) | set(va), key=lambda k: (k[1], k[2], k[0])):
+                b, a = vb.get(key, "no region"), va.get(key, "no region")
+                if (b if isinstance(b, str) else b[0]) != (a if isinstance(a, str) else a[0]):
+                    changed.append((name, key[0], b, a))
+        say = lambda v: v if isinstance(v, str) else f"left as written (OMPADAPT{v[0]})"  # noqa: E731
+        lines += ["", "## Every region whose verdict changed", ""]
+        for name, region, b, a in changed:
+            why = a[1] if isinstance(a, tuple) else (b[1] if isinstance(b, tuple) else "")
+            lines.append(f"- `{name}` `{region}`: before {say(b)}, after {say(a)}" + (f": {why}" if why else ""))
+        if not changed:
+            lines.append("None.")
     open(args.out, "w").write("\n".join(lines) + "\n")
     print("\n".join(lines[:12]))
 
