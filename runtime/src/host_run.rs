@@ -99,14 +99,19 @@ fn omp() -> Option<&'static Omp> {
         let initial_device = sym(openmp::GET_INITIAL_DEVICE)?;
         let data_begin = sym(openmp::TARGET_DATA_BEGIN_MAPPER)?;
         let initial: unsafe extern "C" fn() -> c_int = std::mem::transmute(initial_device);
+        // the launch runs the host fallback on host memory: what the host version does
+        let disabled = std::env::var_os("OMP_TARGET_OFFLOAD").is_some_and(|v| v.eq_ignore_ascii_case("disabled"));
         Some(Omp {
             get_mapped_ptr: std::mem::transmute::<*mut c_void, _>(get_mapped_ptr),
             target_memcpy: std::mem::transmute::<*mut c_void, _>(target_memcpy),
             default_device: std::mem::transmute::<*mut c_void, _>(default_device),
             data_begin: std::mem::transmute::<*mut c_void, DataBegin>(data_begin),
-            initial_device: initial(),
-            // the launch runs the host fallback on host memory: what the host version does
-            disabled: std::env::var_os("OMP_TARGET_OFFLOAD").is_some_and(|v| v.eq_ignore_ascii_case("disabled")),
+            // Not asked when offloading is disabled: a program with no offload image (flang-19
+            // builds target constructs without one, and runs them only disabled) never
+            // initialised libomptarget, whose omp_get_initial_device then crashes; nothing is
+            // copied then anyway.
+            initial_device: if disabled { -1 } else { initial() },
+            disabled,
         })
     })
     .as_ref()

@@ -10,7 +10,9 @@
 //! first); reductions whose private copy is updated other than through the reduction's operator
 //! (left as written); `num_threads` (the base of the team variants). Fortran has no program for
 //! the first: flang-19 cannot link `-fopenmp-targets`, and a `declare target` module variable
-//! crashes its stock build's host fallback.
+//! crashes its stock build's host fallback. A Fortran program with a `target` construct links
+//! libomptarget and runs with `OMP_TARGET_OFFLOAD=DISABLED` (flang-19 builds no offload image);
+//! such programs are named `target_*.f90`.
 
 use ompadapt_tests::*;
 use serde_json::Value;
@@ -30,12 +32,21 @@ fn holes() -> Vec<PathBuf> {
     v
 }
 
+/// Whether `src` is Fortran with a `target` construct: built against libomptarget without an
+/// offload image, run with offloading disabled.
+fn fortran_target(src: &Path) -> bool {
+    src.extension().is_some_and(|x| x == "f90") && std::fs::read_to_string(src).is_ok_and(|t| t.to_lowercase().contains("!$omp target"))
+}
+
 fn build(src: &Path, exe: &Path, mode: &str) -> Run {
     let fortran = src.extension().is_some_and(|x| x == "f90");
     let mut c = Command::new(if fortran { FLANG } else { CLANG });
     c.args(["-O2", "-fopenmp", "-g"]).env_remove("OMPADAPT_AUTO");
     if !fortran {
         c.arg(HOST_OFFLOAD).arg("-Wl,-rpath,/usr/lib/llvm-19/lib");
+    }
+    if fortran_target(src) {
+        c.args(["-L/usr/lib/llvm-19/lib", "-lomptarget", "-Wl,-rpath,/usr/lib/llvm-19/lib"]);
     }
     match mode {
         "auto" => {
@@ -51,7 +62,10 @@ fn build(src: &Path, exe: &Path, mode: &str) -> Run {
 }
 
 fn run_in(exe: &Path, dir: &Path, env: &[(&str, &str)]) -> Run {
-    run_isolated(exe, dir, env)
+    let disabled = exe.file_name().is_some_and(|n| n.to_string_lossy().starts_with("target_"));
+    let mut all: Vec<(&str, &str)> = if disabled { vec![("OMP_TARGET_OFFLOAD", "DISABLED")] } else { Vec::new() };
+    all.extend_from_slice(env);
+    run_isolated(exe, dir, &all)
 }
 
 /// Every variant some region of the program has, from one run's report.
