@@ -159,3 +159,24 @@ long kernel_sum(void) {
   for (long i = 0; i < N; i++) s += i;
   return s;
 }
+
+// Chains of the operator are updates through it, `(x + a) + b`; `(x + a) * 2` is not:
+// CHECK-DAG: [OMPADAPT150] region 'chains@{{.*}}': the parallel region became adaptive
+long chains(void) {
+  long s = 0, t = 0, p = 1;
+#pragma omp parallel for reduction(+ : s, t) reduction(* : p)
+  for (long i = 0; i < N; i++) {
+    s = s + i + 2 * i;
+    t = t - i - 1;
+    if (i % 300 == 0) p = p * 2 * 3;
+  }
+  return s + t + p;
+}
+
+// CHECK-DAG: [OMPADAPT146] region 'doubling@{{.*}}': left as written: it updates its copy of a reduction variable by something other than the reduction's operator (+)
+long doubling(void) {
+  long s = 0;
+#pragma omp parallel for reduction(+ : s)
+  for (long i = 0; i < N; i++) s = (s + i) * 2;
+  return s;
+}

@@ -398,12 +398,20 @@ pub fn combining_update(store: ValueRef, op: Operator, is_private_load: &dyn Fn(
 
 /// `x op e` (or `x - e` for a `+` reduction): `core` is the operation.
 fn arith_update(core: ValueRef, opcode: LLVMOpcode, own: &dyn Fn(ValueRef) -> bool, u: &mut Update) -> bool {
+    arith_chain(core, opcode, own, u, 0)
+}
+
+/// [`arith_update`] through a chain of the operator: `x + a + b` is `(x + a) + b`, each step an
+/// application of `+` (likewise `x - a - b` for `+`, `x * a * b`): the old value may be an
+/// operand of an inner operation, whose value then flows only into the outer one.
+fn arith_chain(core: ValueRef, opcode: LLVMOpcode, own: &dyn Fn(ValueRef) -> bool, u: &mut Update, depth: u32) -> bool {
     let Some(got) = ir::opcode(core) else { return false };
     // `x += a * b` contracted (clang's default -ffp-contract=on): fmuladd(a, b, x)
     if opcode == LLVMOpcode::LLVMFAdd && ir::is_call(core) {
         let name = ir::callee_name(core);
         let args = ir::call_args(core);
-        if (name.starts_with("llvm.fmuladd.") || name.starts_with("llvm.fma.")) && args.len() == 3 && own(strip_casts(args[2])) {
+        let contracted = (name.starts_with("llvm.fmuladd.") || name.starts_with("llvm.fma.")) && args.len() == 3;
+        if contracted && (own(strip_casts(args[2])) || (depth < 8 && arith_chain(strip_casts(args[2]), opcode, own, u, depth + 1))) {
             u.internal.insert(core);
             u.internal.extend(cast_chain(args[2]));
             u.internal.insert(strip_casts(args[2]));
@@ -419,10 +427,11 @@ fn arith_update(core: ValueRef, opcode: LLVMOpcode, own: &dyn Fn(ValueRef) -> bo
     let sides: &[u32] = if subtracts { &[0] } else { &[0, 1] };
     for &k in sides {
         let x = ir::operand(core, k);
-        if own(strip_casts(x)) {
+        let inner = strip_casts(x);
+        if own(inner) || (depth < 8 && arith_chain(inner, opcode, own, u, depth + 1)) {
             u.internal.insert(core);
             u.internal.extend(cast_chain(x));
-            u.internal.insert(strip_casts(x));
+            u.internal.insert(inner);
             return true;
         }
     }
