@@ -180,3 +180,12 @@ long doubling(void) {
   for (long i = 0; i < N; i++) s = (s + i) * 2;
   return s;
 }
+
+// The choice compares and picks the same computation (`fabs` of one value, twice):
+// CHECK-DAG: [OMPADAPT150] region 'largest_magnitude@{{.*}}': the parallel region became adaptive
+double largest_magnitude(const double *y) {
+  double m = 0;
+#pragma omp parallel for reduction(max : m)
+  for (long i = 0; i < N; i++) m = fabs(y[i]) > m ? fabs(y[i]) : m;
+  return m;
+}

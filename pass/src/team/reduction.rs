@@ -255,7 +255,7 @@ fn may_write(i: ValueRef) -> bool {
         Some(LLVMOpcode::LLVMStore | LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg | LLVMOpcode::LLVMFence) => true,
         Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => {
             let n = ir::callee_name(i);
-            !(n.starts_with("llvm.dbg.") || n.starts_with("llvm.lifetime.") || extreme_call(i).is_some())
+            !(n.starts_with("llvm.dbg.") || n.starts_with("llvm.lifetime.") || extreme_call(i).is_some() || value_function(ir::callee(i)))
         }
         _ => false,
     }
@@ -320,6 +320,12 @@ fn same_value_at(a: ValueRef, b: ValueRef, depth: u32) -> bool {
         LLVMOpcode::LLVMLoad => same_value_at(ir::operand(a, 0), ir::operand(b, 0), depth + 1) && nothing_written_between(a, b),
         LLVMOpcode::LLVMICmp if unsafe { LLVMGetICmpPredicate(a) != LLVMGetICmpPredicate(b) } => false,
         LLVMOpcode::LLVMFCmp if unsafe { LLVMGetFCmpPredicate(a) != LLVMGetFCmpPredicate(b) } => false,
+        // a function of its arguments alone (a math intrinsic, `fabs`): the same call of the same
+        // values is the same value
+        LLVMOpcode::LLVMCall if ir::callee(a) == ir::callee(b) && value_function(ir::callee(a)) => {
+            let (x, y) = (ir::call_args(a), ir::call_args(b));
+            x.len() == y.len() && x.iter().zip(&y).all(|(p, q)| same_value_at(*p, *q, depth + 1))
+        }
         LLVMOpcode::LLVMCall
         | LLVMOpcode::LLVMInvoke
         | LLVMOpcode::LLVMPHI
@@ -331,6 +337,27 @@ fn same_value_at(a: ValueRef, b: ValueRef, depth: u32) -> bool {
             let n = ir::num_operands(a);
             n == ir::num_operands(b) && (0..n).all(|k| same_value_at(ir::operand(a, k), ir::operand(b, k), depth + 1))
         }
+    }
+}
+
+/// Whether `f` computes its result from its arguments alone: LLVM's math and integer intrinsics,
+/// and the C library's math functions (whose `errno` never changes what they return).
+fn value_function(f: ValueRef) -> bool {
+    if f.is_null() {
+        return false;
+    }
+    const INTRINSICS: [&str; 20] = [
+        "fabs", "sqrt", "smax", "smin", "umax", "umin", "maxnum", "minnum", "maximum", "minimum", "abs", "fmuladd", "fma", "floor", "ceil",
+        "trunc", "round", "copysign", "exp", "log",
+    ];
+    const LIBRARY: [&str; 18] = [
+        "fabs", "fabsf", "fabsl", "sqrt", "sqrtf", "fmax", "fmaxf", "fmin", "fminf", "abs", "labs", "llabs", "exp", "log", "pow", "sin",
+        "cos", "floor",
+    ];
+    let name = ir::name(f);
+    match name.strip_prefix("llvm.") {
+        Some(rest) => INTRINSICS.contains(&rest.split('.').next().unwrap_or(rest)),
+        None => LIBRARY.contains(&name.as_str()),
     }
 }
 
