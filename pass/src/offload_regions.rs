@@ -244,7 +244,8 @@ fn observed(launch: ValueRef, specialised: &HashSet<ValueRef>) -> Option<Observe
             let full = ir::name(callee);
             // clang's omp.h defines some entry points per device with `declare variant`:
             // `omp_is_initial_device$ompvariant$S2$s6$Phost`
-            let name = full.split("$ompvariant").next().unwrap_or(&full).to_string();
+            // (in C++ the variant is a local function, mangled: `_ZL44omp_is_initial_device$ompvariant...`)
+            let name = variant_base(&full);
             let c_name = name.strip_suffix('_').filter(|_| name.starts_with(crate::entry_points::name::prefix::OMP)).unwrap_or(&name);
             if WHERE.contains(&c_name) {
                 return Some(Observed::Where(c_name.to_string()));
@@ -268,6 +269,20 @@ fn observed(launch: ValueRef, specialised: &HashSet<ValueRef>) -> Option<Observe
         }
     }
     None
+}
+
+/// The function a `declare variant` of omp.h stands for: `omp_is_initial_device` for
+/// `omp_is_initial_device$ompvariant$S2$s6$Phost` (C) and for its C++ mangling
+/// `_ZL44omp_is_initial_device$ompvariant$S2$s6$Phostv`; any other name as it is.
+fn variant_base(full: &str) -> String {
+    let Some((base, _)) = full.split_once("$ompvariant") else { return full.to_string() };
+    match base.strip_prefix("_Z") {
+        Some(mangled) => {
+            let r = mangled.strip_prefix('L').unwrap_or(mangled);
+            r.trim_start_matches(|c: char| c.is_ascii_digit()).to_string()
+        }
+        None => base.to_string(),
+    }
 }
 
 /// The functions the frontend annotated [`ompadapt_abi::markers::DEVICE_SPECIALISED`] (entries

@@ -63,6 +63,7 @@ mod map {
     pub const PTR_AND_OBJ: i64 = 0x10;
     pub const PRIVATE: i64 = 0x80;
     pub const IMPLICIT: i64 = 0x200;
+    pub const PRESENT: i64 = 0x1000;
     pub const LITERAL: i64 = 0x100;
 }
 
@@ -248,6 +249,9 @@ pub enum Refusal {
     TooManyParts,
     /// The launch reaches present storage whose extent nothing recorded.
     UnknownExtent,
+    /// The launch maps `present` storage that is not present: the offload stops the program
+    /// with libomptarget's error, which the host version must not run past.
+    NotPresent,
 }
 
 impl Refusal {
@@ -258,6 +262,7 @@ impl Refusal {
             Refusal::NoLaunchArguments => "the ompadapt pass could not pair the region with its launch",
             Refusal::NoLibomptarget => "the program has no libomptarget to copy device data with",
             Refusal::TooManyParts => "its launch reaches more than 4096 mappings through pointers",
+            Refusal::NotPresent => "its launch maps storage 'present' that is not present (the offload reports the error)",
             Refusal::UnknownExtent if crate::mappings::active() => {
                 "its launch reaches a device mapping whose extent ompadapt's OMPT tool did not see being made"
             }
@@ -294,7 +299,10 @@ pub fn plan(d: &dyn Device, entries: &[Entry], globals: &[(usize, usize)]) -> Re
         // grids) reaches no byte where nothing holds it; only an implicit zero-length entry (a
         // pointer the kernel uses) or one into present storage does. (Its address may be
         // uninitialised: it is not read.)
-        if e.size == 0 && e.map_type & map::IMPLICIT == 0 && e.map_type & (map::LITERAL | map::PTR_AND_OBJ) != map::LITERAL | map::PTR_AND_OBJ {
+        if e.size == 0
+            && e.map_type & map::IMPLICIT == 0
+            && e.map_type & (map::LITERAL | map::PTR_AND_OBJ) != map::LITERAL | map::PTR_AND_OBJ
+        {
             if let Extent::Known(m) = extent(e.begin) {
                 parts.push(present(m));
             }
@@ -318,6 +326,10 @@ pub fn plan(d: &dyn Device, entries: &[Entry], globals: &[(usize, usize)]) -> Re
             continue;
         }
         let always = e.map_type & map::ALWAYS != 0;
+        // `map(present: ...)` of storage that is not present is the offload's run-time error
+        if e.map_type & map::PRESENT != 0 && matches!(extent(e.begin), Extent::Absent) {
+            return Err(Refusal::NotPresent);
+        }
         match extent(e.begin) {
             Extent::Known(m) => parts.push(Part {
                 keep: always && e.map_type & map::FROM != 0,

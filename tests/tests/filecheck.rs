@@ -131,3 +131,8 @@ fn kernels_given_device_memory() {
 fn kernels_after_a_device_selector() {
     run_file("device_variant.c");
 }
+
+#[test]
+fn kernels_asking_where_they_run_in_cxx() {
+    run_file("initial_device.cpp");
+}
