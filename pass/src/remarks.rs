@@ -115,6 +115,8 @@ remark_ids! {
     TeamReductionCopy = "OMPADAPT146", Missed;
     /// Left as written: no parallel region follows the marker.
     TeamNoRegion = "OMPADAPT147", Missed;
+    /// Left as written: a thread waits in a loop for what another thread writes.
+    TeamWaits = "OMPADAPT148", Missed;
     /// Pass-only mode: a host parallel region became adaptive (its variants).
     HostRegionAdaptive = "OMPADAPT150", Passed;
     /// Pass-only mode: a region without a debug location, named by its order.

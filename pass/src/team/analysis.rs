@@ -54,6 +54,8 @@ pub enum Reason {
     ReductionPrivate,
     /// No parallel region follows the marker.
     NoFork,
+    /// A thread waits in a loop for what another thread writes.
+    Waits,
 }
 
 /// What the analysis found.
@@ -177,6 +179,9 @@ impl Analysis {
                 Mode::Replicated => scopes.scope(inst),
             };
             if let Some(found) = thread_local_operand(inst) {
+                return Some(found);
+            }
+            if let Some(found) = waits_for_another_thread(inst, &privacy) {
                 return Some(found);
             }
             if ir::is_call(inst) {
@@ -391,6 +396,36 @@ fn mode_of(scope: Scope) -> Mode {
     } else {
         Mode::Divided
     }
+}
+
+/// A wait for another thread: in a loop, an atomic or volatile read of memory that is not the
+/// thread's own, a `flush`, or `omp_test_lock` — how threads synchronise by hand (a producer and
+/// a consumer in two `sections`, a flag one thread sets and another polls). With a smaller team
+/// the thread it waits for may never run beside it (two sections on one thread run one after
+/// the other): the loop would not end (DataRaceBench's DRB190 hung under `serial`).
+fn waits_for_another_thread(inst: ValueRef, privacy: &Privacy) -> Option<Finding> {
+    use llvm_sys::core::{LLVMGetOrdering, LLVMGetVolatile};
+    let polls = match ir::opcode(inst)? {
+        LLVMOpcode::LLVMLoad => {
+            let shared_memory = !privacy.is_private(ir::operand(inst, 0));
+            let synchronising = unsafe { LLVMGetOrdering(inst) } != llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic
+                || unsafe { LLVMGetVolatile(inst) } != 0;
+            shared_memory && synchronising
+        }
+        LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => {
+            let n = ir::callee_name(inst);
+            n == "__kmpc_flush" || n.starts_with("omp_test_lock") || n.starts_with("omp_test_nest_lock")
+        }
+        _ => false,
+    };
+    if !polls || !ir::in_cycle(ir::block_of(inst)) {
+        return None;
+    }
+    Some(Finding::new(
+        Reason::Waits,
+        "it reads memory other threads write in a loop (an atomic or volatile read, a flush, omp_test_lock): it may wait for another thread, which a smaller team need not run beside it",
+        inst,
+    ))
 }
 
 /// A reference to thread-local data among `inst`'s operands.

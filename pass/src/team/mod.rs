@@ -59,6 +59,7 @@ pub fn remark_id(reason: Reason) -> RemarkId {
         Reason::Replicated => RemarkId::TeamReplicatedEffect,
         Reason::ReductionPrivate => RemarkId::TeamReductionCopy,
         Reason::NoFork => RemarkId::TeamNoRegion,
+        Reason::Waits => RemarkId::TeamWaits,
     }
 }
 
