@@ -108,6 +108,18 @@ pub fn add_loader(module: &Module<'_>) -> LoaderOutcome {
     if !text.is_empty() && !text.ends_with('\n') {
         text.push('\n');
     }
+    // A program that is an OMPT tool itself defines `ompt_start_tool`: the loader's weak one would
+    // clash with it in the assembler ("changed binding to STB_GLOBAL"). The program's tool is
+    // the one libomp asks then (as it would be with any other tool linked in); the loader's is
+    // renamed out of the way, and the runtime, without its OMPT tool, refuses `cpu` where it
+    // needs the extents only that tool records.
+    let renamed;
+    let asm = if defines_ompt_tool(module) {
+        renamed = rename_symbol(asm, TOOL_ENTRY, &format!("{}unused_{TOOL_ENTRY}", ompadapt_abi::markers::RESERVED_PREFIX));
+        renamed.as_str()
+    } else {
+        asm
+    };
     // (without blank lines: LLVM's text form drops them, and a module must read back as written)
     for line in asm.lines().filter(|l| !l.trim().is_empty()) {
         text.push_str(line);
@@ -115,6 +127,31 @@ pub fn add_loader(module: &Module<'_>) -> LoaderOutcome {
     }
     module.set_inline_assembly(&text);
     LoaderOutcome::Added
+}
+
+/// The OMPT tool's entry point, which libomp looks up by name.
+const TOOL_ENTRY: &str = ompadapt_abi::openmp::as_str(ompadapt_abi::openmp::START_TOOL);
+
+/// Whether the module defines the OMPT tool's entry point itself.
+fn defines_ompt_tool(module: &Module<'_>) -> bool {
+    module.get_function(TOOL_ENTRY).is_some_and(|f| f.count_basic_blocks() > 0)
+}
+
+/// `asm` with every whole-word occurrence of symbol `from` (not a longer name containing it)
+/// spelt `to`.
+fn rename_symbol(asm: &str, from: &str, to: &str) -> String {
+    let word = |c: char| c.is_ascii_alphanumeric() || c == '_' || c == '.' || c == '$';
+    let mut out = String::with_capacity(asm.len());
+    let mut rest = asm;
+    while let Some(at) = rest.find(from) {
+        let before_ok = rest[..at].chars().next_back().is_none_or(|c| !word(c));
+        let after_ok = rest[at + from.len()..].chars().next().is_none_or(|c| !word(c));
+        out.push_str(&rest[..at]);
+        out.push_str(if before_ok && after_ok { to } else { from });
+        rest = &rest[at + from.len()..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Links the loader's bitcode into `module` (its functions and table keep their COMDAT groups,
@@ -191,6 +228,13 @@ mod tests {
             let out = mc.wait_with_output().unwrap();
             assert!(out.status.success(), "{arch}: {}", String::from_utf8_lossy(&out.stderr));
         }
+    }
+
+    #[test]
+    fn a_symbol_is_renamed_as_a_whole_word_only() {
+        let asm = ".weak ompt_start_tool\nompt_start_tool:\n call __ompadapt_v5_fallback_ompt_start_tool\n .size ompt_start_tool, .Lend-ompt_start_tool";
+        let out = rename_symbol(asm, "ompt_start_tool", "x_tool");
+        assert_eq!(out, ".weak x_tool\nx_tool:\n call __ompadapt_v5_fallback_ompt_start_tool\n .size x_tool, .Lend-x_tool");
     }
 
     #[test]
