@@ -16,6 +16,25 @@ plugin build failure. Writes RESULTS.md (a table with totals) and results.tsv in
 Usage: single_file_suite.py --out DIR [--plugin PATH] [--kinds cpu,gpu] [--jobs 2]
                             [--timeout 60] [--ignore REGEX]... [--sub REGEX=>TEXT]...
                             [--cflags=FLAGS] SOURCES...
+
+--matrix (conformance corpora: CPU and offload programs, C, C++ and Fortran; conformance.sh):
+each program is built stock (clang-19/clang++-19/flang-new-19 -O2 -fopenmp; -fopenmp-targets=
+x86_64-pc-linux-gnu only for a source with a target construct, and for Fortran, where flang's
+offload link fails, the host fallback linked with -lomptarget) and once per --builds entry:
+  plugin  -fplugin=libompadapt.so -fplugin-arg-ompadapt-auto (zero-source-change mode with the
+          default kinds: host regions serial and threads=..., target constructs cpu,gpu; C/C++)
+  pass    -fpass-plugin=libompadapt_pass.so -gline-tables-only (pass-only mode, OMPADAPT_AUTO
+          unset: the same defaults; C, C++ and Fortran)
+Stock runs twice at each --teams (OMP_NUM_THREADS; a program whose two runs differ, or that
+times out, is excluded) and once with one thread. Each adaptive build then runs at each team
+with every region pinned to each of --host-pins (and --offload-pins for programs with a target
+construct), one variant for all regions at a time, and under the real runtime (three runs on
+one store), and each run's stdout and exit status must equal stock's at that team (a host pin
+may instead equal stock's with the pin's team: `serial` is stock with one thread). Programs come
+from SOURCES or --list TSV (path, extra flags, run|skip, reason: a skipped row is listed as
+excluded with its reason); --root names programs by their path under it; --companion
+TEXT=>FILE compiles FILE with every C program whose source contains TEXT. Writes results.tsv
+and RESULTS.md into --out; --combine OUT... writes one report over several runs (conformance.md).
 """
 import argparse
 import concurrent.futures as cf
@@ -47,11 +66,12 @@ def compile_one(src, exe, flags):
 
 
 class Program:
-    def __init__(self, src, work):
+    def __init__(self, src, work, root=None, flags=(), skip=""):
         self.src = os.path.abspath(src)
-        self.name = os.path.basename(src)
+        self.name = os.path.relpath(self.src, root) if root else os.path.basename(src)
         self.dir = os.path.join(work, re.sub(r"[^A-Za-z0-9_.-]", "_", self.name))
         self.row = {"program": self.name}
+        self.flags, self.skip = list(flags), skip
 
 
 def run_program(p, exe, env_extra, tag, args):
@@ -129,6 +149,268 @@ def process(p, args):
     return row
 
 
+MATRIX_TSV = ["corpus", "program", "lang", "target", "status", "stock_exit", "why"]
+
+
+def is_fortran(path):
+    return path.lower().endswith((".f", ".f90", ".f95", ".f03", ".f08"))
+
+
+def has_target(text, fortran):
+    """A target construct (or the device memory API), which needs libomptarget."""
+    pragma = r"^\s*!\$omp\s+(end\s+)?target\b" if fortran else r"^\s*#\s*pragma\s+omp\s+(begin\s+|end\s+|declare\s+)?target\b"
+    return bool(re.search(pragma, text, re.M | re.I) or re.search(r"\bomp_target_(alloc|memcpy|free|is_present|associate)", text, re.I))
+
+
+def team_of(variant, team):
+    """The team a host pin runs with when the program's is `team` (cpu_suite.py's rule)."""
+    if variant == "serial":
+        return 1
+    if variant.startswith("threads="):
+        return max(1, min(team, int(float(variant.split("=", 1)[1]) * team + 0.5)))
+    return team
+
+
+def matrix_compile(src, exe, flags, fortran, target, extra_srcs, cwd, timeout):
+    """Builds one program; returns (ok, log, seconds, the offload flags that worked)."""
+    attempts = [[HOST], ["-L/usr/lib/llvm-19/lib", "-Wl,-rpath,/usr/lib/llvm-19/lib", "-lomptarget"]] if target and fortran else [[HOST] if target else []]
+    log, errs, secs = "", "", 0.0
+    for off in attempts:
+        if fortran:
+            cmd = ["flang-new-19", "-O2", "-fopenmp"] + off + flags + [src, "-o", exe]
+        else:
+            cc = "clang++-19" if src.endswith((".cpp", ".cc", ".cxx", ".C")) else "clang-19"
+            cmd = [cc, "-O2", "-fopenmp"] + off + flags + [src] + extra_srcs + ["-o", exe, "-lm"]
+        rc, _, err, t = sh(cmd, cwd=cwd, timeout=timeout)
+        secs += t
+        log += " ".join(cmd) + "\n" + err + "\n"
+        errs += err if rc != 124 else "timeout\n"
+        if rc == 0:
+            return True, log, secs, off
+    return False, errs, secs, None
+
+
+def matrix_process(p, args):
+    """One program of --matrix: builds, stock runs, every pin of every build at every team."""
+    os.makedirs(p.dir, exist_ok=True)
+    row = p.row
+    row.update(corpus=args.corpus, lang="fortran" if is_fortran(p.src) else ("c++" if p.src.endswith((".cpp", ".cc", ".cxx")) else "c"), builds={})
+    if p.skip:
+        row.update(status="excluded", why=p.skip, target="")
+        return row
+    text = open(p.src, errors="replace").read()
+    fortran = row["lang"] == "fortran"
+    target = has_target(text, fortran)
+    row["target"] = "yes" if target else "no"
+    extra = [f for key, f in args.companion if key in text and not fortran]
+    flags = args.cflags + p.flags
+    stock = os.path.join(p.dir, "stock")
+    ok, log, t_stock, off = matrix_compile(p.src, stock, flags, fortran, target, extra, p.dir, args.compile_timeout)
+    open(stock + ".log", "w").write(log)
+    if not ok:
+        row.update(status="excluded", why="stock build fails: " + first_error(log))
+        return row
+    # stock: twice per team, once with one thread
+    ref = {}
+    for team in args.teams:
+        a = run_program(p, stock, {"OMP_NUM_THREADS": str(team)}, f"stock{team}", args)
+        b = run_program(p, stock, {"OMP_NUM_THREADS": str(team)}, f"stock{team}b", args)
+        if a[0] == 124 or b[0] == 124:
+            row.update(status="excluded", why=f"stock run times out ({args.timeout} s) with {team} threads")
+            return row
+        if a[:2] != b[:2]:
+            d = next((f"{x!r} / {y!r}" for x, y in zip(a[1].splitlines(), b[1].splitlines()) if x != y), f"exit {a[0]} / {b[0]}")
+            row.update(status="excluded", why=f"stock nondeterministic with {team} threads: {d}"[:200])
+            return row
+        ref[team] = a[:2]
+    stocks = {}
+
+    def stock_at(team):
+        """Stock's output with another team (a host pin's): bit for bit what the pin must print."""
+        if team not in stocks:
+            stocks[team] = ref[team] if team in ref else run_program(p, stock, {"OMP_NUM_THREADS": str(team)}, f"stock{team}", args)[:2]
+        return stocks[team]
+
+    rechecked = {}
+
+    def stock_varies(team, rc):
+        """After a difference: stock three more times (two equal runs can be luck). True when
+        stock's output varies and the adaptive run exited as stock does (a hang or a crash stays
+        a difference)."""
+        if team not in rechecked:
+            rechecked[team] = any(run_program(p, stock, {"OMP_NUM_THREADS": str(team)}, "stock-again", args)[:2] != ref[team] for _ in range(3))
+        return rechecked[team] and rc == ref[team][0]
+    row["stock_exit"] = ref[args.teams[0]][0]
+    differs = []
+    for build in args.builds:
+        res = {"checks": {}, "regions": 0, "host": 0, "offload": 0, "cpu": 0, "notes": []}
+        row["builds"][build] = res
+        if build == "plugin" and fortran:
+            res["status"] = "n/a"
+            continue
+        exe = os.path.join(p.dir, build)
+        bflags = flags + ([f"-fplugin={args.plugin}", "-fplugin-arg-ompadapt-auto"] if build == "plugin" else [f"-fpass-plugin={args.pass_plugin}", "-gline-tables-only"])
+        ok, log, t, _ = matrix_compile(p.src, exe, bflags, fortran, target, extra, p.dir, args.compile_timeout)
+        open(exe + ".log", "w").write(log)  # the commands and their stderr, or (failed) the errors
+        res["compile_ratio"] = t / t_stock if t_stock > 0 else None
+        if not ok:
+            res["status"] = "BUILD FAILURE"
+            res["notes"].append(first_error(log))
+            differs.append(f"{build}: build fails")
+            continue
+        # discovery: which regions are host regions and which offload launches (the pins below
+        # pin each kind's regions to the variant and the others to the code as written: host
+        # regions threads=1, launches gpu)
+        regions = {}
+
+        def note_regions(report):
+            try:
+                for r in json.load(open(report)).get("regions", []):
+                    regions[r["region"]] = r.get("variants", [])
+            except (OSError, ValueError):
+                pass
+
+        report = os.path.join(p.dir, f"{build}-discover.json")
+        run_program(p, exe, {"OMP_NUM_THREADS": str(args.teams[0]), "OMPADAPT_VARIANT": "threads=1", "OMPADAPT_PERSIST": "0",
+                             "OMPADAPT_DIR": os.path.join(p.dir, "pinned-store"), "OMPADAPT_REPORT": f"json:{report}"}, "discover", args)
+        note_regions(report)
+        pins = list(args.host_pins) + (list(args.offload_pins) if target else [])
+        for team in args.teams:
+            want = ref[team]
+            for pin in pins:
+                offload_pin = pin in args.offload_pins
+                others = [n for n, v in regions.items() if ("gpu" in v) != offload_pin]
+                spec = ";".join([pin] + [f"{n}:{'threads=1' if offload_pin else 'gpu'}" for n in others])
+                report = os.path.join(p.dir, f"{build}-{team}-{pin}.json")
+                rc, out, err = run_program(p, exe, {"OMP_NUM_THREADS": str(team), "OMPADAPT_VARIANT": spec, "OMPADAPT_PERSIST": "0",
+                                                    "OMPADAPT_DIR": os.path.join(p.dir, "pinned-store"), "OMPADAPT_REPORT": f"json:{report}"}, pin, args)
+                note_regions(report)
+                key = f"{pin}@{team}"
+                small = team_of(pin, team) if not offload_pin else team
+                if (rc, out) == want:
+                    res["checks"][key] = "same"
+                elif small != team and (rc, out) == stock_at(small):
+                    res["checks"][key] = f"same as stock with {small} thread(s)"
+                elif stock_varies(team, rc):
+                    res["checks"][key] = "stock nondeterministic"
+                else:
+                    res["checks"][key] = "DIFFERS"
+                    res["notes"].append(f"{key}: " + describe(want, (rc, out), err))
+            store = os.path.join(p.dir, f"store-{build}-{team}")
+            shutil.rmtree(store, ignore_errors=True)
+            for k in range(3):
+                rc, out, err = run_program(p, exe, {"OMP_NUM_THREADS": str(team), "OMPADAPT_DIR": store}, f"runtime{k}", args)
+                key = f"runtime{k + 1}@{team}"
+                if (rc, out) == want:
+                    res["checks"][key] = "same"
+                elif rc == want[0] and close_text(out, want[1]):
+                    res["checks"][key] = "within rounding"
+                elif stock_varies(team, rc):
+                    res["checks"][key] = "stock nondeterministic"
+                else:
+                    res["checks"][key] = "DIFFERS"
+                    res["notes"].append(f"{key}: " + describe(want, (rc, out), err))
+        res["regions"] = len(regions)
+        res["offload"] = sum(1 for v in regions.values() if "gpu" in v)
+        res["host"] = res["regions"] - res["offload"]
+        res["cpu"] = sum(1 for v in regions.values() if "cpu" in v)
+        res["status"] = "DIFFERS" if any(v == "DIFFERS" for v in res["checks"].values()) else \
+            "stock nondeterministic" if any(v == "stock nondeterministic" for v in res["checks"].values()) else "identical"
+        if res["status"] == "DIFFERS":
+            differs.append(f"{build}: " + "; ".join(res["notes"][:2]))
+    if not differs and any(b.get("status") == "stock nondeterministic" for b in row["builds"].values()):
+        row.update(status="excluded", why="stock nondeterministic (found when an adaptive run differed: three more stock runs)")
+        return row
+    row.update(status="DIFFERS" if differs else "compared", why=" | ".join(differs)[:400])
+    return row
+
+
+def describe(want, got, err):
+    if want[0] != got[0]:
+        tail = err.strip().splitlines()[-1][:100] if err.strip() else ""
+        return f"exit {got[0]} (stock {want[0]}) {tail}"
+    return next((f"stock {a!r} / adaptive {b!r}" for a, b in zip(want[1].splitlines(), got[1].splitlines()) if a != b),
+                f"{len(got[1].splitlines())} lines (stock {len(want[1].splitlines())})")[:160]
+
+
+def close_text(a, b):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from cpu_suite import close
+
+    la, lb = a.splitlines(), b.splitlines()
+    return len(la) == len(lb) and all(x == y or close(x, y) for x, y in zip(la, lb))
+
+
+def matrix_rows_tsv(rows, args):
+    checks = sorted({k for r in rows for b in r.get("builds", {}).values() for k in b.get("checks", {})}, key=check_order)
+    head = MATRIX_TSV[:5] + [f"{b}_{x}" for b in args.builds for x in ("status", "regions", "host", "offload")] + ["stock_exit", "why"]
+    out = ["\t".join(head)]
+    for r in rows:
+        cells = [r.get("corpus", ""), r["program"], r.get("lang", ""), r.get("target", ""), r["status"]]
+        for b in args.builds:
+            res = r.get("builds", {}).get(b, {})
+            cells += [res.get("status", ""), str(res.get("regions", "")) if res.get("status") not in (None, "n/a") else "", str(res.get("host", "")) if res.get("status") not in (None, "n/a") else "", str(res.get("offload", "")) if res.get("status") not in (None, "n/a") else ""]
+        cells += [str(r.get("stock_exit", "")), r.get("why", "").replace("\t", " ").replace("\n", " ")]
+        out.append("\t".join(cells))
+    return "\n".join(out) + "\n"
+
+
+def check_order(k):
+    name, team = k.split("@")
+    return (int(team), name.startswith("runtime"), name)
+
+
+def matrix_write(rows, args, secs):
+    open(os.path.join(args.out, "results.tsv"), "w").write(matrix_rows_tsv(rows, args))
+    json.dump({"rows": rows, "builds": args.builds, "teams": args.teams, "title": args.title, "minutes": secs / 60}, open(os.path.join(args.out, "results.json"), "w"), indent=1)
+    md = matrix_markdown([(args.title, rows)], args.builds, args.teams)
+    open(os.path.join(args.out, "RESULTS.md"), "w").write(md)
+    print(md.split("\n### ")[0])
+
+
+def matrix_markdown(corpora, builds, teams):
+    """Per corpus: programs, built, excluded (with reasons), regions and identical programs per
+    build, and every differing program."""
+    lines = []
+    for title, rows in corpora:
+        compared = [r for r in rows if r["status"] in ("compared", "DIFFERS")]
+        excluded = [r for r in rows if r["status"] == "excluded"]
+        reasons = {}
+        for r in excluded:
+            why = re.sub(r"stock nondeterministic.*", "stock output or exit differs between two runs", r["why"])
+            why = re.sub(r"stock build fails: .*", "stock build fails", why)
+            why = re.sub(r"stock run times out.*", "stock run times out", why)
+            why = re.sub(r"^(environment|run arguments|special harness|special compile line): .*", r"\1 (the harness sets it; the TSV has the RUN line)", why)
+            reasons[why] = reasons.get(why, 0) + 1
+        lines += [f"### {title}", "", f"- programs: {len(rows)}; built and run stock (deterministic): {len(compared)}; excluded: {len(excluded)}"]
+        for why, n in sorted(reasons.items(), key=lambda x: -x[1]):
+            lines.append(f"  - {n}: {why}")
+        lines += ["", "| build | programs | adaptive regions (host + offload) | programs with a region | identical under every pin and the runtime | differing | build failures |", "|---|---:|---|---:|---:|---:|---:|"]
+        for b in builds:
+            rs = [r["builds"][b] for r in compared if r["builds"].get(b, {}).get("status") not in (None, "n/a")]
+            if not rs:
+                continue
+            lines.append(f"| {b} | {len(rs)} | {sum(x['regions'] for x in rs)} ({sum(x['host'] for x in rs)} + {sum(x['offload'] for x in rs)}) | {sum(1 for x in rs if x['regions'])} | "
+                         f"{sum(1 for x in rs if x['status'] == 'identical')} | {sum(1 for x in rs if x['status'] == 'DIFFERS')} | {sum(1 for x in rs if x['status'] == 'BUILD FAILURE')} |")
+        checks = sorted({k for r in compared for b in r["builds"].values() for k in b.get("checks", {})}, key=check_order)
+        if checks:
+            lines += ["", "Per check (programs whose run equals stock's at that team / programs run; a host pin may equal stock with the pin's team instead, `serial` stock with one thread, and the runtime's runs stock's within rounding; under a host pin the launches run `gpu`, under `cpu`/`gpu` the host regions `threads=1`):", "",
+                      "| build | " + " | ".join(checks) + " |", "|---|" + "---:|" * len(checks)]
+            for b in builds:
+                rs = [r["builds"][b] for r in compared if r["builds"].get(b, {}).get("checks")]
+                if rs:
+                    lines.append(f"| {b} | " + " | ".join(f"{sum(1 for x in rs if x['checks'].get(c, 'DIFFERS') != 'DIFFERS' and c in x['checks'])}/{sum(1 for x in rs if c in x['checks'])}" for c in checks) + " |")
+        diffs = [r for r in compared if r["status"] == "DIFFERS"]
+        lines += ["", f"Differing programs: {len(diffs)}", ""]
+        for r in diffs:
+            for b, res in r["builds"].items():
+                if res.get("status") in ("DIFFERS", "BUILD FAILURE"):
+                    bad = [k for k, v in res["checks"].items() if v == "DIFFERS"]
+                    lines.append(f"- `{r['program']}` ({b}): {res['status']} under {', '.join(bad) or 'the build'}; {'; '.join(res['notes'][:2])}")
+        lines.append("")
+    return "\n".join(lines) + "\n"
+
+
 def first_error(err):
     for l in err.splitlines():
         if "error" in l:
@@ -138,8 +420,22 @@ def first_error(err):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("sources", nargs="+")
-    ap.add_argument("--out", required=True)
+    ap.add_argument("sources", nargs="*")
+    ap.add_argument("--out")
+    ap.add_argument("--matrix", action="store_true", help="conformance corpora: host and offload pins, --builds, --teams (see above)")
+    ap.add_argument("--builds", default="plugin,pass")
+    ap.add_argument("--teams", default="2")
+    ap.add_argument("--host-pins", default="serial,threads=0.5,threads=1")
+    ap.add_argument("--offload-pins", default="cpu,gpu")
+    ap.add_argument("--list", help="TSV: path, extra flags, run|skip, reason")
+    ap.add_argument("--root", help="name programs by their path under this folder")
+    ap.add_argument("--companion", action="append", default=[], help="TEXT=>FILE: compile FILE with a C program whose source contains TEXT")
+    ap.add_argument("--corpus", default="")
+    ap.add_argument("--compile-timeout", type=int, default=180)
+    ap.add_argument("--combine", nargs="+", help="OUT folders of --matrix runs: write one report (--md, --tsv) over them")
+    ap.add_argument("--md")
+    ap.add_argument("--tsv")
+    ap.add_argument("--preamble", help="a file whose text goes at the top of the combined report")
     ap.add_argument("--plugin", default=os.environ.get("OMPADAPT_PLUGIN") or os.path.join(os.path.dirname(__file__), "../../target/release/libompadapt.so"))
     ap.add_argument("--kinds", default="cpu,gpu")
     ap.add_argument("--opt", default="-O2")
@@ -150,22 +446,51 @@ def main():
     ap.add_argument("--sub", action="append", default=[], help="REGEX=>TEXT: replace in every stdout line before comparing (where a program prints where it ran)")
     ap.add_argument("--title", default="single-file suite")
     args = ap.parse_args()
+    if args.combine:
+        return combine(args)
     args.plugin = os.path.abspath(args.plugin)
+    args.pass_plugin = os.path.join(os.path.dirname(args.plugin), "libompadapt_pass.so")
     args.cflags = args.cflags.split()
     args.ignore_re = [re.compile(r) for r in args.ignore]
     args.sub_re = [(re.compile(x.split("=>", 1)[0]), x.split("=>", 1)[1]) for x in args.sub]
+    args.builds = [b for b in args.builds.split(",") if b]
+    args.teams = [int(t) for t in args.teams.split(",")]
+    args.host_pins = [x for x in args.host_pins.split(",") if x]
+    args.offload_pins = [x for x in args.offload_pins.split(",") if x]
+    args.companion = [tuple(x.split("=>", 1)) for x in args.companion]
     os.makedirs(args.out, exist_ok=True)
     work = os.path.join(args.out, "work")
     load0 = open("/proc/loadavg").read().split()[:3]
     t0 = time.time()
-    progs = [Program(s, work) for s in sorted(args.sources)]
+    progs = [Program(s, work, args.root) for s in sorted(args.sources)]
+    if args.list:
+        for line in open(args.list):
+            f = line.rstrip("\n").split("\t") + ["", "", ""]
+            if f[0] and not f[0].startswith("#"):
+                progs.append(Program(f[0], work, args.root, f[1].split(), f[3] or "skipped" if f[2] == "skip" else ""))
     rows = []
     with cf.ThreadPoolExecutor(args.jobs) as ex:
-        for row in ex.map(lambda p: process(p, args), progs):
+        for row in ex.map(lambda p: (matrix_process if args.matrix else process)(p, args), progs):
             rows.append(row)
             print(f"{row['program']:60s} {row['status']:24s} {row.get('why', '')[:120]}", flush=True)
     load1 = open("/proc/loadavg").read().split()[:3]
+    if args.matrix:
+        return matrix_write(rows, args, time.time() - t0)
     write_results(rows, args, load0, load1, time.time() - t0)
+
+
+def combine(args):
+    """One report over several --matrix runs: conformance.md and conformance-results.tsv."""
+    corpora, tsv, builds = [], [], None
+    for d in args.combine:
+        doc = json.load(open(os.path.join(d, "results.json")))
+        builds = builds or doc["builds"]
+        corpora.append((f"{doc['title']} ({doc['minutes']:.0f} min)", doc["rows"]))
+        text = open(os.path.join(d, "results.tsv")).read().splitlines()
+        tsv += text[1:] if tsv else text
+    pre = open(args.preamble).read() if args.preamble else ""
+    open(args.md, "w").write(pre + matrix_markdown(corpora, builds, doc["teams"]))
+    open(args.tsv, "w").write("\n".join(tsv) + "\n")
 
 
 def write_results(rows, args, load0, load1, secs):
