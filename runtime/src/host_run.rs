@@ -177,6 +177,12 @@ pub trait Device {
     fn device_of(&self, q: usize) -> Option<usize>;
     /// The storage holding host address `q`.
     fn extent(&self, q: usize) -> Extent;
+    /// Present storage that starts inside host bytes `(lo, hi)`: a construct mapping a whole
+    /// object of which a member is present (`target data map(from: d.c)` around a kernel that
+    /// uses `d`) reaches it.
+    fn present_within(&self, _lo: usize, _hi: usize) -> Vec<Mapping> {
+        Vec::new()
+    }
 }
 
 /// The read-only ranges of the loaded ELF objects (non-writable `PT_LOAD` segments and
@@ -252,6 +258,9 @@ pub enum Refusal {
     /// The launch maps `present` storage that is not present: the offload stops the program
     /// with libomptarget's error, which the host version must not run past.
     NotPresent,
+    /// The launch maps a section explicitly around present storage that does not hold all of it
+    /// ("explicit extension not allowed": the offload's error too).
+    ExplicitExtension,
 }
 
 impl Refusal {
@@ -263,6 +272,7 @@ impl Refusal {
             Refusal::NoLibomptarget => "the program has no libomptarget to copy device data with",
             Refusal::TooManyParts => "its launch reaches more than 4096 mappings through pointers",
             Refusal::NotPresent => "its launch maps storage 'present' that is not present (the offload reports the error)",
+            Refusal::ExplicitExtension => "its launch maps a section around present storage that does not hold it all (the offload reports the error)",
             Refusal::UnknownExtent if crate::mappings::active() => {
                 "its launch reaches a device mapping whose extent ompadapt's OMPT tool did not see being made"
             }
@@ -337,13 +347,18 @@ pub fn plan(d: &dyn Device, entries: &[Entry], globals: &[(usize, usize)]) -> Re
                 ..present(m)
             }),
             Extent::Unknown => return Err(Refusal::UnknownExtent),
-            Extent::Absent if e.size > 0 => parts.push(Part {
-                lo: e.begin,
-                hi: e.begin.saturating_add(e.size as usize),
-                dev: None,
-                keep: e.map_type & map::FROM != 0,
-                host_is_current: true,
-            }),
+            Extent::Absent if e.size > 0 => {
+                let hi = e.begin.saturating_add(e.size as usize);
+                parts.push(Part { lo: e.begin, hi, dev: None, keep: e.map_type & map::FROM != 0, host_is_current: true });
+                // the offload finds the present parts of the section on the device (an implicit
+                // map of a structure whose member is present), or refuses an explicit one: so
+                // does the host version
+                let inside = d.present_within(e.begin, hi);
+                if !inside.is_empty() && e.map_type & map::IMPLICIT == 0 {
+                    return Err(Refusal::ExplicitExtension);
+                }
+                parts.extend(inside.into_iter().map(present));
+            }
             Extent::Absent => return Err(Refusal::UnmappedPointer),
         }
     }
@@ -455,6 +470,11 @@ impl Device for Live<'_> {
     }
     fn extent(&self, q: usize) -> Extent {
         crate::mappings::extent(self.dev, q, self.device_of(q))
+    }
+    fn present_within(&self, lo: usize, hi: usize) -> Vec<Mapping> {
+        // recorded mappings that libomptarget still has, where the table says
+        let live = |m: &Mapping| self.device_of(m.lo) == Some(m.dev);
+        crate::mappings::starting_within(self.dev, lo, hi).into_iter().filter(live).collect()
     }
 }
 
@@ -704,6 +724,19 @@ mod tests {
                 None => Extent::Absent,
             }
         }
+        fn present_within(&self, lo: usize, hi: usize) -> Vec<Mapping> {
+            self.0.iter().filter(|&&(l, _, d)| l > lo && l < hi && d != UNRECORDED).map(|&(lo, hi, dev)| Mapping { lo, hi, dev }).collect()
+        }
+    }
+
+    #[test]
+    fn a_section_around_a_present_member_reaches_the_member() {
+        // `target data map(from: d.c)`, then a kernel mapping all of `d` (8 bytes, not present)
+        let d = Fake(vec![(0x1004, 0x1008, 0x9004)]);
+        let e = Entry { base: 0x1000, begin: 0x1000, size: 8, map_type: map::TO | map::FROM | map::IMPLICIT };
+        let parts = plan(&d, &[e], &[]).unwrap();
+        assert!(parts.iter().any(|p| p.lo == 0x1000 && p.hi == 0x1008 && p.dev.is_none()), "{parts:?}");
+        assert!(parts.iter().any(|p| p.lo == 0x1004 && p.hi == 0x1008 && p.dev == Some(0x9004)), "{parts:?}");
     }
     /// The device address of a mapping [`Fake`] says nothing about.
     const UNRECORDED: usize = 1 << 50;

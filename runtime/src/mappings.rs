@@ -71,6 +71,14 @@ impl Table {
         (q < m.hi).then_some(*m)
     }
 
+    /// The mappings on `device` that start inside host bytes `(lo, hi)` (after `lo`).
+    pub fn starting_within(&self, device: i32, lo: usize, hi: usize) -> Vec<Mapping> {
+        match self.by_host.get(&device) {
+            Some(map) if lo < hi => map.range(lo + 1..hi).map(|(_, m)| *m).collect(),
+            _ => Vec::new(),
+        }
+    }
+
     /// How many mappings the table holds.
     pub fn len(&self) -> usize {
         self.by_device.len()
@@ -97,6 +105,12 @@ pub fn set_active() {
 /// Whether the table is being filled (the runtime's OMPT tool runs).
 pub fn active() -> bool {
     ACTIVE.load(Relaxed)
+}
+
+/// The mappings recorded on `device` that start inside host bytes `(lo, hi)` (see
+/// [`Table::starting_within`]).
+pub fn starting_within(device: i32, lo: usize, hi: usize) -> Vec<Mapping> {
+    table().lock().map(|t| t.starting_within(device, lo, hi)).unwrap_or_default()
 }
 
 /// Records an allocation (see [`Table::allocated`]).
