@@ -602,7 +602,7 @@ unsafe fn bring_in(live: &Live<'_>, run: &mut HostRun, p: Part, fields_at: &[usi
         }
         run.transferred += (p.hi - p.lo) as u64;
         run.brought_in += (p.hi - p.lo) as u64;
-        found = match keep_host_pointers(live, run, &words, follow) {
+        found = match keep_host_pointers(live, run, &words, fields_at, follow) {
             Ok(found) => found,
             Err(refusal) => {
                 run.saved.push(saved);
@@ -634,11 +634,23 @@ unsafe fn pointer_words(p: &Part, fields_at: &[usize]) -> Vec<(usize, usize)> {
 /// Attached pointers: a word the copy changed from a host pointer to that pointer's device
 /// address keeps its host value during the host version; the pointee's mapping comes in too
 /// (returned, when `follow`; refused when its extent is not known).
-unsafe fn keep_host_pointers(live: &Live<'_>, run: &mut HostRun, words: &[(usize, usize)], follow: bool) -> Result<Vec<Part>, Refusal> {
+///
+/// A pointer field the construct attaches itself (a `PTR_AND_OBJ` entry's base, `attached`)
+/// keeps its host value whatever the device copy held: the offload writes the pointee's new
+/// device address there, and the host version uses the host's pointee (a device copy of the
+/// pointer left present by an earlier construct holds a stale address then: LLVM's
+/// target_derefence_array_pointrs.cpp lost a write with its second launch on the host).
+unsafe fn keep_host_pointers(
+    live: &Live<'_>,
+    run: &mut HostRun,
+    words: &[(usize, usize)],
+    attached: &[usize],
+    follow: bool,
+) -> Result<Vec<Part>, Refusal> {
     let mut found = Vec::new();
     for &(at, host) in words {
         let now = (at as *const usize).read_unaligned();
-        if host == now || host == 0 || live.device_of(host) != Some(now) {
+        if host == now || host == 0 || (!attached.contains(&at) && live.device_of(host) != Some(now)) {
             continue;
         }
         (at as *mut usize).write_unaligned(host);

@@ -142,3 +142,30 @@ fn reductions_combined_otherwise_stay_as_written() {
         }
     }
 }
+
+/// Every mix of variants over a program's regions (each region pinned on its own, the others to
+/// another variant): a launch's copies must not depend on what an earlier launch ran as.
+#[test]
+fn every_mix_of_two_variants_prints_what_stock_prints() {
+    let scratch = scratch();
+    let src = source("programs/holes/pointer_to_pointer.c");
+    let stock_exe = scratch.path().join("p2p.stock");
+    build(&src, &stock_exe, "stock").expect_ok("stock build");
+    let stock = run_in(&stock_exe, scratch.path(), &[]).stdout;
+    for mode in ["auto", "pass"] {
+        let exe = scratch.path().join(format!("p2p.{mode}"));
+        build(&src, &exe, mode).expect_ok(&format!("{mode} build"));
+        let json = scratch.path().join(format!("{mode}.json"));
+        run_in(&exe, scratch.path(), &[("OMPADAPT_REPORT", &format!("json:{}", json.display()))]);
+        let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let regions: Vec<String> = doc["regions"].as_array().unwrap().iter().map(|r| r["region"].as_str().unwrap().to_string()).collect();
+        assert_eq!(regions.len(), 2, "{mode}: the two launches are regions: {regions:?}");
+        for (first, second) in [("gpu", "cpu"), ("cpu", "gpu"), ("cpu", "cpu"), ("gpu", "gpu")] {
+            let pin = format!("{}:{first};{}:{second}", regions[0], regions[1]);
+            let d = tempfile::tempdir().unwrap();
+            let out = run_in(&exe, d.path(), &[("OMPADAPT_VARIANT", &pin)]);
+            assert_eq!(out.stdout, stock, "{mode} pinned {pin}");
+        }
+    }
+}
+
