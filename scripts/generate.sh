@@ -14,6 +14,8 @@ cd "$(dirname "$0")/.."
 N=${1:?usage: scripts/generate.sh N SEED [OUT]}
 SEED=${2:?usage: scripts/generate.sh N SEED [OUT]}
 OUT=${3:-target/generated-$SEED}
+# absolute: every program is built and run from a folder of its own below OUT
+mkdir -p "$OUT" && OUT="$(cd "$OUT" && pwd)"
 cargo build --release --workspace >&2
 # shellcheck disable=SC2086
 exec target/release/ompadapt-generate --seed "$SEED" --c "$N" --fortran "$N" --out "$OUT" ${GENERATE_ARGS:-}
