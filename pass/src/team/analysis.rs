@@ -410,7 +410,7 @@ fn waits_for_another_thread(inst: ValueRef, privacy: &Privacy) -> Option<Finding
             let shared_memory = !privacy.is_private(ir::operand(inst, 0));
             let synchronising = unsafe { LLVMGetOrdering(inst) } != llvm_sys::LLVMAtomicOrdering::LLVMAtomicOrderingNotAtomic
                 || unsafe { LLVMGetVolatile(inst) } != 0;
-            shared_memory && synchronising
+            shared_memory && synchronising && decides_a_branch_of_its_loop(inst)
         }
         LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => {
             let n = ir::callee_name(inst);
@@ -426,6 +426,40 @@ fn waits_for_another_thread(inst: ValueRef, privacy: &Privacy) -> Option<Finding
         "it reads memory other threads write in a loop (an atomic or volatile read, a flush, omp_test_lock): it may wait for another thread, which a smaller team need not run beside it",
         inst,
     ))
+}
+
+/// Whether the value `load` reads decides a conditional branch in a loop around it (`if (l < 4)`,
+/// `while (!flag)`), other than through a compare-exchange: clang's retry loop of an `atomic`
+/// update reads the old value atomically and retries on the exchange's failure, which always
+/// ends (an atomic update in a worksharing loop is no wait).
+fn decides_a_branch_of_its_loop(load: ValueRef) -> bool {
+    let block = ir::block_of(load);
+    let f = ir::function_of(load);
+    let around: Vec<ir::BlockRef> = ir::reachable_from(&ir::successors(block), None).into_iter().filter(|b| ir::reaching(f, &[block]).contains(b)).collect();
+    around.into_iter().map(ir::terminator).filter(|t| !t.is_null() && ir::opcode(*t) == Some(LLVMOpcode::LLVMBr) && ir::num_operands(*t) == 3).any(|br| {
+        let mut seen = HashSet::new();
+        depends_on(ir::operand(br, 0), load, &mut seen, 0)
+    })
+}
+
+/// Whether `v` is computed from `load` without memory in between (nor a compare-exchange).
+fn depends_on(v: ValueRef, load: ValueRef, seen: &mut HashSet<ValueRef>, depth: u32) -> bool {
+    if v == load {
+        return true;
+    }
+    if depth > 16 || !ir::is_instruction(v) || !seen.insert(v) {
+        return false;
+    }
+    match ir::opcode(v) {
+        // a local the value was kept in (clang's code at the start of the pipeline keeps every
+        // variable in memory): what was stored there
+        Some(LLVMOpcode::LLVMLoad) if ir::is_alloca(ir::operand(v, 0)) => ir::users(ir::operand(v, 0))
+            .into_iter()
+            .filter(|u| ir::opcode(*u) == Some(LLVMOpcode::LLVMStore) && ir::operand(*u, 1) == ir::operand(v, 0))
+            .any(|st| depends_on(ir::operand(st, 0), load, seen, depth + 1)),
+        Some(LLVMOpcode::LLVMAtomicCmpXchg | LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => false,
+        _ => (0..ir::num_operands(v)).any(|k| depends_on(ir::operand(v, k), load, seen, depth + 1)),
+    }
 }
 
 /// A reference to thread-local data among `inst`'s operands.
