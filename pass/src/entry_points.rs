@@ -92,6 +92,11 @@ pub mod name {
     pub const GET_NUM_PROCS: &str = "omp_get_num_procs";
     /// `__kmpc_masked(loc, gtid, filter)`: the block runs on the thread numbered `filter`.
     pub const MASKED: &str = "__kmpc_masked";
+    /// `flush`: in a loop, a thread polling what another writes.
+    pub const FLUSH: &str = "__kmpc_flush";
+    /// Polling a lock in a loop: a thread waiting for another.
+    pub const TEST_LOCK: &str = "omp_test_lock";
+    pub const TEST_NEST_LOCK: &str = "omp_test_nest_lock";
     /// Name prefixes: a runtime family, or a group of entry points (their integer widths).
     pub mod prefix {
         pub const KMPC: &str = "__kmpc_";
@@ -178,7 +183,7 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     ep("__kmpc_copyprivate", Copyprivate { copier: 4 }),
     ep("__kmpc_barrier", Neutral),
     ep("__kmpc_cancel_barrier", Neutral),
-    ep("__kmpc_flush", Neutral),
+    ep(name::FLUSH, Neutral),
     ep("__kmpc_critical", Neutral),
     ep("__kmpc_critical_with_hint", Neutral),
     ep("__kmpc_end_critical", Neutral),
@@ -292,13 +297,13 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     ep("omp_destroy_lock", Neutral),
     ep("omp_set_lock", Neutral),
     ep("omp_unset_lock", Neutral),
-    ep("omp_test_lock", Neutral),
+    ep(name::TEST_LOCK, Neutral),
     ep("omp_init_nest_lock", Neutral),
     ep("omp_init_nest_lock_with_hint", Neutral),
     ep("omp_destroy_nest_lock", Neutral),
     ep("omp_set_nest_lock", Neutral),
     ep("omp_unset_nest_lock", Neutral),
-    ep("omp_test_nest_lock", Neutral),
+    ep(name::TEST_NEST_LOCK, Neutral),
     ep("omp_alloc", Neutral),
     ep("omp_aligned_alloc", Neutral),
     ep("omp_calloc", Neutral),

@@ -256,7 +256,7 @@ fn observed(launch: ValueRef, specialised: &HashSet<ValueRef>) -> Option<Observe
             }
             // `masked filter(k)`, k not the primary thread: a smaller team has no thread k
             if name == crate::entry_points::name::MASKED && ir::call_args(i).get(2).and_then(|f| ir::const_int(*f)) != Some(0) {
-                return Some(Observed::Shape("__kmpc_masked with a filter other than the primary thread".into()));
+                return Some(Observed::Shape("a 'masked' construct filtering on a thread other than the primary one".into()));
             }
             let known = name.starts_with("llvm.")
                 || entry.is_some()

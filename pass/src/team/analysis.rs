@@ -414,7 +414,8 @@ fn waits_for_another_thread(inst: ValueRef, privacy: &Privacy) -> Option<Finding
         }
         LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke => {
             let n = ir::callee_name(inst);
-            n == "__kmpc_flush" || n.starts_with("omp_test_lock") || n.starts_with("omp_test_nest_lock")
+            use crate::entry_points::name::{FLUSH, TEST_LOCK, TEST_NEST_LOCK};
+            n == FLUSH || n == TEST_LOCK || n == TEST_NEST_LOCK
         }
         _ => false,
     };
