@@ -313,8 +313,11 @@ pub fn plan(d: &dyn Device, entries: &[Entry], globals: &[(usize, usize)]) -> Re
             && e.map_type & map::IMPLICIT == 0
             && e.map_type & (map::LITERAL | map::PTR_AND_OBJ) != map::LITERAL | map::PTR_AND_OBJ
         {
-            if let Extent::Known(m) = extent(e.begin) {
-                parts.push(present(m));
+            match extent(e.begin) {
+                Extent::Known(m) => parts.push(present(m)),
+                // `map(present: p[0:0])` where nothing holds `p`: the offload's error
+                Extent::Absent if e.map_type & map::PRESENT != 0 => return Err(Refusal::NotPresent),
+                _ => {}
             }
             continue;
         }
@@ -739,6 +742,18 @@ mod tests {
         fn present_within(&self, lo: usize, hi: usize) -> Vec<Mapping> {
             self.0.iter().filter(|&&(l, _, d)| l > lo && l < hi && d != UNRECORDED).map(|&(lo, hi, dev)| Mapping { lo, hi, dev }).collect()
         }
+    }
+
+    #[test]
+    fn present_maps_of_storage_that_is_not_present_are_refused() {
+        let d = Fake(vec![(0x1000, 0x1014, 0x9000)]);
+        let at = |begin, size| Entry { base: begin, begin, size, map_type: map::PRESENT | 0x20 };
+        // held by a mapping: fine, with a section or a zero-length one
+        assert!(plan(&d, &[at(0x1000, 20)], &[]).is_ok());
+        assert!(plan(&d, &[at(0x1004, 0)], &[]).is_ok());
+        // held by none: the offload's error
+        assert!(matches!(plan(&d, &[at(0x2000, 20)], &[]), Err(Refusal::NotPresent)));
+        assert!(matches!(plan(&d, &[at(0x2000, 0)], &[]), Err(Refusal::NotPresent)));
     }
 
     #[test]
