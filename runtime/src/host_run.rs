@@ -338,34 +338,40 @@ pub fn plan(d: &dyn Device, entries: &[Entry], globals: &[(usize, usize)]) -> Re
         if e.map_type & (map::LITERAL | map::PRIVATE) != 0 {
             continue;
         }
-        let always = e.map_type & map::ALWAYS != 0;
-        // `map(present: ...)` of storage that is not present is the offload's run-time error
-        if e.map_type & map::PRESENT != 0 && matches!(extent(e.begin), Extent::Absent) {
-            return Err(Refusal::NotPresent);
-        }
-        match extent(e.begin) {
-            Extent::Known(m) => parts.push(Part {
-                keep: always && e.map_type & map::FROM != 0,
-                host_is_current: always && e.map_type & map::TO != 0,
-                ..present(m)
-            }),
-            Extent::Unknown => return Err(Refusal::UnknownExtent),
-            Extent::Absent if e.size > 0 => {
-                let hi = e.begin.saturating_add(e.size as usize);
-                parts.push(Part { lo: e.begin, hi, dev: None, keep: e.map_type & map::FROM != 0, host_is_current: true });
-                // the offload finds the present parts of the section on the device (an implicit
-                // map of a structure whose member is present), or refuses an explicit one: so
-                // does the host version
-                let inside = d.present_within(e.begin, hi);
-                if !inside.is_empty() && e.map_type & map::IMPLICIT == 0 {
-                    return Err(Refusal::ExplicitExtension);
-                }
-                parts.extend(inside.into_iter().map(present));
-            }
-            Extent::Absent => return Err(Refusal::UnmappedPointer),
-        }
+        mapped_entry(d, e, extent(e.begin), &mut parts)?;
     }
     Ok(merge(parts))
+}
+
+/// The parts of entry `e` of a launch, a section the construct maps, whose first byte is held
+/// by `held` ([`plan`]).
+fn mapped_entry(d: &dyn Device, e: &Entry, held: Extent, parts: &mut Vec<Part>) -> Result<(), Refusal> {
+    let present = |m: Mapping| Part { lo: m.lo, hi: m.hi, dev: Some(m.dev), keep: false, host_is_current: false };
+    let always = e.map_type & map::ALWAYS != 0;
+    match held {
+        Extent::Known(m) => parts.push(Part {
+            keep: always && e.map_type & map::FROM != 0,
+            host_is_current: always && e.map_type & map::TO != 0,
+            ..present(m)
+        }),
+        Extent::Unknown => return Err(Refusal::UnknownExtent),
+        // `map(present: ...)` of storage that is not present is the offload's run-time error
+        Extent::Absent if e.map_type & map::PRESENT != 0 => return Err(Refusal::NotPresent),
+        Extent::Absent if e.size > 0 => {
+            let hi = e.begin.saturating_add(e.size as usize);
+            parts.push(Part { lo: e.begin, hi, dev: None, keep: e.map_type & map::FROM != 0, host_is_current: true });
+            // the offload finds the present parts of the section on the device (an implicit
+            // map of a structure whose member is present), or refuses an explicit one: so
+            // does the host version
+            let inside = d.present_within(e.begin, hi);
+            if !inside.is_empty() && e.map_type & map::IMPLICIT == 0 {
+                return Err(Refusal::ExplicitExtension);
+            }
+            parts.extend(inside.into_iter().map(present));
+        }
+        Extent::Absent => return Err(Refusal::UnmappedPointer),
+    }
+    Ok(())
 }
 
 /// One part per present mapping (flags or-ed); storage the construct maps stays per entry.
