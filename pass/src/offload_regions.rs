@@ -155,6 +155,10 @@ enum Observed {
     /// Its code, or code it calls, comes after a device-selector `declare variant` or
     /// `metadirective` (the frontend's annotation): the device may run other code for it.
     DeviceSpecialised(String),
+    /// It looks at addresses as numbers: an integer turned into a pointer (a host address carried
+    /// in and compared with a mapped pointer) or an address handed out as a number: the host
+    /// version sees host addresses where the offload sees device ones.
+    Addresses,
     /// It is given device memory (`is_device_ptr`, `has_device_addr`: a pointer passed as a
     /// literal): the host version would read a device address on the host.
     DeviceMemory,
@@ -168,7 +172,7 @@ impl Observed {
     /// Whether variant `k` could give the kernel another answer than the offload as written.
     fn changes(&self, k: &Kind) -> bool {
         match self {
-            Observed::Where(_) | Observed::DeviceMemory | Observed::DeviceSpecialised(_) => *k == Kind::Cpu,
+            Observed::Where(_) | Observed::DeviceMemory | Observed::DeviceSpecialised(_) | Observed::Addresses => *k == Kind::Cpu,
             Observed::Shape(_) | Observed::Opaque(_) | Observed::Split(_) => {
                 matches!(k, Kind::Cpu | Kind::ThreadLimit(_) | Kind::NumTeams(_))
             }
@@ -183,6 +187,9 @@ impl Observed {
             Observed::DeviceSpecialised(f) => format!(
                 "the kernel runs '{f}', defined after a declare variant or metadirective with a device selector: its device version may call other code than its host version"
             ),
+            Observed::Addresses => {
+                "the kernel looks at addresses as numbers (an integer turned into a pointer, or an address handed out as a number): its host version sees host addresses where the offload sees device ones".into()
+            }
             Observed::DeviceMemory => {
                 "the kernel is given device memory (is_device_ptr or has_device_addr), which its host version would read on the host".into()
             }
@@ -228,6 +235,9 @@ fn observed(launch: ValueRef, specialised: &HashSet<ValueRef>) -> Option<Observe
             return Some(split);
         }
         for i in ir::function_instructions(f) {
+            if ir::opcode(i) == Some(LLVMOpcode::LLVMIntToPtr) || address_escapes(i) {
+                return Some(Observed::Addresses);
+            }
             for k in 0..ir::num_operands(i) {
                 let op = ir::strip_to_global(ir::operand(i, k));
                 if ir::is_function(op) && !ir::is_declaration(op) {
@@ -269,6 +279,18 @@ fn observed(launch: ValueRef, specialised: &HashSet<ValueRef>) -> Option<Observe
         }
     }
     None
+}
+
+/// Whether `i` turns a pointer into a number that leaves as it is: stored, passed to a call or
+/// returned (`seen = (uintptr_t)a`: the kernel hands out the address it sees). A difference of
+/// pointers or an alignment test computes with the numbers and stays.
+fn address_escapes(i: ValueRef) -> bool {
+    ir::opcode(i) == Some(LLVMOpcode::LLVMPtrToInt)
+        && ir::users(i).into_iter().any(|u| match ir::opcode(u) {
+            Some(LLVMOpcode::LLVMStore) => ir::operand(u, 0) == i,
+            Some(LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke | LLVMOpcode::LLVMRet) => true,
+            _ => false,
+        })
 }
 
 /// The function a `declare variant` of omp.h stands for: `omp_is_initial_device` for

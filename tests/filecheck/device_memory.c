@@ -45,3 +45,28 @@ long through_a_pointer(long (*f)(long), long v) {
   s = f(v) + twice(v);
   return s;
 }
+
+// A kernel that looks at addresses as numbers (LLVM's declare_mapper_nested*.cpp compare a mapped
+// pointer with a host address carried in as an integer; a kernel handing out the address it
+// sees): the host version sees host addresses where the offload sees device ones.
+// CHECK-DAG: [OMPADAPT155] region 'carried_in@device_memory.c:[[#@LINE+3]]': left as written: the kernel looks at addresses as numbers
+int carried_in(long *a, __INTPTR_TYPE__ host) {
+  int same = 0;
+#pragma omp target map(tofrom : a[0 : 4]) map(from : same)
+  same = a == (long *)host;
+  return same;
+}
+// CHECK-DAG: [OMPADAPT155] region 'handed_out@device_memory.c:[[#@LINE+3]]': left as written: the kernel looks at addresses as numbers
+__INTPTR_TYPE__ handed_out(long *a) {
+  __INTPTR_TYPE__ seen = 0;
+#pragma omp target map(tofrom : a[0 : 4]) map(from : seen)
+  seen = (__INTPTR_TYPE__)a;
+  return seen;
+}
+// CHECK-DAG: [OMPADAPT154] region 'distance@device_memory.c:[[#@LINE+3]]': the offload launch became an adaptive region
+long distance(long *a) {
+  long n = 0;
+#pragma omp target map(tofrom : a[0 : 4]) map(from : n)
+  n = &a[3] - &a[0];
+  return n;
+}
