@@ -22,6 +22,10 @@ pub struct Options {
     pub only: Option<u64>,
     /// Every this-many-th case also runs with 3 threads.
     pub three_every: u64,
+    /// The first case of each language (a long campaign continued in parts: `--from`).
+    pub from: u64,
+    /// Cases checked at once (each builds and runs its own programs in its own folder).
+    pub jobs: usize,
 }
 
 /// One program's row of the table.
@@ -159,7 +163,7 @@ fn verdict(c: &Checked) -> String {
 }
 
 /// Checks case `case` of `lang` and reduces its first difference.
-pub fn run_case(o: &Options, lang: Lang, case: u64, seen: &mut Vec<(String, String)>) -> Row {
+pub fn run_case(o: &Options, lang: Lang, case: u64, seen: &std::sync::Mutex<Vec<(String, String)>>) -> Row {
     let start = Instant::now();
     let p = program(lang, o.seed, case);
     let dir = o.out.join("cases").join(format!("{}-{case}", lang.name()));
@@ -186,10 +190,11 @@ pub fn run_case(o: &Options, lang: Lang, case: u64, seen: &mut Vec<(String, Stri
         write_sources(&p, &o.out.join("reproducers").join(format!("{}-s{}-c{case}-build", lang.name(), o.seed)));
     }
     if let Some(d) = c.differences.first() {
-        if let Some((_, first)) = seen.iter().find(|(s, _)| *s == crash_signature(&p, d)) {
+        let first = seen.lock().unwrap().iter().find(|(s, _)| *s == crash_signature(&p, d)).map(|(_, f)| f.clone());
+        if let Some(first) = first {
             // a crash already reduced: the first reproducer shows it
-            row.reproducer = Some(first.clone());
             row.diagnosis = format!("the same crash as {first}");
+            row.reproducer = Some(first);
             row.seconds = start.elapsed().as_secs_f64();
             return row;
         }
@@ -197,7 +202,7 @@ pub fn run_case(o: &Options, lang: Lang, case: u64, seen: &mut Vec<(String, Stri
         let saved = save_reproducer(&o.out, &p, &reduced, d, tests);
         row.reproducer = Some(saved.display().to_string());
         if d.got.code != Some(0) {
-            seen.push((crash_signature(&p, d), saved.display().to_string()));
+            seen.lock().unwrap().push((crash_signature(&p, d), saved.display().to_string()));
         }
         row.diagnosis = known_shape(&reduced, d).unwrap_or("new: see difference.txt").to_string();
     }
@@ -218,22 +223,41 @@ fn crash_signature(p: &Program, d: &Difference) -> String {
 }
 
 /// Runs every case of `o`, C and Fortran interleaved (a campaign cut short still covers both),
-/// calling `each` after every case.
+/// `o.jobs` cases at a time, calling `each` as cases finish (not necessarily in order; the rows
+/// returned are sorted by language and case).
 pub fn run_all(o: &Options, mut each: impl FnMut(&Row)) -> Vec<Row> {
-    let mut rows = Vec::new();
-    let mut seen = Vec::new();
+    let mut work: Vec<(Lang, u64)> = Vec::new();
     let cases: Vec<u64> = match o.only {
         Some(k) => vec![k],
-        None => (0..o.c.max(o.fortran)).collect(),
+        None => (o.from..o.c.max(o.fortran)).collect(),
     };
     for case in cases {
         for (lang, count) in [(Lang::C, o.c), (Lang::Fortran, o.fortran)] {
             if o.only.is_some() || case < count {
-                let row = run_case(o, lang, case, &mut seen);
-                each(&row);
-                rows.push(row);
+                work.push((lang, case));
             }
         }
     }
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let seen = std::sync::Mutex::new(Vec::new());
+    let (send, receive) = std::sync::mpsc::channel();
+    let mut rows = Vec::new();
+    std::thread::scope(|s| {
+        for _ in 0..o.jobs.max(1) {
+            let (send, work, next, seen) = (send.clone(), &work, &next, &seen);
+            s.spawn(move || loop {
+                let Some(&(lang, case)) = work.get(next.fetch_add(1, std::sync::atomic::Ordering::Relaxed)) else { break };
+                if send.send(run_case(o, lang, case, seen)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(send);
+        for row in receive {
+            each(&row);
+            rows.push(row);
+        }
+    });
+    rows.sort_by_key(|r| (r.lang != Lang::C, r.case));
     rows
 }

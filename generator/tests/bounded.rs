@@ -28,6 +28,8 @@ fn generated_programs_print_what_stock_prints() {
         reduce_budget: Duration::ZERO,
         only: None,
         three_every: 4,
+        from: 0,
+        jobs: 1,
     };
     let rows = run_all(&o, |r| eprintln!("{}", tsv_row(r)));
     let checked: Vec<_> = rows.iter().filter(|r| !r.verdict.starts_with("generator-bug")).collect();

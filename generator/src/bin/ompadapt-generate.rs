@@ -2,8 +2,10 @@
 //!
 //!   ompadapt-generate --seed S [--c N] [--fortran N] [--out DIR] [--only I] [--lang c|fortran]
 //!                     [--no-reduce] [--reduce-seconds T] [--three-every K] [--print]
+//!                     [--from K] [--jobs J]
 //!
-//! `--print` writes case I's sources to stdout instead of checking it.
+//! `--print` writes case I's sources to stdout instead of checking it; `--from K` starts at case K
+//! (a long campaign continued in parts); `--jobs J` checks J cases at a time.
 
 use ompadapt_generator::ast::Lang;
 use ompadapt_generator::campaign::{run_all, Options};
@@ -38,6 +40,8 @@ fn options(args: &[String]) -> Options {
         reduce_budget: Duration::from_secs(number(args, "--reduce-seconds", 300)),
         only: value(args, "--only").map(|v| v.parse().expect("--only takes a case number")),
         three_every: number(args, "--three-every", 3),
+        from: number(args, "--from", 0),
+        jobs: number(args, "--jobs", 1) as usize,
     }
 }
 
@@ -46,7 +50,7 @@ fn main() {
     if args.iter().any(|a| a == "--help" || a == "-h") {
         println!(
             "{}",
-            include_str!("ompadapt-generate.rs").lines().take(7).map(|l| l.trim_start_matches("//!")).collect::<Vec<_>>().join("\n")
+            include_str!("ompadapt-generate.rs").lines().take(9).map(|l| l.trim_start_matches("//!")).collect::<Vec<_>>().join("\n")
         );
         return;
     }
