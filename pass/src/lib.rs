@@ -68,6 +68,7 @@ pub mod remarks;
 pub mod slice;
 pub mod static_features;
 pub mod statistics;
+pub mod stored_addresses;
 pub mod team;
 pub mod worksharing;
 

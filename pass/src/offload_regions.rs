@@ -155,8 +155,9 @@ enum Observed {
     /// Its code, or code it calls, comes after a device-selector `declare variant` or
     /// `metadirective` (the frontend's annotation): the device may run other code for it.
     DeviceSpecialised(String),
-    /// It looks at addresses as numbers: an integer turned into a pointer (a host address carried
-    /// in and compared with a mapped pointer) or an address handed out as a number: the host
+    /// It looks at addresses: an integer turned into a pointer (a host address carried in and
+    /// compared with a mapped pointer), an address handed out as a number, or an address stored
+    /// where the program reads it after the launch ([`crate::stored_addresses`]): the host
     /// version sees host addresses where the offload sees device ones.
     Addresses,
     /// It is given device memory (`is_device_ptr`, `has_device_addr`: a pointer passed as a
@@ -188,7 +189,7 @@ impl Observed {
                 "the kernel runs '{f}', defined after a declare variant or metadirective with a device selector: its device version may call other code than its host version"
             ),
             Observed::Addresses => {
-                "the kernel looks at addresses as numbers (an integer turned into a pointer, or an address handed out as a number): its host version sees host addresses where the offload sees device ones".into()
+                "the kernel looks at addresses (an integer turned into a pointer, an address handed out as a number or stored where the program reads it after the launch): its host version sees host addresses where the offload sees device ones".into()
             }
             Observed::DeviceMemory => {
                 "the kernel is given device memory (is_device_ptr or has_device_addr), which its host version would read on the host".into()
@@ -223,6 +224,7 @@ fn observed(launch: ValueRef, specialised: &HashSet<ValueRef>) -> Option<Observe
         return Some(Observed::DeviceSpecialised(crate::team::analysis::display_name(ir::function_of(launch))));
     }
     let mut queue: Vec<ValueRef> = calls.iter().map(|c| ir::callee(c.as_value_ref())).collect();
+    let roots = queue.clone();
     let mut seen = std::collections::HashSet::new();
     while let Some(f) = queue.pop() {
         if f.is_null() || !ir::is_function(f) || ir::is_declaration(f) || !seen.insert(f) {
@@ -235,7 +237,10 @@ fn observed(launch: ValueRef, specialised: &HashSet<ValueRef>) -> Option<Observe
             return Some(split);
         }
         for i in ir::function_instructions(f) {
-            if ir::opcode(i) == Some(LLVMOpcode::LLVMIntToPtr) || address_escapes(i) {
+            if ir::opcode(i) == Some(LLVMOpcode::LLVMIntToPtr)
+                || address_escapes(i)
+                || crate::stored_addresses::stores_visible_address(i, &roots)
+            {
                 return Some(Observed::Addresses);
             }
             for k in 0..ir::num_operands(i) {
