@@ -8,7 +8,7 @@
 # conformance_lists.py says which tests run as plain programs and why the others do not).
 #
 # usage: benchmarks/suites/conformance.sh [--out DIR] [--teams 2,4] [--corpora drb,llvm-runtime,llvm-offload,libgomp]
-#            [--drb MIRROR|TREE] [--llvm TREE] [--gcc TREE] [--libgomp-every K] [--timeout S] [--report]
+#            [--drb MIRROR|TREE] [--llvm TREE] [--gcc TREE] [--libgomp-every K] [--timeout S] [--report | --no-report]
 #   --drb    a bare mirror of LLNL/dataracebench (extracted into OUT/src/drb) or a checkout
 #   --llvm   a tree holding openmp/runtime/test and offload/test (llvm-project, or Debian's
 #            llvm-toolchain-19 source: `apt-get source --download-only llvm-toolchain-19`, the
@@ -16,11 +16,15 @@
 #   --gcc    a tree holding libgomp/testsuite (gcc-mirror/gcc, or `apt-get source gcc-12`)
 #   --libgomp-every K   every K-th runnable libgomp test of each folder (a deterministic subset)
 #   --report            rewrite conformance.md and conformance-results.tsv of this folder from OUT
+#                       (whole files: sections of conformance.md written by hand are lost)
+#   --no-report         run the corpora, leave this folder alone (results in OUT/<corpus>/)
+#   the OMPADAPT_PLUGIN environment variable names libompadapt.so (libompadapt_pass.so and
+#   libompadapt_rt.so beside it), default target/release
 # Sources stay under OUT (never in this repository); nothing runs in parallel (--jobs 1).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 out=/tmp/ompadapt-conformance teams=2 corpora=drb,llvm-runtime,llvm-offload,libgomp
-drb=/work/.mirror/LLNL+dataracebench/repo llvm="" gcc="" every=1 timeout=30 report_only=0
+drb=/work/.mirror/LLNL+dataracebench/repo llvm="" gcc="" every=1 timeout=30 report_only=0 no_report=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --out) out="$2"; shift 2 ;;
@@ -32,6 +36,7 @@ while [ $# -gt 0 ]; do
     --libgomp-every) every="$2"; shift 2 ;;
     --timeout) timeout="$2"; shift 2 ;;
     --report) report_only=1; shift ;;
+    --no-report) no_report=1; shift ;;
     *) echo "conformance.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -84,6 +89,7 @@ if [ "$report_only" = 0 ]; then
     esac
   done
 fi
+[ "$no_report" = 0 ] || exit 0
 dirs=()
 for c in drb llvm-runtime llvm-offload libgomp; do [ -f "$out/$c/results.json" ] && dirs+=("$out/$c"); done
 python3 "$here/single_file_suite.py" --combine "${dirs[@]}" --preamble "$here/conformance-preamble.md" \

@@ -9,13 +9,18 @@
            -O, -std) added; the FileCheck part is ignored (stdout and the exit status are the
            oracle, compared with stock). Left out, with the reason: environment variables,
            arguments, several configurations, tool libraries, REQUIRES a GPU/feature the host
-           offload lacks, UNSUPPORTED on x86_64-pc-linux-gnu.
+           offload lacks, UNSUPPORTED on x86_64-pc-linux-gnu. The OMPT tests of openmp/runtime/test/ompt
+           (their tool, callback.h, includes ../../src/kmp_platform.h: the tree needs
+           openmp/runtime/src too) get the output normalisation `ompt` (fifth column;
+           single_file_suite.py's ompt_normal: threads sorted as lit's %sort-threads does,
+           addresses and ids renamed in order of appearance).
   dejagnu  GCC's libgomp testsuite: tests that run (no dg-do compile/link), of one source (no
            dg-additional-sources), without dg-set-target-env-var and without an offload-device
            requirement; dg-options' -D/-std/-fopenmp-simd/-l flags kept, GCC's others dropped.
            --every K --offset I keeps every K-th such runnable test (a deterministic subset).
 
 Usage: conformance_lists.py drb|lit|dejagnu ROOT [DIRS...] [--every K] [--offset I] > LIST.tsv
+(columns: path, extra compile flags, run|skip, reason, output normalisation)
 """
 import os
 import re
@@ -118,7 +123,8 @@ def lit(root, dirs):
             why = "not run (compile-only test)"
         here = os.path.dirname(path)
         inc = [f"-I{here}"] + [f"-I{os.path.join(root, d)}" for d in ("openmp/runtime/test", "openmp/runtime/test/ompt", "offload/test/include") if os.path.isdir(os.path.join(root, d))]
-        yield path, " ".join(inc + flags), "skip" if why else "run", why
+        ompt = "ompt" if os.path.relpath(path, root).startswith("openmp/runtime/test/ompt/") else ""
+        yield path, " ".join(inc + flags), "skip" if why else "run", why, ompt
 
 
 def dejagnu(root, dirs, every, offset):

@@ -32,7 +32,8 @@ construct), one variant for all regions at a time, and under the real runtime (t
 one store), and each run's stdout and exit status must equal stock's at that team (a host pin
 may instead equal stock's with the pin's team: `serial` is stock with one thread). Programs come
 from SOURCES or --list TSV (path, extra flags, run|skip, reason: a skipped row is listed as
-excluded with its reason); --root names programs by their path under it; --companion
+excluded with its reason; an optional fifth column names an output normalisation, `ompt`:
+see ompt_normal); --root names programs by their path under it; --companion
 TEXT=>FILE compiles FILE with every C program whose source contains TEXT. Writes results.tsv
 and RESULTS.md into --out; --combine OUT... writes one report over several runs (conformance.md).
 """
@@ -66,12 +67,27 @@ def compile_one(src, exe, flags):
 
 
 class Program:
-    def __init__(self, src, work, root=None, flags=(), skip=""):
+    def __init__(self, src, work, root=None, flags=(), skip="", normal=""):
         self.src = os.path.abspath(src)
         self.name = os.path.relpath(self.src, root) if root else os.path.basename(src)
         self.dir = os.path.join(work, re.sub(r"[^A-Za-z0-9_.-]", "_", self.name))
         self.row = {"program": self.name}
-        self.flags, self.skip = list(flags), skip
+        self.flags, self.skip, self.normal = list(flags), skip, normal
+
+
+OMPT_NUMBER = re.compile(r"0x[0-9a-fA-F]+|\b[0-9]{12,}\b")
+
+
+def ompt_normal(lines):
+    """The output of an OMPT test tool (LLVM's openmp/runtime/test/ompt/callback.h), as lit's
+    `%sort-threads | FileCheck` reads it: lines in a stable sort by their leading number (the
+    thread's id; `sort -n -s`), then every address (0x...) and every id of 12 digits or more
+    (thread, parallel and task ids) renamed <k> in the order of first appearance: ASLR and the
+    racing id counters go, which values are equal to which (FileCheck's captured variables)
+    stays."""
+    key = lambda l: int(m.group(1)) if (m := re.match(r"^\s*([0-9]+)", l)) else 0
+    seen = {}
+    return [OMPT_NUMBER.sub(lambda m: seen.setdefault(m.group(0), f"<{len(seen)}>"), l) for l in sorted(lines, key=key)]
 
 
 def run_program(p, exe, env_extra, tag, args):
@@ -82,6 +98,8 @@ def run_program(p, exe, env_extra, tag, args):
     lines = [l for l in out.splitlines() if not any(r.search(l) for r in args.ignore_re)]
     for pattern, repl in args.sub_re:
         lines = [pattern.sub(repl, l) for l in lines]
+    if p.normal == "ompt":
+        lines = ompt_normal(lines)
     return rc, "\n".join(lines), err
 
 
@@ -465,9 +483,9 @@ def main():
     progs = [Program(s, work, args.root) for s in sorted(args.sources)]
     if args.list:
         for line in open(args.list):
-            f = line.rstrip("\n").split("\t") + ["", "", ""]
+            f = line.rstrip("\n").split("\t") + ["", "", "", ""]
             if f[0] and not f[0].startswith("#"):
-                progs.append(Program(f[0], work, args.root, f[1].split(), f[3] or "skipped" if f[2] == "skip" else ""))
+                progs.append(Program(f[0], work, args.root, f[1].split(), f[3] or "skipped" if f[2] == "skip" else "", f[4]))
     rows = []
     with cf.ThreadPoolExecutor(args.jobs) as ex:
         for row in ex.map(lambda p: (matrix_process if args.matrix else process)(p, args), progs):
