@@ -15,11 +15,12 @@ use inkwell::module::Module;
 use inkwell::values::{AsValueRef, FunctionValue};
 use llvm_sys::core::{
     LLVMConstIntGetZExtValue, LLVMGetFirstGlobal, LLVMGetInitializer, LLVMGetNextGlobal, LLVMGetNumOperands, LLVMGetOperand,
-    LLVMGetSection, LLVMIsAConstant, LLVMIsAConstantInt, LLVMIsAFunction, LLVMIsAGlobalVariable,
+    LLVMGetLinkage, LLVMGetSection, LLVMIsAConstant, LLVMIsAConstantExpr, LLVMIsAConstantInt, LLVMIsAFunction, LLVMIsAGlobalVariable,
+    LLVMIsGlobalConstant,
 };
 use llvm_sys::prelude::LLVMValueRef;
 
-use crate::omp_calls::{called_function, value_name, REGION_ID_SUFFIX};
+use crate::omp_calls::{value_name, REGION_ID_SUFFIX};
 
 /// Section of clang's offload entries.
 pub const ENTRIES_SECTION: &str = crate::entry_points::name::ENTRIES_SECTION;
@@ -60,40 +61,40 @@ fn value_name_of(v: LLVMValueRef) -> String {
 
 /// The variables of `vars` that `host_version` or a function it calls uses, in a stable order.
 pub fn reached(host_version: FunctionValue<'_>, vars: &HashMap<LLVMValueRef, u64>) -> Vec<(LLVMValueRef, u64)> {
-    if vars.is_empty() {
-        return Vec::new();
-    }
     let mut found: Vec<(LLVMValueRef, u64)> = Vec::new();
-    let mut seen_fn: HashSet<LLVMValueRef> = HashSet::new();
-    let mut queue = VecDeque::from([host_version]);
-    seen_fn.insert(host_version.as_value_ref());
-    while let Some(f) = queue.pop_front() {
-        for block in f.get_basic_blocks() {
-            for inst in block.get_instructions() {
-                if let Some(callee) = called_function(inst) {
-                    if callee.count_basic_blocks() > 0 && seen_fn.len() < MAX_FUNCTIONS && seen_fn.insert(callee.as_value_ref()) {
-                        queue.push_back(callee);
-                    }
-                }
-                for i in 0..inst.get_num_operands() {
-                    let Some(op) = inst.get_operand(i).and_then(|o| o.value()) else { continue };
-                    let v = op.as_value_ref();
-                    // outlined parallel regions are passed to __kmpc_fork_call, not called
-                    if unsafe { !LLVMIsAFunction(v).is_null() } {
-                        let f = unsafe { FunctionValue::new(v) }.filter(|f| f.count_basic_blocks() > 0);
-                        if let Some(f) = f.filter(|_| seen_fn.len() < MAX_FUNCTIONS) {
-                            if seen_fn.insert(v) {
-                                queue.push_back(f);
-                            }
-                        }
-                        continue;
-                    }
-                    collect(v, vars, &mut found, 0);
-                }
+    if vars.is_empty() {
+        return found;
+    }
+    for inst in kernel_functions(host_version).into_iter().flat_map(crate::ir::function_instructions) {
+        for i in 0..crate::ir::num_operands(inst) {
+            let v = crate::ir::operand(inst, i);
+            if unsafe { LLVMIsAFunction(v).is_null() } {
+                collect(v, vars, &mut found, 0);
             }
         }
     }
     found
+}
+
+/// `host_version` and the functions defined in the module that it calls or hands to the OpenMP
+/// runtime (outlined parallel regions are passed to `__kmpc_fork_call`, not called), in the
+/// order found; at most [`MAX_FUNCTIONS`].
+fn kernel_functions(host_version: FunctionValue<'_>) -> Vec<LLVMValueRef> {
+    let mut order = vec![host_version.as_value_ref()];
+    let mut seen: HashSet<LLVMValueRef> = order.iter().copied().collect();
+    let mut queue = VecDeque::from([host_version.as_value_ref()]);
+    while let Some(f) = queue.pop_front() {
+        for inst in crate::ir::function_instructions(f) {
+            for i in 0..crate::ir::num_operands(inst) {
+                let v = crate::ir::strip_to_global(crate::ir::operand(inst, i));
+                if crate::ir::is_function(v) && !crate::ir::is_declaration(v) && seen.len() < MAX_FUNCTIONS && seen.insert(v) {
+                    order.push(v);
+                    queue.push_back(v);
+                }
+            }
+        }
+    }
+    order
 }
 
 /// `v` if it is one of `vars`, or the ones inside a constant expression.
@@ -111,5 +112,107 @@ fn collect(v: LLVMValueRef, vars: &HashMap<LLVMValueRef, u64>, found: &mut Vec<(
         for i in 0..LLVMGetNumOperands(v).max(0) as u32 {
             collect(LLVMGetOperand(v, i), vars, found, depth + 1);
         }
+    }
+}
+
+/// Streams of the C library: a kernel printing to `stderr` prints to the same stream from either
+/// side, and the program's meaning does not hang on which copy of the `FILE *` it read.
+const SAME_ON_BOTH_SIDES: [&str; 3] = ["stdout", "stderr", "stdin"];
+
+/// The variable with static storage that instruction `i` of a kernel's code uses by name, where
+/// the device keeps a copy of its own that the offload entries (`entries`, see
+/// [`declare_target_variables`]) do not name, so that the runtime cannot swap it in around the
+/// host version: a `static` local of the kernel or of a function it calls (device code, given
+/// its own storage on the device; libgomp's `pr90779.c`), or a `declare target` variable defined
+/// in another translation unit. Constants and variables nothing writes hold the same bytes on
+/// both sides; the runtime's own handles (a `critical` construct's lock) are not the program's
+/// data.
+pub fn unnamed_device_copy(i: LLVMValueRef, entries: &HashMap<LLVMValueRef, u64>) -> Option<String> {
+    if crate::ir::is_call(i) {
+        let callee = crate::ir::callee_name(i);
+        if callee.starts_with("llvm.lifetime") || crate::entry_points::lookup(&callee).is_some() {
+            return None;
+        }
+    }
+    (0..crate::ir::num_operands(i)).map(|k| crate::ir::strip_to_global(crate::ir::operand(i, k))).find_map(|g| {
+        if !crate::ir::is_global_variable(g) || entries.contains_key(&g) || unsafe { LLVMIsGlobalConstant(g) } != 0 {
+            return None;
+        }
+        let name = value_name_of(g);
+        (!SAME_ON_BOTH_SIDES.contains(&name.as_str()) && may_be_written(g)).then_some(name)
+    })
+}
+
+/// Whether anything may write global `g`: code of another translation unit (it is declared, or
+/// visible outside this one), or a use here that is not a read.
+fn may_be_written(g: LLVMValueRef) -> bool {
+    use llvm_sys::LLVMLinkage::{LLVMInternalLinkage, LLVMPrivateLinkage};
+    let linkage = unsafe { LLVMGetLinkage(g) };
+    if crate::ir::is_declaration(g) || !matches!(linkage, LLVMInternalLinkage | LLVMPrivateLinkage) {
+        return true;
+    }
+    fn written_through(v: LLVMValueRef, depth: u32) -> bool {
+        depth > 8
+            || crate::ir::users(v).into_iter().any(|u| match crate::ir::opcode(u) {
+                Some(llvm_sys::LLVMOpcode::LLVMLoad) => false,
+                Some(llvm_sys::LLVMOpcode::LLVMGetElementPtr | llvm_sys::LLVMOpcode::LLVMBitCast) => written_through(u, depth + 1),
+                // a constant expression of its address; an initializer of another global hands
+                // the address on
+                None if unsafe { !LLVMIsAConstantExpr(u).is_null() } => written_through(u, depth + 1),
+                _ => true,
+            })
+    }
+    written_through(g, 0)
+}
+
+/// Why a kernel using `name` ([`unnamed_device_copy`]) cannot run as its host version.
+pub fn device_copy_reason(name: &str) -> String {
+    format!(
+        "the kernel uses {}, a variable with static storage of which the device keeps a copy of its own (a static local of device code, or a declare target variable of another translation unit) that the offload entries do not name: its host version would use the host's copy",
+        source_name(name)
+    )
+}
+
+/// A static local as the source names it: clang's `function.variable`, flang's
+/// `_QM<module>F<procedure>E<variable>` (`_QF...` outside a module), quoted.
+fn source_name(symbol: &str) -> String {
+    if let Some(rest) = symbol.strip_prefix("_Q") {
+        if let (Some(f), Some(e)) = (rest.rfind('F'), rest.rfind('E')) {
+            // flang's names are lower case; its separators upper case
+            match &rest[f + 1..e.max(f + 1)] {
+                _ if f > e => {}
+                "" => return format!("'{}' (a saved variable of the main program)", &rest[e + 1..]),
+                procedure => return format!("'{}' (a saved variable of '{procedure}')", &rest[e + 1..]),
+            }
+        }
+    }
+    match symbol.split_once('.') {
+        Some((function, variable)) if !function.is_empty() && !variable.contains('.') => {
+            format!("'{variable}' (a static local of '{function}')")
+        }
+        _ => format!("'{symbol}'"),
+    }
+}
+
+/// The first variable of [`unnamed_device_copy`] that `host_version` or a function it calls
+/// uses.
+pub fn first_unnamed_device_copy(host_version: FunctionValue<'_>, entries: &HashMap<LLVMValueRef, u64>) -> Option<String> {
+    kernel_functions(host_version)
+        .into_iter()
+        .flat_map(crate::ir::function_instructions)
+        .find_map(|i| unnamed_device_copy(i, entries))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::source_name;
+
+    #[test]
+    fn static_locals_are_named_as_the_source_names_them() {
+        assert_eq!(source_name("main.calls"), "'calls' (a static local of 'main')");
+        assert_eq!(source_name("_QMcountersFnext_ticketEissued"), "'issued' (a saved variable of 'next_ticket')");
+        assert_eq!(source_name("_QFEcount"), "'count' (a saved variable of the main program)");
+        assert_eq!(source_name("_QMfluxEx"), "'_QMfluxEx'");
+        assert_eq!(source_name("shared_counter"), "'shared_counter'");
     }
 }

@@ -318,8 +318,11 @@ fn place_host_guard<'ctx>(
     let Some((enter_function, exit_function)) = launch_site::host_run_functions(module) else {
         return not_placed(&format!("{enter} and {exit} are not in the module"));
     };
+    let variables = device_globals::declare_target_variables(module);
+    if let Some(name) = fallback.and_then(|f| device_globals::first_unnamed_device_copy(f, &variables)) {
+        return not_placed(&device_globals::device_copy_reason(&name));
+    }
     let placed = guard.enter_operands().and_then(|operands| {
-        let variables = device_globals::declare_target_variables(module);
         let globals = fallback.map(|f| device_globals::reached(f, &variables)).unwrap_or_default();
         dispatch::add_host_guard(&module.get_context(), module, dispatch, launch, enter_function, exit_function, &operands, &globals)
             .map(|_| globals.len())

@@ -59,6 +59,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind], explicit: &HashSet<Val
     let m = module.as_mut_ptr();
     let offload_code = host::offload_host_code(module);
     let specialised = device_specialised(module);
+    let entries = crate::device_globals::declare_target_variables(module);
     let launches: Vec<ValueRef> = module
         .get_functions()
         .flat_map(|f| ir::function_instructions(f.as_value_ref()))
@@ -83,7 +84,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind], explicit: &HashSet<Val
             ));
             continue;
         }
-        let Some(kinds) = fitting_kinds(launch, kinds, &specialised, &place, &model, &mut out.remarks) else { continue };
+        let Some(kinds) = fitting_kinds(launch, kinds, &specialised, &entries, &place, &model, &mut out.remarks) else { continue };
         let kinds = &kinds[..];
         let Some(join) = join_block(launch) else {
             out.remarks.push(place.remark(
@@ -117,11 +118,12 @@ fn fitting_kinds(
     launch: ValueRef,
     kinds: &[Kind],
     specialised: &HashSet<ValueRef>,
+    entries: &HashMap<ValueRef, u64>,
     place: &RemarkPlace,
     model: &str,
     remarks: &mut Vec<Remark>,
 ) -> Option<Vec<Kind>> {
-    let Some(seen) = observed(launch, specialised) else { return Some(kinds.to_vec()) };
+    let Some(seen) = observed(launch, specialised, entries) else { return Some(kinds.to_vec()) };
     let kept: Vec<Kind> = kinds.iter().copied().filter(|k| !seen.changes(k)).collect();
     let dropped: Vec<String> = kinds.iter().filter(|k| seen.changes(k)).map(Kind::name).collect();
     let why = seen.describe();
@@ -163,6 +165,10 @@ enum Observed {
     /// It is given device memory (`is_device_ptr`, `has_device_addr`: a pointer passed as a
     /// literal): the host version would read a device address on the host.
     DeviceMemory,
+    /// It uses a variable with static storage of which the device keeps a copy the runtime
+    /// cannot swap in ([`crate::device_globals::unnamed_device_copy`]): the host version would
+    /// use the host's copy.
+    DeviceCopy(String),
     /// Its result depends on how the iterations are divided among teams and threads: a
     /// reduction's private copy updated other than through the reduction's operator, or its
     /// partial value read (`cpu`, `thread_limit` and `num_teams` divide them otherwise).
@@ -173,7 +179,11 @@ impl Observed {
     /// Whether variant `k` could give the kernel another answer than the offload as written.
     fn changes(&self, k: &Kind) -> bool {
         match self {
-            Observed::Where(_) | Observed::DeviceMemory | Observed::DeviceSpecialised(_) | Observed::Addresses => *k == Kind::Cpu,
+            Observed::Where(_)
+            | Observed::DeviceMemory
+            | Observed::DeviceSpecialised(_)
+            | Observed::Addresses
+            | Observed::DeviceCopy(_) => *k == Kind::Cpu,
             Observed::Shape(_) | Observed::Opaque(_) | Observed::Split(_) => {
                 matches!(k, Kind::Cpu | Kind::ThreadLimit(_) | Kind::NumTeams(_))
             }
@@ -191,6 +201,7 @@ impl Observed {
             Observed::Addresses => {
                 "the kernel looks at addresses (an integer turned into a pointer, an address handed out as a number or stored where the program reads it after the launch): its host version sees host addresses where the offload sees device ones".into()
             }
+            Observed::DeviceCopy(name) => crate::device_globals::device_copy_reason(name),
             Observed::DeviceMemory => {
                 "the kernel is given device memory (is_device_ptr or has_device_addr), which its host version would read on the host".into()
             }
@@ -211,7 +222,7 @@ const SHAPE: [&str; 5] = [
 ];
 
 /// The first thing the launch's kernel (its host version, what it calls) observes, if any.
-fn observed(launch: ValueRef, specialised: &HashSet<ValueRef>) -> Option<Observed> {
+fn observed(launch: ValueRef, specialised: &HashSet<ValueRef>, entries: &HashMap<ValueRef, u64>) -> Option<Observed> {
     use crate::entry_points::{lookup, Role};
     // SAFETY: `launch` is an instruction of the module.
     let calls = crate::omp_calls::fallback_calls(unsafe { inkwell::values::InstructionValue::new(launch) });
@@ -242,6 +253,9 @@ fn observed(launch: ValueRef, specialised: &HashSet<ValueRef>) -> Option<Observe
                 || crate::stored_addresses::stores_visible_address(i, &roots)
             {
                 return Some(Observed::Addresses);
+            }
+            if let Some(name) = crate::device_globals::unnamed_device_copy(i, entries) {
+                return Some(Observed::DeviceCopy(name));
             }
             for k in 0..ir::num_operands(i) {
                 let op = ir::strip_to_global(ir::operand(i, k));

@@ -136,3 +136,9 @@ fn kernels_after_a_device_selector() {
 fn kernels_asking_where_they_run_in_cxx() {
     run_file("initial_device.cpp");
 }
+
+#[test]
+fn kernels_using_static_storage_of_the_device() {
+    run_file("static_storage.c");
+    run_file("static_storage.f90");
+}
