@@ -14,8 +14,8 @@ use std::collections::{HashMap, HashSet, VecDeque};
 use inkwell::module::Module;
 use inkwell::values::{AsValueRef, FunctionValue};
 use llvm_sys::core::{
-    LLVMConstIntGetZExtValue, LLVMGetFirstGlobal, LLVMGetInitializer, LLVMGetNextGlobal, LLVMGetNumOperands, LLVMGetOperand,
-    LLVMGetLinkage, LLVMGetSection, LLVMIsAConstant, LLVMIsAConstantExpr, LLVMIsAConstantInt, LLVMIsAFunction, LLVMIsAGlobalVariable,
+    LLVMConstIntGetZExtValue, LLVMGetFirstGlobal, LLVMGetInitializer, LLVMGetLinkage, LLVMGetNextGlobal, LLVMGetNumOperands,
+    LLVMGetOperand, LLVMGetSection, LLVMIsAConstant, LLVMIsAConstantExpr, LLVMIsAConstantInt, LLVMIsAFunction, LLVMIsAGlobalVariable,
     LLVMIsGlobalConstant,
 };
 use llvm_sys::prelude::LLVMValueRef;
@@ -197,10 +197,7 @@ fn source_name(symbol: &str) -> String {
 /// The first variable of [`unnamed_device_copy`] that `host_version` or a function it calls
 /// uses.
 pub fn first_unnamed_device_copy(host_version: FunctionValue<'_>, entries: &HashMap<LLVMValueRef, u64>) -> Option<String> {
-    kernel_functions(host_version)
-        .into_iter()
-        .flat_map(crate::ir::function_instructions)
-        .find_map(|i| unnamed_device_copy(i, entries))
+    kernel_functions(host_version).into_iter().flat_map(crate::ir::function_instructions).find_map(|i| unnamed_device_copy(i, entries))
 }
 
 #[cfg(test)]

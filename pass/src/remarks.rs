@@ -117,6 +117,8 @@ remark_ids! {
     TeamNoRegion = "OMPADAPT147", Missed;
     /// Left as written: a thread waits in a loop for what another thread writes.
     TeamWaits = "OMPADAPT148", Missed;
+    /// Left as written: a private copy carries a value from one iteration to the next.
+    TeamCarriedCopy = "OMPADAPT149", Missed;
     /// Pass-only mode: a host parallel region became adaptive (its variants).
     HostRegionAdaptive = "OMPADAPT150", Passed;
     /// Pass-only mode: a region without a debug location, named by its order.

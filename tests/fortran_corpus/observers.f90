@@ -1,6 +1,7 @@
 ! expect: slots left omp_get_thread_num
 ! expect: count left atomically updates shared memory
 ! expect: scaled adaptive
+! expect: carried left carries what the thread's previous iteration left
 ! Regions that observe their team stay as written: per-thread slots indexed by the thread
 ! number (sized by omp_get_max_threads, as LULESH does), and a count of the threads. A region
 ! with a num_threads clause adapts below that team.
@@ -36,9 +37,22 @@ subroutine scaled(n, v)
   !$omp end parallel do
 end subroutine
 
+! a private copy carried from iteration to iteration of a thread (libgomp's omp-parallel-for.c):
+! lastprivate copies out the last thread's own sum
+subroutine carried(n, a)
+  integer, intent(in) :: n
+  integer, intent(inout) :: a
+  integer :: i
+  !$omp parallel do firstprivate(a) lastprivate(a) schedule(static)
+  do i = 1, n
+    a = a + i
+  end do
+  !$omp end parallel do
+end subroutine
+
 program main
   use omp_lib
-  integer :: nt, c, r
+  integer :: nt, c, r, a
   double precision, allocatable :: part(:)
   double precision :: v(3000)
   nt = omp_get_max_threads()
@@ -49,5 +63,7 @@ program main
   do r = 1, 10
     call scaled(3000, v)
   end do
-  print '(A, F12.1, A, L2, A, F20.1)', 'slots', sum(part), ' count matches ', c == nt, ' scaled ', sum(v)
+  a = 30
+  call carried(100, a)
+  print '(A, F12.1, A, L2, A, F20.1, A, I8)', 'slots', sum(part), ' count matches ', c == nt, ' scaled ', sum(v), ' carried ', a
 end program

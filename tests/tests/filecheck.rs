@@ -142,3 +142,8 @@ fn kernels_using_static_storage_of_the_device() {
     run_file("static_storage.c");
     run_file("static_storage.f90");
 }
+
+#[test]
+fn private_copies_carried_across_iterations() {
+    run_file("carried_copies.c");
+}

@@ -56,6 +56,8 @@ pub enum Reason {
     NoFork,
     /// A thread waits in a loop for what another thread writes.
     Waits,
+    /// A private copy carries a value from one iteration of a thread to its next.
+    Carried,
 }
 
 /// What the analysis found.
@@ -200,6 +202,9 @@ impl Analysis {
             }
         }
         if mode != Mode::Divided {
+            if let Some((at, what)) = super::carried::carried_copy(f, &scopes) {
+                return Some(Finding::new(Reason::Carried, what, at));
+            }
             return reduction_privates_written(f, &scopes);
         }
         None
@@ -623,7 +628,7 @@ fn replicated_write(inst: ValueRef, privacy: &Privacy) -> Option<Finding> {
 /// The source name of the variable `address` points into, where the IR keeps it: a global, a
 /// parameter, a local, or the pointer clang keeps in `<name>.addr` for a variable the region
 /// shares.
-fn variable_name(address: ValueRef) -> Option<String> {
+pub(super) fn variable_name(address: ValueRef) -> Option<String> {
     let mut base = strip(Some(address));
     if ir::opcode(base) == Some(LLVMOpcode::LLVMLoad) {
         base = strip(Some(ir::operand(base, 0)));

@@ -22,6 +22,7 @@
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 pub mod analysis;
+pub mod carried;
 pub mod library;
 pub mod private;
 pub mod reduction;
@@ -60,6 +61,7 @@ pub fn remark_id(reason: Reason) -> RemarkId {
         Reason::ReductionPrivate => RemarkId::TeamReductionCopy,
         Reason::NoFork => RemarkId::TeamNoRegion,
         Reason::Waits => RemarkId::TeamWaits,
+        Reason::Carried => RemarkId::TeamCarriedCopy,
     }
 }
 

@@ -38,6 +38,8 @@ pub enum Scope {
 #[derive(Debug, Default)]
 pub struct Scopes {
     divided: HashSet<ValueRef>,
+    /// The iterations of worksharing loops (a part of `divided`).
+    iterations: HashSet<ValueRef>,
     combine: HashSet<ValueRef>,
 }
 
@@ -62,13 +64,13 @@ impl Scopes {
                     let start = (ir::block_of(i), ir::index_in_block(i) + 1);
                     let is_end = |x: ValueRef| role(x) == Some(Role::StaticLoopEnd);
                     let is_start = |x: ValueRef| x == i;
-                    s.divided.extend(between(f, &[start], &is_end, &is_start));
+                    s.iterations.extend(between(f, &[start], &is_end, &is_start));
                 }
                 Some(Role::DispatchNext { last }) => {
                     last_flags.insert(strip(ir::call_args(i).get(last as usize).copied()));
                     let is_next = |x: ValueRef| matches!(role(x), Some(Role::DispatchNext { .. }));
                     let starts: Vec<_> = guarded_successors(f, i, &[1]).into_iter().map(|b| (b, 0)).collect();
-                    s.divided.extend(between(f, &starts, &is_next, &|_| false));
+                    s.iterations.extend(between(f, &starts, &is_next, &|_| false));
                 }
                 Some(Role::OneThread) => {
                     for b in guarded_successors(f, i, &[1]) {
@@ -83,6 +85,7 @@ impl Scopes {
                 _ => {}
             }
         }
+        s.divided.extend(s.iterations.iter().copied());
         // The copy-out of lastprivate: one thread, the one that ran the last iteration.
         last_flags.remove(&std::ptr::null_mut());
         for &i in &insts {
@@ -93,6 +96,11 @@ impl Scopes {
             }
         }
         s
+    }
+
+    /// The instructions of the iterations of worksharing loops.
+    pub fn iterations(&self) -> &HashSet<ValueRef> {
+        &self.iterations
     }
 
     /// Who runs `i`.

@@ -46,7 +46,34 @@ long schedule_query(void) {
   }
   return t;
 }
+/* a private copy carried from iteration to iteration of a thread (libgomp's
+ * omp-parallel-for.c): lastprivate copies out the last thread's own sum */
+long carried_sum(void) {
+  long a = 30;
+#pragma omp parallel for firstprivate(a) lastprivate(a) schedule(static) // expect: left carries what the thread's previous iteration left
+  for (int i = 0; i < N; i++) a = a + i;
+  return a;
+}
+/* the same with one iteration per chunk (libgomp's pr26943-1.c) */
+long carried_chunks(void) {
+  long b = 0;
+#pragma omp parallel for firstprivate(b) lastprivate(b) schedule(static, 1) // expect: left carries what the thread's previous iteration left
+  for (int i = 0; i < N; i++) b = b + i * 8;
+  return b;
+}
+/* a running value written into shared memory: out[i] is the thread's count so far */
+long carried_into_shared(void) {
+  long k = 0;
+#pragma omp parallel for firstprivate(k) // expect: left carries what the thread's previous iteration left
+  for (int i = 0; i < N; i++) { k += 1; b[i] = k; }
+  long t = 0;
+  for (int i = 0; i < N; i++) t = t * 3 + b[i];
+  return t;
+}
 int main(void) {
+  printf("carried_sum %ld\n", carried_sum());
+  printf("carried_chunks %ld\n", carried_chunks());
+  printf("carried_into_shared %ld\n", carried_into_shared());
   printf("masked_filter %ld\n", masked_filter());
   printf("firstpriv_ptr %ld\n", firstpriv_ptr());
   printf("critical_shared %ld\n", critical_shared());
