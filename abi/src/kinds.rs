@@ -300,17 +300,17 @@ pub fn did_you_mean(name: &str) -> String {
 }
 
 /// The team a host variant runs with — what the generated code's `__ompadapt_team_size`
-/// computes: `absolute` threads (`num_threads=N`, as the user asked), else `share` of the
-/// machine's default team (`threads=F`: `max(1, round(F × max_threads))`), never more than the
-/// `program` would get (its `num_threads` clause, else `omp_get_max_threads()`: programs size
-/// per-thread buffers by it), else the program's team.
-pub fn team_size(absolute: i32, share: f64, max_threads: i32, program: i32) -> i32 {
+/// computes: `absolute` threads (`num_threads=N`, as the user asked), else `share` of the team
+/// the `program` asked for (its `num_threads` clause, else `omp_get_max_threads()`):
+/// `threads=F` is `max(1, round(F × program))`, so that `threads=1` is the region as written
+/// (docs/soundness.md, §10.1.2) and no share exceeds what the program sized its per-thread
+/// buffers by; else the program's team.
+pub fn team_size(absolute: i32, share: f64, program: i32) -> i32 {
     if absolute > 0 {
         return absolute;
     }
     if share > 0.0 {
-        let n = ((share * max_threads as f64 + 0.5) as i32).max(1);
-        return n.min(program);
+        return ((share * program as f64 + 0.5) as i32).clamp(1, program.max(1));
     }
     program
 }

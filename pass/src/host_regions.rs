@@ -85,7 +85,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds, explicit: &HashSet<
         ));
     }
     let outlined = outlined_functions(module);
-    let module_wide = team::thread_local_in_parallel_code(module);
+    let module_wide = team::module_wide(module);
     let mut names = Names::default();
     let mut first_adaptive = None;
     for (k, fork) in forks.into_iter().enumerate() {
@@ -131,7 +131,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds, explicit: &HashSet<
 fn eligible(
     fork: ValueRef,
     outlined: &std::collections::HashSet<ValueRef>,
-    module_wide: &Option<team::analysis::Finding>,
+    module_wide: &Option<(team::analysis::Finding, &'static str)>,
 ) -> Result<(ValueRef, usize), (RemarkId, String)> {
     let Some(microtask) = microtask_of(fork) else {
         return Err((RemarkId::TeamNoRegion, "left as written: the parallel region's outlined function is not in this module".into()));
@@ -147,12 +147,14 @@ fn eligible(
             format!("left as written: nested in the parallel region of '{}'", team::analysis::display_name(host)),
         ));
     }
+    if let Some((found, tail)) = module_wide.as_ref().filter(|(f, _)| f.reason == team::analysis::Reason::ObservedByTool) {
+        return Err((team::remark_id(found.reason), format!("left as written: {}; {tail}", found.describe())));
+    }
     let mut analysis = Analysis::default();
     if let Some(found) = analysis.region(microtask) {
         return Err((team::remark_id(found.reason), format!("left as written: {}", found.describe())));
     }
-    if let Some(found) = module_wide {
-        let tail = "its values persist between parallel regions only while their teams keep one size";
+    if let Some((found, tail)) = module_wide {
         return Err((team::remark_id(found.reason), format!("left as written: {}; {tail}", found.describe())));
     }
     Ok((microtask, analysis.functions))
@@ -451,7 +453,14 @@ fn build_region(m: LLVMModuleRef, fork: ValueRef, microtask: ValueRef, model: &s
     let absolute = r.per_variant(&format!("{sym}.absolute"), d.i32t, i32s(d, absolute.into_iter()));
     let share = r.per_variant(&format!("{sym}.share"), d.f64t, share.into_iter().map(|s| unsafe { LLVMConstReal(d.f64t, s) }).collect());
     let program = match num_threads_clause(fork) {
-        Some(v) => v,
+        Some((push, v)) => {
+            // the region pushes its variant's team right before the fork; the program's push,
+            // left where it was, would go to the first fork after it: the runtime's start-up
+            // region when the region's begin starts the runtime
+            unsafe { llvm_sys::core::LLVMInstructionEraseFromParent(push) };
+            ir::invalidate();
+            v
+        }
         None => r.call(crate::entry_points::name::GET_MAX_THREADS, fn_type(d.i32t, &mut [], false), &mut []),
     };
     let team = r.call(SUPPORT_TEAM_SIZE, fn_type(d.i32t, &mut [d.i32t, d.f64t, d.i32t], false), &mut [absolute, share, program]);
@@ -565,7 +574,8 @@ fn next_block(block: ir::BlockRef) -> ir::BlockRef {
 /// block before it (`entry: push; br omp_parallel` / `omp_parallel: fork`), so the search goes
 /// on through blocks with one predecessor (each dominates the fork). A call into code that may
 /// fork (a defined or unknown function) consumes or changes the push: the search stops there.
-fn num_threads_clause(fork: ValueRef) -> Option<ValueRef> {
+/// The push call and the team it asks for.
+fn num_threads_clause(fork: ValueRef) -> Option<(ValueRef, ValueRef)> {
     use crate::entry_points::name::{prefix::FORK, PUSH_NUM_THREADS};
     let mut cursor = unsafe { LLVMGetPreviousInstruction(fork) };
     let mut block = ir::block_of(fork);
@@ -574,7 +584,7 @@ fn num_threads_clause(fork: ValueRef) -> Option<ValueRef> {
         while !cursor.is_null() {
             if ir::is_call(cursor) {
                 match ir::callee_name(cursor).as_str() {
-                    n if n == PUSH_NUM_THREADS => return ir::call_args(cursor).get(2).copied(),
+                    n if n == PUSH_NUM_THREADS => return ir::call_args(cursor).get(2).map(|v| (cursor, *v)),
                     n if n.starts_with(FORK) => return None,
                     // what this pass inserted before the fork, intrinsics, the OpenMP runtime's
                     n if n.starts_with("llvm.")

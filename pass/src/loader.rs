@@ -132,9 +132,11 @@ pub fn add_loader(module: &Module<'_>) -> LoaderOutcome {
 /// The OMPT tool's entry point, which libomp looks up by name.
 const TOOL_ENTRY: &str = ompadapt_abi::openmp::as_str(ompadapt_abi::openmp::START_TOOL);
 
-/// Whether the module defines the OMPT tool's entry point itself.
-fn defines_ompt_tool(module: &Module<'_>) -> bool {
-    module.get_function(TOOL_ENTRY).is_some_and(|f| f.count_basic_blocks() > 0)
+/// Whether the program defines the OMPT tool's entry point itself in the module: a strong
+/// definition (the frontend's lowering header defines a weak or inline one, ompadapt's own).
+pub fn defines_ompt_tool(module: &Module<'_>) -> bool {
+    use inkwell::module::Linkage;
+    module.get_function(TOOL_ENTRY).is_some_and(|f| f.count_basic_blocks() > 0 && f.get_linkage() == Linkage::External)
 }
 
 /// `asm` with every whole-word occurrence of symbol `from` (not a longer name containing it)

@@ -73,9 +73,18 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind], explicit: &HashSet<Val
         .collect();
     let mut names: HashMap<String, u32> = HashMap::new();
     let in_tasks = task_code(module);
+    let tool = crate::loader::defines_ompt_tool(module);
     for launch in launches {
         let model = name_of(launch, &mut names);
         let place = RemarkPlace::of(launch);
+        if tool {
+            out.remarks.push(place.remark(
+                RemarkId::ObservedByTool,
+                &model,
+                "left as written: the program is an OMPT tool (it defines ompt_start_tool in this module): a tool is told of every target launch, where it runs and its league",
+            ));
+            continue;
+        }
         if in_tasks.contains(&ir::function_of(launch)) {
             out.remarks.push(place.remark(
                 RemarkId::LaunchNotAdapted,

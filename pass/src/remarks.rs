@@ -133,6 +133,8 @@ remark_ids! {
     LaunchNotAdapted = "OMPADAPT155", Missed;
     /// Pass-only mode: variants dropped for a launch whose kernel could tell them apart.
     LaunchKindsDropped = "OMPADAPT156", Missed;
+    /// Left as written: the program is an OMPT tool, told of every region's team and launch.
+    ObservedByTool = "OMPADAPT157", Missed;
 }
 
 /// One remark about an adaptive region, kept until it is emitted (after the rewrite, which may

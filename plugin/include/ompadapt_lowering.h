@@ -355,14 +355,15 @@ __OMPADAPT_SUPPORT_FN void __ompadapt_begin(void **slot, const char *spec, long 
 __OMPADAPT_SUPPORT_FN void __ompadapt_end(ompadapt_ctx *ctx) { __ompadapt_api()->end(ctx); }
 
 /* The team size of a host parallel region's variant: `absolute` threads (num_threads=N, as the
- * user asked), else `share` of the machine's default team (threads=F: max(1, round(F *
- * omp_get_max_threads())), never more than the `program` would get — its num_threads clause,
- * else omp_get_max_threads(); programs size per-thread buffers by it), else the program's. */
+ * user asked), else `share` of the team the `program` asked for — its num_threads clause, else
+ * omp_get_max_threads() (threads=F: max(1, round(F * program)), so that threads=1 is the region
+ * as written and no share exceeds what programs size per-thread buffers by), else the program's.
+ * (abi/src/kinds.rs, team_size, is the same formula.) */
 __OMPADAPT_SUPPORT_FN int __ompadapt_team_size(int absolute, double share, int program) {
   if (absolute > 0)
     return absolute;
   if (share > 0) {
-    int n = (int)(share * __ompadapt_omp_get_max_threads() + 0.5);
+    int n = (int)(share * program + 0.5);
     n = n < 1 ? 1 : n;
     return n < program ? n : program;
   }

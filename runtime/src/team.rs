@@ -1,8 +1,8 @@
 //! What the team-size variants of a host parallel region mean on this machine: `serial` (one
 //! thread, no team), `num_threads=N` (as the user asked) and `threads=F`, a share of the team
-//! the program would get — `max(1, round(F × omp_get_max_threads()))`, as the generated code
-//! computes it (plugin/include/ompadapt_lowering.h), never more than the region's own
-//! `num_threads` clause, which only the generated code knows.
+//! the program would get — `max(1, round(F × team))`, the team being the region's own
+//! `num_threads` clause (which only the generated code knows, plugin/include/ompadapt_lowering.h)
+//! or `omp_get_max_threads()`; here, without the clause, the latter.
 //!
 //! Shares keep one binary portable: on 2 cores `threads=0.125` and `threads=0.5` are both one
 //! thread, on 128 cores 16 and 64. Variants that give the same team here are one variant here:
@@ -59,7 +59,7 @@ pub fn team_size(name: &str, max: u32) -> Option<u32> {
     }
     let (absolute, share) = kind.team_arguments();
     let max = max.min(i32::MAX as u32) as i32;
-    Some(kinds::team_size(absolute as i32, share, max, max).max(1) as u32)
+    Some(kinds::team_size(absolute as i32, share, max).max(1) as u32)
 }
 
 /// One variant that gives the same team as another: `variant` runs as `same_as` here.

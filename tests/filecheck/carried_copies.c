@@ -73,3 +73,37 @@ long reduced(int n) {
   for (int i = 0; i < n; i++) s += i;
   return s;
 }
+
+// Found by the eligibility tables (NPB's LU and BT): locals of a function with several orphaned
+// worksharing loops, reused by a later loop that sets them first, and a scratch array a call
+// fills: nothing carried.
+double u[64 * 64], w[64 * 5];
+static void fill(int k, double t[5]) {
+  for (int m = 0; m < 5; m++) t[m] = k + m;
+}
+static void orphaned(int n) {
+  int i, j, k;
+  double t[5];
+#pragma omp for
+  for (k = 0; k < n; k++)
+    for (j = 0; j < 1; j++)
+      for (i = 0; i < n; i++) u[k * n + i] = 1.0;
+  i = 0;
+#pragma omp for
+  for (k = 0; k < n; k++) {
+    u[k * n + i] += 1.0;
+    fill(k, t);
+    for (int m = 0; m < 5; m++) w[k * 5 + m] = t[m];
+  }
+#pragma omp for
+  for (k = 0; k < n; k++) {
+    fill(-k, t);
+    for (int m = 0; m < 5; m++) w[k * 5 + m] += t[m];
+  }
+}
+
+// CHECK-DAG: [OMPADAPT150] region 'reused_locals@carried_copies.c:[[#@LINE+2]]': the parallel region became adaptive with variants serial
+void reused_locals(int n) {
+#pragma omp parallel
+  orphaned(n);
+}

@@ -13,11 +13,14 @@
 ! RUN: cd %S && %flang -O2 -c -g -fpass-plugin=%passplugin -Rpass=ompadapt -Rpass-missed=ompadapt flang_forms.f90 -o %t.o 2> %t.O2.remarks
 ! RUN: %FileCheck %s --check-prefix=REMARK < %t.O2.remarks
 
+! The program's push is replaced by the variant's, right before the fork (left where it was, it
+! would go to the first fork after it: the runtime's start-up region).
 ! IR-LABEL: define void @fixed_team_(
-! IR: call void @__kmpc_push_num_threads(ptr @{{[0-9]+}}, i32 %{{.*}}, i32 3)
+! IR-NOT: call void @__kmpc_push_num_threads(ptr @{{[0-9]+}}, i32 %{{.*}}, i32 3)
 ! IR: %ompadapt.team = call i32 @__ompadapt_v5_team_size(i32 %{{[0-9]+}}, double %{{[0-9]+}}, i32 3)
 ! IR-NOT: call i32 @omp_get_max_threads()
-! IR: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(
+! IR: call void @__kmpc_push_num_threads(ptr @{{[0-9]+}}, i32 %{{.*}}, i32 %ompadapt.team)
+! IR-NEXT: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(
 subroutine fixed_team(n, a)
   integer, intent(in) :: n
   integer, intent(inout) :: a(n)
@@ -29,8 +32,9 @@ subroutine fixed_team(n, a)
 end subroutine
 
 ! IR-LABEL: define void @variable_team_(
-! IR: call void @__kmpc_push_num_threads(ptr @{{[0-9]+}}, i32 %{{.*}}, i32 %[[T:[0-9]+]])
+! IR: %[[T:[0-9]+]] = load i32, ptr %1
 ! IR: %ompadapt.team = call i32 @__ompadapt_v5_team_size(i32 %{{[0-9]+}}, double %{{[0-9]+}}, i32 %[[T]])
+! IR: call void @__kmpc_push_num_threads(ptr @{{[0-9]+}}, i32 %{{.*}}, i32 %ompadapt.team)
 subroutine variable_team(n, t, a)
   integer, intent(in) :: n, t
   integer, intent(inout) :: a(n)

@@ -3,7 +3,7 @@
 ! calling the procedure keeps no `cpu` (OMPADAPT155 when `gpu` alone is left); a launch that
 ! touches no such variable keeps it.
 !
-! RUN: cd %S && %flang -O2 -c -g -fpass-plugin=%passplugin -Rpass=ompadapt -Rpass-missed=ompadapt static_storage.f90 -o %t.o 2> %t.remarks
+! RUN: mkdir -p %t.mods && cd %S && %flang -O2 -c -g -J %t.mods -fpass-plugin=%passplugin -Rpass=ompadapt -Rpass-missed=ompadapt static_storage.f90 -o %t.o 2> %t.remarks
 ! RUN: %FileCheck %s < %t.remarks
 
 module counters

@@ -62,15 +62,18 @@ fn bad_lists_say_why() {
 
 #[test]
 fn team_sizes_follow_the_formula() {
-    // serial and the as-written team: the program's
-    assert_eq!(team_size(0, 0.0, 16, 16), 16);
-    assert_eq!(team_size(0, 0.0, 16, 4), 4);
+    // the as-written team: the program's
+    assert_eq!(team_size(0, 0.0, 16), 16);
+    assert_eq!(team_size(0, 0.0, 4), 4);
     // absolute, whatever the program asks
-    assert_eq!(team_size(3, 0.0, 16, 8), 3);
-    // shares round to nearest, at least one, at most the program's
-    assert_eq!(team_size(0, 0.125, 2, 2), 1);
-    assert_eq!(team_size(0, 0.5, 7, 7), 4);
-    assert_eq!(team_size(0, 1.0, 16, 4), 4);
+    assert_eq!(team_size(3, 0.0, 8), 3);
+    // shares of the program's team (its clause's, not the machine's), rounded to nearest, at
+    // least one: threads=1 is the clause's team even above the machine's
+    assert_eq!(team_size(0, 0.125, 2), 1);
+    assert_eq!(team_size(0, 0.5, 7), 4);
+    assert_eq!(team_size(0, 1.0, 4), 4);
+    assert_eq!(team_size(0, 1.0, 16), 16);
+    assert_eq!(team_size(0, 0.25, 16), 4);
     assert_eq!(Kind::Threads(0.25).team_arguments(), (0, 0.25));
     assert_eq!(Kind::NumThreads(6).team_arguments(), (6, 0.0));
 }

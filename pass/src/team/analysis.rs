@@ -58,6 +58,8 @@ pub enum Reason {
     Waits,
     /// A private copy carries a value from one iteration of a thread to its next.
     Carried,
+    /// The program is an OMPT tool: it is told of every region's team.
+    ObservedByTool,
 }
 
 /// What the analysis found.
@@ -202,8 +204,8 @@ impl Analysis {
             }
         }
         if mode != Mode::Divided {
-            if let Some((at, what)) = super::carried::carried_copy(f, &scopes) {
-                return Some(Finding::new(Reason::Carried, what, at));
+            if let Some(c) = super::carried::carried_copy(f, &scopes) {
+                return Some(Finding::new(Reason::Carried, c.describe(variable_name(c.slot)), c.at));
             }
             return reduction_privates_written(f, &scopes);
         }
@@ -441,11 +443,16 @@ fn waits_for_another_thread(inst: ValueRef, privacy: &Privacy) -> Option<Finding
 fn decides_a_branch_of_its_loop(load: ValueRef) -> bool {
     let block = ir::block_of(load);
     let f = ir::function_of(load);
-    let around: Vec<ir::BlockRef> = ir::reachable_from(&ir::successors(block), None).into_iter().filter(|b| ir::reaching(f, &[block]).contains(b)).collect();
-    around.into_iter().map(ir::terminator).filter(|t| !t.is_null() && ir::opcode(*t) == Some(LLVMOpcode::LLVMBr) && ir::num_operands(*t) == 3).any(|br| {
-        let mut seen = HashSet::new();
-        depends_on(ir::operand(br, 0), load, &mut seen, 0)
-    })
+    let around: Vec<ir::BlockRef> =
+        ir::reachable_from(&ir::successors(block), None).into_iter().filter(|b| ir::reaching(f, &[block]).contains(b)).collect();
+    around
+        .into_iter()
+        .map(ir::terminator)
+        .filter(|t| !t.is_null() && ir::opcode(*t) == Some(LLVMOpcode::LLVMBr) && ir::num_operands(*t) == 3)
+        .any(|br| {
+            let mut seen = HashSet::new();
+            depends_on(ir::operand(br, 0), load, &mut seen, 0)
+        })
 }
 
 /// Whether `v` is computed from `load` without memory in between (nor a compare-exchange).
@@ -463,7 +470,13 @@ fn depends_on(v: ValueRef, load: ValueRef, seen: &mut HashSet<ValueRef>, depth: 
             .into_iter()
             .filter(|u| ir::opcode(*u) == Some(LLVMOpcode::LLVMStore) && ir::operand(*u, 1) == ir::operand(v, 0))
             .any(|st| depends_on(ir::operand(st, 0), load, seen, depth + 1)),
-        Some(LLVMOpcode::LLVMAtomicCmpXchg | LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMLoad | LLVMOpcode::LLVMCall | LLVMOpcode::LLVMInvoke) => false,
+        Some(
+            LLVMOpcode::LLVMAtomicCmpXchg
+            | LLVMOpcode::LLVMAtomicRMW
+            | LLVMOpcode::LLVMLoad
+            | LLVMOpcode::LLVMCall
+            | LLVMOpcode::LLVMInvoke,
+        ) => false,
         _ => (0..ir::num_operands(v)).any(|k| depends_on(ir::operand(v, k), load, seen, depth + 1)),
     }
 }
@@ -628,7 +641,7 @@ fn replicated_write(inst: ValueRef, privacy: &Privacy) -> Option<Finding> {
 /// The source name of the variable `address` points into, where the IR keeps it: a global, a
 /// parameter, a local, or the pointer clang keeps in `<name>.addr` for a variable the region
 /// shares.
-pub(super) fn variable_name(address: ValueRef) -> Option<String> {
+fn variable_name(address: ValueRef) -> Option<String> {
     let mut base = strip(Some(address));
     if ir::opcode(base) == Some(LLVMOpcode::LLVMLoad) {
         base = strip(Some(ir::operand(base, 0)));

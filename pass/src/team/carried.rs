@@ -53,10 +53,32 @@ impl Access {
     }
 }
 
+/// A private copy carried across iterations: where, which, and how.
+pub struct Carried {
+    /// The read that may see an earlier iteration's value, or the loop's header.
+    pub at: ValueRef,
+    /// The copy's stack slot.
+    pub slot: ValueRef,
+    /// Read before the iteration writes it (else: read after the loop, not written by every
+    /// iteration).
+    pub read_first: bool,
+}
+
+impl Carried {
+    /// In words, with the copy's source name where the module keeps it.
+    pub fn describe(&self, name: Option<String>) -> String {
+        let copy = name.map_or_else(|| "a private copy".to_string(), |n| format!("the private copy '{n}'"));
+        if self.read_first {
+            format!("{copy} is read before the iteration writes it: it carries what the thread's previous iteration left")
+        } else {
+            format!("{copy} is read after the loop, and an iteration may leave it unwritten: its value is the last thread's earlier iteration's")
+        }
+    }
+}
+
 /// The first read of a private copy that an iteration may see from an earlier iteration, or the
-/// write a `lastprivate` copy-out may miss, in `f` (whose scopes are `scopes`): the instruction
-/// and what it is, in words.
-pub fn carried_copy(f: ValueRef, scopes: &Scopes) -> Option<(ValueRef, String)> {
+/// write a `lastprivate` copy-out may miss, in `f` (whose scopes are `scopes`).
+pub fn carried_copy(f: ValueRef, scopes: &Scopes) -> Option<Carried> {
     let iterations = scopes.iterations();
     if iterations.is_empty() {
         return None;
@@ -81,42 +103,30 @@ pub fn carried_copy(f: ValueRef, scopes: &Scopes) -> Option<(ValueRef, String)> 
             continue;
         }
         // each worksharing loop that writes it, with what the function does with it elsewhere
+        let live = |i: &ValueRef| reachable.contains(&ir::block_of(*i));
+        if !accesses.iter().any(|(_, a)| *a == Access::Write)
+            && accesses.iter().filter(|(i, _)| live(i)).all(|(i, _)| iterations.contains(i))
+        {
+            // an aggregate only ever written in parts and only used in the iterations of
+            // worksharing loops (a scratch array of their bodies, filled there): nothing gives it a
+            // value before them or reads it after them, and what an iteration reads of it without
+            // writing it first is indeterminate in a thread's first iteration, which the model
+            // leaves out of scope (element writes are not followed; docs/soundness.md)
+            continue;
+        }
+        // each worksharing loop that writes it
         for (header, body) in loops.iter().filter(|(_, body)| accesses.iter().any(|(i, a)| a.writes() && body.contains(&ir::block_of(*i))))
         {
-            let outside = |i: &ValueRef| !body.contains(&ir::block_of(*i)) && reachable.contains(&ir::block_of(*i));
-            let read_after = accesses.iter().any(|(i, a)| a.reads() && outside(i));
-            let given_before = accesses.iter().any(|(i, a)| a.writes() && outside(i));
-            if !read_after && !given_before && !accesses.iter().any(|(_, a)| *a == Access::Write) {
-                // an aggregate only ever written in parts, with no value before the loop and none
-                // read after it: what an iteration reads that it did not write is indeterminate
-                // in a thread's first iteration, which the model leaves out of scope (element
-                // writes are not followed; docs/soundness.md)
-                continue;
-            }
             if let Some(read) = exposed_read(*header, body, &accesses) {
-                let what = format!(
-                    "{} is read before the iteration writes it: it carries what the thread's previous iteration left",
-                    copy_name(slot)
-                );
-                return Some((read, what));
+                return Some(Carried { at: read, slot, read_first: true });
             }
-            if read_after && may_skip_write(*header, body, &accesses) {
-                let what = format!(
-                    "{} is read after the loop, and an iteration may leave it unwritten: its value is the last thread's earlier iteration's",
-                    copy_name(slot)
-                );
-                return Some((ir::instructions(*header).first().copied().unwrap_or(std::ptr::null_mut()), what));
+            if read_after(body, &accesses) && may_skip_write(*header, body, &accesses) {
+                let at = ir::instructions(*header).first().copied().unwrap_or(std::ptr::null_mut());
+                return Some(Carried { at, slot, read_first: false });
             }
         }
     }
     None
-}
-
-fn copy_name(slot: ValueRef) -> String {
-    match super::analysis::variable_name(slot) {
-        Some(n) => format!("the private copy '{n}'"),
-        None => "a private copy".into(),
-    }
 }
 
 /// Every use of `slot` (through element addresses and casts) and how it uses it.
@@ -233,6 +243,35 @@ fn exposed_read(header: BlockRef, body: &HashSet<BlockRef>, accesses: &[(ValueRe
         }
     }
     None
+}
+
+/// Whether code after the loop (`body`) may read the slot before writing the whole of it: the
+/// value the loop left (a `lastprivate` copy-out, code after the `for`), not a later loop's own
+/// value (a local reused as the index of the next loop).
+fn read_after(body: &HashSet<BlockRef>, accesses: &[(ValueRef, Access)]) -> bool {
+    let mut queue: VecDeque<BlockRef> = body.iter().flat_map(|b| ir::successors(*b)).filter(|s| !body.contains(s)).collect();
+    let mut seen: HashSet<BlockRef> = queue.iter().copied().collect();
+    while let Some(b) = queue.pop_front() {
+        let mut killed = false;
+        for i in ir::instructions(b) {
+            match accesses.iter().find(|(x, _)| *x == i).map(|(_, a)| *a) {
+                Some(a) if a.reads() => return true,
+                Some(Access::Write) => {
+                    killed = true;
+                    break;
+                }
+                _ => {}
+            }
+        }
+        if !killed {
+            for s in ir::successors(b) {
+                if seen.insert(s) {
+                    queue.push_back(s);
+                }
+            }
+        }
+    }
+    false
 }
 
 /// Whether an iteration may go round the loop (from `header` back to it) without writing the

@@ -62,6 +62,7 @@ pub fn remark_id(reason: Reason) -> RemarkId {
         Reason::NoFork => RemarkId::TeamNoRegion,
         Reason::Waits => RemarkId::TeamWaits,
         Reason::Carried => RemarkId::TeamCarriedCopy,
+        Reason::ObservedByTool => RemarkId::ObservedByTool,
     }
 }
 
@@ -76,7 +77,7 @@ pub fn lower_team_markers(module: &Module<'_>) -> TeamOutcome {
     if calls.is_empty() {
         return out;
     }
-    let module_wide = thread_local_in_parallel_code(module);
+    let module_wide = module_wide(module);
     for call in calls {
         let model = ir::call_args(call).first().and_then(|m| ir::c_string(*m)).unwrap_or_default();
         // The region's own finding first (the more precise), then the module's.
@@ -88,13 +89,13 @@ pub fn lower_team_markers(module: &Module<'_>) -> TeamOutcome {
                     at: None,
                     path: Vec::new(),
                 },
-                false,
+                None,
             )),
             Some(microtask) => {
                 let mut analysis = Analysis::default();
                 match (analysis.region(microtask), &module_wide) {
-                    (Some(found), _) => Err((found, false)),
-                    (None, Some(found)) => Err((found.clone(), true)),
+                    (Some(found), _) => Err((found, None)),
+                    (None, Some((found, tail))) => Err((found.clone(), Some(*tail))),
                     (None, None) => Ok(analysis.functions),
                 }
             }
@@ -114,13 +115,9 @@ pub fn lower_team_markers(module: &Module<'_>) -> TeamOutcome {
                 1
             }
             Err((found, module_wide)) => {
-                let why = if module_wide {
-                    format!(
-                        "left as written: {}; its values persist between parallel regions only while their teams keep one size",
-                        found.describe()
-                    )
-                } else {
-                    format!("left as written: {}", found.describe())
+                let why = match module_wide {
+                    Some(tail) => format!("left as written: {}; {tail}", found.describe()),
+                    None => format!("left as written: {}", found.describe()),
                 };
                 out.remarks.push(place.remark(remark_id(found.reason), &model, why));
                 out.as_written.insert(model);
@@ -153,6 +150,20 @@ fn fork_after(call: ValueRef) -> Option<ValueRef> {
 }
 
 /// Thread-local data that the code of some parallel region of the module uses, if any.
+/// What makes every parallel region of `module` keep its team, whatever it runs, and why in
+/// words: the program is an OMPT tool ([`crate::loader::defines_ompt_tool`]: it is told of every
+/// parallel region and the size of its team), or a parallel region uses thread-local data
+/// ([`thread_local_in_parallel_code`]).
+pub fn module_wide(module: &Module<'_>) -> Option<(Finding, &'static str)> {
+    if crate::loader::defines_ompt_tool(module) {
+        let what = "the program is an OMPT tool (it defines ompt_start_tool in this module)";
+        let tail = "a tool is told of every parallel region, its team and every target launch";
+        return Some((Finding { reason: Reason::ObservedByTool, what: what.into(), at: None, path: Vec::new() }, tail));
+    }
+    let tail = "its values persist between parallel regions only while their teams keep one size";
+    thread_local_in_parallel_code(module).map(|f| (f, tail))
+}
+
 pub fn thread_local_in_parallel_code(module: &Module<'_>) -> Option<Finding> {
     let mut queue: VecDeque<ValueRef> = VecDeque::new();
     for f in module.get_functions() {
