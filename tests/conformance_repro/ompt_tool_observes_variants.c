@@ -1,3 +1,4 @@
+/* FIXED (5715d4a): a module defining ompt_start_tool keeps every region as written (OMPADAPT157), the program's num_threads push no longer reaches the start-up region, threads=1 is the clause's team. Tests: tests/programs/holes/own_ompt_tool.c, observation_holes.rs (threads_one_is_the_clause_team). */
 /* Conformance difference (LLVM openmp/runtime/test/ompt/ ...: the tests whose tool, callback.h,
  * prints the runtime's events; our own reduction): a program that is an OMPT tool itself sees
  * what an adaptive build changes in the runtime's work, where its output (the result) does not.

@@ -1,3 +1,4 @@
+/* FIXED (d1483b2, 5715d4a): both regions stay as written (OMPADAPT149); threads=1 is the clause's team. Tests: tests/filecheck/carried_copies.c, tests/cpu_corpus/spec_model_observers. */
 /* Conformance difference (GCC libgomp.c/omp-parallel-for.c and libgomp.c/pr26943-1.c; our own
  * reduction): a private copy that one iteration writes and a later iteration of the same thread
  * reads (firstprivate + lastprivate, no reduction) carries state from iteration to iteration of

@@ -1,3 +1,4 @@
+/* FIXED (5f2f78b): the launch keeps no `cpu` (OMPADAPT155/156), tests/programs/holes/target_static_local.c. */
 /* Conformance difference (GCC libgomp.c/pr90779.c; our own reduction): a `static` local of a
  * target region lives on the device (the region's code is device code); the launch's `cpu`
  * variant updates the host's copy instead. All-`cpu` and all-`gpu` each count correctly; the
