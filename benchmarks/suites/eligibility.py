@@ -10,7 +10,7 @@ Every source of every program is compiled once per plugin (-c, -O2, the program'
                 observes the team); for a plugin without that
                 analysis, a region with automatic features (OMPADAPT120/13x) and no offload
                 launch (OMPADAPT100/11x)
-  rejected      the pass's OMPADAPT141-147, by identifier (the analysis' reason)
+  rejected      the pass's OMPADAPT141-149 and OMPADAPT157, by identifier (the analysis' reason)
   left          the frontend's "this '<host construct>' construct is left as written: <why>"
                 or the pass's OMPADAPT153 (nested in another construct),
                 by why (nested in another construct, declare target, ... and, before the
@@ -50,6 +50,9 @@ REASONS = {
     "145": "an effect every thread has outside worksharing",
     "146": "a reduction copy updated outside worksharing",
     "147": "no parallel region after the marker",
+    "148": "a thread may wait for another one",
+    "149": "a private copy carried from one iteration of a thread to the next",
+    "157": "the program is its own OMPT tool (defines ompt_start_tool)",
 }
 
 
