@@ -218,7 +218,9 @@ int main(void) {
         let f: Vec<&str> = line.split(' ').collect();
         let (absolute, share, max, program, c): (i32, f64, i32, i32, i32) =
             (f[0].parse().unwrap(), f[1].parse().unwrap(), f[2].parse().unwrap(), f[3].parse().unwrap(), f[4].parse().unwrap());
-        assert_eq!(ompadapt_abi::kinds::team_size(absolute, share, max, program), c, "{line}");
+        // the machine's default team (max) does not enter: a share is of the program's team
+        let _ = max;
+        assert_eq!(ompadapt_abi::kinds::team_size(absolute, share, program), c, "{line}");
         checked += 1;
     }
     assert!(checked > 10000, "{checked} cases");
