@@ -220,8 +220,22 @@ fn iteration_loops(f: ValueRef, iterations: &HashSet<ValueRef>) -> Vec<(BlockRef
 /// A read of the slot that an iteration (entered at `header`) may reach without writing the
 /// slot first.
 fn exposed_read(header: BlockRef, body: &HashSet<BlockRef>, accesses: &[(ValueRef, Access)]) -> Option<ValueRef> {
-    let mut seen = HashSet::from([header]);
-    let mut queue = VecDeque::from([header]);
+    first_unwritten_read(vec![header], &|s| body.contains(&s) && s != header, accesses)
+}
+
+/// Whether code after the loop (`body`) may read the slot before writing the whole of it: the
+/// value the loop left (a `lastprivate` copy-out, code after the `for`), not a later loop's own
+/// value (a local reused as the index of the next loop).
+fn read_after(body: &HashSet<BlockRef>, accesses: &[(ValueRef, Access)]) -> bool {
+    let exits: Vec<BlockRef> = body.iter().flat_map(|b| ir::successors(*b)).filter(|s| !body.contains(s)).collect();
+    first_unwritten_read(exits, &|_| true, accesses).is_some()
+}
+
+/// The first read of the slot on a path from the start of one of `starts`, through blocks
+/// `enters` accepts, with no write of the whole slot before it.
+fn first_unwritten_read(starts: Vec<BlockRef>, enters: &dyn Fn(BlockRef) -> bool, accesses: &[(ValueRef, Access)]) -> Option<ValueRef> {
+    let mut seen: HashSet<BlockRef> = starts.iter().copied().collect();
+    let mut queue: VecDeque<BlockRef> = starts.into();
     while let Some(b) = queue.pop_front() {
         let mut killed = false;
         for i in ir::instructions(b) {
@@ -236,42 +250,13 @@ fn exposed_read(header: BlockRef, body: &HashSet<BlockRef>, accesses: &[(ValueRe
         }
         if !killed {
             for s in ir::successors(b) {
-                if body.contains(&s) && s != header && seen.insert(s) {
+                if enters(s) && seen.insert(s) {
                     queue.push_back(s);
                 }
             }
         }
     }
     None
-}
-
-/// Whether code after the loop (`body`) may read the slot before writing the whole of it: the
-/// value the loop left (a `lastprivate` copy-out, code after the `for`), not a later loop's own
-/// value (a local reused as the index of the next loop).
-fn read_after(body: &HashSet<BlockRef>, accesses: &[(ValueRef, Access)]) -> bool {
-    let mut queue: VecDeque<BlockRef> = body.iter().flat_map(|b| ir::successors(*b)).filter(|s| !body.contains(s)).collect();
-    let mut seen: HashSet<BlockRef> = queue.iter().copied().collect();
-    while let Some(b) = queue.pop_front() {
-        let mut killed = false;
-        for i in ir::instructions(b) {
-            match accesses.iter().find(|(x, _)| *x == i).map(|(_, a)| *a) {
-                Some(a) if a.reads() => return true,
-                Some(Access::Write) => {
-                    killed = true;
-                    break;
-                }
-                _ => {}
-            }
-        }
-        if !killed {
-            for s in ir::successors(b) {
-                if seen.insert(s) {
-                    queue.push_back(s);
-                }
-            }
-        }
-    }
-    false
 }
 
 /// Whether an iteration may go round the loop (from `header` back to it) without writing the
