@@ -119,6 +119,10 @@ pub struct RegionDescriptor {
     /// named after its template arguments (the generated code passes the instantiation's
     /// `__PRETTY_FUNCTION__`; see [`instance_name`]).
     pub instanced: bool,
+    /// `depends=`: the functions of other translation units the region's code calls (the pass's
+    /// field, see [`crate::summary`]): the runtime runs its variants only where their summaries,
+    /// read from the loaded images, show that none of them can observe the team.
+    pub depends: crate::summary::Dependencies,
 }
 
 /// The name of the instantiation of region `model` (`function@file:line`) in the template
@@ -211,6 +215,7 @@ impl RegionDescriptor {
             coarse: None,
             as_written_in_parallel: false,
             instanced: false,
+            depends: Default::default(),
         }
     }
 
@@ -373,6 +378,9 @@ impl fmt::Display for RegionDescriptor {
         if self.instanced {
             write!(f, ";instanced=1")?;
         }
+        if !self.depends.is_empty() {
+            write!(f, ";{}={}", crate::summary::DEPENDS_KEY, self.depends)?;
+        }
         let options = [
             ("explore", self.explore.as_ref().map(Setting::to_string)),
             ("repeats", self.repeats.as_ref().map(Setting::to_string)),
@@ -408,6 +416,7 @@ struct RawFields {
     in_parallel: Option<String>,
     instanced: Option<String>,
     auto_features: Option<String>,
+    depends: Option<String>,
 }
 
 impl RawFields {
@@ -431,6 +440,7 @@ impl RawFields {
             "in_parallel" => &mut self.in_parallel,
             "instanced" => &mut self.instanced,
             "auto_features" => &mut self.auto_features,
+            crate::summary::DEPENDS_KEY => &mut self.depends,
             _ => return, // a newer writer's field
         };
         *slot = Some(value.to_owned());
@@ -488,6 +498,10 @@ impl RawFields {
             coarse: option(self.coarse),
             as_written_in_parallel,
             instanced,
+            depends: match self.depends.as_deref() {
+                None => Default::default(),
+                Some(t) => crate::summary::Dependencies::parse(t).ok_or_else(|| format!("depends={t}: not a list of K:symbol"))?,
+            },
         };
         // the pass's automatic features, after the explicit ones (their values' order)
         if let Some(auto) = self.auto_features {

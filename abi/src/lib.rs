@@ -20,6 +20,8 @@
 //! * [`store`]: how the store on disk names programs and regions, and `PROGRAM/REGION`;
 //! * [`openmp`]: the OpenMP runtime's entry points (libomp, libomptarget, the OpenMP API, OMPT)
 //!   that the runtime and the data-movement tool find by name while a program runs;
+//! * [`summary`]: what the pass found in each function a translation unit defines, in an ELF
+//!   note, and the `depends=` field of a region whose verdict waits for them;
 //! * [`dataperf::Counters`]: the per-thread counters the data-movement tool shares with the
 //!   runtime (`ompadapt_dataperf_counters` in C).
 //!
@@ -37,6 +39,7 @@ pub mod markers;
 pub mod names;
 pub mod openmp;
 pub mod store;
+pub mod summary;
 
 pub use descriptor::{Association, DescriptorError, ModelType, Parsed, RegionDescriptor, FORMAT};
 pub use limits::{MAX_FEATURES, MAX_VARIANTS};
