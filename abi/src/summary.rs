@@ -238,6 +238,80 @@ fn parse_function(rest: &str) -> Option<FunctionSummary> {
     Some(FunctionSummary { key, symbol, verdict })
 }
 
+/// The summaries of a whole program (its executable and shared libraries), indexed, to
+/// complete the verdicts of regions whose code calls other units.
+#[derive(Debug, Default)]
+pub struct Program {
+    /// Per function and key, what its summaries say (a function summarised by several units,
+    /// weak definitions: the first finding wins, else every dependency of every one).
+    functions: std::collections::HashMap<(Key, String), Verdict>,
+    /// Where a unit's parallel code uses thread-local data.
+    thread_local: Option<String>,
+}
+
+impl Program {
+    /// The program of these module summaries.
+    pub fn new<'a>(modules: impl IntoIterator<Item = &'a ModuleSummary>) -> Program {
+        let mut p = Program::default();
+        for m in modules {
+            if p.thread_local.is_none() {
+                p.thread_local.clone_from(&m.thread_local);
+            }
+            for f in &m.functions {
+                let entry = p.functions.entry((f.key, f.symbol.clone())).or_insert_with(|| f.verdict.clone());
+                match (&mut *entry, &f.verdict) {
+                    (Verdict::Clean(mine), Verdict::Clean(more)) => mine.0.extend(more.0.iter().cloned()),
+                    (Verdict::Clean(_), left) => *entry = left.clone(),
+                    (Verdict::Left { .. }, _) => {}
+                }
+            }
+        }
+        p
+    }
+
+    /// How many functions (under every key) it summarises.
+    pub fn len(&self) -> usize {
+        self.functions.len()
+    }
+
+    /// Whether it summarises nothing.
+    pub fn is_empty(&self) -> bool {
+        self.functions.is_empty()
+    }
+
+    /// Whether a region with dependencies `deps` runs its variants: Ok where every dependency,
+    /// and everything it calls in turn, has a summary that found nothing (and no unit's parallel
+    /// code uses thread-local data); else why not, in words.
+    pub fn resolve(&self, deps: &Dependencies) -> Result<(), String> {
+        if let Some(t) = &self.thread_local {
+            return Err(format!("{t}; its values persist between parallel regions only while their teams keep one size"));
+        }
+        let mut seen = std::collections::HashSet::new();
+        let mut stack: Vec<(Dependency, Vec<String>)> = deps.0.iter().map(|d| (d.clone(), Vec::new())).collect();
+        while let Some((d, path)) = stack.pop() {
+            if !seen.insert(d.clone()) {
+                continue;
+            }
+            let through = if path.is_empty() { String::new() } else { format!(", called from '{}'", path.join("' <- '")) };
+            match self.functions.get(&(d.key, d.symbol.clone())) {
+                None => {
+                    return Err(format!(
+                        "'{}'{through} has no summary: no unit of the program or of its loaded libraries built with ompadapt defines it",
+                        d.symbol
+                    ))
+                }
+                Some(Verdict::Left { id, why }) => return Err(format!("in '{}'{through}: {why} [OMPADAPT{id}]", d.symbol)),
+                Some(Verdict::Clean(more)) => {
+                    let mut inner = vec![d.symbol.clone()];
+                    inner.extend(path.iter().cloned());
+                    stack.extend(more.0.iter().map(|m| (m.clone(), inner.clone())));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The bytes of an ELF note holding `desc`: name and description each padded to 4 bytes (the
 /// layout of `Elf64_Nhdr` and `Elf32_Nhdr` alike), in the byte order `little_endian` says.
 pub fn note_bytes(desc: &[u8], little_endian: bool) -> Vec<u8> {
@@ -331,6 +405,39 @@ mod tests {
         segment.extend(note_bytes(b"second one", cfg!(target_endian = "little")));
         assert_eq!(summaries_in_notes(&segment), vec![&b"one"[..], &b"second one"[..]]);
         assert!(summaries_in_notes(&segment[..5]).is_empty());
+    }
+
+    /// A region runs its variants only where every function it reaches through other units has
+    /// a clean summary; a missing one, a finding anywhere on the way, or thread-local data in any
+    /// unit keeps it as written, and the reason names the function and the way there.
+    #[test]
+    fn program_resolution() {
+        let m = sample();
+        let deps = |t: &str| Dependencies::parse(t).unwrap();
+        let p = Program::new([&ModuleSummary { thread_local: None, ..m.clone() }]);
+        assert!(p.resolve(&deps("R:bar_")).is_ok());
+        let other = ModuleSummary {
+            functions: vec![
+                FunctionSummary { key: Key::Divided, symbol: "timer_start".into(), verdict: Verdict::Clean(deps("D:wtime_")) },
+                FunctionSummary { key: Key::Divided, symbol: "wtime_".into(), verdict: Verdict::Clean(deps("D:_Z3fooPd")) },
+                FunctionSummary { key: Key::ReplicatedPrivate, symbol: "randlc".into(), verdict: Verdict::Clean(Dependencies::default()) },
+            ],
+            thread_local: None,
+        };
+        let p = Program::new([&ModuleSummary { thread_local: None, ..m.clone() }, &other]);
+        // _Z3fooPd (D) calls timer_start (D) -> wtime_ -> _Z3fooPd again: a cycle, and randlc (P)
+        assert_eq!(p.resolve(&deps("D:_Z3fooPd")), Ok(()));
+        let why = p.resolve(&deps("D:timer_start,N:baz")).unwrap_err();
+        assert!(why.contains("'baz'") && why.contains("OMPADAPT141"), "{why}");
+        let why = p.resolve(&deps("R:randlc")).unwrap_err();
+        assert!(why.contains("'randlc' has no summary"), "{why}");
+        let with_tls = Program::new([&m, &other]);
+        assert!(with_tls.resolve(&deps("R:bar_")).unwrap_err().contains("'counter'"));
+        // several units summarise a weak function: a finding in one wins
+        let weak = |v: Verdict| ModuleSummary { functions: vec![FunctionSummary { key: Key::Divided, symbol: "w".into(), verdict: v }], thread_local: None };
+        let (clean, left) = (weak(Verdict::Clean(Dependencies::default())), weak(Verdict::Left { id: 145, why: "x".into() }));
+        assert!(Program::new([&clean, &left]).resolve(&deps("D:w")).is_err());
+        assert!(Program::new([&left, &clean]).resolve(&deps("D:w")).is_err());
     }
 
     /// Dependencies append after the descriptor and read back.

@@ -259,7 +259,7 @@ fn store_features(
     if features.is_empty() {
         return 0;
     }
-    let Some(spec) = descriptor_at(data_layout, call) else {
+    let Some(spec) = descriptor_at_with(data_layout, call) else {
         say(
             RemarkId::DescriptorNotConstant,
             "the region's descriptor is not a constant string at its marker: no automatic features".into(),
@@ -295,9 +295,31 @@ fn store_features(
     features.len()
 }
 
+/// The descriptor of the region whose features(auto) marker is `call`, if it is a constant
+/// string there.
+pub(crate) fn descriptor_at(module: &Module<'_>, call: ValueRef) -> Option<String> {
+    descriptor_at_with(unsafe { LLVMGetModuleDataLayout(module.as_mut_ptr()) }, call)
+}
+
+/// Points the descriptor variable of the features(auto) marker `call` (its third argument) at
+/// `text`, right before the call.
+pub(crate) fn store_descriptor(call: ValueRef, text: &str) {
+    let args = ir::call_args(call);
+    let text = std::ffi::CString::new(text).unwrap_or_default();
+    unsafe {
+        let builder = LLVMCreateBuilderInContext(LLVMGetTypeContext(ir::type_of(call)));
+        LLVMPositionBuilderBefore(builder, call);
+        let descriptor = LLVMBuildGlobalString(builder, text.as_ptr(), c"ompadapt.depends.spec".as_ptr());
+        let store = LLVMBuildStore(builder, descriptor, args[2]);
+        LLVMInstructionSetDebugLoc(store, LLVMInstructionGetDebugLoc(call));
+        LLVMDisposeBuilder(builder);
+    }
+    ir::invalidate_instructions();
+}
+
 /// The region's descriptor as `*spec` holds it at `call` (the marker's third argument), if it
 /// is a constant string there.
-fn descriptor_at(data_layout: LLVMTargetDataRef, call: ValueRef) -> Option<String> {
+fn descriptor_at_with(data_layout: LLVMTargetDataRef, call: ValueRef) -> Option<String> {
     let host = ir::function_of(call);
     let args = ir::call_args(call);
     let frames = [crate::worksharing::Frame { function: host, call: None, args: ir::params(host).into_iter().map(Some).collect() }];

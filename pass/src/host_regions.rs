@@ -98,7 +98,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds, explicit: &HashSet<
                 continue;
             }
         };
-        let (microtask, functions) = microtask;
+        let (microtask, functions, deps) = microtask;
         if !named_by_debug_info {
             out.remarks.push(place.remark(
                 RemarkId::RegionNamedByOrder,
@@ -106,7 +106,10 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds, explicit: &HashSet<
                 "no debug location (compile with -g or -gline-tables-only): the region is named after its function and its order in the module",
             ));
         }
-        build_region(m, fork, microtask, &model, &kinds.host);
+        if !deps.is_empty() {
+            out.remarks.push(place.remark(RemarkId::DependsOnOtherUnits, &model, team::dependencies_remark(&deps)));
+        }
+        build_region(m, fork, microtask, &model, &kinds.host, ompadapt_abi::summary::Dependencies(deps));
         ir::invalidate();
         let listed: Vec<String> = kinds.host.iter().map(Kind::name).collect();
         let plural = if functions == 1 { "" } else { "s" };
@@ -126,13 +129,14 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds, explicit: &HashSet<
     out
 }
 
-/// The fork's microtask and the number of functions the analysis walked, where its variants may
-/// apply; else the remark's identifier and why it stays as written.
+/// The fork's microtask, the number of functions the analysis walked and the functions of other
+/// translation units its code calls, where its variants may apply; else the remark's identifier
+/// and why it stays as written.
 fn eligible(
     fork: ValueRef,
     outlined: &std::collections::HashSet<ValueRef>,
     module_wide: &Option<(team::analysis::Finding, &'static str)>,
-) -> Result<(ValueRef, usize), (RemarkId, String)> {
+) -> Result<(ValueRef, usize, std::collections::BTreeSet<ompadapt_abi::summary::Dependency>), (RemarkId, String)> {
     let Some(microtask) = microtask_of(fork) else {
         return Err((RemarkId::TeamNoRegion, "left as written: the parallel region's outlined function is not in this module".into()));
     };
@@ -151,13 +155,13 @@ fn eligible(
         return Err((team::remark_id(found.reason), format!("left as written: {}; {tail}", found.describe())));
     }
     let mut analysis = Analysis::default();
-    if let Some(found) = analysis.region(microtask) {
-        return Err((team::remark_id(found.reason), format!("left as written: {}", found.describe())));
-    }
+    let deps = analysis
+        .region_with_dependencies(microtask)
+        .map_err(|found| (team::remark_id(found.reason), format!("left as written: {}", found.describe())))?;
     if let Some((found, tail)) = module_wide {
         return Err((team::remark_id(found.reason), format!("left as written: {}; {tail}", found.describe())));
     }
-    Ok((microtask, analysis.functions))
+    Ok((microtask, analysis.functions, deps))
 }
 
 /// The remark that lists the kinds pass-only mode does not apply.
@@ -441,11 +445,13 @@ pub fn descriptor(model: &str, loc: &str, kinds: &[Kind]) -> RegionDescriptor {
 }
 
 /// Builds the region around `fork` (see the module's documentation).
-fn build_region(m: LLVMModuleRef, fork: ValueRef, microtask: ValueRef, model: &str, kinds: &[Kind]) {
+fn build_region(m: LLVMModuleRef, fork: ValueRef, microtask: ValueRef, model: &str, kinds: &[Kind], depends: ompadapt_abi::summary::Dependencies) {
     // `loc=`: the file and line of the name (`?` for a region named by its order)
     let loc = model.split_once('@').map(|(_, l)| l.split('#').next().unwrap_or(l)).filter(|l| l.contains(':')).unwrap_or("?");
     let sym = format!("{}._ompadapt_p", ir::name(ir::function_of(fork)));
-    let spec = descriptor(model, loc, kinds).to_string();
+    let mut d = descriptor(model, loc, kinds);
+    d.depends = depends;
+    let spec = d.to_string();
     // variant -1: as written until the runtime says (also without a runtime)
     let r = Region::begin(m, fork, &sym, model, &spec, -1);
     let d = &r.d;
@@ -631,10 +637,15 @@ pub(crate) fn define_default_runtime(m: LLVMModuleRef) {
 
 /// Adds `g` to `llvm.compiler.used` (kept by the optimiser and LTO, whatever refers to it).
 fn compiler_used(m: LLVMModuleRef, g: ValueRef) {
+    add_to_used_list(m, g, c"llvm.compiler.used");
+}
+
+/// Adds `g` to the list `list` (`llvm.used`: also kept by the linker; `llvm.compiler.used`).
+pub(crate) fn add_to_used_list(m: LLVMModuleRef, g: ValueRef, list: &std::ffi::CStr) {
     unsafe {
         let c = LLVMGetModuleContext(m);
         let ptr = LLVMPointerTypeInContext(c, 0);
-        let old = LLVMGetNamedGlobal(m, c"llvm.compiler.used".as_ptr());
+        let old = LLVMGetNamedGlobal(m, list.as_ptr());
         let mut elements: Vec<ValueRef> = Vec::new();
         if !old.is_null() {
             let init = LLVMGetInitializer(old);
@@ -645,7 +656,7 @@ fn compiler_used(m: LLVMModuleRef, g: ValueRef) {
         }
         elements.push(g);
         let array = LLVMConstArray2(ptr, elements.as_mut_ptr(), elements.len() as u64);
-        let used = LLVMAddGlobal(m, LLVMTypeOf(array), c"llvm.compiler.used".as_ptr());
+        let used = LLVMAddGlobal(m, LLVMTypeOf(array), list.as_ptr());
         LLVMSetInitializer(used, array);
         LLVMSetLinkage(used, llvm_sys::LLVMLinkage::LLVMAppendingLinkage);
         LLVMSetSection(used, c"llvm.metadata".as_ptr());

@@ -111,6 +111,11 @@ pub fn type_of(v: ValueRef) -> LLVMTypeRef {
     unsafe { LLVMTypeOf(v) }
 }
 
+/// Whether `v` is a pointer.
+pub fn is_pointer(v: ValueRef) -> bool {
+    unsafe { llvm_sys::core::LLVMGetTypeKind(LLVMTypeOf(v)) == llvm_sys::LLVMTypeKind::LLVMPointerTypeKind }
+}
+
 pub fn name(v: ValueRef) -> String {
     unsafe {
         let mut len = 0usize;

@@ -174,6 +174,9 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
             (auto_mode::parse(&kinds), frontend_mark::explicit_region_code(module))
         }
     };
+    // What this unit's functions do, for the regions of other units that call them: taken before
+    // the rewrites below add calls of the runtime.
+    let summary = matches!(kinds, Ok(Some(_))).then(|| team::summary::of_module(module));
     match kinds {
         Ok(Some(kinds)) => {
             let host = host_regions::make_adaptive(module, &kinds, &explicit);
@@ -187,6 +190,9 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
         Err(why) => outcome.warnings.push(format!("{WARNING_PREFIX}{why}")),
     }
     host_regions::set_source_root(None);
+    if let Some(summary) = &summary {
+        team::summary::emit_note(module, summary);
+    }
     match loader::add_loader(module) {
         loader::LoaderOutcome::Added => outcome.changed = true,
         loader::LoaderOutcome::NoAssemblyFor => {

@@ -135,6 +135,8 @@ remark_ids! {
     LaunchKindsDropped = "OMPADAPT156", Missed;
     /// Left as written: the program is an OMPT tool, told of every region's team and launch.
     ObservedByTool = "OMPADAPT157", Missed;
+    /// A region's code calls functions of other translation units: the runtime completes its verdict from their summaries.
+    DependsOnOtherUnits = "OMPADAPT158", Analysis;
 }
 
 /// One remark about an adaptive region, kept until it is emitted (after the rewrite, which may

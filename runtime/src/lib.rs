@@ -65,6 +65,7 @@ pub mod shard;
 pub mod spec;
 pub mod stats;
 pub mod store;
+pub mod summaries;
 pub mod team;
 pub mod trace;
 

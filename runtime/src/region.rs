@@ -241,6 +241,10 @@ pub struct Region {
     pub args: CallArgs,
     /// Why the spec is unusable; such a region always runs variant 0 and records nothing.
     pub broken: Option<String>,
+    /// Why the region runs as written in this process: its code calls functions of other
+    /// translation units (`depends=`) that the program's summaries do not show unable to
+    /// observe the team ([`crate::summaries`]).
+    pub held: Option<String>,
     /// Coarse or frozen, fixed at creation.
     pub mode: Mode,
     /// The variant `OMPADAPT_VARIANT` pins the region to (the report says so).

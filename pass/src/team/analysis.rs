@@ -23,7 +23,7 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being analysed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use llvm_sys::core::{
     LLVMCountParamTypes, LLVMGetCalledValue, LLVMGetParamTypes, LLVMGetTypeKind, LLVMGlobalGetValueType, LLVMIsAInlineAsm,
@@ -36,6 +36,7 @@ use super::private::Privacy;
 use super::scope::{strip, Scope, Scopes};
 use crate::entry_points::{in_family, lookup, Role};
 use crate::ir::{self, ValueRef};
+use ompadapt_abi::summary::{Dependency, Key};
 
 /// What makes a region's team observable.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -137,14 +138,28 @@ enum Mode {
     Nested,
 }
 
-/// One analysis (one region): what was walked and decided.
+/// One analysis: what was walked and decided. One serves a region, or every function a
+/// translation unit summarises ([`super::summary`]): what it keeps is complete for each entry
+/// (a function walked while a caller of it was still being walked is kept only once that caller
+/// is done, see [`Analysis::walk`]).
 #[derive(Default)]
 pub struct Analysis {
-    decided: HashMap<(ValueRef, Mode, u64), Option<Finding>>,
-    walking: HashSet<(ValueRef, Mode, u64)>,
+    decided: HashMap<WalkKey, (Option<Finding>, BTreeSet<Dependency>)>,
+    /// The functions being walked, with their depth on the walk's stack.
+    walking: HashMap<WalkKey, usize>,
+    /// The shallowest function on the stack that the current walk reached again (a cycle).
+    low: usize,
+    /// The dependencies of the functions on the stack, innermost last.
+    open: Vec<BTreeSet<Dependency>>,
     /// How many functions were walked.
     pub functions: usize,
+    /// Calls of functions the module only declares, which another translation unit may define,
+    /// are recorded as dependencies (resolved from that unit's summary when the program runs)
+    /// instead of found opaque; see [`Analysis::region_with_dependencies`].
+    pub defer: bool,
 }
+
+type WalkKey = (ValueRef, Mode, u64);
 
 /// Parameters of a parallel region's microtask that point at the thread's own memory: its
 /// global and bound thread ids (the runtime's; no program code writes through them).
@@ -157,20 +172,84 @@ impl Analysis {
         self.walk(microtask, Mode::Replicated, MICROTASK_OWN)
     }
 
+    /// [`Analysis::region`] with calls of other translation units deferred: the first thing
+    /// found, or the functions of other units the region's code calls (empty: nothing).
+    pub fn region_with_dependencies(&mut self, microtask: ValueRef) -> Result<BTreeSet<Dependency>, Finding> {
+        self.defer = true;
+        self.root(microtask, Mode::Replicated, MICROTASK_OWN)
+    }
+
+    /// What function `f` (of this module, defined for other units) does when its caller runs
+    /// it as `key` says: the first thing found, or the functions of other units it calls.
+    pub fn summary(&mut self, f: ValueRef, key: Key) -> Result<BTreeSet<Dependency>, Finding> {
+        self.defer = true;
+        let (mode, params) = match key {
+            Key::Replicated => (Mode::Replicated, 0),
+            Key::ReplicatedPrivate => (Mode::Replicated, u64::MAX),
+            Key::Divided => (Mode::Divided, 0),
+            Key::Nested => (Mode::Nested, 0),
+        };
+        self.root(f, mode, params)
+    }
+
+    fn root(&mut self, f: ValueRef, mode: Mode, params: u64) -> Result<BTreeSet<Dependency>, Finding> {
+        self.open.push(BTreeSet::new());
+        let found = self.walk(f, mode, params);
+        let deps = self.open.pop().unwrap_or_default();
+        match found {
+            Some(found) => Err(found),
+            None => Ok(deps),
+        }
+    }
+
     fn walk(&mut self, f: ValueRef, mode: Mode, params: u64) -> Option<Finding> {
         let key = (f, mode, params);
-        if let Some(d) = self.decided.get(&key) {
-            return d.clone();
+        if let Some((found, deps)) = self.decided.get(&key) {
+            let found = found.clone();
+            if let Some(top) = self.open.last_mut() {
+                top.extend(deps.iter().cloned());
+            }
+            return found;
         }
-        // A recursive call: the function's code is walked where it was entered.
-        if !self.walking.insert(key) {
+        // A recursive call: the function's code is walked where it was entered (what it finds
+        // is that entry's).
+        if let Some(&depth) = self.walking.get(&key) {
+            self.low = self.low.min(depth);
             return None;
         }
+        let depth = self.walking.len();
+        self.walking.insert(key, depth);
         self.functions += 1;
+        let outer_low = std::mem::replace(&mut self.low, usize::MAX);
+        self.open.push(BTreeSet::new());
         let found = self.walk_body(f, mode, params);
+        let deps = self.open.pop().unwrap_or_default();
         self.walking.remove(&key);
-        self.decided.insert(key, found.clone());
+        let low = std::mem::replace(&mut self.low, outer_low);
+        // Complete unless it reached a caller still being walked (then that caller's entry
+        // holds the whole cycle): a partial entry is not kept, nor is its cycle forgotten.
+        if low >= depth || found.is_some() {
+            self.decided.insert(key, (found.clone(), deps.clone()));
+        } else {
+            self.low = self.low.min(low);
+        }
+        if let Some(top) = self.open.last_mut() {
+            top.extend(deps);
+        }
         found
+    }
+
+    /// Records that the code calls `symbol`, defined by another unit, run as `mode` says.
+    fn depend(&mut self, symbol: String, mode: Mode, scope: Scope, all_private: bool) {
+        let key = match callee_mode(mode, scope) {
+            Mode::Nested => Key::Nested,
+            Mode::Divided => Key::Divided,
+            Mode::Replicated if all_private => Key::ReplicatedPrivate,
+            Mode::Replicated => Key::Replicated,
+        };
+        if let Some(top) = self.open.last_mut() {
+            top.insert(Dependency { key, symbol });
+        }
     }
 
     fn walk_body(&mut self, f: ValueRef, mode: Mode, params: u64) -> Option<Finding> {
@@ -226,6 +305,10 @@ impl Analysis {
                 if let Some(found) = self.walk(op, callee_mode(mode, scope), 0) {
                     return Some(self.through(found, inst));
                 }
+            } else if ir::is_function(op) && self.defer && deferrable(op) && !runs_at_exit(inst) && !library::effects(op).library {
+                // a callback the module only declares (a comparator given to qsort): another
+                // unit's code that may run here, with arguments the library chooses
+                self.depend(ir::name(op), mode, scope, false);
             }
         }
         None
@@ -248,6 +331,10 @@ impl Analysis {
             };
             for f in callees {
                 if ir::is_declaration(f) {
+                    if self.defer && deferrable(f) {
+                        self.depend(ir::name(f), mode, scope, privacy.all_pointers_private(inst));
+                        continue;
+                    }
                     return Some(Finding::new(Reason::Opaque, format!("it calls '{}' through a pointer", demangle(&ir::name(f))), inst));
                 }
                 let params = if scope == Scope::Replicated { privacy.argument_mask(inst) } else { 0 };
@@ -274,6 +361,10 @@ impl Analysis {
             let found =
                 self.walk(callee, callee_mode(mode, scope), if scope == Scope::Replicated { privacy.argument_mask(inst) } else { 0 })?;
             return Some(self.through(found, inst));
+        }
+        if self.defer && deferrable(callee) && !known_library_call(inst, callee, &name) {
+            self.depend(name, mode, scope, privacy.all_pointers_private(inst));
+            return None;
         }
         library_call(inst, callee, &name, scope, privacy)
     }
@@ -534,17 +625,36 @@ fn intrinsic(inst: ValueRef, name: &str, scope: Scope, privacy: &Privacy) -> Opt
     written_arguments(inst, library::effects(ir::callee(inst)).writable, privacy, name)
 }
 
-/// A call of a function the module does not define.
-fn library_call(inst: ValueRef, callee: ValueRef, name: &str, scope: Scope, privacy: &Privacy) -> Option<Finding> {
+/// Whether a function the module declares may be defined by another translation unit with a
+/// summary: a named function, not an intrinsic nor an OpenMP entry point (those are known).
+fn deferrable(f: ValueRef) -> bool {
+    let name = ir::name(f);
+    !name.is_empty() && !name.starts_with("llvm.") && !name.starts_with("__ompadapt") && !in_family(&name)
+}
+
+/// Whether call `inst` registers a function to run when the program ends (a static object's
+/// destructor): the function does not run in the region.
+fn runs_at_exit(inst: ValueRef) -> bool {
+    matches!(ir::callee_name(inst).as_str(), "__cxa_atexit" | "atexit" | "__cxa_thread_atexit" | "on_exit")
+}
+
+/// Whether what a call of `callee` (which the module does not define) may do is known without
+/// its code: a function of the C or C++ standard library or of the C++ ABI's runtime, one that
+/// touches no memory the program can see, or one that does not return (exit, abort, an error
+/// handler: it ends the program, and no result of the region depends on what it asks).
+fn known_library_call(inst: ValueRef, callee: ValueRef, name: &str) -> bool {
     let effects = library::effects(callee);
     let pure = !effects.memory.writes_other()
         && !effects.memory.writes_args()
         && effects.memory.other & 1 == 0
         && effects.memory.inaccessible == 0;
-    // A call that does not return (exit, abort, an error handler) ends the program: whatever it
-    // asks, no result of the region depends on it.
-    let known = effects.library || is_cxx_standard_library(name) || is_cxx_abi_runtime(name) || pure || does_not_return(inst);
-    if !known {
+    effects.library || is_cxx_standard_library(name) || is_cxx_abi_runtime(name) || pure || does_not_return(inst)
+}
+
+/// A call of a function the module does not define.
+fn library_call(inst: ValueRef, callee: ValueRef, name: &str, scope: Scope, privacy: &Privacy) -> Option<Finding> {
+    let effects = library::effects(callee);
+    if !known_library_call(inst, callee, name) {
         return Some(Finding::new(
             Reason::Opaque,
             format!(

@@ -27,6 +27,7 @@ pub mod library;
 pub mod private;
 pub mod reduction;
 pub mod scope;
+pub mod summary;
 
 use std::collections::{HashSet, VecDeque};
 
@@ -80,27 +81,14 @@ pub fn lower_team_markers(module: &Module<'_>) -> TeamOutcome {
     let module_wide = module_wide(module);
     for call in calls {
         let model = ir::call_args(call).first().and_then(|m| ir::c_string(*m)).unwrap_or_default();
-        // The region's own finding first (the more precise), then the module's.
-        let verdict = match fork_after(call) {
-            None => Err((
-                Finding {
-                    reason: Reason::NoFork,
-                    what: "no parallel region (__kmpc_fork_call) follows the marker".into(),
-                    at: None,
-                    path: Vec::new(),
-                },
-                None,
-            )),
-            Some(microtask) => {
-                let mut analysis = Analysis::default();
-                match (analysis.region(microtask), &module_wide) {
-                    (Some(found), _) => Err((found, None)),
-                    (None, Some((found, tail))) => Err((found.clone(), Some(*tail))),
-                    (None, None) => Ok(analysis.functions),
-                }
-            }
-        };
         let place = RemarkPlace::of(call);
+        let verdict = decide(call, &module_wide).and_then(|(functions, deps)| {
+            if !deps.is_empty() {
+                record_dependencies(module, call, &model, &deps)?;
+                out.remarks.push(place.remark(RemarkId::DependsOnOtherUnits, &model, dependencies_remark(&deps)));
+            }
+            Ok(functions)
+        });
         let value = match verdict {
             Ok(functions) => {
                 out.remarks.push(place.remark(
@@ -136,6 +124,68 @@ pub fn lower_team_markers(module: &Module<'_>) -> TeamOutcome {
         }
     }
     out
+}
+
+/// A finding, with the module-wide rule's consequence where the module's rule decided.
+type Refusal = (Finding, Option<&'static str>);
+
+/// The verdict for the region after marker `call`: the number of functions walked and the
+/// functions of other translation units its code calls, or why it stays as written.
+fn decide(
+    call: ValueRef,
+    module_wide: &Option<(Finding, &'static str)>,
+) -> Result<(usize, std::collections::BTreeSet<ompadapt_abi::summary::Dependency>), Refusal> {
+    let Some(microtask) = fork_after(call) else {
+        let what = "no parallel region (__kmpc_fork_call) follows the marker".into();
+        return Err((Finding { reason: Reason::NoFork, what, at: None, path: Vec::new() }, None));
+    };
+    // The region's own finding first (the more precise), then the module's.
+    let mut analysis = Analysis::default();
+    match (analysis.region_with_dependencies(microtask), module_wide) {
+        (Err(found), _) => Err((found, None)),
+        (Ok(_), Some((found, tail))) => Err((found.clone(), Some(*tail))),
+        (Ok(deps), None) => Ok((analysis.functions, deps)),
+    }
+}
+
+/// The remark that names the functions of other translation units a region waits for.
+pub fn dependencies_remark(deps: &std::collections::BTreeSet<ompadapt_abi::summary::Dependency>) -> String {
+    let mut names: Vec<String> = deps.iter().map(|d| format!("'{}'", analysis::demangle(&d.symbol))).collect();
+    names.dedup();
+    format!(
+        "its code calls {} of other translation units ({}): the runtime runs its variants only where their summaries, read from the program when it starts, show that none can observe the team; else it runs as written",
+        if names.len() == 1 { "a function".to_string() } else { format!("{} functions", names.len()) },
+        names.join(", ")
+    )
+}
+
+/// Appends `deps` to the descriptor of the region after marker `call` (`depends=`, read by the
+/// runtime): stored into the descriptor variable right before the region's features(auto)
+/// marker, whose lowering appends its features after them. Where the descriptor is not a
+/// constant there, the region stays as written.
+fn record_dependencies(
+    module: &Module<'_>,
+    call: ValueRef,
+    model: &str,
+    deps: &std::collections::BTreeSet<ompadapt_abi::summary::Dependency>,
+) -> Result<(), Refusal> {
+    let refuse = || {
+        let what = format!(
+            "its code calls functions of other translation units, and the region's descriptor cannot name them ({})",
+            dependencies_remark(deps)
+        );
+        (Finding { reason: Reason::Opaque, what, at: ir::debug_location(call), path: Vec::new() }, None)
+    };
+    let marker = ir::first_after(call, |i| {
+        ir::is_call(i)
+            && crate::auto_features::is_auto_marker_name(&ir::callee_name(i))
+            && ir::call_args(i).get(3).and_then(|m| ir::c_string(*m)).as_deref() == Some(model)
+    })
+    .ok_or_else(refuse)?;
+    let spec = crate::auto_features::descriptor_at(module, marker).ok_or_else(refuse)?;
+    let text = ompadapt_abi::summary::Dependencies(deps.clone()).append_to(&spec);
+    crate::auto_features::store_descriptor(marker, &text);
+    Ok(())
 }
 
 /// The microtask of the first parallel region the marker `call` dominates (breadth-first

@@ -46,6 +46,11 @@ impl Privacy {
         ir::call_args(call).iter().take(64).enumerate().filter(|(_, a)| self.is_private(**a)).fold(0, |m, (i, _)| m | (1 << i))
     }
 
+    /// Whether every pointer call `call` passes points at the thread's own memory.
+    pub fn all_pointers_private(&self, call: ValueRef) -> bool {
+        ir::call_args(call).iter().all(|a| !ir::is_pointer(*a) || self.is_private(*a))
+    }
+
     fn private(&self, v: ValueRef, seen: &mut HashSet<ValueRef>) -> bool {
         if !seen.insert(v) {
             // a cycle of phis: private if every other way in is

@@ -146,6 +146,7 @@ impl Region {
         let mut r = Region {
             args,
             entry_policy: false,
+            held: None,
             memo_ok: false,
             broken: None,
             mode,
@@ -189,7 +190,10 @@ impl Region {
             saved_data_note: std::sync::OnceLock::new(),
             spec,
         };
-        r.entry_policy = r.spec.as_written_in_parallel || r.derived_sizes != 0 || r.is_associated();
+        if !r.spec.depends.is_empty() {
+            r.held = crate::summaries::resolve(&r.spec.depends).err();
+        }
+        r.entry_policy = r.held.is_some() || r.spec.as_written_in_parallel || r.derived_sizes != 0 || r.is_associated();
         r.memo_ok = !r.entry_policy;
         drop(r.lock()); // publishes what training needs to `slack`
         r

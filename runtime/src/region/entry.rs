@@ -1,7 +1,8 @@
 //! Every entry point's way into a region (generated code through `ompadapt_begin`, Apollo's
 //! ABI): the policy between the call and the variant choice, in one place, so that no entry
-//! point skips part of it. In order: a host region written inside another parallel region runs
-//! as written; features beyond `MAX_FEATURES` are dropped (one warning); derived sizes go on
+//! point skips part of it. In order: a region whose calls into other translation units the
+//! program's summaries do not clear ([`Region::held`]), and a host region written inside another
+//! parallel region, run as written; features beyond `MAX_FEATURES` are dropped (one warning); derived sizes go on
 //! their grid; an associated region takes its primary's decision; the data-movement counters
 //! open. [`Region::leave`] is its end. Also the one owner of the variant that runs when
 //! nothing decides ([`Region::fallback_variant`]).
@@ -43,7 +44,7 @@ impl Region {
     #[cold]
     #[inline(never)]
     fn entry_policy_applies(&self, n: usize, primaries: &PrimaryLookup, ctx: &mut Ctx) -> bool {
-        if self.spec.as_written_in_parallel && crate::team::in_parallel() {
+        if self.held.is_some() || self.spec.as_written_in_parallel && crate::team::in_parallel() {
             Self::as_written(ctx);
             return true;
         }

@@ -27,6 +27,9 @@ pub struct RegionReport {
     pub features: Vec<String>,
     /// Why the descriptor could not be used (the region then always ran its first variant).
     pub malformed: Option<String>,
+    /// Why the region ran as written: calls into other translation units not cleared.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub held: Option<String>,
     /// Offload variants in a program built without an offload target: they ran the same code.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub same_code: Option<String>,
@@ -374,6 +377,7 @@ fn region_settings_report(r: &Region, names: &Names, trained: Option<&Trained>) 
         team_sizes: team_sizes(&spec.variants),
         features: spec.features.clone(),
         malformed: r.broken.clone(),
+        held: r.held.clone(),
         same_code: crate::offload_build::same_code_note(&spec.variants),
         mode: mode_name(r),
         explore: r.params().strategy.name().into(),

@@ -254,6 +254,9 @@ fn data_movement(rep: &RegionReport) -> String {
 /// The text report section of one region.
 pub fn render(rep: &RegionReport) -> String {
     let mut out = format!("region '{}' ({})\n", rep.region, rep.loc);
+    if let Some(why) = &rep.held {
+        out.push_str(&format!("  ran as written: {why}\n"));
+    }
     if let Some(why) = &rep.malformed {
         out.push_str(&format!("  malformed region descriptor ({why}): always ran its first variant\n"));
         return out;

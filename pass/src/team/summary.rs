@@ -1,0 +1,90 @@
+//! The summary of a translation unit for the others ([`ompadapt_abi::summary`]): for each
+//! function it defines that another unit may call, what the team analysis finds in it under each
+//! way a region can run the call ([`Key`]) — the first thing that observes the team, or the
+//! functions of other units it calls in turn — and whether the unit's parallel code uses
+//! thread-local data. The pass writes it into the object as an ELF note; the runtime reads the
+//! notes of every loaded image and completes the verdict of each region whose code calls other
+//! units (its descriptor's `depends=`).
+// Raw `LLVMValueRef`s passed around here are values of the module being analysed.
+#![allow(clippy::not_unsafe_ptr_arg_deref)]
+
+use std::ffi::CString;
+
+use inkwell::module::Module;
+use inkwell::values::AsValueRef;
+use llvm_sys::core::*;
+use llvm_sys::LLVMLinkage;
+use ompadapt_abi::summary::{self, Dependencies, FunctionSummary, Key, ModuleSummary, Verdict};
+
+use super::analysis::Analysis;
+use crate::ir::{self, ValueRef};
+
+/// The functions of `module` another unit may call: defined, with a linkage that other units
+/// see (external or weak; a `linkonce` function is defined again in each unit that uses it),
+/// not ompadapt's own.
+pub fn exported_functions(module: &Module<'_>) -> Vec<ValueRef> {
+    module
+        .get_functions()
+        .map(|f| f.as_value_ref())
+        .filter(|f| {
+            let linkage = unsafe { LLVMGetLinkage(*f) };
+            !ir::is_declaration(*f)
+                && matches!(linkage, LLVMLinkage::LLVMExternalLinkage | LLVMLinkage::LLVMWeakAnyLinkage | LLVMLinkage::LLVMWeakODRLinkage)
+                && !ir::name(*f).starts_with("__ompadapt")
+        })
+        .collect()
+}
+
+/// The summary of `module`'s exported functions, each under every key.
+pub fn of_module(module: &Module<'_>) -> ModuleSummary {
+    let functions = exported_functions(module);
+    let mut out = ModuleSummary {
+        functions: Vec::with_capacity(functions.len() * Key::ALL.len()),
+        thread_local: super::thread_local_in_parallel_code(module).map(|f| f.describe()),
+    };
+    for key in Key::ALL {
+        // one analysis per key: what it keeps of a function walked for one is complete
+        let mut analysis = Analysis::default();
+        for &f in &functions {
+            let verdict = match analysis.summary(f, key) {
+                Ok(deps) => Verdict::Clean(Dependencies(deps)),
+                Err(found) => {
+                    let id = super::remark_id(found.reason).code().trim_start_matches("OMPADAPT").parse().unwrap_or(143);
+                    Verdict::Left { id, why: found.describe() }
+                }
+            };
+            out.functions.push(FunctionSummary { key, symbol: ir::name(f), verdict });
+        }
+    }
+    out
+}
+
+/// Adds `summary` to `module` as an ELF note in [`summary::NOTE_SECTION`], kept by the
+/// optimiser, LTO and the linker (`llvm.used`). Nothing where the module has no function to
+/// summarise and no thread-local data to report, or is not ELF.
+pub fn emit_note(module: &Module<'_>, s: &ModuleSummary) {
+    if s.functions.is_empty() && s.thread_local.is_none() {
+        return;
+    }
+    let triple = module.get_triple();
+    let triple = triple.as_str().to_string_lossy();
+    if triple.contains("apple") || triple.contains("windows") || triple.contains("aix") {
+        return;
+    }
+    let little = unsafe { llvm_sys::target::LLVMByteOrder(llvm_sys::target::LLVMGetModuleDataLayout(module.as_mut_ptr())) }
+        == llvm_sys::target::LLVMByteOrdering::LLVMLittleEndian;
+    let bytes = summary::note_bytes(s.to_string().as_bytes(), little);
+    let m = module.as_mut_ptr();
+    unsafe {
+        let c = LLVMGetModuleContext(m);
+        let init = LLVMConstStringInContext2(c, bytes.as_ptr().cast(), bytes.len(), 1);
+        let g = LLVMAddGlobal(m, LLVMTypeOf(init), c"__ompadapt_summary".as_ptr());
+        LLVMSetInitializer(g, init);
+        LLVMSetGlobalConstant(g, 1);
+        LLVMSetLinkage(g, LLVMLinkage::LLVMInternalLinkage);
+        let section = CString::new(summary::NOTE_SECTION).unwrap();
+        LLVMSetSection(g, section.as_ptr());
+        LLVMSetAlignment(g, 4);
+        crate::host_regions::add_to_used_list(m, g, c"llvm.used");
+    }
+}
