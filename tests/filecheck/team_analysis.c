@@ -10,14 +10,15 @@
 //
 // RUN: cd %S && %clang -O0 -gline-tables-only --offload-host-only -S -emit-llvm -fno-discard-value-names -Xclang -disable-llvm-passes -fplugin=%plugin -fplugin-arg-ompadapt-no-pass '-fplugin-arg-ompadapt-auto=serial,threads[0.5:1:0.5],schedule(static)' team_analysis.c -o %t.ll
 // RUN: %FileCheck %s --check-prefix=FRONTEND < %t.ll
-// RUN: %opt -load-pass-plugin=%passplugin -passes=ompadapt,verify -pass-remarks=ompadapt -pass-remarks-missed=ompadapt -S < %t.ll > %t.opt.ll 2> %t.remarks
+// RUN: %opt -load-pass-plugin=%passplugin -passes=ompadapt,verify -pass-remarks=ompadapt -pass-remarks-missed=ompadapt -pass-remarks-analysis=ompadapt -S < %t.ll > %t.opt.ll 2> %t.remarks
 // RUN: %FileCheck %s --check-prefix=PASS < %t.opt.ll
+// RUN: %FileCheck %s --check-prefix=DEPENDS < %t.opt.ll
 // RUN: %FileCheck %s --check-prefix=REMARK < %t.remarks
 // Running the pass again changes nothing:
 // RUN: %opt -load-pass-plugin=%passplugin -passes=ompadapt,verify -S < %t.opt.ll > %t.twice.ll
 // RUN: diff %t.opt.ll %t.twice.ll
 // At -O2 in clang (the pass at the start of the pipeline), the same verdicts:
-// RUN: cd %S && %clang -O2 -c -fplugin=%plugin '-fplugin-arg-ompadapt-auto=serial,threads[0.5:1:0.5],schedule(static)' -Rpass=ompadapt -Rpass-missed=ompadapt team_analysis.c -o %t.o 2> %t.O2.remarks
+// RUN: cd %S && %clang -O2 -c -fplugin=%plugin '-fplugin-arg-ompadapt-auto=serial,threads[0.5:1:0.5],schedule(static)' -Rpass=ompadapt -Rpass-missed=ompadapt -Rpass-analysis=ompadapt team_analysis.c -o %t.o 2> %t.O2.remarks
 // RUN: %FileCheck %s --check-prefix=REMARK < %t.O2.remarks
 // Threadprivate data used in a parallel region keeps every region of the module as written:
 // RUN: cd %S && %clang -O2 -c -DWITH_THREADPRIVATE -fplugin=%plugin '-fplugin-arg-ompadapt-auto=serial,threads[0.5:1:0.5],schedule(static)' -Rpass=ompadapt -Rpass-missed=ompadapt team_analysis.c -o %t.tp.o 2> %t.tp.remarks
@@ -68,7 +69,19 @@ void asks_in_a_helper(double *x, int n) {
 }
 
 void elsewhere(double *x, int i);
-// REMARK-DAG: [OMPADAPT143] region 'calls_another_unit@team_analysis.c:[[#@LINE+2]]': left as written: it calls 'elsewhere', which is not defined in this translation unit
+// A function of another translation unit: the runtime decides, from the program's summaries.
+// The descriptor names it, with how the region runs it (divided: in the loop's iterations), and
+// the module carries its own summary in an ELF note:
+// DEPENDS-DAG: ompadapt1;model=calls_another_unit@team_analysis.c:[[#@LINE+11]];{{.*}};depends=D:elsewhere
+// DEPENDS-DAG: @__ompadapt_summary = internal constant [{{[0-9]+}} x i8] c"{{.*}}ompadapt-summary 1\0A{{.*}}F R exported_helper clean D:elsewhere\0A{{.*}}", section ".note.ompadapt", align 4
+// (a function of this unit others may call: called by every thread, its call of 'elsewhere' is
+// in the master block, divided work)
+void exported_helper(double *x) {
+#pragma omp master
+  elsewhere(x, 0);
+}
+// REMARK-DAG: [OMPADAPT158] region 'calls_another_unit@team_analysis.c:[[#@LINE+3]]': its code calls a function of other translation units ('elsewhere'): the runtime runs its variants only where their summaries
+// REMARK-DAG: [OMPADAPT140] region 'calls_another_unit@team_analysis.c:[[#@LINE+2]]': its team-size variants apply
 void calls_another_unit(double *x, int n) {
 #pragma omp parallel for
   for (int i = 0; i < n; ++i) elsewhere(x, i);

@@ -67,6 +67,12 @@ pub fn remark_id(reason: Reason) -> RemarkId {
     }
 }
 
+/// Whether `module` has [`TEAM_INVARIANT`] calls (the frontend's own lowering of
+/// zero-source-change mode).
+pub fn has_team_markers(module: &Module<'_>) -> bool {
+    module.get_functions().any(|f| TEAM_INVARIANT.names(f.get_name().to_bytes()) && !ir::users(f.as_value_ref()).is_empty())
+}
+
 /// Decides every [`TEAM_INVARIANT`] call of `module`.
 pub fn lower_team_markers(module: &Module<'_>) -> TeamOutcome {
     let mut out = TeamOutcome::default();

@@ -50,13 +50,34 @@ pub fn of_module(module: &Module<'_>) -> ModuleSummary {
                 Ok(deps) => Verdict::Clean(Dependencies(deps)),
                 Err(found) => {
                     let id = super::remark_id(found.reason).code().trim_start_matches("OMPADAPT").parse().unwrap_or(143);
-                    Verdict::Left { id, why: found.describe() }
+                    Verdict::Left { id, why: shortened(found.describe()) }
                 }
             };
             out.functions.push(FunctionSummary { key, symbol: ir::name(f), verdict });
         }
     }
     out
+}
+
+/// The name of the note's global.
+const NOTE_GLOBAL: &std::ffi::CStr = c"__ompadapt_summary";
+
+/// Whether the pass already summarised `module` (a second run changes nothing).
+pub fn has_note(module: &Module<'_>) -> bool {
+    unsafe { !LLVMGetNamedGlobal(module.as_mut_ptr(), NOTE_GLOBAL.as_ptr()).is_null() }
+}
+
+/// `why` cut to 300 bytes (a report line; the remark at compile time has it all).
+fn shortened(mut why: String) -> String {
+    if why.len() > 300 {
+        let mut end = 297;
+        while !why.is_char_boundary(end) {
+            end -= 1;
+        }
+        why.truncate(end);
+        why.push_str("...");
+    }
+    why
 }
 
 /// Adds `summary` to `module` as an ELF note in [`summary::NOTE_SECTION`], kept by the
@@ -78,7 +99,7 @@ pub fn emit_note(module: &Module<'_>, s: &ModuleSummary) {
     unsafe {
         let c = LLVMGetModuleContext(m);
         let init = LLVMConstStringInContext2(c, bytes.as_ptr().cast(), bytes.len(), 1);
-        let g = LLVMAddGlobal(m, LLVMTypeOf(init), c"__ompadapt_summary".as_ptr());
+        let g = LLVMAddGlobal(m, LLVMTypeOf(init), NOTE_GLOBAL.as_ptr());
         LLVMSetInitializer(g, init);
         LLVMSetGlobalConstant(g, 1);
         LLVMSetLinkage(g, LLVMLinkage::LLVMInternalLinkage);
