@@ -434,7 +434,10 @@ mod tests {
         let with_tls = Program::new([&m, &other]);
         assert!(with_tls.resolve(&deps("R:bar_")).unwrap_err().contains("'counter'"));
         // several units summarise a weak function: a finding in one wins
-        let weak = |v: Verdict| ModuleSummary { functions: vec![FunctionSummary { key: Key::Divided, symbol: "w".into(), verdict: v }], thread_local: None };
+        let weak = |v: Verdict| ModuleSummary {
+            functions: vec![FunctionSummary { key: Key::Divided, symbol: "w".into(), verdict: v }],
+            thread_local: None,
+        };
         let (clean, left) = (weak(Verdict::Clean(Dependencies::default())), weak(Verdict::Left { id: 145, why: "x".into() }));
         assert!(Program::new([&clean, &left]).resolve(&deps("D:w")).is_err());
         assert!(Program::new([&left, &clean]).resolve(&deps("D:w")).is_err());

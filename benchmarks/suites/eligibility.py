@@ -25,11 +25,13 @@ default kinds apply (host kinds for host regions, cpu,gpu for target constructs)
 import argparse
 import collections
 import concurrent.futures as cf
+import json
 import os
 import re
 import shlex
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REMARK = re.compile(r"^(?P<file>[^:\s]+):(?P<line>\d+):(?P<col>\d+): remark: (?P<text>.*?)(?: \[-R[^\]]*\])?$")
@@ -96,24 +98,63 @@ def programs(args):
 
 def remarks_of(row, plugin):
     """The remarks of one plugin's build of `row`, deduplicated (an offloading build compiles
-    the host side twice)."""
+    the host side twice), with the verdicts of regions that wait for other translation units
+    (OMPADAPT158) completed from the summaries of the program's objects, as the runtime would."""
     seen, out = set(), []
-    for src in row["sources"]:
-        cxx = src.endswith((".cpp", ".cc", ".cxx", ".cu")) or row["offload"]
-        cmd = ["clang++-19" if cxx else "clang-19", "-O2", "-fopenmp"]
-        if row["offload"]:
-            cmd += ["-fopenmp-targets=x86_64-pc-linux-gnu", "-x", "c++"]
-        cmd += row["flags"] + [f"-fplugin={plugin}", "-fplugin-arg-ompadapt-auto",
-                               "-fplugin-arg-ompadapt-remarks", "-c", src, "-o", "/dev/null"]
-        p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", cwd=row.get("cwd"))
-        for line in p.stderr.splitlines():
-            m = REMARK.match(line)
-            if not m:
-                continue
-            key = (os.path.basename(m["file"]), m["line"], m["text"])
-            if key not in seen:
-                seen.add(key)
-                out.append((os.path.basename(m["file"]), int(m["line"]), m["text"]))
+    with tempfile.TemporaryDirectory() as objdir:
+        objects = []
+        for k, src in enumerate(row["sources"]):
+            cxx = src.endswith((".cpp", ".cc", ".cxx", ".cu")) or row["offload"]
+            cmd = ["clang++-19" if cxx else "clang-19", "-O2", "-fopenmp"]
+            if row["offload"]:
+                cmd += ["-fopenmp-targets=x86_64-pc-linux-gnu", "-x", "c++"]
+            obj = os.path.join(objdir, f"{k}.o")
+            cmd += row["flags"] + [f"-fplugin={plugin}", "-fplugin-arg-ompadapt-auto",
+                                   "-fplugin-arg-ompadapt-remarks", "-Rpass-analysis=ompadapt", "-c", src, "-o", obj]
+            p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", cwd=row.get("cwd"))
+            if os.path.exists(obj):
+                objects.append(obj)
+            for line in p.stderr.splitlines():
+                m = REMARK.match(line)
+                if not m:
+                    continue
+                key = (os.path.basename(m["file"]), m["line"], m["text"])
+                if key not in seen:
+                    seen.add(key)
+                    out.append((os.path.basename(m["file"]), int(m["line"]), m["text"]))
+        return across_units(out, objects, plugin)
+
+
+DEPENDS = re.compile(r"\(depends=(?P<deps>[^)\s]*)\)")
+
+
+def across_units(remarks, objects, plugin):
+    """`remarks` with each region that waits for other units (OMPADAPT158) decided by `ompadapt
+    summaries` over the program's objects: where the runtime would run it as written, its
+    OMPADAPT140/150 becomes the reason's remark (the finding's identifier; 143 where a function
+    has no summary)."""
+    cli = os.path.join(os.path.dirname(plugin), "ompadapt")
+    held = {}
+    for file, line, text in remarks:
+        m, d = PASS.search(text), DEPENDS.search(text)
+        if not (m and d and m["id"] == "158" and os.path.exists(cli)):
+            continue
+        p = subprocess.run([cli, "--json", "summaries", "--depends", d["deps"]] + objects, capture_output=True, text=True)
+        try:
+            verdict = json.loads(p.stdout)["verdict"]
+        except (ValueError, KeyError, TypeError):
+            verdict = {"adaptive": False, "why": f"ompadapt summaries failed: {p.stderr.strip()}"}
+        if not verdict["adaptive"]:
+            ident = re.search(r"\[OMPADAPT(\d+)\]", verdict["why"])
+            held[(m["region"], file, line)] = (ident.group(1) if ident else "143", verdict["why"])
+    out = []
+    for file, line, text in remarks:
+        m = PASS.search(text)
+        key = m and (m["region"], file, line)
+        if m and key in held and m["id"] in ELIGIBLE_IDS:
+            ident, why = held[key]
+            text = f"[OMPADAPT{ident}] region '{m['region']}': left as written (across translation units): {why}"
+        out.append((file, line, text))
     return out
 
 

@@ -12,6 +12,7 @@ mod clear;
 mod evaluate;
 mod show;
 mod store;
+mod summaries;
 mod trace;
 mod train;
 
@@ -44,6 +45,15 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// The summaries ompadapt wrote into objects, executables and shared libraries, and (with --depends) what the runtime would decide for a region that waits for them.
+    Summaries {
+        /// Objects, executables or shared libraries.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// A region's dependencies, as its descriptor's depends= (K:symbol,...; OMPADAPT158 names them).
+        #[arg(long)]
+        depends: Option<String>,
+    },
     /// Programs, regions and samples in the store.
     List {
         /// Only this program.
@@ -175,6 +185,7 @@ fn run(cli: Cli) -> Result<()> {
     let as_json = cli.json;
     match cli.command {
         Command::List { program } => list_regions(&root, program.as_deref(), as_json)?,
+        Command::Summaries { files, depends } => summaries::run(&files, depends.as_deref(), as_json)?,
         Command::Show { region, model, svg, png, axis } => {
             let choice = model.as_deref().map(store::parse_model).transpose()?;
             let learned = show::Learned::fit(store::region(&root, &region)?, choice)?;

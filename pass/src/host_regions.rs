@@ -445,7 +445,14 @@ pub fn descriptor(model: &str, loc: &str, kinds: &[Kind]) -> RegionDescriptor {
 }
 
 /// Builds the region around `fork` (see the module's documentation).
-fn build_region(m: LLVMModuleRef, fork: ValueRef, microtask: ValueRef, model: &str, kinds: &[Kind], depends: ompadapt_abi::summary::Dependencies) {
+fn build_region(
+    m: LLVMModuleRef,
+    fork: ValueRef,
+    microtask: ValueRef,
+    model: &str,
+    kinds: &[Kind],
+    depends: ompadapt_abi::summary::Dependencies,
+) {
     // `loc=`: the file and line of the name (`?` for a region named by its order)
     let loc = model.split_once('@').map(|(_, l)| l.split('#').next().unwrap_or(l)).filter(|l| l.contains(':')).unwrap_or("?");
     let sym = format!("{}._ompadapt_p", ir::name(ir::function_of(fork)));
@@ -637,30 +644,7 @@ pub(crate) fn define_default_runtime(m: LLVMModuleRef) {
 
 /// Adds `g` to `llvm.compiler.used` (kept by the optimiser and LTO, whatever refers to it).
 fn compiler_used(m: LLVMModuleRef, g: ValueRef) {
-    add_to_used_list(m, g, c"llvm.compiler.used");
-}
-
-/// Adds `g` to the list `list` (`llvm.used`: also kept by the linker; `llvm.compiler.used`).
-pub(crate) fn add_to_used_list(m: LLVMModuleRef, g: ValueRef, list: &std::ffi::CStr) {
-    unsafe {
-        let c = LLVMGetModuleContext(m);
-        let ptr = LLVMPointerTypeInContext(c, 0);
-        let old = LLVMGetNamedGlobal(m, list.as_ptr());
-        let mut elements: Vec<ValueRef> = Vec::new();
-        if !old.is_null() {
-            let init = LLVMGetInitializer(old);
-            if !init.is_null() {
-                elements.extend((0..LLVMGetNumOperands(init) as u32).map(|k| LLVMGetOperand(init, k)));
-            }
-            LLVMDeleteGlobal(old);
-        }
-        elements.push(g);
-        let array = LLVMConstArray2(ptr, elements.as_mut_ptr(), elements.len() as u64);
-        let used = LLVMAddGlobal(m, LLVMTypeOf(array), list.as_ptr());
-        LLVMSetInitializer(used, array);
-        LLVMSetLinkage(used, llvm_sys::LLVMLinkage::LLVMAppendingLinkage);
-        LLVMSetSection(used, c"llvm.metadata".as_ptr());
-    }
+    ir::add_to_used_list(m, g, c"llvm.compiler.used");
 }
 
 /// `libompadapt_rt.so` in the directory of the library this code is in, canonical, if it exists.

@@ -690,3 +690,27 @@ pub fn replace_call(call: ValueRef, k: i64) {
         LLVMInstructionEraseFromParent(call);
     }
 }
+
+/// Adds `g` to the list `list` (`llvm.used`: also kept by the linker; `llvm.compiler.used`).
+pub fn add_to_used_list(m: llvm_sys::prelude::LLVMModuleRef, g: ValueRef, list: &std::ffi::CStr) {
+    unsafe {
+        use llvm_sys::core::*;
+        let c = LLVMGetModuleContext(m);
+        let ptr = LLVMPointerTypeInContext(c, 0);
+        let old = LLVMGetNamedGlobal(m, list.as_ptr());
+        let mut elements: Vec<ValueRef> = Vec::new();
+        if !old.is_null() {
+            let init = LLVMGetInitializer(old);
+            if !init.is_null() {
+                elements.extend((0..LLVMGetNumOperands(init) as u32).map(|k| LLVMGetOperand(init, k)));
+            }
+            LLVMDeleteGlobal(old);
+        }
+        elements.push(g);
+        let array = LLVMConstArray2(ptr, elements.as_mut_ptr(), elements.len() as u64);
+        let used = LLVMAddGlobal(m, LLVMTypeOf(array), list.as_ptr());
+        LLVMSetInitializer(used, array);
+        LLVMSetLinkage(used, llvm_sys::LLVMLinkage::LLVMAppendingLinkage);
+        LLVMSetSection(used, c"llvm.metadata".as_ptr());
+    }
+}

@@ -176,10 +176,7 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
     };
     // What this unit's functions do, for the regions of other units that call them: taken before
     // the rewrites below add calls of the runtime.
-    // (zero-source-change mode: handed to the pass, or lowered by the frontend, whose host
-    // regions carry team markers)
-    let adapting = matches!(kinds, Ok(Some(_))) || team::has_team_markers(module);
-    let summary = (adapting && !team::summary::has_note(module)).then(|| team::summary::of_module(module));
+    let summary = team::summary::wanted(module, matches!(kinds, Ok(Some(_))));
     match kinds {
         Ok(Some(kinds)) => {
             let host = host_regions::make_adaptive(module, &kinds, &explicit);

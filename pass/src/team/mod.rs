@@ -159,9 +159,10 @@ pub fn dependencies_remark(deps: &std::collections::BTreeSet<ompadapt_abi::summa
     let mut names: Vec<String> = deps.iter().map(|d| format!("'{}'", analysis::demangle(&d.symbol))).collect();
     names.dedup();
     format!(
-        "its code calls {} of other translation units ({}): the runtime runs its variants only where their summaries, read from the program when it starts, show that none can observe the team; else it runs as written",
+        "its code calls {} of other translation units ({}): the runtime runs its variants only where their summaries, read from the program when it starts, show that none can observe the team; else it runs as written (depends={})",
         if names.len() == 1 { "a function".to_string() } else { format!("{} functions", names.len()) },
-        names.join(", ")
+        names.join(", "),
+        ompadapt_abi::summary::Dependencies(deps.clone())
     )
 }
 

@@ -35,6 +35,15 @@ pub fn exported_functions(module: &Module<'_>) -> Vec<ValueRef> {
         .collect()
 }
 
+/// The summary of `module` where it is to carry one: zero-source-change mode or the pass alone
+/// (`adapting`: regions the source does not name are made adaptive; or the frontend lowered
+/// zero-source-change mode itself, its host regions carrying team markers), and not already
+/// summarised (a second run of the pass changes nothing).
+pub fn wanted(module: &Module<'_>, adapting: bool) -> Option<ModuleSummary> {
+    let adapting = adapting || super::has_team_markers(module);
+    (adapting && !has_note(module)).then(|| of_module(module))
+}
+
 /// The summary of `module`'s exported functions, each under every key.
 pub fn of_module(module: &Module<'_>) -> ModuleSummary {
     let functions = exported_functions(module);
@@ -106,6 +115,6 @@ pub fn emit_note(module: &Module<'_>, s: &ModuleSummary) {
         let section = CString::new(summary::NOTE_SECTION).unwrap();
         LLVMSetSection(g, section.as_ptr());
         LLVMSetAlignment(g, 4);
-        crate::host_regions::add_to_used_list(m, g, c"llvm.used");
+        ir::add_to_used_list(m, g, c"llvm.used");
     }
 }

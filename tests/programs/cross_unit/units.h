@@ -1,0 +1,14 @@
+void timer_start(int k);
+void timer_stop(int k);
+double next_random(double *seed);
+double scale(int i);
+int thread_number(void);
+void count_call(void);
+long calls_counted(void);
+double chained(double x);
+int chained_asks(int i);
+double chain_step(double x);
+int chain_asks(int i);
+double lib_half(double x);
+double plain_half(double x);
+int compare_asks(const void *x, const void *y);
