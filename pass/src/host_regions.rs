@@ -37,6 +37,7 @@ use ompadapt_abi::RegionDescriptor;
 
 use crate::auto_mode::AutoKinds;
 use crate::ir::{self, ValueRef};
+pub(crate) use crate::region_code::is_adaptive;
 pub use crate::region_code::REGION_KIND;
 use crate::region_code::{c_string, fn_type, i32s, Region};
 use crate::remarks::{Remark, RemarkId, RemarkPlace};
@@ -55,34 +56,25 @@ pub struct HostOutcome {
 pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds, explicit: &HashSet<ValueRef>) -> HostOutcome {
     let mut out = HostOutcome::default();
     let m = module.as_mut_ptr();
-    if kinds.host.is_empty() {
-        return out;
-    }
-    let forks: Vec<ValueRef> = module
-        .get_functions()
-        .flat_map(|f| ir::function_instructions(f.as_value_ref()))
-        .filter(|i| {
-            ir::opcode(*i) == Some(LLVMOpcode::LLVMCall)
-                && ir::callee_name(*i) == crate::entry_points::name::FORK_CALL
-                && !is_adaptive(*i)
-                && !explicit.contains(i)
-        })
-        .collect();
-    if forks.is_empty() {
-        return out;
+    if !kinds.host.is_empty() {
+        out.changed |= crate::fork_if::split_forks_if(module) > 0;
     }
     // The host versions of offload regions (and the parallel regions they run) are the offload's:
     // the variants of pass-only mode apply to the program's own host parallel regions.
     let offload_code = offload_host_code(module);
+    out.remarks.extend(sites_without_variants(module, kinds, explicit, &offload_code));
+    if kinds.host.is_empty() {
+        return out;
+    }
+    let forks = forks_to_decide(module, explicit);
+    if forks.is_empty() {
+        return out;
+    }
     let (in_offload, forks): (Vec<ValueRef>, Vec<ValueRef>) = forks.into_iter().partition(|f| offload_code.contains(&ir::function_of(*f)));
     let mut remark_names = Names::default();
     for fork in in_offload {
         let (model, _) = remark_names.name(m, fork, 0);
-        out.remarks.push(RemarkPlace::of(fork).remark(
-            RemarkId::NestedRegion,
-            &model,
-            "left as written: it runs in the host version of an offload region (a target region's code, or code it calls), whose variants decide how it runs",
-        ));
+        out.remarks.push(RemarkPlace::of(fork).remark(RemarkId::NestedRegion, &model, OFFLOAD_HOST_FORK));
     }
     let outlined = outlined_functions(module);
     let module_wide = team::module_wide(module);
@@ -125,6 +117,72 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds, explicit: &HashSet<
         if let (false, Some(first)) = (kinds.unused.is_empty(), first_adaptive) {
             out.remarks.push(unused_kinds(first, &out.adaptive[0], &kinds.unused));
         }
+    }
+    out
+}
+
+/// The forks pass-only mode decides: `__kmpc_fork_call`s not yet a region, not an explicit
+/// region's.
+fn forks_to_decide(module: &Module<'_>, explicit: &HashSet<ValueRef>) -> Vec<ValueRef> {
+    module
+        .get_functions()
+        .flat_map(|f| ir::function_instructions(f.as_value_ref()))
+        .filter(|i| {
+            ir::opcode(*i) == Some(LLVMOpcode::LLVMCall)
+                && ir::callee_name(*i) == crate::entry_points::name::FORK_CALL
+                && !is_adaptive(*i)
+                && !explicit.contains(i)
+        })
+        .collect()
+}
+
+/// Why a fork of an offload region's host version is no region of its own.
+const OFFLOAD_HOST_FORK: &str =
+    "left as written: it runs in the host version of an offload region (a target region's code, or code it calls), whose variants decide how it runs";
+
+/// The remarks for the construct-starting calls pass-only mode gives no variants whatever their
+/// code, so that no fork is skipped in silence: forks when the kinds have none for host regions
+/// (and flang's `__kmpc_fork_call_if`, then not split), host `teams` constructs (their forks,
+/// `__kmpc_fork_teams`; those of an offload region's host version are the offload's), and the
+/// forks of explicit regions, which their directives decide.
+fn sites_without_variants(
+    module: &Module<'_>,
+    kinds: &AutoKinds,
+    explicit: &HashSet<ValueRef>,
+    offload_code: &HashSet<ValueRef>,
+) -> Vec<Remark> {
+    use crate::entry_points::name::{FORK_CALL, FORK_TEAMS};
+    let m = module.as_mut_ptr();
+    let mut names = Names::default();
+    let mut out = Vec::new();
+    for i in module.get_functions().flat_map(|f| ir::function_instructions(f.as_value_ref())) {
+        let callee = if ir::is_call(i) { ir::callee_name(i) } else { continue };
+        let fork = callee == FORK_CALL || callee == crate::fork_if::FORK_CALL_IF;
+        if !(fork || callee == FORK_TEAMS) || is_adaptive(i) {
+            continue;
+        }
+        let in_offload = offload_code.contains(&ir::function_of(i));
+        let (id, why) = if explicit.contains(&i) {
+            (RemarkId::ExplicitRegionConstruct, "a construct of an explicit adaptive region: its directive's variants apply".to_string())
+        } else if callee == FORK_TEAMS && in_offload {
+            (
+                RemarkId::NestedRegion,
+                "left as written: the teams region of an offload region's host version, whose variants decide how it runs".into(),
+            )
+        } else if callee == FORK_TEAMS {
+            (
+                RemarkId::NoVariantsForConstruct,
+                "left as written: a host teams construct; pass-only mode has no variants for teams regions".into(),
+            )
+        } else if kinds.host.is_empty() && in_offload {
+            (RemarkId::NestedRegion, OFFLOAD_HOST_FORK.to_string())
+        } else if kinds.host.is_empty() {
+            (RemarkId::NoVariantsForConstruct, "left as written: the kinds given have none for host parallel regions".into())
+        } else {
+            continue;
+        };
+        let (model, _) = names.name(m, i, 0);
+        out.push(RemarkPlace::of(i).remark(id, &model, why));
     }
     out
 }
@@ -224,15 +282,6 @@ fn outlined_functions(module: &Module<'_>) -> std::collections::HashSet<ValueRef
         }
     }
     set
-}
-
-/// Whether the fork already is the pass's (a second run).
-pub(crate) fn is_adaptive(fork: ValueRef) -> bool {
-    unsafe {
-        let c = LLVMGetTypeContext(LLVMTypeOf(fork));
-        let kind = LLVMGetMDKindIDInContext(c, REGION_KIND.as_ptr().cast(), REGION_KIND.len() as u32);
-        !LLVMGetMetadata(fork, kind).is_null()
-    }
 }
 
 /// The fork's outlined function, when the module defines it and its parameters take the fork's

@@ -50,6 +50,7 @@ pub mod device_globals;
 pub mod diagnostics;
 pub mod dispatch;
 pub mod entry_points;
+pub mod fork_if;
 pub mod frontend_mark;
 pub mod host_regions;
 pub mod ir;
@@ -193,13 +194,7 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
     if let Some(summary) = &summary {
         team::summary::emit_note(module, summary);
     }
-    match loader::add_loader(module) {
-        loader::LoaderOutcome::Added => outcome.changed = true,
-        loader::LoaderOutcome::NoAssemblyFor => {
-            outcome.warnings.push(diagnostics::no_loader_warning(&module.get_triple().as_str().to_string_lossy()))
-        }
-        loader::LoaderOutcome::NotNeeded => {}
-    }
+    add_loader(module, &mut outcome);
     // Host regions of zero-source-change mode first: those whose code may observe their team
     // run as written, and get no automatic features.
     let team = team::lower_team_markers(module);
@@ -241,6 +236,17 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
         debug_locations::give_calls_locations(module);
     }
     outcome
+}
+
+/// Adds the precompiled runtime loader where the module calls it ([`loader::add_loader`]).
+fn add_loader(module: &Module<'_>, outcome: &mut PassOutcome) {
+    match loader::add_loader(module) {
+        loader::LoaderOutcome::Added => outcome.changed = true,
+        loader::LoaderOutcome::NoAssemblyFor => {
+            outcome.warnings.push(diagnostics::no_loader_warning(&module.get_triple().as_str().to_string_lossy()))
+        }
+        loader::LoaderOutcome::NotNeeded => {}
+    }
 }
 
 /// The launch that follows `site`, or why its region cannot be dispatched.

@@ -192,3 +192,12 @@ fn call(m: LLVMModuleRef, b: LLVMBuilderRef, name: &str, ty: LLVMTypeRef, args: 
 pub(crate) fn i32s(d: &Decls, values: impl Iterator<Item = u32>) -> Vec<ValueRef> {
     values.map(|v| unsafe { LLVMConstInt(d.i32t, v as u64, 0) }).collect()
 }
+
+/// Whether the fork already is the pass's (a second run).
+pub fn is_adaptive(fork: ValueRef) -> bool {
+    unsafe {
+        let c = LLVMGetTypeContext(LLVMTypeOf(fork));
+        let kind = LLVMGetMDKindIDInContext(c, REGION_KIND.as_ptr().cast(), REGION_KIND.len() as u32);
+        !LLVMGetMetadata(fork, kind).is_null()
+    }
+}

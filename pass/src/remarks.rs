@@ -137,6 +137,10 @@ remark_ids! {
     ObservedByTool = "OMPADAPT157", Missed;
     /// A region's code calls functions of other translation units: the runtime completes its verdict from their summaries.
     DependsOnOtherUnits = "OMPADAPT158", Analysis;
+    /// Left as written: a construct pass-only mode has no variants for (a host teams region; host regions when the kinds have no host kind).
+    NoVariantsForConstruct = "OMPADAPT159", Missed;
+    /// A parallel or teams construct of an explicit adaptive region: its directive decides.
+    ExplicitRegionConstruct = "OMPADAPT160", Analysis;
 }
 
 /// One remark about an adaptive region, kept until it is emitted (after the rewrite, which may

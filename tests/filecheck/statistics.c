@@ -16,13 +16,19 @@
 // OFFLOAD:      4 ompadapt - offload launches (target constructs) seen
 // OFFLOAD-NEXT: 4 ompadapt - host parallel regions (fork calls) seen
 // OFFLOAD-NEXT: 4 ompadapt - host teams regions (fork-teams calls) seen
-// OFFLOAD-NEXT: 3 ompadapt - constructs or features left as written (missed remarks; reasons below)
+// OFFLOAD-NEXT: 11 ompadapt - constructs or features left as written (missed remarks; reasons below)
+// Every construct-starting call is decided: the 4 launches (1 a dispatch, 3 left as written),
+// the 4 forks and 4 teams forks of the launches' host versions (theirs, OMPADAPT153).
+// OFFLOAD-NEXT: 12 ompadapt - construct-starting calls (launches, forks, teams forks) seen
+// OFFLOAD-NEXT: 12 ompadapt - construct-starting calls decided (adaptive, or left as written with a reason)
 // OFFLOAD-NEXT: 1 ompadapt - [OMPADAPT100] The offload launch after a launch-site marker became a dispatch.
 // OFFLOAD:      1 ompadapt - [OMPADAPT154] Pass-only mode: an offload launch became an adaptive region (its variants).
 // OFFLOAD-NEXT: 3 ompadapt - [OMPADAPT155] Pass-only mode: an offload launch is left as written (why).
 
 // HOST:      4 ompadapt - host parallel regions (fork calls) seen
 // HOST-NEXT: 3 ompadapt - constructs or features left as written (missed remarks; reasons below)
+// HOST-NEXT: 4 ompadapt - construct-starting calls (launches, forks, teams forks) seen
+// HOST-NEXT: 4 ompadapt - construct-starting calls decided (adaptive, or left as written with a reason)
 // HOST:      2 ompadapt - [OMPADAPT145] Left as written: every thread of the team has an effect outside worksharing.
 // HOST:      1 ompadapt - [OMPADAPT150] Pass-only mode: a host parallel region became adaptive (its variants).
 // HOST:      1 ompadapt - [OMPADAPT153] Pass-only mode: a parallel construct nested in another one is left as written.

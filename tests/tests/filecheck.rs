@@ -123,6 +123,11 @@ fn flang_forms() {
 }
 
 #[test]
+fn flang_fork_if() {
+    run_file("fork_if.f90");
+}
+
+#[test]
 fn kernels_given_device_memory() {
     run_file("device_memory.c");
 }

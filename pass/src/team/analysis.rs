@@ -305,7 +305,7 @@ impl Analysis {
                 if let Some(found) = self.walk(op, callee_mode(mode, scope), 0) {
                     return Some(self.through(found, inst));
                 }
-            } else if ir::is_function(op) && self.defer && deferrable(op) && !runs_at_exit(inst) && !library::effects(op).library {
+            } else if ir::is_function(op) && self.defer && deferrable(op) && !runs_at_exit(inst) && !known_library_function(op) {
                 // a callback the module only declares (a comparator given to qsort): another
                 // unit's code that may run here, with arguments the library chooses
                 self.depend(ir::name(op), mode, scope, false);
@@ -323,6 +323,9 @@ impl Analysis {
         if callee.is_null() {
             // a pointer the module gives only known functions (a task's privates map)
             let Some(callees) = possible_callees(called, 0) else {
+                if in_standard_facet(inst) {
+                    return None;
+                }
                 return Some(Finding::new(
                     Reason::Indirect,
                     "it calls through a function pointer (or a virtual call), whose callee the compiler cannot see",
@@ -416,8 +419,8 @@ impl Analysis {
 }
 
 /// The functions a called pointer can hold, where the module shows them all: a function; a
-/// parameter of a function of this module that only direct calls reach, at each of which it is
-/// given such a pointer; a value loaded from a stack slot that only ever holds such pointers;
+/// parameter of a function only this module's direct calls reach (local, or `linkonce_odr`), at
+/// each of which it is given such a pointer; a value loaded from a stack slot that only ever holds such pointers;
 /// a select or phi of such. None: the callee cannot be seen (also past a depth of 8).
 fn possible_callees(v: ValueRef, depth: usize) -> Option<Vec<ValueRef>> {
     use llvm_sys::core::{LLVMGetLinkage, LLVMGetParamParent};
@@ -442,7 +445,19 @@ fn possible_callees(v: ValueRef, depth: usize) -> Option<Vec<ValueRef>> {
     };
     if ir::is_argument(v) {
         let f = unsafe { LLVMGetParamParent(v) };
-        let local = matches!(unsafe { LLVMGetLinkage(f) }, LLVMLinkage::LLVMInternalLinkage | LLVMLinkage::LLVMPrivateLinkage);
+        // Only this module's calls reach it as the analysis walks it: a local function, or one
+        // no summary of this unit stands for (an inline function or template instance,
+        // `linkonce_odr`, defined again in each unit that calls it; a library's inline copy,
+        // `available_externally`): a call from another unit is walked there, with its own calls.
+        // A function this unit exports is also walked for other units' callers
+        // ([`super::summary`]), whose pointers this module does not show.
+        let local = matches!(
+            unsafe { LLVMGetLinkage(f) },
+            LLVMLinkage::LLVMInternalLinkage
+                | LLVMLinkage::LLVMPrivateLinkage
+                | LLVMLinkage::LLVMLinkOnceODRLinkage
+                | LLVMLinkage::LLVMAvailableExternallyLinkage
+        );
         let index = ir::param_index(v)?;
         if !local {
             return None;
@@ -625,11 +640,28 @@ fn intrinsic(inst: ValueRef, name: &str, scope: Scope, privacy: &Privacy) -> Opt
     written_arguments(inst, library::effects(ir::callee(inst)).writable, privacy, name)
 }
 
+/// Whether the indirect call `inst` is a locale facet's own virtual call inside the C++ standard
+/// library's inline code (`std::ctype<char>::widen` calling `do_widen`, reached from every
+/// `std::endl`): the facet is the library's (a program installs its own `ctype` facet about never,
+/// and one that asked for the team would be out of this model). Other virtual calls in the
+/// library (a `streambuf`'s `overflow`, which programs do override) stay unseen code.
+fn in_standard_facet(inst: ValueRef) -> bool {
+    let f = demangle(&ir::name(ir::function_of(inst)));
+    f.starts_with("std::ctype<") || f.starts_with("std::__ctype_abstract_base<")
+}
+
 /// Whether a function the module declares may be defined by another translation unit with a
 /// summary: a named function, not an intrinsic nor an OpenMP entry point (those are known).
 fn deferrable(f: ValueRef) -> bool {
     let name = ir::name(f);
     !name.is_empty() && !name.starts_with("llvm.") && !name.starts_with("__ompadapt") && !in_family(&name)
+}
+
+/// Whether `f`, which the module only declares, is a function of the C or C++ standard library
+/// or of the C++ ABI's runtime (a standard exception's destructor handed to `__cxa_throw`).
+fn known_library_function(f: ValueRef) -> bool {
+    let name = ir::name(f);
+    library::effects(f).library || is_cxx_standard_library(&name) || is_cxx_abi_runtime(&name)
 }
 
 /// Whether call `inst` registers a function to run when the program ends (a static object's
