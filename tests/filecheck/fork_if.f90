@@ -10,7 +10,8 @@
 ! RUN: %FileCheck %s --check-prefix=REMARK < %t.remarks
 ! Running the pass again changes nothing:
 ! RUN: %opt -load-pass-plugin=%passplugin -passes=ompadapt,verify -S < %t.opt.ll > %t.twice.ll
-! RUN: diff %t.opt.ll %t.twice.ll
+! (the order of a block's predecessors in the comments follows the reading of the text)
+! RUN: diff <(sed 's/; preds = .*//' %t.opt.ll) <(sed 's/; preds = .*//' %t.twice.ll)
 ! Kinds without a host kind: the forks are left as written, each with the reason.
 ! RUN: %opt -load-pass-plugin=%passplugin '-passes=ompadapt<auto=cpu;gpu>' -pass-remarks-missed=ompadapt -stats -disable-output < %t.ll 2> %t.nohost
 ! RUN: %FileCheck %s --check-prefix=NOHOST < %t.nohost

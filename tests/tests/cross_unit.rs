@@ -114,7 +114,8 @@ fn one_file_verdicts(src: &str, fortran: bool, file: &str) -> BTreeMap<usize, bo
     out.expect_ok("one-file build");
     let mut v = BTreeMap::new();
     for l in out.stderr.lines() {
-        let Some((_, rest)) = l.split_once(&format!("@{file}:")) else { continue };
+        // (the included file is named as the include spelled it: `./main.c`)
+        let Some((_, rest)) = l.split_once("region '").and_then(|(_, r)| r.split_once(&format!("{file}:"))) else { continue };
         let Ok(line) = rest.split(|c: char| !c.is_ascii_digit()).next().unwrap_or("").parse::<usize>() else { continue };
         if l.contains("[OMPADAPT150]") {
             v.insert(line, true);
