@@ -147,3 +147,8 @@ fn kernels_using_static_storage_of_the_device() {
 fn private_copies_carried_across_iterations() {
     run_file("carried_copies.c");
 }
+
+#[test]
+fn flang_dynamic_and_guided_loops() {
+    run_file("flang_dispatch.f90");
+}

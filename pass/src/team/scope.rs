@@ -69,16 +69,16 @@ impl Scopes {
                 Some(Role::DispatchNext { last }) => {
                     last_flags.insert(strip(ir::call_args(i).get(last as usize).copied()));
                     let is_next = |x: ValueRef| matches!(role(x), Some(Role::DispatchNext { .. }));
-                    let starts: Vec<_> = guarded_successors(f, i, &[1]).into_iter().map(|b| (b, 0)).collect();
+                    let starts: Vec<_> = guarded_successors(f, i, &[1], Entry::OrLoop).into_iter().map(|b| (b, 0)).collect();
                     s.iterations.extend(between(f, &starts, &is_next, &|_| false));
                 }
                 Some(Role::OneThread) => {
-                    for b in guarded_successors(f, i, &[1]) {
+                    for b in guarded_successors(f, i, &[1], Entry::Only) {
                         s.divided.extend(dominated(f, b));
                     }
                 }
                 Some(Role::Reduce { .. }) => {
-                    for b in guarded_successors(f, i, &[1, 2]) {
+                    for b in guarded_successors(f, i, &[1, 2], Entry::Only) {
                         s.combine.extend(dominated(f, b));
                     }
                 }
@@ -90,7 +90,7 @@ impl Scopes {
         last_flags.remove(&std::ptr::null_mut());
         for &i in &insts {
             if ir::opcode(i) == Some(LLVMOpcode::LLVMLoad) && last_flags.contains(&strip(Some(ir::operand(i, 0)))) {
-                for b in guarded_successors(f, i, &[1]) {
+                for b in guarded_successors(f, i, &[1], Entry::Only) {
                     s.divided.extend(dominated(f, b));
                 }
             }
@@ -144,12 +144,38 @@ pub fn derived_addresses(base: ValueRef) -> Vec<ValueRef> {
     out
 }
 
+/// How the code a guard's branch leads to may be entered.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    /// Through the branch only: the successor's only predecessor is the guard's block.
+    Only,
+    /// Through the branch, or from the code it leads to: the successor may be the header of a
+    /// loop (flang-19's dynamic loop branches from the chunk's `__kmpc_dispatch_next` straight to
+    /// the header of the loop over the chunk, which its latch also enters), as long as no block
+    /// reachable from it without passing the guard's block is entered from elsewhere.
+    OrLoop,
+}
+
+/// Whether every way into the blocks reachable from `target` (not through `guard`) is the edge
+/// from `guard` to `target` or an edge among those blocks.
+fn entered_only_from(f: ValueRef, target: BlockRef, guard: BlockRef) -> bool {
+    let preds = ir::predecessors(f);
+    let inside = ir::reachable_from(&[target], Some(guard));
+    inside.contains(&target)
+        && inside.iter().all(|b| {
+            preds.get(b).into_iter().flatten().all(|p| inside.contains(p) || (*b == target && *p == guard))
+        })
+}
+
 /// The successors a conditional branch on `value` (compared with zero) takes when `value` is
 /// one of `taken` (1: non-zero for a comparison `!= 0`), where that successor has the branch as
-/// its only way in; for a `switch` on `value`, the successors of the cases in `taken`.
-fn guarded_successors(f: ValueRef, value: ValueRef, taken: &[i64]) -> Vec<BlockRef> {
+/// its only way in (with [`Entry::OrLoop`], also a loop the branch enters); for a `switch` on
+/// `value`, the successors of the cases in `taken`.
+fn guarded_successors(f: ValueRef, value: ValueRef, taken: &[i64], entry: Entry) -> Vec<BlockRef> {
     let preds = ir::predecessors(f);
-    let only_from = |b: BlockRef, from: BlockRef| preds.get(&b).is_some_and(|p| p.len() == 1 && p[0] == from);
+    let only_from = |b: BlockRef, from: BlockRef| {
+        preds.get(&b).is_some_and(|p| p.len() == 1 && p[0] == from) || (entry == Entry::OrLoop && entered_only_from(f, b, from))
+    };
     let mut out = Vec::new();
     for u in ir::users(value) {
         match ir::opcode(u) {
