@@ -152,3 +152,8 @@ fn private_copies_carried_across_iterations() {
 fn flang_dynamic_and_guided_loops() {
     run_file("flang_dispatch.f90");
 }
+
+#[test]
+fn flang_runtime_functions() {
+    run_file("flang_runtime.f90");
+}
