@@ -157,3 +157,9 @@ fn flang_dynamic_and_guided_loops() {
 fn flang_runtime_functions() {
     run_file("flang_runtime.f90");
 }
+
+#[test]
+fn memory_a_thread_allocates_is_its_own() {
+    run_file("thread_own_memory.c");
+    run_file("thread_own_memory.f90");
+}
