@@ -163,3 +163,9 @@ fn memory_a_thread_allocates_is_its_own() {
     run_file("thread_own_memory.c");
     run_file("thread_own_memory.f90");
 }
+
+#[test]
+fn thread_zero_guards() {
+    run_file("thread_zero_guard.c");
+    run_file("thread_zero_guard.f90");
+}

@@ -283,6 +283,12 @@ impl Analysis {
         let code =
             |k: u32| args.get(k as usize).map(|a| ir::strip_to_global(*a)).filter(|f| ir::is_function(*f) && !ir::is_declaration(*f));
         let (function, mode, params) = match role {
+            // `if (omp_get_thread_num() == 0)` in code every thread runs: a `masked` block
+            Role::TeamQuery
+                if mode == Mode::Replicated && scope == Scope::Replicated && Scopes::of(ir::function_of(inst)).is_thread_zero_guard(inst) =>
+            {
+                return None
+            }
             Role::TeamQuery => {
                 return Some(Finding::new(Reason::TeamQuery, format!("it calls {name}, whose answer depends on the team"), inst))
             }
