@@ -169,3 +169,9 @@ fn thread_zero_guards() {
     run_file("thread_zero_guard.c");
     run_file("thread_zero_guard.f90");
 }
+
+#[test]
+fn idempotent_stores_of_every_thread() {
+    run_file("idempotent_stores.c");
+    run_file("idempotent_stores.f90");
+}

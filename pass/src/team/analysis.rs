@@ -631,7 +631,7 @@ fn replicated_write(inst: ValueRef, privacy: &Privacy) -> Option<Finding> {
         LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg => (ir::operand(inst, 0), "atomically updates"),
         _ => return None,
     };
-    if privacy.is_private(address) {
+    if privacy.is_private(address) || super::idempotent::same_in_every_thread(inst) {
         return None;
     }
     let named = variable_name(address).map(|n| format!(" '{n}'")).unwrap_or_default();
