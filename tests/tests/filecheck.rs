@@ -152,3 +152,31 @@ fn kernels_using_static_storage_of_the_device() {
 fn private_copies_carried_across_iterations() {
     run_file("carried_copies.c");
 }
+
+#[test]
+fn flang_dynamic_and_guided_loops() {
+    run_file("flang_dispatch.f90");
+}
+
+#[test]
+fn flang_runtime_functions() {
+    run_file("flang_runtime.f90");
+}
+
+#[test]
+fn memory_a_thread_allocates_is_its_own() {
+    run_file("thread_own_memory.c");
+    run_file("thread_own_memory.f90");
+}
+
+#[test]
+fn thread_zero_guards() {
+    run_file("thread_zero_guard.c");
+    run_file("thread_zero_guard.f90");
+}
+
+#[test]
+fn idempotent_stores_of_every_thread() {
+    run_file("idempotent_stores.c");
+    run_file("idempotent_stores.f90");
+}

@@ -377,6 +377,12 @@ impl Analysis {
         let code =
             |k: u32| args.get(k as usize).map(|a| ir::strip_to_global(*a)).filter(|f| ir::is_function(*f) && !ir::is_declaration(*f));
         let (function, mode, params) = match role {
+            // `if (omp_get_thread_num() == 0)` in code every thread runs: a `masked` block
+            Role::TeamQuery
+                if mode == Mode::Replicated && scope == Scope::Replicated && Scopes::of(ir::function_of(inst)).is_thread_zero_guard(inst) =>
+            {
+                return None
+            }
             Role::TeamQuery => {
                 return Some(Finding::new(Reason::TeamQuery, format!("it calls {name}, whose answer depends on the team"), inst))
             }
@@ -767,7 +773,7 @@ fn replicated_write(inst: ValueRef, privacy: &Privacy) -> Option<Finding> {
         LLVMOpcode::LLVMAtomicRMW | LLVMOpcode::LLVMAtomicCmpXchg => (ir::operand(inst, 0), "atomically updates"),
         _ => return None,
     };
-    if privacy.is_private(address) {
+    if privacy.is_private(address) || super::idempotent::same_in_every_thread(inst) {
         return None;
     }
     let named = variable_name(address).map(|n| format!(" '{n}'")).unwrap_or_default();

@@ -5,10 +5,13 @@
 //!
 //! Beyond that, two families of code are known not to ask for the team: the C++ standard
 //! library's own functions (`std::`, compiled into libstdc++/libc++, which use no OpenMP) and
-//! the C++ ABI's runtime (`__cxa_*`: exceptions, guards of static locals).
+//! the C++ ABI's runtime (`__cxa_*`: exceptions, guards of static locals). flang-19's runtime
+//! (`_FortranA*`), which flang declares without attributes, is described by its own table
+//! ([`super::flang_runtime`]).
 // Raw `LLVMValueRef`s passed around here are values of the module being analysed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+use super::flang_runtime::{self, Effect};
 use crate::ir::ValueRef;
 
 #[repr(C)]
@@ -62,8 +65,12 @@ pub struct CalleeEffects {
     pub writable: u64,
 }
 
-/// What `function` (a declaration or an intrinsic) may do.
+/// What `function` (a declaration or an intrinsic) may do: for flang's runtime, what its
+/// headers declare ([`flang_runtime`]), else what LLVM knows.
 pub fn effects(function: ValueRef) -> CalleeEffects {
+    if let Some(effect) = flang_runtime::classify(&crate::ir::name(function)) {
+        return flang_effects(effect, function);
+    }
     let mut raw = RawEffects::default();
     unsafe { ompadapt_callee_effects(function, &mut raw) };
     let bits = |loc: u32| ((raw.memory >> (2 * loc)) & 3) as u8;
@@ -73,6 +80,33 @@ pub fn effects(function: ValueRef) -> CalleeEffects {
         memory: Memory { arg: bits(0), inaccessible: bits(1), other: bits(2) },
         writable: raw.writable,
     }
+}
+
+/// A flang runtime function's effects as LLVM's locations: what it reads and writes of its
+/// arguments' memory and of other memory (reached through descriptors), and which pointer
+/// arguments it writes through.
+fn flang_effects(effect: Effect, function: ValueRef) -> CalleeEffects {
+    const REF: u8 = 1;
+    const MOD_REF: u8 = 3;
+    let known = |memory, writable| CalleeEffects { library: true, allocates: false, memory, writable };
+    match effect {
+        Effect::Value => known(Memory { arg: REF, inaccessible: 0, other: 0 }, 0),
+        Effect::Reads => known(Memory { arg: REF, inaccessible: 0, other: REF }, 0),
+        Effect::WritesFirst => known(Memory { arg: MOD_REF, inaccessible: 0, other: REF }, 1),
+        // Anything: counted when every thread does it. (A library function that writes memory
+        // and takes no pointer only sets errno: such an entry stays unknown.)
+        Effect::Writes | Effect::Io => CalleeEffects {
+            library: crate::ir::params(function).iter().any(|p| is_pointer(*p)),
+            allocates: false,
+            memory: Memory { arg: MOD_REF, inaccessible: MOD_REF, other: MOD_REF },
+            writable: u64::MAX,
+        },
+    }
+}
+
+fn is_pointer(v: ValueRef) -> bool {
+    use llvm_sys::core::{LLVMGetTypeKind, LLVMTypeOf};
+    unsafe { LLVMGetTypeKind(LLVMTypeOf(v)) == llvm_sys::LLVMTypeKind::LLVMPointerTypeKind }
 }
 
 /// Whether `name` (a mangled symbol) is a function of the C++ standard library's namespace

@@ -16,13 +16,16 @@
 //! while their teams keep one size, so no region of the module changes its team.
 //!
 //! Layout: [`analysis`] (the walk and what it finds), [`scope`] (which code every thread runs),
-//! [`private`] (which memory is a thread's own), [`library`] (what functions the module does not
-//! define may do).
+//! [`private`] (which memory is a thread's own), [`idempotent`] (stores every thread makes
+//! alike), [`library`] (what functions the module does not define may do; [`flang_runtime`] for
+//! flang's runtime).
 // Raw `LLVMValueRef`s passed around here are values of the module being transformed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 pub mod analysis;
 pub mod carried;
+pub mod flang_runtime;
+pub mod idempotent;
 pub mod library;
 pub mod private;
 pub mod reduction;

@@ -41,6 +41,8 @@ pub struct Scopes {
     /// The iterations of worksharing loops (a part of `divided`).
     iterations: HashSet<ValueRef>,
     combine: HashSet<ValueRef>,
+    /// `omp_get_thread_num` calls whose answer only decides which code thread 0 runs.
+    guards: HashSet<ValueRef>,
 }
 
 /// The role of the runtime entry point `i` calls, if it calls one.
@@ -69,16 +71,16 @@ impl Scopes {
                 Some(Role::DispatchNext { last }) => {
                     last_flags.insert(strip(ir::call_args(i).get(last as usize).copied()));
                     let is_next = |x: ValueRef| matches!(role(x), Some(Role::DispatchNext { .. }));
-                    let starts: Vec<_> = guarded_successors(f, i, &[1]).into_iter().map(|b| (b, 0)).collect();
+                    let starts: Vec<_> = guarded_successors(f, i, &[1], Entry::OrLoop).into_iter().map(|b| (b, 0)).collect();
                     s.iterations.extend(between(f, &starts, &is_next, &|_| false));
                 }
                 Some(Role::OneThread) => {
-                    for b in guarded_successors(f, i, &[1]) {
+                    for b in guarded_successors(f, i, &[1], Entry::Only) {
                         s.divided.extend(dominated(f, b));
                     }
                 }
                 Some(Role::Reduce { .. }) => {
-                    for b in guarded_successors(f, i, &[1, 2]) {
+                    for b in guarded_successors(f, i, &[1, 2], Entry::Only) {
                         s.combine.extend(dominated(f, b));
                     }
                 }
@@ -90,12 +92,30 @@ impl Scopes {
         last_flags.remove(&std::ptr::null_mut());
         for &i in &insts {
             if ir::opcode(i) == Some(LLVMOpcode::LLVMLoad) && last_flags.contains(&strip(Some(ir::operand(i, 0)))) {
-                for b in guarded_successors(f, i, &[1]) {
+                for b in guarded_successors(f, i, &[1], Entry::Only) {
                     s.divided.extend(dominated(f, b));
                 }
             }
         }
+        // `if (omp_get_thread_num() == 0)` in code every thread runs: what only thread 0 runs
+        // runs once, as under `masked`
+        if run_by_implicit_tasks(f, 0) {
+            for &i in &insts {
+                if is_thread_num(i) && s.scope(i) == Scope::Replicated {
+                    if let Some(blocks) = thread_zero_blocks(f, i, &s) {
+                        s.divided.extend(blocks.into_iter().flat_map(|b| dominated(f, b)));
+                        s.guards.insert(i);
+                    }
+                }
+            }
+        }
         s
+    }
+
+    /// Whether `call` (of `omp_get_thread_num`) only decides which code thread 0 runs, in code
+    /// every thread of the team runs ([`thread_zero_blocks`]).
+    pub fn is_thread_zero_guard(&self, call: ValueRef) -> bool {
+        self.guards.contains(&call)
     }
 
     /// The instructions of the iterations of worksharing loops.
@@ -144,12 +164,36 @@ pub fn derived_addresses(base: ValueRef) -> Vec<ValueRef> {
     out
 }
 
+/// How the code a guard's branch leads to may be entered.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Entry {
+    /// Through the branch only: the successor's only predecessor is the guard's block.
+    Only,
+    /// Through the branch, or from the code it leads to: the successor may be the header of a
+    /// loop (flang-19's dynamic loop branches from the chunk's `__kmpc_dispatch_next` straight to
+    /// the header of the loop over the chunk, which its latch also enters), as long as no block
+    /// reachable from it without passing the guard's block is entered from elsewhere.
+    OrLoop,
+}
+
+/// Whether every way into the blocks reachable from `target` (not through `guard`) is the edge
+/// from `guard` to `target` or an edge among those blocks.
+fn entered_only_from(f: ValueRef, target: BlockRef, guard: BlockRef) -> bool {
+    let preds = ir::predecessors(f);
+    let inside = ir::reachable_from(&[target], Some(guard));
+    inside.contains(&target)
+        && inside.iter().all(|b| preds.get(b).into_iter().flatten().all(|p| inside.contains(p) || (*b == target && *p == guard)))
+}
+
 /// The successors a conditional branch on `value` (compared with zero) takes when `value` is
 /// one of `taken` (1: non-zero for a comparison `!= 0`), where that successor has the branch as
-/// its only way in; for a `switch` on `value`, the successors of the cases in `taken`.
-fn guarded_successors(f: ValueRef, value: ValueRef, taken: &[i64]) -> Vec<BlockRef> {
+/// its only way in (with [`Entry::OrLoop`], also a loop the branch enters); for a `switch` on
+/// `value`, the successors of the cases in `taken`.
+fn guarded_successors(f: ValueRef, value: ValueRef, taken: &[i64], entry: Entry) -> Vec<BlockRef> {
     let preds = ir::predecessors(f);
-    let only_from = |b: BlockRef, from: BlockRef| preds.get(&b).is_some_and(|p| p.len() == 1 && p[0] == from);
+    let only_from = |b: BlockRef, from: BlockRef| {
+        preds.get(&b).is_some_and(|p| p.len() == 1 && p[0] == from) || (entry == Entry::OrLoop && entered_only_from(f, b, from))
+    };
     let mut out = Vec::new();
     for u in ir::users(value) {
         match ir::opcode(u) {
@@ -263,4 +307,98 @@ fn between(
         }
     }
     forward.intersection(&backward).copied().collect()
+}
+
+/// Whether `call` asks for the thread's number (`omp_get_thread_num`, also Fortran's binding).
+fn is_thread_num(call: ValueRef) -> bool {
+    ir::is_call(call) && lookup(&ir::callee_name(call)).is_some_and(|e| e.name == "omp_get_thread_num")
+}
+
+/// Whether every thread that runs `f` runs it in its implicit task of a parallel region: `f` is
+/// the microtask of `__kmpc_fork_call` (not of a league of teams), or only called directly by
+/// such functions. Not so a task's code (any thread of the team may run a task, its thread
+/// number that of whoever runs it), nor a function whose address is taken (it may run on a
+/// thread of its own, whose number is 0).
+fn run_by_implicit_tasks(f: ValueRef, depth: u32) -> bool {
+    let users = ir::users(f);
+    depth < 8
+        && !users.is_empty()
+        && users.into_iter().all(|u| {
+            if !ir::is_call(u) {
+                return false;
+            }
+            let args = ir::call_args(u);
+            if args.iter().filter(|a| ir::strip_to_global(**a) == f).count() > usize::from(ir::callee(u) != f) {
+                return false;
+            }
+            if ir::callee(u) == f {
+                return run_by_implicit_tasks(ir::function_of(u), depth + 1);
+            }
+            let name = ir::callee_name(u);
+            let fork = matches!(lookup(&name).map(|e| e.role), Some(Role::Fork { microtask })
+                if name != crate::entry_points::name::FORK_TEAMS && args.get(microtask as usize).map(|m| ir::strip_to_global(*m)) == Some(f));
+            fork
+        })
+}
+
+/// The blocks only thread 0 runs, where the answer of `call` (`omp_get_thread_num`, in code
+/// every thread runs) is only compared with 0 to decide branches (directly, or kept in a stack
+/// slot that holds nothing else, clang's and flang's code at -O0), every comparison and branch
+/// in code every thread runs: the successors taken when it is 0, where the branch is their only
+/// way in. None if it is used otherwise.
+fn thread_zero_blocks(f: ValueRef, call: ValueRef, scopes: &Scopes) -> Option<Vec<BlockRef>> {
+    let replicated = |i: ValueRef| scopes.scope(i) == Scope::Replicated;
+    let mut values = vec![call];
+    let mut tests = Vec::new();
+    let mut k = 0;
+    while k < values.len() {
+        let v = values[k];
+        k += 1;
+        for u in ir::users(v) {
+            match ir::opcode(u)? {
+                LLVMOpcode::LLVMICmp if replicated(u) => tests.push(u),
+                // kept in a slot that holds only this answer, read after it is stored
+                LLVMOpcode::LLVMStore if ir::operand(u, 0) == v && v == call && ir::is_alloca(ir::operand(u, 1)) => {
+                    let slot = ir::operand(u, 1);
+                    for r in ir::users(slot) {
+                        match ir::opcode(r)? {
+                            LLVMOpcode::LLVMStore if r == u => {}
+                            LLVMOpcode::LLVMLoad if replicated(r) && ir::inst_dominates(u, r) => values.push(r),
+                            LLVMOpcode::LLVMCall
+                                if ir::callee_name(r).starts_with("llvm.lifetime.") || ir::callee_name(r).starts_with("llvm.dbg.") => {}
+                            _ => return None,
+                        }
+                    }
+                }
+                LLVMOpcode::LLVMCall if ir::callee_name(u).starts_with("llvm.dbg.") => {}
+                _ => return None,
+            }
+        }
+    }
+    let preds = ir::predecessors(f);
+    let mut blocks = Vec::new();
+    for t in tests {
+        let zero_is_true = match unsafe { LLVMGetICmpPredicate(t) } {
+            LLVMIntPredicate::LLVMIntEQ => true,
+            LLVMIntPredicate::LLVMIntNE => false,
+            _ => return None,
+        };
+        let (a, b) = (ir::operand(t, 0), ir::operand(t, 1));
+        let constant = if values.contains(&a) { b } else { a };
+        if ir::const_int(constant) != Some(0) {
+            return None;
+        }
+        for br in ir::users(t) {
+            let conditional = ir::opcode(br) == Some(LLVMOpcode::LLVMBr) && unsafe { LLVMIsConditional(br) } != 0;
+            if !conditional || unsafe { LLVMGetCondition(br) } != t || !replicated(br) {
+                return None;
+            }
+            let zero = unsafe { LLVMGetSuccessor(br, if zero_is_true { 0 } else { 1 }) };
+            let other = unsafe { LLVMGetSuccessor(br, if zero_is_true { 1 } else { 0 }) };
+            if zero != other && preds.get(&zero).is_some_and(|p| p.len() == 1 && p[0] == ir::block_of(br)) {
+                blocks.push(zero);
+            }
+        }
+    }
+    Some(blocks)
 }
