@@ -9,6 +9,7 @@ pkgs=(clang-19 clang-tools-19 llvm-19-dev libclang-19-dev libclang-cpp19-dev lib
       libopenmpi-dev openmpi-bin   # Open MPI: the runtime's `mpi` feature and its mpirun test
       fonts-dejavu-core            # text in the pictures of `ompadapt show` and `ompadapt bench`
       flang-19                     # Fortran: pass-only mode (flang-new-19 -fpass-plugin) and its corpus
+      llvm-19-linker-tools         # LLVMgold.so: the LTO builds of the cross-unit test (ld.gold)
       valgrind)                    # the memory-checked runs of the cpu variant
 missing=()
 for p in "${pkgs[@]}"; do

@@ -3,7 +3,8 @@
 //! it is first entered, from the notes of every loaded image (`depends=`, see
 //! ompadapt_abi::summary). The programs of tests/programs/cross_unit/ are built unit by unit, as
 //! a program with two shared libraries (one built with ompadapt, one without) and as one file;
-//! in both adaptive builds (zero-source-change mode, the pass alone), and under LTO:
+//! in both adaptive builds (zero-source-change mode, the pass alone), and under thin and full LTO
+//! (where the notes of every unit are kept and the same verdicts follow):
 //! - each region's verdict is what its `expect:` comment says (adaptive, or held and why), and
 //!   equals the one-file build's wherever every function it reaches was built with ompadapt;
 //! - every variant pinned, and the runtime over three runs, print what stock prints.
@@ -41,14 +42,14 @@ fn adaptive_flags(c: &mut Command, mode: &str) {
     };
 }
 
-/// Builds the C program of `mode` ("stock", "auto", "pass"; `lto`: -flto=thin with gold) in
-/// `out`, its libraries beside it.
-fn build_c(out: &Path, mode: &str, lto: bool) -> PathBuf {
+/// Builds the C program of `mode` ("stock", "auto", "pass"; `lto`: "thin" or "full", with gold)
+/// in `out`, its libraries beside it.
+fn build_c(out: &Path, mode: &str, lto: Option<&str>) -> PathBuf {
     let cc = |extra: &[&str]| {
         let mut c = Command::new(CLANG);
         c.args(["-O2", "-g", "-fopenmp", "-fPIC"]).env_remove("OMPADAPT_AUTO").current_dir(dir());
-        if lto {
-            c.args(["-flto=thin", "-fuse-ld=gold"]);
+        if let Some(kind) = lto {
+            c.arg(format!("-flto={kind}")).arg("-fuse-ld=gold");
         }
         c.args(extra);
         c
@@ -65,7 +66,7 @@ fn build_c(out: &Path, mode: &str, lto: bool) -> PathBuf {
     };
     lib("libsummarised.so", false);
     lib("libplain.so", true);
-    let exe = out.join(format!("cross.{mode}{}", if lto { ".lto" } else { "" }));
+    let exe = out.join(format!("cross.{mode}.{}", lto.unwrap_or("nolto")));
     let mut c = cc(&["main.c", "units.c", "chain.c", "-o", exe.to_str().unwrap()]);
     adaptive_flags(&mut c, mode);
     c.arg(format!("-L{}", out.display())).arg(format!("-Wl,-rpath,{}", out.display())).args(["-lsummarised", "-lplain"]);
@@ -145,17 +146,17 @@ fn check_expectations(what: &str, src: &Path, got: &BTreeMap<usize, Option<Strin
 fn runtime_verdicts_are_the_one_file_verdicts() {
     let scratch = scratch();
     let one = one_file_verdicts("one_file.c", false, "main.c");
-    for (mode, lto) in [("pass", false), ("auto", false), ("pass", true)] {
+    for (mode, lto) in [("pass", None), ("auto", None), ("pass", Some("thin")), ("pass", Some("full")), ("auto", Some("thin"))] {
         let exe = build_c(scratch.path(), mode, lto);
         let got = verdicts(&exe, "main.c");
-        check_expectations(&format!("C {mode} lto={lto}"), &dir().join("main.c"), &got);
+        check_expectations(&format!("C {mode} lto={lto:?}"), &dir().join("main.c"), &got);
         for (line, e) in expectations(&dir().join("main.c")) {
             // built without ompadapt, the plain library has no summary: held, though one file
             // (which sees its code) adapts
             if e.contains("no summary") {
                 continue;
             }
-            assert_eq!(one.get(&line).copied(), Some(got[&line].is_none()), "C {mode}: line {line}: one file vs the runtime");
+            assert_eq!(one.get(&line).copied(), Some(got[&line].is_none()), "C {mode} lto={lto:?}: line {line}: one file vs the runtime");
         }
     }
     let one = one_file_verdicts("one_file.f90", true, "main.f90");
@@ -170,11 +171,11 @@ fn runtime_verdicts_are_the_one_file_verdicts() {
 #[test]
 fn every_variant_prints_what_stock_prints() {
     let scratch = scratch();
-    let stock = build_c(scratch.path(), "stock", false);
+    let stock = build_c(scratch.path(), "stock", None);
     let expected = run_isolated(&stock, scratch.path(), &[]).stdout;
     let variants = ["serial", "threads=0.125", "threads=0.25", "threads=0.5", "threads=1"];
     for mode in ["pass", "auto"] {
-        let exe = build_c(scratch.path(), mode, false);
+        let exe = build_c(scratch.path(), mode, None);
         for v in variants {
             let d = tempfile::tempdir().unwrap();
             assert_eq!(run_isolated(&exe, d.path(), &[("OMPADAPT_VARIANT", v)]).stdout, expected, "C {mode} pinned to {v}");
