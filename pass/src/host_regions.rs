@@ -302,8 +302,8 @@ fn microtask_of(fork: ValueRef) -> Option<ValueRef> {
 /// function and the region's order (`function@file#3`). A second region with one name gets `#2`.
 #[derive(Default)]
 struct Names {
-    /// The columns of the constructs named so far, by base name.
-    given: HashMap<String, Vec<u32>>,
+    /// The columns and outlined functions of the constructs named so far, by base name.
+    given: HashMap<String, Vec<(u32, ValueRef)>>,
 }
 
 impl Names {
@@ -321,13 +321,15 @@ impl Names {
                 (name, 0, false)
             }
         };
-        // Copies of one construct (inlined into several functions) share its region; another
-        // construct on the same line (another column: a macro) gets `#2`.
+        // Copies of one construct (inlined into several functions: one outlined function) share
+        // its region; another construct at the same place (another column: a macro; another
+        // outlined function: flang-19 gives every fork of a procedure one location) gets `#2`.
+        let outlined = ir::call_args(fork).get(2).map(|m| ir::strip_to_global(*m)).unwrap_or(std::ptr::null_mut());
         let columns = self.given.entry(base.clone()).or_default();
-        let k = match columns.iter().position(|c| *c == column) {
+        let k = match columns.iter().position(|c| *c == (column, outlined)) {
             Some(k) => k,
             None => {
-                columns.push(column);
+                columns.push((column, outlined));
                 columns.len() - 1
             }
         };

@@ -100,6 +100,16 @@ impl Registry {
     fn described(&self, inner: &mut Inner, d: RegionDescriptor, args: CallArgs) -> &'static Region {
         match inner.by_model.get(&d.model) {
             Some(r) => {
+                // A call site whose code reaches functions of other units the region's first one
+                // did not (the same construct compiled in two units that see different code) has
+                // its own verdict: held, it runs as written on a region of its own.
+                if !d.depends.is_empty()
+                    && d.depends != r.spec.depends
+                    && r.held.is_none()
+                    && crate::summaries::resolve(&d.depends).is_err()
+                {
+                    return Box::leak(Box::new(RegionBuilder::new().warmup(false).build(d)));
+                }
                 if !r.spec.same_region(&d) || r.args != args {
                     diag::warn(&format!(
                         "region '{}': the directive at {} differs from the one at {} \

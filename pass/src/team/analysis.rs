@@ -657,10 +657,16 @@ fn in_standard_facet(inst: ValueRef) -> bool {
 }
 
 /// Whether a function the module declares may be defined by another translation unit with a
-/// summary: a named function, not an intrinsic nor an OpenMP entry point (those are known).
+/// summary: a named function, not an intrinsic nor an OpenMP entry point (those are known), nor
+/// ompadapt's own, nor a function of flang's runtime library (`_FortranA*`, never built with
+/// ompadapt: one its table does not know stays unseen code here, OMPADAPT143).
 fn deferrable(f: ValueRef) -> bool {
     let name = ir::name(f);
-    !name.is_empty() && !name.starts_with("llvm.") && !name.starts_with("__ompadapt") && !in_family(&name)
+    !name.is_empty()
+        && !name.starts_with("llvm.")
+        && !name.starts_with("__ompadapt")
+        && !name.starts_with(super::flang_runtime::PREFIX)
+        && !in_family(&name)
 }
 
 /// Whether `f`, which the module only declares, is a function of the C or C++ standard library

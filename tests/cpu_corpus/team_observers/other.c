@@ -1,5 +1,6 @@
 /* Another translation unit: work split by hand by the thread's number and the team's size, a
- * partial sum per thread. Its callers cannot see this: a region that calls it stays as written. */
+ * partial sum per thread. Its callers' units cannot see this; its summary says it (OMPADAPT141),
+ * and the runtime runs a region that calls it as written. */
 #include <omp.h>
 
 void partial_sums(const double *x, int n, double *sums) {
