@@ -110,11 +110,15 @@ def remarks_of(row, plugin):
                 cmd += ["-fopenmp-targets=x86_64-pc-linux-gnu", "-x", "c++"]
             obj = os.path.join(objdir, f"{k}.o")
             cmd += row["flags"] + [f"-fplugin={plugin}", "-fplugin-arg-ompadapt-auto",
-                                   "-fplugin-arg-ompadapt-remarks", "-Rpass-analysis=ompadapt", "-c", src, "-o", obj]
+                                   "-fplugin-arg-ompadapt-remarks", "-Rpass-analysis=ompadapt", "-mllvm", "-stats",
+                                   "-c", src, "-o", obj]
             p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", cwd=row.get("cwd"))
             if os.path.exists(obj):
                 objects.append(obj)
             for line in p.stderr.splitlines():
+                s = STAT.match(line)
+                if s:
+                    SITES[(row["name"], plugin, s["what"])] += int(s["n"])
                 m = REMARK.match(line)
                 if not m:
                     continue
@@ -123,6 +127,21 @@ def remarks_of(row, plugin):
                     seen.add(key)
                     out.append((os.path.basename(m["file"]), int(m["line"]), m["text"]))
         return across_units(out, objects, plugin)
+
+
+# the pass's -stats lines: every construct-starting call seen, and those it decided
+STAT = re.compile(r"^\s*(?P<n>\d+) ompadapt - construct-starting calls (?P<what>\(launches|decided)")
+SITES = collections.Counter()
+
+
+def sites_report(plugin):
+    """Per program: construct-starting calls seen and decided (from -stats), and whether equal."""
+    names = sorted({n for (n, p, _) in SITES if p == plugin})
+    rows = []
+    for n in names:
+        seen, decided = SITES[(n, plugin, "(launches")], SITES[(n, plugin, "decided")]
+        rows.append((n, seen, decided))
+    return rows
 
 
 DEPENDS = re.compile(r"\(depends=(?P<deps>[^)\s]*)\)")
@@ -178,6 +197,11 @@ def classify(remarks):
     analysed = any(ids & ELIGIBLE_IDS or ids & set(REASONS) for ids in by_region.values())
     for key, ids in by_region.items():
         if ids & TARGET_IDS:
+            continue
+        # a teams fork (of an offload region's host version, or a host teams construct) is no
+        # host parallel construct: since issue 42 it gets its own decision (OMPADAPT153/159)
+        said = [texts.get((key, i), "") for i in ids]
+        if any("teams region of" in t or "host teams construct" in t for t in said):
             continue
         if NESTED_ID in ids:
             left[frontend_reason("nested in")] += 1
@@ -300,6 +324,16 @@ def main():
             lines.append(f"- `{name}` `{region}`: before {say(b)}, after {say(a)}" + (f": {why}" if why else ""))
         if not changed:
             lines.append("None.")
+    sites = sites_report(plugins[0][1])
+    if sites:
+        unequal = [r for r in sites if r[1] != r[2]]
+        lines += ["", "## Every construct-starting call decided (`-mllvm -stats`, after)", "",
+                  f"Calls of `__kmpc_fork_call`, `__kmpc_fork_call_if`, `__kmpc_fork_teams` and `__tgt_target_kernel` "
+                  f"seen and decided (adaptive, or a remark with the reason), over every source: "
+                  f"**{sum(r[1] for r in sites)}** seen, **{sum(r[2] for r in sites)}** decided; "
+                  f"programs where they differ: **{len(unequal)}**" + (": " + ", ".join(r[0] for r in unequal) if unequal else "."),
+                  "", "| program | seen | decided |", "|---|---:|---:|"]
+        lines += [f"| {n} | {a} | {b} |" for n, a, b in sites]
     open(args.out, "w").write("\n".join(lines) + "\n")
     print("\n".join(lines[:12]))
 

@@ -102,8 +102,9 @@ fn verdicts(exe: &Path, file: &str) -> BTreeMap<usize, Option<String>> {
     out
 }
 
-/// The verdicts of a one-file build: per region line, whether the pass made it adaptive.
-fn one_file_verdicts(src: &str, fortran: bool, file: &str) -> BTreeMap<usize, bool> {
+/// The verdicts of a one-file build: per region (line, and `#k` where several share one),
+/// whether the pass made it adaptive.
+fn one_file_verdicts(src: &str, fortran: bool, file: &str) -> BTreeMap<(usize, u32), bool> {
     let scratch = scratch();
     let mut c = Command::new(if fortran { FLANG } else { CLANG });
     c.args(["-O2", "-g", "-fopenmp", "-c", "-Rpass=ompadapt", "-Rpass-missed=ompadapt"]).current_dir(dir());
@@ -118,10 +119,12 @@ fn one_file_verdicts(src: &str, fortran: bool, file: &str) -> BTreeMap<usize, bo
         // (the included file is named as the include spelled it: `./main.c`)
         let Some((_, rest)) = l.split_once("region '").and_then(|(_, r)| r.split_once(&format!("{file}:"))) else { continue };
         let Ok(line) = rest.split(|c: char| !c.is_ascii_digit()).next().unwrap_or("").parse::<usize>() else { continue };
+        let name = rest.split('\'').next().unwrap_or("");
+        let k = name.rsplit_once('#').and_then(|(_, k)| k.parse().ok()).unwrap_or(1);
         if l.contains("[OMPADAPT150]") {
-            v.insert(line, true);
+            v.insert((line, k), true);
         } else if l.contains("[OMPADAPT14") || l.contains("[OMPADAPT157]") {
-            v.insert(line, false);
+            v.insert((line, k), false);
         }
     }
     v
@@ -156,16 +159,51 @@ fn runtime_verdicts_are_the_one_file_verdicts() {
             if e.contains("no summary") {
                 continue;
             }
-            assert_eq!(one.get(&line).copied(), Some(got[&line].is_none()), "C {mode} lto={lto:?}: line {line}: one file vs the runtime");
+            assert_eq!(
+                one.get(&(line, 1)).copied(),
+                Some(got[&line].is_none()),
+                "C {mode} lto={lto:?}: line {line}: one file vs the runtime"
+            );
+        }
+    }
+    // flang-19 gives every fork of a procedure one location: its regions are `main@main.f90:7`,
+    // `main@main.f90:7#2`, ... in source order
+    let expected = expectations(&dir().join("main.f90"));
+    let exe = build_fortran(scratch.path(), "pass");
+    let got: Vec<Option<String>> = fortran_verdicts(&exe);
+    assert_eq!(got.len(), expected.len(), "Fortran: the regions of the run: {got:?}");
+    for ((_, e), verdict) in expected.iter().zip(&got) {
+        match (e.strip_prefix("held "), verdict) {
+            (None, None) => {}
+            (Some(why), Some(reason)) => {
+                assert!(reason.contains(why.split(" (").next().unwrap()), "Fortran: held for '{reason}', expected '{why}'")
+            }
+            _ => panic!("Fortran: expected {e}, got {verdict:?}"),
         }
     }
     let one = one_file_verdicts("one_file.f90", true, "main.f90");
-    let exe = build_fortran(scratch.path(), "pass");
-    let got = verdicts(&exe, "main.f90");
-    check_expectations("Fortran", &dir().join("main.f90"), &got);
-    for (line, adaptive) in one {
-        assert_eq!(Some(adaptive), got.get(&line).map(Option::is_none), "Fortran: line {line}: one file vs the runtime");
-    }
+    let one: Vec<bool> = one.into_values().collect();
+    assert_eq!(one, got.iter().map(Option::is_none).collect::<Vec<_>>(), "Fortran: one file vs the runtime");
+}
+
+/// The Fortran program's regions in source order (by the `#k` of their names): None where the
+/// region ran its variants, else why it ran as written.
+fn fortran_verdicts(exe: &Path) -> Vec<Option<String>> {
+    let d = tempfile::tempdir().unwrap();
+    let json = d.path().join("report.json");
+    run_isolated(exe, d.path(), &[("OMPADAPT_REPORT", &format!("json:{}", json.display()))]).expect_ok("report run");
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    let mut regions: Vec<(u32, Option<String>)> = doc["regions"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let k = r["region"].as_str().unwrap().rsplit_once('#').and_then(|(_, k)| k.parse().ok()).unwrap_or(1);
+            (k, r["held"].as_str().map(str::to_string))
+        })
+        .collect();
+    regions.sort_by_key(|(k, _)| *k);
+    regions.into_iter().map(|(_, h)| h).collect()
 }
 
 #[test]
