@@ -16,6 +16,9 @@ Every source of every program is compiled once per plugin (-c, -O2, the program'
                 by why (nested in another construct, declare target, ... and, before the
                 analysis, the list of shapes: ordered, num_threads, threadprivate)
 
+Fortran sources (.f90, .F90) are compiled by flang-new-19 in pass-only mode with the pass beside
+the plugin (there is no frontend for Fortran).
+
 Usage: eligibility.py --suite NAME (--table TABLE.tsv --tree DIR | --hecbench DIR --list ARGS.tsv)
                       --plugin NEW.so [--before OLD.so] --out OUT.md [--jobs 2] [--only NAME]...
 The table is cpu_suite.py's (name, sources, flags, ...); HeCBench programs are read with
@@ -104,14 +107,22 @@ def remarks_of(row, plugin):
     with tempfile.TemporaryDirectory() as objdir:
         objects = []
         for k, src in enumerate(row["sources"]):
-            cxx = src.endswith((".cpp", ".cc", ".cxx", ".cu")) or row["offload"]
-            cmd = ["clang++-19" if cxx else "clang-19", "-O2", "-fopenmp"]
-            if row["offload"]:
-                cmd += ["-fopenmp-targets=x86_64-pc-linux-gnu", "-x", "c++"]
             obj = os.path.join(objdir, f"{k}.o")
-            cmd += row["flags"] + [f"-fplugin={plugin}", "-fplugin-arg-ompadapt-auto",
-                                   "-fplugin-arg-ompadapt-remarks", "-Rpass-analysis=ompadapt", "-mllvm", "-stats",
-                                   "-c", src, "-o", obj]
+            if src.endswith((".f90", ".F90", ".f", ".F")):
+                # Fortran has no frontend plugin: pass-only mode, the pass beside the plugin, the
+                # sources in the table's order (modules first), .mod files in the object folder
+                pass_plugin = os.path.join(os.path.dirname(plugin), "libompadapt_pass.so")
+                cmd = ["flang-new-19", "-O2", "-fopenmp", "-gline-tables-only", "-J", objdir] + row["flags"] + [
+                    f"-fpass-plugin={pass_plugin}", "-Rpass=ompadapt", "-Rpass-missed=ompadapt",
+                    "-Rpass-analysis=ompadapt", "-mllvm", "-stats", "-c", src, "-o", obj]
+            else:
+                cxx = src.endswith((".cpp", ".cc", ".cxx", ".cu")) or row["offload"]
+                cmd = ["clang++-19" if cxx else "clang-19", "-O2", "-fopenmp"]
+                if row["offload"]:
+                    cmd += ["-fopenmp-targets=x86_64-pc-linux-gnu", "-x", "c++"]
+                cmd += row["flags"] + [f"-fplugin={plugin}", "-fplugin-arg-ompadapt-auto",
+                                       "-fplugin-arg-ompadapt-remarks", "-Rpass-analysis=ompadapt", "-mllvm", "-stats",
+                                       "-c", src, "-o", obj]
             p = subprocess.run(cmd, capture_output=True, text=True, errors="replace", cwd=row.get("cwd"))
             if os.path.exists(obj):
                 objects.append(obj)

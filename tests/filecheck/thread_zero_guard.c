@@ -43,6 +43,19 @@ void adi(int n, double *rhs, const double *u) {
   compute_rhs(n, rhs, u);
 }
 
+// A function other units may call (external linkage): one of them may call it from a task, which
+// any thread may run, so thread 0 may run its block a number of times that depends on the team;
+// its summary must not say otherwise. Left as written here too.
+void exported_timer(void) {
+  if (omp_get_thread_num() == 0)
+    timer_start(2);
+}
+// CHECK-DAG: [OMPADAPT141] region 'calls_exported@thread_zero_guard.c:[[#@LINE+2]]': left as written: it calls omp_get_thread_num
+void calls_exported(void) {
+#pragma omp parallel
+  exported_timer();
+}
+
 // the guard in the region itself, `!=` and an early return
 static void report(double *out, int n) {
   if (omp_get_thread_num() != 0)

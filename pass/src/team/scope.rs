@@ -316,12 +316,14 @@ fn is_thread_num(call: ValueRef) -> bool {
 
 /// Whether every thread that runs `f` runs it in its implicit task of a parallel region: `f` is
 /// the microtask of `__kmpc_fork_call` (not of a league of teams), or only called directly by
-/// such functions. Not so a task's code (any thread of the team may run a task, its thread
+/// such functions, and not exported (another unit may call an exported one from a task). Not so
+/// a task's code (any thread of the team may run a task, its thread
 /// number that of whoever runs it), nor a function whose address is taken (it may run on a
 /// thread of its own, whose number is 0).
 fn run_by_implicit_tasks(f: ValueRef, depth: u32) -> bool {
     let users = ir::users(f);
     depth < 8
+        && !exported(f)
         && !users.is_empty()
         && users.into_iter().all(|u| {
             if !ir::is_call(u) {
@@ -339,6 +341,13 @@ fn run_by_implicit_tasks(f: ValueRef, depth: u32) -> bool {
                 if name != crate::entry_points::name::FORK_TEAMS && args.get(microtask as usize).map(|m| ir::strip_to_global(*m)) == Some(f));
             fork
         })
+}
+
+/// Whether other translation units may call `f` (external or weak linkage): from a task there,
+/// for all this module shows (their regions read this unit's summary of it).
+fn exported(f: ValueRef) -> bool {
+    use llvm_sys::LLVMLinkage::*;
+    matches!(unsafe { llvm_sys::core::LLVMGetLinkage(f) }, LLVMExternalLinkage | LLVMWeakAnyLinkage | LLVMWeakODRLinkage)
 }
 
 /// The blocks only thread 0 runs, where the answer of `call` (`omp_get_thread_num`, in code
