@@ -125,7 +125,9 @@ class Program:
         for c in [s for s in srcs if s not in fortran]:
             objs.append(f"{exe}.{os.path.basename(c)}.o")
             steps.append(["clang-19", "-O2", "-fopenmp"] + flags + extra + ["-c", c, "-o", objs[-1]])
-        steps.append(["flang-new-19", "-O2", "-fopenmp"] + flags + extra + fortran + objs + ["-o", exe])
+        # (flang-new-19 has no -gdwarf-N: its DWARF version is its own)
+        fextra = [x for x in extra if not x.startswith("-gdwarf-")]
+        steps.append(["flang-new-19", "-O2", "-fopenmp"] + flags + fextra + fortran + objs + ["-o", exe])
         return self.build(steps, exe)
 
     def build(self, steps, exe):
