@@ -76,6 +76,10 @@ pub mod name {
 
     pub const FORK_CALL: &str = as_str(openmp::FORK_CALL);
     pub const FORK_TEAMS: &str = "__kmpc_fork_teams";
+    /// flang's fork with an `if` clause: `__kmpc_fork_call_if(loc, argc, microtask, cond, args)`.
+    pub const FORK_CALL_IF: &str = "__kmpc_fork_call_if";
+    /// The thread's number: a thread-0 guard compares it with 0.
+    pub const GET_THREAD_NUM: &str = "omp_get_thread_num";
     pub const GLOBAL_THREAD_NUM: &str = "__kmpc_global_thread_num";
     pub const PUSH_NUM_THREADS: &str = "__kmpc_push_num_threads";
     pub const SERIALIZED_PARALLEL: &str = "__kmpc_serialized_parallel";
@@ -130,7 +134,7 @@ pub mod name {
 pub const ENTRY_POINTS: &[EntryPoint] = &[
     // libomp: what clang and flang lower host constructs to.
     ep(name::FORK_CALL, Fork { microtask: 2 }),
-    ep("__kmpc_fork_call_if", Fork { microtask: 2 }),
+    ep(name::FORK_CALL_IF, Fork { microtask: 2 }),
     ep(name::FORK_TEAMS, Fork { microtask: 2 }),
     ep(name::GLOBAL_THREAD_NUM, Neutral),
     ep(name::PUSH_NUM_THREADS, Neutral),
@@ -242,7 +246,7 @@ pub const ENTRY_POINTS: &[EntryPoint] = &[
     // libomptarget: data mapping and kernel launches, whose host fallback is a direct call.
     ep("__tgt_*", Neutral),
     // The OpenMP API: what asks for the team.
-    ep("omp_get_thread_num", TeamQuery),
+    ep(name::GET_THREAD_NUM, TeamQuery),
     ep("omp_get_num_threads", TeamQuery),
     ep("omp_get_team_size", TeamQuery),
     ep("omp_get_ancestor_thread_num", TeamQuery),

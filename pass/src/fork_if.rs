@@ -15,8 +15,7 @@ use llvm_sys::core::*;
 use crate::entry_points::name::FORK_CALL;
 use crate::ir::{self, ValueRef};
 
-/// flang's fork with an `if` clause.
-pub const FORK_CALL_IF: &str = "__kmpc_fork_call_if";
+pub use crate::entry_points::name::FORK_CALL_IF;
 
 /// Writes out the branch of every unmarked `__kmpc_fork_call_if` of `module`; returns how many.
 pub fn split_forks_if(module: &Module<'_>) -> usize {

@@ -420,7 +420,7 @@ fn split_dependence(f: ValueRef) -> Option<Observed> {
     if !has_reduction {
         return None;
     }
-    let scopes = Scopes::of(f);
+    let scopes = Scopes::of(f, false);
     crate::team::reduction::of(f).iter().find_map(|r| {
         let (_, what) = crate::team::reduction::private_copy_finding(r, &|i| scopes.scope(i))?;
         Some(Observed::Split(what))

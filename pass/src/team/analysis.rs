@@ -157,9 +157,14 @@ pub struct Analysis {
     /// are recorded as dependencies (resolved from that unit's summary when the program runs)
     /// instead of found opaque; see [`Analysis::region_with_dependencies`].
     pub defer: bool,
+    /// Whether the code being walked runs in a thread's implicit task of the region (its thread
+    /// number is the thread's in the team), not in an explicit task (which any thread may run)
+    /// nor on a thread of its own (a callback), nor for a caller this unit does not see (a
+    /// summary's root): only there is `if (omp_get_thread_num() == 0)` a `masked` block.
+    implicit: bool,
 }
 
-type WalkKey = (ValueRef, Mode, u64);
+type WalkKey = (ValueRef, Mode, u64, bool);
 
 /// Parameters of a parallel region's microtask that point at the thread's own memory: its
 /// global and bound thread ids (the runtime's; no program code writes through them).
@@ -169,14 +174,14 @@ impl Analysis {
     /// Whether the parallel region whose microtask is `microtask` may observe its team: the
     /// first thing found, or None.
     pub fn region(&mut self, microtask: ValueRef) -> Option<Finding> {
-        self.walk(microtask, Mode::Replicated, MICROTASK_OWN)
+        self.walk_in(microtask, Mode::Replicated, MICROTASK_OWN, true)
     }
 
     /// [`Analysis::region`] with calls of other translation units deferred: the first thing
     /// found, or the functions of other units the region's code calls (empty: nothing).
     pub fn region_with_dependencies(&mut self, microtask: ValueRef) -> Result<BTreeSet<Dependency>, Finding> {
         self.defer = true;
-        self.root(microtask, Mode::Replicated, MICROTASK_OWN)
+        self.root(microtask, Mode::Replicated, MICROTASK_OWN, true)
     }
 
     /// What function `f` (of this module, defined for other units) does when its caller runs
@@ -189,12 +194,13 @@ impl Analysis {
             Key::Divided => (Mode::Divided, 0),
             Key::Nested => (Mode::Nested, 0),
         };
-        self.root(f, mode, params)
+        // another unit's caller may run it in an explicit task: no thread-0 guard is `masked`
+        self.root(f, mode, params, false)
     }
 
-    fn root(&mut self, f: ValueRef, mode: Mode, params: u64) -> Result<BTreeSet<Dependency>, Finding> {
+    fn root(&mut self, f: ValueRef, mode: Mode, params: u64, implicit: bool) -> Result<BTreeSet<Dependency>, Finding> {
         self.open.push(BTreeSet::new());
-        let found = self.walk(f, mode, params);
+        let found = self.walk_in(f, mode, params, implicit);
         let deps = self.open.pop().unwrap_or_default();
         match found {
             Some(found) => Err(found),
@@ -202,8 +208,17 @@ impl Analysis {
         }
     }
 
+    /// [`Analysis::walk`] of code that runs in the context `implicit` says (see its field).
+    fn walk_in(&mut self, f: ValueRef, mode: Mode, params: u64, implicit: bool) -> Option<Finding> {
+        let outer = std::mem::replace(&mut self.implicit, implicit);
+        let found = self.walk(f, mode, params);
+        self.implicit = outer;
+        found
+    }
+
+    /// Walks `f`, run as `mode` says, in the current context.
     fn walk(&mut self, f: ValueRef, mode: Mode, params: u64) -> Option<Finding> {
-        let key = (f, mode, params);
+        let key = (f, mode, params, self.implicit);
         if let Some((found, deps)) = self.decided.get(&key) {
             let found = found.clone();
             if let Some(top) = self.open.last_mut() {
@@ -253,7 +268,7 @@ impl Analysis {
     }
 
     fn walk_body(&mut self, f: ValueRef, mode: Mode, params: u64) -> Option<Finding> {
-        let scopes = if mode != Mode::Divided { Scopes::of(f) } else { Scopes::default() };
+        let scopes = if mode != Mode::Divided { Scopes::of(f, self.implicit && mode == Mode::Replicated) } else { Scopes::default() };
         let privacy = Privacy::new(f, params);
         for inst in ir::function_instructions(f) {
             let scope = match mode {
@@ -302,7 +317,8 @@ impl Analysis {
             }
             let op = ir::strip_to_global(ir::operand(inst, k));
             if ir::is_function(op) && !ir::is_declaration(op) {
-                if let Some(found) = self.walk(op, callee_mode(mode, scope), 0) {
+                // a callback may run on a thread of its own (`pthread_create`)
+                if let Some(found) = self.walk_in(op, callee_mode(mode, scope), 0, false) {
                     return Some(self.through(found, inst));
                 }
             } else if ir::is_function(op) && self.defer && deferrable(op) && !runs_at_exit(inst) && !known_library_function(op) {
@@ -376,10 +392,16 @@ impl Analysis {
         let args = ir::call_args(inst);
         let code =
             |k: u32| args.get(k as usize).map(|a| ir::strip_to_global(*a)).filter(|f| ir::is_function(*f) && !ir::is_declaration(*f));
+        // the context of the code the entry point runs: a forked region's implicit tasks, an
+        // explicit task (any thread may run it), or this code's own
+        let mut implicit = self.implicit;
         let (function, mode, params) = match role {
             // `if (omp_get_thread_num() == 0)` in code every thread runs: a `masked` block
             Role::TeamQuery
-                if mode == Mode::Replicated && scope == Scope::Replicated && Scopes::of(ir::function_of(inst)).is_thread_zero_guard(inst) =>
+                if self.implicit
+                    && mode == Mode::Replicated
+                    && scope == Scope::Replicated
+                    && Scopes::of(ir::function_of(inst), true).is_thread_zero_guard(inst) =>
             {
                 return None
             }
@@ -404,16 +426,20 @@ impl Analysis {
             // changes when this one becomes inactive: walked as a region of its own.
             Role::Fork { microtask } => {
                 let nested = if scope == Scope::Replicated || mode == Mode::Nested { Mode::Nested } else { Mode::Replicated };
+                implicit = true;
                 (code(microtask), nested, MICROTASK_OWN)
             }
-            Role::TaskAlloc { entry } => (code(entry), callee_mode(mode, scope), 0b10),
+            Role::TaskAlloc { entry } => {
+                implicit = false;
+                (code(entry), callee_mode(mode, scope), 0b10)
+            }
             Role::Reduce { combiner, .. } => (code(combiner), Mode::Divided, 0),
             // writes every thread's private copy with the one value: the same with any team
             Role::Copyprivate { copier } => (code(copier), Mode::Divided, 0),
             _ => return None,
         };
         let function = function?;
-        let found = self.walk(function, mode, params)?;
+        let found = self.walk_in(function, mode, params, implicit)?;
         Some(self.through(found, inst))
     }
 

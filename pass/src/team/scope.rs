@@ -54,8 +54,10 @@ pub fn role(i: ValueRef) -> Option<Role> {
 }
 
 impl Scopes {
-    /// The scopes of `f`'s instructions, when every thread of a team runs `f`.
-    pub fn of(f: ValueRef) -> Scopes {
+    /// The scopes of `f`'s instructions, when every thread of a team runs `f`; `implicit_task`:
+    /// each in its implicit task of the region (not in an explicit task, which any thread may
+    /// run), where a thread-0 guard is a `masked` block.
+    pub fn of(f: ValueRef, implicit_task: bool) -> Scopes {
         let mut s = Scopes::default();
         let insts = ir::function_instructions(f);
         let mut last_flags = HashSet::new();
@@ -99,7 +101,7 @@ impl Scopes {
         }
         // `if (omp_get_thread_num() == 0)` in code every thread runs: what only thread 0 runs
         // runs once, as under `masked`
-        if run_by_implicit_tasks(f, 0) {
+        if implicit_task {
             for &i in &insts {
                 if is_thread_num(i) && s.scope(i) == Scope::Replicated {
                     if let Some(blocks) = thread_zero_blocks(f, i, &s) {
@@ -311,43 +313,7 @@ fn between(
 
 /// Whether `call` asks for the thread's number (`omp_get_thread_num`, also Fortran's binding).
 fn is_thread_num(call: ValueRef) -> bool {
-    ir::is_call(call) && lookup(&ir::callee_name(call)).is_some_and(|e| e.name == "omp_get_thread_num")
-}
-
-/// Whether every thread that runs `f` runs it in its implicit task of a parallel region: `f` is
-/// the microtask of `__kmpc_fork_call` (not of a league of teams), or only called directly by
-/// such functions, and not exported (another unit may call an exported one from a task). Not so
-/// a task's code (any thread of the team may run a task, its thread
-/// number that of whoever runs it), nor a function whose address is taken (it may run on a
-/// thread of its own, whose number is 0).
-fn run_by_implicit_tasks(f: ValueRef, depth: u32) -> bool {
-    let users = ir::users(f);
-    depth < 8
-        && !exported(f)
-        && !users.is_empty()
-        && users.into_iter().all(|u| {
-            if !ir::is_call(u) {
-                return false;
-            }
-            let args = ir::call_args(u);
-            if args.iter().filter(|a| ir::strip_to_global(**a) == f).count() > usize::from(ir::callee(u) != f) {
-                return false;
-            }
-            if ir::callee(u) == f {
-                return run_by_implicit_tasks(ir::function_of(u), depth + 1);
-            }
-            let name = ir::callee_name(u);
-            let fork = matches!(lookup(&name).map(|e| e.role), Some(Role::Fork { microtask })
-                if name != crate::entry_points::name::FORK_TEAMS && args.get(microtask as usize).map(|m| ir::strip_to_global(*m)) == Some(f));
-            fork
-        })
-}
-
-/// Whether other translation units may call `f` (external or weak linkage): from a task there,
-/// for all this module shows (their regions read this unit's summary of it).
-fn exported(f: ValueRef) -> bool {
-    use llvm_sys::LLVMLinkage::*;
-    matches!(unsafe { llvm_sys::core::LLVMGetLinkage(f) }, LLVMExternalLinkage | LLVMWeakAnyLinkage | LLVMWeakODRLinkage)
+    ir::is_call(call) && lookup(&ir::callee_name(call)).is_some_and(|e| e.name == crate::entry_points::name::GET_THREAD_NUM)
 }
 
 /// The blocks only thread 0 runs, where the answer of `call` (`omp_get_thread_num`, in code

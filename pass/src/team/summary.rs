@@ -68,12 +68,10 @@ pub fn of_module(module: &Module<'_>) -> ModuleSummary {
     out
 }
 
-/// The name of the note's global.
-const NOTE_GLOBAL: &std::ffi::CStr = c"__ompadapt_summary";
-
 /// Whether the pass already summarised `module` (a second run changes nothing).
 pub fn has_note(module: &Module<'_>) -> bool {
-    unsafe { !LLVMGetNamedGlobal(module.as_mut_ptr(), NOTE_GLOBAL.as_ptr()).is_null() }
+    let name = CString::new(ompadapt_abi::markers::SUMMARY_NOTE).expect("no NUL");
+    unsafe { !LLVMGetNamedGlobal(module.as_mut_ptr(), name.as_ptr()).is_null() }
 }
 
 /// `why` cut to 300 bytes (a report line; the remark at compile time has it all).
@@ -108,7 +106,8 @@ pub fn emit_note(module: &Module<'_>, s: &ModuleSummary) {
     unsafe {
         let c = LLVMGetModuleContext(m);
         let init = LLVMConstStringInContext2(c, bytes.as_ptr().cast(), bytes.len(), 1);
-        let g = LLVMAddGlobal(m, LLVMTypeOf(init), NOTE_GLOBAL.as_ptr());
+        let name = CString::new(ompadapt_abi::markers::SUMMARY_NOTE).expect("no NUL");
+        let g = LLVMAddGlobal(m, LLVMTypeOf(init), name.as_ptr());
         LLVMSetInitializer(g, init);
         LLVMSetGlobalConstant(g, 1);
         LLVMSetLinkage(g, LLVMLinkage::LLVMInternalLinkage);
