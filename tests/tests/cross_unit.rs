@@ -231,3 +231,29 @@ fn every_variant_prints_what_stock_prints() {
         assert_eq!(run_isolated(&exe, d.path(), &[("OMPADAPT_VARIANT", v)]).stdout, expected, "Fortran pinned to {v}");
     }
 }
+
+/// Threadprivate data used by another unit's parallel region keeps even a region that calls
+/// nothing outside its own unit as written: threadprivate values persist between parallel regions
+/// only while their teams keep one size, and the runtime reads that unit's note.
+#[test]
+fn threadprivate_in_another_unit_holds_every_region() {
+    let scratch = scratch();
+    let stock = scratch.path().join("tls.stock");
+    let build = |exe: &Path, mode: &str| {
+        let mut c = Command::new(CLANG);
+        c.args(["-O2", "-g", "-fopenmp"]).env_remove("OMPADAPT_AUTO").current_dir(dir());
+        adaptive_flags(&mut c, mode);
+        c.args(["tls_main.c", "tls_unit.c", "-o"]).arg(exe);
+        run(&mut c).expect_ok(&format!("tls {mode}"));
+    };
+    build(&stock, "stock");
+    let expected = run_isolated(&stock, scratch.path(), &[]).stdout;
+    for mode in ["pass", "auto"] {
+        let exe = scratch.path().join(format!("tls.{mode}"));
+        build(&exe, mode);
+        let got = verdicts(&exe, "tls_main.c");
+        check_expectations(&format!("tls {mode}"), &dir().join("tls_main.c"), &got);
+        let d = tempfile::tempdir().unwrap();
+        assert_eq!(run_isolated(&exe, d.path(), &[("OMPADAPT_VARIANT", "serial")]).stdout, expected, "tls {mode} pinned to serial");
+    }
+}

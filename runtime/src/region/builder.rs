@@ -190,7 +190,10 @@ impl Region {
             saved_data_note: std::sync::OnceLock::new(),
             spec,
         };
-        if !r.spec.depends.is_empty() {
+        // A region whose code calls other units waits for their summaries; every host region of
+        // zero-source-change mode also learns whether some unit's parallel code uses thread-local
+        // data (its unit's own is the compiler's business), which keeps every team as it is.
+        if !r.spec.depends.is_empty() || r.spec.as_written_in_parallel {
             r.held = crate::summaries::resolve(&r.spec.depends).err();
         }
         r.entry_policy = r.held.is_some() || r.spec.as_written_in_parallel || r.derived_sizes != 0 || r.is_associated();
