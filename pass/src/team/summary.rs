@@ -41,7 +41,10 @@ pub fn exported_functions(module: &Module<'_>) -> Vec<ValueRef> {
 /// summarised (a second run of the pass changes nothing).
 pub fn wanted(module: &Module<'_>, adapting: bool) -> Option<ModuleSummary> {
     let adapting = adapting || super::has_team_markers(module);
-    (adapting && !has_note(module)).then(|| of_module(module))
+    // a module the pass already lowered (its offload sites recorded) is not summarised later:
+    // its code now calls the runtime
+    let lowered = module.get_global_metadata_size(crate::metadata::REGIONS_METADATA) > 0;
+    (adapting && !lowered && !has_note(module)).then(|| of_module(module))
 }
 
 /// The summary of `module`'s exported functions, each under every key.
