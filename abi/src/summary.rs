@@ -41,6 +41,9 @@ pub const NOTE_TYPE: u32 = 0x4f41_0001;
 pub const NOTE_SECTION: &str = ".note.ompadapt";
 /// The first line of a module summary.
 pub const HEADER: &str = "ompadapt-summary 1";
+/// Why thread-local data in parallel code keeps every team as it is (the pass's remark and the
+/// runtime's report say it alike).
+pub const THREAD_LOCAL_CONSEQUENCE: &str = "its values persist between parallel regions only while their teams keep one size";
 /// The descriptor field that lists a region's dependencies.
 pub const DEPENDS_KEY: &str = "depends";
 
@@ -284,7 +287,7 @@ impl Program {
     /// code uses thread-local data); else why not, in words.
     pub fn resolve(&self, deps: &Dependencies) -> Result<(), String> {
         if let Some(t) = &self.thread_local {
-            return Err(format!("{t}; its values persist between parallel regions only while their teams keep one size"));
+            return Err(format!("{t}; {THREAD_LOCAL_CONSEQUENCE}"));
         }
         let mut seen = std::collections::HashSet::new();
         let mut stack: Vec<(Dependency, Vec<String>)> = deps.0.iter().map(|d| (d.clone(), Vec::new())).collect();

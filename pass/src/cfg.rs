@@ -60,6 +60,35 @@ pub fn retarget_phi_incoming<'ctx>(block: BasicBlock<'ctx>, from: BasicBlock<'ct
     }
 }
 
+/// Moves the instructions after `inst` (its block's rest, terminator included) to the end of the
+/// empty block `to`, keeping their own locations, and makes the successors' phis that came from
+/// `inst`'s block come from `to`: `inst`'s block is left without a terminator.
+pub fn move_rest_of_block(inst: llvm_sys::prelude::LLVMValueRef, to: llvm_sys::prelude::LLVMBasicBlockRef) {
+    use llvm_sys::core::*;
+    // SAFETY: `inst` is an instruction of a block and `to` a block of the same function.
+    unsafe {
+        let from = LLVMGetInstructionParent(inst);
+        let mut rest = Vec::new();
+        let mut cursor = LLVMGetNextInstruction(inst);
+        while !cursor.is_null() {
+            rest.push(cursor);
+            cursor = LLVMGetNextInstruction(cursor);
+        }
+        let b = LLVMCreateBuilderInContext(LLVMGetTypeContext(LLVMTypeOf(inst)));
+        for i in rest {
+            LLVMInstructionRemoveFromParent(i);
+            LLVMPositionBuilderAtEnd(b, to);
+            LLVMInsertIntoBuilder(b, i);
+        }
+        LLVMDisposeBuilder(b);
+        if let (Some(from), Some(to)) = (BasicBlock::new(from), BasicBlock::new(to)) {
+            for succ in successors(to) {
+                retarget_phi_incoming(succ, from, to);
+            }
+        }
+    }
+}
+
 /// Removes the incoming edges from `pred` in the phis of `block`.
 pub fn remove_phi_incoming<'ctx>(block: BasicBlock<'ctx>, pred: BasicBlock<'ctx>) {
     for phi in phis(block) {

@@ -54,22 +54,7 @@ fn split(module: &Module<'_>, call: ValueRef) {
         };
         let (fork_block, as_written, join) = (add(c"ompadapt.fork_if.true"), add(c"ompadapt.fork_if.false"), add(c"ompadapt.fork_if.join"));
         // what follows the call goes to `join`, the successors' phis with it
-        let mut rest = Vec::new();
-        let mut cursor = LLVMGetNextInstruction(call);
-        while !cursor.is_null() {
-            rest.push(cursor);
-            cursor = LLVMGetNextInstruction(cursor);
-        }
-        for i in rest {
-            LLVMInstructionRemoveFromParent(i);
-            LLVMPositionBuilderAtEnd(b, join);
-            LLVMInsertIntoBuilder(b, i);
-        }
-        if let (Some(from), Some(to)) = (inkwell::basic_block::BasicBlock::new(block), inkwell::basic_block::BasicBlock::new(join)) {
-            for succ in crate::cfg::successors(to) {
-                crate::cfg::retarget_phi_incoming(succ, from, to);
-            }
-        }
+        crate::cfg::move_rest_of_block(call, join);
         let debug = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(call);
         LLVMInstructionRemoveFromParent(call);
         LLVMPositionBuilderAtEnd(b, as_written);

@@ -572,29 +572,14 @@ fn split_at(r: &Region, fork: ValueRef) -> (ir::BlockRef, ir::BlockRef, ir::Bloc
             LLVMInsertBasicBlockInContext(c, after, c"ompadapt.join".as_ptr())
         };
         let parallel = LLVMInsertBasicBlockInContext(c, join, c"ompadapt.parallel".as_ptr());
-        let mut rest = Vec::new();
-        let mut cursor = LLVMGetNextInstruction(fork);
-        while !cursor.is_null() {
-            rest.push(cursor);
-            cursor = LLVMGetNextInstruction(cursor);
-        }
-        // The builder would stamp its location on the instructions it inserts: the moved ones
-        // keep their own.
+        crate::cfg::move_rest_of_block(fork, join);
+        // The builder would stamp its location on the instructions it inserts: the moved fork
+        // keeps its own.
         LLVMSetCurrentDebugLocation2(r.b, std::ptr::null_mut());
         LLVMInstructionRemoveFromParent(fork);
         LLVMPositionBuilderAtEnd(r.b, parallel);
         LLVMInsertIntoBuilder(r.b, fork);
         LLVMBuildBr(r.b, join);
-        for i in rest {
-            LLVMInstructionRemoveFromParent(i);
-            LLVMPositionBuilderAtEnd(r.b, join);
-            LLVMInsertIntoBuilder(r.b, i);
-        }
-        if let (Some(from), Some(to)) = (inkwell::basic_block::BasicBlock::new(block), inkwell::basic_block::BasicBlock::new(join)) {
-            for succ in crate::cfg::successors(to) {
-                crate::cfg::retarget_phi_incoming(succ, from, to);
-            }
-        }
         LLVMSetCurrentDebugLocation2(r.b, r.debug);
         (block, parallel, join)
     }

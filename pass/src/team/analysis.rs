@@ -381,7 +381,7 @@ impl Analysis {
                 self.walk(callee, callee_mode(mode, scope), if scope == Scope::Replicated { privacy.argument_mask(inst) } else { 0 })?;
             return Some(self.through(found, inst));
         }
-        if self.defer && deferrable(callee) && !known_library_call(inst, callee, &name) {
+        if self.defer && deferrable(callee) && !known_library_call(inst, callee) {
             self.depend(name, mode, scope, privacy.all_pointers_private(inst));
             return None;
         }
@@ -712,19 +712,19 @@ fn runs_at_exit(inst: ValueRef) -> bool {
 /// its code: a function of the C or C++ standard library or of the C++ ABI's runtime, one that
 /// touches no memory the program can see, or one that does not return (exit, abort, an error
 /// handler: it ends the program, and no result of the region depends on what it asks).
-fn known_library_call(inst: ValueRef, callee: ValueRef, name: &str) -> bool {
+fn known_library_call(inst: ValueRef, callee: ValueRef) -> bool {
     let effects = library::effects(callee);
     let pure = !effects.memory.writes_other()
         && !effects.memory.writes_args()
         && effects.memory.other & 1 == 0
         && effects.memory.inaccessible == 0;
-    effects.library || is_cxx_standard_library(name) || is_cxx_abi_runtime(name) || pure || does_not_return(inst)
+    known_library_function(callee) || pure || does_not_return(inst)
 }
 
 /// A call of a function the module does not define.
 fn library_call(inst: ValueRef, callee: ValueRef, name: &str, scope: Scope, privacy: &Privacy) -> Option<Finding> {
     let effects = library::effects(callee);
-    if !known_library_call(inst, callee, name) {
+    if !known_library_call(inst, callee) {
         return Some(Finding::new(
             Reason::Opaque,
             format!(

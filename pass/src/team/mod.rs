@@ -159,8 +159,13 @@ fn decide(
 
 /// The remark that names the functions of other translation units a region waits for.
 pub fn dependencies_remark(deps: &std::collections::BTreeSet<ompadapt_abi::summary::Dependency>) -> String {
-    let mut names: Vec<String> = deps.iter().map(|d| format!("'{}'", analysis::demangle(&d.symbol))).collect();
-    names.dedup();
+    // a function called two ways is named once
+    let names: Vec<String> = deps
+        .iter()
+        .map(|d| format!("'{}'", analysis::demangle(&d.symbol)))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
     format!(
         "its code calls {} of other translation units ({}): the runtime runs its variants only where their summaries, read from the program when it starts, show that none can observe the team; else it runs as written (depends={})",
         if names.len() == 1 { "a function".to_string() } else { format!("{} functions", names.len()) },
@@ -220,8 +225,7 @@ pub fn module_wide(module: &Module<'_>) -> Option<(Finding, &'static str)> {
         let tail = "a tool is told of every parallel region, its team and every target launch";
         return Some((Finding { reason: Reason::ObservedByTool, what: what.into(), at: None, path: Vec::new() }, tail));
     }
-    let tail = "its values persist between parallel regions only while their teams keep one size";
-    thread_local_in_parallel_code(module).map(|f| (f, tail))
+    thread_local_in_parallel_code(module).map(|f| (f, ompadapt_abi::summary::THREAD_LOCAL_CONSEQUENCE))
 }
 
 pub fn thread_local_in_parallel_code(module: &Module<'_>) -> Option<Finding> {
