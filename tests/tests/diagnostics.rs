@@ -128,6 +128,24 @@ fn variant_kind_diagnostics() {
 }
 
 #[test]
+fn kind_hints_and_features_that_are_not_numbers() {
+    check_file("kind_hints.c");
+}
+
+/// The bracket hint and the did-you-mean come with fix-its that rewrite the item.
+#[test]
+fn kind_hints_have_fixits() {
+    let path = source("diagnostics/kind_hints.c");
+    let out = run(Command::new(CLANG)
+        .args(["-fsyntax-only", "-fopenmp", "-fno-color-diagnostics", "-fdiagnostics-parseable-fixits"])
+        .arg(format!("-fplugin={}", plugin().display()))
+        .arg(&path));
+    let fixits: Vec<&str> = out.stderr.lines().filter(|l| l.starts_with("fix-it:")).collect();
+    assert!(fixits.iter().any(|l| l.contains(":{13:65-13:88}:\"thread_limit[64:256:64]\"")), "{}", out.stderr);
+    assert!(fixits.iter().any(|l| l.contains(":{16:65-16:78}:\"thread_limit\"")), "{}", out.stderr);
+}
+
+#[test]
 fn categorical_names_and_one_directive_per_statement() {
     check_file("categorical.c");
 }

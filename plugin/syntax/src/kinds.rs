@@ -20,6 +20,16 @@ use std::ops::Range;
 // runtime use them too); this module adds what needs the plugin's tokens.
 pub use ompadapt_abi::kinds::{decode, did_you_mean, parse_list, unfit_value, Kind, ALL_KINDS, KIND_NAMES, RANGE_KINDS, SCHEDULES};
 
+/// An unknown kind `name` at token `at` (written `name<form>`), with a fix-it where a known kind
+/// is close (`threads_limit` -> `thread_limit`).
+fn unknown_kind(at: usize, name: &str, form: &str) -> Diagnostic {
+    let d = Diagnostic::error(at, at + 1, format!("unknown variant kind '{name}{form}'{}; the kinds are {ALL_KINDS}", did_you_mean(name)));
+    match ompadapt_abi::names::closest(name, &KIND_NAMES) {
+        Some(meant) => d.with_fixit(meant),
+        None => d,
+    }
+}
+
 /// Whether `item` is `ident[...]` or `ident(...)` spanning the whole item.
 pub fn is_kind_item(toks: &[Tok], item: Range<usize>, brackets: &Brackets) -> bool {
     item.len() > 2
@@ -41,11 +51,7 @@ pub fn expand_kind_item(
     let open = item.start + 1;
     if toks[open].is_punct("[") {
         if !RANGE_KINDS.contains(&name) {
-            diags.push(Diagnostic::error(
-                item.start,
-                item.start + 1,
-                format!("unknown variant kind '{name}[...]'{}; the kinds are {ALL_KINDS}", did_you_mean(name)),
-            ));
+            diags.push(unknown_kind(item.start, name, "[...]"));
             return None;
         }
         let values = parse_range(toks, open..item.end, brackets, room, diags)?;
@@ -57,12 +63,21 @@ pub fn expand_kind_item(
         }
         return Some(values.into_iter().map(|v| (format!("{name}={}", format_value(v)), v)).collect());
     }
+    if RANGE_KINDS.contains(&name) {
+        // `thread_limit(64:256:64)`: a range is written in brackets
+        let inner: String = toks[open + 1..item.end - 1].iter().map(|t| t.text.as_str()).collect();
+        diags.push(
+            Diagnostic::error(
+                item.start,
+                item.end,
+                format!("'{name}' takes its values in brackets: '{name}[{inner}]' (a range B:E:S, or one value)"),
+            )
+            .with_fixit(format!("{name}[{inner}]")),
+        );
+        return None;
+    }
     if name != "schedule" {
-        diags.push(Diagnostic::error(
-            item.start,
-            item.start + 1,
-            format!("unknown variant kind '{name}(...)'{}; the kinds are {ALL_KINDS}", did_you_mean(name)),
-        ));
+        diags.push(unknown_kind(item.start, name, "(...)"));
         return None;
     }
     let args = split_top_level(toks, open + 1..item.end - 1, brackets);

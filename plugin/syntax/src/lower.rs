@@ -206,22 +206,44 @@ fn feature_pieces(e: &ExprRef, toks: &[Tok], p: &mut Vec<Piece>) {
     }
 }
 
-/// Code for the start of a region: declare the context, call begin, store model_output.
-/// `tokens(src)` gives the tokens a Src refers to.
-pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplusplus: bool) -> Vec<Piece> {
-    let (handle, context, features) = (format!("_ompadapt_h{}", r.id), context_var(r.id), format!("_ompadapt_f{}", r.id));
+/// The test, at compile time, whether the expression after it, in parentheses, is a number: its type
+/// class (GCC's `__builtin_classify_type`, which clang gives both languages) one of integer (1),
+/// character (2), enumeration (3), boolean (4), floating-point (8): bits of 0x11E. The
+/// expression is not evaluated. C++ also lets a class through (12): one with a conversion to a
+/// number is a feature, and the conversion says what is wrong with any other.
+fn number_test(cplusplus: bool) -> &'static str {
+    if cplusplus {
+        "(0x111E >> __builtin_classify_type"
+    } else {
+        "(0x11E >> __builtin_classify_type"
+    }
+}
+
+/// The error a feature that is not a number gets.
+fn not_a_number(feature: &str) -> String {
+    format!("ompadapt: feature '{feature}' is not a number: a feature is an integer or floating-point value the region's cost depends on (for a pointer or an array, the number of elements it holds)")
+}
+
+/// `{ [const] double <features>[n] = {f1, f2, ...` (the block stays open): each feature converted
+/// to double, and checked at compile time to be a number first.
+fn feature_array<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplusplus: bool, features: &str, p: &mut Vec<Piece>) {
     // Explicit conversions (functional casts in C++: no -Wold-style-cast).
-    let (to_double, to_long) = if cplusplus { ("double(", "long(") } else { ("(double)(", "(long)(") };
+    let to_double = if cplusplus { "double(" } else { "(double)(" };
     // With automatic features the array has every slot: the pass stores its features after the
     // explicit ones, and appends their names to the descriptor (`auto_features=`).
     let (constness, slots) = if r.auto_features.is_some() { ("", MAX_FEATURES) } else { ("const ", r.features.len().max(1)) };
-    let mut p = vec![Piece::Text(format!("static void *{handle}; ompadapt_ctx {context};"))];
-    // A host region of zero-source-change mode runs its variants only where the pass shows that
-    // nothing it runs can observe its team (`__ompadapt_team_invariant`, 0 without the pass).
-    if r.as_written_when_nested() {
-        p.push(Piece::Text(format!(" int {} = {}({});", team_var(r.id), markers::TEAM_INVARIANT.name, c_string(r.name()))));
+    p.push(Piece::Text(" {".into()));
+    // a feature that is not a number (a pointer, an array, a struct) gets an error in ompadapt's
+    // words, and no second one from the conversion, which then converts 0
+    let assert = if cplusplus { "static_assert(" } else { "_Static_assert(" };
+    for expr in &r.features {
+        let toks = tokens(expr.src);
+        let text: Vec<&str> = toks[expr.range.clone()].iter().map(|t| t.text.as_str()).collect();
+        p.push(expr.text_at(format!("{assert}{}(", number_test(cplusplus))));
+        feature_pieces(expr, toks, p);
+        p.push(expr.text_at(format!(")) & 1, {});", c_string(&not_a_number(&text.join(" "))))));
     }
-    p.push(Piece::Text(format!(" {{ {constness}double {features}[{slots}] = {{")));
+    p.push(Piece::Text(format!(" {constness}double {features}[{slots}] = {{")));
     if r.features.is_empty() {
         p.push(Piece::Text("0".into()));
     }
@@ -229,10 +251,27 @@ pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplus
         if i > 0 {
             p.push(Piece::Text(",".into()));
         }
-        p.push(expr.text_at(to_double));
-        feature_pieces(expr, tokens(expr.src), &mut p);
-        p.push(expr.text_at(")"));
+        p.push(expr.text_at(format!("{to_double}__builtin_choose_expr({}(", number_test(cplusplus))));
+        feature_pieces(expr, tokens(expr.src), p);
+        p.push(expr.text_at(")) & 1, ("));
+        feature_pieces(expr, tokens(expr.src), p);
+        p.push(expr.text_at("), 0))"));
     }
+}
+
+/// Code for the start of a region: declare the context, call begin, store model_output.
+/// `tokens(src)` gives the tokens a Src refers to.
+pub fn begin_region<'t>(r: &RegionDesc, tokens: &dyn Fn(Src) -> &'t [Tok], cplusplus: bool) -> Vec<Piece> {
+    let (handle, context, features) = (format!("_ompadapt_h{}", r.id), context_var(r.id), format!("_ompadapt_f{}", r.id));
+    // (a functional cast in C++: no -Wold-style-cast)
+    let to_long = if cplusplus { "long(" } else { "(long)(" };
+    let mut p = vec![Piece::Text(format!("static void *{handle}; ompadapt_ctx {context};"))];
+    // A host region of zero-source-change mode runs its variants only where the pass shows that
+    // nothing it runs can observe its team (`__ompadapt_team_invariant`, 0 without the pass).
+    if r.as_written_when_nested() {
+        p.push(Piece::Text(format!(" int {} = {}({});", team_var(r.id), markers::TEAM_INVARIANT.name, c_string(r.name()))));
+    }
+    feature_array(r, tokens, cplusplus, &features, &mut p);
     // The descriptor's one printing between the plugin and the runtime (the pass appends the
     // automatic features' names to the text without reading it: abi's `AutoFeatures`).
     let descriptor = c_string(&r.descriptor.to_string());
