@@ -30,6 +30,7 @@
 #![deny(missing_docs)]
 
 pub mod dataperf;
+pub mod decisions;
 pub mod descriptor;
 pub mod escape;
 pub mod kinds;

@@ -100,6 +100,9 @@ pub const FRONTEND_MARK: &str = "__ompadapt_frontend_mark";
 /// The global that holds a translation unit's summary, in its ELF note (see [`crate::summary`]).
 pub const SUMMARY_NOTE: &str = "__ompadapt_summary";
 
+/// The global that holds a translation unit's decisions, in its ELF note (see [`crate::decisions`]).
+pub const DECISIONS_NOTE: &str = "__ompadapt_decisions";
+
 /// The annotation (`__attribute__((annotate))`, in `@llvm.global.annotations`) the frontend gives
 /// every function defined after a `declare variant`, `begin declare variant` or `metadirective`
 /// with a `device` or `target_device` selector outside system headers: from there on the device

@@ -318,12 +318,17 @@ impl Program {
 /// The bytes of an ELF note holding `desc`: name and description each padded to 4 bytes (the
 /// layout of `Elf64_Nhdr` and `Elf32_Nhdr` alike), in the byte order `little_endian` says.
 pub fn note_bytes(desc: &[u8], little_endian: bool) -> Vec<u8> {
+    note_bytes_of(NOTE_TYPE, desc, little_endian)
+}
+
+/// An ompadapt ELF note of type `kind` (a summary, [`crate::decisions::NOTE_TYPE`]) holding `desc`.
+pub fn note_bytes_of(kind: u32, desc: &[u8], little_endian: bool) -> Vec<u8> {
     let word = |v: u32| if little_endian { v.to_le_bytes() } else { v.to_be_bytes() };
     let name = NOTE_NAME.as_bytes();
     let mut out = Vec::new();
     out.extend(word(name.len() as u32 + 1));
     out.extend(word(desc.len() as u32));
-    out.extend(word(NOTE_TYPE));
+    out.extend(word(kind));
     out.extend(name);
     out.push(0);
     pad4(&mut out);
@@ -341,6 +346,11 @@ fn pad4(v: &mut Vec<u8>) {
 /// The descriptions of the notes in `segment` (the bytes of a `PT_NOTE` segment, in the
 /// machine's byte order) that are module summaries.
 pub fn summaries_in_notes(segment: &[u8]) -> Vec<&[u8]> {
+    notes_of_type(segment, NOTE_TYPE)
+}
+
+/// The descriptions of the ompadapt notes of type `wanted` in `segment` (the machine's byte order).
+pub fn notes_of_type(segment: &[u8], wanted: u32) -> Vec<&[u8]> {
     let word = |at: usize| segment.get(at..at + 4).map(|b| u32::from_ne_bytes([b[0], b[1], b[2], b[3]]) as usize);
     let up4 = |n: usize| n.div_ceil(4) * 4;
     let mut out = Vec::new();
@@ -350,7 +360,7 @@ pub fn summaries_in_notes(segment: &[u8]) -> Vec<&[u8]> {
         let desc_at = name_at + up4(namesz);
         let Some(desc) = segment.get(desc_at..desc_at + descsz) else { break };
         let name = segment.get(name_at..name_at + namesz).unwrap_or_default();
-        if kind as u32 == NOTE_TYPE && name.strip_suffix(&[0]) == Some(NOTE_NAME.as_bytes()) {
+        if kind as u32 == wanted && name.strip_suffix(&[0]) == Some(NOTE_NAME.as_bytes()) {
             out.push(desc);
         }
         at = desc_at + up4(descsz);

@@ -10,6 +10,7 @@ mod archive;
 mod bench;
 mod clear;
 mod evaluate;
+mod inspect;
 mod show;
 mod store;
 mod summaries;
@@ -45,6 +46,12 @@ struct Cli {
 
 #[derive(Subcommand)]
 enum Command {
+    /// What the compiler decided for each OpenMP construct of a program or library built with ompadapt: adaptive with its variants, or left as written and why (the remark's id, reason and place).
+    Inspect {
+        /// Executables, shared libraries or objects (name the shared libraries a program loads to resolve regions that wait for their summaries).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
     /// The summaries ompadapt wrote into objects, executables and shared libraries, and (with --depends) what the runtime would decide for a region that waits for them.
     Summaries {
         /// Objects, executables or shared libraries.
@@ -185,6 +192,7 @@ fn run(cli: Cli) -> Result<()> {
     let as_json = cli.json;
     match cli.command {
         Command::List { program } => list_regions(&root, program.as_deref(), as_json)?,
+        Command::Inspect { files } => inspect::run(&files, as_json)?,
         Command::Summaries { files, depends } => summaries::run(&files, depends.as_deref(), as_json)?,
         Command::Show { region, model, svg, png, axis } => {
             let choice = model.as_deref().map(store::parse_model).transpose()?;
@@ -226,6 +234,7 @@ fn list_regions(root: &Path, program: Option<&str>, as_json: bool) -> Result<()>
             bail!("{}: no readable region; {}", root.display(), unread());
         }
         println!("{}: no saved regions", root.display());
+        println!("(a program whose regions were all left as written saves nothing: `ompadapt inspect PROGRAM` says why)");
         return Ok(());
     }
     let mut rows = vec![["program", "region", "location", "features", "variants", "samples", "vectors", "complete", "model", "set aside"]
@@ -246,10 +255,27 @@ fn list_regions(root: &Path, program: Option<&str>, as_json: bool) -> Result<()>
         ]);
     }
     print!("{}", show::table(&rows, 0));
+    point_to_inspect(&sums);
     if !unreadable.is_empty() {
         println!("also {}", unread());
     }
     Ok(())
+}
+
+/// For each listed program whose executable (its identity) has constructs left as written, a line
+/// saying how many and that `ompadapt inspect` says why.
+fn point_to_inspect(sums: &[store::Summary]) {
+    let mut programs: Vec<&str> = sums.iter().map(|s| s.program_id.as_str()).collect();
+    programs.sort_unstable();
+    programs.dedup();
+    for id in programs {
+        let path = Path::new(id);
+        let Ok(found) = path.is_file().then(|| inspect::read(path)).transpose() else { continue };
+        let left = found.map_or(0, |f| f.decisions.iter().filter(|(d, _)| d.status == ompadapt_abi::decisions::Status::AsWritten).count());
+        if left > 0 {
+            println!("{id}: {left} construct(s) left as written: `ompadapt inspect {id}` says why");
+        }
+    }
 }
 
 /// A list for a table column: whole up to 4 items, else its count, first and last (`show`

@@ -18,6 +18,18 @@ void copy(llvm::StringRef S, char *Buf, unsigned Size) {
 }
 } // namespace
 
+// `F`'s directory and name joined where the directory is not the compilation directory of
+// `SP`'s unit (see below).
+static std::string writtenFile(const llvm::DIFile *F, const llvm::DISubprogram *SP) {
+  if (!F)
+    return "";
+  llvm::StringRef Dir = F->getDirectory(), FileName = F->getFilename();
+  llvm::StringRef CompDir = SP && SP->getUnit() ? SP->getUnit()->getDirectory() : llvm::StringRef();
+  if (!FileName.starts_with("/") && !Dir.empty() && Dir != CompDir)
+    return (Dir + "/" + FileName).str();
+  return FileName.str();
+}
+
 // The name of the source function of `I`'s debug location in `Name` (its linkage name where it
 // has one), the file in `File` (both
 // NUL-terminated, cut to `Size`), its column in `*Column`. Returns false without a location or a
@@ -56,13 +68,18 @@ extern "C" bool ompadapt_location_function(LLVMValueRef I, char *Name, char *Fil
   if (Linkage.empty() && F && F->getSubprogram() == SP && F->getName() != SP->getName())
     Linkage = F->getName();
   copy(Linkage.empty() || Fortran ? SP->getName() : Linkage, Name, Size);
-  llvm::StringRef Dir = Loc->getDirectory(), FileName = Loc->getFilename();
-  llvm::StringRef CompDir = SP->getUnit() ? SP->getUnit()->getDirectory() : llvm::StringRef();
-  if (!FileName.starts_with("/") && !Dir.empty() && Dir != CompDir) {
-    std::string Joined = (Dir + "/" + FileName).str();
-    copy(Joined, File, Size);
-  } else {
-    copy(FileName, File, Size);
-  }
+  copy(writtenFile(Loc->getFile(), SP), File, Size);
+  return true;
+}
+
+// The file of the debug scope `S` (a subprogram, a lexical block, a location's scope) as the
+// compile line spelled it (see above), in `File`, NUL-terminated, cut to `Size`. Returns false
+// without a file.
+extern "C" bool ompadapt_scope_file(LLVMMetadataRef S, char *File, unsigned Size) {
+  auto *Scope = llvm::dyn_cast_or_null<llvm::DIScope>(llvm::unwrap(S));
+  if (!Scope || !Scope->getFile() || Size == 0)
+    return false;
+  llvm::DILocalScope *Local = llvm::dyn_cast<llvm::DILocalScope>(Scope);
+  copy(writtenFile(Scope->getFile(), Local ? Local->getSubprogram() : nullptr), File, Size);
   return true;
 }

@@ -368,8 +368,9 @@ pub(crate) fn set_source_root(root: Option<String>) {
     SOURCE_ROOT.with(|r| *r.borrow_mut() = root.map(|r| r.trim_end_matches('/').to_owned()));
 }
 
-/// `file` relative to the source root, where it is under it.
+/// `file` relative to the source root, where it is under it, without leading `./`.
 fn relative_to_root(file: String) -> String {
+    let file = crate::construct_places::without_dot_slash(&file).to_owned();
     SOURCE_ROOT.with(|r| match r.borrow().as_deref() {
         Some(root) => file.strip_prefix(root).and_then(|rest| rest.strip_prefix('/')).map_or(file.clone(), str::to_owned),
         None => file,
@@ -405,6 +406,11 @@ pub(crate) fn function_name(f: ValueRef) -> String {
 
 /// [`function_name`] of a symbol.
 pub(crate) fn symbol_name(symbol: &str) -> String {
+    // an offload region's host version (`__omp_offloading_<device>_<file>_<function>_l<line>`,
+    // `..._debug__` with -g): the function the target directive is written in
+    if let Some(function) = offload_entry_function(symbol) {
+        return symbol_name(&function);
+    }
     // flang: _QPsaxpy (a procedure), _QQmain (the main program), _QMmodPsub (a module's)
     if let Some(rest) = symbol.strip_prefix("_Q") {
         if rest == "Qmain" {
@@ -415,6 +421,16 @@ pub(crate) fn symbol_name(symbol: &str) -> String {
         }
     }
     lambda_form(&template_form(&source_level(&team::analysis::demangle(symbol))))
+}
+
+/// The function an offload entry's symbol names, for `__omp_offloading_<device>_<file>_<function>_l<line>`
+/// (`_l<line>_<n>` for a second kernel of one line, `_debug__` for clang's -g wrapper).
+fn offload_entry_function(symbol: &str) -> Option<String> {
+    let base = source_level(symbol);
+    let entry = base.strip_prefix(crate::omp_calls::OFFLOADING_PREFIX)?;
+    let entry = entry.strip_suffix("_debug__").unwrap_or(entry);
+    let (function, line) = entry.splitn(3, '_').nth(2)?.rsplit_once("_l")?;
+    (line.split('_').all(|n| n.parse::<u32>().is_ok()) && !function.is_empty()).then(|| function.to_owned())
 }
 
 /// A lambda's region is named after the function around it, with the lambda's template
@@ -715,6 +731,11 @@ mod tests {
         );
         assert_eq!(symbol_name("_QPsaxpy"), "saxpy");
         assert_eq!(symbol_name("main.omp_outlined"), "main");
+        // an offload region's host version, with clang's -g wrapper or not, and its outlined code
+        assert_eq!(symbol_name("__omp_offloading_fe00_138134_main_l14"), "main");
+        assert_eq!(symbol_name("__omp_offloading_fe00_138134_main_l14_debug__.omp_outlined"), "main");
+        assert_eq!(symbol_name("__omp_offloading_fe00_1_do_work_l58_1"), "do_work");
+        assert_eq!(symbol_name("__omp_offloading_fe00_1__Z3fooPd_l9"), "foo");
     }
 
     #[test]

@@ -45,7 +45,9 @@
 pub mod auto_features;
 pub mod auto_mode;
 pub mod cfg;
+pub mod construct_places;
 pub mod debug_locations;
+pub mod decisions;
 pub mod device_globals;
 pub mod diagnostics;
 pub mod dispatch;
@@ -61,6 +63,7 @@ pub mod map_sizes;
 pub mod memory;
 pub mod metadata;
 pub mod module_kind;
+pub mod notes;
 pub mod offload_regions;
 pub mod omp_calls;
 pub mod plugin_entry;
@@ -127,8 +130,13 @@ pub fn run_on_module(module: &Module<'_>, auto: Option<&str>) -> bool {
     for warning in &outcome.warnings {
         eprintln!("{warning}");
     }
+    // Once each: copies of one construct (a loop of forks unrolled, a function inlined twice) are
+    // one region, named and placed alike (the statistics count every site).
+    let mut said = HashSet::new();
     for remark in &outcome.remarks {
-        remark.emit();
+        if said.insert((remark.id, remark.place(), remark.model.clone(), remark.message.clone())) {
+            remark.emit();
+        }
     }
     // After the remarks, which take their locations from the instructions.
     if !module_kind::is_device_module(module) && frontend_mark::locations_for_the_pass_only(module) {
@@ -164,17 +172,9 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
     if module_kind::is_device_module(module) {
         return outcome;
     }
-    // Pass-only mode where the frontend did not compile the module, and zero-source-change mode
-    // where it handed that to the pass (see [`auto_mode`], [`frontend_mark`]); first, so that
-    // its regions go through the same stages as the frontend's.
-    let (kinds, explicit) = match frontend_mark::lowered(module) {
-        frontend_mark::Lowered::ByThePassOnly => (auto_mode::resolve(auto), HashSet::new()),
-        frontend_mark::Lowered::ByTheFrontend => (Ok(None), HashSet::new()),
-        frontend_mark::Lowered::ByTheFrontendWithAuto { kinds, root } => {
-            host_regions::set_source_root(root);
-            (auto_mode::parse(&kinds), frontend_mark::explicit_region_code(module))
-        }
-    };
+    let (kinds, explicit) = kinds_to_apply(module, auto);
+    // Names and remark places read the directive's line (see [`construct_places`]).
+    outcome.changed |= construct_places::locate_constructs(module);
     // What this unit's functions do, for the regions of other units that call them: taken before
     // the rewrites below add calls of the runtime.
     let summary = team::summary::wanted(module, matches!(kinds, Ok(Some(_))));
@@ -230,12 +230,28 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
             }
         }
     }
+    outcome.changed |= decisions::record(module, &outcome.remarks);
     if outcome.changed {
         remove_unused_marker_functions(module);
         launch_site::remove_unused_guard_functions(module);
         debug_locations::give_calls_locations(module);
     }
     outcome
+}
+
+/// The kinds pass-only mode applies to `module`, and the code of its explicit regions: pass-only
+/// mode where the frontend did not compile the module, and zero-source-change mode where it
+/// handed that to the pass (see [`auto_mode`], [`frontend_mark`]); first, so that its regions go
+/// through the same stages as the frontend's. Sets the source root names are relative to.
+fn kinds_to_apply(module: &Module<'_>, auto: Option<&str>) -> (Result<Option<auto_mode::AutoKinds>, String>, HashSet<LLVMValueRef>) {
+    match frontend_mark::lowered(module) {
+        frontend_mark::Lowered::ByThePassOnly => (auto_mode::resolve(auto), HashSet::new()),
+        frontend_mark::Lowered::ByTheFrontend => (Ok(None), HashSet::new()),
+        frontend_mark::Lowered::ByTheFrontendWithAuto { kinds, root } => {
+            host_regions::set_source_root(root);
+            (auto_mode::parse(&kinds), frontend_mark::explicit_region_code(module))
+        }
+    }
 }
 
 /// Adds the precompiled runtime loader where the module calls it ([`loader::add_loader`]).

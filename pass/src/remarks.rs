@@ -15,6 +15,7 @@ use llvm_sys::debuginfo::LLVMInstructionGetDebugLoc;
 use llvm_sys::prelude::{LLVMMetadataRef, LLVMValueRef};
 
 extern "C" {
+    fn ompadapt_scope_file(scope: LLVMMetadataRef, file: *mut c_char, size: u32) -> bool;
     fn ompadapt_emit_remark(function: LLVMValueRef, location: LLVMMetadataRef, kind: c_int, id: *const c_char, message: *const c_char);
 }
 
@@ -191,6 +192,32 @@ impl Remark {
     /// `[OMPADAPT1xx] region '<model>': <message>`.
     pub fn text(&self) -> String {
         format!("[{}] region '{}': {}", self.id.code(), self.model, self.message)
+    }
+
+    /// `file:line:column` where the remark is (its location, or its function's line where it has
+    /// none; column 0: none known), the file as region names spell it (as the compile line did,
+    /// relative to the compilation directory where under it); None without debug information.
+    pub fn place(&self) -> Option<String> {
+        use llvm_sys::debuginfo::*;
+        unsafe {
+            let (scope, line, column) = if self.location.is_null() {
+                let sp = LLVMGetSubprogram(self.function);
+                (sp, if sp.is_null() { 0 } else { LLVMDISubprogramGetLine(sp) }, 0)
+            } else {
+                (LLVMDILocationGetScope(self.location), LLVMDILocationGetLine(self.location), LLVMDILocationGetColumn(self.location))
+            };
+            if scope.is_null() {
+                return None;
+            }
+            let mut file = [0 as c_char; 1024];
+            // SAFETY: a buffer of the size given; the shim writes NUL-terminated text into it.
+            let name = if ompadapt_scope_file(scope, file.as_mut_ptr(), file.len() as u32) {
+                crate::construct_places::without_dot_slash(&std::ffi::CStr::from_ptr(file.as_ptr()).to_string_lossy()).to_owned()
+            } else {
+                "?".to_owned()
+            };
+            Some(format!("{name}:{line}:{column}"))
+        }
     }
 
     /// Hands the remark to LLVM (which drops it unless a consumer asked for remarks of the pass).

@@ -43,10 +43,15 @@ presumedLine(const SourceManager &SM, SourceLocation Loc,
   for (const auto &[From, To] : llvm::reverse(PathMap))
     if (llvm::sys::path::replace_path_prefix(File, From, To))
       break;
+  // Relative to the source root where the file is under it, without the separator (as the
+  // pass's names: `src/explicit.c`, not `/src/explicit.c`).
   if (!SourceRoot.empty()) {
-    llvm::SmallString<256> Root(SourceRoot);
-    llvm::sys::path::append(Root, "");
-    llvm::sys::path::replace_path_prefix(File, Root, "");
+    std::string Whole(File.str());
+    llvm::StringRef Root = llvm::StringRef(SourceRoot).rtrim('/');
+    llvm::StringRef F(Whole);
+    if (!Root.empty() && F.size() > Root.size() + 1 && F.starts_with(Root) &&
+        F[Root.size()] == '/')
+      File = F.substr(Root.size() + 1);
   }
   return std::string(File) + ":" + std::to_string(P.getLine());
 }

@@ -10,7 +10,7 @@
 // branch, which every thread but 0 runs, is still code every thread runs.
 //
 // RUN: cd %S && env -u OMPADAPT_AUTO %clang -O0 -c -fpass-plugin=%passplugin -Rpass=ompadapt -Rpass-missed=ompadapt thread_zero_guard.c -o %t.o 2> %t.remarks
-// RUN: objcopy -O binary --only-section=.note.ompadapt %t.o %t.note
+// RUN: strings -a %t.o > %t.note
 // RUN: %FileCheck %s --check-prefix=NOTE < %t.note
 // RUN: %FileCheck %s < %t.remarks
 // RUN: cd %S && env -u OMPADAPT_AUTO %clang -O2 -c -fpass-plugin=%passplugin -Rpass=ompadapt -Rpass-missed=ompadapt thread_zero_guard.c -o %t.O2.o 2> %t.O2.remarks

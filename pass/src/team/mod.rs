@@ -157,6 +157,11 @@ fn decide(
     }
 }
 
+/// The `depends=` list of a [`dependencies_remark`]'s text.
+pub fn depends_of_remark(message: &str) -> Option<&str> {
+    message.rsplit_once("(depends=").map(|(_, rest)| rest.strip_suffix(')').unwrap_or(rest))
+}
+
 /// The remark that names the functions of other translation units a region waits for.
 pub fn dependencies_remark(deps: &std::collections::BTreeSet<ompadapt_abi::summary::Dependency>) -> String {
     // a function called two ways is named once

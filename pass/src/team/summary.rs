@@ -8,8 +8,6 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being analysed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use std::ffi::CString;
-
 use inkwell::module::Module;
 use inkwell::values::AsValueRef;
 use llvm_sys::core::*;
@@ -73,8 +71,7 @@ pub fn of_module(module: &Module<'_>) -> ModuleSummary {
 
 /// Whether the pass already summarised `module` (a second run changes nothing).
 pub fn has_note(module: &Module<'_>) -> bool {
-    let name = CString::new(ompadapt_abi::markers::SUMMARY_NOTE).expect("no NUL");
-    unsafe { !LLVMGetNamedGlobal(module.as_mut_ptr(), name.as_ptr()).is_null() }
+    crate::notes::has_global(module, ompadapt_abi::markers::SUMMARY_NOTE)
 }
 
 /// `why` cut to 300 bytes (a report line; the remark at compile time has it all).
@@ -90,33 +87,11 @@ fn shortened(mut why: String) -> String {
     why
 }
 
-/// Adds `summary` to `module` as an ELF note in [`summary::NOTE_SECTION`], kept by the
-/// optimiser, LTO and the linker (`llvm.used`). Nothing where the module has no function to
-/// summarise and no thread-local data to report, or is not ELF.
+/// Adds `summary` to `module` as an ELF note (see [`crate::notes`]). Nothing where the module
+/// has no function to summarise and no thread-local data to report.
 pub fn emit_note(module: &Module<'_>, s: &ModuleSummary) {
     if s.functions.is_empty() && s.thread_local.is_none() {
         return;
     }
-    let triple = module.get_triple();
-    let triple = triple.as_str().to_string_lossy();
-    if triple.contains("apple") || triple.contains("windows") || triple.contains("aix") {
-        return;
-    }
-    let little = unsafe { llvm_sys::target::LLVMByteOrder(llvm_sys::target::LLVMGetModuleDataLayout(module.as_mut_ptr())) }
-        == llvm_sys::target::LLVMByteOrdering::LLVMLittleEndian;
-    let bytes = summary::note_bytes(s.to_string().as_bytes(), little);
-    let m = module.as_mut_ptr();
-    unsafe {
-        let c = LLVMGetModuleContext(m);
-        let init = LLVMConstStringInContext2(c, bytes.as_ptr().cast(), bytes.len(), 1);
-        let name = CString::new(ompadapt_abi::markers::SUMMARY_NOTE).expect("no NUL");
-        let g = LLVMAddGlobal(m, LLVMTypeOf(init), name.as_ptr());
-        LLVMSetInitializer(g, init);
-        LLVMSetGlobalConstant(g, 1);
-        LLVMSetLinkage(g, LLVMLinkage::LLVMInternalLinkage);
-        let section = CString::new(summary::NOTE_SECTION).unwrap();
-        LLVMSetSection(g, section.as_ptr());
-        LLVMSetAlignment(g, 4);
-        ir::add_to_used_list(m, g, c"llvm.used");
-    }
+    crate::notes::add(module, summary::NOTE_TYPE, ompadapt_abi::markers::SUMMARY_NOTE, &s.to_string());
 }
