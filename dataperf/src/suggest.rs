@@ -10,13 +10,25 @@
 //!
 //! The tool hashes whole transfers: it knows *that* data is unchanged, never *which part*
 //! changed, so it never suggests updating a part of an array.
+//!
+//! Every change takes something for granted ([`Assumes`]): that no kernel at the construct
+//! writes the data, that the host does not change it between the transfers a data region would
+//! remove, that no kernel reads what a transfer sends, that no kernel runs while an allocation
+//! lives. Before a suggestion is made, what it takes for granted is checked against what the
+//! run saw of the same list item ([`Seen`]): a change the run contradicts is reworded so that
+//! it holds (a `target update` added where the host changes the data, "only when" instead of
+//! "remove") or withheld (action `none`), and the suggestion says what was seen.
 
 use serde::Serialize;
 
-use crate::analysis::{Agg, UnusedWhy};
+use crate::analysis::{Agg, Seen, UnusedWhy};
 use crate::sites::{Construct, MapType};
 use crate::symbolize::plain_name;
 use crate::units::{fmt_bytes, fmt_ns};
+
+mod check;
+pub use check::Assumes;
+use check::Parts;
 
 /// The kind of finding a suggestion is for.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -87,6 +99,10 @@ pub struct Subject {
     /// The data went to the host: a duplicate the host received, a round trip that started
     /// on the host.
     pub to_host: bool,
+    /// What the run saw of the finding's list item at its construct on its target device.
+    pub seen: Seen,
+    /// What the run saw of the same data (its host address) on that device, at every construct.
+    pub data_seen: Seen,
 }
 
 /// What to write instead, and what it would save.
@@ -96,7 +112,9 @@ pub struct Suggestion {
     pub text: String,
     /// `hoist-to-target-data`, `keep-resident`, `skip-update`, `map-to`, `map-alloc`,
     /// `map-from`, `map-release`, `enter-exit-data`, `drop-map`, `remove-copy`, `check-free`,
-    /// or `raise-memory-cap` (a row merged for lack of memory has no place to name).
+    /// `raise-memory-cap` (a row merged for lack of memory has no place to name), or `none`
+    /// (the change the finding asks for is contradicted by what the run saw: see
+    /// `contradicted`).
     pub action: &'static str,
     /// The directive or clause to write (for `skip-update`: the one to remove or guard).
     pub clause: Option<String>,
@@ -107,9 +125,26 @@ pub struct Suggestion {
     pub saving_bytes: u64,
     /// Time it would save: what those operations took in this run.
     pub saving_ns: u64,
+    /// What the change takes for granted about the program, in words (None: nothing this run
+    /// could have contradicted).
+    pub assumes: Option<String>,
+    /// What this run saw that contradicts the change as it would first have been worded: the
+    /// suggestion was reworded so that it holds, or withheld (`action` `none`).
+    pub contradicted: Option<String>,
 }
 
-/// The suggestion for finding `s`.
+impl Suggestion {
+    /// Whether no change is suggested: the one the finding asks for is contradicted by the run.
+    pub fn withheld(&self) -> bool {
+        self.action == WITHHELD
+    }
+}
+
+/// The action of a suggestion withheld because the run contradicts it.
+pub const WITHHELD: &str = "none";
+
+/// The suggestion for finding `s`: what it asks to change, checked against what the run saw
+/// (reworded or withheld where the run contradicts it).
 pub fn suggest(s: &Subject) -> Suggestion {
     let Some(site) = &s.site else {
         return Suggestion {
@@ -119,10 +154,12 @@ pub fn suggest(s: &Subject) -> Suggestion {
             place: None,
             saving_bytes: s.ops.bytes,
             saving_ns: s.ops.ns,
+            assumes: None,
+            contradicted: None,
         };
     };
     let w = Writer { s, site, var: var_text(s) };
-    let (action, clause, place, text) = match s.pattern {
+    let p = match s.pattern {
         Pattern::Duplicate => w.duplicate(),
         Pattern::RoundTrip => w.round_trip(),
         Pattern::RepeatedAlloc => w.repeated_alloc(),
@@ -136,12 +173,23 @@ pub fn suggest(s: &Subject) -> Suggestion {
         (false, true) => " (rebuild with -g for lines)",
         (false, false) => "",
     };
-    let saving = if s.pattern == Pattern::UnmatchedDelete {
+    let withheld = p.action == WITHHELD;
+    let saving = if s.pattern == Pattern::UnmatchedDelete || withheld {
         String::new()
     } else {
         format!("; saves {} ({}) in {} {}", fmt_bytes(s.ops.bytes), fmt_ns(s.ops.ns), s.ops.count, operations(s))
     };
-    Suggestion { text: format!("{text}{saving}{unnamed}"), action, clause, place, saving_bytes: s.ops.bytes, saving_ns: s.ops.ns }
+    let (saving_bytes, saving_ns) = if withheld { (0, 0) } else { (s.ops.bytes, s.ops.ns) };
+    Suggestion {
+        text: format!("{}{saving}{unnamed}", p.text),
+        action: p.action,
+        clause: p.clause,
+        place: p.place,
+        saving_bytes,
+        saving_ns,
+        assumes: p.assumes,
+        contradicted: p.contradicted,
+    }
 }
 
 fn operations(s: &Subject) -> &'static str {
@@ -310,8 +358,6 @@ struct Writer<'a> {
     var: String,
 }
 
-type Parts = (&'static str, Option<String>, Option<String>, String);
-
 impl Writer<'_> {
     /// For a data region in a caller (the construct's function is inlined there): the clause
     /// names the data as the called function does, which the caller may not — say whose names
@@ -349,17 +395,27 @@ impl Writer<'_> {
         format!("#pragma omp target update {direction}({})", self.var)
     }
 
+    /// A `target update` at the construct that a duplicate or a round trip finds redundant:
+    /// `dir` is its direction, `why` what makes it so. Removed, unless the run saw updates there
+    /// carry changes: then it is to run only when the data changed.
+    fn redundant_update(&self, dir: &str, why: &str) -> Parts {
+        let site = self.site;
+        let (assumes, who) = if dir == "from" { (Assumes::KernelsKeep, "a kernel") } else { (Assumes::HostKeeps, "the host") };
+        let update = self.update(dir);
+        let (text, seen) = match self.against(assumes) {
+            Some(seen) => {
+                (format!("run `{update}` at {} only when {who} changed `{}`, not every time: {why}", at(site), self.var), Some(seen))
+            }
+            None => (format!("remove `{update}` at {}, or run it only when {who} changed `{}`: {why}", at(site), self.var), None),
+        };
+        Parts::new("skip-update", Some(update), place_of(site), text).assuming(self.words(assumes), seen)
+    }
+
     fn duplicate(&self) -> Parts {
         let (site, first) = (self.site, self.s.other.as_ref());
         if site.construct == Construct::Update {
-            let (dir, who, changed) = if self.s.to_host { ("from", "the host", "a kernel") } else { ("to", "the device", "the host") };
-            let text = format!(
-                "remove `{}` at {}, or run it only when {changed} changed `{}`: {who} already received these bytes",
-                self.update(dir),
-                at(site),
-                self.var
-            );
-            return ("skip-update", Some(self.update(dir)), place_of(site), text);
+            let (dir, who) = if self.s.to_host { ("from", "the host") } else { ("to", "the device") };
+            return self.redundant_update(dir, &format!("{who} already received these bytes"));
         }
         let scope = Scope::of(site, first);
         if self.s.to_host {
@@ -367,14 +423,15 @@ impl Writer<'_> {
         }
         let word = self.word_among(&["to", "tofrom"], "to");
         let clause = format!("#pragma omp target data map({word}: {})", self.var);
+        let (copies, seen) = self.region_copies(word == "tofrom" && self.s.data_seen.device_changed > 0);
         let text = format!(
-            "hoist {} of {} into `{clause}` {}{}",
+            "hoist {} of {} into `{clause}` {}{copies}{}",
             self.clause_as_written("to"),
             lines(site, first),
             scope.around(site),
             self.names_note(&scope)
         );
-        ("hoist-to-target-data", Some(clause), scope.place(site), text)
+        Parts::new("hoist-to-target-data", Some(clause), scope.place(site), text).assuming(self.words(Assumes::HostKeepsData), seen)
     }
 
     /// The clause's map-type word when it is one of `allowed`, else `default`.
@@ -387,18 +444,39 @@ impl Writer<'_> {
         }
     }
 
+    /// The `target update`s a data region around the constructs needs, as words to append, and
+    /// what the run saw that asks for them: `update to` where the host changes the data (when
+    /// it did), `update from` where the host reads it (when `from` is asked for).
+    fn region_copies(&self, from: bool) -> (String, Option<String>) {
+        let seen = self.against(Assumes::HostKeepsData);
+        let to = seen.as_ref().map(|_| format!("`{}` after each change the host makes to it", self.update("to")));
+        let from = from.then(|| format!("`{}` where the host reads it", self.update("from")));
+        let copies: Vec<String> = to.into_iter().chain(from).collect();
+        let text = if copies.is_empty() { String::new() } else { format!(", with {}", copies.join(" and ")) };
+        let text = match &seen {
+            Some(seen) => format!("{text} ({seen})"),
+            None => text,
+        };
+        (text, seen)
+    }
+
     /// Keep the data on the device in a data region around `scope`, copying it to the host only
-    /// where the host reads it.
+    /// where the host reads it (and to the device where the host changes it, when it did).
     fn keep_resident(&self, scope: &Scope, word: &str, why: &str) -> Parts {
         let clause = format!("#pragma omp target data map({word}: {})", self.var);
+        let seen = self.against(Assumes::HostKeepsData);
+        let to = match &seen {
+            Some(seen) => format!(", `{}` after each change the host makes to it ({seen})", self.update("to")),
+            None => String::new(),
+        };
         let text = format!(
-            "keep `{}` on the device: `{clause}` {}, and `{}` only where the host reads it ({why}){}",
+            "keep `{}` on the device: `{clause}` {}{to}, and `{}` only where the host reads it ({why}){}",
             self.var,
             scope.around(self.site),
             self.update("from"),
             self.names_note(scope)
         );
-        ("keep-resident", Some(clause), scope.place(self.site), text)
+        Parts::new("keep-resident", Some(clause), scope.place(self.site), text).assuming(self.words(Assumes::HostKeepsData), seen)
     }
 
     fn round_trip(&self) -> Parts {
@@ -407,31 +485,26 @@ impl Writer<'_> {
             // Host -> device -> host, unchanged: the copy back is the waste.
             let sent_at = sent.map_or(String::new(), |p| format!(" after the host sent it at {}", at(p)));
             if site.construct == Construct::Update {
-                let text = format!(
-                    "remove `{}` at {}: no kernel changed `{}` since the host sent it{sent_at}",
-                    self.update("from"),
-                    at(site),
-                    self.var
-                );
-                return ("skip-update", Some(self.update("from")), place_of(site), text);
+                let from = sent.map_or(String::new(), |p| format!(" at {}", at(p)));
+                let why = format!("it brought back unchanged what the host had sent{from} ({})", times(self.s.ops.count));
+                return self.redundant_update("from", &why);
             }
             return self.drop_from(&sent_at);
         }
         if site.construct == Construct::Update {
-            let text = format!(
-                "remove `{}` at {}: the device sent these bytes to the host{} and holds them unless a kernel changed them since",
-                self.update("to"),
-                at(site),
+            let why = format!(
+                "the device sent these bytes to the host{} and holds them unless a kernel changed them since",
                 sent.map_or(String::new(), |p| format!(" at {}", at(p)))
             );
-            return ("skip-update", Some(self.update("to")), place_of(site), text);
+            return self.redundant_update("to", &why);
         }
         let scope = Scope::of(site, sent);
         let why = format!("the host sent it back unchanged {}", times(self.s.ops.count));
         self.keep_resident(&scope, "tofrom", &why)
     }
 
-    /// A copy back to the host of data no kernel changed: map it without `from`.
+    /// A copy back to the host of data no kernel changed: map it without `from` — unless the
+    /// run saw the copies back at this construct bring a kernel's changes, which that would lose.
     fn drop_from(&self, sent_at: &str) -> Parts {
         let site = self.site;
         let (action, word) = match (self.word("tofrom"), site.construct) {
@@ -440,14 +513,17 @@ impl Writer<'_> {
             _ => ("map-alloc", "alloc"),
         };
         let clause = format!("map({word}: {})", self.var);
+        let instead = format!("`{clause}` instead of {} at {}", self.clause_as_written("tofrom"), at(site));
+        let assumes = self.words(Assumes::KernelsKeep);
+        if let Some(seen) = self.against(Assumes::KernelsKeep) {
+            return self.withheld(&format!("{instead} would lose what the kernels write: {seen}"), assumes, seen);
+        }
         let text = format!(
-            "`{clause}` instead of {} at {}, if no kernel there ever writes `{}`: the device sent it back unchanged {}{sent_at}",
-            self.clause_as_written("tofrom"),
-            at(site),
+            "{instead}, if no kernel there ever writes `{}`: the device sent it back unchanged {}{sent_at}",
             self.var,
             times(self.s.ops.count)
         );
-        (action, Some(clause), place_of(site), text)
+        Parts::new(action, Some(clause), place_of(site), text).assuming(assumes, None)
     }
 
     fn repeated_alloc(&self) -> Parts {
@@ -455,7 +531,7 @@ impl Writer<'_> {
         let scope = Scope::of(site, first);
         if site.construct == Construct::Api {
             let text = format!("call omp_target_alloc for {} once and omp_target_free after it, {}", self.var, scope.around(site));
-            return ("enter-exit-data", None, scope.place(site), text);
+            return Parts::new("enter-exit-data", None, scope.place(site), text);
         }
         let enter = format!("#pragma omp target enter data map(alloc: {})", self.var);
         let exit = format!("#pragma omp target exit data map(delete: {})", self.var);
@@ -468,8 +544,9 @@ impl Writer<'_> {
             copies.push(format!("`{}` where the host reads it", self.update("from")));
         }
         let copies = if copies.is_empty() { String::new() } else { format!(", then {}", copies.join(" and ")) };
-        let text = format!("allocate `{}` once: `{enter}` and `{exit}` {}{copies}{}", self.var, scope.around(site), self.names_note(&scope));
-        ("enter-exit-data", Some(enter), scope.place(site), text)
+        let text =
+            format!("allocate `{}` once: `{enter}` and `{exit}` {}{copies}{}", self.var, scope.around(site), self.names_note(&scope));
+        Parts::new("enter-exit-data", Some(enter), scope.place(site), text)
     }
 
     fn unused_alloc(&self) -> Parts {
@@ -479,9 +556,16 @@ impl Writer<'_> {
             Some(_) => String::new(),
             None => " (never deleted)".into(),
         };
+        // Removing the allocation takes for granted that no kernel ever uses it; where the run
+        // saw kernels use other allocations here, only "when its kernels run" holds.
+        let seen = self.against(Assumes::Idle);
+        let assumes = self.words(Assumes::Idle);
         if site.construct == Construct::Api {
-            let text = format!("no kernel ran while {} was allocated{until}: remove the omp_target_alloc at {}", self.var, at(site));
-            return ("drop-map", None, place_of(site), text);
+            let text = match &seen {
+                Some(seen) => format!("call the omp_target_alloc at {} only when a kernel will use it: no kernel ran while {} was allocated{until}, but {seen}", at(site), self.var),
+                None => format!("no kernel ran while {} was allocated{until}: remove the omp_target_alloc at {}", self.var, at(site)),
+            };
+            return Parts::new("drop-map", None, place_of(site), text).assuming(assumes, seen);
         }
         // A `target data` region: OMPT shows it as an enter and an exit at the same line.
         let data = if deleted.is_some_and(|d| d.line == site.line && d.construct == Construct::ExitData) {
@@ -490,13 +574,12 @@ impl Writer<'_> {
             "target enter data"
         };
         let clause = format!("#pragma omp {data} if(...) map({}: {})", self.word("alloc"), self.var);
-        let text = format!(
-            "no kernel ran while `{}` was allocated{until}: remove {} at {}, or map it only when its kernels run: `{clause}`",
-            self.var,
-            self.clause_as_written("alloc"),
-            at(site)
-        );
-        ("drop-map", Some(clause), place_of(site), text)
+        let (head, tail) = (format!("no kernel ran while `{}` was allocated{until}", self.var), self.clause_as_written("alloc"));
+        let text = match &seen {
+            Some(seen) => format!("{head}, but {seen}: map it at {} only when its kernels run: `{clause}`", at(site)),
+            None => format!("{head}: remove {tail} at {}, or map it only when its kernels run: `{clause}`", at(site)),
+        };
+        Parts::new("drop-map", Some(clause), place_of(site), text).assuming(assumes, seen)
     }
 
     fn unused_transfer(&self, why: UnusedWhy) -> Parts {
@@ -509,22 +592,22 @@ impl Writer<'_> {
             UnusedWhy::Deleted => "it is deleted before any kernel reads it".to_owned(),
             UnusedWhy::NoKernelAfter => "no kernel runs after it".to_owned(),
         };
-        match site.construct {
-            Construct::Update => {
-                let text = format!("remove `{}` at {}: {reason}", self.update("to"), at(site));
-                ("skip-update", Some(self.update("to")), place_of(site), text)
-            }
-            Construct::Api => {
-                let text = format!("remove the copy of {} at {}: {reason}", self.var, at(site));
-                ("remove-copy", None, place_of(site), text)
-            }
+        let (action, clause, change) = match site.construct {
+            Construct::Update => ("skip-update", Some(self.update("to")), format!("remove `{}` at {}", self.update("to"), at(site))),
+            Construct::Api => ("remove-copy", None, format!("remove the copy of {} at {}", self.var, at(site))),
             _ => {
                 let (action, word) = if self.word("to") == "tofrom" { ("map-from", "from") } else { ("map-alloc", "alloc") };
                 let clause = format!("map({word}: {})", self.var);
-                let text = format!("`{clause}` instead of {} at {}: {reason}", self.clause_as_written("to"), at(site));
-                (action, Some(clause), place_of(site), text)
+                let change = format!("`{clause}` instead of {} at {}", self.clause_as_written("to"), at(site));
+                (action, Some(clause), change)
             }
+        };
+        let assumes = self.words(Assumes::Unread);
+        if let Some(seen) = self.against(Assumes::Unread) {
+            // Some transfers here were unused, others read: the change would lose the latter.
+            return self.withheld(&format!("{change} would lose what the kernels read: {reason} here, but {seen}"), assumes, seen);
         }
+        Parts::new(action, clause, place_of(site), format!("{change}: {reason}")).assuming(assumes, None)
     }
 
     fn unmatched_delete(&self) -> Parts {
@@ -535,7 +618,7 @@ impl Writer<'_> {
              returned on that device, once",
             at(site)
         );
-        ("check-free", None, place_of(site), text)
+        Parts::new("check-free", None, place_of(site), text)
     }
 }
 

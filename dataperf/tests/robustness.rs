@@ -131,6 +131,39 @@ fn off_unless_asked_and_text_by_default() {
     assert_eq!(o.status.code(), Some(7));
 }
 
+/// The program follows the launcher's options with or without `--` (issue 43): the first
+/// argument that is not one of the launcher's options is the program, and everything after it
+/// is the program's, its own options included. An option the launcher does not know says how
+/// to write the command.
+#[test]
+fn the_program_follows_the_options_with_or_without_a_double_dash() {
+    let d = scratch();
+    let src = program("many_transfers.c");
+    let exe = d.path().join("many");
+    compile(&src, &exe, &["-g", "-O1"]);
+    let json = d.path().join("r.json");
+    let o = Command::new(launcher()).arg("--json").arg(&json).arg(&exe).arg("5").output().unwrap();
+    let (out, err) = text(&o);
+    assert!(o.status.success(), "{out}\n{err}");
+    assert_eq!(checks(&out), vec!["CHECK acc=4.0".to_owned()], "the program's argument reached it");
+    let r: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+    assert_eq!(count(&r, "unused_transfers"), 5, "{}", r["findings"]["unused_transfers"]);
+    // Options after the program are the program's, `--` included.
+    let o = Command::new(launcher()).args(["/bin/sh", "-c", "echo \"$@\"; exit 3", "sh", "--json", "x", "--", "-n", "5"]).output().unwrap();
+    let (out, err) = text(&o);
+    assert_eq!(o.status.code(), Some(3), "{err}");
+    assert_eq!(out, "--json x -- -n 5\n");
+    let o = Command::new(launcher()).args(["--top", "3", "--", "/bin/sh", "-c", "exit 4"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(4));
+    // An option the launcher does not know, or no program: the usage with the program in it.
+    for args in [&["--bogus", "/bin/true"][..], &["--top", "3"][..]] {
+        let o = Command::new(launcher()).args(args).output().unwrap();
+        let (_, err) = text(&o);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {err}");
+        assert!(err.contains("Usage: ompadapt-dataperf [OPTIONS] [--] PROGRAM [ARGS]..."), "{args:?}: {err}");
+    }
+}
+
 #[test]
 fn report_files_never_follow_planted_links() {
     let d = scratch();

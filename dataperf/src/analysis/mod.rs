@@ -5,9 +5,13 @@
 //! arrive in the order they finish, which for synchronous operations is program order):
 //!
 //! * **duplicate transfer** (Definition 4.1): the receiving device already received the same
-//!   content (same xxh3-128 hash and size) before — a table of (device, hash, size) received;
+//!   content (same xxh3-128 hash and size) for the same data before — a table of (device, host
+//!   address, hash, size) received;
 //! * **round trip** (4.2): device `a` receives content that it earlier sent to `b` and that `b`
-//!   received from it — a table of unmatched sends; each send completes at most one trip;
+//!   received from it, for the same data — a table of unmatched sends per (from, to, host
+//!   address, hash, size); each send completes at most one trip. The data is the host address:
+//!   a round trip is one variable going out and coming back, never two variables that happen to
+//!   hold the same bytes (a kernel's output equal to another array's input);
 //! * **repeated allocation** (4.3): memory for the same host data and size is allocated and
 //!   deleted again — a count of allocate/delete pairs per (device, host address, size); every
 //!   pair after the first is repeated;
@@ -17,7 +21,11 @@
 //!   read — overwritten entirely by a later transfer, or deleted, before the next kernel on that
 //!   device, or not followed by any kernel there. A transfer that reads device memory (back to
 //!   the host or to another device) counts as a use;
-//! * peak device memory per device, and a per-call-site profile of every operation.
+//! * peak device memory per device, and a per-call-site profile of every operation;
+//! * what each list item's transfers carried ([`seen`]): whether the bytes sent differed from
+//!   what the device last held (the host changed them) or the bytes sent back differed from
+//!   what it was sent (a kernel changed them), and whether a kernel could read them — what the
+//!   report checks each suggestion against.
 //!
 //! Potential savings count every operation at most once: a transfer that is a duplicate *and*
 //! completes a round trip *and* is unused is one avoidable transfer; an allocate/delete pair
@@ -27,6 +35,7 @@
 //! and counted in [`Dropped`], which the report shows.
 
 pub mod findings;
+pub mod seen;
 
 use std::collections::BTreeMap;
 
@@ -35,6 +44,7 @@ use rustc_hash::FxHashMap;
 use crate::event::{DataOp, Kernel, OpKind, RegionId, SiteId, VarId};
 use crate::mem::{entries_within, GenMap};
 pub use findings::{Agg, Findings, Key, Row, UnusedWhy};
+pub use seen::{Seen, SeenKey, SeenTable};
 
 /// Entry limits of the analysis tables.
 #[derive(Clone, Copy, Debug)]
@@ -43,6 +53,10 @@ pub struct Limits {
     pub contents: usize,
     /// Unmatched sends remembered (round-trip detection).
     pub sends: usize,
+    /// Copies of data whose last agreed content is remembered (what transfers carried).
+    pub copies: usize,
+    /// Rows of what each list item's transfers carried ([`Seen`]).
+    pub seen: usize,
     /// Allocation histories remembered (repeated allocations).
     pub alloc_history: usize,
     /// Live allocations tracked (unused allocations).
@@ -55,11 +69,13 @@ pub struct Limits {
     pub profile: usize,
 }
 
-/// Content a device received: (device, hash, size) is its identity; the site where it was first
-/// received rides along in the key's padding (the entry stays 32 bytes) and is no part of it.
+/// Content a device received for the data at a host address: (device, host address, hash,
+/// size) is its identity; the site where it was first received rides along in the key's padding
+/// and is no part of it.
 #[derive(Clone, Copy, Debug)]
 struct Received {
     dev: i32,
+    host: u64,
     hash: u128,
     bytes: u64,
     first_site: SiteId,
@@ -67,7 +83,7 @@ struct Received {
 
 impl PartialEq for Received {
     fn eq(&self, o: &Self) -> bool {
-        (self.dev, self.hash, self.bytes) == (o.dev, o.hash, o.bytes)
+        (self.dev, self.host, self.hash, self.bytes) == (o.dev, o.host, o.hash, o.bytes)
     }
 }
 
@@ -75,11 +91,14 @@ impl Eq for Received {}
 
 impl std::hash::Hash for Received {
     fn hash<H: std::hash::Hasher>(&self, h: &mut H) {
-        (self.dev, self.hash, self.bytes).hash(h);
+        (self.dev, self.host, self.hash, self.bytes).hash(h);
     }
 }
 
-type SendKey = (i32, i32, u128, u64);
+/// An unmatched send: (from, to, host address, hash, size).
+type SendKey = (i32, i32, u64, u128, u64);
+/// A copy of data on a device: (device, host address, size).
+type CopyKey = (i32, u64, u64);
 type HistoryKey = (i32, u64, u64);
 
 /// Allocate/delete pairs of one (device, data, size): how many, and where the first was
@@ -97,8 +116,10 @@ impl Limits {
         let share = |f: usize| budget / 100 * f;
         let size = |b: usize, entry: usize| entries_within(b, entry).max(16);
         Limits {
-            contents: size(share(34), std::mem::size_of::<(Received, ())>()),
-            sends: size(share(20), std::mem::size_of::<(SendKey, Pending)>()),
+            contents: size(share(30), std::mem::size_of::<(Received, ())>()),
+            sends: size(share(18), std::mem::size_of::<(SendKey, Pending)>()),
+            copies: size(share(6), std::mem::size_of::<(CopyKey, u128)>()),
+            seen: (share(2) / (2 * std::mem::size_of::<(SeenKey, (u64, Seen))>() + 16)).max(64),
             alloc_history: size(share(8), std::mem::size_of::<(HistoryKey, Pairs)>()),
             // Live allocations and candidates are plain tables filled up to their limit: size
             // them for twice the entries (hash table growth), with the B-tree's overhead.
@@ -127,6 +148,12 @@ pub struct Dropped {
     pub findings_merged: u64,
     /// Profile rows folded into an unknown-site row (profile table full).
     pub profile_merged: u64,
+    /// Last agreed contents forgotten: the next transfer of that data is not judged for
+    /// carrying changes.
+    pub copies_forgotten: u64,
+    /// Transfers and allocations not counted for any list item (table full): suggestions
+    /// about them are checked against less than the run saw.
+    pub seen_untracked: u64,
 }
 
 impl Dropped {
@@ -139,6 +166,8 @@ impl Dropped {
             + self.transfers_unjudged
             + self.findings_merged
             + self.profile_merged
+            + self.copies_forgotten
+            + self.seen_untracked
             > 0
     }
 }
@@ -233,6 +262,8 @@ pub struct Analyzer {
     devices: BTreeMap<i32, DeviceStats>,
     contents: GenMap<Received, ()>,
     sends: GenMap<SendKey, Pending>,
+    copies: GenMap<CopyKey, u128>,
+    seen: SeenTable,
     history: GenMap<HistoryKey, Pairs>,
     live: FxHashMap<(i32, u64), Live>,
     candidates: BTreeMap<i32, BTreeMap<u64, Candidate>>,
@@ -258,6 +289,8 @@ impl Analyzer {
             devices: BTreeMap::new(),
             contents: GenMap::new(limits.contents),
             sends: GenMap::new(limits.sends),
+            copies: GenMap::new(limits.copies),
+            seen: SeenTable::new(limits.seen),
             history: GenMap::new(limits.alloc_history),
             live: FxHashMap::default(),
             candidates: BTreeMap::new(),
@@ -309,7 +342,19 @@ impl Analyzer {
         d.sends_forgotten = self.sends.forgotten;
         d.alloc_histories_forgotten = self.history.forgotten;
         d.findings_merged = self.findings.merged;
+        d.copies_forgotten = self.copies.forgotten;
+        d.seen_untracked = self.seen.untracked;
         d
+    }
+
+    /// What the run saw of the list item `var` at construct `site` on device `dev`.
+    pub fn seen(&self, dev: i32, site: SiteId, var: VarId) -> Seen {
+        self.seen.get((dev, site, var))
+    }
+
+    /// What the run saw of the data at host address `host` on device `dev`, at every construct.
+    pub fn seen_of_data(&self, dev: i32, host: u64) -> Seen {
+        self.seen.of_data(dev, host)
     }
 
     /// A kernel starts on `device`: whatever was written there may be read.
@@ -320,7 +365,11 @@ impl Analyzer {
         // A kernel may read anything on its device: nothing written there so far is unused.
         if let Some(c) = self.candidates.get_mut(&device) {
             self.candidate_count -= c.len();
-            c.clear();
+            for c in std::mem::take(c).into_values() {
+                if let Some(s) = self.seen.at((device, c.site, c.var), c.host) {
+                    s.read += 1;
+                }
+            }
         }
     }
 
@@ -428,14 +477,16 @@ impl Analyzer {
         if repeated || unused {
             self.savings.allocations.add(l.bytes, pair_ns);
         }
+        self.allocation_seen(dev, &l, !unused);
     }
 
     fn transfer(&mut self, op: &DataOp) {
         let mut avoidable = false;
         match op.hash {
             Some(h) => {
-                let (src, dst) = (op.src_dev, op.dst_dev);
-                let received = Received { dev: dst, hash: h, bytes: op.bytes, first_site: op.site };
+                self.carried(op, h);
+                let (src, dst, host) = (op.src_dev, op.dst_dev, op.host_addr());
+                let received = Received { dev: dst, host, hash: h, bytes: op.bytes, first_site: op.site };
                 let (held, first) = self.contents.get_or_insert_key(received, || ());
                 let dup = !first;
                 if dup {
@@ -444,7 +495,7 @@ impl Analyzer {
                     self.findings.add(key, op.bytes, op.ns(), op.host_addr());
                 }
                 // Does this complete a trip dst -> src -> dst?
-                let back = (dst, src, h, op.bytes);
+                let back = (dst, src, host, h, op.bytes);
                 let mut trip = None;
                 if let Some(p) = self.sends.get_mut(&back) {
                     p.count -= 1;
@@ -457,7 +508,7 @@ impl Analyzer {
                     let key = Key::RoundTrip { a: dst, b: src, send_site, send_var, site: op.site, var: op.var, region: op.region };
                     self.findings.add(key, op.bytes, op.ns(), op.host_addr());
                 }
-                let p = self.sends.get_or_insert_with((src, dst, h, op.bytes), || Pending { count: 0, site: op.site, var: op.var });
+                let p = self.sends.get_or_insert_with((src, dst, host, h, op.bytes), || Pending { count: 0, site: op.site, var: op.var });
                 p.count = p.count.saturating_add(1);
                 avoidable = dup || trip.is_some();
             }
@@ -472,6 +523,40 @@ impl Analyzer {
         }
         if matches!(op.kind, OpKind::ToDevice | OpKind::DeviceToDevice) && op.bytes > 0 {
             self.written(op, avoidable);
+        }
+    }
+
+    /// Whether the transfer `op` of content `h` carried bytes the other side did not hold (the
+    /// content both sides agreed on at the data's last transfer differs), counted for its list
+    /// item; `h` is the agreed content from now on.
+    fn carried(&mut self, op: &DataOp, h: u128) {
+        let (dev, host) = (op.device(), op.host_addr());
+        let mut known = true;
+        let agreed = self.copies.get_or_insert_with((dev, host, op.bytes), || {
+            known = false;
+            h
+        });
+        let changed = known && *agreed != h;
+        *agreed = h;
+        let Some(s) = self.seen.at((dev, op.site, op.var), host) else { return };
+        match op.kind {
+            OpKind::ToDevice => {
+                s.to_device += 1;
+                s.host_changed += u64::from(changed);
+            }
+            OpKind::FromDevice => {
+                s.from_device += 1;
+                s.device_changed += u64::from(changed);
+            }
+            _ => {}
+        }
+    }
+
+    /// An allocation at `l` ended (deleted, or live at exit); `used`: a kernel ran during it.
+    fn allocation_seen(&mut self, dev: i32, l: &Live, used: bool) {
+        if let Some(s) = self.seen.at((dev, l.site, l.var), l.host) {
+            s.allocs += 1;
+            s.allocs_used += u64::from(used);
         }
     }
 
@@ -518,8 +603,11 @@ impl Analyzer {
 
     fn read_range(&mut self, dev: i32, start: u64, bytes: u64) {
         for a in self.overlapping(dev, start, start.saturating_add(bytes.max(1))) {
-            self.candidates.get_mut(&dev).unwrap().remove(&a);
+            let c = self.candidates.get_mut(&dev).unwrap().remove(&a).unwrap();
             self.candidate_count -= 1;
+            if let Some(s) = self.seen.at((dev, c.site, c.var), c.host) {
+                s.read += 1;
+            }
         }
     }
 
@@ -545,11 +633,13 @@ impl Analyzer {
         let live: Vec<((i32, u64), Live)> = self.live.drain().collect();
         for ((dev, _), l) in live {
             let kernels = self.devices.get(&dev).map_or(0, |d| d.kernels);
-            if !l.during_kernel && kernels == l.kernels_at_alloc {
+            let unused = !l.during_kernel && kernels == l.kernels_at_alloc;
+            if unused {
                 let key = Key::UnusedAlloc { dev, site: l.site, delete_site: 0, var: l.var, region: l.region };
                 self.findings.add(key, l.bytes, l.ns, l.host);
                 self.savings.allocations.add(l.bytes, l.ns);
             }
+            self.allocation_seen(dev, &l, !unused);
         }
     }
 }

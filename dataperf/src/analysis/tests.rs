@@ -256,3 +256,52 @@ fn bounded_state_forgets_and_says_so() {
     assert!(d.contents_forgotten > 0 && d.sends_forgotten > 0 && d.any());
     assert_eq!(a.findings.len(), 0);
 }
+
+/// Issue 43: a kernel's output that happens to equal another variable's input is no round trip
+/// and no duplicate: both are of one variable (host address) going out and coming back.
+#[test]
+fn different_variables_with_the_same_bytes_make_no_trip_or_duplicate() {
+    let mut s = Stream::new();
+    s.alloc(0x1000, 0x9000, 64, 1); // a
+    s.alloc(0x2000, 0xa000, 64, 1); // b
+    s.to(0x1000, 0x9000, 64, 0xa, 1); // a sent with content A
+    s.to(0x2000, 0xa000, 64, 0xb, 1); // b sent with content B
+    s.kernel(1);
+    s.from(0xa000, 0x2000, 64, 0xa, 1); // b comes back holding A
+    s.to(0x2000, 0xa000, 64, 0xa, 2); // and is sent again: the device holds A as `a`, not as `b`
+    s.kernel(2);
+    let a = s.finish();
+    // Only `b`'s own trip: the device sent A back as `b`, the host sent it to `b` again.
+    assert_eq!(trips(&a), 1, "{:?}", a.findings.rows().collect::<Vec<_>>());
+    assert!(a.findings.rows().all(|(k, r)| !matches!(k, Key::RoundTrip { .. }) || r.host_addr == 0x2000));
+    assert_eq!(dups(&a), 0, "{:?}", a.findings.rows().collect::<Vec<_>>());
+}
+
+/// What each list item's transfers carried: bytes the host changed, bytes a kernel changed,
+/// transfers a kernel read, allocations a kernel ran during.
+#[test]
+fn what_transfers_carried_is_counted_per_list_item() {
+    let mut s = Stream::new();
+    // Site 1 maps b tofrom in three steps; the kernel changes it in the first two.
+    for (sent, back) in [(1u128, 2u128), (2, 3), (3, 3)] {
+        s.alloc(0x2000, 0xa000, 64, 1);
+        s.to(0x2000, 0xa000, 64, sent, 1);
+        s.kernel(1);
+        s.from(0xa000, 0x2000, 64, back, 1);
+        s.delete(0xa000, 1);
+    }
+    // Site 2 sends it again after the host changed it (3 -> 9); nothing reads it.
+    s.alloc(0x2000, 0xa000, 64, 2);
+    s.to(0x2000, 0xa000, 64, 9, 2);
+    s.delete(0xa000, 2);
+    let a = s.finish();
+    let one = a.seen(DEV, 1, 1);
+    assert_eq!((one.to_device, one.host_changed, one.from_device, one.device_changed), (3, 0, 3, 2), "{one:?}");
+    assert_eq!((one.read, one.allocs, one.allocs_used), (3, 3, 3), "{one:?}");
+    let two = a.seen(DEV, 2, 2);
+    assert_eq!((two.to_device, two.host_changed, two.read, two.allocs, two.allocs_used), (1, 1, 0, 1, 0), "{two:?}");
+    // The data at 0x2000, at every construct.
+    let data = a.seen_of_data(DEV, 0x2000);
+    assert_eq!((data.to_device, data.host_changed, data.device_changed), (4, 1, 2), "{data:?}");
+    assert_eq!(a.seen_of_data(DEV, 0x1000), Seen::default());
+}

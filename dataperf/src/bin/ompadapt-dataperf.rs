@@ -1,5 +1,7 @@
-//! `ompadapt-dataperf [OPTIONS] -- PROGRAM [ARGS...]`: runs PROGRAM with the data-movement
-//! analysis on and reports at its exit.
+//! `ompadapt-dataperf [OPTIONS] [--] PROGRAM [ARGS...]`: runs PROGRAM with the data-movement
+//! analysis on and reports at its exit. The options end at the first argument that is not one:
+//! it and everything after it are the program and its arguments, as with `env` or `nice`
+//! (`ompadapt-dataperf --json r.json ./app -n 5`); `--` before the program is accepted too.
 //!
 //! It preloads `libompadapt_dataperf.so` (so that map-clause names are captured at
 //! libomptarget's entry points), names it in `OMP_TOOL_LIBRARIES` (the OpenMP tool interface's
@@ -17,6 +19,7 @@ use clap::Parser;
 #[command(
     name = "ompadapt-dataperf",
     version,
+    override_usage = "ompadapt-dataperf [OPTIONS] [--] PROGRAM [ARGS]...",
     about = "Find inefficient OpenMP data mappings of a program (duplicate and round-trip transfers, repeated and unused \
              allocations, unused transfers) and where they are in the source"
 )]
@@ -41,8 +44,10 @@ struct Args {
     /// The tool library (default: libompadapt_dataperf.so beside this program or in ../lib).
     #[arg(long, value_name = "PATH", env = "OMPADAPT_DATAPERF_LIB")]
     lib: Option<PathBuf>,
-    /// The program and its arguments.
-    #[arg(last = true, required = true, value_name = "PROGRAM")]
+    /// The program and its arguments: the first argument that is not an option above, and
+    /// everything after it, options of the program's own included (`--` before PROGRAM is
+    /// accepted, and needed only for a program whose name begins with `-`).
+    #[arg(trailing_var_arg = true, required = true, num_args = 1.., value_name = "PROGRAM")]
     program: Vec<OsString>,
 }
 

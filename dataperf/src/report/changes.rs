@@ -3,7 +3,8 @@
 //! one data region around the loop, and the same clause at the same line can be the fix of a
 //! dozen rows. The report lists each edit once, with the findings it clears; every finding
 //! names its change. Data regions for one variable around one place are one change whatever
-//! their map types (`to` and `from` make `tofrom`).
+//! their map types (`to` and `from` make `tofrom`). A finding whose suggestion was withheld (the
+//! run contradicts the change it asks for) clears no change and names none (0).
 
 use serde::Serialize;
 
@@ -88,8 +89,12 @@ fn merged_clause(clause: &str, other: &str) -> String {
 /// `map(tofrom: stop)`" in the next).
 /// `target data` says more than `enter data ... alloc`, so a change that has both is worded by
 /// the former whatever the bytes.
+/// A suggestion reworded for what the run saw (a `target update to` the data region needs)
+/// speaks before one that was not: the change must say what any of its findings requires.
 fn speaks_before(a: &Suggestion, b: &Suggestion) -> bool {
-    let rank = |s: &Suggestion| (s.action == "enter-exit-data", std::cmp::Reverse(s.saving_bytes), s.action, s.text.clone());
+    let rank = |s: &Suggestion| {
+        (s.action == "enter-exit-data", s.contradicted.is_none(), std::cmp::Reverse(s.saving_bytes), s.action, s.text.clone())
+    };
     rank(a) < rank(b)
 }
 
@@ -97,7 +102,7 @@ fn speaks_before(a: &Suggestion, b: &Suggestion) -> bool {
 fn representatives(lists: &mut FindingLists) -> Vec<((String, Option<String>, String), Suggestion)> {
     let mut out: Vec<((String, Option<String>, String), Suggestion)> = Vec::new();
     for (_, list) in lists.each_mut() {
-        for f in list.iter() {
+        for f in list.iter().filter(|f| !f.suggestion.withheld()) {
             let k = key(f);
             match out.iter_mut().find(|(x, _)| *x == k) {
                 Some((_, s)) if speaks_before(&f.suggestion, s) => *s = f.suggestion.clone(),
@@ -116,7 +121,7 @@ pub fn group(lists: &mut FindingLists) -> Vec<Change> {
     let mut keys: Vec<(String, Option<String>, String)> = Vec::new();
     let mut changes: Vec<Change> = Vec::new();
     for (kind, list) in lists.each_mut() {
-        for f in list.iter_mut() {
+        for f in list.iter_mut().filter(|f| !f.suggestion.withheld()) {
             let k = key(f);
             let s = &f.suggestion;
             let i = match keys.iter().position(|x| *x == k) {
@@ -167,6 +172,8 @@ mod tests {
             place: Some(place.into()),
             saving_bytes: 100,
             saving_ns: 10,
+            assumes: None,
+            contradicted: None,
         };
         Finding { suggestion, ..Finding::default() }
     }
@@ -180,7 +187,10 @@ mod tests {
             ],
             round_trips: vec![finding("keep-resident", "#pragma omp target data map(tofrom: a[0:n])", "p.c:18")],
             repeated_allocations: vec![finding("enter-exit-data", "#pragma omp target enter data map(alloc: a[0:n])", "p.c:18")],
-            unused_transfers: vec![finding("map-alloc", "map(alloc: c[0:n])", "p.c:20"), finding("map-alloc", "map(alloc: c[0:n])", "p.c:20")],
+            unused_transfers: vec![
+                finding("map-alloc", "map(alloc: c[0:n])", "p.c:20"),
+                finding("map-alloc", "map(alloc: c[0:n])", "p.c:20"),
+            ],
             ..FindingLists::default()
         };
         let changes = group(&mut lists);
@@ -219,8 +229,10 @@ mod tests {
             f.suggestion.saving_bytes = 400;
             f
         };
-        let mut one = FindingLists { duplicate_transfers: vec![keep(), hoist()], repeated_allocations: vec![alloc()], ..FindingLists::default() };
-        let mut other = FindingLists { duplicate_transfers: vec![hoist(), keep()], repeated_allocations: vec![alloc()], ..FindingLists::default() };
+        let mut one =
+            FindingLists { duplicate_transfers: vec![keep(), hoist()], repeated_allocations: vec![alloc()], ..FindingLists::default() };
+        let mut other =
+            FindingLists { duplicate_transfers: vec![hoist(), keep()], repeated_allocations: vec![alloc()], ..FindingLists::default() };
         let (a, b) = (group(&mut one), group(&mut other));
         assert_eq!(a.len(), 1, "{a:#?}");
         assert_eq!(a, b);

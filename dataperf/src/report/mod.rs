@@ -76,7 +76,8 @@ pub struct Finding {
     pub region: Option<String>,
     /// What to write instead, and what it would save.
     pub suggestion: Suggestion,
-    /// The number of the change (`changes`) that clears it: the same edit as other findings'.
+    /// The number of the change (`changes`) that clears it: the same edit as other findings'
+    /// (0: none, its suggestion was withheld).
     pub change: usize,
 }
 
@@ -97,9 +98,9 @@ impl FindingLists {
 /// The findings, one list per pattern, costliest first.
 #[derive(Clone, Debug, Default, Serialize)]
 pub struct FindingLists {
-    /// A device received content it already received.
+    /// A device received data it already received (the same host data, the same bytes).
     pub duplicate_transfers: Vec<Finding>,
-    /// Content sent out came back unmodified.
+    /// Data sent out came back to it unmodified (the same host data, not other data with the same bytes).
     pub round_trips: Vec<Finding>,
     /// The same data allocated and deleted again.
     pub repeated_allocations: Vec<Finding>,

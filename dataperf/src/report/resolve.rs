@@ -218,11 +218,14 @@ impl Described {
     }
 }
 
-/// The report's row of one finding, with its suggestion.
-fn finding(d: &Described, row: &Row, r: &mut Resolver) -> Finding {
+/// The report's row of one finding, with its suggestion, checked against what the run saw of
+/// its list item on its target device (`a`).
+fn finding(d: &Described, row: &Row, r: &mut Resolver, a: &Analyzer) -> Finding {
     let agg = row.agg;
     let var = r.var_info(d.var).cloned();
     let map_type = var.as_ref().and_then(|v| v.map_type);
+    // The device that held the data: the other end of a duplicate or trip the host received.
+    let dev = if d.to_host { d.other_device.unwrap_or(d.device) } else { d.device };
     let subject = Subject {
         pattern: d.pattern,
         site: r.place(d.site),
@@ -232,6 +235,8 @@ fn finding(d: &Described, row: &Row, r: &mut Resolver) -> Finding {
         host_addr: row.host_addr,
         ops: agg,
         to_host: d.to_host,
+        seen: a.seen(dev, d.site, d.var),
+        data_seen: a.seen_of_data(dev, row.host_addr),
     };
     Finding {
         count: agg.count,
@@ -273,7 +278,7 @@ pub(super) fn findings(a: &Analyzer, r: &mut Resolver) -> (FindingLists, Counts)
             Pattern::UnmatchedDelete => (&mut f.unmatched_deletes, &mut counts.unmatched_deletes),
         };
         *n += row.agg.count;
-        list.push(finding(&d, row, r));
+        list.push(finding(&d, row, r, a));
     }
     (f, counts)
 }

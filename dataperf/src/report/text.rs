@@ -92,7 +92,11 @@ impl Text<'_> {
         for f in rows.iter().take(self.top) {
             let text = line(self, f);
             let _ = writeln!(self.o, "{:>7.2}% {:>10} {:>8} {:>12}  {}", self.pct(f.ns), fmt_ns(f.ns), f.count, f.bytes, text);
-            let _ = writeln!(self.o, "{:>43}fix: change {} (below)", "", f.change);
+            if f.suggestion.withheld() {
+                let _ = writeln!(self.o, "{:>43}{}", "", f.suggestion.text);
+            } else {
+                let _ = writeln!(self.o, "{:>43}fix: change {} (below)", "", f.change);
+            }
         }
         if rows.len() > self.top {
             let _ = writeln!(self.o, "    ... {} more rows (OMPADAPT_DATA_TOP, or the JSON report)", rows.len() - self.top);
@@ -103,7 +107,7 @@ impl Text<'_> {
     fn findings(&mut self) {
         let r = self.r;
         let f = &r.findings;
-        self.section("duplicate transfers (a device receives content it already received)", &f.duplicate_transfers, &|t, f| {
+        self.section("duplicate transfers (a device receives data it already received)", &f.duplicate_transfers, &|t, f| {
             let first = match &f.first_site {
                 Some(s) if f.site.as_ref().is_none_or(|own| own.address != s.address) => format!(" ; first at {}", s.location.short()),
                 _ => String::new(),
@@ -117,7 +121,7 @@ impl Text<'_> {
                 region(&f.region)
             )
         });
-        self.section("round trips (content sent out comes back unmodified)", &f.round_trips, &|t, f| {
+        self.section("round trips (data sent out comes back to it unmodified)", &f.round_trips, &|t, f| {
             format!(
                 "{} -> {} at {} {} ; back at {} {}{}",
                 t.dev(f.device),
@@ -229,14 +233,17 @@ impl Text<'_> {
             let _ = writeln!(
                 o,
                 "    DETAIL DROPPED to stay under the cap (raise OMPADAPT_DATA_MEM): {} received contents and {} sends forgotten, \
-                 {} allocation histories forgotten, {} allocations and {} transfers not judged, {} findings and {} profile rows merged",
+                 {} allocation histories forgotten, {} allocations and {} transfers not judged, {} findings and {} profile rows merged, \
+                 {} agreed contents forgotten, {} operations not counted for their list item",
                 d.contents_forgotten,
                 d.sends_forgotten,
                 d.alloc_histories_forgotten,
                 d.allocs_untracked,
                 d.transfers_unjudged,
                 d.findings_merged,
-                d.profile_merged
+                d.profile_merged,
+                d.copies_forgotten,
+                d.seen_untracked
             );
         }
         if m.unhashed_transfers > 0 {

@@ -17,6 +17,8 @@ fn subject(pattern: Pattern, site: Place, other: Option<Place>, var: &str, map: 
         host_addr: 0x1000,
         ops: Agg { count: 3, bytes: 3 * 4096, ns: 3000 },
         to_host: false,
+        seen: Seen::default(),
+        data_seen: Seen::default(),
     }
 }
 
@@ -131,4 +133,66 @@ fn without_names_the_address_and_size_and_how_to_get_names() {
     // A row merged for lack of memory names no place.
     s.site = None;
     assert_eq!(suggest(&s).action, "raise-memory-cap");
+}
+
+/// Issue 43: each change's assumption checked against what the run saw of its list item; a
+/// change the run contradicts is withheld or reworded so that it holds, and says what was seen.
+#[test]
+fn a_change_the_run_contradicts_is_withheld_or_reworded() {
+    let site = place(Construct::Target, 13, Some(12));
+    // A round trip from the host at a construct whose copies back carried a kernel's writes.
+    let mut s = subject(Pattern::RoundTrip, site.clone(), Some(site.clone()), "b[0:n]", 0x23);
+    s.to_host = true;
+    s.seen = Seen { from_device: 50, device_changed: 49, ..Seen::default() };
+    let g = suggest(&s);
+    assert!(g.withheld() && g.clause.is_none() && (g.saving_bytes, g.saving_ns) == (0, 0), "{g:?}");
+    assert_eq!(g.contradicted.as_deref(), Some("49 of the 50 copies back of `b[0:n]` at line 13 brought bytes a kernel had changed"));
+    assert!(
+        g.text.starts_with(
+            "no change suggested: `map(to: b[0:n])` instead of `map(tofrom: b[0:n])` at line 13 would lose what the kernels write"
+        ),
+        "{}",
+        g.text
+    );
+    // Nothing seen against it: suggested, and what it takes for granted said.
+    s.seen = Seen { from_device: 50, ..Seen::default() };
+    let g = suggest(&s);
+    assert_eq!((g.action, g.contradicted.as_deref()), ("map-to", None));
+    assert!(g.assumes.as_deref().is_some_and(|a| a.contains("no kernel changes `b[0:n]`")), "{g:?}");
+
+    // Keeping data on the device whose host changes it: the data region needs `target update to`.
+    let mut s = subject(Pattern::RoundTrip, site.clone(), Some(site.clone()), "stop", 0x23);
+    s.data_seen = Seen { to_device: 10, host_changed: 4, ..Seen::default() };
+    let g = suggest(&s);
+    assert_eq!(g.action, "keep-resident");
+    assert!(g.text.contains("`#pragma omp target update to(stop)` after each change the host makes to it"), "{}", g.text);
+    assert!(g.contradicted.as_deref().is_some_and(|c| c.contains("4 of the 10 transfers to the device")), "{g:?}");
+    let g = suggest(&Subject { pattern: Pattern::Duplicate, ..s.clone() });
+    assert_eq!(g.action, "hoist-to-target-data");
+    assert!(g.text.contains("with `#pragma omp target update to(stop)` after each change the host makes to it"), "{}", g.text);
+
+    // A `target update` that sometimes carried changes runs only when the data changed.
+    let mut s = subject(Pattern::Duplicate, place(Construct::Update, 20, Some(18)), None, "x", 0x1);
+    s.seen = Seen { to_device: 5, host_changed: 2, ..Seen::default() };
+    let g = suggest(&s);
+    assert_eq!(g.action, "skip-update");
+    assert!(
+        g.text.starts_with("run `#pragma omp target update to(x)` at line 20 only when the host changed `x`, not every time"),
+        "{}",
+        g.text
+    );
+
+    // Transfers unused here but read by kernels at other times: no clause change.
+    let mut s = subject(Pattern::UnusedTransfer(UnusedWhy::Overwritten), place(Construct::Update, 20, Some(18)), None, "x", 0x1);
+    s.seen = Seen { to_device: 5, read: 1, ..Seen::default() };
+    let g = suggest(&s);
+    assert!(g.withheld(), "{g:?}");
+    assert!(g.text.contains("remove `#pragma omp target update to(x)` at line 20 would lose what the kernels read"), "{}", g.text);
+
+    // Allocations some kernels used: not "remove", only "when its kernels run".
+    let mut s = subject(Pattern::UnusedAlloc, place(Construct::EnterData, 12, None), None, "w[0:n]", 0x0);
+    s.seen = Seen { allocs: 4, allocs_used: 3, ..Seen::default() };
+    let g = suggest(&s);
+    assert_eq!(g.action, "drop-map");
+    assert!(!g.text.contains("remove") && g.text.contains("only when its kernels run"), "{}", g.text);
 }
