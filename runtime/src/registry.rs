@@ -321,13 +321,17 @@ pub(crate) fn unmatched_pins(pins: &config::PerRegion<String>, regions: &[&str])
 }
 
 /// A host region's `threads=F` variants that give the same team as another variant on this
-/// machine are made unavailable, so that each team is measured once (see [`crate::team`]).
+/// machine are made unavailable, so that each team is measured once (see [`crate::team`]);
+/// what every team-size variant resolved to is kept with the region's data.
 fn same_teams_once(region: &Region) {
     let names = &region.spec.variants;
     if !names.iter().any(|n| n.starts_with("threads=")) {
         return;
     }
     let Some(max) = crate::team::max_threads() else { return };
+    if let Some(r) = crate::team::TeamRecord::of(names, max) {
+        let _ = region.teams.set(r);
+    }
     for d in crate::team::duplicates(names, max) {
         let s = if d.threads == 1 { "" } else { "s" };
         region.mark_unavailable(
