@@ -7,11 +7,13 @@ use anyhow::Result;
 use ompadapt_evaluate::{adaptive_k, Method, Score};
 use ompadapt_rt::model::{ModelChoice, TrainingSet};
 use ompadapt_rt::store::DataFile;
+use ompadapt_rt::team::TeamRecord;
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::show::{table, Learned};
-use ompadapt_rt::model::payoff::{self, Payoff};
 use crate::store;
+use ompadapt_rt::model::payoff::{self, Payoff};
 
 /// The best single variant (Static,Best) over the complete vectors — the one with the least
 /// total time, the rule `ompadapt show` and the run's report compare the decisions with
@@ -27,6 +29,8 @@ pub fn static_best(c: &TrainingSet, tol: f64) -> Option<(usize, f64, f64)> {
 pub struct RegionScores {
     pub file: DataFile,
     pub complete: usize,
+    /// The variants some feature vector lacks, and why.
+    pub unmeasured: Vec<Unmeasured>,
     pub scores: Result<Vec<Score>, String>,
     pub static_best: Option<(usize, f64, f64)>,
     /// What belongs to another definition of the region and is not evaluated.
@@ -49,14 +53,76 @@ pub fn evaluate(stored: store::Stored, models: &[ModelChoice], method: &Method) 
     let stored_model = stored_payoff(&stored);
     let f = stored.file;
     let costs = store::costs(&f);
+    let unmeasured = unmeasured(&f, costs.as_ref().ok());
     let (complete, scores, sb) = match costs {
-        Ok(c) => {
-            let complete = (0..c.n()).filter(|&i| c.complete(i)).count();
-            (complete, adaptive_k(&c, models, method), static_best(&c, method.tolerance))
-        }
+        Ok(c) => match (0..c.n()).filter(|&i| c.complete(i)).count() {
+            0 => (0, Err(format!("no feature vector has every variant measured: {}", describe(&unmeasured))), None),
+            complete => (complete, adaptive_k(&c, models, method), static_best(&c, method.tolerance)),
+        },
         Err(e) => (0, Err(format!("{e:#}")), None),
     };
-    RegionScores { file: f, complete, scores, static_best: sb, set_aside, stored: stored_model }
+    RegionScores { file: f, complete, unmeasured, scores, static_best: sb, set_aside, stored: stored_model }
+}
+
+/// A variant that some of the region's feature vectors lack a time of, and why.
+#[derive(Serialize, Debug, Clone, PartialEq)]
+pub struct Unmeasured {
+    pub variant: String,
+    /// Feature vectors with a time of it, of `vectors`.
+    pub measured: usize,
+    pub vectors: usize,
+    pub why: String,
+}
+
+/// The variants of `f` that some feature vector of `c` (its times) lacks, and why.
+pub fn unmeasured(f: &DataFile, c: Option<&TrainingSet>) -> Vec<Unmeasured> {
+    let Some(c) = c else { return Vec::new() };
+    (0..c.k.min(f.variants.len()))
+        .filter_map(|v| {
+            let measured = (0..c.n()).filter(|&i| !c.times(i)[v].is_nan()).count();
+            (measured < c.n()).then(|| Unmeasured { variant: f.variants[v].clone(), measured, vectors: c.n(), why: why_unmeasured(f, v) })
+        })
+        .collect()
+}
+
+/// Why variant `v` of `f` has no time on some vectors: it ran another variant's team in some
+/// runs only, it was unavailable in a run, or no run measured it there.
+fn why_unmeasured(f: &DataFile, v: usize) -> String {
+    let name = &f.variants[v];
+    let mut why = Vec::new();
+    let resolved = TeamRecord::resolutions(&f.teams, name);
+    let partners: Vec<&String> = f
+        .variants
+        .iter()
+        .filter(|w| *w != name && !TeamRecord::same_team(&f.teams, name, w))
+        .filter(|w| f.teams.iter().any(|r| r.threads.get(name).is_some_and(|t| r.threads.get(*w) == Some(t))))
+        .collect();
+    if resolved.len() > 1 && !partners.is_empty() {
+        let teams: Vec<String> =
+            resolved.iter().map(|(team, t)| format!("{t} thread{} with a team of {team}", if *t == 1 { "" } else { "s" })).collect();
+        let partners: Vec<String> = partners.iter().map(|p| format!("'{p}'")).collect();
+        why.push(format!(
+            "its runs resolved it to {}: the same team as {} in some runs only, so their measurements do not count for it",
+            teams.join(", "),
+            partners.join(", ")
+        ));
+    }
+    for u in f.unavailable.iter().filter(|u| u.variant == *name) {
+        why.push(format!("unavailable in a run: {}", u.reason));
+    }
+    if why.is_empty() {
+        why.push("no run measured it there: runs too short to explore every variant, or successive elimination dropped it".into());
+    }
+    why.join("; ")
+}
+
+/// The variants some vectors lack, in words.
+pub fn describe(unmeasured: &[Unmeasured]) -> String {
+    unmeasured
+        .iter()
+        .map(|u| format!("'{}' measured on {} of {} vectors ({})", u.variant, u.measured, u.vectors, u.why))
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 pub fn to_json(r: &RegionScores, method: &Method) -> Value {
@@ -64,6 +130,7 @@ pub fn to_json(r: &RegionScores, method: &Method) -> Value {
         "program": r.file.program,
         "region": r.file.model,
         "complete_vectors": r.complete,
+        "unmeasured": r.unmeasured,
         "variants": r.file.variants,
         "set_aside": r.set_aside,
         "method": {"k": method.k, "train_groups": method.train_groups, "shuffles": method.shuffles, "seed": method.seed, "tolerance": method.tolerance},

@@ -329,6 +329,9 @@ fn evaluate_regions(root: &Path, regions: &[String], choices: &[ModelChoice], me
             print!("{}", evaluate::to_text(r, method));
         }
     }
+    if out.iter().all(|r| r.complete == 0) {
+        bail!("nothing was evaluated: no region has a feature vector with every variant measured (each region above says which variants are missing, and why)");
+    }
     Ok(())
 }
 

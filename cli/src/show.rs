@@ -150,6 +150,7 @@ impl Learned {
             "features": self.file.features,
             "variants": self.file.variants,
             "set_aside": store::summary(&self.stored).set_aside,
+            "same_team": store::same_team(&self.file).into_iter().map(|(g, team)| json!({"variants": g, "team": team})).collect::<Vec<_>>(),
             "stored_model": self.file.model_trained.as_ref().map(store::model_json),
             "decided_by": self.decided_by(),
             // without a stored model of the current variants a frozen run runs the first
@@ -183,6 +184,9 @@ impl Learned {
             "  data: {} measurements on {} feature vectors ({} with every variant measured), {} executions chosen by a model, {} files\n",
             s.samples, s.feature_vectors, s.complete_vectors, s.monitored_executions, s.files
         );
+        for (group, team) in store::same_team(f) {
+            out += &format!("  one team: {} ran {team} in every recorded run: a measurement of one counts for all\n", group.join(", "));
+        }
         let aside = s.set_aside.describe();
         if !aside.is_empty() {
             out += &format!("  set aside (not counted, not used): {}\n", aside.join("; "));

@@ -15,6 +15,7 @@ use ompadapt_evaluate::costs_from_file;
 use ompadapt_rt::model::{ModelChoice, TrainingSet};
 use ompadapt_rt::safe_fs::{Dir, Kind};
 use ompadapt_rt::store::{self, Assessment, DataFile, Definition, Merged, ModelRecord};
+use ompadapt_rt::team::TeamRecord;
 use serde::Serialize;
 use serde_json::{json, Value};
 
@@ -159,8 +160,11 @@ pub struct Summary {
     pub samples: u64,
     /// Distinct feature vectors measured.
     pub feature_vectors: usize,
-    /// Feature vectors with every variant measured (what evaluation can score).
+    /// Feature vectors with every variant measured (what evaluation can score); a variant
+    /// counts as measured where one that ran the same team in every recorded run was.
     pub complete_vectors: usize,
+    /// Variants that ran one team in every recorded run: a measurement of one counts for all.
+    pub same_team: Vec<Vec<String>>,
     /// Executions the model chose (after training).
     pub monitored_executions: u64,
     /// The stored model of the current variants (`None`: none stored), and where it came
@@ -247,12 +251,38 @@ pub fn summary(s: &Stored) -> Summary {
         samples: f.samples.iter().map(|s| s.count).sum(),
         feature_vectors: costs.as_ref().map_or(0, TrainingSet::n),
         complete_vectors: costs.as_ref().map_or(0, |c| (0..c.n()).filter(|&i| c.complete(i)).count()),
+        same_team: same_team(f).into_iter().map(|(names, _)| names).collect(),
         monitored_executions: f.monitored.iter().map(|m| m.count).sum(),
         model: f.model_trained.as_ref().map(|m| m.kind.clone()),
         model_origin: f.model_trained.as_ref().map(|m| m.origin.clone()),
         files: f.merged_parts.len(),
         set_aside: SetAside::of(s),
     }
+}
+
+/// The variants of `f` that ran one team in every run its data records (a measurement of one
+/// counts for all, see `TeamRecord::stand_ins`), each group with that team in words.
+pub fn same_team(f: &DataFile) -> Vec<(Vec<String>, String)> {
+    let stand_ins = TeamRecord::stand_ins(&f.teams, &f.variants);
+    let mut grouped = vec![false; f.variants.len()];
+    let mut out = Vec::new();
+    for (u, ins) in stand_ins.iter().enumerate() {
+        if grouped[u] || ins.is_empty() {
+            continue;
+        }
+        let mut group = vec![u];
+        group.extend(ins.iter().copied().filter(|&w| !grouped[w]));
+        group.sort_unstable();
+        for &w in &group {
+            grouped[w] = true;
+        }
+        let teams: Vec<String> = TeamRecord::resolutions(&f.teams, &f.variants[u])
+            .into_iter()
+            .map(|(team, t)| format!("{t} thread{} with a team of {team}", if t == 1 { "" } else { "s" }))
+            .collect();
+        out.push((group.into_iter().map(|w| f.variants[w].clone()).collect(), teams.join(", ")));
+    }
+    out
 }
 
 /// The store directory: `--dir`, else `$OMPADAPT_DIR`, else `./.ompadapt` (as the runtime).

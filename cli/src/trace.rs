@@ -1,6 +1,7 @@
 //! `ompadapt trace FILE...`: what a timeline the runtime recorded (`OMPADAPT_TRACE=FILE`,
-//! Chrome trace-event JSON) says, per region: executions, total and mean time, per variant
-//! (count, time, share of the region's time), exploring and decided executions and the time
+//! Chrome trace-event JSON) says, per region: executions, total and mean time (the mean of the
+//! warm executions: each variant's first in a process, cold, is counted apart), per variant
+//! (count, time, cold executions, share of the region's time), exploring and decided executions and the time
 //! exploration took, threads, and dropped events. Several files (the per-process traces of one
 //! run, `%p` in the name; or a directory of them) are read together. `--html OUT` also draws
 //! them as one self-contained page, a group of lanes per process (see [`html`]).
@@ -193,7 +194,11 @@ pub struct VariantSummary {
     pub variant: String,
     pub executions: u64,
     pub total_us: f64,
+    /// Mean time of its warm executions (cold ones left out; only cold ones: theirs).
     pub mean_us: f64,
+    /// Its cold executions (its first in each process) and their time, µs.
+    pub cold: u64,
+    pub cold_us: f64,
     /// Share of the region's time.
     pub share: f64,
 }
@@ -204,7 +209,11 @@ pub struct RegionSummary {
     pub region: String,
     pub executions: u64,
     pub total_us: f64,
+    /// Mean time of its warm executions (cold ones left out; only cold ones: theirs).
     pub mean_us: f64,
+    /// Cold executions (each variant's first in the process) and their time, µs.
+    pub cold: u64,
+    pub cold_us: f64,
     pub exploring: u64,
     pub decided: u64,
     /// Time of the exploring executions, µs: what exploration cost.
@@ -251,6 +260,10 @@ pub fn summarize(t: &Trace) -> Summary {
         let r = &mut regions[x.region];
         r.executions += 1;
         r.total_us += x.dur;
+        if x.cold {
+            r.cold += 1;
+            r.cold_us += x.dur;
+        }
         match &x.decided {
             None => {
                 r.exploring += 1;
@@ -267,16 +280,20 @@ pub fn summarize(t: &Trace) -> Summary {
             variants[x.region].entry(name.to_owned()).or_insert_with(|| VariantSummary { variant: name.to_owned(), ..Default::default() });
         v.executions += 1;
         v.total_us += x.dur;
+        if x.cold {
+            v.cold += 1;
+            v.cold_us += x.dur;
+        }
     }
     for (i, r) in regions.iter_mut().enumerate() {
-        r.mean_us = if r.executions > 0 { r.total_us / r.executions as f64 } else { 0.0 };
+        r.mean_us = warm_mean(r.executions, r.total_us, r.cold, r.cold_us);
         r.threads = threads[i].len();
         let declared = t.declared.get(&r.region);
         let mut vs: Vec<VariantSummary> = std::mem::take(&mut variants[i]).into_values().collect();
         // the directive's order, then the others (none ran) by name
         vs.sort_by_key(|v| declared.and_then(|d| d.iter().position(|n| *n == v.variant)).unwrap_or(usize::MAX));
         for v in &mut vs {
-            v.mean_us = if v.executions > 0 { v.total_us / v.executions as f64 } else { 0.0 };
+            v.mean_us = warm_mean(v.executions, v.total_us, v.cold, v.cold_us);
             v.share = if r.total_us > 0.0 { v.total_us / r.total_us } else { 0.0 };
         }
         r.variants = vs;
@@ -293,6 +310,16 @@ pub fn summarize(t: &Trace) -> Summary {
         region_us: regions.iter().map(|r| r.total_us).sum(),
         exploring_us: regions.iter().map(|r| r.exploring_us).sum(),
         regions,
+    }
+}
+
+/// The mean of the warm executions (`executions` taking `total` µs, `cold` of them `cold_us`);
+/// with only cold ones, theirs; 0 without any.
+fn warm_mean(executions: u64, total: f64, cold: u64, cold_us: f64) -> f64 {
+    match (executions, executions - cold.min(executions)) {
+        (0, _) => 0.0,
+        (n, 0) => total / n as f64,
+        (_, warm) => (total - cold_us).max(0.0) / warm as f64,
     }
 }
 
@@ -333,29 +360,40 @@ pub fn to_text(file: &Path, s: &Summary) -> String {
         let by: Vec<String> = r.decided_by.iter().map(|(k, n)| format!("{k} {n}")).collect();
         let by = if by.is_empty() { String::new() } else { format!(" ({})", by.join(", ")) };
         out.push_str(&format!(
-            "\nregion '{}': {}, total {}, mean {}; exploring {}, decided {}{by}; {}\n",
+            "\nregion '{}': {}, total {}, mean {}{}; exploring {}, decided {}{by}; {}\n",
             r.region,
             plural(r.executions as usize, "execution"),
             us(r.total_us),
             us(r.mean_us),
+            cold_note(r.cold, r.executions),
             r.exploring,
             r.decided,
             plural(r.threads, "thread")
         ));
         out.push_str(&format!("  {}\n", exploration(r.exploring_us, r.total_us)));
-        let mut rows = vec![["variant", "executions", "total", "mean", "share"].map(String::from).to_vec()];
+        let mut rows = vec![["variant", "executions", "total", "mean", "cold", "share"].map(String::from).to_vec()];
         for v in &r.variants {
             rows.push(vec![
                 v.variant.clone(),
                 v.executions.to_string(),
                 us(v.total_us),
                 us(v.mean_us),
+                if v.cold > 0 { format!("{} ({})", v.cold, us(v.cold_us)) } else { String::new() },
                 format!("{:.1} %", 100.0 * v.share),
             ]);
         }
         out.push_str(&show::table(&rows, 2));
     }
     out
+}
+
+/// What a mean leaves out: ` (without 2 cold)`, or ` (all cold)` when nothing is warm.
+fn cold_note(cold: u64, executions: u64) -> String {
+    match cold {
+        0 => String::new(),
+        c if c >= executions => " (all cold)".into(),
+        c => format!(" (without {c} cold)"),
+    }
 }
 
 /// The files named: a directory stands for the `.json` files in it (the per-process traces

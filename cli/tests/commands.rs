@@ -361,9 +361,21 @@ fn list_says_what_it_could_not_read_and_stays_narrow() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(!o.status.success(), "{err}");
     assert!(err.contains("line 1 column") && err.contains("no readable region") && err.contains("prog/reg"), "{err}");
-    let variants: Vec<String> = ["serial", "threads[0.25]", "threads[0.5]", "threads[0.75]", "threads[1]", "num_threads[2]", "num_threads[4]", "num_threads[8]", "num_threads[16]", "cpu", "gpu"]
-        .map(String::from)
-        .to_vec();
+    let variants: Vec<String> = [
+        "serial",
+        "threads[0.25]",
+        "threads[0.5]",
+        "threads[0.75]",
+        "threads[1]",
+        "num_threads[2]",
+        "num_threads[4]",
+        "num_threads[8]",
+        "num_threads[16]",
+        "cpu",
+        "gpu",
+    ]
+    .map(String::from)
+    .to_vec();
     let v: Vec<&str> = variants.iter().map(String::as_str).collect();
     let rows: Vec<_> = [1e3, 1e4].iter().map(|&n| (vec![n], (0..11).map(|i| 1000.0 + i as f64 * n).collect())).collect();
     write_region(d.path(), "wide", "many", &["n"], &v, &rows);
@@ -371,4 +383,65 @@ fn list_says_what_it_could_not_read_and_stays_narrow() {
     assert!(out.lines().all(|l| l.chars().count() <= 120), "{out}");
     assert!(out.contains("11 (serial … gpu)"), "{out}");
     assert_eq!(json_of(d.path(), &["list", "wide"])["regions"][0]["variants"].as_array().unwrap().len(), 11);
+}
+
+/// A host region's part file as a run writes it: `serial` and `threads=1` measured on eight
+/// sizes, `threads=0.5` never (serial's team there), and what the run's team-size variants
+/// resolved to (`teams`); `unavailable` as given.
+fn write_team_region(root: &Path, part: &str, team: u32, half: u32, unavailable: Value) {
+    let dir = root.join("prog").join("host");
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut samples = Vec::new();
+    for n in sizes() {
+        samples.push(json!({"features": [n], "variant": "serial", "count": 1, "times_ns": [1000.0 + 2.0 * n]}));
+        samples.push(json!({"features": [n], "variant": "threads=1", "count": 1, "times_ns": [30_000.0 + 1.0 * n]}));
+    }
+    let doc = json!({
+        "format": "ompadapt-samples", "version": 2, "program": "prog", "model": "host", "loc": "h.c:3",
+        "features": ["n"], "variants": ["serial", "threads=0.5", "threads=1"],
+        "written_unix_ns": 1, "writer": {"host": "h", "pid": 1, "rank": null, "size": null, "run": part},
+        "samples": samples,
+        "teams": [{"team": team, "threads": {"serial": 1, "threads=0.5": half, "threads=1": team}}],
+        "unavailable": unavailable,
+    });
+    std::fs::write(dir.join(format!("part-{part}-0.json")), serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+}
+
+/// The team-size variants a run resolved to the same team count as one measurement: with runs
+/// of a team of 2 only, `threads=0.5` has serial's times and every vector is complete
+/// (`list`, `show`, `evaluate`); once a run of a team of 8 is recorded (4 threads there) it
+/// counts as unmeasured, and `evaluate` scores nothing, says why (the resolutions, a run's
+/// reason for an unavailable variant) and fails.
+#[test]
+fn a_measurement_counts_for_the_variants_of_its_team() {
+    let d = tempfile::tempdir().unwrap();
+    let why = "the same team as 'serial' here (1 thread)";
+    write_team_region(d.path(), "1-h-1", 2, 1, json!([{"variant": "threads=0.5", "reason": why}]));
+    let listed = json_of(d.path(), &["list"]);
+    assert_eq!(listed["regions"][0]["complete_vectors"], 16, "{listed}");
+    assert_eq!(listed["regions"][0]["same_team"], json!([["serial", "threads=0.5"]]));
+    let shown = json_of(d.path(), &["show", "host"]);
+    for v in shown["vectors"].as_array().unwrap() {
+        assert_eq!(v["times_ns"]["threads=0.5"], v["times_ns"]["serial"], "{v}");
+    }
+    let text = ok(d.path(), &["show", "host"]);
+    assert!(text.contains("one team: serial, threads=0.5 ran 1 thread with a team of 2 in every recorded run"), "{text}");
+    let doc = json_of(d.path(), &["evaluate", "host", "--shuffles", "1", "--model", "dtree,2"]);
+    assert_eq!(doc["regions"][0]["complete_vectors"], 16);
+    assert!(doc["regions"][0]["scores"].as_array().unwrap().iter().all(|s| s["decisions"].as_u64() > Some(0)), "{doc}");
+
+    write_team_region(d.path(), "2-h-2", 8, 4, json!([]));
+    let listed = json_of(d.path(), &["list"]);
+    assert_eq!(listed["regions"][0]["complete_vectors"], 0, "{listed}");
+    assert_eq!(listed["regions"][0]["same_team"], json!([]));
+    let o = ompadapt(d.path(), &["evaluate", "host", "--shuffles", "1"]);
+    let (out, err) = (String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    assert!(!o.status.success(), "{out}");
+    assert!(out.contains("0 feature vectors with every variant measured"), "{out}");
+    assert!(
+        out.contains("not evaluated: no feature vector has every variant measured: 'threads=0.5' measured on 0 of 16 vectors (its runs resolved it to 1 thread with a team of 2, 4 threads with a team of 8: the same team as 'serial' in some runs only"),
+        "{out}"
+    );
+    assert!(out.contains(&format!("unavailable in a run: {why}")), "{out}");
+    assert!(err.starts_with("ompadapt: error: nothing was evaluated") && err.trim_end().lines().count() == 1, "{err}");
 }

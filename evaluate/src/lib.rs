@@ -37,6 +37,7 @@ use ompadapt_rt::model::rng::XorShift;
 use ompadapt_rt::model::{self, ModelChoice, TrainingSet};
 use ompadapt_rt::stats::FeatureKey;
 use ompadapt_rt::store::DataFile;
+use ompadapt_rt::team::TeamRecord;
 
 /// The evaluation's parameters.
 #[derive(Clone, Debug, PartialEq)]
@@ -224,7 +225,9 @@ fn score_one(train: &TrainingSet, truth: &TrainingSet, choice: ModelChoice, m: u
 
 /// A region's persisted data as [`TrainingSet`]: per (feature vector, variant), the robust time (the lower quartile, the runtime's labelling rule) of the
 /// stored measurements (coarse-mode run totals, per execution, where a pair has no
-/// measurement). Variants are indexed in the file's declaration order.
+/// measurement; else, for a host region's team-size variant, the time of a variant that ran
+/// the same team in every run the file records: one measurement of that team, see
+/// [`TeamRecord::stand_ins`]). Variants are indexed in the file's declaration order.
 pub fn costs_from_file(f: &DataFile) -> Result<TrainingSet, String> {
     let k = f.variants.len();
     let index = |name: &str| f.variants.iter().position(|v| v == name);
@@ -253,7 +256,37 @@ pub fn costs_from_file(f: &DataFile) -> Result<TrainingSet, String> {
             pairs.push((key.values(), v, t));
         }
     }
+    fill_stand_ins(&mut pairs, &f.variants, &f.teams);
     TrainingSet::from_pairs(&pairs, k)
+}
+
+/// Adds, for each variant without a time on a vector, the time of a variant that ran the same
+/// team in every run `teams` records (the first of them, in declaration order, with a time).
+fn fill_stand_ins(pairs: &mut Vec<(Vec<f64>, usize, f64)>, variants: &[String], teams: &[TeamRecord]) {
+    let stand_ins = TeamRecord::stand_ins(teams, variants);
+    if stand_ins.iter().all(Vec::is_empty) {
+        return;
+    }
+    let mut keys: Vec<FeatureKey> = Vec::new();
+    let mut seen: std::collections::HashSet<FeatureKey> = Default::default();
+    let mut have: std::collections::HashMap<(FeatureKey, usize), f64> = Default::default();
+    for (f, v, t) in pairs.iter() {
+        let key = FeatureKey::new(f);
+        if seen.insert(key) {
+            keys.push(key);
+        }
+        have.insert((key, *v), *t);
+    }
+    for key in keys {
+        for (u, ins) in stand_ins.iter().enumerate() {
+            if have.contains_key(&(key, u)) {
+                continue;
+            }
+            if let Some(t) = ins.iter().find_map(|w| have.get(&(key, *w))) {
+                pairs.push((key.values(), u, *t));
+            }
+        }
+    }
 }
 
 /// A pair's time as the runtime labels by it (`ompadapt_rt::explore::robust_time`: the lower

@@ -137,8 +137,9 @@ pub const VARIABLES: &[Variable] = &[
         meaning: "Always run this variant (by name), never explore or train: the static comparators of an \
                   evaluation (Static CPU, Static GPU). Per region: `gpu;heat:cpu`. A variant name the region does \
                   not have is reported once and the region learns as usual; a region name no region of the run has \
-                  (`sxpy:gpu` for `saxpy`) is reported at exit with the closest name (`did you mean 'saxpy'?`). A \
-                  pinned region's report says `mode: pinned to 'gpu' (OMPADAPT_VARIANT)`.",
+                  (`sxpy:gpu` for `saxpy`) is reported at exit with the closest name (`did you mean 'saxpy'?`), and a \
+                  process with the runtime loaded that ran no adaptive region says at exit that the pin pinned \
+                  nothing. A pinned region's report says `mode: pinned to 'gpu' (OMPADAPT_VARIANT)`.",
     },
     Variable {
         name: "OMPADAPT_FROZEN",

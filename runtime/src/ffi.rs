@@ -414,6 +414,8 @@ pub static ompadapt_rt_api: Api = Api {
 /// Called while libomp initialises, with its arguments; `next` is null or an `ompt_start_tool`.
 #[no_mangle]
 pub unsafe extern "C" fn ompadapt_ompt_start_tool(v: c_uint, rv: *const c_char, next: Option<crate::ompt_tool::StartTool>) -> *mut c_void {
+    // the runtime is in the process before any region ran: a pin must hear whether one does
+    let _ = std::panic::catch_unwind(registry::arm_pin_check);
     crate::ompt_tool::start(v, rv, next).cast()
 }
 

@@ -249,6 +249,9 @@ pub struct Region {
     pub mode: Mode,
     /// The variant `OMPADAPT_VARIANT` pins the region to (the report says so).
     pub pinned: std::sync::OnceLock<usize>,
+    /// What its team-size variants resolved to in this process (set at creation where some
+    /// share of the team could equal another variant's team; saved with its data).
+    pub teams: std::sync::OnceLock<crate::team::TeamRecord>,
     /// Feature positions whose values go on the grid of derived sizes (`feature_grid`).
     pub derived_sizes: u32,
     /// Whether [`Region::enter`] has work before the choice (written in a parallel region,

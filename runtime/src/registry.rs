@@ -293,8 +293,17 @@ impl Registry {
 
 /// What a run says of each `OMPADAPT_VARIANT` entry that names no region this run executed (a
 /// typo would otherwise leave an evaluation's static baseline adaptive without a word): one
-/// line each, with the closest region name.
+/// line each, with the closest region name; when no region ran at all, one line for the whole
+/// setting.
 pub(crate) fn unmatched_pins(pins: &config::PerRegion<String>, regions: &[&str]) -> Vec<String> {
+    if regions.is_empty() {
+        let mut given: Vec<String> = pins.default.iter().cloned().collect();
+        given.extend(pins.regions.iter().map(|(name, v)| format!("{name}:{v}")));
+        if given.is_empty() {
+            return Vec::new();
+        }
+        return vec![format!("OMPADAPT_VARIANT={} is set, but this process ran no adaptive region: it pinned nothing", given.join(";"))];
+    }
     let templates: Vec<String> = regions.iter().filter_map(|r| ompadapt_abi::descriptor::template_of(r)).collect();
     let mut said = Vec::new();
     for (name, variant) in &pins.regions {
@@ -312,13 +321,17 @@ pub(crate) fn unmatched_pins(pins: &config::PerRegion<String>, regions: &[&str])
 }
 
 /// A host region's `threads=F` variants that give the same team as another variant on this
-/// machine are made unavailable, so that each team is measured once (see [`crate::team`]).
+/// machine are made unavailable, so that each team is measured once (see [`crate::team`]);
+/// what every team-size variant resolved to is kept with the region's data.
 fn same_teams_once(region: &Region) {
     let names = &region.spec.variants;
     if !names.iter().any(|n| n.starts_with("threads=")) {
         return;
     }
     let Some(max) = crate::team::max_threads() else { return };
+    if let Some(r) = crate::team::TeamRecord::of(names, max) {
+        let _ = region.teams.set(r);
+    }
     for d in crate::team::duplicates(names, max) {
         let s = if d.threads == 1 { "" } else { "s" };
         region.mark_unavailable(
@@ -419,7 +432,6 @@ pub fn options_of(spec: &RegionDescriptor) -> Directive {
 /// trace when one is asked for and registers the exit handler (report, trace, persistence)
 /// with `atexit`.
 pub fn global() -> &'static Registry {
-    static GLOBAL: OnceLock<Registry> = OnceLock::new();
     static ATEXIT: Once = Once::new();
     let g = GLOBAL.get_or_init(|| Registry::new(config::config().clone()));
     ATEXIT.call_once(|| {
@@ -437,6 +449,36 @@ pub fn global() -> &'static Registry {
 extern "C" fn exit_handler() {
     let _ = std::panic::catch_unwind(|| {
         global().at_exit();
+    });
+}
+
+/// The registry, once a region or an API call created it.
+static GLOBAL: OnceLock<Registry> = OnceLock::new();
+
+/// For a process that loaded the runtime without entering a region yet (an offloading
+/// program's OpenMP start loads it for the OMPT tool): when `OMPADAPT_VARIANT` is set, the
+/// exit says so if no region ever ran (the registry's exit handler speaks for the pins once
+/// one did). Armed once; nothing without the variable.
+pub fn arm_pin_check() {
+    static ARMED: Once = Once::new();
+    ARMED.call_once(|| {
+        if crate::env::var("OMPADAPT_VARIANT").is_some_and(|v| !v.trim().is_empty()) {
+            // SAFETY: registering a plain `extern "C" fn()`.
+            unsafe {
+                libc::atexit(pin_check_at_exit);
+            }
+        }
+    });
+}
+
+extern "C" fn pin_check_at_exit() {
+    let _ = std::panic::catch_unwind(|| {
+        if GLOBAL.get().is_some() {
+            return;
+        }
+        for why in unmatched_pins(&config::config().variant, &[]) {
+            diag::warn_once(&format!("pin:{why}"), &why);
+        }
     });
 }
 
@@ -463,6 +505,22 @@ mod tests {
         assert_eq!(e.nvariants(), 2);
         assert_eq!(g.regions().len(), 2);
         assert!(std::ptr::eq(g.find("other").unwrap(), d));
+    }
+
+    /// With no region run, a pin is one line whatever it names; with regions, each pin of a
+    /// region that did not run is one line; without a pin, nothing.
+    #[test]
+    fn pins_that_pinned_nothing_are_said() {
+        let pins = config::PerRegion { default: Some("gpu".to_owned()), regions: vec![("heat".to_owned(), "cpu".to_owned())] };
+        assert_eq!(
+            unmatched_pins(&pins, &[]),
+            vec!["OMPADAPT_VARIANT=gpu;heat:cpu is set, but this process ran no adaptive region: it pinned nothing".to_owned()]
+        );
+        assert!(unmatched_pins(&config::PerRegion::default(), &[]).is_empty());
+        let said = unmatched_pins(&pins, &["saxpy"]);
+        assert_eq!(said.len(), 1);
+        assert!(said[0].contains("pins region 'heat' to 'cpu', but no region of that name ran"), "{said:?}");
+        assert!(unmatched_pins(&config::PerRegion::all("gpu".to_owned()), &["saxpy"]).is_empty(), "it pinned saxpy");
     }
 
     #[test]

@@ -55,7 +55,11 @@
 //! replaces the pair's earlier measurements for labelling), `monitored` aggregates of
 //! executions the model chose (one in `OMPADAPT_SAMPLE` timed), `runs` coarse-mode run totals,
 //! `model` the last model trained — by a run, online or at its start-up, or by `ompadapt
-//! train` — with its kind, training set, variants and origin (what `OMPADAPT_FROZEN=1` refits).
+//! train` — with its kind, training set, variants and origin (what `OMPADAPT_FROZEN=1` refits),
+//! `teams` what a host region's team-size variants resolved to in the runs (a measurement of
+//! one counts for the variants that ran the same team in every recorded run:
+//! [`crate::team::TeamRecord::stand_ins`]), `unavailable` the variants a run could not run, and
+//! why. Merging keeps the distinct `teams` and `unavailable` records of every file.
 //! The newest file's features, variants and location are the region's definition as last saved.
 //! Counts add up saturating. `ompadapt export` archives the merged view of a directory
 //! (`store::export`).
@@ -104,8 +108,8 @@ pub use files::write_atomic;
 use files::{move_aside, write_error};
 use format::Header;
 pub use format::{
-    read_file, read_file_in, Damage, DataFile, LabelRecord, ModelRecord, MonitoredRecord, RunRecord, SampleRecord, Writer, FORMAT, OFFLINE,
-    VERSION,
+    read_file, read_file_in, Damage, DataFile, LabelRecord, ModelRecord, MonitoredRecord, RunRecord, SampleRecord, UnavailableRecord,
+    Writer, FORMAT, MAX_UNAVAILABLE, OFFLINE, VERSION,
 };
 pub(crate) use merge::refused;
 pub use merge::{compact, compact_in, export, export_merged, load, load_dir, read_dir, read_dir_with, Merged, MonitoredData, PairData};
@@ -512,6 +516,19 @@ fn sample_records(unsaved: &[crate::measurements::Unsaved], vname: &dyn Fn(usize
         .collect()
 }
 
+/// The variants unavailable in this run, and why, as records (distinct, at most
+/// [`MAX_UNAVAILABLE`]).
+fn unavailable_records(region: &Region) -> Vec<UnavailableRecord> {
+    let mut out: Vec<UnavailableRecord> = Vec::new();
+    for u in region.unavailable() {
+        let r = UnavailableRecord { variant: region.spec.variants[u.variant].clone(), reason: u.reason };
+        if out.len() < MAX_UNAVAILABLE && !out.contains(&r) {
+            out.push(r);
+        }
+    }
+    out
+}
+
 /// Model-chosen executions since the last save (coarse mode: this run's totals), and the
 /// totals they were counted from (the next save's base once this one is written).
 #[derive(Default)]
@@ -731,6 +748,8 @@ pub fn save(region: &Region, b: &mut Binding) -> Result<Option<PathBuf>, String>
         runs: executions.runs,
         model_trained,
         writer: writer(),
+        teams: region.teams.get().cloned().into_iter().collect(),
+        unavailable: unavailable_records(region),
     };
     let Some((rdir, path)) = write_part(b, &file)? else { return Ok(None) };
     // written: only now is it saved

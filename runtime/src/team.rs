@@ -8,8 +8,17 @@
 //! thread, on 128 cores 16 and 64. Variants that give the same team here are one variant here:
 //! all but one of them are made unavailable for the run, so exploration measures each team
 //! once ([`duplicates`]).
+//!
+//! What the variants resolved to is saved with the run's data ([`TeamRecord`]): a measurement
+//! of one counts for every variant that ran the same team in every run the data records
+//! ([`TeamRecord::stand_ins`]), so a region measured on a 2-thread machine is complete there,
+//! and a later run with a larger team, where those variants differ, does not count them as
+//! measured.
 
+use std::collections::BTreeMap;
 use std::sync::OnceLock;
+
+use serde::{Deserialize, Serialize};
 
 use ompadapt_abi::openmp;
 
@@ -100,6 +109,49 @@ pub fn duplicates(names: &[String], max: u32) -> Vec<Duplicate> {
     out
 }
 
+/// How a host region's team-size variants resolved in one run: what its data file keeps so
+/// that readers know which variants were one measurement there.
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct TeamRecord {
+    /// The team the program would get (`omp_get_max_threads()`) in that run.
+    pub team: u32,
+    /// Per variant that sets a team size, by name: the threads it ran with.
+    pub threads: BTreeMap<String, u32>,
+}
+
+impl TeamRecord {
+    /// The resolution of `names` with a team of `max` threads (None: fewer than two variants
+    /// set a team size).
+    pub fn of(names: &[String], max: u32) -> Option<TeamRecord> {
+        let threads: BTreeMap<String, u32> = names.iter().filter_map(|n| team_size(n, max).map(|t| (n.clone(), t))).collect();
+        (threads.len() > 1).then_some(TeamRecord { team: max, threads })
+    }
+
+    /// Whether variants `a` and `b` ran the same team in every record that resolves both (and
+    /// at least one does).
+    pub fn same_team(records: &[TeamRecord], a: &str, b: &str) -> bool {
+        let mut both = records.iter().filter_map(|r| Some((r.threads.get(a)?, r.threads.get(b)?))).peekable();
+        both.peek().is_some() && both.all(|(x, y)| x == y)
+    }
+
+    /// Per variant of `names`: the other variants whose measurements count for it (the same
+    /// team in every run `records` describe), in declaration order.
+    pub fn stand_ins(records: &[TeamRecord], names: &[String]) -> Vec<Vec<usize>> {
+        (0..names.len())
+            .map(|u| (0..names.len()).filter(|&w| w != u && TeamRecord::same_team(records, &names[u], &names[w])).collect())
+            .collect()
+    }
+
+    /// The teams variant `name` ran with over `records`: (the program's team, its threads),
+    /// one per distinct pair, by team.
+    pub fn resolutions(records: &[TeamRecord], name: &str) -> Vec<(u32, u32)> {
+        let mut out: Vec<(u32, u32)> = records.iter().filter_map(|r| Some((r.team, *r.threads.get(name)?))).collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -141,5 +193,22 @@ mod tests {
             duplicates(&w, 2),
             vec![Duplicate { variant: 0, same_as: 1, threads: 1 }, Duplicate { variant: 2, same_as: 3, threads: 2 }]
         );
+    }
+
+    /// A measurement counts for the variants that ran the same team in every recorded run: on
+    /// 2 threads serial and the small shares are one; once a 16-thread run is recorded, none
+    /// of them stands in for another.
+    #[test]
+    fn stand_ins_need_the_same_team_in_every_recorded_run() {
+        let v = names(&["serial", "threads=0.25", "threads=0.5", "threads=1", "schedule=dynamic"]);
+        let two = TeamRecord::of(&v, 2).unwrap();
+        assert_eq!(two.threads.len(), 4, "schedule=dynamic sets no team: {two:?}");
+        let s = TeamRecord::stand_ins(&[two.clone()], &v);
+        assert_eq!(s, vec![vec![1, 2], vec![0, 2], vec![0, 1], vec![], vec![]]);
+        let sixteen = TeamRecord::of(&v, 16).unwrap();
+        assert!(TeamRecord::stand_ins(&[two.clone(), sixteen.clone()], &v).iter().all(Vec::is_empty));
+        assert_eq!(TeamRecord::resolutions(&[sixteen, two.clone(), two], "threads=0.5"), vec![(2, 1), (16, 8)]);
+        assert!(TeamRecord::stand_ins(&[], &v).iter().all(Vec::is_empty), "no record: nothing stands in");
+        assert_eq!(TeamRecord::of(&names(&["serial", "cpu"]), 2), None);
     }
 }

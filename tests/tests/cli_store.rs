@@ -101,3 +101,112 @@ fn a_model_trained_offline_and_moved_to_a_fresh_store_decides_the_same() {
         Ok(())
     });
 }
+
+/// Runs `exe ARGS` in `cwd` with a team of `threads` (`OMP_NUM_THREADS`), its store in `store`
+/// and none of the environment's ompadapt settings; it must succeed.
+fn run_with_team(exe: &Path, cwd: &Path, store: &Path, threads: u32, args: &[&str]) -> Run {
+    let mut c = Command::new(exe);
+    c.args(args).current_dir(cwd).env("OMPADAPT_DIR", store).env("OMP_NUM_THREADS", threads.to_string());
+    for var in ["OMPADAPT_REPORT", "OMPADAPT_VARIANT", "OMPADAPT_MODEL", "OMPADAPT_RUNTIME", "OMP_SCHEDULE"] {
+        c.env_remove(var);
+    }
+    let out = run(&mut c);
+    out.expect_ok(&format!("{} {args:?} on {threads} threads", exe.display()));
+    out
+}
+
+const HOST_VARIANTS: [&str; 5] = ["serial", "threads=0.125", "threads=0.25", "threads=0.5", "threads=1"];
+
+/// Zero-source-change mode's host region on a team of 2: `threads=0.125`, `0.25` and `0.5` run
+/// serial's one thread, so the run measures `serial` and `threads=1` only. A measurement counts
+/// for every variant of its team: `list` counts every vector complete, `show` says which
+/// variants were one team and prints their times and its payoff line, `evaluate` scores every
+/// vector. Data of a run with a team of 8 (where 0.25 and 0.5 are 2 and 4 threads) added to
+/// the store makes them different teams: only the vector that run measured whole is complete,
+/// and `evaluate` says why the others are not. Counts only, no timing decides anything here.
+#[test]
+fn variants_of_one_team_are_one_measurement() {
+    let dir = scratch();
+    let exe = dir.path().join("host_teams");
+    compile(&source("programs/host_teams.c"), &exe, &["-O2", "-fplugin-arg-ompadapt-auto"]).expect_ok("compile");
+    let store = dir.path().join(".ompadapt");
+    let sizes = ["1000", "2000", "4000", "8000", "12000", "16000", "24000", "32000"];
+    let args: Vec<&str> = std::iter::once("6").chain(sizes).collect();
+    let out = run_with_team(&exe, dir.path(), &store, 2, &args);
+    assert!(out.stdout.contains("DONE sum="), "{}", out.stdout);
+
+    let listed: serde_json::Value = serde_json::from_str(&ompadapt(&store, &["--json", "list"])).unwrap();
+    let region = &listed["regions"][0];
+    let name = region["region"].as_str().unwrap().to_owned();
+    assert_eq!(region["variants"], serde_json::json!(HOST_VARIANTS), "{region}");
+    assert_eq!(region["feature_vectors"], 8, "{region}");
+    assert_eq!(region["complete_vectors"], 8, "every vector: serial's measurement counts for its team\n{region}");
+    assert_eq!(region["same_team"], serde_json::json!([["serial", "threads=0.125", "threads=0.25", "threads=0.5"]]), "{region}");
+
+    let shown: serde_json::Value = serde_json::from_str(&ompadapt(&store, &["--json", "show", &name])).unwrap();
+    let vectors = shown["vectors"].as_array().unwrap();
+    assert_eq!(vectors.len(), 8);
+    for v in vectors {
+        let t = &v["times_ns"];
+        assert!(t["serial"].is_number() && t["threads=1"].is_number(), "{v}");
+        for share in ["threads=0.125", "threads=0.25", "threads=0.5"] {
+            assert_eq!(t[share], t["serial"], "{share} is serial's team: {v}");
+        }
+    }
+    assert!(!shown["payoff"].is_null(), "a payoff over complete vectors: {shown}");
+    let text = ompadapt(&store, &["show", &name]);
+    assert!(
+        text.contains("one team: serial, threads=0.125, threads=0.25, threads=0.5 ran 1 thread with a team of 2 in every recorded run"),
+        "{text}"
+    );
+    assert!(text.contains("(8 with every variant measured)"), "{text}");
+
+    let evaluated: serde_json::Value = serde_json::from_str(&ompadapt(&store, &["--json", "evaluate", &name, "--shuffles", "1"])).unwrap();
+    let r = &evaluated["regions"][0];
+    assert_eq!(r["complete_vectors"], 8, "{r}");
+    assert!(r["error"].is_null() && r["unmeasured"] == serde_json::json!([]), "{r}");
+    let scores = r["scores"].as_array().unwrap();
+    assert!(!scores.is_empty() && scores.iter().all(|s| s["decisions"].as_u64() > Some(0)), "{r}");
+
+    // a run with a team of 8 on another size, its data imported into the store
+    let other = dir.path().join("team-of-8");
+    run_with_team(&exe, dir.path(), &other, 8, &["8", "3000"]);
+    let archive = dir.path().join("team-of-8.json");
+    ompadapt(&other, &["export", "-o", archive.to_str().unwrap()]);
+    ompadapt(&store, &["import", archive.to_str().unwrap()]);
+    let listed: serde_json::Value = serde_json::from_str(&ompadapt(&store, &["--json", "list"])).unwrap();
+    let region = &listed["regions"][0];
+    assert_eq!(region["feature_vectors"], 9, "{region}");
+    assert_eq!(region["complete_vectors"], 1, "only the vector the team of 8 measured whole\n{region}");
+    assert_eq!(region["same_team"], serde_json::json!([["serial", "threads=0.125"]]), "one thread with 2 and with 8: {region}");
+    let evaluated: serde_json::Value = serde_json::from_str(&ompadapt(&store, &["--json", "evaluate", &name, "--shuffles", "1"])).unwrap();
+    let unmeasured = evaluated["regions"][0]["unmeasured"].as_array().unwrap().clone();
+    let missing: Vec<&str> = unmeasured.iter().map(|u| u["variant"].as_str().unwrap()).collect();
+    assert_eq!(missing, ["threads=0.25", "threads=0.5"], "{unmeasured:?}");
+    for u in &unmeasured {
+        assert_eq!((u["measured"].as_u64(), u["vectors"].as_u64()), (Some(1), Some(9)), "{u}");
+        let why = u["why"].as_str().unwrap();
+        assert!(why.contains("with a team of 2") && why.contains("with a team of 8") && why.contains("'serial'"), "{why}");
+    }
+}
+
+/// A region whose runs measured one variant of two on every vector (one execution per vector):
+/// `evaluate` scores nothing, says which variant is missing and why, and fails.
+#[test]
+fn evaluate_says_why_it_scores_nothing() {
+    let dir = scratch();
+    let exe = dir.path().join("host_teams");
+    compile(&source("programs/host_teams.c"), &exe, &["-O2", "-fplugin-arg-ompadapt-auto"]).expect_ok("compile");
+    let store = dir.path().join(".ompadapt");
+    run_with_team(&exe, dir.path(), &store, 2, &["1", "1000", "2000", "4000", "8000", "16000"]);
+    let r = run(Command::new(ompadapt_bin()).arg("--dir").arg(&store).args(["evaluate", "--shuffles", "1"]));
+    assert!(!r.ok(), "nothing evaluated must fail: {}", r.stdout);
+    assert!(
+        r.stdout.contains(
+            "not evaluated: no feature vector has every variant measured: 'threads=1' measured on 0 of 5 vectors (no run measured it there"
+        ),
+        "{}",
+        r.stdout
+    );
+    assert!(r.stderr.starts_with("ompadapt: error: nothing was evaluated") && r.stderr.lines().count() == 1, "{}", r.stderr);
+}

@@ -20,7 +20,12 @@ fn the_named_variant_always_runs_and_an_unknown_name_is_reported_once() {
             // a pin of a region that did not run is said once, at exit
             let lines: Vec<&str> = out.stderr.lines().collect();
             assert_eq!(lines.len(), 1, "{}", out.stderr);
-            assert!(lines[0].contains("pins region 'other' to 'lin', but no region of that name ran") && lines[0].contains("(the regions that ran: cost)"), "{}", lines[0]);
+            assert!(
+                lines[0].contains("pins region 'other' to 'lin', but no region of that name ran")
+                    && lines[0].contains("(the regions that ran: cost)"),
+                "{}",
+                lines[0]
+            );
             assert!(!lines[0].contains("did you mean"), "{}", lines[0]);
         } else {
             assert!(out.stderr.is_empty(), "{}", out.stderr);
@@ -43,4 +48,32 @@ fn the_named_variant_always_runs_and_an_unknown_name_is_reported_once() {
     // it learned: both variants ran
     let d = records(&out.stdout, "DECISION");
     assert_eq!(d.len(), 8);
+}
+
+/// A pin in a process that ran no adaptive region (an offloading program whose adaptive region
+/// was not called: its OpenMP start loaded the runtime) is said once at exit; once the region
+/// runs, the pin pins it and nothing is said; without a pin, nothing either.
+#[test]
+fn a_pin_in_a_process_that_ran_no_region_is_said_at_exit() {
+    let dir = scratch();
+    let exe = dir.path().join("pin_unused");
+    compile(&source("programs/pin_unused.c"), &exe, &["-O2"]).expect_ok("compile");
+    let quiet = [("OMPADAPT_PERSIST", "0")];
+    for (pin, args, said) in [
+        (Some("gpu"), &[][..], Some("OMPADAPT_VARIANT=gpu is set, but this process ran no adaptive region: it pinned nothing")),
+        (Some("saxpy:cpu"), &[][..], Some("OMPADAPT_VARIANT=saxpy:cpu is set, but this process ran no adaptive region: it pinned nothing")),
+        (Some("gpu"), &["run"][..], None),
+        (None, &[][..], None),
+    ] {
+        let mut c = std::process::Command::new(&exe);
+        c.args(args).current_dir(dir.path()).env_remove("OMPADAPT_REPORT").env_remove("OMPADAPT_VARIANT");
+        c.envs(quiet).envs(pin.map(|p| ("OMPADAPT_VARIANT", p)));
+        let out = run(&mut c);
+        out.expect_ok(&format!("{pin:?} {args:?}"));
+        assert!(out.stdout.contains(&format!("DONE sum=1 adaptive={}", args.len())), "{}", out.stdout);
+        match said {
+            Some(line) => assert_eq!(out.stderr, format!("ompadapt: warning: {line}\n"), "{pin:?} {args:?}"),
+            None => assert!(out.stderr.is_empty(), "{pin:?} {args:?}: {}", out.stderr),
+        }
+    }
 }

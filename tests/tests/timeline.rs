@@ -196,6 +196,75 @@ fn check_cli(trace_path: &Path, xs: &[&Value], d: &Path) {
     assert!(counts.len() < xs.len(), "{} boxes for {} executions", counts.len(), xs.len());
 }
 
+/// Runs the program `reps` times over its loop with the store in `store` (no drift
+/// re-measurement, nothing from the environment's ompadapt settings), and `env`.
+fn stored_run(exe: &Path, dir: &Path, store: &Path, reps: u32, env: &[(&str, &str)]) -> Run {
+    let mut c = Command::new(exe);
+    c.arg(reps.to_string()).current_dir(dir).env("OMPADAPT_DIR", store).env("OMPADAPT_DRIFT", "0");
+    for var in ["OMPADAPT_REPORT", "OMPADAPT_VARIANT", "OMPADAPT_TRACE", "OMPADAPT_MODEL"] {
+        c.env_remove(var);
+    }
+    c.envs(env.iter().copied());
+    let out = run(&mut c);
+    out.expect_ok(&format!("the run {env:?}"));
+    out
+}
+
+/// A variant's first execution in the process is cold whatever chose it. A second run starts
+/// trained (the first saved its model) and decides from its first execution; a third pins
+/// `scale` to `rev`. In each, every (region, variant) that ran has exactly one cold execution,
+/// `scale`'s (one thread) is its variant's first and decided, and `ompadapt trace` leaves the
+/// cold ones out of the means it prints.
+#[test]
+fn a_first_decided_execution_is_cold_and_left_out_of_the_mean() {
+    let dir = scratch();
+    let d = dir.path();
+    let exe = build(d);
+    let store = d.join(".ompadapt");
+    stored_run(&exe, d, &store, 10, &[]);
+    for (what, pin) in [("trained", None), ("pinned", Some("scale:rev"))] {
+        let path = d.join(format!("{what}.trace.json"));
+        let t = path.display().to_string();
+        let mut env = vec![("OMPADAPT_TRACE", t.as_str())];
+        env.extend(pin.map(|p| ("OMPADAPT_VARIANT", p)));
+        stored_run(&exe, d, &store, 6, &env);
+        let trace = read_json(&path);
+        let mut xs = executions(&trace);
+        xs.sort_by(|a, b| a["ts"].as_f64().unwrap().total_cmp(&b["ts"].as_f64().unwrap()));
+        let mut by: BTreeMap<(String, String), Vec<&Value>> = BTreeMap::new();
+        for e in &xs {
+            by.entry((e["name"].as_str().unwrap().into(), e["args"]["variant"].as_str().unwrap().into())).or_default().push(e);
+        }
+        for ((region, variant), evs) in &by {
+            let cold = evs.iter().filter(|e| e["args"]["cold"] == true).count();
+            assert_eq!(cold, 1, "{what}: {region}/{variant} has {cold} cold executions of {}", evs.len());
+            if region == "scale" {
+                let first = evs[0];
+                assert!(first["args"]["cold"] == true && first["args"]["mode"] == "decided", "{what}: {first}");
+                let want = if pin.is_some() { "fixed" } else { "explored" };
+                assert_eq!(first["args"]["decision"], want, "{what}: {first}");
+            }
+        }
+        assert!(xs.iter().all(|e| e["args"]["mode"] == "decided"), "{what}: every execution decided");
+        let summary: Value = serde_json::from_str(&ompadapt(&["--json", "trace", &t]).expect_ok("ompadapt --json trace").stdout).unwrap();
+        for r in summary["regions"].as_array().unwrap() {
+            let region = r["region"].as_str().unwrap();
+            for v in r["variants"].as_array().unwrap().iter().filter(|v| v["executions"].as_u64() > Some(0)) {
+                let evs = &by[&(region.to_owned(), v["variant"].as_str().unwrap().to_owned())];
+                let warm: Vec<f64> = evs.iter().filter(|e| e["args"]["cold"] != true).map(|e| e["dur"].as_f64().unwrap()).collect();
+                assert_eq!(v["cold"], 1, "{what}: {v}");
+                if warm.is_empty() {
+                    continue;
+                }
+                let mean = warm.iter().sum::<f64>() / warm.len() as f64;
+                assert!((v["mean_us"].as_f64().unwrap() - mean).abs() <= 1e-6 * mean.max(1.0), "{what}: {v}, warm mean {mean}");
+            }
+        }
+        let text = ompadapt(&["trace", &t]).expect_ok("ompadapt trace").stdout.clone();
+        assert!(text.contains("cold);") || text.contains("(all cold)"), "{text}");
+    }
+}
+
 #[test]
 fn the_cap_counts_the_executions_it_drops() {
     let dir = scratch();

@@ -85,7 +85,7 @@ impl Region {
     /// not run in this process yet.
     pub(crate) fn switch_execution(&self, ctx: &mut Ctx, v: usize) {
         let v = v.min(self.nvariants() - 1);
-        let cold = self.warmup && !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed);
+        let cold = self.first_run(v);
         ctx.t0.set_cold(cold);
         ctx.variant = v as c_int;
         ctx.value = self.spec.values[v];

@@ -154,6 +154,7 @@ impl Region {
             drift_cfg: s.drift,
             monitor: AtomicBool::new(monitor),
             pinned: std::sync::OnceLock::new(),
+            teams: std::sync::OnceLock::new(),
             warmup: s.warmup,
             warmed: (0..nv).map(|_| AtomicBool::new(false)).collect(),
             // coarse mode needs every execution's time (a run's total)

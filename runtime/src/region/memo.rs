@@ -50,9 +50,10 @@ impl Region {
         let left = shard.sample_left.load(Relaxed);
         let timed = left == 0;
         if timed {
-            // the sample (as `begin_trained`); a variant's first execution here is cold, which
-            // the full path records
-            if self.warmup && !self.warmed.get(v).is_some_and(|w| w.load(Relaxed)) {
+            // the sample (as `begin_trained`). A variant's first execution in the process (cold)
+            // never starts here: the slot's decision ran on the full path first, which marked
+            // it (`begin_trained`); should one come, the full path flags it.
+            if !self.warmed.get(v).is_some_and(|w| w.load(Relaxed)) {
                 return false;
             }
             shard.sample_left.store(self.sample - 1, Relaxed);

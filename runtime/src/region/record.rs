@@ -34,7 +34,7 @@ impl Region {
             return;
         }
         let ns = clock::to_ns(clock::now().saturating_sub(t0));
-        let cold = start.is_cold();
+        let cold = self.cold_recorded(start);
         match slot {
             Some(slot) => self.record_explore_fast(slot, v as usize, ns, cold),
             None => self.record_explore(&FeatureKey::new(ctx.feature_slice()), v as usize, ns, cold, None, None),

@@ -42,7 +42,7 @@ impl Region {
             if let Some(v) = self.declared_begin(f) {
                 // fixed by an associated region for this run: recorded as an exploring measurement
                 let v = self.usable(None, v.min(self.nvariants() - 1));
-                let cold = self.warmup && !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed);
+                let cold = self.first_run(v);
                 ctx.variant = v as c_int;
                 ctx.value = self.spec.values[v];
                 ctx.t0 = Start::exploring(clock::now(), cold);
@@ -88,6 +88,10 @@ impl Region {
         ctx.variant = v as c_int;
         ctx.value = self.spec.values[v];
         ctx.t0 = Start::decided(0); // not timed
+                                    // the variant's first execution in the process is cold, whatever decided it: the trace
+                                    // says so, and it is never timed (with OMPADAPT_WARMUP)
+        let cold = self.first_run(v);
+        ctx.t0.set_cold(cold);
         // SAFETY: a slot of `shard` (found or inserted there), which lives as long as it
         if let Some(s) = unsafe { slot.as_ref() } {
             // the memo starts executions only once the data-movement tool is known absent
@@ -104,10 +108,25 @@ impl Region {
         shard.sample_left.store(self.sample - 1, Relaxed);
         bump(&shard.turns, 1);
         // the first execution of a variant in this process is cold: counted, not timed
-        let cold = self.warmup && !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed);
-        if !cold {
+        if !(cold && self.warmup) {
             ctx.t0 = ctx.t0.with_time(clock::now()); // last: the execution starts now
         }
+    }
+
+    /// Whether this execution of variant `v` is its first in the process (a cold one), for
+    /// whatever chose it: exploration, a decision, a pin, an associated region, a
+    /// replacement. Exactly one execution per variant gets true. Recording keeps it apart as
+    /// a cold measurement only with `OMPADAPT_WARMUP` (see [`Region::cold_recorded`]).
+    #[inline(always)]
+    pub(super) fn first_run(&self, v: usize) -> bool {
+        !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed)
+    }
+
+    /// Whether recording keeps an execution that `start` says is cold apart as a cold
+    /// measurement (`OMPADAPT_WARMUP`; off: every measurement counts as warm).
+    #[inline(always)]
+    pub(super) fn cold_recorded(&self, start: Start) -> bool {
+        self.warmup && start.is_cold()
     }
 
     /// An exploring execution: a variant the vector's view wants (or its label).
@@ -118,7 +137,7 @@ impl Region {
         let v = v.min(self.nvariants() - 1);
         // The variant's first execution in this process is recorded as a cold measurement (the
         // first offload initialises the device; see `explore`).
-        let cold = self.warmup && !self.warmed[v].load(Relaxed) && !self.warmed[v].swap(true, Relaxed);
+        let cold = self.first_run(v);
         if self.epoch.load(Relaxed) & 1 == 1 {
             self.learn_execs.fetch_add(1, Relaxed);
         }

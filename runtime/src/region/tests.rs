@@ -692,3 +692,40 @@ fn completions_see_setting_changes() {
     assert!(r.is_trained());
     assert_eq!(r.trained().unwrap().training_samples, 5);
 }
+
+/// Cold is a variant's first execution in the process, whatever chose it: a region that starts
+/// decided (an installed model, a pin) flags its first execution of each variant and no other,
+/// with `OMPADAPT_WARMUP` on or off; the first is not timed where warm-up is on, and a later
+/// timed sample is warm.
+#[test]
+fn the_first_decided_execution_of_each_variant_is_cold() {
+    for warmup in [true, false] {
+        let r = RegionBuilder::new().warmup(warmup).sample(1).learn(0.0).build(spec_of("a,b"));
+        let labels = vec![(FeatureKey::new(&[1.0]), 0), (FeatureKey::new(&[2.0]), 1)];
+        assert!(r.install(labels, Origin::Loaded, Some(ModelChoice::Tree { max_depth: 2 })));
+        let mut flags = Vec::new();
+        for f in [1.0, 1.0, 2.0, 1.0, 2.0] {
+            let mut c = Ctx::zeroed();
+            r.begin(&[f], &mut c);
+            assert!(c.t0.was_decided(), "decided from the first execution");
+            flags.push((c.variant, c.t0.is_cold(), c.t0.is_timed()));
+            r.end(&c);
+        }
+        let timed_first = !warmup;
+        assert_eq!(
+            flags,
+            vec![(0, true, timed_first), (0, false, true), (1, true, timed_first), (0, false, true), (1, false, true)],
+            "warmup {warmup}"
+        );
+    }
+    let pinned = RegionBuilder::new().sample(1 << 20).build(spec_of("a,b"));
+    pinned.set_fixed_variant(Some(1));
+    let mut cold = Vec::new();
+    for f in [1.0, 2.0, 1.0] {
+        let mut c = Ctx::zeroed();
+        pinned.begin(&[f], &mut c);
+        cold.push((c.variant, c.t0.is_cold()));
+        pinned.end(&c);
+    }
+    assert_eq!(cold, vec![(1, true), (1, false), (1, false)], "a pin's first execution is cold, between samples too");
+}

@@ -62,6 +62,28 @@ pub struct DataFile {
     /// The last model trained.
     #[serde(default)]
     pub model_trained: Option<ModelRecord>,
+    /// How a host region's team-size variants resolved in the runs whose data the file holds,
+    /// one record per distinct resolution (absent in older files and for regions without
+    /// them): variants that ran the same team in every recorded run are one measurement
+    /// ([`crate::team::TeamRecord::stand_ins`]).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub teams: Vec<crate::team::TeamRecord>,
+    /// Variants found unavailable in those runs, and why (distinct pairs, at most
+    /// [`MAX_UNAVAILABLE`]): what `ompadapt evaluate` says of a variant never measured.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub unavailable: Vec<UnavailableRecord>,
+}
+
+/// Distinct unavailable variants and reasons a file keeps.
+pub const MAX_UNAVAILABLE: usize = 32;
+
+/// A variant a run could not run, and why (as its warning said).
+#[derive(Serialize, Deserialize, Debug, Clone, PartialEq, Eq)]
+pub struct UnavailableRecord {
+    /// The variant's name.
+    pub variant: String,
+    /// Why it could not run.
+    pub reason: String,
 }
 
 /// The process that wrote a file.

@@ -71,6 +71,20 @@ pub struct Merged {
     pub stale_files: Vec<String>,
     /// The measurements those files hold.
     pub stale_measurements: u64,
+    /// How team-size variants resolved in the runs merged (distinct records).
+    pub teams: Vec<crate::team::TeamRecord>,
+    /// Variants found unavailable in those runs, and why (distinct, at most
+    /// [`MAX_UNAVAILABLE`]).
+    pub unavailable: Vec<UnavailableRecord>,
+}
+
+/// Appends the items of `from` that `into` lacks, up to `cap` items in all.
+fn add_distinct<T: PartialEq + Clone>(into: &mut Vec<T>, from: &[T], cap: usize) {
+    for x in from {
+        if into.len() < cap && !into.contains(x) {
+            into.push(x.clone());
+        }
+    }
 }
 
 fn fkey_bits(f: &[f64]) -> Vec<u64> {
@@ -133,6 +147,8 @@ impl Merged {
                 e.0 = e.0.saturating_add(r.total_ns);
                 e.1 = e.1.saturating_add(r.executions);
             }
+            add_distinct(&mut m.teams, &f.teams, usize::MAX);
+            add_distinct(&mut m.unavailable, &f.unavailable, MAX_UNAVAILABLE);
             if let Some(mut model) = f.model_trained {
                 // a record without its variants decides among its file's
                 if model.variants.is_empty() {
@@ -147,7 +163,8 @@ impl Merged {
             // the newest file says what the region is now (`ompadapt train` wrote no
             // program_id before it carried the runtime's)
             let program_id = if f.program_id.is_empty() { m.header.as_ref().map(|h| h.program_id.clone()) } else { None };
-            let mut header = DataFile { samples: vec![], monitored: vec![], runs: vec![], model_trained: None, ..f };
+            let mut header =
+                DataFile { samples: vec![], monitored: vec![], runs: vec![], model_trained: None, teams: vec![], unavailable: vec![], ..f };
             if let Some(id) = program_id {
                 header.program_id = id;
             }
@@ -214,6 +231,8 @@ impl Merged {
                 })
                 .collect(),
             model_trained: self.model.clone(),
+            teams: self.teams.clone(),
+            unavailable: self.unavailable.clone(),
             ..h
         }
     }

@@ -584,6 +584,40 @@ fn the_newest_definition_is_the_region_and_the_rest_is_set_aside() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
+/// What a region's team-size variants resolved to and the variants it found unavailable are
+/// saved with its data; merging keeps each distinct record once, and the merged file (what
+/// compaction writes, what the command reads) has them all.
+#[test]
+fn team_resolutions_and_unavailable_variants_are_saved_and_merged() {
+    let dir = tmpdir("teams");
+    let descriptor = "ompadapt1;model=h;loc=h.c:3;features=N;variants=serial,threads=0.5,threads=1";
+    let names: Vec<String> = ["serial", "threads=0.5", "threads=1"].map(String::from).to_vec();
+    let mut written = Vec::new();
+    for team in [2, 2, 8] {
+        let r = region_with(builder(100), descriptor);
+        let mut b = attach(&r, &dir, &prog(), 100);
+        r.teams.set(crate::team::TeamRecord::of(&names, team).unwrap()).unwrap();
+        if team == 2 {
+            assert!(r.mark_unavailable(1, Some(0), "the same team as 'serial' here (1 thread)"));
+        }
+        run_cost(&r, 10.0, &[100, 200, 300]);
+        written.push(read_file(&save(&r, &mut b).unwrap().expect("written")).unwrap());
+    }
+    assert_eq!(written[0].teams[0].threads["threads=0.5"], 1);
+    assert_eq!(
+        written[0].unavailable,
+        vec![UnavailableRecord { variant: "threads=0.5".into(), reason: "the same team as 'serial' here (1 thread)".into() }]
+    );
+    assert!(written[2].unavailable.is_empty());
+    let merged = export_merged(&dir, None, None).remove(0);
+    assert_eq!(merged.teams.iter().map(|t| t.team).collect::<Vec<_>>(), vec![2, 8], "distinct records, once each");
+    assert_eq!(merged.unavailable.len(), 1);
+    let f = merged.exported();
+    assert_eq!((f.teams.len(), f.unavailable.len()), (2, 1));
+    assert!(!crate::team::TeamRecord::same_team(&f.teams, "serial", "threads=0.5"), "4 threads with a team of 8");
+    fs::remove_dir_all(&dir).unwrap();
+}
+
 /// The newest part of a binding's folder.
 fn save_path(b: &Binding) -> PathBuf {
     let mut parts: Vec<String> = names(&b.dir).into_iter().filter(|n| is_part(n)).collect();
