@@ -72,7 +72,7 @@ enum Command {
         /// Also write it as PNG.
         #[arg(long, value_name = "FILE")]
         png: Option<PathBuf>,
-        /// Feature on the picture's horizontal axis (name or index; default the first).
+        /// Feature on the picture's horizontal axis (name or index; default the first that varies in the data).
         #[arg(long)]
         axis: Option<String>,
     },
