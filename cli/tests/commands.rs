@@ -374,3 +374,34 @@ fn list_says_what_it_could_not_read_and_stays_narrow() {
     assert!(out.contains("11 (serial … gpu)"), "{out}");
     assert_eq!(json_of(d.path(), &["list", "wide"])["regions"][0]["variants"].as_array().unwrap().len(), 11);
 }
+
+/// `version` prints what `--version` does; every option says what it is (`export -o`,
+/// `evaluate --seed`); `--dir` is offered by the commands that read a store and not by
+/// `trace`; the top-level help names `ompadapt-dataperf`.
+#[test]
+fn version_and_help_say_what_the_command_line_does() {
+    let d = store();
+    let version = ok(d.path(), &["version"]);
+    assert_eq!(version, ok(d.path(), &["--version"]));
+    assert_eq!(version.trim_end(), format!("ompadapt {}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(json_of(d.path(), &["version"])["version"], env!("CARGO_PKG_VERSION"));
+    let help = ok(d.path(), &["--help"]);
+    assert!(help.contains("ompadapt-dataperf -- ./app args") && help.contains("version "), "{help}");
+    // an option's help follows its name on its line (clap's short help)
+    let option_line = |command: &str, option: &str| {
+        let h = ok(d.path(), &[command, "--help"]);
+        h.lines().find(|l| l.trim_start().starts_with(option)).map(|l| l.trim().to_owned()).unwrap_or_else(|| panic!("{option} in {h}"))
+    };
+    let o = option_line("export", "-o, --output <FILE>");
+    assert!(o.contains("instead of stdout"), "{o}");
+    let seed = option_line("evaluate", "--seed <SEED>");
+    assert!(seed.contains("Seed of the shuffles"), "{seed}");
+    let dir = option_line("list", "--dir <DIR>");
+    assert!(dir.contains("The store"), "{dir}");
+    let trace = ok(d.path(), &["trace", "--help"]);
+    assert!(!trace.contains("--dir") && trace.contains("--json"), "{trace}");
+    // after `trace` --dir is refused as bad usage (exit 2); before it, the top level's
+    let o = Command::new(env!("CARGO_BIN_EXE_ompadapt")).args(["trace", "--dir", "x", "t.json"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`trace` reads no store"), "{}", String::from_utf8_lossy(&o.stderr));
+}
