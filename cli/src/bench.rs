@@ -46,6 +46,7 @@ pub struct Args {
     /// libompadapt.so (default: beside this executable).
     #[arg(long)]
     plugin: Option<PathBuf>,
+    /// The compiler that builds the kernels with the plugin (clang of LLVM 19).
     #[arg(long, default_value = "clang-19")]
     cc: String,
     /// Offload target (nvptx64 on an NVIDIA machine; see docs/packaging.md for its CUDA flags).

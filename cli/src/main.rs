@@ -17,10 +17,13 @@ mod summaries;
 mod trace;
 mod train;
 
+#[cfg(test)]
+mod tests;
+
 use std::path::{Path, PathBuf};
 
 use anyhow::{bail, Result};
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 use indicatif::{ProgressBar, ProgressStyle};
 use ompadapt_abi::store::RegionPath;
 use ompadapt_evaluate::Method;
@@ -31,10 +34,11 @@ use serde_json::json;
 #[command(
     name = "ompadapt",
     version,
-    about = "Inspect, train, evaluate, move and clear what adaptive OpenMP regions learned; summarise and draw a timeline of their executions; run the evaluation harness"
+    about = "Inspect, train, evaluate, move and clear what adaptive OpenMP regions learned; summarise and draw a timeline of their executions; run the evaluation harness",
+    after_help = "Inefficient data mappings of any offload program (duplicate, round-trip and unused transfers, repeated allocations) are found by a tool of its own, beside this one: ompadapt-dataperf -- ./app args (docs/data-movement.md)."
 )]
 struct Cli {
-    /// The store: where programs save what they learned (as the runtime: $OMPADAPT_DIR, else ./.ompadapt).
+    /// The store of the commands that read or write one: where programs save what they learned (as the runtime: $OMPADAPT_DIR, else ./.ompadapt).
     #[arg(long, global = true, env = "OMPADAPT_DIR", value_name = "DIR")]
     dir: Option<PathBuf>,
     /// Machine-readable JSON on stdout instead of text.
@@ -79,7 +83,7 @@ enum Command {
         /// Also write it as PNG.
         #[arg(long, value_name = "FILE")]
         png: Option<PathBuf>,
-        /// Feature on the picture's horizontal axis (name or index; default the first).
+        /// Feature on the picture's horizontal axis (name or index; default the first that varies in the data).
         #[arg(long)]
         axis: Option<String>,
     },
@@ -113,6 +117,7 @@ enum Command {
         /// Regret that still counts as the best, in percent.
         #[arg(long, default_value_t = 5.0)]
         tolerance: f64,
+        /// Seed of the shuffles and of the models' fits (one seed, the same scores).
         #[arg(long, default_value_t = 1)]
         seed: u64,
     },
@@ -120,6 +125,7 @@ enum Command {
     Export {
         /// Only this program (or PROGRAM/REGION).
         what: Option<String>,
+        /// Write the archive to FILE (replaced whole, never half-written) instead of stdout, and say what it holds.
         #[arg(short, long, value_name = "FILE")]
         output: Option<PathBuf>,
     },
@@ -164,6 +170,25 @@ enum Command {
         #[arg(long, conflicts_with_all = ["what", "region"])]
         all: bool,
     },
+    /// Print the version (as --version does).
+    Version,
+}
+
+/// The commands that read no store: `--dir` (global, so that it goes before or after a
+/// command) is left out of their help and refused after them.
+const NO_STORE: [&str; 4] = ["inspect", "summaries", "trace", "bench"];
+
+/// The command line: [`Cli`], with `--dir` shadowed in the commands that read no store (clap
+/// gives a command a global argument only where it has none of that name).
+fn command() -> clap::Command {
+    let mut cmd = Cli::command();
+    for name in NO_STORE {
+        cmd = cmd.mut_subcommand(name, |sc| {
+            let refused = move |_: &str| Err::<PathBuf, String>(format!("`{name}` reads no store (--dir is for the commands that do)"));
+            sc.arg(clap::Arg::new("dir").long("dir").value_name("DIR").hide(true).value_parser(refused))
+        });
+    }
+    cmd
 }
 
 fn bar(len: u64, what: &str, hidden: bool) -> ProgressBar {
@@ -178,7 +203,7 @@ fn bar(len: u64, what: &str, hidden: bool) -> ProgressBar {
 }
 
 fn main() {
-    let cli = Cli::parse();
+    let cli = Cli::from_arg_matches(&command().get_matches()).unwrap_or_else(|e| e.exit());
     if let Err(e) = run(cli) {
         // one line: the causes joined
         let msg = format!("{e:#}").replace('\n', " ");
@@ -214,6 +239,8 @@ fn run(cli: Cli) -> Result<()> {
         Command::Clear { what, region, all } => clear_store(&root, what, region, all, as_json)?,
         Command::Bench(args) => bench::run(args, as_json)?,
         Command::Trace { files, html, max_boxes } => trace::run(&files, html.as_deref(), max_boxes, as_json)?,
+        Command::Version if as_json => println!("{}", json!({"name": "ompadapt", "version": env!("CARGO_PKG_VERSION")})),
+        Command::Version => print!("{}", Cli::command().render_version()),
     }
     Ok(())
 }

@@ -21,7 +21,9 @@ use serde_json::{json, Value};
 
 use crate::store;
 
+mod axes;
 mod figure;
+use axes::Axes;
 pub use figure::RegionFigure;
 
 /// A region's data and a model fitted on it.
@@ -285,33 +287,44 @@ pub fn table(rows: &[Vec<String>], indent: usize) -> String {
 
 /// `show`: text (or JSON) on stdout, the picture where asked.
 pub fn run(learned: &Learned, svg: Option<PathBuf>, png: Option<PathBuf>, axis: Option<&str>, as_json: bool) -> Result<()> {
-    let axis = match axis {
-        None => 0,
-        Some(a) => learned
-            .file
-            .features
-            .iter()
-            .position(|f| f == a)
-            .or_else(|| a.parse::<usize>().ok().filter(|&j| j < learned.costs.p))
-            .ok_or_else(|| {
-            anyhow::anyhow!("--axis {a}: region '{}' has features ({})", learned.file.model, learned.file.features.join(", "))
-        })?,
-    };
+    let f = &learned.file;
+    let axis = axis
+        .map(|a| {
+            f.features
+                .iter()
+                .position(|n| n == a)
+                .or_else(|| a.parse::<usize>().ok().filter(|&j| j < learned.costs.p))
+                .ok_or_else(|| anyhow::anyhow!("--axis {a}: region '{}' has features ({})", f.model, f.features.join(", ")))
+        })
+        .transpose()?;
+    let fig = RegionFigure::new(learned, axis)?;
     if let Some(svg) = &svg {
-        let fig = RegionFigure { learned, axis };
         plot::write(svg, png.as_deref(), fig.layout().size(), &fig)?;
     } else if png.is_some() {
         anyhow::bail!("--png needs --svg (the picture is always written as SVG too)");
     }
     if as_json {
         let mut doc = learned.to_json();
-        doc["picture"] =
-            json!({"svg": svg.as_ref().map(|p| p.display().to_string()), "png": png.as_ref().map(|p| p.display().to_string())});
+        let a = fig.axes;
+        doc["picture"] = json!({
+            "svg": svg.as_ref().map(|p| p.display().to_string()),
+            "png": png.as_ref().map(|p| p.display().to_string()),
+            // what the decisions are drawn over: a map over x and y, a band along x, or none
+            "decisions": a.kind(),
+            "x": learned.feature_name(a.x()),
+            "y": a.y().map(|j| learned.feature_name(j)),
+        });
         println!("{}", serde_json::to_string_pretty(&doc)?);
     } else {
         print!("{}", learned.to_text());
         if let Some(svg) = &svg {
-            println!("  picture: {}{}", svg.display(), png.map(|p| format!(", {}", p.display())).unwrap_or_default());
+            let l = learned;
+            let over = match fig.axes {
+                Axes::Map { x, y } => format!("decisions over {} × {}", l.feature_name(x), l.feature_name(y)),
+                Axes::Band { x } => format!("decisions along {}; no other feature varies apart from it", l.feature_name(x)),
+                Axes::Constant { .. } => "no feature varies: no decision map".to_owned(),
+            };
+            println!("  picture: {}{} ({over})", svg.display(), png.map(|p| format!(", {}", p.display())).unwrap_or_default());
         }
     }
     Ok(())

@@ -125,13 +125,12 @@ fn show_gives_the_model_the_decisions_and_a_picture() {
     assert!(doc["model"]["text"].as_str().unwrap().contains("if n < "), "{doc}");
     let pic = std::fs::read_to_string(&svg).unwrap();
     assert!(pic.starts_with("<svg") && pic.len() > 10_000, "an SVG with content ({} bytes)", pic.len());
-    // the decision band: rectangles in both variants' colours, and the variant names as text
-    assert!(
-        pic.matches("<rect").count() > 100 && pic.contains("\ncpu\n</text>") && pic.contains("\ngpu\n</text>"),
-        "decision band and legend"
-    );
-    let first = ompadapt_plot::variant_styles(&["cpu".into(), "gpu".into()])[0].color;
-    assert!(pic.contains(&ompadapt_plot::hex(first).to_uppercase()), "first series colour");
+    // the decision band: a rectangle in each variant's colour, and the variant names as text
+    assert!(pic.contains("\ncpu\n</text>") && pic.contains("\ngpu\n</text>"), "decision band and legend");
+    for style in ompadapt_plot::variant_styles(&["cpu".into(), "gpu".into()]) {
+        let fill = format!("fill=\"{}\"", ompadapt_plot::hex(style.color).to_uppercase());
+        assert!(pic.split("<rect").skip(1).any(|r| r.contains(&fill)), "a stretch of the band in {fill}");
+    }
     let png_bytes = std::fs::read(&png).unwrap();
     assert!(png_bytes.starts_with(b"\x89PNG") && png_bytes.len() > 5_000);
     // text form
@@ -144,8 +143,11 @@ fn show_gives_the_model_the_decisions_and_a_picture() {
     let svg2 = d.path().join("layout.svg");
     let doc = json_of(d.path(), &["show", "layout", "--svg", svg2.to_str().unwrap(), "--axis", "nnz_per_row"]);
     assert_eq!(doc["vectors"].as_array().unwrap().len(), 12);
+    assert_eq!(doc["picture"]["decisions"], "map");
     let pic = std::fs::read_to_string(&svg2).unwrap();
-    assert!(pic.matches("<rect").count() > 1000, "a map of cells");
+    // the map's regions of one decision as merged rectangles, not a cell each (14 000 before)
+    let rects = pic.matches("<rect").count();
+    assert!((3..400).contains(&rects) && pic.len() < 100_000, "a map of {rects} rectangles, {} bytes", pic.len());
 }
 
 #[test]
@@ -444,4 +446,35 @@ fn a_measurement_counts_for_the_variants_of_its_team() {
     );
     assert!(out.contains(&format!("unavailable in a run: {why}")), "{out}");
     assert!(err.starts_with("ompadapt: error: nothing was evaluated") && err.trim_end().lines().count() == 1, "{err}");
+}
+
+/// `version` prints what `--version` does; every option says what it is (`export -o`,
+/// `evaluate --seed`); `--dir` is offered by the commands that read a store and not by
+/// `trace`; the top-level help names `ompadapt-dataperf`.
+#[test]
+fn version_and_help_say_what_the_command_line_does() {
+    let d = store();
+    let version = ok(d.path(), &["version"]);
+    assert_eq!(version, ok(d.path(), &["--version"]));
+    assert_eq!(version.trim_end(), format!("ompadapt {}", env!("CARGO_PKG_VERSION")));
+    assert_eq!(json_of(d.path(), &["version"])["version"], env!("CARGO_PKG_VERSION"));
+    let help = ok(d.path(), &["--help"]);
+    assert!(help.contains("ompadapt-dataperf -- ./app args") && help.contains("version "), "{help}");
+    // an option's help follows its name on its line (clap's short help)
+    let option_line = |command: &str, option: &str| {
+        let h = ok(d.path(), &[command, "--help"]);
+        h.lines().find(|l| l.trim_start().starts_with(option)).map(|l| l.trim().to_owned()).unwrap_or_else(|| panic!("{option} in {h}"))
+    };
+    let o = option_line("export", "-o, --output <FILE>");
+    assert!(o.contains("instead of stdout"), "{o}");
+    let seed = option_line("evaluate", "--seed <SEED>");
+    assert!(seed.contains("Seed of the shuffles"), "{seed}");
+    let dir = option_line("list", "--dir <DIR>");
+    assert!(dir.contains("The store"), "{dir}");
+    let trace = ok(d.path(), &["trace", "--help"]);
+    assert!(!trace.contains("--dir") && trace.contains("--json"), "{trace}");
+    // after `trace` --dir is refused as bad usage (exit 2); before it, the top level's
+    let o = Command::new(env!("CARGO_BIN_EXE_ompadapt")).args(["trace", "--dir", "x", "t.json"]).output().unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("`trace` reads no store"), "{}", String::from_utf8_lossy(&o.stderr));
 }

@@ -258,3 +258,145 @@ fn trace_axis_and_tooltips_count_from_one_origin() {
     starts.sort_by(f64::total_cmp);
     assert_eq!(starts, [0.0, 500.0, 500.0, 2000.0, 3100.0], "process 200's clock started 1 ms after process 100's");
 }
+
+/// A region `name` of program `prog` with the features named and two variants (cpu, gpu)
+/// measured at each of `rows` (five measurements a pair, ±1 %): the cpu costs 1 µs + 2 ns per
+/// unit of the first feature, the gpu 2 ms + 0.2 ns (crossover near 1.1 M).
+fn two_variant_region(root: &Path, name: &str, features: &[&str], rows: &[Vec<f64>]) {
+    let dir = root.join("prog").join(name);
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut samples = Vec::new();
+    for x in rows {
+        for (v, t) in [("cpu", 1000.0 + 2.0 * x[0]), ("gpu", 2_000_000.0 + 0.2 * x[0])] {
+            let times: Vec<f64> = (0..5).map(|r| t * (1.0 + 0.01 * (r as f64 - 2.0))).collect();
+            samples.push(json!({"features": x, "variant": v, "count": 5, "times_ns": times}));
+        }
+    }
+    let doc = json!({
+        "format": "ompadapt-samples", "version": 2, "program": "prog", "model": name,
+        "loc": "prog.c:10", "features": features, "variants": ["cpu", "gpu"],
+        "written_unix_ns": 1, "writer": {"host": "h", "pid": 1, "rank": null, "size": null, "run": "r"},
+        "samples": samples,
+    });
+    std::fs::write(dir.join("part-1-h-1-0.json"), serde_json::to_vec_pretty(&doc).unwrap()).unwrap();
+}
+
+/// The issue's region: the trip count `n` at 5 sizes from 100 k to 10 M, `ops` a compile-time
+/// constant, `bytes_mapped` 8 n (collinear with n); with `m`, a fourth feature that varies
+/// apart from n.
+fn issue_rows(with_m: bool) -> Vec<Vec<f64>> {
+    [1e5, 3.2e5, 1e6, 3.2e6, 1e7]
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| {
+            let mut x = vec![n, 12.0, 8.0 * n];
+            if with_m {
+                x.push([4.0, 300.0, 20.0, 9000.0, 60.0][i]);
+            }
+            x
+        })
+        .collect()
+}
+
+/// The content of every `<text>` element.
+fn texts(svg: &str) -> Vec<String> {
+    svg.split("<text").skip(1).map(|t| t.split_once('>').unwrap().1.split("</text>").next().unwrap().trim().to_owned()).collect()
+}
+
+/// The labels of numeric ticks: texts that are a number with an optional SI suffix.
+fn numeric_ticks(svg: &str) -> Vec<String> {
+    texts(svg)
+        .into_iter()
+        .filter(|t| {
+            let digits = t.trim_end_matches(['k', 'M', 'G', 'T']);
+            !digits.is_empty() && digits.starts_with(|c: char| c.is_ascii_digit()) && digits.parse::<f64>().is_ok()
+        })
+        .collect()
+}
+
+/// Shows `region` with `extra` arguments, drawing `<region>.svg`: (JSON, SVG text).
+fn show_picture(root: &Path, region: &str, extra: &[&str]) -> (serde_json::Value, String) {
+    let svg = root.join(format!("{region}.svg"));
+    let mut args = vec!["--dir", root.to_str().unwrap(), "--json", "show", region, "--svg", svg.to_str().unwrap()];
+    args.extend_from_slice(extra);
+    let doc: serde_json::Value = serde_json::from_str(&ompadapt(&args)).unwrap();
+    keep(&svg);
+    (doc, std::fs::read_to_string(&svg).unwrap())
+}
+
+/// One feature varies (the others a constant and a multiple of it): a band along it, not a
+/// map over the constant or the multiple; a picture of 5 measured vectors of a few tens of
+/// kilobytes (the map per cell was 1.2 MB); its ticks in one format.
+#[test]
+fn show_draws_a_band_along_the_one_feature_that_varies() {
+    let d = tempfile::tempdir().unwrap();
+    two_variant_region(d.path(), "issue", &["n", "ops", "bytes_mapped"], &issue_rows(false));
+    let (doc, pic) = show_picture(d.path(), "issue", &[]);
+    assert_eq!(doc["picture"]["decisions"], "band", "{}", doc["picture"]);
+    assert_eq!((doc["picture"]["x"].as_str(), doc["picture"]["y"].as_str()), (Some("n"), None));
+    // the band: its two rows named, the measured points on it, both decisions drawn (once each)
+    assert!(pic.contains("\nmodel decides\n</text>") && pic.contains("\nmeasured best\n</text>"), "the band's rows");
+    let title = texts(&pic).into_iter().find(|t| t.starts_with("decisions of the ")).unwrap();
+    assert!(title.ends_with(" over n (bytes_mapped along n)"), "{title}");
+    // cpu up to 1 M, gpu from 3.2 M: one rectangle each (the legend and the marks are discs)
+    for style in plot::variant_styles(&["cpu".to_owned(), "gpu".to_owned()]) {
+        let fill = format!("fill=\"{}\"", plot::hex(style.color).to_uppercase());
+        assert_eq!(pic.split("<rect").skip(1).filter(|r| r.split("/>").next().unwrap().contains(&fill)).count(), 1, "{fill}");
+    }
+    assert!(pic.len() < 40_000, "an SVG of 5 vectors is {} bytes", pic.len());
+    // one tick format: suffixed from a thousand up, never 3200000 beside 10M
+    let ticks = numeric_ticks(&pic);
+    assert!(ticks.iter().any(|t| t.ends_with('M')), "{ticks:?}");
+    for t in &ticks {
+        assert!(t.parse::<f64>().map_or(true, |v| v < 1000.0), "{t} among {ticks:?}");
+    }
+    // the text says what the picture shows
+    let svg = d.path().join("issue.svg");
+    let text = ompadapt(&["--dir", d.path().to_str().unwrap(), "show", "issue", "--svg", svg.to_str().unwrap()]);
+    assert!(text.contains("(decisions along n; no other feature varies apart from it)"), "{text}");
+}
+
+/// Two features that vary apart: a map over them, the constant and the multiple left out, of
+/// a few rectangles (merged runs of one decision) rather than a cell each.
+#[test]
+fn show_maps_two_features_that_vary_apart_in_few_rectangles() {
+    let d = tempfile::tempdir().unwrap();
+    two_variant_region(d.path(), "issue4", &["n", "ops", "bytes_mapped", "m"], &issue_rows(true));
+    let (doc, pic) = show_picture(d.path(), "issue4", &[]);
+    assert_eq!(doc["picture"]["decisions"], "map", "{}", doc["picture"]);
+    assert_eq!((doc["picture"]["x"].as_str(), doc["picture"]["y"].as_str()), (Some("n"), Some("m")));
+    assert!(pic.len() < 60_000, "an SVG of 5 vectors is {} bytes", pic.len());
+    assert!(pic.matches("<rect").count() < 200, "{} rectangles", pic.matches("<rect").count());
+    for t in numeric_ticks(&pic) {
+        assert!(t.parse::<f64>().map_or(true, |v| v < 1000.0), "{t}");
+    }
+    // asked for m: the map turns; asked for the constant: an error naming those that vary
+    let (doc, _) = show_picture(d.path(), "issue4", &["--axis", "m"]);
+    assert_eq!((doc["picture"]["x"].as_str(), doc["picture"]["y"].as_str()), (Some("m"), Some("n")));
+    let o = Command::new(env!("CARGO_BIN_EXE_ompadapt"))
+        .args(["--dir", d.path().to_str().unwrap(), "show", "issue4", "--svg", "/dev/null", "--axis", "ops"])
+        .env_remove("OMPADAPT_DIR")
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        !o.status.success()
+            && err.contains("--axis ops: the feature is 12 in every measurement; the features that vary: n, bytes_mapped, m"),
+        "{err}"
+    );
+}
+
+/// No feature varies: the picture says so in words instead of an empty map.
+#[test]
+fn show_says_so_when_no_feature_varies() {
+    let d = tempfile::tempdir().unwrap();
+    two_variant_region(d.path(), "fixed", &["n", "ops"], &[vec![4096.0, 12.0]]);
+    let (doc, pic) = show_picture(d.path(), "fixed", &[]);
+    assert_eq!(doc["picture"]["decisions"], "none", "{}", doc["picture"]);
+    let t = texts(&pic);
+    assert!(t.iter().any(|t| t == "No feature varies in the data: there is nothing to draw the decisions over."), "{t:?}");
+    assert!(t.iter().any(|t| t == "Every measurement had n = 4096, ops = 12."), "{t:?}");
+    assert!(t.iter().any(|t| t == "There the model decides cpu; measured best: cpu."), "{t:?}");
+    assert!(!pic.contains("\nmodel decides\n</text>"), "no band");
+    assert!(pic.len() < 40_000, "{} bytes", pic.len());
+}

@@ -11,6 +11,7 @@
 
 #![deny(missing_docs)]
 
+use std::ops::Range;
 use std::path::Path;
 
 use anyhow::{anyhow, bail, Result};
@@ -212,14 +213,62 @@ pub fn short(x: f64) -> String {
     format!("{t}{suffix}")
 }
 
-/// An axis label on a log axis: two significant digits (the ticks fall between powers of ten).
-pub fn sig2(x: f64) -> String {
+/// A number for an axis' ticks, one format for every tick: three significant digits at most,
+/// with an SI suffix from a thousand up (`512`, `1k`, `3.2M`, `10M`, `1.5G`), so that one
+/// axis never shows `10M` beside `3200000`.
+pub fn si(x: f64) -> String {
     if x == 0.0 || !x.is_finite() {
-        return short(x);
+        return if x == 0.0 { "0".to_owned() } else { format!("{x}") };
     }
-    let e = x.abs().log10().floor() as i32 - 1;
-    let m = 10f64.powi(e);
-    short((x / m).round() * m)
+    // round to three significant digits first, so that 999 999 becomes 1M, not 1000k
+    let m = 10f64.powi(x.abs().log10().floor() as i32 - 2);
+    let r = (x / m).round() * m;
+    let (v, suffix) = [(1e12, "T"), (1e9, "G"), (1e6, "M"), (1e3, "k")]
+        .iter()
+        .find(|(scale, _)| r.abs() >= *scale)
+        .map_or((r, ""), |&(scale, suffix)| (r / scale, suffix));
+    let digits = (2 - v.abs().log10().floor() as i32).clamp(0, 12) as usize;
+    let t = format!("{v:.digits$}");
+    let t = if t.contains('.') { t.trim_end_matches('0').trim_end_matches('.').to_owned() } else { t };
+    format!("{t}{suffix}")
+}
+
+/// [`si`] of `x` rounded to two significant digits: the ticks of a log axis, which fall
+/// between powers of ten.
+pub fn si2(x: f64) -> String {
+    if x == 0.0 || !x.is_finite() {
+        return si(x);
+    }
+    let m = 10f64.powi(x.abs().log10().floor() as i32 - 1);
+    si((x / m).round() * m)
+}
+
+/// A grid of labels (`grid[row][column]`) as few rectangles, for pictures that colour a grid
+/// of cells (a decision map): the runs of one label along each row, and a run repeated on the
+/// next rows joined into one. Each is (columns, rows, label), half-open ranges of cells; every
+/// cell lies in exactly one. A map whose labels change along a few lines takes a few
+/// rectangles instead of one element per cell.
+pub fn merged_cells(grid: &[Vec<usize>]) -> Vec<(Range<usize>, Range<usize>, usize)> {
+    let mut done = Vec::new();
+    // the rectangles the previous row may continue: (columns, first row, label)
+    let mut open: Vec<(Range<usize>, usize, usize)> = Vec::new();
+    for (r, row) in grid.iter().enumerate() {
+        let mut next = Vec::new();
+        let mut c = 0;
+        while c < row.len() {
+            let end = (c..row.len()).find(|&e| row[e] != row[c]).unwrap_or(row.len());
+            let label = row[c];
+            match open.iter().position(|(oc, _, ol)| *oc == (c..end) && *ol == label) {
+                Some(i) => next.push(open.swap_remove(i)),
+                None => next.push((c..end, r, label)),
+            }
+            c = end;
+        }
+        done.extend(open.drain(..).map(|(cols, r0, label)| (cols, r0..r, label)));
+        open = next;
+    }
+    done.extend(open.into_iter().map(|(cols, r0, label)| (cols, r0..grid.len(), label)));
+    done
 }
 
 /// Times in ns for humans.
@@ -496,4 +545,65 @@ pub fn wrap(text: &str, width: usize) -> Vec<String> {
         lines.push(cur);
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One format on an axis: SI suffixes from a thousand up, never a long integer beside a
+    /// suffixed number (the issue's `10M` beside `3200000`).
+    #[test]
+    fn ticks_have_one_format() {
+        let cases = [
+            (0.0, "0"),
+            (0.125, "0.125"),
+            (2.5, "2.5"),
+            (512.0, "512"),
+            (1000.0, "1k"),
+            (16384.0, "16.4k"),
+            (999_999.0, "1M"),
+            (3_200_000.0, "3.2M"),
+            (10_000_000.0, "10M"),
+            (1.5e9, "1.5G"),
+            (-4_000.0, "-4k"),
+        ];
+        for (x, want) in cases {
+            assert_eq!(si(x), want, "{x}");
+        }
+        // a log axis' ticks between 10^5 and 10^8 (plotters' steps on log10): all suffixed
+        for i in 0..=30 {
+            let label = si2(10f64.powf(5.0 + 0.1 * i as f64));
+            let digits = label.trim_end_matches(['k', 'M', 'G']);
+            assert!(label.ends_with(['k', 'M', 'G']) && digits.len() <= 3, "{label}");
+        }
+        assert_eq!(si2(3_162_277.0), "3.2M");
+        assert_eq!(si2(31_622.0), "32k");
+    }
+
+    #[test]
+    fn a_grid_of_labels_becomes_few_rectangles() {
+        // a 100 × 40 grid split at column 30 and, right of it, at row 25: three rectangles
+        let label = |r: usize, c: usize| usize::from(c >= 30) * (1 + usize::from(r >= 25));
+        let grid: Vec<Vec<usize>> = (0..40).map(|r| (0..100).map(|c| label(r, c)).collect()).collect();
+        let mut cells = merged_cells(&grid);
+        cells.sort_by_key(|(c, r, _)| (c.start, r.start));
+        assert_eq!(cells, vec![(0..30, 0..40, 0), (30..100, 0..25, 1), (30..100, 25..40, 2)]);
+        // a diagonal boundary: at most two rectangles a row, and every cell covered once, with its label
+        let diagonal: Vec<Vec<usize>> = (0..60).map(|r| (0..180).map(|c| usize::from(c > 3 * r)).collect()).collect();
+        for g in [&grid, &diagonal] {
+            let mut seen = vec![vec![None; g[0].len()]; g.len()];
+            let cells = merged_cells(g);
+            for (cols, rows, label) in &cells {
+                for r in rows.clone() {
+                    for c in cols.clone() {
+                        assert!(seen[r][c].replace(*label).is_none(), "cell ({r}, {c}) twice");
+                    }
+                }
+            }
+            assert!(seen.iter().enumerate().all(|(r, row)| row.iter().enumerate().all(|(c, l)| *l == Some(g[r][c]))));
+        }
+        assert!(merged_cells(&diagonal).len() <= 120);
+        assert!(merged_cells(&[]).is_empty());
+    }
 }

@@ -1,6 +1,11 @@
 //! The picture `ompadapt show --svg/--png` draws: measured time per variant over one feature
-//! (top), the model's decision over the feature range (bottom: a band for one feature, a map
-//! over two), and one legend column to the right of both, outside the data.
+//! (top), the model's decision over the feature range (bottom: a map over two features that
+//! vary apart from each other, a band along one that varies, words where none does:
+//! [`Axes`]), and one legend column to the right of both, outside the data.
+//!
+//! The map is a grid of decisions drawn as merged rectangles (`plot::merged_cells`), so that
+//! its size follows the number of regions of one decision, not of cells: a picture of a few
+//! measurements is tens of kilobytes.
 //!
 //! Every variant has one style (colour, marker, dashes: `plot::variant_styles`, a hue family
 //! per kind of variant) in both panels, so the band can be read against the times and eleven
@@ -15,13 +20,33 @@ use plotters::coord::types::RangedCoordf64;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
+use super::axes::{self, Axes, Follower};
 use super::Learned;
 
 /// The picture of one region.
 pub struct RegionFigure<'a> {
     pub learned: &'a Learned,
-    /// Feature on the horizontal axis.
-    pub axis: usize,
+    /// The features the panels are drawn over.
+    pub axes: Axes,
+    /// The features that move along with the axes' (the others are held at their median).
+    followers: Vec<Follower>,
+}
+
+/// Each feature's values over the region's measured vectors.
+fn columns(l: &Learned) -> Vec<Vec<f64>> {
+    let c = &l.costs;
+    let p = l.file.features.len().clamp(1, c.p);
+    (0..p).map(|j| (0..c.n()).map(|i| c.row(i)[j]).collect()).collect()
+}
+
+impl<'a> RegionFigure<'a> {
+    /// The picture over the feature `asked` for on the horizontal axis (else the first that
+    /// varies) and the axes `axes::choose` finds for it.
+    pub fn new(learned: &'a Learned, asked: Option<usize>) -> Result<RegionFigure<'a>> {
+        let cols = columns(learned);
+        let axes = axes::choose(&cols, &learned.file.features, asked).map_err(anyhow::Error::msg)?;
+        Ok(RegionFigure { learned, axes, followers: axes::followers(&cols, axes) })
+    }
 }
 
 /// Width and height of the two panels, px (the legend column comes on top of the width).
@@ -70,7 +95,7 @@ impl RegionFigure<'_> {
         let mut pooled: BTreeMap<(usize, Vec<u64>), (bool, Vec<f64>)> = BTreeMap::new();
         for s in &f.samples {
             let Some(v) = f.variants.iter().position(|n| *n == s.variant) else { continue };
-            if s.features.len() <= self.axis {
+            if s.features.len() <= self.axes.x() {
                 continue;
             }
             let times = if s.times_ns.is_empty() { &s.cold_ns } else { &s.times_ns };
@@ -85,7 +110,7 @@ impl RegionFigure<'_> {
         }
         let mut out = vec![Vec::new(); f.variants.len()];
         for ((v, key), (_, mut times)) in pooled {
-            let x = f64::from_bits(key[self.axis]);
+            let x = f64::from_bits(key[self.axes.x()]);
             if let Some(s) = Spread::of(&mut times) {
                 out[v].push((x, s));
             }
@@ -104,18 +129,13 @@ impl Figure for RegionFigure<'_> {
         self.decisions(&bottom, &styles)?;
         let l = self.learned;
         let entries: Vec<(String, SeriesStyle)> = styles.iter().enumerate().map(|(v, s)| (l.variant_name(v), *s)).collect();
-        let notes: &[&str] = if self.second().is_some() {
-            &[
-                "Top: a mark is the lower quartile of a vector's measurements (what the model learns from); the bar spans min–max, its thick part the middle half.",
-                "Bottom: colour is the model's decision; marks are the measured best at each measured vector.",
-            ]
-        } else {
-            &[
-                "Top: a mark is the lower quartile of a vector's measurements (what the model learns from); the bar spans min–max, its thick part the middle half.",
-                "Bottom: upper row, the model's decision; lower row, the measured best per measured vector.",
-            ]
+        let top = "Top: a mark is the lower quartile of a vector's measurements (what the model learns from); the bar spans min–max, its thick part the middle half.";
+        let bottom = match self.axes {
+            Axes::Map { .. } => "Bottom: colour is the model's decision; marks are the measured best at each measured vector.",
+            Axes::Band { .. } => "Bottom: upper row, the model's decision; lower row, the measured best per measured vector.",
+            Axes::Constant { .. } => "Bottom: no feature varies in the data, so there is nothing to draw the decisions over.",
         };
-        plot::legend_column(&legend.margin(8, 0, 0, 0), "variants", &entries, notes)
+        plot::legend_column(&legend.margin(8, 0, 0, 0), "variants", &entries, &[top, bottom])
     }
 }
 
@@ -126,26 +146,20 @@ fn px<DB: DrawingBackend>(chart: &Chart<'_, DB>, area: &DrawingArea<DB, Shift>, 
     (x - bx, y - by)
 }
 
-/// The horizontal axis' labels: rounded to two digits on a log axis.
+/// A feature axis' labels, one format on the axis (`plot::si`): rounded to two digits on a
+/// log axis.
 fn x_label(xs: Span, u: f64) -> String {
     if xs.log {
-        plot::sig2(xs.inv(u))
+        plot::si2(xs.inv(u))
     } else {
-        plot::short(xs.inv(u))
+        plot::si(xs.inv(u))
     }
 }
 
 impl RegionFigure<'_> {
-    /// The feature the map's vertical axis shows (None: one feature, a band).
-    fn second(&self) -> Option<usize> {
-        let l = self.learned;
-        let p = l.file.features.len().clamp(1, l.costs.p);
-        (p >= 2).then_some(if self.axis == 0 { 1 } else { 0 })
-    }
-
     fn x_span(&self) -> Span {
         let c = &self.learned.costs;
-        Span::of((0..c.n()).map(|i| c.row(i)[self.axis]))
+        Span::of((0..c.n()).map(|i| c.row(i)[self.axes.x()]))
     }
 
     fn times<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>, styles: &[SeriesStyle]) -> Result<()> {
@@ -166,7 +180,7 @@ impl RegionFigure<'_> {
             .map_err(pe)?;
         chart
             .configure_mesh()
-            .x_desc(l.feature_name(self.axis))
+            .x_desc(l.feature_name(self.axes.x()))
             .y_desc(if ts.log { "time per execution (log scale)" } else { "time per execution" })
             .x_label_formatter(&|u| x_label(xs, *u))
             .y_label_formatter(&|u| plot::time_label(ts.inv(*u)))
@@ -175,7 +189,7 @@ impl RegionFigure<'_> {
             .draw()
             .map_err(pe)?;
         let pa = chart.plotting_area().strip_coord_spec();
-        let one_feature = self.second().is_none();
+        let one_feature = self.axes.y().is_none();
         for v in 0..c.k {
             // side by side: a variant's marks move a few pixels so that bars at one x stay apart
             let dodge = ((v as f64 - (c.k as f64 - 1.0) / 2.0) * 2.0).round() as i32;
@@ -190,7 +204,7 @@ impl RegionFigure<'_> {
             }
             let mut pts: Vec<(f64, f64)> = (0..c.n())
                 .filter(|&i| c.times(i)[v].is_finite() && c.times(i)[v] > 0.0)
-                .map(|i| (c.row(i)[self.axis], c.times(i)[v]))
+                .map(|i| (c.row(i)[self.axes.x()], c.times(i)[v]))
                 .collect();
             pts.sort_by(|a, b| a.partial_cmp(b).unwrap_or(std::cmp::Ordering::Equal));
             let pix: Vec<(i32, i32)> = pts.iter().map(|&(x, t)| at(x, t)).collect();
@@ -208,12 +222,19 @@ impl RegionFigure<'_> {
     /// uses it, or the model fitted here).
     fn decisions_title(&self) -> (String, String) {
         let l = self.learned;
-        let over = match self.second() {
-            Some(j) if self.medians().len() > 2 => {
-                format!("{} × {} (other features at their median)", l.feature_name(self.axis), l.feature_name(j))
-            }
-            Some(j) => format!("{} × {}", l.feature_name(self.axis), l.feature_name(j)),
-            None => l.feature_name(self.axis),
+        let mut notes: Vec<String> =
+            self.followers.iter().map(|f| format!("{} along {}", l.feature_name(f.feature), l.feature_name(f.leader))).collect();
+        let cols = columns(l);
+        // constants need no word: their median is their value
+        let drawn = |k: usize| k == self.axes.x() || Some(k) == self.axes.y() || self.followers.iter().any(|f| f.feature == k);
+        if (0..cols.len()).any(|k| !drawn(k) && axes::varies(&cols[k])) {
+            notes.push("other features at their median".to_owned());
+        }
+        let others = if notes.is_empty() { String::new() } else { format!(" ({})", notes.join("; ")) };
+        let over = match self.axes {
+            Axes::Map { x, y } => format!("{} × {}{others}", l.feature_name(x), l.feature_name(y)),
+            Axes::Band { x } => format!("{}{others}", l.feature_name(x)),
+            Axes::Constant { .. } => "the one feature vector measured".to_owned(),
         };
         (format!("decisions of the {} over {over}", l.fitted.chosen.describe()), format!("decided by {}", l.decided_by()))
     }
@@ -225,18 +246,23 @@ impl RegionFigure<'_> {
         let centred = |size: u32, c: RGBColor| anchored(size, plotters::style::text_anchor::HPos::Center, c);
         head.draw(&Text::new(title, (w / 2, 16), centred(16, BLACK))).map_err(pe)?;
         head.draw(&Text::new(sub, (w / 2, 34), centred(12, RGBColor(80, 80, 80)))).map_err(pe)?;
-        match self.second() {
-            Some(j) => self.decision_map(&body, styles, j),
-            None => self.decision_band(&body, styles),
+        match self.axes {
+            Axes::Map { y, .. } => self.decision_map(&body, styles, y),
+            Axes::Band { .. } => self.decision_band(&body, styles),
+            Axes::Constant { .. } => self.no_decision_axis(&body),
         }
     }
 
-    /// The decision at `x` on the axis (and `y` on the second feature), the other features at
-    /// their median.
+    /// The decision at `x` on the axis (and `y` on the second feature), the features that
+    /// follow them along, the others at their median (`base`).
     fn decide_at(&self, base: &mut [f64], x: f64, y: Option<(usize, f64)>) -> usize {
-        base[self.axis] = x;
+        base[self.axes.x()] = x;
         if let Some((j, v)) = y {
             base[j] = v;
+        }
+        for f in &self.followers {
+            let lead = if f.leader == self.axes.x() { x } else { y.map_or(base[f.leader], |(_, v)| v) };
+            base[f.feature] = f.at(lead);
         }
         self.learned.decide(base)
     }
@@ -272,7 +298,7 @@ impl RegionFigure<'_> {
             .map_err(pe)?;
         chart
             .configure_mesh()
-            .x_desc(l.feature_name(self.axis))
+            .x_desc(l.feature_name(self.axes.x()))
             .x_label_formatter(&|u| x_label(xs, *u))
             .y_labels(0)
             .disable_mesh()
@@ -291,12 +317,8 @@ impl RegionFigure<'_> {
             let (x0, y0) = px(&chart, &pa, (xs.fwd(ex[a]), 1.9));
             let (x1, y1) = px(&chart, &pa, (xs.fwd(ex[b + 1]), 1.1));
             let col = styles.get(v).map_or(BLACK, |s| s.color);
-            // one cell per column (what the model decides there), one name per stretch
-            for cell in a..=b {
-                let (c0, _) = px(&chart, &pa, (xs.fwd(ex[cell]), 1.9));
-                let (c1, _) = px(&chart, &pa, (xs.fwd(ex[cell + 1]), 1.1));
-                pa.draw(&Rectangle::new([(c0, y0), (c1.max(c0 + 1), y1)], col.filled())).map_err(pe)?;
-            }
+            // one rectangle and one name per stretch of one decision
+            pa.draw(&Rectangle::new([(x0, y0), (x1.max(x0 + 1), y1)], col.filled())).map_err(pe)?;
             let name = l.variant_name(v);
             if x1 - x0 > name.chars().count() as i32 * 7 + 10 {
                 pa.draw(&Text::new(name, ((x0 + x1) / 2, (y0 + y1) / 2), anchored(13, HPos::Center, plot::ink_on(col)))).map_err(pe)?;
@@ -305,7 +327,7 @@ impl RegionFigure<'_> {
         }
         for i in 0..c.n() {
             let v = c.y[i] as usize;
-            let p = px(&chart, &pa, (xs.fwd(c.row(i)[self.axis]), 0.5));
+            let p = px(&chart, &pa, (xs.fwd(c.row(i)[self.axes.x()]), 0.5));
             halo_marker(&pa, p, styles[v])?;
         }
         // the rows' names, left of the plotting area
@@ -332,7 +354,7 @@ impl RegionFigure<'_> {
             .map_err(pe)?;
         chart
             .configure_mesh()
-            .x_desc(l.feature_name(self.axis))
+            .x_desc(l.feature_name(self.axes.x()))
             .y_desc(l.feature_name(j))
             .x_label_formatter(&|u| x_label(xs, *u))
             .y_label_formatter(&|u| x_label(ys, *u))
@@ -341,21 +363,51 @@ impl RegionFigure<'_> {
             .map_err(pe)?;
         let (nx, ny) = (200, 70);
         let (ex, ey) = (xs.edges(nx), ys.edges(ny));
+        let mid = |s: Span, e: &[f64], a: usize| s.inv((s.fwd(e[a]) + s.fwd(e[a + 1])) / 2.0);
         let mut base = self.medians();
-        let mut cells = Vec::with_capacity(nx * ny);
-        for a in 0..nx {
-            for b in 0..ny {
-                let (x, y) = (xs.inv((xs.fwd(ex[a]) + xs.fwd(ex[a + 1])) / 2.0), ys.inv((ys.fwd(ey[b]) + ys.fwd(ey[b + 1])) / 2.0));
-                let v = self.decide_at(&mut base, x, Some((j, y)));
-                let col = styles.get(v).map_or(BLACK, |s| s.color);
-                cells.push(Rectangle::new([(xs.fwd(ex[a]), ys.fwd(ey[b])), (xs.fwd(ex[a + 1]), ys.fwd(ey[b + 1]))], col.filled()));
-            }
-        }
+        let grid: Vec<Vec<usize>> =
+            (0..ny).map(|b| (0..nx).map(|a| self.decide_at(&mut base, mid(xs, &ex, a), Some((j, mid(ys, &ey, b))))).collect()).collect();
+        // a rectangle per region of one decision, not per cell
+        let cells = plot::merged_cells(&grid).into_iter().map(|(cols, rows, v)| {
+            let corner = |a: usize, b: usize| (xs.fwd(ex[a]), ys.fwd(ey[b]));
+            Rectangle::new([corner(cols.start, rows.start), corner(cols.end, rows.end)], styles.get(v).map_or(BLACK, |s| s.color).filled())
+        });
         chart.draw_series(cells).map_err(pe)?;
         let pa = chart.plotting_area().strip_coord_spec();
         for i in 0..c.n() {
-            let p = px(&chart, &pa, (xs.fwd(c.row(i)[self.axis]), ys.fwd(c.row(i)[j])));
+            let p = px(&chart, &pa, (xs.fwd(c.row(i)[self.axes.x()]), ys.fwd(c.row(i)[j])));
             halo_marker(&pa, p, styles[c.y[i] as usize])?;
+        }
+        Ok(())
+    }
+}
+
+impl RegionFigure<'_> {
+    /// No feature varies: what every measurement had, and what the model decides and the
+    /// measurements found best there, in words instead of an empty map.
+    fn no_decision_axis<DB: DrawingBackend>(&self, area: &DrawingArea<DB, Shift>) -> Result<()> {
+        use plotters::style::text_anchor::HPos;
+        let l = self.learned;
+        let c = &l.costs;
+        let p = l.file.features.len().clamp(1, c.p);
+        let values: Vec<String> = (0..p)
+            .map(|j| format!("{} = {}", l.feature_name(j), ompadapt_rt::feature_grid::shown(&l.feature_name(j), c.row(0)[j], &plot::short)))
+            .collect();
+        let best: std::collections::BTreeSet<String> = c.y.iter().map(|&v| l.variant_name(v as usize)).collect();
+        let lines = [
+            "No feature varies in the data: there is nothing to draw the decisions over.".to_owned(),
+            format!("Every measurement had {}.", values.join(", ")),
+            format!(
+                "There the model decides {}; measured best: {}.",
+                l.variant_name(l.decide(c.row(0))),
+                best.into_iter().collect::<Vec<_>>().join(", ")
+            ),
+        ];
+        let (w, h) = area.dim_in_pixel();
+        let top = h as i32 / 2 - 24;
+        for (i, line) in lines.into_iter().enumerate() {
+            let style = anchored(if i == 0 { 15 } else { 13 }, HPos::Center, BLACK);
+            area.draw(&Text::new(line, (w as i32 / 2, top + 24 * i as i32), style)).map_err(pe)?;
         }
         Ok(())
     }
