@@ -143,7 +143,7 @@ fn declare_adaptation_primary_figure_6() {
     assert!(s.after_next_token(0).is_empty(), "the metadirective took the declare");
     let t = texts(&s.on_statement(&lex("for (j = 0; j < n; ++j) f(j);")));
     assert!(t.contains("model=declare@t.c:1;loc=t.c:1;features=nDiag;variants=plain,parallel for,target teams distribute parallel for map(to:a[0:m]);values=0,1,2;numeric=0;model_type=dtree\""), "{t}");
-    assert!(t.contains("(double)( <s0:8..9> )"), "{t}");
+    assert!(t.contains("(double)(__builtin_choose_expr((0x11E >> __builtin_classify_type( <s0:8..9> )) & 1, ( <s0:8..9> ), 0))"), "{t}");
     assert!(t.ends_with("if (_ompadapt_c1.variant == 0) { STMT } else if (_ompadapt_c1.variant == 1) { #omp[ <8..9> <9..10> ] STMT } else { #omp[ <13..14> <14..15> <15..16> <16..17> <17..18> <18..29> ] STMT } __ompadapt_end(&_ompadapt_c1); }"), "{t}");
 }
 
@@ -166,7 +166,7 @@ fn declare_adaptation_figure_7_associated_before_primary() {
     // Standalone: no statement is collected.
     let r = s.on_pragma(&lex("metadirective when(: target enter data map(to:a[0:m]))"), &ctx());
     let t = texts(&emitted(r));
-    assert!(t.contains("(double)( <s0:12..13> )"), "the primary's feature, from the directive found ahead: {t}");
+    assert!(t.contains("(double)(__builtin_choose_expr((0x11E >> __builtin_classify_type( <s0:12..13> )) & 1, ( <s0:12..13> ), 0))"), "the primary's feature, from the directive found ahead: {t}");
     assert!(t.contains(";use_model=scoring_loop;variant_mapping=2;primary=ompadapt1%3Bmodel%3Dscoring_loop%3Bloc%3Dt.c:13%3Bfeatures%3DnDiag%3Bvariants%3Dplain%2Cparallel for private(j)%2Ctarget teams distribute parallel for"), "{t}");
     assert!(
         t.contains("_ompadapt_c1.variant = 1; _ompadapt_c1.value = 0.0; __ompadapt_begin(&_ompadapt_h1, "),
@@ -183,7 +183,7 @@ fn declare_adaptation_figure_7_associated_before_primary() {
     let r = s.on_pragma(&lex("declare adaptation use_model(scoring_loop) variant_mapping(2, 1)"), &ctx());
     assert_eq!(r.outcome, Outcome::NeedNextToken);
     let r = s.on_pragma(&lex("metadirective when(: target exit data map(from: H[0:n])) when(: taskwait)"), &ctx());
-    assert!(texts(&emitted(r)).contains("(double)( <s2:12..13> )"));
+    assert!(texts(&emitted(r)).contains("(double)(__builtin_choose_expr((0x11E >> __builtin_classify_type( <s2:12..13> )) & 1, ( <s2:12..13> ), 0))"));
 }
 
 #[test]
@@ -231,7 +231,7 @@ fn context_features() {
     s.on_pragma(&lex("declare adaptation feature(omp_num_threads, n) model(random_forest)"), &ctx());
     s.on_pragma(&lex("metadirective when(: parallel for) default(simd)"), &ctx());
     let t = texts(&s.on_statement(&lex("x;")));
-    assert!(t.contains("(double)( __ompadapt_omp_get_max_threads() ) , (double)( <s0:6..7> )"), "{t}");
+    assert!(t.contains("(double)(__builtin_choose_expr((0x11E >> __builtin_classify_type( __ompadapt_omp_get_max_threads() )) & 1, ( __ompadapt_omp_get_max_threads() ), 0)) , (double)(__builtin_choose_expr((0x11E >> __builtin_classify_type( <s0:6..7> )) & 1, ( <s0:6..7> ), 0))"), "{t}");
     assert!(t.contains("features=omp_num_threads,n;"), "{t}");
 }
 
