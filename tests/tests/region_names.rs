@@ -109,3 +109,36 @@ fn locations_only_where_regions_are_and_names_unchanged() {
     assert_eq!(region_names(&[]), want, "without -g");
     assert_eq!(region_names(&["-g"]), want, "with -g");
 }
+
+/// An explicit region's location (its descriptor's `loc=`, what `list` shows) is relative to the
+/// source root like the names, without a leading `/` (`src/explicit.c:4`, not
+/// `/src/explicit.c:4`); `inspect` places it there.
+#[test]
+fn explicit_locations_are_relative_to_the_source_root() {
+    let dir = scratch();
+    std::fs::create_dir_all(dir.path().join("src")).unwrap();
+    let src = dir.path().join("src/explicit.c");
+    std::fs::write(
+        &src,
+        "void scale(double *a, int n) {\n\
+         #pragma omp begin adaptation model_name(scale) features(n) variants(serial, threads[0.5:1:0.5])\n\
+         #pragma omp parallel for\n\
+           for (int i = 0; i < n; i++) a[i] *= 2;\n\
+         #pragma omp end adaptation\n\
+         }\n",
+    )
+    .unwrap();
+    let obj = dir.path().join("explicit.o");
+    let root = format!("-fplugin-arg-ompadapt-source-root={}", dir.path().display());
+    compile(&src, &obj, &["-c", "-O2", &root]).expect_ok("compile");
+    let bytes = std::fs::read(&obj).unwrap();
+    let text = String::from_utf8_lossy(&bytes);
+    assert!(
+        text.contains("model=scale;loc=src/explicit.c:2;"),
+        "descriptor's loc=: {}",
+        text.lines().filter(|l| l.contains("loc=")).collect::<Vec<_>>().join("\n")
+    );
+    let inspect = run(std::process::Command::new(lib_dir().join("ompadapt")).arg("inspect").arg(&obj));
+    inspect.expect_ok("inspect");
+    assert!(inspect.stdout.contains("scale  at src/explicit.c:2  [directive]"), "{}", inspect.stdout);
+}
