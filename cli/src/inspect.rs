@@ -20,7 +20,8 @@ pub struct Inspected {
     pub file: PathBuf,
     /// Each decision with the number of units that made it.
     pub decisions: Vec<(Decision, usize)>,
-    summaries: Vec<ModuleSummary>,
+    /// The module summaries of its units (`ompadapt summaries` reads them too).
+    pub summaries: Vec<ModuleSummary>,
 }
 
 /// The ompadapt notes of type `kind` in `file`'s `.note.ompadapt` sections, as text.

@@ -6,20 +6,12 @@
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use object::{Object, ObjectSection};
-use ompadapt_abi::summary::{summaries_in_notes, Dependencies, ModuleSummary, Program, Verdict, NOTE_SECTION};
+use ompadapt_abi::summary::{Dependencies, ModuleSummary, Program, Verdict};
 use serde_json::json;
 
-/// The module summaries in `file`'s `.note.ompadapt` sections.
+/// The module summaries in `file`'s `.note.ompadapt` sections (read as `inspect` reads them).
 fn read(file: &PathBuf) -> Result<Vec<ModuleSummary>> {
-    let bytes = std::fs::read(file).with_context(|| format!("{}", file.display()))?;
-    let obj = object::File::parse(&*bytes).with_context(|| format!("{}: not an object file", file.display()))?;
-    let mut out = Vec::new();
-    for section in obj.sections().filter(|s| s.name() == Ok(NOTE_SECTION)) {
-        let data = section.data().with_context(|| format!("{}: {NOTE_SECTION}", file.display()))?;
-        out.extend(summaries_in_notes(data).into_iter().filter_map(|d| std::str::from_utf8(d).ok().and_then(ModuleSummary::parse)));
-    }
-    Ok(out)
+    Ok(crate::inspect::read(file)?.summaries)
 }
 
 /// Runs the subcommand.
