@@ -64,7 +64,7 @@ impl Learned {
         let kind = file.model_trained.as_ref().and_then(|m| ModelChoice::from_description(&m.kind));
         let asked = model.or(kind).unwrap_or(ModelChoice::Auto);
         let fitted = match runtime.as_ref().and_then(|r| r.trained()) {
-            Some(t) => Fitted { model: t.predictor.compiled(), chosen: t.chosen.clone(), estimate: None },
+            Some(t) => Fitted { model: t.predictor.compiled(), chosen: t.chosen.clone(), estimate: None, note: t.note.clone() },
             None => model::train_costs(asked, &costs, SEED)
                 .map_err(|e| anyhow::anyhow!("region '{}': training {} failed: {e}", file.model, asked.describe()))?,
         };
@@ -162,6 +162,7 @@ impl Learned {
                 "chosen": self.fitted.chosen.describe(),
                 "text": self.model_text(),
                 "estimate": est,
+                "note": self.fitted.note,
             },
             "vectors": vectors,
             "payoff": self.payoff(),
@@ -203,6 +204,9 @@ impl Learned {
         match (&self.file.model_trained, &a.other_model) {
             (Some(m), _) => {
                 out += &format!("  stored model: {}, {}, on {} vectors\n", m.kind, ModelRecord::origin_text(&m.origin), m.labels.len());
+                if let Some(why) = &m.note {
+                    out += &format!("  (the measured table decides: {why})\n");
+                }
                 for l in m.text.lines() {
                     out += &format!("    {l}\n");
                 }
@@ -234,6 +238,9 @@ impl Learned {
                 e.mean_regret * 100.0,
                 e.within5 * 100.0
             );
+        }
+        if let Some(why) = &self.fitted.note {
+            out += &format!("\n  (the measured table decides: {why})");
         }
         out + "\n" + &self.model_text()
     }

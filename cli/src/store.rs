@@ -234,6 +234,7 @@ pub fn model_json(m: &ModelRecord) -> Value {
         "variants": m.variants,
         "labels": m.labels.len(),
         "text": m.text,
+        "note": m.note,
     })
 }
 

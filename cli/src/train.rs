@@ -34,6 +34,11 @@ pub fn store_model(root: &Path, learned: &Learned) -> Result<String> {
         variants: f.variants.clone(),
         origin: store::OFFLINE.into(),
         parameters: ompadapt_rt::model::stored::parameters(&learned.fitted.model),
+        // trained offline on the store's merged data, not on a run's measurement table: a run
+        // uses it and trains its own at exit
+        trained_on: None,
+        estimate: learned.fitted.estimate.clone().filter(ompadapt_rt::model::Estimate::is_finite),
+        note: learned.fitted.note.clone(),
     };
     let run = format!("{now}-ompadapt-train-{}", std::process::id());
     let part = DataFile {

@@ -30,7 +30,8 @@ pub struct RegionFacts {
     /// Times the region trained again in this run.
     pub retrains: u32,
     /// Fitting time of the model in force, ns, when this run trained it after its start
-    /// (online or retrained; 0 for a stored model or one trained at start-up from saved data).
+    /// (online or retrained; 0 for a stored model, one trained at start-up from saved data in
+    /// coarse mode, or one trained at exit: after the run's last step, in no measured step).
     pub train_ns_in_run: f64,
     /// Variants that could not run here, with why (`threads=0.5`: the same team as `serial`).
     pub unavailable: Vec<(String, String)>,

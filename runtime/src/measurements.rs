@@ -83,6 +83,13 @@ pub struct Unsaved {
     pub at: u32,
 }
 
+const FNV_OFFSET: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// FNV-1a over the 8 bytes of `w`.
+fn fnv_word(h: u64, w: u64) -> u64 {
+    w.to_le_bytes().iter().fold(h, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
 /// A trained region trains again once its labels grew by 1/`RETRAIN_GROWTH`.
 const RETRAIN_GROWTH: u64 = 8;
 
@@ -549,6 +556,61 @@ impl MeasurementTable {
         self.decisions_at_training = self.decisions;
         self.labels_at_training = labels.len();
         labels
+    }
+
+    /// Counts the current labels as trained on without taking them (a model trained on them
+    /// was loaded, or training on them is deferred): [`MeasurementTable::retrain_due`] then
+    /// waits for new labels, as after [`MeasurementTable::take_labels`].
+    pub fn mark_trained(&mut self) {
+        self.labels_changed = false;
+        self.decisions_at_training = self.decisions;
+        self.labels_at_training = self.decided;
+    }
+
+    /// The table a new process builds from what this one saves (every pair's count and
+    /// retained measurements, the vectors seen), assessed as that process's start-up assesses
+    /// it (`warm`: nothing has run there). What a model trained at exit is trained on, so that
+    /// it is the model the next run would train at its start-up.
+    pub fn reloaded(&self, warm: &dyn Fn(usize) -> bool) -> MeasurementTable {
+        let mut t = MeasurementTable::new(self.nv, self.params, 0);
+        t.rng = self.rng.clone();
+        for i in 0..self.len() {
+            let key = self.key(i);
+            for v in 0..self.nv {
+                let count = self.counts[i * self.nv + v].count;
+                let kept = || self.recs[i].times.iter().filter(move |s| s.v as usize == v);
+                let warm_ns: Vec<f64> = kept().filter(|s| !s.cold).map(|s| s.ns as f64).collect();
+                let cold_ns: Vec<f64> = kept().filter(|s| s.cold).map(|s| s.ns as f64).collect();
+                t.absorb(&key, v, count as u64, &warm_ns, &cold_ns, false);
+            }
+        }
+        t.seen = self.seen.clone();
+        t.settle(&AssessmentInputs { warm, model: None });
+        t
+    }
+
+    /// A fingerprint of the data: every measured (feature vector, variant) pair with its count
+    /// of measurements, in no particular order (the pairs a save writes: finite vectors). A
+    /// pair's count only grows, so a new measurement anywhere changes it; a run that loads
+    /// what another saved, with nothing measured since, computes the fingerprint that run had
+    /// after its save.
+    pub fn fingerprint(&self) -> u64 {
+        let mut pairs: Vec<(u64, u32, u32)> = Vec::new();
+        for i in 0..self.len() {
+            let values = self.key(i).values();
+            if values.iter().any(|x| !x.is_finite()) {
+                continue;
+            }
+            let h = values.iter().fold(FNV_OFFSET, |h, x| fnv_word(h, x.to_bits()));
+            for v in 0..self.nv {
+                let c = self.counts[i * self.nv + v].count;
+                if c > 0 {
+                    pairs.push((h, v as u32, c));
+                }
+            }
+        }
+        pairs.sort_unstable();
+        pairs.iter().fold(fnv_word(FNV_OFFSET, pairs.len() as u64), |h, &(k, v, c)| fnv_word(fnv_word(h, k), (v as u64) << 32 | c as u64))
     }
 
     /// The training set: every decided vector and its label.

@@ -70,7 +70,7 @@ mod training;
 
 pub use builder::RegionBuilder;
 pub use snapshot::{EntryView, Monitored, PairView, Snapshot};
-pub use training::{Origin, Predictor, Trained};
+pub use training::{Origin, Predictor, StoredFacts, Trained};
 
 /// Settings a region can change at run time (API setters, Apollo's model_info).
 #[derive(Clone, Debug, PartialEq)]
@@ -276,6 +276,9 @@ pub struct Region {
     epoch: AtomicU64,
     model: ArcSwapOption<Trained>,
     training: AtomicBool,
+    /// Training on the data loaded at start-up waits for the exit (see
+    /// [`Region::start_on_saved`]); cleared when a model is published.
+    deferred: AtomicBool,
     unrecorded: AtomicU64,
     resets: AtomicU32,
     retrains: AtomicU32,
@@ -308,6 +311,8 @@ pub struct Region {
     /// What changed in the region's definition since its saved data (see
     /// `store::definition`), for the report.
     saved_data_note: std::sync::OnceLock<String>,
+    /// What start-up did with the saved data and the stored model, for the report.
+    startup_note: std::sync::OnceLock<String>,
 }
 
 impl std::fmt::Debug for Region {

@@ -272,11 +272,23 @@ impl Registry {
         regions.iter().filter(|r| r.train_now().is_ok()).count()
     }
 
+    /// Trains, at exit, every persisted region whose data changed since its model was trained
+    /// ([`Region::train_at_exit`]): the next run loads that model instead of training at its
+    /// start-up. Returns the regions trained.
+    pub fn train_at_exit(&self) -> usize {
+        let bindings = self.bindings.lock().unwrap_or_else(|e| e.into_inner());
+        bindings.iter().filter(|(r, _)| r.train_at_exit()).count()
+    }
+
     /// What happens at process exit: the program's own buffered output is flushed, then the
-    /// report (`OMPADAPT_REPORT`) is written, then the trace (`OMPADAPT_TRACE`), then what was
-    /// learned is saved.
+    /// regions whose data changed train ([`Registry::train_at_exit`]), then the report
+    /// (`OMPADAPT_REPORT`) is written, then the trace (`OMPADAPT_TRACE`), then what was learned
+    /// is saved.
     pub fn at_exit(&self) {
         flush_program_output();
+        if self.config.persist {
+            self.train_at_exit();
+        }
         let regions = self.regions();
         let names: Vec<&str> = regions.iter().map(|r| r.spec.model.as_str()).collect();
         for why in unmatched_pins(&self.config.variant, &names) {

@@ -54,8 +54,10 @@
 //! labels are computed from them; a record with `supersedes` was re-measured after a drift and
 //! replaces the pair's earlier measurements for labelling), `monitored` aggregates of
 //! executions the model chose (one in `OMPADAPT_SAMPLE` timed), `runs` coarse-mode run totals,
-//! `model` the last model trained — by a run, online or at its start-up, or by `ompadapt
-//! train` — with its kind, training set, variants and origin (what `OMPADAPT_FROZEN=1` refits),
+//! `model` the last model trained — by a run, online or at its exit, or by `ompadapt train` —
+//! with its kind, parameters, training set, variants, origin and the fingerprint of the data it
+//! was trained on (a run whose loaded data has that fingerprint loads it and trains nothing:
+//! [`ModelRecord::trained_on`]),
 //! `teams` what a host region's team-size variants resolved to in the runs (a measurement of
 //! one counts for the variants that ran the same team in every recorded run:
 //! [`crate::team::TeamRecord::stand_ins`]), `unavailable` the variants a run could not run, and
@@ -91,7 +93,7 @@ use serde::Deserialize;
 
 use crate::diag;
 use crate::model::{self, ModelChoice};
-use crate::region::{Monitored, Origin, Region, Trained};
+use crate::region::{Monitored, Origin, Region, StoredFacts, Trained};
 use crate::safe_fs::{self, Dir, Kind};
 use crate::stats::FeatureKey;
 
@@ -379,8 +381,8 @@ pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usi
             }
         },
         monitored_base: HashMap::new(),
-        // a model trained at start-up is saved with this run's data; a frozen run's model is
-        // on disk already
+        // a model trained at start-up (coarse mode) is saved with this run's data; a loaded or
+        // a frozen run's model is on disk already
         saved_epoch: region.trained().filter(|t| t.origin.key().is_none()).map_or(0, |t| t.epoch),
         loaded_files: merged.files.len(),
     }
@@ -423,6 +425,15 @@ pub fn install_stored(region: &Region, m: &ModelRecord) -> bool {
     install_as(region, m, Origin::Frozen(m.origin.clone()))
 }
 
+/// What the stored model `m` records besides its decision function.
+fn stored_facts(m: &ModelRecord) -> StoredFacts {
+    StoredFacts {
+        trained_on: m.trained_on.as_deref().and_then(|h| u64::from_str_radix(h, 16).ok()),
+        estimate: m.estimate.clone(),
+        note: m.note.clone(),
+    }
+}
+
 /// [`install_stored`] with the origin the report gives it.
 fn install_as(region: &Region, m: &ModelRecord, origin: Origin) -> bool {
     let choice = ModelChoice::from_description(&m.kind);
@@ -431,7 +442,7 @@ fn install_as(region: &Region, m: &ModelRecord, origin: Origin) -> bool {
         match model::stored::check(p, region.spec.variants.len()) {
             Ok(()) if m.variants == region.spec.variants => {
                 let chosen = choice.unwrap_or_else(|| region.settings().choice);
-                return region.install_trained(stored_labels(region, m), origin, chosen, p.clone());
+                return region.install_trained(stored_labels(region, m), origin, chosen, p.clone(), stored_facts(m));
             }
             // the same variants in another order: the labels name them, the parameters count them
             Ok(()) => {}
@@ -454,13 +465,13 @@ fn install_as(region: &Region, m: &ModelRecord, origin: Origin) -> bool {
             ),
         );
     }
-    region.install(stored_labels(region, m), origin, choice)
+    region.install(stored_labels(region, m), origin, choice, stored_facts(m))
 }
 
 /// What decides `region` first, given its saved data: in a frozen run the stored model of its
-/// variants, else its first variant (one line says why); otherwise a model trained now if the
-/// saved measurements suffice, else the stored model's training set refitted. One line says
-/// what changed when its variants did.
+/// variants, else its first variant (one line says why); in coarse mode a model trained now if
+/// the saved run totals suffice; otherwise what [`start_learning`] says. One line says what
+/// changed when its variants did.
 fn start_model(region: &Region, saved: &Assessment, rdir: &Path) {
     let name = &region.spec.model;
     let change = saved.change(&Definition::of_region(&region.spec));
@@ -492,12 +503,42 @@ fn start_model(region: &Region, saved: &Assessment, rdir: &Path) {
     if let Some(c) = &change {
         diag::warn_once(&format!("definition:{name}"), &format!("region '{name}': {c}"));
     }
-    // The stored model decides as it was trained, until a model trained now on the saved
-    // measurements (where they suffice) replaces it; a fit that fails replaces nothing.
-    if let Some(m) = saved.model.as_ref().filter(|_| !region.mode.coarse) {
-        install_as(region, m, Origin::Loaded);
+    if region.mode.coarse {
+        // one variant per vector and run, from run totals: the model is trained here
+        region.train_if_ready();
+        return;
     }
-    region.train_if_ready();
+    start_learning(region, saved.model.as_ref());
+}
+
+/// Nothing is trained on the start-up path of a learning region: the stored model of its
+/// variants decides as it was trained (its parameters; a file without them has its decisions
+/// refitted), *current* when it was trained on exactly the measurements loaded (its
+/// fingerprint, [`ModelRecord::trained_on`], is theirs). Where the data changed since, or no
+/// stored model is there, training waits for the exit ([`Region::train_at_exit`]: the next run
+/// loads what it trains); meanwhile the stored model decides, or the measured table. The
+/// report says which ([`Region::startup_note`]).
+fn start_learning(region: &Region, stored: Option<&ModelRecord>) {
+    let now = format!("{:016x}", region.data_fingerprint());
+    let current = stored.is_some_and(|m| m.trained_on.as_deref() == Some(now.as_str()));
+    let installed = stored.is_some_and(|m| install_as(region, m, Origin::Stored { origin: m.origin.clone(), current }));
+    if region.settings().explore_only {
+        return; // data collection: never trains
+    }
+    let deferred = region.start_on_saved();
+    let note = match (installed, current) {
+        (true, true) => "loaded the stored model, trained on exactly the saved measurements: nothing trained at start-up",
+        (true, false) => {
+            "loaded the stored model, trained before the newest saved measurements: it decides until a model \
+             trained at exit replaces it (nothing trained at start-up)"
+        }
+        (false, _) if deferred => {
+            "no stored model of its variants: the measured table decides (each measured vector its best variant) \
+             until a model is trained, at exit at the latest (nothing trained at start-up)"
+        }
+        (false, _) => return,
+    };
+    region.note_startup(note);
 }
 
 /// Exploration measurements newer than the last save, as records.
@@ -589,6 +630,9 @@ fn model_record(region: &Region, t: &Trained, vname: &dyn Fn(usize) -> String) -
     let parameters = model::stored::parameters(&t.predictor.compiled());
     t.origin.key().map(|origin| ModelRecord {
         parameters,
+        trained_on: t.trained_on.map(|f| format!("{f:016x}")),
+        estimate: t.estimate.clone().filter(model::Estimate::is_finite),
+        note: t.note.clone(),
         kind: t.chosen.describe(),
         trained_unix_ns: unix_ns(),
         labels: t.labels.iter().map(|(k, v)| LabelRecord { features: k.values(), variant: vname(*v) }).collect(),

@@ -103,7 +103,8 @@ fn c_program_uses_the_header_and_library() {
         let (code, _, stderr) = run(exe, "trained", &dir);
         assert_eq!(code, 0, "{} trained: exit {code}\nstderr:\n{stderr}", exe.display());
         assert!(stderr.contains("(0 exploring, 40 chosen by the model"), "{stderr}");
-        assert!(stderr.contains("trained at start-up from saved data"), "{stderr}");
+        assert!(stderr.contains("loaded: the stored model, trained on exactly the saved data"), "{stderr}");
+        assert!(stderr.contains("start-up: loaded the stored model"), "nothing trained at start-up: {stderr}");
     }
     let _ = std::fs::remove_dir_all(&work);
 }

@@ -41,6 +41,11 @@ pub enum ModelChoice {
     /// The model with the lowest cross-validated regret among cost models and classifiers
     /// (the default when the directive names no model type; see [`super::select`]).
     Auto,
+    /// The measured table: every measured vector its measured best, any other vector the best
+    /// single variant (least total time over the vectors with every variant measured). What
+    /// `auto` falls back to where no model can tell the vectors apart (every feature constant)
+    /// or none beats always running the best single variant on held-out vectors.
+    Table,
 }
 
 impl ModelChoice {
@@ -134,7 +139,7 @@ impl ModelChoice {
             let n = nums(kind);
             return (n.len() == 2).then(|| ModelChoice::Forest { trees: n[0], max_depth: n[1] });
         }
-        let fixed = [ModelChoice::LogisticRegression, ModelChoice::Auto, ModelChoice::CostSelected];
+        let fixed = [ModelChoice::LogisticRegression, ModelChoice::Auto, ModelChoice::CostSelected, ModelChoice::Table];
         if let Some(c) = fixed.into_iter().find(|c| c.describe() == kind) {
             return Some(c);
         }
@@ -163,6 +168,7 @@ impl ModelChoice {
             ModelChoice::Cost(f) => f.describe(),
             ModelChoice::CostSelected => "cost model, form chosen by cross-validated regret".to_owned(),
             ModelChoice::Auto => "automatic choice by cross-validated regret".to_owned(),
+            ModelChoice::Table => "measured table (each measured vector its best variant, others the best single variant)".to_owned(),
         }
     }
 }
@@ -205,6 +211,7 @@ mod tests {
             ModelChoice::LogisticRegression,
             ModelChoice::Auto,
             ModelChoice::CostSelected,
+            ModelChoice::Table,
         ];
         for family in Family::ALL {
             forms.push(ModelChoice::Cost(CostForm { family, depth: 2, by_category: true }));

@@ -174,29 +174,38 @@ impl Basis {
                 b.inv[j] = if var.sqrt() > 1e-300 && var.is_finite() { 1.0 / var.sqrt() } else { 1.0 };
             }
         }
+        let varies: Vec<bool> = (0..p).map(|j| range(j).0 < range(j).1).collect();
+        b.terms = Basis::term_list(family, p, &varies, |l| range(l).0 > 0.0).into();
+        b
+    }
+
+    /// The terms of `family` over `p` features of which those `varies` flags vary over the
+    /// training rows: a term of features that are all constant there is a multiple of another
+    /// (`x_j` of the latency, `x_j·x_l` of `x_l`) and only costs solves — except `c / x_l`, kept
+    /// once, with the first constant feature that is not 0 as the numerator (fixed work divided
+    /// among `x_l` threads). `positive(l)`: feature `l` is positive on every row (a divisor).
+    fn term_list(family: Family, p: usize, varies: &[bool], positive: impl Fn(usize) -> bool) -> Vec<Term> {
+        let vary = || (0..p).filter(|&j| varies[j]);
         let mut terms = vec![Term::One];
-        terms.extend((0..p).map(|j| Term::Lin(j as u8)));
+        terms.extend(vary().map(|j| Term::Lin(j as u8)));
         if matches!(family, Family::Additive | Family::LogQuadratic) && p <= QUADRATIC_MAX_FEATURES {
-            for j in 0..p {
-                for l in j..p {
+            for j in vary() {
+                for l in vary().filter(|&l| l >= j) {
                     terms.push(Term::Prod(j as u8, l as u8));
                 }
             }
         }
         if family == Family::Additive && p <= RATIO_MAX_FEATURES {
             // only over features that are positive and vary (a divisor)
-            for l in 0..p {
-                let (lo, hi) = range(l);
-                if lo > 0.0 && hi > lo {
-                    for j in (0..p).filter(|&j| j != l) {
-                        terms.push(Term::Ratio(j as u8, l as u8));
-                    }
+            let constant = (0..p).find(|&j| !varies[j] && positive(j));
+            for l in vary().filter(|&l| positive(l)) {
+                for j in vary().filter(|&j| j != l).chain(constant) {
+                    terms.push(Term::Ratio(j as u8, l as u8));
                 }
             }
         }
         terms.truncate(MAX_TERMS);
-        b.terms = terms.into();
-        b
+        terms
     }
 
     /// Number of terms.
@@ -427,9 +436,15 @@ impl Rows<'_> {
     }
 
     fn solve(&self, n: &Normal) -> Option<([f64; MAX_TERMS], f64)> {
-        let mut n = *n;
-        n.drop_terms(self.drop);
-        let n = &n;
+        let dropped;
+        let n = if self.drop == 0 {
+            n
+        } else {
+            let mut d = *n;
+            d.drop_terms(self.drop);
+            dropped = d;
+            &dropped
+        };
         let rows = n.rows.max(1) as f64;
         let c = if self.family == Family::Additive {
             n.nnls(&[RIDGE_ADDITIVE * rows; MAX_TERMS])
@@ -496,9 +511,20 @@ impl Rows<'_> {
     }
 }
 
+/// A piece tree's child that could not be fitted.
+const FAILED: usize = usize::MAX;
+
 enum PNode {
     Leaf([f64; MAX_TERMS]),
-    Split { feature: usize, threshold: f64, left: usize, right: usize },
+    /// `unsplit`: the node's own fit, for a piecewise split (a shallower fit stops there);
+    /// `None` for a category's interval split, which every depth keeps.
+    Split {
+        feature: usize,
+        threshold: f64,
+        left: usize,
+        right: usize,
+        unsplit: Option<[f64; MAX_TERMS]>,
+    },
 }
 
 fn grow(rows: &Rows, set: &[usize], depth: u8, out: &mut Vec<PNode>) -> Option<usize> {
@@ -515,13 +541,14 @@ fn grow(rows: &Rows, set: &[usize], depth: u8, out: &mut Vec<PNode>) -> Option<u
         let x = |r: usize| rows.c.row(rows.idx[r])[j];
         sorted.sort_by(|&a, &b| x(a).total_cmp(&x(b)));
         let mut left = Normal::new(rows.m);
+        let mut right = Normal::new(rows.m);
         for i in 0..sorted.len() - 1 {
             left.add(&rows.a[sorted[i]], rows.b[sorted[i]]);
             let (lo, hi) = (x(sorted[i]), x(sorted[i + 1]));
             if i + 1 < MIN_LEAF || sorted.len() - i - 1 < MIN_LEAF || lo >= hi {
                 continue;
             }
-            let right = all.minus(&left);
+            all.minus_into(&left, &mut right);
             let (Some((_, sl)), Some((_, sr))) = (rows.solve(&left), rows.solve(&right)) else { continue };
             let s = sl + sr;
             if best.is_none_or(|b| s < b.0) {
@@ -535,9 +562,11 @@ fn grow(rows: &Rows, set: &[usize], depth: u8, out: &mut Vec<PNode>) -> Option<u
         return Some(me);
     }
     let (l, r): (Vec<usize>, Vec<usize>) = set.iter().partition(|&&r| rows.c.row(rows.idx[r])[feature] < threshold);
-    let left = grow(rows, &l, depth - 1, out)?;
-    let right = grow(rows, &r, depth - 1, out)?;
-    out[me] = PNode::Split { feature, threshold, left, right };
+    // a side that cannot be fitted fails this depth and deeper ones, not the shallower fits
+    let left = grow(rows, &l, depth - 1, out).unwrap_or(FAILED);
+    let right = grow(rows, &r, depth - 1, out).unwrap_or(FAILED);
+    let PNode::Leaf(unsplit) = out[me] else { return None };
+    out[me] = PNode::Split { feature, threshold, left, right, unsplit: Some(unsplit) };
     Some(me)
 }
 
@@ -625,7 +654,7 @@ fn grow_by(rows: &Rows, set: &[usize], j: usize, depth: u8, out: &mut Vec<PNode>
         let mid = iv.len() / 2;
         let left = join(&iv[..mid], j, out);
         let right = join(&iv[mid..], j, out);
-        out.push(PNode::Split { feature: j, threshold: iv[mid].0, left, right });
+        out.push(PNode::Split { feature: j, threshold: iv[mid].0, left, right, unsplit: None });
         out.len() - 1
     }
     Some(join(&intervals, j, out))
@@ -679,27 +708,37 @@ impl<'a> Rows<'a> {
 }
 
 /// Appends the piece tree `pn` (rooted at `i`) to `nodes` and its leaves' coefficients to
-/// `coef`; returns its root's node id and its depth.
-fn emit(pn: &[PNode], i: usize, rows: &Rows, nodes: &mut Vec<Node>, coef: &mut Vec<f64>) -> (u32, u32) {
+/// `coef`, down to `levels` piecewise splits (the fit grown to that depth: growth is greedy, so
+/// a deeper tree cut there is exactly the shallower one); returns its root's node id and its
+/// depth (None: a piece down there could not be fitted).
+fn emit(pn: &[PNode], i: usize, levels: u8, rows: &Rows, nodes: &mut Vec<Node>, coef: &mut Vec<f64>) -> Option<(u32, u32)> {
     let m = rows.m;
     let me = nodes.len() as u32;
-    match &pn[i] {
-        PNode::Leaf(c) => {
+    let leaf = match pn.get(i)? {
+        PNode::Leaf(c) => Some(c),
+        PNode::Split { unsplit: Some(c), .. } if levels == 0 => Some(c),
+        PNode::Split { .. } => None,
+    };
+    match (leaf, &pn[i]) {
+        (Some(c), _) => {
             let row = (coef.len() / m) as u32;
             // an additive term contributing under 1e-5 of any training time (the column scale
             // is the term's largest share) is rounding noise: drop it
             let keep = |t: usize| rows.family != Family::Additive || t == 0 || c[t] >= 1e-5;
             coef.extend((0..m).map(|t| if keep(t) { c[t] / rows.scale[t] } else { 0.0 }));
             nodes.push(Node { threshold: 0.0, kids: [me, me], feature: 0, class: row });
-            (me, 0)
+            Some((me, 0))
         }
-        PNode::Split { feature, threshold, left, right } => {
+        (None, PNode::Split { feature, threshold, left, right, unsplit }) => {
+            // a category's split is no level
+            let below = if unsplit.is_some() { levels.saturating_sub(1) } else { levels };
             nodes.push(Node { threshold: *threshold, kids: [0, 0], feature: *feature as u32, class: 0 });
-            let (l, dl) = emit(pn, *left, rows, nodes, coef);
-            let (r, dr) = emit(pn, *right, rows, nodes, coef);
+            let (l, dl) = emit(pn, *left, below, rows, nodes, coef)?;
+            let (r, dr) = emit(pn, *right, below, rows, nodes, coef)?;
             nodes[me as usize].kids = [l, r];
-            (me, 1 + dl.max(dr))
+            Some((me, 1 + dl.max(dr)))
         }
+        (None, PNode::Leaf(_)) => unreachable!("a leaf is emitted as one"),
     }
 }
 
@@ -717,30 +756,61 @@ fn check_positive(model: &CostModel, c: &TrainingSet) -> Result<(), String> {
 /// Fits a cost model of `form` on `c`'s times. Fails when no variant has a usable fit, or when
 /// `form.by_category` and no feature is categorical.
 pub fn fit(c: &TrainingSet, form: CostForm) -> Result<CostModel, String> {
-    let category = if form.by_category { Some(categorical_feature(c).ok_or("no categorical feature")?) } else { None };
+    fit_depths(c, form, &[form.depth]).pop().unwrap_or_else(|| Err("no depth asked".to_owned()))
+}
+
+/// [`fit`] of `form` at each of `depths` (its own depth ignored), growing each variant's piece
+/// tree once, to the deepest: what cross-validating the piecewise depths of one family costs
+/// is one fit, not one per depth.
+pub fn fit_depths(c: &TrainingSet, form: CostForm, depths: &[u8]) -> Vec<Result<CostModel, String>> {
+    let category = if form.by_category { categorical_feature(c).ok_or("no categorical feature".to_owned()).map(Some) } else { Ok(None) };
+    let category = match category {
+        Ok(j) => j,
+        Err(e) => return depths.iter().map(|_| Err(e.clone())).collect(),
+    };
     let basis = Basis::fit(c, form.family);
+    let deepest = depths.iter().copied().max().unwrap_or(0).min(MAX_PIECE_DEPTH);
+    let grown: Vec<(Rows, Vec<PNode>, Option<usize>)> = (0..c.k)
+        .map(|v| {
+            let rows = Rows::of_variant(&basis, c, form.family, v);
+            let set: Vec<usize> = (0..rows.idx.len()).collect();
+            let mut pn = Vec::new();
+            let top = match (rows.idx.is_empty(), category) {
+                (true, _) => None,
+                (false, Some(j)) => grow_by(&rows, &set, j, deepest, &mut pn),
+                (false, None) => grow(&rows, &set, deepest, &mut pn),
+            };
+            (rows, pn, top)
+        })
+        .collect();
+    depths.iter().map(|&d| compile(c, &basis, &grown, CostForm { depth: d, ..form })).collect()
+}
+
+/// The cost model of `form` from every variant's grown piece tree, cut at `form.depth`.
+fn compile(c: &TrainingSet, basis: &Basis, grown: &[(Rows, Vec<PNode>, Option<usize>)], form: CostForm) -> Result<CostModel, String> {
     let mut nodes: Vec<Node> = Vec::new();
     let mut roots = Vec::with_capacity(c.k);
     let mut coef: Vec<f64> = Vec::new();
     let mut depth = 0u32;
     let levels = form.depth.min(MAX_PIECE_DEPTH);
-    for v in 0..c.k {
-        let rows = Rows::of_variant(&basis, c, form.family, v);
-        let set: Vec<usize> = (0..rows.idx.len()).collect();
-        let mut pn = Vec::new();
-        let grown = match (rows.idx.is_empty(), category) {
-            (true, _) => None,
-            (false, Some(j)) => grow_by(&rows, &set, j, levels, &mut pn),
-            (false, None) => grow(&rows, &set, levels, &mut pn),
-        };
-        let Some(top) = grown else {
+    for (rows, pn, top) in grown {
+        let Some(top) = *top else {
             roots.push(NONE);
             continue;
         };
         // node ids of this variant follow the earlier variants'
-        let (root, d) = emit(&pn, top, &rows, &mut nodes, &mut coef);
-        roots.push(root);
-        depth = depth.max(d);
+        let (n0, c0) = (nodes.len(), coef.len());
+        match emit(pn, top, levels, rows, &mut nodes, &mut coef) {
+            Some((root, d)) => {
+                roots.push(root);
+                depth = depth.max(d);
+            }
+            None => {
+                nodes.truncate(n0);
+                coef.truncate(c0);
+                roots.push(NONE);
+            }
+        }
     }
     if roots.iter().all(|&r| r == NONE) {
         return Err("no variant's times could be fitted".to_owned());
@@ -748,7 +818,7 @@ pub fn fit(c: &TrainingSet, form: CostForm) -> Result<CostModel, String> {
     if coef.iter().any(|v| !v.is_finite()) {
         return Err("the cost regression diverged".to_owned());
     }
-    let model = CostModel { basis, nodes: nodes.into(), roots: roots.into(), depth, coef: coef.into(), form };
+    let model = CostModel { basis: basis.clone(), nodes: nodes.into(), roots: roots.into(), depth, coef: coef.into(), form };
     if form.family == Family::Linear {
         check_positive(&model, c)?;
     }
@@ -863,5 +933,59 @@ mod tests {
             CostForm { by_category: true, ..CostForm::new(Family::Additive, 0) }
         )
         .is_err());
+    }
+
+    /// Two piecewise steps on one size axis, a second feature that varies and a constant one.
+    fn stepped() -> TrainingSet {
+        let rows: Vec<Vec<f64>> = (0..24).map(|i| vec![1000.0 * 1.3f64.powi(i), (i % 4 + 1) as f64, 8.0]).collect();
+        let times: Vec<Vec<f64>> = rows
+            .iter()
+            .map(|r| {
+                let step = if r[0] < 5e3 {
+                    1.0
+                } else if r[0] < 4e4 {
+                    3.0
+                } else {
+                    9.0
+                };
+                vec![100.0 + step * r[0], 2000.0 + 2.0 * r[0] / r[1], 500.0 + 1.5 * r[0] + 300.0 * r[1]]
+            })
+            .collect();
+        TrainingSet::new(&rows, &times, 3).unwrap()
+    }
+
+    /// Growing once to the deepest level and cutting the tree gives exactly the fit grown to
+    /// each depth on its own (what cross-validation shares between the piecewise candidates).
+    #[test]
+    fn one_growth_fits_every_depth_exactly() {
+        let c = stepped();
+        for family in [Family::Additive, Family::Linear, Family::LogLinear] {
+            let shared = fit_depths(&c, CostForm::new(family, 2), &[0, 1, 2]);
+            for (d, m) in (0u8..=2).zip(shared) {
+                let alone = fit(&c, CostForm::new(family, d));
+                assert_eq!(m.ok(), alone.ok(), "{family:?} depth {d}");
+            }
+        }
+    }
+
+    /// A feature constant over the training vectors brings no term (its terms are multiples of
+    /// others) except `c / x_l`, once; the fit decides as the fit without that column.
+    #[test]
+    fn constant_features_bring_no_terms() {
+        let c = stepped();
+        let b = Basis::fit(&c, Family::Additive);
+        let uses = |j: u8| {
+            b.terms.iter().filter(|t| matches!(t, Term::Lin(a) if *a == j) || matches!(t, Term::Prod(a, l) if *a == j || *l == j)).count()
+        };
+        assert_eq!(uses(2), 0, "{:?}", b.terms);
+        assert_eq!(b.terms.iter().filter(|t| matches!(t, Term::Ratio(2, _))).count(), 2, "8 / n and 8 / x1: {:?}", b.terms);
+        assert!(uses(0) > 0 && uses(1) > 0);
+        let two: Vec<Vec<f64>> = (0..c.n()).map(|i| c.row(i)[..2].to_vec()).collect();
+        let times: Vec<Vec<f64>> = (0..c.n()).map(|i| c.times(i).to_vec()).collect();
+        let without = TrainingSet::new(&two, &times, 3).unwrap();
+        let (m, m2) = (fit(&c, CostForm::new(Family::LogLinear, 1)).unwrap(), fit(&without, CostForm::new(Family::LogLinear, 1)).unwrap());
+        for i in 0..c.n() {
+            assert_eq!(m.predict(&c.padded(i)), m2.predict(&without.padded(i)), "vector {i}");
+        }
     }
 }

@@ -35,6 +35,15 @@ impl Table {
         Ok(Table { p, x, y: labels.iter().map(|&l| l as u16).collect(), k })
     }
 
+    /// The most frequent label (ties: the lower one).
+    pub fn majority(&self) -> usize {
+        let mut counts = vec![0usize; self.k];
+        for &y in &self.y {
+            counts[y as usize] += 1;
+        }
+        (0..self.k).fold(0, |b, c| if counts[c] > counts[b] { c } else { b })
+    }
+
     /// Number of rows.
     pub fn n(&self) -> usize {
         self.y.len()

@@ -105,6 +105,8 @@ pub fn fit(choice: ModelChoice, rows: &[Vec<f64>], labels: &[usize], seed: u64) 
         ModelChoice::Tree { max_depth } => Compiled::Tree(FlatTree::from_grown(&cart::grow_all(&t, max_depth))),
         ModelChoice::Forest { trees, max_depth } => Compiled::Forest(forest::fit(&t, trees, max_depth, seed)),
         ModelChoice::LogisticRegression => Compiled::Logistic(Box::new(logistic::fit(&t, true)?)),
+        // labels only: the most frequent one stands for the best single variant
+        ModelChoice::Table => Compiled::Tree(FlatTree::constant(t.majority())),
         ModelChoice::Cost(_) | ModelChoice::CostSelected | ModelChoice::Auto => {
             return Err(format!("{} needs measured times, not only labels", choice.describe()))
         }
@@ -122,6 +124,8 @@ pub struct Fitted {
     /// For a selecting choice: the chosen model's cross-validated quality (`None` with too few
     /// complete vectors to judge).
     pub estimate: Option<Estimate>,
+    /// Why a selection fell back to the measured table ([`ModelChoice::Table`]), in words.
+    pub note: Option<String>,
 }
 
 /// Fits one (non-selecting) model on per-variant times. Trees and forests weight each vector
@@ -140,19 +144,23 @@ pub(crate) fn fit_learner(choice: ModelChoice, c: &TrainingSet, seed: u64) -> Re
         }
         ModelChoice::LogisticRegression => Compiled::Logistic(Box::new(logistic::fit(&c.table(), true)?)),
         ModelChoice::Cost(form) => Compiled::Cost(Box::new(cost_model::fit(c, form)?)),
+        // the measured vectors' own labels are the exceptions `train_costs` adds
+        ModelChoice::Table => Compiled::Tree(FlatTree::constant(c.best_single_variant())),
         ModelChoice::CostSelected | ModelChoice::Auto => return Err("a selection is not a learner".to_owned()),
     })
 }
 
 /// Fits `choice` on per-variant times (the learner alone; [`train_costs`] adds exceptions). A
-/// selecting choice (`auto`, `cost`) cross-validates its candidates first ([`select`]).
+/// selecting choice (`auto`, `cost`) cross-validates its candidates first ([`select`]); `auto`
+/// may fall back to the measured table, and says why in the note.
 pub fn fit_training_set(choice: ModelChoice, c: &TrainingSet, seed: u64) -> Result<Fitted, String> {
-    let (chosen, estimate) = match choice {
+    let (chosen, estimate, note) = match choice {
         ModelChoice::CostSelected | ModelChoice::Auto => {
-            let (w, e, _) = select::select(choice, c, seed);
-            (w, e)
+            let (w, e, all) = select::select(choice, c, seed);
+            let note = (w == ModelChoice::Table).then(|| select::table_note(c, &all));
+            (w, e, note)
         }
-        c => (c, None),
+        c => (c, None, None),
     };
     let model = match fit_learner(chosen, c, seed) {
         Ok(m) => m,
@@ -162,7 +170,7 @@ pub fn fit_training_set(choice: ModelChoice, c: &TrainingSet, seed: u64) -> Resu
         }
         Err(e) => return Err(e),
     };
-    Ok(Fitted { model, chosen, estimate })
+    Ok(Fitted { model, chosen, estimate, note })
 }
 
 /// [`fit_training_set`], then exceptions for the measured vectors the model gets wrong (their label is

@@ -22,7 +22,7 @@
 //! new inputs of the same spread, slightly optimistic because it is the best of several.
 
 use super::choice::ModelChoice;
-use super::cost_model::{CostForm, Family};
+use super::cost_model::{self, CostForm, Family};
 use super::rng::XorShift;
 use super::training_set::TrainingSet;
 use super::{fit_learner, Compiled};
@@ -39,7 +39,7 @@ pub const FEW_VECTORS: usize = 8;
 pub const TIE: f64 = 0.0025;
 
 /// The cross-validated quality of a model on the region's data.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct Estimate {
     /// Mean regret of its held-out decisions.
     pub mean_regret: f64,
@@ -52,6 +52,13 @@ pub struct Estimate {
     /// Cost models: root mean square of `ln(predicted / measured time)` over the held-out
     /// (vector, variant) pairs (0.1 ≈ predictions within 10 %).
     pub time_error: Option<f64>,
+}
+
+impl Estimate {
+    /// Whether every figure is a finite number (what JSON can store and read back).
+    pub fn is_finite(&self) -> bool {
+        self.mean_regret.is_finite() && self.within5.is_finite() && self.time_error.is_none_or(f64::is_finite)
+    }
 }
 
 /// The candidates of a selecting choice, in preference order (first wins ties). The
@@ -124,20 +131,43 @@ fn time_errors(m: &super::cost_model::CostModel, c: &TrainingSet, test: &[usize]
     (sq, pairs)
 }
 
-/// The held-out regret of `cand` over the folds (a fold it cannot be fitted on decides by the
-/// training set's majority label).
-fn cross_validate(cand: ModelChoice, c: &TrainingSet, folds: &[(TrainingSet, Vec<usize>)], seed: u64) -> Estimate {
+/// Every candidate fitted on one training part (None: it cannot be fitted there). The cost
+/// forms of one family differing only in piecewise depth share one growth
+/// ([`cost_model::fit_depths`]: the same models, grown once to the deepest).
+fn fit_candidates(cands: &[ModelChoice], train: &TrainingSet, seed: u64) -> Vec<Option<Compiled>> {
+    let mut out: Vec<Option<Option<Compiled>>> = vec![None; cands.len()];
+    for i in 0..cands.len() {
+        if out[i].is_some() {
+            continue;
+        }
+        let ModelChoice::Cost(form) = cands[i] else {
+            out[i] = Some(fit_learner(cands[i], train, seed).ok());
+            continue;
+        };
+        let same = |k: &ModelChoice| matches!(k, ModelChoice::Cost(f) if f.family == form.family && f.by_category == form.by_category);
+        let group: Vec<usize> = (i..cands.len()).filter(|&j| same(&cands[j])).collect();
+        let depths: Vec<u8> = group.iter().map(|&j| if let ModelChoice::Cost(f) = cands[j] { f.depth } else { 0 }).collect();
+        for (&j, m) in group.iter().zip(cost_model::fit_depths(train, form, &depths)) {
+            out[j] = Some(m.ok().map(|m| Compiled::Cost(Box::new(m))));
+        }
+    }
+    out.into_iter().map(Option::flatten).collect()
+}
+
+/// The held-out regret of a candidate over the folds, `model(f)` being it fitted on fold `f`'s
+/// training part (a fold it cannot be fitted on decides by the training set's majority label).
+fn cross_validate<'a>(c: &TrainingSet, folds: &[(TrainingSet, Vec<usize>)], model: impl Fn(usize) -> Option<&'a Compiled>) -> Estimate {
     let (mut sum, mut within, mut n) = (0.0, 0usize, 0usize);
     let (mut sq, mut pairs) = (0.0, 0usize);
-    for (train, test) in folds {
-        let model = fit_learner(cand, train, seed).ok();
-        if let Some(Compiled::Cost(m)) = &model {
+    for (f, (train, test)) in folds.iter().enumerate() {
+        let model = model(f);
+        if let Some(Compiled::Cost(m)) = model {
             let (s, p) = time_errors(m, c, test);
             sq += s;
             pairs += p;
         }
         for &i in test {
-            let r = match &model {
+            let r = match model {
                 Some(m) => c.regret(i, decide(m, c, i)),
                 None => c.regret(i, majority(train)),
             };
@@ -170,9 +200,15 @@ fn winner(results: &[(ModelChoice, Estimate)], few: bool) -> Option<(ModelChoice
 }
 
 /// Cross-validates every candidate of `choice`; returns the winner, its estimate (`None` when
-/// there are too few complete vectors to judge) and every candidate's estimate.
+/// there are too few complete vectors to judge) and every candidate's estimate. `auto` takes
+/// the measured table ([`ModelChoice::Table`]) where every feature is constant, or where the
+/// table — held out, the best single variant of the training part — beats the best model's
+/// regret by more than [`TIE`]; its estimate is then listed last.
 pub fn select(choice: ModelChoice, c: &TrainingSet, seed: u64) -> (ModelChoice, Option<Estimate>, Vec<(ModelChoice, Estimate)>) {
     let mut cands = candidates(choice);
+    if choice == ModelChoice::Auto && c.features_constant() {
+        return (ModelChoice::Table, None, Vec::new());
+    }
     let complete: Vec<usize> = (0..c.n()).filter(|&i| c.complete(i)).collect();
     let few = complete.len() < FEW_VECTORS && choice == ModelChoice::Auto;
     if few {
@@ -187,15 +223,47 @@ pub fn select(choice: ModelChoice, c: &TrainingSet, seed: u64) -> (ModelChoice, 
     let folds = fold_sets(c, &complete, seed);
     // a candidate that cannot be fitted on all the data (a per-category form without a
     // categorical feature) is no candidate
-    let categorical = super::cost_model::categorical_feature(c).is_some();
-    let results: Vec<(ModelChoice, Estimate)> = cands
-        .iter()
-        .filter(|&&k| categorical || !matches!(k, ModelChoice::Cost(f) if f.by_category))
-        .map(|&cand| (cand, cross_validate(cand, c, &folds, seed)))
-        .collect();
-    match winner(&results, few) {
+    let categorical = cost_model::categorical_feature(c).is_some();
+    cands.retain(|&k| categorical || !matches!(k, ModelChoice::Cost(f) if f.by_category));
+    if choice == ModelChoice::Auto {
+        cands.push(ModelChoice::Table);
+    }
+    let fits: Vec<Vec<Option<Compiled>>> = folds.iter().map(|(train, _)| fit_candidates(&cands, train, seed)).collect();
+    let mut results: Vec<(ModelChoice, Estimate)> =
+        cands.iter().enumerate().map(|(k, &cand)| (cand, cross_validate(c, &folds, |f| fits[f][k].as_ref()))).collect();
+    let table = results.pop_if(|(k, _)| *k == ModelChoice::Table);
+    let mut chosen = winner(&results, few);
+    if let Some(t) = table {
+        if chosen.as_ref().is_none_or(|(_, e)| t.1.mean_regret + TIE < e.mean_regret) {
+            chosen = Some(t.clone());
+        }
+        results.push(t);
+    }
+    match chosen {
         Some((winner, est)) => (winner, Some(est), results),
         None => (cands[0], None, results),
+    }
+}
+
+/// Why `auto` took the measured table on `c`, given every candidate's estimate (`select`'s).
+pub fn table_note(c: &TrainingSet, results: &[(ModelChoice, Estimate)]) -> String {
+    if c.features_constant() {
+        return format!(
+            "every feature is constant over the {} measured vector{}: no model can tell them apart",
+            c.n(),
+            if c.n() == 1 { "" } else { "s" }
+        );
+    }
+    let table = results.iter().find(|(k, _)| *k == ModelChoice::Table);
+    let best = results.iter().filter(|(k, _)| *k != ModelChoice::Table).min_by(|a, b| a.1.mean_regret.total_cmp(&b.1.mean_regret));
+    match (best, table) {
+        (Some((k, e)), Some((_, t))) => format!(
+            "no model beats the best single variant on held-out vectors: the best, {}, has a cross-validated mean regret of {:.1} % against {:.1} % for the table",
+            k.describe(),
+            e.mean_regret * 100.0,
+            t.mean_regret * 100.0
+        ),
+        _ => "no model beats the best single variant on held-out vectors".to_owned(),
     }
 }
 
@@ -252,6 +320,55 @@ mod tests {
         let e = e.unwrap();
         assert_eq!((e.decisions, e.folds), (12, 10));
         assert!(e.mean_regret < 1e-9 && e.within5 == 1.0 && e.time_error.unwrap() < 1e-3, "{e:?}");
-        assert_eq!(all.len(), candidates(ModelChoice::Auto).len() - 2, "no categorical feature: per-category forms skipped");
+        // no categorical feature: per-category forms skipped; the measured table is judged too
+        assert_eq!(all.len(), candidates(ModelChoice::Auto).len() - 2 + 1, "{all:?}");
+        assert_eq!(all.last().map(|(k, _)| *k), Some(ModelChoice::Table));
+    }
+
+    /// Six variants whose best jumps between vectors (a factor of its own per vector and
+    /// variant), over one size and two constant features: no model beats always running the
+    /// best single variant on held-out vectors, so `auto` takes the measured table — every
+    /// measured vector its best, any other the best single variant — and says why.
+    #[test]
+    fn auto_falls_back_to_the_table_where_no_model_beats_the_best_single_variant() {
+        let mut x = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            (x >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let rows: Vec<Vec<f64>> = (0..20).map(|i| vec![(1000.0 * 1.5f64.powi(i)).round(), 2.0, 7.0]).collect();
+        let times: Vec<Vec<f64>> = rows
+            .iter()
+            .map(|r| (0..6).map(|v| (20_000.0 + 3000.0 * v as f64 + r[0] * (0.5 + 0.1 * v as f64)) * (0.4 + 1.6 * next())).collect())
+            .collect();
+        let c = TrainingSet::new(&rows, &times, 6).unwrap();
+        let (w, e, all) = select(ModelChoice::Auto, &c, 1);
+        assert_eq!(w, ModelChoice::Table, "{all:?}");
+        let e = e.unwrap();
+        for (k, other) in all.iter().filter(|(k, _)| *k != ModelChoice::Table) {
+            assert!(e.mean_regret + TIE < other.mean_regret, "{} held out better: {other:?} vs {e:?}", k.describe());
+        }
+        let f = train_costs(ModelChoice::Auto, &c, 1).unwrap();
+        assert!(f.note.as_deref().is_some_and(|n| n.starts_with("no model beats the best single variant")), "{:?}", f.note);
+        for i in 0..c.n() {
+            assert_eq!(f.model.predict(&c.padded(i)), c.y[i] as usize, "measured vector {i} keeps its best");
+        }
+        let mut unseen = c.padded(3);
+        unseen[0] = 1234.5;
+        assert_eq!(f.model.predict(&unseen), c.best_single_variant(), "elsewhere the best single variant");
+    }
+
+    /// Every feature constant: nothing to tell vectors apart, the table without cross-validation.
+    #[test]
+    fn constant_features_take_the_table() {
+        let c = TrainingSet::new(&[vec![64.0, 2.0]], &[vec![300.0, 100.0, 200.0]], 3).unwrap();
+        assert_eq!(select(ModelChoice::Auto, &c, 1).0, ModelChoice::Table);
+        let f = train_costs(ModelChoice::Auto, &c, 1).unwrap();
+        assert_eq!(f.model.predict(&c.padded(0)), 1);
+        assert!(f.note.unwrap().starts_with("every feature is constant over the 1 measured vector:"));
+        // an explicit choice is what it says
+        assert_eq!(select(ModelChoice::Tree { max_depth: 2 }, &c, 1).0, ModelChoice::Tree { max_depth: 2 });
     }
 }

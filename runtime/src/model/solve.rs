@@ -77,15 +77,23 @@ impl Normal {
         }
     }
 
-    fn full(&self, ridge: &[f64]) -> [[f64; MAX_TERMS]; MAX_TERMS] {
-        let mut g = self.g;
+    /// `rest = self - part` into `rest` (its first `m` terms), without copying the whole
+    /// system: what a split search does for every candidate split.
+    pub fn minus_into(&self, part: &Normal, rest: &mut Normal) {
+        rest.m = self.m;
         for i in 0..self.m {
-            for j in 0..i {
-                g[i][j] = g[j][i];
+            for j in i..self.m {
+                rest.g[i][j] = self.g[i][j] - part.g[i][j];
             }
-            g[i][i] += ridge[i];
+            rest.h[i] = self.h[i] - part.h[i];
         }
-        g
+        rest.bb = self.bb - part.bb;
+        rest.rows = self.rows - part.rows;
+    }
+
+    /// `G + diag(ridge)` as a symmetric matrix read from the upper triangle (no copy).
+    fn full<'a>(&'a self, ridge: &'a [f64]) -> Sym<'a> {
+        Sym { g: &self.g, ridge }
     }
 
     /// Residual sum of squares of coefficients `c` (without the ridge term), at least 0.
@@ -96,7 +104,7 @@ impl Normal {
             s -= 2.0 * c[i] * self.h[i];
             let mut gc = 0.0;
             for j in 0..self.m {
-                gc += g[i][j] * c[j];
+                gc += g.at(i, j) * c[j];
             }
             s += c[i] * gc;
         }
@@ -122,14 +130,15 @@ impl Normal {
         let g = self.full(ridge);
         let mut c = [0.0; MAX_TERMS];
         let mut passive = [false; MAX_TERMS];
-        let scale = (0..m).map(|i| g[i][i]).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
+        let scale = (0..m).map(|i| g.at(i, i)).fold(0.0, f64::max).max(f64::MIN_POSITIVE);
         let tol = 1e-12 * scale.max(self.h.iter().take(m).fold(0.0f64, |a, h| a.max(h.abs())));
+        let mut idx = [0usize; MAX_TERMS];
         for _outer in 0..3 * m {
             // gradient of the objective's negative half: w = h - G c
             let mut best = None;
             for i in 0..m {
                 if !passive[i] {
-                    let w = self.h[i] - (0..m).map(|j| g[i][j] * c[j]).sum::<f64>();
+                    let w = self.h[i] - (0..m).map(|j| g.at(i, j) * c[j]).sum::<f64>();
                     if w > tol && best.is_none_or(|(_, bw)| w > bw) {
                         best = Some((i, w));
                     }
@@ -138,9 +147,14 @@ impl Normal {
             let Some((enter, _)) = best else { break };
             passive[enter] = true;
             for _inner in 0..3 * m {
-                let idx: Vec<usize> = (0..m).filter(|&i| passive[i]).collect();
-                let Some(s) = solve_sub(&g, &self.h, &idx) else { return c };
-                if s.iter().all(|&v| v > 0.0) {
+                let mut n = 0;
+                for i in (0..m).filter(|&i| passive[i]) {
+                    idx[n] = i;
+                    n += 1;
+                }
+                let idx = &idx[..n];
+                let Some(s) = solve_sub(&g, &self.h, idx) else { return c };
+                if s[..n].iter().all(|&v| v > 0.0) {
                     for (k, &i) in idx.iter().enumerate() {
                         c[i] = s[k];
                     }
@@ -169,15 +183,44 @@ impl Normal {
     }
 }
 
-/// Solves `g[idx][idx] s = h[idx]` by Cholesky; `None` when not positive definite.
-fn solve_sub(g: &[[f64; MAX_TERMS]; MAX_TERMS], h: &[f64; MAX_TERMS], idx: &[usize]) -> Option<Vec<f64>> {
+/// A system's `G + diag(ridge)`, read from its upper triangle.
+struct Sym<'a> {
+    g: &'a [[f64; MAX_TERMS]; MAX_TERMS],
+    ridge: &'a [f64],
+}
+
+impl Sym<'_> {
+    #[inline]
+    fn at(&self, i: usize, j: usize) -> f64 {
+        let v = self.g[i.min(j)][i.max(j)];
+        if i == j {
+            v + self.ridge[i]
+        } else {
+            v
+        }
+    }
+}
+
+/// Solves `g[idx][idx] s = h[idx]` by Cholesky (`s[k]` for `idx[k]`); `None` when not positive
+/// definite. Small systems (the usual: a handful of terms) factor in a small buffer.
+fn solve_sub(g: &Sym, h: &[f64; MAX_TERMS], idx: &[usize]) -> Option<[f64; MAX_TERMS]> {
+    if idx.len() <= 8 {
+        cholesky::<36>(g, h, idx)
+    } else {
+        cholesky::<{ MAX_TERMS * (MAX_TERMS + 1) / 2 }>(g, h, idx)
+    }
+}
+
+/// [`solve_sub`] with the factor's lower triangle packed in `T` values (`T` ≥ n(n+1)/2).
+fn cholesky<const T: usize>(g: &Sym, h: &[f64; MAX_TERMS], idx: &[usize]) -> Option<[f64; MAX_TERMS]> {
     let n = idx.len();
-    let mut l = [[0.0; MAX_TERMS]; MAX_TERMS];
+    let mut l = [0.0f64; T];
+    let at = |a: usize, k: usize| a * (a + 1) / 2 + k;
     for a in 0..n {
         for b in 0..=a {
-            let mut s = g[idx[a]][idx[b]];
+            let mut s = g.at(idx[a], idx[b]);
             for k in 0..b {
-                s -= l[a][k] * l[b][k];
+                s -= l[at(a, k)] * l[at(b, k)];
             }
             if a == b {
                 // not positive definite, or NaN
@@ -185,28 +228,28 @@ fn solve_sub(g: &[[f64; MAX_TERMS]; MAX_TERMS], h: &[f64; MAX_TERMS], idx: &[usi
                 if !(s > 1e-300) {
                     return None;
                 }
-                l[a][a] = s.sqrt();
+                l[at(a, a)] = s.sqrt();
             } else {
-                l[a][b] = s / l[b][b];
+                l[at(a, b)] = s / l[at(b, b)];
             }
         }
     }
-    let mut y = vec![0.0; n];
+    let mut y = [0.0; MAX_TERMS];
     for a in 0..n {
         let mut s = h[idx[a]];
         for k in 0..a {
-            s -= l[a][k] * y[k];
+            s -= l[at(a, k)] * y[k];
         }
-        y[a] = s / l[a][a];
+        y[a] = s / l[at(a, a)];
     }
     for a in (0..n).rev() {
         let mut s = y[a];
         for k in a + 1..n {
-            s -= l[k][a] * y[k];
+            s -= l[at(k, a)] * y[k];
         }
-        y[a] = s / l[a][a];
+        y[a] = s / l[at(a, a)];
     }
-    y.iter().all(|v| v.is_finite()).then_some(y)
+    y[..n].iter().all(|v| v.is_finite()).then_some(y)
 }
 
 #[cfg(test)]

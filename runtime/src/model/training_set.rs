@@ -178,6 +178,26 @@ impl TrainingSet {
         c
     }
 
+    /// The best single variant: the least total time over the vectors with every variant
+    /// measured (ties: the lower index), else (no complete vector) the most frequent label.
+    pub fn best_single_variant(&self) -> usize {
+        let complete: Vec<usize> = (0..self.n()).filter(|&i| self.complete(i)).collect();
+        if complete.is_empty() {
+            let mut counts = vec![0usize; self.k];
+            for &y in &self.y {
+                counts[y as usize] += 1;
+            }
+            return (0..self.k).fold(0, |b, v| if counts[v] > counts[b] { v } else { b });
+        }
+        let total = |v: usize| complete.iter().map(|&i| self.times(i)[v]).sum::<f64>();
+        (0..self.k).fold(0, |b, v| if total(v) < total(b) { v } else { b })
+    }
+
+    /// Whether every feature has one value over all vectors (nothing tells them apart).
+    pub fn features_constant(&self) -> bool {
+        (1..self.n()).all(|i| self.row(i) == self.row(0))
+    }
+
     /// The labels as a classifier's table.
     pub fn table(&self) -> Table {
         Table { p: self.p, x: self.x.clone(), y: self.y.clone(), k: self.y.iter().map(|&y| y as usize + 1).max().unwrap_or(1) }

@@ -167,6 +167,7 @@ impl Region {
             epoch: AtomicU64::new(mode.coarse as u64),
             model: ArcSwapOption::empty(),
             training: AtomicBool::new(false),
+            deferred: AtomicBool::new(false),
             unrecorded: AtomicU64::new(0),
             resets: AtomicU32::new(0),
             retrains: AtomicU32::new(0),
@@ -189,6 +190,7 @@ impl Region {
             off: (0..nv).map(|_| AtomicBool::new(false)).collect(),
             any_off: AtomicBool::new(false),
             saved_data_note: std::sync::OnceLock::new(),
+            startup_note: std::sync::OnceLock::new(),
             spec,
         };
         // A region whose code calls other units waits for their summaries; every host region of

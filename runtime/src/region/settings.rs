@@ -74,6 +74,8 @@ impl Region {
                     executions: self.executions(),
                     train_ns: 0,
                     fallback: None,
+                    note: None,
+                    trained_on: None,
                     time: TimeModel::default(),
                     origin: Origin::Fixed,
                     epoch: 0,
@@ -89,6 +91,16 @@ impl Region {
                 }
             }
         }
+    }
+
+    /// Notes what start-up did with the saved data and the stored model (the first note stays).
+    pub fn note_startup(&self, note: &str) {
+        let _ = self.startup_note.set(note.to_owned());
+    }
+
+    /// What start-up did with the saved data and the stored model, as the report says it.
+    pub fn startup_note(&self) -> Option<&str> {
+        self.startup_note.get().map(String::as_str)
     }
 
     /// Notes what changed in the region's definition since its saved data (the first note

@@ -702,7 +702,7 @@ fn the_first_decided_execution_of_each_variant_is_cold() {
     for warmup in [true, false] {
         let r = RegionBuilder::new().warmup(warmup).sample(1).learn(0.0).build(spec_of("a,b"));
         let labels = vec![(FeatureKey::new(&[1.0]), 0), (FeatureKey::new(&[2.0]), 1)];
-        assert!(r.install(labels, Origin::Loaded, Some(ModelChoice::Tree { max_depth: 2 })));
+        assert!(r.install(labels, Origin::Loaded, Some(ModelChoice::Tree { max_depth: 2 }), StoredFacts::default()));
         let mut flags = Vec::new();
         for f in [1.0, 1.0, 2.0, 1.0, 2.0] {
             let mut c = Ctx::zeroed();

@@ -61,8 +61,22 @@ pub enum Origin {
     Explicit,
     /// Trained again in this run: new vectors were measured, or drifting ones re-measured.
     Retrained,
-    /// Trained at start-up from data saved by earlier runs.
+    /// Trained at start-up from data saved by earlier runs (coarse mode; other modes load the
+    /// stored model, [`Origin::Stored`], and train at exit).
     Loaded,
+    /// The stored model, installed at start-up with its parameters and not retrained there:
+    /// `current` when it was trained on exactly the saved measurements (else newer ones
+    /// arrived since, and a model trained at exit replaces it); `origin` is where it came from
+    /// (its `ModelRecord::origin`).
+    Stored {
+        /// The stored model's origin key.
+        origin: String,
+        /// Trained on exactly the measurements saved.
+        current: bool,
+    },
+    /// Trained at the exit of this run on everything measured so far, for the next run to
+    /// load (off the start-up path).
+    AtExit,
     /// The stored model of a frozen (production) run; where the stored model came from
     /// (its `ModelRecord::origin`).
     Frozen(String),
@@ -83,8 +97,9 @@ impl Origin {
             Origin::Explicit => Some("explicit"),
             Origin::Retrained => Some("retrained"),
             Origin::Loaded => Some("loaded"),
+            Origin::AtExit => Some("exit"),
             Origin::Pooled(_) => Some("pooled"),
-            Origin::Frozen(_) | Origin::Fixed => None,
+            Origin::Frozen(_) | Origin::Fixed | Origin::Stored { .. } => None,
         }
     }
 }
@@ -110,6 +125,12 @@ pub struct Trained {
     pub train_ns: u64,
     /// Set when the learner failed and the model is the most frequent label; the reason.
     pub fallback: Option<String>,
+    /// Why model selection took the measured table, in words ([`ModelChoice::Table`]).
+    pub note: Option<String>,
+    /// The fingerprint of the measurements it was trained on
+    /// ([`MeasurementTable::fingerprint`] with the region's settings: [`Region::data_fingerprint`]);
+    /// None when unknown (pooled rows, an older stored model).
+    pub trained_on: Option<u64>,
     /// Predicted time per (feature vector, variant), for drift detection.
     pub time: TimeModel,
     /// How it came to be.
@@ -125,6 +146,18 @@ impl Trained {
     }
 }
 
+/// What a stored model brings besides its decision function: the fingerprint of the data it
+/// was trained on, its cross-validated estimate and why it is the measured table.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StoredFacts {
+    /// [`Trained::trained_on`].
+    pub trained_on: Option<u64>,
+    /// [`Trained::estimate`].
+    pub estimate: Option<Estimate>,
+    /// [`Trained::note`].
+    pub note: Option<String>,
+}
+
 pub(super) struct TrainJob {
     pub(super) labels: Vec<(FeatureKey, usize)>,
     medians: Vec<(FeatureKey, usize, f64)>,
@@ -135,6 +168,7 @@ pub(super) struct TrainJob {
     executions: u64,
     generation: u32,
     origin: Origin,
+    trained_on: Option<u64>,
 }
 
 impl Region {
@@ -145,7 +179,9 @@ impl Region {
             return None;
         }
         let origin = if self.epoch.load(Relaxed) & 1 == 0 {
-            if !g.measurements.ready(g.settings.min_train) {
+            // deferred at start-up: the loaded labels train at exit, new ones may train now
+            let deferred = self.deferred.load(Relaxed) && !g.measurements.retrain_due();
+            if !g.measurements.ready(g.settings.min_train) || deferred {
                 return None;
             }
             Origin::Online
@@ -173,7 +209,23 @@ impl Region {
             executions: g.measurements.recorded_explore + self.unrecorded.load(Relaxed),
             generation: g.measurements.generation,
             origin,
+            trained_on: Some(self.fingerprint_locked(g)),
         }
+    }
+
+    /// The fingerprint of the region's measurements and of what it trains with (the model
+    /// asked for, the exploration parameters, the variants): what a stored model records as
+    /// [`Trained::trained_on`], so that a run whose loaded data has the same one loads that
+    /// model instead of training ([`crate::store`]).
+    pub fn data_fingerprint(&self) -> u64 {
+        let mut g = self.lock();
+        self.adopt_pending(&mut g);
+        self.fingerprint_locked(&g)
+    }
+
+    fn fingerprint_locked(&self, g: &Inner) -> u64 {
+        let how = format!("{:?}|{:?}|{}", g.settings.choice, g.measurements.params, self.spec.variants.join("\u{1f}"));
+        g.measurements.fingerprint() ^ fnv1a(&how).rotate_left(17)
     }
 
     /// Fits the job's model; never panics (a learner failure becomes a constant model).
@@ -190,8 +242,8 @@ impl Region {
             }))
             .unwrap_or_else(|_| Err("the learner panicked".to_owned()))
         };
-        let (predictor, chosen, estimate, fallback) = match fitted {
-            Ok(f) => (Predictor::Model(f.model), f.chosen, f.estimate, None),
+        let (predictor, chosen, estimate, note, fallback) = match fitted {
+            Ok(f) => (Predictor::Model(f.model), f.chosen, f.estimate, f.note, None),
             Err(e) => {
                 // Most frequent label (ties: lower index) as a constant model.
                 let mut counts = vec![0usize; self.nvariants()];
@@ -200,7 +252,7 @@ impl Region {
                     counts[y.min(last)] += 1;
                 }
                 let best = (0..counts.len()).fold(0, |b, i| if counts[i] > counts[b] { i } else { b });
-                (Predictor::Constant(best), job.choice.clone(), None, Some(e))
+                (Predictor::Constant(best), job.choice.clone(), None, None, Some(e))
             }
         };
         Trained {
@@ -214,6 +266,8 @@ impl Region {
             executions: job.executions,
             train_ns: clock::to_ns(clock::now() - t0),
             fallback,
+            note,
+            trained_on: job.trained_on,
             origin: job.origin,
             epoch: 0,
         }
@@ -249,6 +303,7 @@ impl Region {
         let e = self.epoch.load(Relaxed);
         let next = if e & 1 == 1 { e + 2 } else { e + 1 };
         t.epoch = next;
+        self.deferred.store(false, Relaxed);
         self.model.store(Some(Arc::new(t)));
         self.epoch.store(next, Release);
         drop(g);
@@ -312,6 +367,7 @@ impl Region {
                 executions,
                 generation: g.measurements.generation,
                 origin: Origin::Pooled(rows.len()),
+                trained_on: None,
             }
         };
         let n = job.labels.len();
@@ -330,7 +386,8 @@ impl Region {
     /// or loaded start-up): `choice` (else the region's own model) on the labels alone, the
     /// decisions being what is to be reproduced; a model that needs times (a cost model, a
     /// selection) becomes the default tree, which with its exceptions reproduces every label.
-    pub fn install(&self, labels: Vec<(FeatureKey, usize)>, origin: Origin, choice: Option<ModelChoice>) -> bool {
+    /// `facts` are the stored model's (its fingerprint is kept; the refit has its own estimate).
+    pub fn install(&self, labels: Vec<(FeatureKey, usize)>, origin: Origin, choice: Option<ModelChoice>, facts: StoredFacts) -> bool {
         let job = {
             let mut g = self.lock();
             let labels = labels.into_iter().filter(|&(_, v)| v < self.nvariants()).collect::<Vec<_>>();
@@ -342,6 +399,7 @@ impl Region {
                 job.choice = c;
             }
             job.labels_only = true;
+            job.trained_on = facts.trained_on;
             job
         };
         let t = self.fit(job);
@@ -349,8 +407,16 @@ impl Region {
     }
 
     /// Installs a stored model as it was trained (frozen or loaded start-up): `model` decides,
-    /// `labels` are its training set, `chosen` what it is. Nothing is refitted.
-    pub fn install_trained(&self, labels: Vec<(FeatureKey, usize)>, origin: Origin, chosen: ModelChoice, model: Compiled) -> bool {
+    /// `labels` are its training set, `chosen` what it is, `facts` what it records besides.
+    /// Nothing is refitted.
+    pub fn install_trained(
+        &self,
+        labels: Vec<(FeatureKey, usize)>,
+        origin: Origin,
+        chosen: ModelChoice,
+        model: Compiled,
+        facts: StoredFacts,
+    ) -> bool {
         let job = {
             let mut g = self.lock();
             self.job(&mut g, labels, origin)
@@ -359,13 +425,15 @@ impl Region {
             predictor: Predictor::Model(model),
             choice: job.choice,
             chosen,
-            estimate: None,
+            estimate: facts.estimate,
             time: TimeModel::fit(&job.medians, self.nvariants()),
             labels: job.labels,
             training_samples: job.training_samples,
             executions: job.executions,
             train_ns: 0,
             fallback: None,
+            note: facts.note,
+            trained_on: facts.trained_on,
             origin: job.origin,
             epoch: 0,
         };
@@ -390,6 +458,76 @@ impl Region {
             }
             let labels = g.measurements.take_labels();
             self.job(&mut g, labels, Origin::Loaded)
+        };
+        self.train_and_publish(job)
+    }
+}
+
+impl Region {
+    /// Start-up on saved data: the loaded labels count as trained on (a stored model trained on
+    /// them decides, or training on them waits for [`Region::train_at_exit`]), so the region
+    /// trains in this run only once it adds labels of its own (by the usual growth, see
+    /// `MeasurementTable::retrain_due`). Without a model the measured table decides meanwhile:
+    /// each decided vector its label, other vectors explore.
+    /// Returns whether training waits for the exit: no model decides and the data suffices
+    /// (with too little data to train on, the region explores and trains when ready, as
+    /// without saved data).
+    pub fn start_on_saved(&self) -> bool {
+        let mut g = self.lock();
+        let trained = self.epoch.load(Relaxed) & 1 == 1;
+        if !trained && !g.measurements.ready(g.settings.min_train) {
+            return false;
+        }
+        g.measurements.mark_trained();
+        self.deferred.store(!trained, Relaxed);
+        !trained
+    }
+
+    /// Whether training on the loaded data waits for the exit (no model decides yet).
+    pub fn training_deferred(&self) -> bool {
+        self.deferred.load(Relaxed)
+    }
+
+    /// At exit, before the report and the save: trains on everything measured when that
+    /// differs from what the deciding model was trained on (its [`Trained::trained_on`]), or
+    /// no model was trained yet and the data suffices, so that the next run loads a model
+    /// trained on exactly what it loads instead of training at its start-up. Nothing for a
+    /// frozen, coarse, explore-only or cycling region, a fixed variant, a model pooled over MPI
+    /// ranks, or while another thread trains. Returns whether it trained.
+    pub fn train_at_exit(&self) -> bool {
+        if self.broken.is_some() || self.mode.frozen || self.mode.coarse || self.cycling.load(Relaxed) {
+            return false;
+        }
+        let job = {
+            let mut g = self.lock();
+            self.adopt_pending(&mut g);
+            // the data as the next run loads and labels it
+            let warm = |_: usize| !self.warmup;
+            let next = g.measurements.reloaded(&warm);
+            if g.settings.explore_only || !next.ready(g.settings.min_train) {
+                return false;
+            }
+            let now = self.fingerprint_locked(&g);
+            match self.model.load_full().as_deref() {
+                Some(t) if matches!(t.origin, Origin::Fixed | Origin::Frozen(_) | Origin::Pooled(_)) => return false,
+                Some(t) if t.trained_on == Some(now) => return false,
+                _ => {}
+            }
+            if self.training.swap(true, AcqRel) {
+                return false;
+            }
+            g.measurements.take_labels();
+            TrainJob {
+                labels: next.labels(),
+                medians: next.medians(),
+                labels_only: false,
+                choice: g.settings.choice.clone(),
+                training_samples: next.counted,
+                executions: g.measurements.recorded_explore + self.unrecorded.load(Relaxed),
+                generation: g.measurements.generation,
+                origin: Origin::AtExit,
+                trained_on: Some(now),
+            }
         };
         self.train_and_publish(job)
     }
@@ -426,7 +564,7 @@ fn fit_labelled(
             c => c,
         };
         let m = model::train(label_choice, &rows, &ys, seed)?;
-        return Ok(model::Fitted { model: m, chosen: label_choice, estimate: None });
+        return Ok(model::Fitted { model: m, chosen: label_choice, estimate: None, note: None });
     }
     let costs = TrainingSet::with_labels(&rows, &times, nv, Some(&ys))?;
     model::train_costs(choice, &costs, seed)

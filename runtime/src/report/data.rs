@@ -75,6 +75,10 @@ pub struct RegionReport {
     /// What changed in the region's definition since its saved data, and what of it is not
     /// used (null: nothing changed; see `store::definition`).
     pub saved_data: Option<String>,
+    /// What start-up did with the saved data and the stored model: loaded it (trained on
+    /// exactly the saved data), loaded an older one, or left training to the exit (null: no
+    /// saved data to train on, or a frozen or coarse region; see `store::start_learning`).
+    pub startup: Option<String>,
     /// Times per feature vector and variant.
     pub timings: Vec<TimingReport>,
     /// What is decided for each feature vector.
@@ -135,6 +139,9 @@ pub struct ModelReport {
     pub train_ns: u64,
     /// Why training failed, when a constant model replaced the one asked for.
     pub fallback: Option<String>,
+    /// Why model selection took the measured table (every feature constant, or no model
+    /// beating the best single variant on held-out vectors); null otherwise.
+    pub note: Option<String>,
     /// The model as text (a tree, formulas, scores).
     pub text: String,
 }
@@ -248,7 +255,7 @@ impl RegionReport {
 /// show` reports): its own origin, or for a frozen run's the stored model's.
 fn source(o: &Origin) -> Option<String> {
     match o {
-        Origin::Frozen(stored) => Some(stored.clone()),
+        Origin::Frozen(stored) | Origin::Stored { origin: stored, .. } => Some(stored.clone()),
         o => o.key().map(str::to_owned),
     }
 }
@@ -259,6 +266,13 @@ fn origin_text(o: &Origin) -> String {
         Origin::Explicit => "trained by an explicit train call".into(),
         Origin::Retrained => "retrained in this run on newly measured feature vectors".into(),
         Origin::Loaded => "trained at start-up from saved data".into(),
+        Origin::Stored { origin, current: true } => {
+            format!("loaded: the stored model, trained on exactly the saved data ({})", crate::store::ModelRecord::origin_text(origin))
+        }
+        Origin::Stored { origin, current: false } => {
+            format!("loaded: the stored model, trained before the newest saved data ({})", crate::store::ModelRecord::origin_text(origin))
+        }
+        Origin::AtExit => "trained at exit on everything measured (the next run loads it)".into(),
         Origin::Frozen(stored) => format!("stored model (frozen), {}", crate::store::ModelRecord::origin_text(stored)),
         Origin::Fixed => "fixed variant".into(),
         Origin::Pooled(n) => format!("trained on {n} measurements pooled over MPI ranks"),
@@ -309,6 +323,7 @@ fn model_report(t: &Trained, names: &Names) -> ModelReport {
         training_samples: t.training_samples,
         train_ns: t.train_ns,
         fallback: t.fallback.clone(),
+        note: t.note.clone(),
         text: t.predictor.render(&|i| names.feature(i), &|v| names.variant(v), 0),
     }
 }
@@ -398,6 +413,7 @@ fn region_settings_report(r: &Region, names: &Names, trained: Option<&Trained>) 
         monitoring: r.monitoring(),
         loaded_samples: r.loaded_samples(),
         saved_data: r.saved_data_note().map(str::to_owned),
+        startup: r.startup_note().map(str::to_owned),
         timings: Vec::new(),
         decisions: Vec::new(),
         payoff: None,

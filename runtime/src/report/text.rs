@@ -92,6 +92,9 @@ fn overview(rep: &RegionReport) -> String {
     if let Some(note) = &rep.saved_data {
         out.push_str(&format!("  saved data: {note}\n"));
     }
+    if let Some(note) = &rep.startup {
+        out.push_str(&format!("  start-up: {note}\n"));
+    }
     out
 }
 
@@ -114,6 +117,9 @@ fn model(rep: &RegionReport) -> String {
     );
     if let Some(e) = &m.fallback {
         out.push_str(&format!("  (training failed: {e}; constant model)\n"));
+    }
+    if let Some(why) = &m.note {
+        out.push_str(&format!("  (the measured table decides: {why})\n"));
     }
     if m.asked != m.kind {
         let estimate = match (m.estimated_on_vectors, m.estimated_folds, m.estimated_regret, m.estimated_within5) {

@@ -175,6 +175,18 @@ pub struct ModelRecord {
     /// in older files and for a model JSON cannot hold: those readers refit `labels` with `kind`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub parameters: Option<crate::model::Compiled>,
+    /// The fingerprint of the measurements it was trained on, 16 hex digits
+    /// (`Region::data_fingerprint`): a run whose loaded data has the same one loads this model
+    /// and trains nothing at start-up. Absent for a model no run of this runtime trained
+    /// (`ompadapt train`, older files): a run then trains its own at exit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub trained_on: Option<String>,
+    /// For a selection (`auto`): the chosen model's cross-validated quality, as when trained.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub estimate: Option<crate::model::Estimate>,
+    /// Why the selection took the measured table (`ModelChoice::Table`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub note: Option<String>,
 }
 
 /// `ModelRecord::origin` of a model `ompadapt train` stored.
@@ -182,7 +194,7 @@ pub const OFFLINE: &str = "offline";
 
 impl ModelRecord {
     /// Where the model came from, in words, for a stored `origin` key: `online`, `retrained`,
-    /// `explicit`, `loaded`, `pooled` (a run trained it; see `Origin::key`), `offline`
+    /// `explicit`, `loaded`, `exit`, `pooled` (a run trained it; see `Origin::key`), `offline`
     /// (`ompadapt train`).
     pub fn origin_text(origin: &str) -> String {
         match origin {
@@ -190,6 +202,7 @@ impl ModelRecord {
             "retrained" => "retrained in a run on newly measured feature vectors".into(),
             "explicit" => "trained by an explicit train call in a run".into(),
             "loaded" => "trained at start-up of a run from the saved measurements".into(),
+            "exit" => "trained at the exit of a run on the measurements saved with it".into(),
             "pooled" => "trained in a run on measurements pooled over MPI ranks".into(),
             OFFLINE => "trained offline by `ompadapt train`".into(),
             "" => "trained by a run of an earlier runtime".into(),

@@ -92,18 +92,18 @@ fn round_trip_deltas_and_immediate_training() {
     assert_eq!(f2.monitored.iter().map(|m| m.count).sum::<u64>(), 1, "only the delta");
     assert!(!names(&b.dir).iter().any(|n| n.starts_with(".tmp")));
 
-    // a second run starts trained, from the first run's samples
+    // a second run starts trained, from the first run's samples: it loads the model trained on
+    // exactly them and trains nothing
     let r2 = region(4);
     let mut b2 = attach(&r2, &dir, &prog(), 100);
     assert!(r2.is_trained());
-    assert_eq!(r2.trained().unwrap().origin, Origin::Loaded);
+    assert_eq!(r2.trained().unwrap().origin, Origin::Stored { origin: "online".into(), current: true });
+    assert_eq!(r2.trained().unwrap().train_ns, 0, "nothing trained at start-up");
     assert_eq!(r2.training_samples(), 4);
     assert_eq!(r2.loaded_samples(), 4);
-    // loaded data is not saved again; the model trained at start-up is (what `show` shows)
-    let f3 = read_file(&save(&r2, &mut b2).unwrap().expect("the start-up model")).unwrap();
-    assert!(f3.samples.is_empty() && f3.monitored.is_empty(), "{f3:?}");
-    assert_eq!(f3.model_trained.as_ref().map(|m| m.origin.as_str()), Some("loaded"));
-    assert_eq!(save(&r2, &mut b2).unwrap(), None, "saved once");
+    // loaded data is not saved again, nor the loaded model (it is on disk)
+    assert!(!r2.train_at_exit(), "nothing new to train on at exit");
+    assert_eq!(save(&r2, &mut b2).unwrap(), None, "nothing to save");
     // a region with other variant names keeps the ones that match
     let r3 = region_with(RegionBuilder::new().warmup(false), "ompadapt1;model=m/1;features=N;variants=gpu,fpga");
     attach(&r3, &dir, &prog(), 100);
@@ -130,6 +130,7 @@ fn one_execution_per_run_learns_across_runs() {
         let r = region_with(RegionBuilder::new().sample(1), &descriptor);
         let mut b = attach(&r, &dir, &prog(), 16);
         chosen.push(run_cost(&r, 64.0, &cost));
+        r.train_at_exit(); // as the exit handler does before saving
         save(&r, &mut b).unwrap();
     }
     let first_best = chosen.iter().position(|&v| v == best).unwrap();
@@ -386,7 +387,8 @@ fn version_1_files_are_imported_once() {
     .unwrap();
     let r = region(2);
     attach(&r, &dir, &prog(), 100);
-    assert!(r.is_trained(), "the imported samples train the region");
+    assert!(r.training_deferred(), "the imported samples are trained on at exit");
+    assert!(r.train_at_exit());
     assert_eq!(r.decide(&[10.0]), Some(0));
     assert!(!old.exists());
     let r2 = region(2);
@@ -514,6 +516,9 @@ fn frozen_refits_the_kind_the_record_names() {
         variants: vec!["cpu".into(), "gpu".into()],
         origin: OFFLINE.into(),
         parameters: None,
+        trained_on: None,
+        estimate: None,
+        note: None,
     };
     let part =
         DataFile { model_trained: Some(record), written_unix_ns: unix_ns(), ..read_file(&b.dir.join(names(&b.dir)[0].clone())).unwrap() };
@@ -661,6 +666,7 @@ mod one_model {
             }
         }
         assert!(r.is_trained(), "trains within 40 rounds");
+        r.train_at_exit(); // as the exit handler does before saving
         save(&r, &mut b).unwrap();
         decisions(&r, probe)
     }
@@ -697,7 +703,7 @@ mod one_model {
             // a later run that cannot retrain yet (too few vectors) decides with the stored model
             let (loaded, origin) = reader(&dir, builder(100).model(CHOICES[choice]), &probe);
             prop_assert_eq!(&loaded, &run, "later run");
-            prop_assert_eq!(origin, Origin::Loaded);
+            prop_assert!(matches!(origin, Origin::Stored { .. }), "{:?}", origin);
             prop_assert_eq!(&as_show_decides(&dir, &probe), &run, "ompadapt show");
             fs::remove_dir_all(&dir).unwrap();
         }
@@ -768,6 +774,7 @@ mod once_per_process {
                 trained_at = Some(run);
             }
             ran.push(run_cost(&r, 64.0, &costs(run)));
+            r.train_at_exit(); // as the exit handler does before saving
             save(&r, &mut b).unwrap();
         }
         fs::remove_dir_all(&dir).unwrap();
@@ -798,4 +805,121 @@ mod once_per_process {
         };
         settles("3.9 ms against 8.0 ms, noisy", processes("once-noisy", &noisy, 14), 6, Some(0));
     }
+}
+
+/// Issue 44 item 2: nothing is trained on the start-up path. A run after a saved, trained run
+/// loads the stored parameters ("loaded", no training); data saved after that model (another
+/// process's measurements) leaves the stored model deciding and the training to the exit; the
+/// model trained there is what the next run loads.
+#[test]
+fn a_run_after_a_trained_run_loads_and_new_data_trains_at_exit() {
+    let dir = tmpdir("startup-load");
+    let first = region(4);
+    let mut b = attach(&first, &dir, &prog(), 100);
+    explore_two_vectors(&first);
+    assert_eq!(first.trained().unwrap().origin, Origin::Online);
+    assert!(!first.train_at_exit(), "nothing measured since the model trained");
+    save(&first, &mut b).unwrap();
+    // loaded: the report says so, nothing trained
+    let loaded = region(4);
+    attach(&loaded, &dir, &prog(), 100);
+    let rep = crate::report::region_report(&loaded);
+    let model = rep.model.as_ref().expect("a model decides");
+    assert!(model.origin.starts_with("loaded: the stored model, trained on exactly the saved data"), "{}", model.origin);
+    assert_eq!((model.train_ns, loaded.retrains()), (0, 0));
+    assert!(rep.startup.as_deref().is_some_and(|s| s.starts_with("loaded the stored model")), "{:?}", rep.startup);
+    assert!(crate::report::render(&loaded).contains("start-up: loaded the stored model"));
+    // another process measures a third vector (and trains no model)
+    let rdir = region_dir(&dir, &prog(), "m/1");
+    let template = read_file(&rdir.join(names(&rdir).into_iter().find(|n| is_part(n)).unwrap())).unwrap();
+    let sample = |variant: &str, ns: f64| SampleRecord {
+        features: vec![30.0],
+        variant: variant.into(),
+        count: 1,
+        times_ns: vec![ns],
+        cold_ns: vec![],
+        supersedes: false,
+    };
+    let other = DataFile {
+        samples: vec![sample("cpu", 100_000.0), sample("gpu", 300_000.0)],
+        monitored: vec![],
+        model_trained: None,
+        written_unix_ns: unix_ns(),
+        ..template
+    };
+    fs::write(rdir.join("part-other-0.json"), serde_json::to_vec(&other).unwrap()).unwrap();
+    // the next run: the stored model decides, trained before the newest data; no training
+    let stale = region(4);
+    let mut bs = attach(&stale, &dir, &prog(), 100);
+    let t = stale.trained().expect("the stored model decides");
+    assert_eq!((t.origin.clone(), t.train_ns, t.labels.len()), (Origin::Stored { origin: "online".into(), current: false }, 0, 2));
+    assert!(!stale.training_deferred(), "a model decides meanwhile");
+    assert!(crate::report::region_report(&stale).startup.unwrap().contains("until a model trained at exit replaces it"));
+    // at exit it trains on all three vectors, and saves that model
+    assert!(stale.train_at_exit());
+    let t = stale.trained().unwrap();
+    assert_eq!((t.origin.clone(), t.labels.len()), (Origin::AtExit, 3));
+    let saved = read_file(&save(&stale, &mut bs).unwrap().expect("the model trained at exit")).unwrap();
+    let record = saved.model_trained.expect("a model record");
+    assert_eq!((record.origin.as_str(), record.trained_on.is_some()), ("exit", true));
+    // which the run after loads
+    let next = region(4);
+    attach(&next, &dir, &prog(), 100);
+    assert_eq!(next.trained().unwrap().origin, Origin::Stored { origin: "exit".into(), current: true });
+    assert!(!next.train_at_exit());
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// Saved data without a stored model (data collection): start-up trains nothing; the measured
+/// table decides the measured vectors (each its measured best) and training waits for the
+/// exit, also while executions add measurements of those vectors.
+#[test]
+fn saved_data_without_a_model_defers_training_to_the_exit() {
+    let dir = tmpdir("startup-defer");
+    let collect = region_with(builder(4).explore_only(true), "ompadapt1;model=m/1;loc=a.c:3;features=N;variants=cpu,gpu");
+    let mut bc = attach(&collect, &dir, &prog(), 100);
+    explore_two_vectors(&collect);
+    save(&collect, &mut bc).unwrap();
+    let r = region(4);
+    let mut b = attach(&r, &dir, &prog(), 100);
+    assert!(!r.is_trained() && r.training_deferred(), "nothing trained at start-up");
+    let rep = crate::report::region_report(&r);
+    assert!(rep.startup.as_deref().is_some_and(|s| s.starts_with("no stored model of its variants: the measured table decides")));
+    for _ in 0..6 {
+        assert_eq!(run(&r, 10.0), 0, "the measured best");
+        assert_eq!(run(&r, 20.0), 0);
+    }
+    assert!(!r.is_trained(), "executions of measured vectors train nothing before the exit");
+    assert!(r.train_at_exit());
+    assert_eq!(r.trained().unwrap().origin, Origin::AtExit);
+    assert!(!r.training_deferred());
+    save(&r, &mut b).unwrap();
+    let next = region(4);
+    attach(&next, &dir, &prog(), 100);
+    assert_eq!(next.trained().unwrap().origin, Origin::Stored { origin: "exit".into(), current: true });
+    fs::remove_dir_all(&dir).unwrap();
+}
+
+/// One feature vector (every feature constant): `auto` takes the measured table, the stored
+/// model says why, and the run that loads it reports it.
+#[test]
+fn constant_features_fall_back_to_the_table() {
+    let dir = tmpdir("startup-table");
+    let r = region(2);
+    let mut b = attach(&r, &dir, &prog(), 100);
+    for _ in 0..4 {
+        run(&r, 64.0);
+    }
+    let t = r.trained().expect("trained");
+    assert_eq!(t.chosen, ModelChoice::Table);
+    assert!(t.note.as_deref().is_some_and(|n| n.starts_with("every feature is constant")), "{:?}", t.note);
+    save(&r, &mut b).unwrap();
+    let next = region(2);
+    attach(&next, &dir, &prog(), 100);
+    let rep = crate::report::region_report(&next);
+    let model = rep.model.unwrap();
+    assert!(model.kind.starts_with("measured table") && model.note.is_some_and(|n| n.contains("constant")), "{}", model.kind);
+    assert!(crate::report::render(&next).contains("the measured table decides: every feature is constant"));
+    assert_eq!(next.decide(&[64.0]), Some(0), "cpu, measured fastest");
+    fs::remove_dir_all(&dir).unwrap();
 }
