@@ -35,7 +35,8 @@
 //! Submodules: `builder` (settings and construction), `select` (an execution's start),
 //! `record` (its end), `availability` (variants that cannot run in this process), `training`,
 //! `settings` (read-only accessors), `snapshot` (copies of the data for the report and the
-//! store), `declared` (`declare adaptation`), `traced` (executions recorded for `OMPADAPT_TRACE`).
+//! store), `declared` (`declare adaptation`), `traced` (executions recorded for `OMPADAPT_TRACE`),
+//! `own` (the program's own variant, which a region settles on when its benefit is noise).
 
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering::*};
@@ -60,6 +61,7 @@ mod builder;
 pub mod declared;
 mod entry;
 mod memo;
+mod own;
 mod record;
 mod select;
 mod settings;
@@ -69,6 +71,7 @@ mod traced;
 mod training;
 
 pub use builder::RegionBuilder;
+pub use own::{measured_benefit, own_variant, Benefit};
 pub use snapshot::{EntryView, Monitored, PairView, Snapshot};
 pub use training::{Origin, Predictor, StoredFacts, Trained};
 
@@ -271,6 +274,9 @@ pub struct Region {
     learn: f64,
     /// Exploring executions while a model decided (new vectors, drift re-measurements).
     learn_execs: AtomicU64,
+    /// Whether the model decides or the region settled on its own variant, judged once per
+    /// model (see `own`).
+    own_rule: AtomicU64,
     /// Never train, keep cycling through the variants (a copy of the setting, lock-free).
     cycling: AtomicBool,
     epoch: AtomicU64,

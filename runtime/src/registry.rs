@@ -220,12 +220,13 @@ impl Registry {
             if r.broken.is_some() {
                 continue;
             }
-            let pending = store::pending(r, b);
             match store::save(r, b) {
                 Ok(Some(_)) => n += 1,
                 Ok(None) => {}
                 Err(e) => {
-                    let what = pending.describe();
+                    // a save that fails marks nothing saved: what it would have written is
+                    // still pending (asked only now: it walks every thread's counters)
+                    let what = store::pending(r, b).describe();
                     diag::warn(&if last {
                         format!("region '{}': this run's data ({what}) could not be saved: {e}; it is lost", r.spec.model)
                     } else {

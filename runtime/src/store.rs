@@ -667,7 +667,12 @@ fn write_part(b: &Binding, file: &DataFile) -> Result<Option<(Dir, PathBuf)>, St
         }
         Err(e) => return Err(write_error(&path, e)),
     };
-    rdir.write_atomic(&name, &json).map_err(|e| write_error(&path, e))?;
+    // A part with nothing but model-chosen execution counts (a trained run that measured
+    // nothing, trained nothing and lost no variant) is statistics: written atomically, without
+    // the two fsyncs, which on a busy disk can cost more than the run itself.
+    let statistics = file.samples.is_empty() && file.runs.is_empty() && file.model_trained.is_none() && file.unavailable.is_empty();
+    let written = if statistics { rdir.write_atomic_unsynced(&name, &json) } else { rdir.write_atomic(&name, &json) };
+    written.map_err(|e| write_error(&path, e))?;
     fault::hook(fault::Point::AfterPartWrite);
     Ok(Some((rdir, path)))
 }

@@ -161,6 +161,7 @@ impl Region {
             sample: if mode.coarse { 1 } else { s.sample.max(1) },
             learn: s.learn,
             learn_execs: AtomicU64::new(0),
+            own_rule: AtomicU64::new(own::UNJUDGED),
             cycling: AtomicBool::new(s.explore_only),
             // Coarse regions decide per run from the start (pins), never by exploring per
             // execution: their epoch starts odd.

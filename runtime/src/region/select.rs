@@ -160,12 +160,14 @@ impl Region {
         let mut cache = true;
         let (variant, bar) = match self.model.load_full() {
             Some(t) => {
+                // the region's own variant where it settled on it: no model to evaluate
+                let own = self.settled_on_own(&t);
                 let v = if self.learns_after_training(&t) {
-                    let (v, c) = self.route(&key, &t, slot);
+                    let (v, c) = self.route(&key, &t, slot, own);
                     cache = c;
                     v
                 } else {
-                    t.predict(&key) as u32
+                    own.unwrap_or_else(|| t.predict(&key)) as u32
                 };
                 let v = if v == EXPLORE { v } else { self.usable(Some((&key, &t)), v as usize) as u32 };
                 let bar = match v {
@@ -198,44 +200,45 @@ impl Region {
         !self.mode.frozen && !self.mode.coarse && !matches!(t.origin, Origin::Fixed | Origin::Frozen(_)) && !self.cycling.load(Relaxed)
     }
 
-    /// A trained region's decision for `key` (under the lock): the label of a decided vector,
-    /// [`EXPLORE`] for one being explored (new, or re-measured after a drift) or that starts
-    /// exploring now (it recurs and the budget allows), else the model's prediction. The second
+    /// A trained region's decision for `key` (under the lock): the label of a decided vector
+    /// (the own variant where the region settled on it), [`EXPLORE`] for one being explored
+    /// (new, or re-measured after a drift) or that starts exploring now (it recurs and the
+    /// budget allows), else the model's prediction (`own` where the region settled on it). The second
     /// value says whether the decision may be cached for the epoch: not for a vector seen for
     /// the first time (its next execution asks again: it may recur).
-    fn route(&self, key: &FeatureKey, t: &Trained, slot: Option<&Slot>) -> (u32, bool) {
+    fn route(&self, key: &FeatureKey, t: &Trained, slot: Option<&Slot>, own: Option<usize>) -> (u32, bool) {
+        let decide = |k: &FeatureKey| own.unwrap_or_else(|| t.predict(k)) as u32;
         let mut g = self.lock();
         if let Some(i) = g.measurements.find(key) {
             let r = g.measurements.rec(i);
             if let Some(l) = r.decided() {
-                return (l as u32, true);
+                return (own.unwrap_or(l) as u32, true);
             }
             // being explored: a vector first explored after training goes on while the budget
             // lasts; one the first exploration or a drift opened is finished
             let novel = r.flags & crate::explore::NOVEL != 0;
-            return (if !novel || self.learning_allowed(&mut g) { EXPLORE } else { t.predict(key) as u32 }, true);
+            return (if !novel || self.learning_allowed(&mut g) { EXPLORE } else { decide(key) }, true);
         }
         let nv = self.nvariants();
         let recurs = slot.is_some_and(|s| (0..nv).any(|v| s.count(v).load(Relaxed) > 0)) || g.measurements.seen.contains(key);
         if !recurs {
-            return (t.predict(key) as u32, slot.is_none() || self.learn <= 0.0);
+            return (decide(key), slot.is_none() || self.learn <= 0.0);
         }
-        let decision = t.predict(key);
-        if super::settled::settled(&t.labels, &t.time, nv, key, decision) {
-            // the trained vectors around it agree by a wide margin: nothing to learn here
+        let decision = decide(key) as usize;
+        // the budget first: where it is spent, whether the neighbours settle the vector (a walk
+        // over every trained vector) changes nothing
+        if !self.learning_allowed(&mut g) || super::settled::settled(&t.labels, &t.time, nv, key, decision) {
+            // no budget, or the trained vectors around it agree by a wide margin: nothing to
+            // learn here
             return (decision as u32, true);
         }
-        if self.learning_allowed(&mut g) {
-            let i = g.measurements.fv(key);
-            g.measurements.mark_novel(i);
-            // its exploration starts with what the model predicts: nothing is lost where the
-            // model is right
-            if let Some(s) = slot {
-                s.view.round_robin.store(t.predict(key) as u32, Relaxed);
-            }
-            return (EXPLORE, true);
+        let i = g.measurements.fv(key);
+        g.measurements.mark_novel(i);
+        // its exploration starts with what would decide: nothing is lost where that is right
+        if let Some(s) = slot {
+            s.view.round_robin.store(decision as u32, Relaxed);
         }
-        (t.predict(key) as u32, true)
+        (EXPLORE, true)
     }
 
     /// Whether exploring executions after training are within budget: `learn` × this run's

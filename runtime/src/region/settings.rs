@@ -144,9 +144,10 @@ impl Region {
         self.model.load().is_some()
     }
 
-    /// The model's decision for `features` (None while exploring).
+    /// The model's decision for `features`, or the region's own variant where it settled on
+    /// it (see `own`; None while exploring).
     pub fn decide(&self, features: &[f64]) -> Option<usize> {
-        self.trained().map(|t| t.predict(&FeatureKey::new(features)))
+        self.trained().map(|t| self.settled_on_own(&t).unwrap_or_else(|| t.predict(&FeatureKey::new(features))))
     }
 
     /// Current epoch (even: exploring; odd: decided).

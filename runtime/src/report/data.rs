@@ -88,6 +88,10 @@ pub struct RegionReport {
     /// such a vector.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub payoff: Option<crate::model::payoff::Payoff>,
+    /// Why every vector runs the program's own variant: the decisions' measured benefit over
+    /// it is inside the noise (absent when the model decides; see `region::own`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub settled_on_own: Option<String>,
     /// Per variant: bytes moved and transfer time per execution (only when the OMPT tool
     /// `libompadapt_dataperf.so` measured them).
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -417,6 +421,7 @@ fn region_settings_report(r: &Region, names: &Names, trained: Option<&Trained>) 
         timings: Vec::new(),
         decisions: Vec::new(),
         payoff: None,
+        settled_on_own: None,
         data_movement: (0..r.nvariants())
             .filter_map(|v| r.data_movement(v).map(|m| DataMovementReport { variant: names.variant(v), per_execution: m }))
             .collect(),
@@ -447,7 +452,7 @@ fn add_measurements(rep: &mut RegionReport, r: &Region, snap: &Snapshot, names: 
                 estimate_ns: p.estimate,
             });
         }
-        let decision = trained.map(|t| r.usable(Some((&e.key, t)), t.predict(&e.key)));
+        let decision = trained.map(|t| r.decision(&e.key, t));
         if let Some(d) = decision {
             times.push(e.per_variant.iter().map(|p| p.estimate.unwrap_or(f64::NAN)).collect());
             decided.push(d);
@@ -460,6 +465,7 @@ fn add_measurements(rep: &mut RegionReport, r: &Region, snap: &Snapshot, names: 
         });
     }
     rep.payoff = crate::model::payoff::payoff(&times, &decided).filter(|_| r.spec.variants.len() > 1);
+    rep.settled_on_own = trained.and_then(|t| r.own_note(t));
 }
 
 /// The report data of one region.

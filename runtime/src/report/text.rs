@@ -236,6 +236,9 @@ fn decisions(rep: &RegionReport) -> String {
         let name = |v: usize| rep.variants.get(v).cloned().unwrap_or_default();
         out += &format!("  adaptation: {}\n", p.describe(&name, &|t| fmt_ns(t)));
     }
+    if let Some(note) = &rep.settled_on_own {
+        out += &format!("  settled: {note}\n");
+    }
     out
 }
 
