@@ -10,7 +10,11 @@ writes OUT/speed.md (per program: stock and adaptive medians, their ratio, the s
 the variants each region decided) and OUT/speed.tsv, with the load average before and after.
 
 Usage: cpu_speed.py --tree DIR --table TABLE.tsv --out OUT [--plugin PATH] [--rounds 7]
-                    [--train 6] [--only NAME]...
+                    [--train 6] [--compare-plugin OLD/libompadapt.so] [--only NAME]...
+
+--compare-plugin builds a third program with another build of ompadapt (its runtime is the one
+beside it), trains it on a store of its own and times it in the same alternation (stock,
+adaptive, compared): before/after figures from one session on one machine.
 
 The table is cpu_suite.py's (name, sources, flags, args, note, keep, drop: the compared lines);
 flags here pick sizes that run for at least a few hundred milliseconds. The training runs'
@@ -83,33 +87,47 @@ def spread(xs):
     return (max(xs) - min(xs)) / statistics.median(xs) if xs else 0.0
 
 
+def trained(row, args, work, name, plugin, want):
+    """Builds the program with `plugin` in auto mode and trains it on a fresh store of its own
+    until its report says every region is trained (at most --train runs), checking that each run
+    prints what stock printed. Returns the program, the run that finished training (None when
+    none did) and the decisions."""
+    exe = os.path.join(work, name)
+    build(row, args, exe, [f"-fplugin={plugin}", "-fplugin-arg-ompadapt-auto"])
+    store = os.path.join(work, "store" if name == "adaptive" else f"store-{name}")
+    subprocess.run(["rm", "-rf", store])
+    report = os.path.join(work, f"report-{name}.json")
+    for k in range(1, args.train + 1):
+        _, got = timed(exe, row, env_for(store, {"OMPADAPT_REPORT": f"json:{report}"}), work)
+        # a team other than stock's rounds a floating-point reduction otherwise
+        if got != want and not close(got, want):
+            raise RuntimeError(f"{row['name']}: training run {k} of {name} prints otherwise than stock:\n{got}\n--- stock:\n{want}")
+        d = decided(report)
+        if d and all(v is not None for v in d.values()):
+            return exe, k, d
+    return exe, None, decided(report)
+
+
 def measure(row, args):
     work = os.path.join(args.out, row["name"])
     os.makedirs(work, exist_ok=True)
-    stock, auto = os.path.join(work, "stock"), os.path.join(work, "adaptive")
+    stock = os.path.join(work, "stock")
     build(row, args, stock, [])
-    build(row, args, auto, [f"-fplugin={args.plugin}", "-fplugin-arg-ompadapt-auto"])
     store = os.path.join(work, "store")
-    subprocess.run(["rm", "-rf", store])
     _, want = timed(stock, row, env_for(store), work)
-    report = os.path.join(work, "report.json")
-    trained_after = None
-    for k in range(1, args.train + 1):
-        _, got = timed(auto, row, env_for(store, {"OMPADAPT_REPORT": f"json:{report}"}), work)
-        # a team other than stock's rounds a floating-point reduction otherwise
-        if got != want and not close(got, want):
-            raise RuntimeError(f"{row['name']}: training run {k} prints otherwise than stock:\n{got}\n--- stock:\n{want}")
-        d = decided(report)
-        if d and all(v is not None for v in d.values()):
-            trained_after = k
-            break
-    decisions = decided(report)
-    t_stock, t_auto = [], []
+    auto, trained_after, decisions = trained(row, args, work, "adaptive", args.plugin, want)
+    t_stock, t_auto, t_cmp = [], [], []
+    if args.compare_plugin:
+        cmp_exe, cmp_trained, _ = trained(row, args, work, "compared", args.compare_plugin, want)
     for _ in range(args.rounds):
         t_stock.append(timed(stock, row, env_for(store), work)[0])
         t_auto.append(timed(auto, row, env_for(store), work)[0])
+        if args.compare_plugin:
+            t_cmp.append(timed(cmp_exe, row, env_for(store + "-compared"), work)[0])
     s, a = statistics.median(t_stock), statistics.median(t_auto)
-    return {
+    compared_figures = {"compared_s": statistics.median(t_cmp), "compared_ratio": statistics.median(t_cmp) / s,
+                        "compared_trained_after": cmp_trained} if t_cmp else {}
+    return compared_figures | {
         "program": row["name"],
         "stock_s": s,
         "adaptive_s": a,
@@ -135,7 +153,7 @@ def write(results, args, started, load_before, load_after):
     slower = [r for r in results if r["ratio"] > 1.02 and r["min_ratio"] > 1.02]
     commit = sh(["git", "-C", os.path.dirname(os.path.abspath(args.plugin)), "rev-parse", "--short", "HEAD"])[1].strip()
     lines = [
-        "# CPU-only zero-source-change mode: run time after training against stock",
+        "# Zero-source-change mode: run time after training against stock",
         "",
         f"ompadapt `{commit}`, {started:%Y-%m-%d %H:%M}, `cpu_speed.py`, {os.cpu_count()} cores, load average "
         f"{load_before} before and {load_after} after; stock at its default team (OMP_NUM_THREADS unset), the adaptive "
@@ -146,8 +164,15 @@ def write(results, args, started, load_before, load_after):
         f"- at least 10 % faster: **{len(faster)}** ({', '.join(r['program'] for r in faster) or 'none'}); "
         f"more than 2 % slower by both the medians and the fastest runs: **{len(slower)}** ({', '.join(r['program'] for r in slower) or 'none'})",
         "",
-        "| program | sizes | stock s | adaptive s | ratio | ratio of the fastest runs | spread stock / adaptive | trained after runs | decisions |",
-        "|---|---|---:|---:|---:|---:|---|---:|---|",
+    ]
+    cmp = all("compared_s" in r for r in results) and results
+    if cmp:
+        lines[-1:] = [f"- the compared build (`{args.compare_plugin}`): adaptive/stock geometric mean **"
+                        f"{math.exp(sum(math.log(r['compared_ratio']) for r in results) / len(results)):.3f}**", ""]
+    cmp_head, cmp_rule = (" compared s | compared ratio |", "---:|---:|") if cmp else ("", "")
+    lines += [
+        f"| program | sizes | stock s | adaptive s | ratio | ratio of the fastest runs |{cmp_head} spread stock / adaptive | trained after runs | decisions |",
+        f"|---|---|---:|---:|---:|---:|{cmp_rule}---|---:|---|",
     ]
     for r in results:
         dec = "; ".join(
@@ -156,14 +181,16 @@ def write(results, args, started, load_before, load_after):
         )
         lines.append(
             f"| {r['program']} | {r['note']} | {r['stock_s']:.3f} | {r['adaptive_s']:.3f} | {r['ratio']:.3f} | {r['min_ratio']:.3f} | "
+            + (f"{r['compared_s']:.3f} | {r['compared_ratio']:.3f} | " if cmp else "") +
             f"{r['spread_stock'] * 100:.1f} % / {r['spread_adaptive'] * 100:.1f} % | {r['trained_after'] or '-'} | {dec} |"
         )
     text = "\n".join(lines) + "\n"
     open(os.path.join(args.out, "speed.md"), "w").write(text)
     with open(os.path.join(args.out, "speed.tsv"), "w") as f:
-        f.write("program\tstock_s\tadaptive_s\tratio\tmin_ratio\tspread_stock\tspread_adaptive\n")
+        f.write("program\tstock_s\tadaptive_s\tratio\tmin_ratio\tspread_stock\tspread_adaptive" + ("\tcompared_s\tcompared_ratio" if cmp else "") + "\n")
         for r in results:
-            f.write(f"{r['program']}\t{r['stock_s']:.4f}\t{r['adaptive_s']:.4f}\t{r['ratio']:.4f}\t{r['min_ratio']:.4f}\t{r['spread_stock']:.4f}\t{r['spread_adaptive']:.4f}\n")
+            f.write(f"{r['program']}\t{r['stock_s']:.4f}\t{r['adaptive_s']:.4f}\t{r['ratio']:.4f}\t{r['min_ratio']:.4f}\t{r['spread_stock']:.4f}\t{r['spread_adaptive']:.4f}"
+                    + (f"\t{r['compared_s']:.4f}\t{r['compared_ratio']:.4f}" if cmp else "") + "\n")
     print(text)
 
 
@@ -172,6 +199,7 @@ def main():
     suite_arguments(ap)
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--train", type=int, default=6)
+    ap.add_argument("--compare-plugin", help="another build's libompadapt.so, timed in the same alternation")
     args = ap.parse_args()
     rows = suite_rows(args)
     started, load_before = datetime.datetime.now(), load()
