@@ -23,6 +23,7 @@ floating-point reductions otherwise).
 """
 import argparse
 import datetime
+import glob
 import json
 import math
 import os
@@ -36,7 +37,8 @@ from cpu_suite import close, compared, sh, suite_arguments, suite_rows  # noqa: 
 
 
 def build(row, args, exe, extra):
-    srcs = [os.path.join(args.tree, s) for s in row["sources"]]
+    # a source may be a pattern (TeaLeaf's driver/*.cpp), as in offload_suite.py
+    srcs = sorted(f for s in row["sources"] for f in (glob.glob(os.path.join(args.tree, s)) or [os.path.join(args.tree, s)]))
     cc = "clang++-19" if any(s.endswith((".cpp", ".cc")) for s in srcs) else "clang-19"
     cmd = [cc, "-O2", "-fopenmp"] + [f.replace("{tree}", args.tree) for f in row["flags"]] + extra + srcs + ["-o", exe, "-lm"]
     rc, _, err, _ = sh(cmd)
@@ -109,6 +111,7 @@ def trained(row, args, work, name, plugin, want):
 
 
 def measure(row, args):
+    row = dict(row, args=[a.replace("{tree}", args.tree) for a in row["args"]])
     work = os.path.join(args.out, row["name"])
     os.makedirs(work, exist_ok=True)
     stock = os.path.join(work, "stock")
