@@ -83,12 +83,18 @@ impl Learned {
         self.fitted.model.predict(&p)
     }
 
-    /// What decides in the table and the picture, in words.
-    pub fn decided_by(&self) -> &'static str {
-        match (&self.runtime, self.file.model_trained.as_ref().map(|m| m.parameters.is_some())) {
+    /// What decides in the table and the picture, in words; where the region settles on the
+    /// program's own variant (a run's rule, `region::own`), that is said after it, with why.
+    pub fn decided_by(&self) -> String {
+        let by = match (&self.runtime, self.file.model_trained.as_ref().map(|m| m.parameters.is_some())) {
             (Some(_), Some(true)) => "the stored model, as a run uses it",
             (Some(_), _) => "the stored model's decisions refitted as a run does (a file of an earlier runtime: no parameters)",
             (None, _) => "the model fitted here",
+        };
+        let settled = self.runtime.as_ref().and_then(|r| r.trained().and_then(|t| r.own_note(&t)));
+        match settled {
+            Some(note) => format!("{by}; {note}"),
+            None => by.to_owned(),
         }
     }
 

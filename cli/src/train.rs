@@ -39,6 +39,10 @@ pub fn store_model(root: &Path, learned: &Learned) -> Result<String> {
         trained_on: None,
         estimate: learned.fitted.estimate.clone().filter(ompadapt_rt::model::Estimate::is_finite),
         note: learned.fitted.note.clone(),
+        // a model trained on request decides as trained: a frozen run, a later run's start and
+        // `show` do not settle it on the program's own variant (what `train` prints is what
+        // they decide)
+        own_variant: Some(ompadapt_rt::region::OwnJudgement::Stands),
     };
     let run = format!("{now}-ompadapt-train-{}", std::process::id());
     let part = DataFile {

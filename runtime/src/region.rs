@@ -62,6 +62,7 @@ pub mod declared;
 mod entry;
 mod memo;
 mod own;
+pub use own::OwnJudgement;
 mod record;
 mod select;
 mod settings;

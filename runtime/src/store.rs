@@ -434,8 +434,18 @@ fn stored_facts(m: &ModelRecord) -> StoredFacts {
     }
 }
 
-/// [`install_stored`] with the origin the report gives it.
+/// [`install_stored`] with the origin the report gives it, and the judgement of the rule of
+/// the program's own variant the model was stored with.
 fn install_as(region: &Region, m: &ModelRecord, origin: Origin) -> bool {
+    let installed = install_model(region, m, origin);
+    if let (true, Some(j), Some(t)) = (installed, &m.own_variant, region.trained()) {
+        region.adopt_judgement(&t, j);
+    }
+    installed
+}
+
+/// Installs the stored model `m`'s decision function (see [`install_stored`]).
+fn install_model(region: &Region, m: &ModelRecord, origin: Origin) -> bool {
     let choice = ModelChoice::from_description(&m.kind);
     if let Some(p) = &m.parameters {
         let name = &region.spec.model;
@@ -633,6 +643,7 @@ fn model_record(region: &Region, t: &Trained, vname: &dyn Fn(usize) -> String) -
         trained_on: t.trained_on.map(|f| format!("{f:016x}")),
         estimate: t.estimate.clone().filter(model::Estimate::is_finite),
         note: t.note.clone(),
+        own_variant: region.own_judgement(t),
         kind: t.chosen.describe(),
         trained_unix_ns: unix_ns(),
         labels: t.labels.iter().map(|(k, v)| LabelRecord { features: k.values(), variant: vname(*v) }).collect(),

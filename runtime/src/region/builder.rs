@@ -123,24 +123,32 @@ impl RegionBuilder {
     }
 }
 
+/// The minimum training size and the exploration parameters of a region of `spec`.
+fn training_params(spec: &RegionDescriptor, s: &RegionSettings) -> (usize, Params) {
+    let nv = spec.variants.len();
+    // Without min_train_data: Liao et al.'s suggested size (the min_sample_points product
+    // times the variants), else one sample per variant.
+    let min_train = s.min_train.unwrap_or_else(|| spec.suggested_training_size().unwrap_or(nv)).max(1);
+    // Successive elimination keeps its candidates in a 64-bit mask.
+    let mut params = s.params;
+    if params.strategy == Strategy::Elimination && nv > 64 {
+        let name = &spec.model;
+        diag::warn_once(
+            &format!("elimination:{name}"),
+            &format!("region '{name}': {nv} variants, successive elimination handles at most 64; exploring round-robin"),
+        );
+        params.strategy = Strategy::RoundRobin;
+    }
+    (min_train, params)
+}
+
 impl Region {
     #[allow(clippy::clone_on_copy)] // ModelChoice may grow parameters that are not Copy
     pub(super) fn build(spec: RegionDescriptor, s: &RegionSettings, args: CallArgs) -> Region {
         clock::init();
         let nv = spec.variants.len();
         let name = spec.model.clone();
-        // Without min_train_data: Liao et al.'s suggested size (the min_sample_points product
-        // times the variants), else one sample per variant.
-        let min_train = s.min_train.unwrap_or_else(|| spec.suggested_training_size().unwrap_or(nv)).max(1);
-        // Successive elimination keeps its candidates in a 64-bit mask.
-        let mut params = s.params;
-        if params.strategy == Strategy::Elimination && nv > 64 {
-            diag::warn_once(
-                &format!("elimination:{name}"),
-                &format!("region '{name}': {nv} variants, successive elimination handles at most 64; exploring round-robin"),
-            );
-            params.strategy = Strategy::RoundRobin;
-        }
+        let (min_train, params) = training_params(&spec, s);
         let mode = Mode { coarse: s.coarse, frozen: s.frozen };
         let monitor = s.drift.enabled && !mode.frozen && !mode.coarse;
         let mut r = Region {

@@ -39,6 +39,19 @@ pub fn own_variant(variants: &[String]) -> Option<usize> {
     variants.iter().position(|v| v == "gpu" || v == "threads=1")
 }
 
+/// The rule as the run that trained a model judged it, stored with the model
+/// (`ModelRecord::own_variant`): a reader of the model decides as that run did, whatever noise
+/// its own data would show (a run measures its noise from every repeat; a reader of the store
+/// only from the warm times kept).
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum OwnJudgement {
+    /// The model's decisions stand.
+    Stands,
+    /// Every vector runs this variant, the program's own.
+    Settles(String),
+}
+
 /// The labels' measured benefit over always running the own variant.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct Benefit {
@@ -117,6 +130,36 @@ impl Region {
     /// (`Static`, a pin) or a constant a failed fit left.
     fn judges_own(&self, t: &Trained) -> bool {
         !matches!(t.origin, Origin::Fixed) && t.fallback.is_none() && !self.cycling.load(Relaxed)
+    }
+
+    /// The rule's judgement of `t`, to store with it (None: the rule does not apply: no own
+    /// variant, or a model it does not judge). Takes the region's lock the first time for a
+    /// model: not to be called under it.
+    pub fn own_judgement(&self, t: &Trained) -> Option<OwnJudgement> {
+        own_variant(&self.spec.variants)?;
+        if !self.judges_own(t) {
+            return None;
+        }
+        Some(match self.settled_on_own(t) {
+            Some(v) => OwnJudgement::Settles(self.spec.variants[v].clone()),
+            None => OwnJudgement::Stands,
+        })
+    }
+
+    /// Takes the judgement stored with the model `t` was installed from, instead of judging it
+    /// here; a variant that is not the region's own, or is unavailable in this run, leaves the
+    /// judgement to this run (which then never settles on it).
+    pub fn adopt_judgement(&self, t: &Trained, j: &OwnJudgement) {
+        let code = match j {
+            OwnJudgement::Stands => 0,
+            OwnJudgement::Settles(name) => match own_variant(&self.spec.variants) {
+                Some(o) if &self.spec.variants[o] == name && o < 0xff && self.available(o) => o as u64 + 1,
+                _ => return,
+            },
+        };
+        if self.judges_own(t) {
+            self.own_rule.store(t.epoch << 8 | code, Relaxed);
+        }
     }
 
     /// One line on the region's own variant deciding under `t` (None: the model decides).

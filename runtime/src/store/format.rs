@@ -187,6 +187,12 @@ pub struct ModelRecord {
     /// Why the selection took the measured table (`ModelChoice::Table`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub note: Option<String>,
+    /// Whether the region settled on the program's own variant under this model, as the run
+    /// that trained it judged (`region::own`): readers adopt it, so that a run, a frozen run
+    /// and `ompadapt show` decide alike. Absent in older files and for models the rule does
+    /// not judge: a reader judges itself.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub own_variant: Option<crate::region::OwnJudgement>,
 }
 
 /// `ModelRecord::origin` of a model `ompadapt train` stored.

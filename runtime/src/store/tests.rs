@@ -519,6 +519,7 @@ fn frozen_refits_the_kind_the_record_names() {
         trained_on: None,
         estimate: None,
         note: None,
+        own_variant: None,
     };
     let part =
         DataFile { model_trained: Some(record), written_unix_ns: unix_ns(), ..read_file(&b.dir.join(names(&b.dir)[0].clone())).unwrap() };
