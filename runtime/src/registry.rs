@@ -136,6 +136,11 @@ impl Registry {
         d.model = config::directive_model(spec.model_type, args.model_params);
         let builder = RegionBuilder::from_settings(c.region_settings(&spec.model, &d)).call_args(args);
         let region: &'static Region = Box::leak(Box::new(builder.build(spec)));
+        // before the saved data is taken in: it is then assessed once, as this machine runs
+        // it, and the stored model (trained at exit on data assessed the same way) stays
+        // current, where making them unavailable afterwards reassessed every vector once per
+        // variant and changed labels, retraining in every run
+        same_teams_once(region);
         if region.is_associated() {
             // follows its primary's model: nothing of its own to load or save
         } else if c.persist {
@@ -148,7 +153,6 @@ impl Registry {
         } else if c.frozen {
             region.set_fixed_variant(Some(0));
         }
-        same_teams_once(region);
         if let Some(name) = c.variant.get(&region.spec.model) {
             match region.spec.variants.iter().position(|v| *v == name) {
                 Some(v) => {

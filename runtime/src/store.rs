@@ -8,6 +8,7 @@
 //! $OMPADAPT_DIR/<program>-<id>/<region>/       (default ./.ompadapt; names sanitised)
 //!     part-<run>-<seq>.json    what one process added in one save (the "delta")
 //!     merged.json              parts merged by compaction
+//!     .snapshot                the merged view of the files a run read, binary (a cache)
 //!     .lock                    flock(2) lock file
 //!     .tmp-*                   files being written (never read)
 //!     *.corrupt-<t>, *.foreign-<t>, *.stale-<t>   files moved aside (never read, never deleted)
@@ -42,6 +43,12 @@
 //! them again in its own `merged_parts` before deleting them. Parts written during a
 //! compaction were not listed by it and stay. Nothing is ever lost or counted twice (tested
 //! by killing processes at random during saves and compactions).
+//!
+//! A run does not parse all that JSON at its start: the first run to read the files leaves
+//! their merged view in `.snapshot` (binary, unsynced: a cache, never the data), and a later
+//! run reads it and only the parts written since, as long as every file it names is there
+//! unchanged; otherwise it reads every file (module `snapshot`). Readers other than a run's
+//! start (compaction, export, the command) read the files themselves.
 //!
 //! A save that fails (a full disk, a file size limit) marks nothing saved: the next save
 //! writes those measurements. A part that was written but whose compaction failed is saved
@@ -81,7 +88,8 @@
 //! `.special-`, `.oversized-`). Files and directories are created never writable by others.
 //!
 //! Submodules: `format` (the file format, reading one file), `files` (atomic writes, the
-//! lock, moving aside), `merge` (a directory's merged view, compaction, export), `definition`
+//! lock, moving aside), `merge` (a directory's merged view, compaction, export), `snapshot`
+//! (that view kept for the next run's start), `definition`
 //! (a region's features, variants and location, and what saved data of another definition is
 //! used for), `fault` (where crash tests stop a process).
 
@@ -103,6 +111,7 @@ pub mod fault;
 mod files;
 mod format;
 mod merge;
+mod snapshot;
 
 pub use assessment::{Assessment, View};
 pub use definition::Definition;
@@ -221,6 +230,11 @@ pub struct Binding {
     saved_epoch: u64,
     /// Files loaded at start-up.
     pub loaded_files: usize,
+    /// Unavailability and team records already in the store (loaded, or saved by this
+    /// process): a save writes only new ones, so that a trained run's part of execution
+    /// counts stays statistics (written without fsyncs) and no record is repeated per run.
+    stored_unavailable: Vec<UnavailableRecord>,
+    stored_teams: Vec<crate::team::TeamRecord>,
 }
 
 /// Version 1 (the first runtime's single file per region, `<dir>/<program>/<model>.json`).
@@ -330,7 +344,7 @@ fn load_saved(dir: &Path, program: &Program, model: &str, features: &[String]) -
         pdir.sub(&sanitize(model), false)
     });
     match rdir {
-        Ok(rdir) => merge::load(&rdir, model, Some(features)),
+        Ok(rdir) => snapshot::load(&rdir, model, features),
         Err(e) if e.is_not_found() => {
             // nothing of this program yet: a version-1 file may still be waiting
             if let (Ok(old), Ok(pdir)) = (
@@ -340,7 +354,7 @@ fn load_saved(dir: &Path, program: &Program, model: &str, features: &[String]) -
                 if old.kind(&format!("{}.json", sanitize(model))).is_some() {
                     import_v1(&old, &pdir, model, &program.id);
                     if let Ok(rdir) = pdir.sub(&sanitize(model), false) {
-                        return merge::load(&rdir, model, Some(features));
+                        return snapshot::load(&rdir, model, features);
                     }
                 }
             }
@@ -385,6 +399,8 @@ pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usi
         // a frozen run's model is on disk already
         saved_epoch: region.trained().filter(|t| t.origin.key().is_none()).map_or(0, |t| t.epoch),
         loaded_files: merged.files.len(),
+        stored_unavailable: merged.unavailable,
+        stored_teams: merged.teams,
     }
 }
 
@@ -808,10 +824,12 @@ pub fn save(region: &Region, b: &mut Binding) -> Result<Option<PathBuf>, String>
         runs: executions.runs,
         model_trained,
         writer: writer(),
-        teams: region.teams.get().cloned().into_iter().collect(),
-        unavailable: unavailable_records(region),
+        teams: region.teams.get().filter(|t| !b.stored_teams.contains(t)).cloned().into_iter().collect(),
+        unavailable: unavailable_records(region).into_iter().filter(|u| !b.stored_unavailable.contains(u)).collect(),
     };
     let Some((rdir, path)) = write_part(b, &file)? else { return Ok(None) };
+    b.stored_teams.extend(file.teams.iter().cloned());
+    b.stored_unavailable.extend(file.unavailable.iter().cloned());
     // written: only now is it saved
     region.with_measurements(|st| st.mark_saved(&unsaved));
     b.monitored_base.extend(executions.bases);

@@ -66,3 +66,64 @@ fn a_trained_sweep_explores_nothing() {
         Ok(())
     });
 }
+
+/// The host build (`-DHOST_LOOP`: a host `parallel for` per step, team-size variants): with two
+/// threads three of its four `threads=F` variants give the serial variant's team. They are
+/// unavailable before the saved data is taken in, so a trained run assesses it once as this
+/// machine runs it and neither explores nor retrains (it retrained in every run while they
+/// became unavailable after the data was in); and its part of the store is execution counts
+/// alone: the unavailable variants are recorded once, not by every run.
+#[test]
+fn a_trained_host_sweep_retrains_nothing_and_writes_only_counts() {
+    let _timing = timing_lock();
+    let dir = scratch();
+    let adaptive = dir.path().join("adaptive");
+    compile(&source_file(), &adaptive, &["-O2", "-DHOST_LOOP", "-fplugin-arg-ompadapt-auto"])
+        .expect_ok("lu_sweep.c -DHOST_LOOP, auto mode");
+    let report = dir.path().join("report.json");
+    let store = dir.path().join(".ompadapt");
+    let parts = |d: &Path| -> Vec<PathBuf> {
+        let mut v: Vec<PathBuf> =
+            walk(d).into_iter().filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("part-"))).collect();
+        v.sort();
+        v
+    };
+    with_retries(3, || {
+        let _ = std::fs::remove_dir_all(&store);
+        for _ in 0..8 {
+            sweep(&adaptive, dir.path(), &[]);
+        }
+        let before = parts(&store);
+        sweep(&adaptive, dir.path(), &[("OMPADAPT_REPORT", &format!("json:{}", report.display()))]);
+        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&report).unwrap()).unwrap();
+        let r = &doc["regions"][0];
+        if r["exploring"].as_u64() != Some(0) || r["retrains"].as_u64() != Some(0) {
+            return Err(format!(
+                "the trained run must explore and retrain nothing: exploring {}, retrains {}",
+                r["exploring"], r["retrains"]
+            ));
+        }
+        let new: Vec<PathBuf> = parts(&store).into_iter().filter(|p| !before.contains(p)).collect();
+        let [part] = new.as_slice() else { return Err(format!("one part expected from the trained run, found {new:?}")) };
+        let f: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(part).unwrap()).unwrap();
+        let has = |k: &str| f[k].as_array().is_some_and(|a| !a.is_empty()) || (k == "model_trained" && !f[k].is_null());
+        if ["samples", "unavailable", "teams", "model_trained"].iter().any(|k| has(k)) || !has("monitored") {
+            return Err(format!("the trained run's part holds more than execution counts: {f}"));
+        }
+        Ok(())
+    });
+}
+
+/// Every file below `d`.
+fn walk(d: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(d).into_iter().flatten().flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

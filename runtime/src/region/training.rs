@@ -501,17 +501,22 @@ impl Region {
         let job = {
             let mut g = self.lock();
             self.adopt_pending(&mut g);
-            // the data as the next run loads and labels it
-            let warm = |_: usize| !self.warmup;
-            let next = g.measurements.reloaded(&warm);
-            if g.settings.explore_only || !next.ready(g.settings.min_train) {
+            if g.settings.explore_only {
                 return false;
             }
+            // a trained run with nothing new returns here, before the table the next run
+            // would build is rebuilt and assessed (as much as its start-up's assessment)
             let now = self.fingerprint_locked(&g);
             match self.model.load_full().as_deref() {
                 Some(t) if matches!(t.origin, Origin::Fixed | Origin::Frozen(_) | Origin::Pooled(_)) => return false,
                 Some(t) if t.trained_on == Some(now) => return false,
                 _ => {}
+            }
+            // the data as the next run loads and labels it
+            let warm = |_: usize| !self.warmup;
+            let next = g.measurements.reloaded(&warm);
+            if !next.ready(g.settings.min_train) {
+                return false;
             }
             if self.training.swap(true, AcqRel) {
                 return false;

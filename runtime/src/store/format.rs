@@ -300,15 +300,23 @@ pub fn read_file(path: &Path) -> Result<DataFile, Damage> {
 
 fn parse(bytes: &[u8]) -> Result<DataFile, Damage> {
     let text = std::str::from_utf8(bytes).map_err(|e| Damage::Corrupt(format!("not UTF-8 text: {e}")))?;
-    // The header first, so that a newer version is recognised even if its body changed.
-    if let Ok(h) = serde_json::from_str::<Header>(text) {
-        if h.format.as_deref() == Some(FORMAT) {
-            if let Some(v) = h.version.filter(|&v| v != VERSION) {
-                return Err(Damage::Foreign(v));
-            }
-        }
+    // The whole file first: the header alone is read only when it does not parse (a newer
+    // version whose body changed is recognised by it), not as a second pass over every file
+    // a run loads.
+    let f: DataFile = match serde_json::from_str(text) {
+        Ok(f) => f,
+        Err(e) => return Err(foreign(text).unwrap_or_else(|| Damage::Corrupt(e.to_string()))),
+    };
+    if f.format == FORMAT && f.version != VERSION {
+        return Err(Damage::Foreign(f.version));
     }
-    let f: DataFile = serde_json::from_str(text).map_err(|e| Damage::Corrupt(e.to_string()))?;
     f.validate().map_err(Damage::Corrupt)?;
     Ok(f)
+}
+
+/// [`Damage::Foreign`] when `text`'s header names this format with another version.
+fn foreign(text: &str) -> Option<Damage> {
+    let h = serde_json::from_str::<Header>(text).ok()?;
+    let v = h.version.filter(|&v| v != VERSION)?;
+    (h.format.as_deref() == Some(FORMAT)).then_some(Damage::Foreign(v))
 }

@@ -78,6 +78,13 @@ pub struct Merged {
     pub unavailable: Vec<UnavailableRecord>,
 }
 
+/// Where each pair's merged data is, by its exact feature bits.
+struct Index {
+    samples: HashMap<(Vec<u64>, String), usize>,
+    monitored: HashMap<(Vec<u64>, String), usize>,
+    runs: HashMap<(String, Vec<u64>, String), usize>,
+}
+
 /// Appends the items of `from` that `into` lacks, up to `cap` items in all.
 fn add_distinct<T: PartialEq + Clone>(into: &mut Vec<T>, from: &[T], cap: usize) {
     for x in from {
@@ -103,75 +110,94 @@ impl Merged {
     /// saturating; a record that supersedes replaces the pair's retained measurements.
     pub fn merge(files: Vec<(String, DataFile)>) -> Merged {
         let mut m = Merged::default();
-        let mut si: HashMap<(Vec<u64>, String), usize> = HashMap::new();
-        let mut mi: HashMap<(Vec<u64>, String), usize> = HashMap::new();
-        let mut ri: HashMap<(String, Vec<u64>, String), usize> = HashMap::new();
-        for (name, f) in files {
-            let definition = Definition::of(&f);
-            for s in f.samples {
-                let k = (fkey_bits(&s.features), s.variant.clone());
-                let i = *si.entry(k).or_insert_with(|| {
-                    m.samples.push(((s.features.clone(), s.variant.clone()), PairData::default()));
-                    m.samples.len() - 1
-                });
-                let e = &mut m.samples[i].1;
-                if s.supersedes {
-                    e.superseded = e.superseded.saturating_add((e.warm.len() + e.cold.len()) as u64);
-                    e.warm.clear();
-                    e.cold.clear();
-                }
-                e.count = e.count.saturating_add(s.count);
-                e.warm.extend(s.times_ns);
-                e.cold.extend(s.cold_ns);
-                bound(&mut e.warm);
-                bound(&mut e.cold);
-            }
-            for s in f.monitored {
-                let k = (fkey_bits(&s.features), s.variant.clone());
-                let i = *mi.entry(k).or_insert_with(|| {
-                    m.monitored.push(((s.features.clone(), s.variant.clone()), MonitoredData::default()));
-                    m.monitored.len() - 1
-                });
-                let e = &mut m.monitored[i].1;
-                e.count = e.count.saturating_add(s.count);
-                e.timed = e.timed.saturating_add(s.timed.unwrap_or(s.count));
-                e.sum_ns = e.sum_ns.saturating_add(s.sum_ns);
-            }
-            for r in f.runs {
-                let k = (r.run.clone(), fkey_bits(&r.features), r.variant.clone());
-                let i = *ri.entry(k).or_insert_with(|| {
-                    m.runs.push(((r.run.clone(), r.features.clone(), r.variant.clone()), (0, 0)));
-                    m.runs.len() - 1
-                });
-                let e = &mut m.runs[i].1;
-                e.0 = e.0.saturating_add(r.total_ns);
-                e.1 = e.1.saturating_add(r.executions);
-            }
-            add_distinct(&mut m.teams, &f.teams, usize::MAX);
-            add_distinct(&mut m.unavailable, &f.unavailable, MAX_UNAVAILABLE);
-            if let Some(mut model) = f.model_trained {
-                // a record without its variants decides among its file's
-                if model.variants.is_empty() {
-                    model.variants = f.variants.clone();
-                }
-                m.model = Some(model);
-            }
-            if m.definitions.last() != Some(&definition) {
-                m.definitions.retain(|d| *d != definition);
-                m.definitions.push(definition);
-            }
-            // the newest file says what the region is now (`ompadapt train` wrote no
-            // program_id before it carried the runtime's)
-            let program_id = if f.program_id.is_empty() { m.header.as_ref().map(|h| h.program_id.clone()) } else { None };
-            let mut header =
-                DataFile { samples: vec![], monitored: vec![], runs: vec![], model_trained: None, teams: vec![], unavailable: vec![], ..f };
-            if let Some(id) = program_id {
-                header.program_id = id;
-            }
-            m.header = Some(header);
-            m.files.push(name);
-        }
+        m.extend(files);
         m
+    }
+
+    /// Merges `files`, newer than every file merged so far, into this view (what
+    /// [`Merged::merge`] of all of them in order gives).
+    pub fn extend(&mut self, files: Vec<(String, DataFile)>) {
+        let mut ix = Index {
+            samples: self.samples.iter().enumerate().map(|(i, ((f, v), _))| ((fkey_bits(f), v.clone()), i)).collect(),
+            monitored: self.monitored.iter().enumerate().map(|(i, ((f, v), _))| ((fkey_bits(f), v.clone()), i)).collect(),
+            runs: self.runs.iter().enumerate().map(|(i, ((r, f, v), _))| ((r.clone(), fkey_bits(f), v.clone()), i)).collect(),
+        };
+        for (name, f) in files {
+            self.add(&mut ix, name, f);
+        }
+    }
+
+    fn add(&mut self, ix: &mut Index, name: String, mut f: DataFile) {
+        let m = self;
+        let definition = Definition::of(&f);
+        for s in std::mem::take(&mut f.samples) {
+            let k = (fkey_bits(&s.features), s.variant.clone());
+            let i = *ix.samples.entry(k).or_insert_with(|| {
+                m.samples.push(((s.features.clone(), s.variant.clone()), PairData::default()));
+                m.samples.len() - 1
+            });
+            let e = &mut m.samples[i].1;
+            if s.supersedes {
+                e.superseded = e.superseded.saturating_add((e.warm.len() + e.cold.len()) as u64);
+                e.warm.clear();
+                e.cold.clear();
+            }
+            e.count = e.count.saturating_add(s.count);
+            e.warm.extend(s.times_ns);
+            e.cold.extend(s.cold_ns);
+            bound(&mut e.warm);
+            bound(&mut e.cold);
+        }
+        for s in std::mem::take(&mut f.monitored) {
+            let k = (fkey_bits(&s.features), s.variant.clone());
+            let i = *ix.monitored.entry(k).or_insert_with(|| {
+                m.monitored.push(((s.features.clone(), s.variant.clone()), MonitoredData::default()));
+                m.monitored.len() - 1
+            });
+            let e = &mut m.monitored[i].1;
+            e.count = e.count.saturating_add(s.count);
+            e.timed = e.timed.saturating_add(s.timed.unwrap_or(s.count));
+            e.sum_ns = e.sum_ns.saturating_add(s.sum_ns);
+        }
+        for r in std::mem::take(&mut f.runs) {
+            let k = (r.run.clone(), fkey_bits(&r.features), r.variant.clone());
+            let i = *ix.runs.entry(k).or_insert_with(|| {
+                m.runs.push(((r.run.clone(), r.features.clone(), r.variant.clone()), (0, 0)));
+                m.runs.len() - 1
+            });
+            let e = &mut m.runs[i].1;
+            e.0 = e.0.saturating_add(r.total_ns);
+            e.1 = e.1.saturating_add(r.executions);
+        }
+        add_distinct(&mut m.teams, &f.teams, usize::MAX);
+        add_distinct(&mut m.unavailable, &f.unavailable, MAX_UNAVAILABLE);
+        m.add_header(name, definition, f);
+    }
+
+    /// The model, definition and header of file `name` (its data already merged).
+    fn add_header(&mut self, name: String, definition: Definition, f: DataFile) {
+        let m = self;
+        if let Some(mut model) = f.model_trained {
+            // a record without its variants decides among its file's
+            if model.variants.is_empty() {
+                model.variants = f.variants.clone();
+            }
+            m.model = Some(model);
+        }
+        if m.definitions.last() != Some(&definition) {
+            m.definitions.retain(|d| *d != definition);
+            m.definitions.push(definition);
+        }
+        // the newest file says what the region is now (`ompadapt train` wrote no
+        // program_id before it carried the runtime's)
+        let program_id = if f.program_id.is_empty() { m.header.as_ref().map(|h| h.program_id.clone()) } else { None };
+        let mut header =
+            DataFile { samples: vec![], monitored: vec![], runs: vec![], model_trained: None, teams: vec![], unavailable: vec![], ..f };
+        if let Some(id) = program_id {
+            header.program_id = id;
+        }
+        m.header = Some(header);
+        m.files.push(name);
     }
 
     /// Total measurements in `samples` (saturating).
@@ -248,16 +274,16 @@ pub fn read_dir(dir: &Dir, region: &str, features: Option<&[String]>) -> Merged 
 }
 
 /// Reads the data files of one region directory, setting aside the ones it cannot use.
-struct DirReader<'a> {
+pub(super) struct DirReader<'a> {
     dir: &'a Dir,
     region: &'a str,
     features: Option<&'a [String]>,
     move_damaged: bool,
     /// Files that could not be read now (permissions, I/O): read once they can be.
-    unreadable: Vec<String>,
+    pub(super) unreadable: Vec<String>,
     /// Files of other features, and their measurements.
-    stale: Vec<String>,
-    stale_measurements: u64,
+    pub(super) stale: Vec<String>,
+    pub(super) stale_measurements: u64,
 }
 
 /// Measurements a file holds (exploration measurements and coarse run totals).
@@ -266,6 +292,20 @@ fn measurements(f: &DataFile) -> u64 {
 }
 
 impl DirReader<'_> {
+    /// A reader of `dir`'s files for a run's region of `features`, moving aside what it
+    /// cannot use.
+    pub(super) fn new<'a>(dir: &'a Dir, region: &'a str, features: &'a [String]) -> DirReader<'a> {
+        DirReader {
+            dir,
+            region,
+            features: Some(features),
+            move_damaged: true,
+            unreadable: Vec::new(),
+            stale: Vec::new(),
+            stale_measurements: 0,
+        }
+    }
+
     /// Moves a file it cannot use aside (or, when reading without changes, reports it).
     fn set_aside(&self, name: &str, tag: &str, what: &str, todo: &str) {
         if self.move_damaged {
@@ -335,7 +375,7 @@ impl DirReader<'_> {
         }
     }
 
-    fn load(&mut self, name: &str) -> Option<DataFile> {
+    pub(super) fn load(&mut self, name: &str) -> Option<DataFile> {
         match read_file_in(self.dir, name) {
             Ok(f) => self.same_features(name, &f).then_some(f),
             Err(damage) => {
