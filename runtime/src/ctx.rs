@@ -7,7 +7,7 @@
 use std::os::raw::{c_char, c_int, c_void};
 
 /// `OMPADAPT_API_VERSION`.
-pub const API_VERSION: u32 = 5;
+pub const API_VERSION: u32 = 6;
 /// `OMPADAPT_MAX_FEATURES`: features beyond this are ignored (with a warning, once per region).
 pub use ompadapt_abi::MAX_FEATURES;
 
@@ -27,13 +27,18 @@ impl Start {
     const NO_RECORD: u64 = 1 << 63;
     /// A published decision chose the variant (a trained execution).
     const DECIDED: u64 = 1 << 62;
+    /// With `DECIDED`: the program's memo started the execution and counted it already
+    /// (`OMPADAPT_MEMO_COUNTED` in the header is exactly `DECIDED | COUNTED`).
+    const COUNTED: u64 = 1 << 61;
     /// The variant's first execution in this process (a cold measurement).
     const COLD: u64 = 1 << 60;
     /// Traced (`OMPADAPT_TRACE`); the time bits hold its start.
     const TRACED: u64 = 1 << 59;
     /// With `TRACED`: the start was read for the trace only; recording sees none.
     const UNTIMED: u64 = 1 << 58;
-    const FLAGS: u64 = Self::NO_RECORD | Self::DECIDED | Self::COLD | Self::TRACED | Self::UNTIMED;
+    const FLAGS: u64 = Self::NO_RECORD | Self::DECIDED | Self::COUNTED | Self::COLD | Self::TRACED | Self::UNTIMED;
+    /// `OMPADAPT_MEMO_COUNTED`: what the program's memo writes.
+    pub const MEMO_COUNTED: Start = Start(Self::DECIDED | Self::COUNTED);
 
     /// No start: what a context holds before `begin`, and after a `begin` that left the region
     /// NULL (then `end` reads nothing).
@@ -93,6 +98,16 @@ impl Start {
     #[inline(always)]
     pub(crate) fn is_plain_trained(self) -> bool {
         self.0 == Self::DECIDED
+    }
+
+    /// Started and counted by the program's memo (untimed), whatever happened since.
+    #[inline(always)]
+    pub(crate) fn is_counted(self) -> bool {
+        self.0 & Self::COUNTED != 0
+    }
+    /// The same start, no longer counted (recording counts it as a trained execution).
+    pub(crate) fn uncounted(self) -> Start {
+        Start(self.0 & !Self::COUNTED)
     }
 
     /// Not recorded from now on.

@@ -19,6 +19,7 @@
 //! * [`registry`] — the process-wide table of regions (and the exit handler);
 //! * [`region`] — one region: selection, recording, training, drift reset, settings;
 //! * [`shard`] — per-thread decision cache and counters of trained executions (lock-free);
+//! * [`program_memo`] — the generated code's memo of trained executions (API version 6);
 //! * [`measurements`] — a region's exploration measurements and training-trigger counters;
 //! * [`explore`] — exploration strategies and labels from repeated measurements;
 //! * [`drift`] — the time model and drift detection;
@@ -52,11 +53,12 @@ pub mod host_run;
 pub mod mappings;
 pub mod measurements;
 pub mod model;
-pub mod offload_build;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod offload_build;
 pub mod ompt_tool;
 pub mod openmp_start;
+pub mod program_memo;
 pub mod region;
 pub mod registry;
 pub mod report;
@@ -71,6 +73,6 @@ pub mod trace;
 
 pub use ctx::{Ctx, Start};
 pub use ffi::{
-    ompadapt_begin, ompadapt_end, ompadapt_host_enter, ompadapt_host_exit, ompadapt_ompt_start_tool, ompadapt_rt_api, ompadapt_save, ompadapt_set_dir,
-    ompadapt_train, ompadapt_unlowered_offload_site, ompadapt_variant_unavailable, Api,
+    ompadapt_begin, ompadapt_end, ompadapt_host_enter, ompadapt_host_exit, ompadapt_ompt_start_tool, ompadapt_rt_api, ompadapt_save,
+    ompadapt_set_dir, ompadapt_train, ompadapt_unlowered_offload_site, ompadapt_variant_unavailable, Api,
 };

@@ -15,6 +15,7 @@
 //! shard and memo, as it has its counts.
 
 use super::*;
+use crate::program_memo::{MemoEntry, MEMO_FEATURES};
 
 impl Region {
     /// Starts a trained execution from the memo when it can (see the module's comment): fills
@@ -91,6 +92,62 @@ impl Region {
         }
         bump(slot.count(v), 1);
         true
+    }
+}
+
+impl Region {
+    /// Fills `e`, the calling thread's entry of the program's memo for call site `site` (see
+    /// [`crate::program_memo`]), after `ctx` started an execution, where [`Region::begin_memo`]
+    /// would start the next execution of the same vector the same way: a trained, recorded,
+    /// untraced execution whose slot (the thread's own) holds its decision for the current
+    /// epoch, in a region whose memo is on, no pin or declared range hooked, nothing needing
+    /// every execution. `generation` was read before the execution started, so that anything
+    /// that changed the decision since leaves the entry stale.
+    pub(crate) fn fill_program_memo(&self, site: *const c_void, ctx: &Ctx, generation: u64, e: &mut MemoEntry) {
+        let n = ctx.nfeatures as u32 as usize;
+        let t0 = ctx.t0;
+        if !self.memo_ok || n > MEMO_FEATURES || !t0.was_decided() || !t0.records() || t0.is_traced() {
+            return;
+        }
+        if self.declared.hooked() || crate::every_execution::needed() || !crate::dataflow::absent() {
+            return;
+        }
+        // SAFETY: what `begin` kept is a slot of this region's shards, which live as long as it.
+        let Some(slot) = (unsafe { ctx.kept_for_end().cast::<Slot>().as_ref() }) else { return };
+        let v = ctx.variant as u32;
+        let epoch = self.epoch.load(Acquire);
+        let decided = slot.epoch.load(Relaxed) == epoch && slot.variant.load(Relaxed) == v;
+        if epoch & 1 == 0 || !decided || v as usize >= self.nvariants() || !slot.owned_here() {
+            return;
+        }
+        e.site = site;
+        e.generation = generation;
+        e.nfeatures = n as c_int;
+        e.variant = v as c_int;
+        e.value = ctx.value;
+        e.region = ctx.region;
+        e.kept = ctx.kept;
+        e.count = slot.count(v as usize);
+        e.sample_left = &slot.shard().sample_left;
+        for (b, f) in e.features.iter_mut().zip(&ctx.features[..n]) {
+            *b = f.to_bits();
+        }
+    }
+
+    /// An execution the program's memo counted at its start leaves that count (before its
+    /// variant changes or it stops being recorded): recording sees an ordinary trained
+    /// execution from then on. Nothing for any other execution.
+    pub(crate) fn uncount(&self, ctx: &mut Ctx) {
+        if !ctx.t0.is_counted() {
+            return;
+        }
+        ctx.t0 = ctx.t0.uncounted();
+        // SAFETY: as in `fill_program_memo`.
+        let Some(slot) = (unsafe { ctx.kept_for_end().cast::<Slot>().as_ref() }) else { return };
+        let v = ctx.variant as u32 as usize;
+        if v < self.nvariants() && slot.owned_here() {
+            bump(slot.count(v), u64::MAX); // minus one
+        }
     }
 }
 
