@@ -14,11 +14,11 @@
 //! report prints them. They are not appended to the feature vector: exploration keys on the
 //! feature vector, and a measured time would make every execution a new key.
 
-use ompadapt_abi::dataperf::symbols;
 use std::cell::RefCell;
 use std::ffi::{c_char, CString};
 use std::sync::atomic::{AtomicU32, AtomicU64, Ordering::Relaxed};
 use std::sync::OnceLock;
+use ompadapt_abi::dataperf::symbols;
 
 use crate::ctx::Ctx;
 

@@ -53,9 +53,9 @@ pub mod host_run;
 pub mod mappings;
 pub mod measurements;
 pub mod model;
+pub mod offload_build;
 #[cfg(feature = "mpi")]
 pub mod mpi;
-pub mod offload_build;
 pub mod ompt_tool;
 pub mod openmp_start;
 pub mod program_memo;
@@ -73,6 +73,6 @@ pub mod trace;
 
 pub use ctx::{Ctx, Start};
 pub use ffi::{
-    ompadapt_begin, ompadapt_end, ompadapt_host_enter, ompadapt_host_exit, ompadapt_ompt_start_tool, ompadapt_rt_api, ompadapt_save,
-    ompadapt_set_dir, ompadapt_train, ompadapt_unlowered_offload_site, ompadapt_variant_unavailable, Api,
+    ompadapt_begin, ompadapt_end, ompadapt_host_enter, ompadapt_host_exit, ompadapt_ompt_start_tool, ompadapt_rt_api, ompadapt_save, ompadapt_set_dir,
+    ompadapt_train, ompadapt_unlowered_offload_site, ompadapt_variant_unavailable, Api,
 };

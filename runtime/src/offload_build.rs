@@ -19,8 +19,11 @@ pub fn offloads() -> bool {
 
 /// The report's line for a region with offload variants in a program that cannot offload.
 pub fn same_code_note(variants: &[String]) -> Option<String> {
-    let offload: Vec<&str> =
-        variants.iter().filter(|v| ompadapt_abi::kinds::decode(v).is_some_and(|k| k.for_target())).map(String::as_str).collect();
+    let offload: Vec<&str> = variants
+        .iter()
+        .filter(|v| ompadapt_abi::kinds::decode(v).is_some_and(|k| k.for_target()))
+        .map(String::as_str)
+        .collect();
     (!offload.is_empty() && !offloads()).then(|| {
         format!(
             "the program was built without an offload target (no libomptarget in the process): {} ran the same host code, so what was learned between them is noise; rebuild with -fopenmp-targets=nvptx64 (or amdgcn-amd-amdhsa)",

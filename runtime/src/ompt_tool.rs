@@ -51,7 +51,11 @@ static RESULT: ResultCell = ResultCell(std::cell::UnsafeCell::new(ompt_start_too
 /// # Safety
 /// Called by the generated code's `ompt_start_tool` while libomp initialises, with libomp's
 /// arguments; `next` is null or a function of `ompt_start_tool`'s type.
-pub unsafe fn start(omp_version: c_uint, runtime_version: *const c_char, next: Option<StartTool>) -> *mut ompt_start_tool_result_t {
+pub unsafe fn start(
+    omp_version: c_uint,
+    runtime_version: *const c_char,
+    next: Option<StartTool>,
+) -> *mut ompt_start_tool_result_t {
     let other = match next.map(|f| f(omp_version, runtime_version)).filter(|r| !r.is_null()) {
         Some(r) => r,
         None => from_tool_libraries(omp_version, runtime_version),

@@ -17,11 +17,11 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use super::model_info::{self, Kind, ModelInfo};
+use ompadapt_abi::descriptor::Explore;
 use crate::ctx::{Ctx, MAX_FEATURES};
 use crate::diag;
 use crate::region::Region;
 use crate::spec::{ModelType, RegionDescriptor, MAX_VARIANTS};
-use ompadapt_abi::descriptor::Explore;
 
 /// Most distinct Apollo regions per process.
 pub const MAX_HANDLES: usize = 1024;
