@@ -371,16 +371,30 @@ static inline struct ompadapt_memo *__ompadapt_memo_entry(void **slot, const dou
   return &__ompadapt_memo_table[(h * 0x9E3779B97F4A7C15ull) >> (64 - OMPADAPT_MEMO_BITS)];
 }
 /* A repeat the memo may start: the entry's key, its generation the runtime's, and not the
- * thread's next timed execution. Starts it as the runtime would (counted now). */
-static inline int __ompadapt_memo_start(const struct ompadapt_api *a, struct ompadapt_memo *e, void **slot,
+ * thread's next timed execution. Starts it as the runtime would (counted now). The features
+ * are compared and copied unrolled (at most OMPADAPT_MEMO_FEATURES); a miss leaves the copy
+ * to the runtime's begin, which makes its own. */
+#define __OMPADAPT_MEMO_FEATURE(i)                                                                         \
+  case i + 1:                                                                                              \
+    if (e->features[i] != __ompadapt_bits(features[i]))                                                   \
+      return 0;                                                                                            \
+    ctx->features[i] = features[i];                                                                      \
+    __attribute__((fallthrough));
+typedef char __ompadapt_memo_unrolled_for[OMPADAPT_MEMO_FEATURES == 4 ? 1 : -1];
+static inline int __ompadapt_memo_start(const unsigned long long *generation, void **slot,
                                         const double *features, unsigned n, ompadapt_ctx *ctx) {
-  unsigned i, left;
-  if (e->site != slot || e->nfeatures != (int)n ||
-      e->generation != __atomic_load_n(a->memo_generation, __ATOMIC_ACQUIRE))
+  struct ompadapt_memo *e = __ompadapt_memo_entry(slot, features, n);
+  unsigned left;
+  if (e->site != slot || e->nfeatures != (int)n || e->generation != __atomic_load_n(generation, __ATOMIC_ACQUIRE))
     return 0;
-  for (i = 0; i < n; ++i)
-    if (e->features[i] != __ompadapt_bits(features[i]))
-      return 0;
+  switch (n) {
+    __OMPADAPT_MEMO_FEATURE(3)
+    __OMPADAPT_MEMO_FEATURE(2)
+    __OMPADAPT_MEMO_FEATURE(1)
+    __OMPADAPT_MEMO_FEATURE(0)
+  default:
+    break;
+  }
   /* the thread's own counters in the runtime: written by this thread only */
   left = __atomic_load_n(e->sample_left, __ATOMIC_RELAXED);
   if (left == 0)
@@ -393,9 +407,18 @@ static inline int __ompadapt_memo_start(const struct ompadapt_api *a, struct omp
   ctx->nfeatures = (int)n;
   ctx->value = e->value;
   ctx->kept = e->kept;
-  for (i = 0; i < n; ++i)
-    ctx->features[i] = features[i];
   return 1;
+}
+#undef __OMPADAPT_MEMO_FEATURE
+/* Not a repeat the memo may start: the runtime's begin, which fills the entry where it may. */
+void __ompadapt_begin_miss(void **, const char *, long, long, long, const double *, int, ompadapt_ctx *)
+    __OMPADAPT_HELPER(begin_miss);
+__OMPADAPT_SUPPORT_FN __attribute__((noinline)) void
+__ompadapt_begin_miss(void **slot, const char *spec, long min_train, long p1, long p2, const double *features,
+                      int nfeatures, ompadapt_ctx *ctx) {
+  const struct ompadapt_api *a = __atomic_load_n(&__ompadapt_cached_api, __ATOMIC_RELAXED);
+  struct ompadapt_memo *e = __ompadapt_memo_entry(slot, features, (unsigned)nfeatures);
+  a->begin_memo(slot, spec, min_train, p1, p2, features, nfeatures, ctx, e);
 }
 #endif
 __OMPADAPT_SUPPORT_FN void __ompadapt_begin(void **slot, const char *spec, long min_train, long p1, long p2,
@@ -408,10 +431,11 @@ __OMPADAPT_SUPPORT_FN void __ompadapt_begin(void **slot, const char *spec, long 
   }
   /* (the generated code always passes its slot and, with features, their array) */
   if ((unsigned)nfeatures <= OMPADAPT_MEMO_FEATURES) {
-    struct ompadapt_memo *e = __ompadapt_memo_entry(slot, features, (unsigned)nfeatures);
-    if (__ompadapt_memo_start(a, e, slot, features, (unsigned)nfeatures, ctx))
+    if (__ompadapt_memo_start(a->memo_generation, slot, features, (unsigned)nfeatures, ctx))
       return;
-    a->begin_memo(slot, spec, min_train, p1, p2, features, nfeatures, ctx, e);
+    /* (a call of its own with the same arguments: a jump, and the memo's path keeps no
+     * register for it) */
+    __ompadapt_begin_miss(slot, spec, min_train, p1, p2, features, nfeatures, ctx);
     return;
   }
   a->begin(slot, spec, min_train, p1, p2, features, nfeatures, ctx);

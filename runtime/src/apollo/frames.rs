@@ -236,7 +236,11 @@ pub fn get_policy(key: *const c_void) -> Found<usize> {
             let n = f.set.min(MAX_FEATURES);
             // SAFETY: frames in the stack hold handles `begin` received (never freed).
             let h = unsafe { &*f.handle };
-            h.decide_filled(n, &mut f.ctx);
+            // the trained path's memo first, on the features where they are (as the generated
+            // code's begin does)
+            if !h.region.begin_memo_filled(n, &mut f.ctx) {
+                h.decide_filled(n, &mut f.ctx);
+            }
             f.decided = true;
         }
         Found::Frame(f.ctx.variant.max(0) as usize)

@@ -26,28 +26,49 @@ impl Region {
     #[inline(always)]
     pub(crate) unsafe fn begin_memo(&self, features: *const f64, nfeatures: c_int, ctx: &mut Ctx) -> bool {
         let n = nfeatures as u32 as usize; // a negative count is huge: the full path's case
-        if !self.memo_ok || n > MAX_FEATURES || (features.is_null() && n != 0) {
-            return false;
-        }
-        // declared ranges (per region); the trace or the data-movement tool (process-wide)
-        if self.declared.hooked() || crate::every_execution::needed() {
+        if n > MAX_FEATURES || (features.is_null() && n != 0) {
             return false;
         }
         let f = if n == 0 { &[][..] } else { std::slice::from_raw_parts(features, n) };
+        let Some(start) = self.memo_start(f) else { return false };
+        super::select::copy_features(&mut ctx.features, f);
+        self.start_from_memo(n, start, ctx);
+        true
+    }
+
+    /// [`Region::begin_memo`] with the `n` features already in `ctx.features` (Apollo's ABI
+    /// collects them there, one call at a time).
+    #[inline(always)]
+    pub(crate) fn begin_memo_filled(&self, n: usize, ctx: &mut Ctx) -> bool {
+        let n = n.min(MAX_FEATURES);
+        let Some(start) = self.memo_start(&ctx.features[..n]) else { return false };
+        self.start_from_memo(n, start, ctx);
+        true
+    }
+
+    /// The memo's decision for `f` (its slot, variant, value and whether the execution is the
+    /// thread's timed sample), the thread's sampling countdown stepped; None: the full path's
+    /// case, nothing changed.
+    #[inline(always)]
+    fn memo_start(&self, f: &[f64]) -> Option<(&Slot, usize, f64, bool)> {
+        // declared ranges (per region); the trace or the data-movement tool (process-wide)
+        if !self.memo_ok || self.declared.hooked() || crate::every_execution::needed() {
+            return None;
+        }
         let epoch = self.epoch.load(Acquire);
         if epoch & 1 == 0 {
-            return false;
+            return None;
         }
         // the cached shard only: finding it otherwise touches thread-locals, which may panic
         // in a thread's destructors, and nothing here is inside `catch_unwind`
-        let Some(shard) = self.shards.local_cached() else { return false };
-        let Some(slot) = shard.memo_find(f) else { return false };
+        let shard = self.shards.local_cached()?;
+        let slot = shard.memo_find(f)?;
         let v = slot.variant.load(Relaxed);
         if slot.epoch.load(Relaxed) != epoch || v == EXPLORE {
-            return false;
+            return None;
         }
         let v = (v as usize).min(self.nvariants() - 1);
-        let Some(&value) = self.spec.values.get(v) else { return false };
+        let value = *self.spec.values.get(v)?;
         let left = shard.sample_left.load(Relaxed);
         let timed = left == 0;
         if timed {
@@ -55,14 +76,19 @@ impl Region {
             // never starts here: the slot's decision ran on the full path first, which marked
             // it (`begin_trained`); should one come, the full path flags it.
             if !self.warmed.get(v).is_some_and(|w| w.load(Relaxed)) {
-                return false;
+                return None;
             }
             shard.sample_left.store(self.sample - 1, Relaxed);
             bump(&shard.turns, 1);
         } else {
             shard.sample_left.store(left - 1, Relaxed);
         }
-        super::select::copy_features(&mut ctx.features, f);
+        Some((slot, v, value, timed))
+    }
+
+    /// Fills `ctx` (all but its features) for the execution [`Region::memo_start`] decided.
+    #[inline(always)]
+    fn start_from_memo(&self, n: usize, (slot, v, value, timed): (&Slot, usize, f64, bool), ctx: &mut Ctx) {
         ctx.region = self as *const Region as *mut c_void;
         ctx.nfeatures = n as c_int;
         ctx.variant = v as c_int;
@@ -72,7 +98,6 @@ impl Region {
         if timed {
             ctx.t0 = ctx.t0.with_time(clock::now()); // last: the execution starts now
         }
-        true
     }
 
     /// Ends an execution [`Region::begin_memo`] (or the full path) started as an untimed trained
