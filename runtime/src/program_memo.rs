@@ -71,3 +71,20 @@ const _: () = {
     assert!(offset_of!(MemoEntry, features) == 64);
     assert!(size_of::<MemoEntry>() == 96);
 };
+
+/// An empty entry (tests).
+#[cfg(test)]
+pub(crate) fn tests_empty() -> MemoEntry {
+    MemoEntry {
+        site: std::ptr::null(),
+        generation: 0,
+        nfeatures: 0,
+        variant: 0,
+        value: 0.0,
+        region: std::ptr::null_mut(),
+        kept: std::ptr::null(),
+        count: std::ptr::null(),
+        sample_left: std::ptr::null(),
+        features: [0; MEMO_FEATURES],
+    }
+}

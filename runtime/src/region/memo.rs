@@ -267,6 +267,57 @@ mod tests {
         assert_eq!(run(&r, &[1.0], |_| 1), (now, true), "the current decision, from the memo");
     }
 
+    /// The program's memo: an entry is filled only for a trained execution the region's memo
+    /// would repeat; a start the program makes from it (counted at once) counts exactly as
+    /// the runtime's would, `uncount` takes it back before a switch, and a change of decision
+    /// makes the entry's generation stale.
+    #[test]
+    fn the_programs_memo_is_filled_for_trained_executions_only() {
+        use crate::program_memo::generation;
+        let r = region(1 << 20);
+        let mut e = crate::program_memo::tests_empty();
+        let site = 0x1000 as *const c_void;
+        // exploring: no entry
+        let mut c = Ctx::zeroed();
+        r.enter(&[1.0], &|_| None, &mut c);
+        r.fill_program_memo(site, &c, generation(), &mut e);
+        assert!(e.site.is_null(), "an exploring execution fills nothing");
+        r.leave(&c);
+        train(&r);
+        run(&r, &[1.0], |_| 1);
+        let g = generation();
+        let mut c = Ctx::zeroed();
+        r.enter(&[1.0], &|_| None, &mut c);
+        r.fill_program_memo(site, &c, g, &mut e);
+        assert_eq!((e.site, e.generation, e.nfeatures, e.variant), (site, g, 1, c.variant));
+        assert_eq!(e.features[0], 1.0f64.to_bits());
+        r.leave(&c);
+        let count = |r: &Region| -> u64 { r.snapshot().recorded_model };
+        let before = count(&r);
+        // what the generated code's begin does on a hit, then its end (nothing)
+        // SAFETY: the entry's pointers are this thread's counters.
+        unsafe {
+            bump(&*e.count, 1);
+            let left = &*e.sample_left;
+            left.store(left.load(Relaxed) - 1, Relaxed);
+        }
+        let mut hit = Ctx::zeroed();
+        hit.region = e.region;
+        hit.t0 = Start::MEMO_COUNTED;
+        hit.variant = e.variant;
+        hit.nfeatures = 1;
+        hit.features[0] = 1.0;
+        hit.kept = e.kept;
+        assert_eq!(count(&r), before + 1, "counted once, at its start");
+        r.uncount(&mut hit);
+        assert_eq!(count(&r), before, "taken back before a switch");
+        assert!(!hit.t0.is_counted());
+        assert!(r.end_memo(&hit), "an ordinary trained execution from then on");
+        assert_eq!(count(&r), before + 1);
+        r.remeasure(&[1.0]);
+        assert_ne!(generation(), g, "a changed decision makes every entry stale");
+    }
+
     /// Each thread has its own memo: another thread's first execution of a vector takes the
     /// full path, and its counts are its own.
     #[test]
