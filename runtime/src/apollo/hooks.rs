@@ -15,12 +15,12 @@
 //! or for the region: `OMPADAPT_MODEL='<id>:logistic'`) wins over `model_info`'s model family,
 //! as it does over a directive's `model_type`.
 
-use super::model_info::{Kind, Mode, ModelInfo};
+use super::model_info::{Kind, ModelInfo, Mode};
+use ompadapt_abi::descriptor::Explore;
 use crate::model::ModelChoice;
 use crate::region::Region;
 use crate::registry;
 use crate::spec::RegionDescriptor;
-use ompadapt_abi::descriptor::Explore;
 
 /// The region of a handle, created (or found) through the registry and configured.
 pub(super) fn region_for(

@@ -63,6 +63,7 @@ pub enum Kind {
     Random,
 }
 
+
 /// `explore`'s spelling in `model_info` (Apollo's case).
 pub fn apollo_name(explore: Explore) -> &'static str {
     match explore {
