@@ -8,6 +8,9 @@ use std::os::raw::{c_char, c_int, c_void};
 
 /// `OMPADAPT_API_VERSION`.
 pub const API_VERSION: u32 = 6;
+/// The version of the context's layout (`ompadapt_ctx`), which the functions that take one
+/// carry in their symbols (`ompadapt_begin_v5`, ...): version 6 kept version 5's.
+pub const CONTEXT_VERSION: u32 = 5;
 /// `OMPADAPT_MAX_FEATURES`: features beyond this are ignored (with a warning, once per region).
 pub use ompadapt_abi::MAX_FEATURES;
 
@@ -248,9 +251,12 @@ mod tests {
         };
         assert_eq!(define("OMPADAPT_MAX_FEATURES"), super::MAX_FEATURES);
         assert_eq!(define("OMPADAPT_API_VERSION"), super::API_VERSION as usize);
-        // the symbols of the functions that take a context carry the version (ffi.rs's
+        // the symbols of the functions that take a context carry its layout's version (ffi.rs's
         // export names; runtime/tests/c/abi_test.c links through the header)
-        let label = format!("#define __OMPADAPT_V(name) __asm__(#name \"_v{}\")", super::API_VERSION);
+        let label = format!("#define __OMPADAPT_V(name) __asm__(#name \"_v{}\")", super::CONTEXT_VERSION);
         assert!(h.contains(&label), "{label}");
+        // the program's memo (runtime/src/program_memo.rs)
+        assert_eq!(define("OMPADAPT_MEMO_FEATURES"), crate::program_memo::MEMO_FEATURES);
+        assert!(h.contains(&format!("#define OMPADAPT_MEMO_COUNTED {:#X}ULL", Start::MEMO_COUNTED.0)), "MEMO_COUNTED");
     }
 }
