@@ -429,8 +429,9 @@ __OMPADAPT_SUPPORT_FN void __ompadapt_begin(void **slot, const char *spec, long 
     __ompadapt_first_begin(slot, spec, min_train, p1, p2, features, nfeatures, ctx);
     return;
   }
-  /* (the generated code always passes its slot and, with features, their array) */
-  if ((unsigned)nfeatures <= OMPADAPT_MEMO_FEATURES) {
+  /* (the generated code always passes its slot and, with features, their array; a runtime of
+   * one's own that keeps no memo leaves memo_generation NULL) */
+  if ((unsigned)nfeatures <= OMPADAPT_MEMO_FEATURES && a->memo_generation) {
     if (__ompadapt_memo_start(a->memo_generation, slot, features, (unsigned)nfeatures, ctx))
       return;
     /* (a call of its own with the same arguments: a jump, and the memo's path keeps no

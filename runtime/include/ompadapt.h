@@ -233,7 +233,8 @@ struct ompadapt_api {
                            void *(*next)(unsigned int, const char *));
   /* since version 6: begin, then fills `memo` (the calling thread's entry for this call site
    * and vector) where the program's memo may start the next execution of it; and the
-   * generation such entries are valid for (see struct ompadapt_memo) */
+   * generation such entries are valid for (see struct ompadapt_memo). A runtime of one's own
+   * that keeps no memo leaves memo_generation NULL: the generated code then calls begin. */
   void (*begin_memo)(void **slot, const char *spec, long min_train, long model_param1, long model_param2,
                      const double *features, int nfeatures, ompadapt_ctx *ctx, struct ompadapt_memo *memo);
   const unsigned long long *memo_generation;
