@@ -53,11 +53,15 @@ const LOADER_TARGETS: [(&str, &str, &str); 2] =
     [("x86_64", "x86_64-linux-gnu", "-fcf-protection=branch"), ("aarch64", "aarch64-linux-gnu", "-mbranch-protection=bti")];
 
 /// The loader compiled for `triple`: position-independent (it goes into executables and shared
-/// libraries alike), optimised for size (it runs once per process).
+/// libraries alike), optimised for size (it runs once per process; begin's memo is small).
+/// Thread-local storage through TLS descriptors (aarch64's default): their call preserves every
+/// register but the result, so begin's memo saves none for it, and in an executable the linker
+/// turns it into a thread-pointer offset.
 fn compile_loader(triple: &str, landing_pads: &str, output: &[&str]) -> String {
     let cxx = std::env::var("OMPADAPT_CLANGXX").unwrap_or_else(|_| "clang++-19".into());
+    let tls = if triple.starts_with("x86_64") { "-mtls-dialect=gnu2" } else { "-fPIC" };
     let output = Command::new(&cxx)
-        .args([&format!("--target={triple}"), "-x", "c++", "-std=c++17", "-Os", "-fPIC"])
+        .args([&format!("--target={triple}"), "-x", "c++", "-std=c++17", "-Os", "-fPIC", tls])
         .args(output)
         .args(["-fno-addrsig", "-fno-exceptions", "-fno-rtti", "-fno-ident", landing_pads])
         .args(["-I../runtime/include", "-I../plugin/include", "loader/ompadapt_loader.cpp"])

@@ -112,26 +112,26 @@ pub const DEVICE_SPECIALISED: &str = "ompadapt.device_specialised";
 
 /// The names of the support functions the pass calls in the code it builds in pass-only mode
 /// (precompiled, as the generated code of the frontend calls them): begin, end, team size.
-pub const SUPPORT_BEGIN: &str = "__ompadapt_v5_begin";
+pub const SUPPORT_BEGIN: &str = "__ompadapt_v6_begin";
 /// See [`SUPPORT_BEGIN`].
-pub const SUPPORT_END: &str = "__ompadapt_v5_end";
+pub const SUPPORT_END: &str = "__ompadapt_v6_end";
 /// The precompiled form of [`RUNTIME_API`]: the table the host-run functions the pass defines
 /// call through.
-pub const SUPPORT_API: &str = "__ompadapt_v5_api";
+pub const SUPPORT_API: &str = "__ompadapt_v6_api";
 /// See [`SUPPORT_BEGIN`].
-pub const SUPPORT_TEAM_SIZE: &str = "__ompadapt_v5_team_size";
+pub const SUPPORT_TEAM_SIZE: &str = "__ompadapt_v6_team_size";
 /// The weak pointer to the runtime the loader loads by default (see the lowering header).
-pub const SUPPORT_DEFAULT_RUNTIME: &str = "__ompadapt_v5_default_runtime";
+pub const SUPPORT_DEFAULT_RUNTIME: &str = "__ompadapt_v6_default_runtime";
 
 /// The runtime loader's symbol (`__ompadapt_api_load` of the lowering header), with the API
 /// version in it so that objects of different ompadapt versions never share one. Where it is
 /// precompiled (see [`PRECOMPILED_LOADER_ARCHES`]) the header only declares it and what the
 /// generated code calls, and the pass adds the code.
-pub const RUNTIME_LOADER: &str = "__ompadapt_v5_load_runtime";
+pub const RUNTIME_LOADER: &str = "__ompadapt_v6_load_runtime";
 
 /// The prefix of every symbol of the precompiled support code: the loader, its helpers, and the
 /// begin, end and team-size functions the generated code calls where the loader is precompiled.
-pub const SUPPORT_PREFIX: &str = "__ompadapt_v5_";
+pub const SUPPORT_PREFIX: &str = "__ompadapt_v6_";
 
 /// The host architectures (the triple's first component, on Linux) for which the loader is
 /// compiled when ompadapt is built (pass/build.rs) and the pass adds it to modules as assembly.

@@ -80,7 +80,7 @@ summary() {
     -v attach="$(inc "$a" ompadapt_rt::store::attach)" -v end="$(inc "$a" ompadapt_end_v5)" \
     -v train="$(inc "$a" "ompadapt_rt::region::training::<impl ompadapt_rt::region::Region>::train_if_ready")" \
     -v henter="$(inc "$a" ompadapt_host_enter_v5)" -v hexit="$(inc "$a" ompadapt_host_exit)" \
-    -v atexit="$(inc "$a" ompadapt_rt::registry::exit_handler)" -v load="$(inc "$a" __ompadapt_v5_load_runtime)" \
+    -v atexit="$(inc "$a" ompadapt_rt::registry::exit_handler)" -v load="$(inc "$a" __ompadapt_v6_load_runtime)" \
     'BEGIN {
     path = begin - first + end + henter + hexit
     printf "callgrind, %s: whole run %.1f M instructions, stock %.1f M (%.3fx; %+.0f per launch)\n", what, t / 1e6, s / 1e6, t / s, (t - s) / k

@@ -10,12 +10,12 @@
 //!   ctx.variant = -1; ctx.value = 0                     ; "as written" until the runtime says
 //!   spec = "ompadapt1;model=f@a.c:3;...;in_parallel=as_written"
 //!   n = __ompadapt_auto_features(feats, 16, &spec, model, "")   ; the next stage fills it
-//!   __ompadapt_v5_begin(&slot, spec, -1, -1, -1, feats, n, &ctx)
-//!   team = __ompadapt_v5_team_size(absolute[v], share[v], omp_get_max_threads() or the
+//!   __ompadapt_v6_begin(&slot, spec, -1, -1, -1, feats, n, &ctx)
+//!   team = __ompadapt_v6_team_size(absolute[v], share[v], omp_get_max_threads() or the
 //!                                  region's num_threads clause)
 //!   if (v is serial) { __kmpc_serialized_parallel; microtask(&gtid, &zero, args...); end }
 //!   else             { __kmpc_push_num_threads(team); __kmpc_fork_call(...) }
-//!   __ompadapt_v5_end(&ctx)
+//!   __ompadapt_v6_end(&ctx)
 //! ```
 //!
 //! The fork keeps `!ompadapt.region` so that a second run of the pass leaves it alone.

@@ -234,9 +234,9 @@ mod tests {
 
     #[test]
     fn a_symbol_is_renamed_as_a_whole_word_only() {
-        let asm = ".weak ompt_start_tool\nompt_start_tool:\n call __ompadapt_v5_fallback_ompt_start_tool\n .size ompt_start_tool, .Lend-ompt_start_tool";
+        let asm = ".weak ompt_start_tool\nompt_start_tool:\n call __ompadapt_v6_fallback_ompt_start_tool\n .size ompt_start_tool, .Lend-ompt_start_tool";
         let out = rename_symbol(asm, "ompt_start_tool", "x_tool");
-        assert_eq!(out, ".weak x_tool\nx_tool:\n call __ompadapt_v5_fallback_ompt_start_tool\n .size x_tool, .Lend-x_tool");
+        assert_eq!(out, ".weak x_tool\nx_tool:\n call __ompadapt_v6_fallback_ompt_start_tool\n .size x_tool, .Lend-x_tool");
     }
 
     #[test]

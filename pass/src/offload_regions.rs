@@ -9,16 +9,16 @@
 //! ```text
 //!   ctx.variant = <gpu>                                   ; the offload as written until decided
 //!   n = __ompadapt_auto_features(feats, 16, &spec, model, "")  ; trip counts, bytes_mapped
-//!   __ompadapt_v5_begin(&slot, spec, -1, -1, -1, feats, n, &ctx)
+//!   __ompadapt_v6_begin(&slot, spec, -1, -1, -1, feats, n, &ctx)
 //!   __ompadapt_host_guard(&ctx, <cpu>, <gpu>, model)      ; with a cpu variant: the copies
 //!   __ompadapt_launch_site(v == <cpu>, num_teams[v], thread_limit[v], model)
 //!   <the launch, and its host fallback when it fails>     ; becomes the dispatch
-//!   __ompadapt_v5_end(&ctx)                               ; where both paths meet again
+//!   __ompadapt_v6_end(&ctx)                               ; where both paths meet again
 //! ```
 //!
 //! The host guard calls `__ompadapt_host_enter` / `__ompadapt_host_exit`, which the frontend's
 //! header defines; here the pass defines them (internal, calling the runtime's table through the
-//! precompiled `__ompadapt_v5_api`). A deferred launch (`nowait`, `depend`: in a task) and one
+//! precompiled `__ompadapt_v6_api`). A deferred launch (`nowait`, `depend`: in a task) and one
 //! whose two paths do not meet right after the fallback stay as written, with a remark.
 // Raw `LLVMValueRef`s passed around here are values of the module being transformed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
@@ -549,7 +549,7 @@ fn build_region(m: LLVMModuleRef, launch: ValueRef, join: ir::BlockRef, model: &
 
 /// `__ompadapt_host_enter` and `__ompadapt_host_exit`, as the frontend's header defines them:
 /// internal functions calling the runtime's `host_enter` / `host_exit` through its table
-/// (`__ompadapt_v5_api()`: fields 5 and 6 of `struct ompadapt_api`).
+/// (`__ompadapt_v6_api()`: fields 5 and 6 of `struct ompadapt_api`).
 fn define_host_run_functions(m: LLVMModuleRef) {
     unsafe {
         let c = LLVMGetModuleContext(m);

@@ -1,7 +1,7 @@
 //! The code pass-only mode writes around an OpenMP construct to make it an adaptive region — the
 //! runtime calls the frontend's lowering generates, in IR: the region's globals (its slot, its
 //! descriptor, its name), the execution's context on the stack, the automatic-features marker
-//! (filled in by [`crate::auto_features`]), `__ompadapt_v5_begin` and `__ompadapt_v5_end`, and
+//! (filled in by [`crate::auto_features`]), `__ompadapt_v6_begin` and `__ompadapt_v6_end`, and
 //! per-variant tables. Used by [`crate::host_regions`] and [`crate::offload_regions`].
 // Raw `LLVMValueRef`s passed around here are values of the module being transformed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]

@@ -100,8 +100,8 @@ static inline void __ompadapt_check_output(int cls)
 
 /* The loader: one symbol for every language, tied to the API version so that objects built by
  * different versions of ompadapt never share one. */
-typedef char __ompadapt_loader_symbol_matches_api[OMPADAPT_API_VERSION == 5 ? 1 : -1];
-#define __OMPADAPT_LOADER_SYMBOL __asm__("__ompadapt_v5_load_runtime")
+typedef char __ompadapt_loader_symbol_matches_api[OMPADAPT_API_VERSION == 6 ? 1 : -1];
+#define __OMPADAPT_LOADER_SYMBOL __asm__("__ompadapt_v6_load_runtime")
 
 #ifndef __OMPADAPT_DEFAULT_RUNTIME
 #define __OMPADAPT_DEFAULT_RUNTIME 0
@@ -111,7 +111,7 @@ typedef char __ompadapt_loader_symbol_matches_api[OMPADAPT_API_VERSION == 5 ? 1 
 /* What the generated code calls, precompiled (see __ompadapt_api_load above): one call each.
  * The default runtime is this translation unit's weak definition (every translation unit the
  * plugin compiled has one; the loader reads whichever the linker kept). */
-#define __OMPADAPT_SUPPORT(name) __asm__("__ompadapt_v5_" #name) __attribute__((visibility("hidden")))
+#define __OMPADAPT_SUPPORT(name) __asm__("__ompadapt_v6_" #name) __attribute__((visibility("hidden")))
 extern const char *const __ompadapt_default_runtime __OMPADAPT_SUPPORT(default_runtime)
     __attribute__((weak)) = __OMPADAPT_DEFAULT_RUNTIME;
 const struct ompadapt_api *__ompadapt_api(void) __OMPADAPT_SUPPORT(api);
@@ -130,13 +130,16 @@ int __ompadapt_team_size(int, double, int) __OMPADAPT_SUPPORT(team_size);
 /* libomp looks ompt_start_tool up by name: visible, one copy per link (a COMDAT group). */
 #define __OMPADAPT_TOOL_FN inline __attribute__((used, noinline, cold, visibility("default")))
 /* Every symbol carries the version (the fallback table is a member of the loader's). */
-#define __OMPADAPT_HELPER(name) __asm__("__ompadapt_v5_" #name)
+#define __OMPADAPT_HELPER(name) __asm__("__ompadapt_v6_" #name)
 const struct ompadapt_api *__ompadapt_api_load(const char *, int) __OMPADAPT_LOADER_SYMBOL;
 const char *__ompadapt_untrusted(const char *, char *) __OMPADAPT_HELPER(untrusted);
 void __ompadapt_say(const char *) __OMPADAPT_HELPER(say);
 void __ompadapt_fallback_begin(void **, const char *, long, long, long, const double *, int,
                                ompadapt_ctx *) __OMPADAPT_HELPER(fallback_begin);
 void __ompadapt_fallback_end(ompadapt_ctx *) __OMPADAPT_HELPER(fallback_end);
+void __ompadapt_fallback_begin_memo(void **, const char *, long, long, long, const double *, int, ompadapt_ctx *,
+                                    struct ompadapt_memo *) __OMPADAPT_HELPER(fallback_begin_memo);
+extern const unsigned long long __ompadapt_fallback_generation __OMPADAPT_HELPER(fallback_generation);
 void __ompadapt_fallback_unlowered(const char *) __OMPADAPT_HELPER(fallback_unlowered);
 void __ompadapt_fallback_unavailable(ompadapt_ctx *, int) __OMPADAPT_HELPER(fallback_unavailable);
 void *__ompadapt_fallback_host_enter(ompadapt_ctx *, int, int, long long, const void *,
@@ -206,11 +209,22 @@ __OMPADAPT_FALLBACK void *__ompadapt_fallback_ompt_start_tool(unsigned int omp_v
   return next ? next(omp_version, runtime_version) : 0;
 }
 
+/* Without a runtime the memo stays empty: begin_memo fills nothing. */
+__OMPADAPT_FALLBACK void __ompadapt_fallback_begin_memo(void **slot, const char *spec, long min_train, long p1,
+                                                       long p2, const double *features, int nfeatures,
+                                                       ompadapt_ctx *ctx, struct ompadapt_memo *memo) {
+  (void)memo;
+  __ompadapt_fallback_begin(slot, spec, min_train, p1, p2, features, nfeatures, ctx);
+}
+/* No entry is ever valid for it: filled entries hold the runtime's generation (from 1). */
+__OMPADAPT_FALLBACK_TABLE const unsigned long long __ompadapt_fallback_generation = 0;
+
 /* The entry points without a runtime. */
 __OMPADAPT_FALLBACK_TABLE const struct ompadapt_api __ompadapt_fallback_api = {
     OMPADAPT_API_VERSION,          __ompadapt_fallback_begin,       __ompadapt_fallback_end,
     __ompadapt_fallback_unlowered, __ompadapt_fallback_unavailable, __ompadapt_fallback_host_enter,
-    __ompadapt_fallback_host_exit, __ompadapt_fallback_ompt_start_tool};
+    __ompadapt_fallback_host_exit, __ompadapt_fallback_ompt_start_tool, __ompadapt_fallback_begin_memo,
+    &__ompadapt_fallback_generation};
 
 /* Secure-execution mode only: why the runtime at `path` may not be loaded (0: it may, and
  * `real` holds its canonical path, which is what gets loaded). Trusted means: an absolute path
@@ -294,9 +308,9 @@ __OMPADAPT_ONCE const struct ompadapt_api *__ompadapt_api_load(const char *defau
     path = real;
   }
   lib = __ompadapt_libc_dlopen(path, 2 /* RTLD_NOW */);
-  api = lib ? (const struct ompadapt_api *)__ompadapt_libc_dlsym(lib, "ompadapt_rt_api_v5") : 0;
+  api = lib ? (const struct ompadapt_api *)__ompadapt_libc_dlsym(lib, "ompadapt_rt_api_v6") : 0;
   if (!api || api->version != OMPADAPT_API_VERSION) {
-    const char *why = lib ? (api ? "incompatible API version" : "no ompadapt_rt_api_v5 symbol (a runtime for another API version?)")
+    const char *why = lib ? (api ? "incompatible API version" : "no ompadapt_rt_api_v6 symbol (a runtime for another API version?)")
                           : __ompadapt_libc_dlerror();
     if (quiet)
       return 0;
@@ -338,6 +352,74 @@ __OMPADAPT_ONCE void __ompadapt_first_begin(void **slot, const char *spec, long 
                                             const double *features, int nfeatures, ompadapt_ctx *ctx) {
   __ompadapt_api()->begin(slot, spec, min_train, p1, p2, features, nfeatures, ctx);
 }
+/* The program's memo (ompadapt.h, struct ompadapt_memo): per thread, one table per shared
+ * object (one copy per link, like the rest of the loader). Only the precompiled begin has it:
+ * elsewhere begin is inlined into every region, whose code would grow. */
+inline __thread struct ompadapt_memo __ompadapt_memo_table[1 << OMPADAPT_MEMO_BITS] __OMPADAPT_HELPER(memo_table)
+    __attribute__((visibility("hidden")));
+static inline unsigned long long __ompadapt_bits(double d) {
+  unsigned long long b;
+  __builtin_memcpy(&b, &d, sizeof b);
+  return b;
+}
+/* The thread's entry for the call site's vector: its slot, count and first and last feature's
+ * raw bits, mixed (the entry's key decides a match; the index only spreads). */
+static inline struct ompadapt_memo *__ompadapt_memo_entry(void **slot, const double *features, unsigned n) {
+  unsigned long long first = n ? __ompadapt_bits(features[0]) : 0, last = n ? __ompadapt_bits(features[n - 1]) : 0;
+  unsigned long long h = (unsigned long long)slot ^ first ^ (last << 29 | last >> 35) ^ n;
+  h ^= h >> 32;
+  return &__ompadapt_memo_table[(h * 0x9E3779B97F4A7C15ull) >> (64 - OMPADAPT_MEMO_BITS)];
+}
+/* A repeat the memo may start: the entry's key, its generation the runtime's, and not the
+ * thread's next timed execution. Starts it as the runtime would (counted now). The features
+ * are compared and copied unrolled (at most OMPADAPT_MEMO_FEATURES); a miss leaves the copy
+ * to the runtime's begin, which makes its own. */
+#define __OMPADAPT_MEMO_FEATURE(i)                                                                         \
+  case i + 1:                                                                                              \
+    if (e->features[i] != __ompadapt_bits(features[i]))                                                   \
+      return 0;                                                                                            \
+    ctx->features[i] = features[i];                                                                      \
+    __attribute__((fallthrough));
+typedef char __ompadapt_memo_unrolled_for[OMPADAPT_MEMO_FEATURES == 4 ? 1 : -1];
+static inline int __ompadapt_memo_start(const unsigned long long *generation, void **slot,
+                                        const double *features, unsigned n, ompadapt_ctx *ctx) {
+  struct ompadapt_memo *e = __ompadapt_memo_entry(slot, features, n);
+  unsigned left;
+  if (e->site != slot || e->nfeatures != (int)n || e->generation != __atomic_load_n(generation, __ATOMIC_ACQUIRE))
+    return 0;
+  switch (n) {
+    __OMPADAPT_MEMO_FEATURE(3)
+    __OMPADAPT_MEMO_FEATURE(2)
+    __OMPADAPT_MEMO_FEATURE(1)
+    __OMPADAPT_MEMO_FEATURE(0)
+  default:
+    break;
+  }
+  /* the thread's own counters in the runtime: written by this thread only */
+  left = __atomic_load_n(e->sample_left, __ATOMIC_RELAXED);
+  if (left == 0)
+    return 0;
+  __atomic_store_n(e->sample_left, left - 1, __ATOMIC_RELAXED);
+  __atomic_store_n(e->count, __atomic_load_n(e->count, __ATOMIC_RELAXED) + 1, __ATOMIC_RELAXED);
+  ctx->region = e->region;
+  ctx->t0 = OMPADAPT_MEMO_COUNTED;
+  ctx->variant = e->variant;
+  ctx->nfeatures = (int)n;
+  ctx->value = e->value;
+  ctx->kept = e->kept;
+  return 1;
+}
+#undef __OMPADAPT_MEMO_FEATURE
+/* Not a repeat the memo may start: the runtime's begin, which fills the entry where it may. */
+void __ompadapt_begin_miss(void **, const char *, long, long, long, const double *, int, ompadapt_ctx *)
+    __OMPADAPT_HELPER(begin_miss);
+__OMPADAPT_SUPPORT_FN __attribute__((noinline)) void
+__ompadapt_begin_miss(void **slot, const char *spec, long min_train, long p1, long p2, const double *features,
+                      int nfeatures, ompadapt_ctx *ctx) {
+  const struct ompadapt_api *a = __atomic_load_n(&__ompadapt_cached_api, __ATOMIC_RELAXED);
+  struct ompadapt_memo *e = __ompadapt_memo_entry(slot, features, (unsigned)nfeatures);
+  a->begin_memo(slot, spec, min_train, p1, p2, features, nfeatures, ctx, e);
+}
 #endif
 __OMPADAPT_SUPPORT_FN void __ompadapt_begin(void **slot, const char *spec, long min_train, long p1, long p2,
                                             const double *features, int nfeatures, ompadapt_ctx *ctx) {
@@ -347,12 +429,29 @@ __OMPADAPT_SUPPORT_FN void __ompadapt_begin(void **slot, const char *spec, long 
     __ompadapt_first_begin(slot, spec, min_train, p1, p2, features, nfeatures, ctx);
     return;
   }
+  /* (the generated code always passes its slot and, with features, their array; a runtime of
+   * one's own that keeps no memo leaves memo_generation NULL) */
+  if ((unsigned)nfeatures <= OMPADAPT_MEMO_FEATURES && a->memo_generation) {
+    if (__ompadapt_memo_start(a->memo_generation, slot, features, (unsigned)nfeatures, ctx))
+      return;
+    /* (a call of its own with the same arguments: a jump, and the memo's path keeps no
+     * register for it) */
+    __ompadapt_begin_miss(slot, spec, min_train, p1, p2, features, nfeatures, ctx);
+    return;
+  }
   a->begin(slot, spec, min_train, p1, p2, features, nfeatures, ctx);
 #else
   __ompadapt_api()->begin(slot, spec, min_train, p1, p2, features, nfeatures, ctx);
 #endif
 }
-__OMPADAPT_SUPPORT_FN void __ompadapt_end(ompadapt_ctx *ctx) { __ompadapt_api()->end(ctx); }
+__OMPADAPT_SUPPORT_FN void __ompadapt_end(ompadapt_ctx *ctx) {
+#ifdef __OMPADAPT_BUILDING_LOADER
+  /* started by the memo, which counted it: nothing to record */
+  if (ctx->t0 == OMPADAPT_MEMO_COUNTED)
+    return;
+#endif
+  __ompadapt_api()->end(ctx);
+}
 
 /* The team size of a host parallel region's variant: `absolute` threads (num_threads=N, as the
  * user asked), else `share` of the team the `program` asked for — its num_threads clause, else

@@ -43,7 +43,7 @@
 extern "C" {
 #endif
 
-#define OMPADAPT_API_VERSION 5
+#define OMPADAPT_API_VERSION 6
 #define OMPADAPT_MAX_FEATURES 16
 
 /* One execution of an adaptive region. Fields are read by generated code (variant, value);
@@ -61,11 +61,12 @@ typedef struct ompadapt_ctx {
   void *kept;           /* (version 5) private: what end records into, written by begin */
 } ompadapt_ctx;
 
-/* The functions that take a context carry the version in their symbols (as does the table
- * below): a program built for another layout of ompadapt_ctx fails to link or load against
- * this runtime, or (generated code, which loads the runtime itself) runs its regions' first
- * variant with one line saying why, instead of handing the runtime a context of the wrong
- * size. */
+/* The functions that take a context carry the version of its layout in their symbols: a
+ * program built for another layout of ompadapt_ctx fails to link or load against this runtime,
+ * or (generated code, which loads the runtime itself) runs its regions' first variant with one
+ * line saying why, instead of handing the runtime a context of the wrong size. Version 6 kept
+ * version 5's context, so these keep their `_v5` symbols and programs built against version 5
+ * still link; the table below carries version 6 (it grew). */
 #define __OMPADAPT_V(name) __asm__(#name "_v5")
 
 /* Region descriptor ("spec"), produced by the plugin, one line of ';'-separated fields:
@@ -181,9 +182,37 @@ int ompadapt_save(void);
  * ompadapt_train or ompadapt_save link the runtime (-lompadapt_rt). */
 int ompadapt_set_dir(const char *dir);
 
+/* ---- The program's memo (API version 6; private to the generated code and the runtime) ----
+ * The precompiled begin of the generated code keeps, per thread, a small table of recent
+ * trained executions: one entry per (call site, raw feature bits), direct-mapped. A repeat
+ * whose entry is still valid (its generation is the runtime's current one) starts the
+ * execution without calling the runtime: it counts it, steps the thread's sampling countdown
+ * and fills the context as the runtime would, with t0 = OMPADAPT_MEMO_COUNTED, which `end`
+ * recognises as an execution already counted. Every other execution (a miss, a timed sample
+ * when the countdown reaches 0, more than OMPADAPT_MEMO_FEATURES features) calls
+ * `begin_memo`, which fills the entry where the runtime's own memo would start the same
+ * execution again. The runtime bumps the generation whenever a decision such an entry holds
+ * may change (a published model, a drift, a vector that starts exploring, a variant made
+ * unavailable, a pin, tracing or the data-movement tool starting). */
+#define OMPADAPT_MEMO_FEATURES 4
+#define OMPADAPT_MEMO_BITS 6 /* 64 entries per thread and shared object */
+#define OMPADAPT_MEMO_COUNTED 0x6000000000000000ULL /* a decided execution counted at begin */
+struct ompadapt_memo {
+  const void *site;                /* the call site's slot (0: empty) */
+  unsigned long long generation;   /* the runtime's generation when filled */
+  int nfeatures, variant;
+  double value;
+  void *region, *kept;             /* what the context gets */
+  unsigned long long *count;       /* the thread's count of (vector, variant) */
+  unsigned int *sample_left;       /* the thread's countdown to its next timed execution */
+  unsigned long long features[OMPADAPT_MEMO_FEATURES]; /* raw bits */
+};
+
 /* The same entry points as a table: generated code reaches the runtime through it, whether
  * the runtime was linked (-lompadapt_rt) or loaded on first use beside the plugin (dlopen +
- * dlsym("ompadapt_rt_api_v5"); check `version` == OMPADAPT_API_VERSION before use). Immutable. */
+ * dlsym("ompadapt_rt_api_v6"); check `version` == OMPADAPT_API_VERSION before use). Immutable.
+ * The runtime also exports version 5's table (`ompadapt_rt_api_v5`, the fields up to
+ * ompt_start_tool), so programs built by the previous lowering keep working. */
 struct ompadapt_api {
   unsigned int version; /* OMPADAPT_API_VERSION */
   void (*begin)(void **slot, const char *spec, long min_train, long model_param1, long model_param2,
@@ -202,8 +231,15 @@ struct ompadapt_api {
    * an ompt_start_tool_result_t *. */
   void *(*ompt_start_tool)(unsigned int omp_version, const char *runtime_version,
                            void *(*next)(unsigned int, const char *));
+  /* since version 6: begin, then fills `memo` (the calling thread's entry for this call site
+   * and vector) where the program's memo may start the next execution of it; and the
+   * generation such entries are valid for (see struct ompadapt_memo). A runtime of one's own
+   * that keeps no memo leaves memo_generation NULL: the generated code then calls begin. */
+  void (*begin_memo)(void **slot, const char *spec, long min_train, long model_param1, long model_param2,
+                     const double *features, int nfeatures, ompadapt_ctx *ctx, struct ompadapt_memo *memo);
+  const unsigned long long *memo_generation;
 };
-extern const struct ompadapt_api ompadapt_rt_api __OMPADAPT_V(ompadapt_rt_api);
+extern const struct ompadapt_api ompadapt_rt_api __asm__("ompadapt_rt_api_v6");
 
 #ifdef __cplusplus
 }

@@ -7,7 +7,10 @@
 use std::os::raw::{c_char, c_int, c_void};
 
 /// `OMPADAPT_API_VERSION`.
-pub const API_VERSION: u32 = 5;
+pub const API_VERSION: u32 = 6;
+/// The version of the context's layout (`ompadapt_ctx`), which the functions that take one
+/// carry in their symbols (`ompadapt_begin_v5`, ...): version 6 kept version 5's.
+pub const CONTEXT_VERSION: u32 = 5;
 /// `OMPADAPT_MAX_FEATURES`: features beyond this are ignored (with a warning, once per region).
 pub use ompadapt_abi::MAX_FEATURES;
 
@@ -27,13 +30,18 @@ impl Start {
     const NO_RECORD: u64 = 1 << 63;
     /// A published decision chose the variant (a trained execution).
     const DECIDED: u64 = 1 << 62;
+    /// With `DECIDED`: the program's memo started the execution and counted it already
+    /// (`OMPADAPT_MEMO_COUNTED` in the header is exactly `DECIDED | COUNTED`).
+    const COUNTED: u64 = 1 << 61;
     /// The variant's first execution in this process (a cold measurement).
     const COLD: u64 = 1 << 60;
     /// Traced (`OMPADAPT_TRACE`); the time bits hold its start.
     const TRACED: u64 = 1 << 59;
     /// With `TRACED`: the start was read for the trace only; recording sees none.
     const UNTIMED: u64 = 1 << 58;
-    const FLAGS: u64 = Self::NO_RECORD | Self::DECIDED | Self::COLD | Self::TRACED | Self::UNTIMED;
+    const FLAGS: u64 = Self::NO_RECORD | Self::DECIDED | Self::COUNTED | Self::COLD | Self::TRACED | Self::UNTIMED;
+    /// `OMPADAPT_MEMO_COUNTED`: what the program's memo writes.
+    pub const MEMO_COUNTED: Start = Start(Self::DECIDED | Self::COUNTED);
 
     /// No start: what a context holds before `begin`, and after a `begin` that left the region
     /// NULL (then `end` reads nothing).
@@ -93,6 +101,16 @@ impl Start {
     #[inline(always)]
     pub(crate) fn is_plain_trained(self) -> bool {
         self.0 == Self::DECIDED
+    }
+
+    /// Started and counted by the program's memo (untimed), whatever happened since.
+    #[inline(always)]
+    pub(crate) fn is_counted(self) -> bool {
+        self.0 & Self::COUNTED != 0
+    }
+    /// The same start, no longer counted (recording counts it as a trained execution).
+    pub(crate) fn uncounted(self) -> Start {
+        Start(self.0 & !Self::COUNTED)
     }
 
     /// Not recorded from now on.
@@ -233,9 +251,12 @@ mod tests {
         };
         assert_eq!(define("OMPADAPT_MAX_FEATURES"), super::MAX_FEATURES);
         assert_eq!(define("OMPADAPT_API_VERSION"), super::API_VERSION as usize);
-        // the symbols of the functions that take a context carry the version (ffi.rs's
+        // the symbols of the functions that take a context carry its layout's version (ffi.rs's
         // export names; runtime/tests/c/abi_test.c links through the header)
-        let label = format!("#define __OMPADAPT_V(name) __asm__(#name \"_v{}\")", super::API_VERSION);
+        let label = format!("#define __OMPADAPT_V(name) __asm__(#name \"_v{}\")", super::CONTEXT_VERSION);
         assert!(h.contains(&label), "{label}");
+        // the program's memo (runtime/src/program_memo.rs)
+        assert_eq!(define("OMPADAPT_MEMO_FEATURES"), crate::program_memo::MEMO_FEATURES);
+        assert!(h.contains(&format!("#define OMPADAPT_MEMO_COUNTED {:#X}ULL", Start::MEMO_COUNTED.0)), "MEMO_COUNTED");
     }
 }

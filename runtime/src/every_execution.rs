@@ -10,6 +10,8 @@ static NEEDED: AtomicBool = AtomicBool::new(false);
 /// Something needs every execution's full path from now on.
 pub fn need() {
     NEEDED.store(true, Relaxed);
+    // the program's memo starts executions without either
+    crate::program_memo::invalidate();
 }
 
 /// Whether something needs every execution's full path.

@@ -5,10 +5,11 @@
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_long, c_uint, c_void};
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
 
 use crate::ctx::{Ctx, API_VERSION};
 use crate::diag;
+use crate::program_memo::MemoEntry;
 use crate::region::Region;
 use crate::registry;
 use crate::spec::CallArgs;
@@ -119,6 +120,34 @@ unsafe fn instance_spec(spec: &str, pretty: *const c_char) -> Option<String> {
     Some(d.to_string())
 }
 
+/// The table's `begin_memo` (API version 6): [`ompadapt_begin`], then fills `memo`, the calling
+/// thread's entry of the program's memo for this call site and vector, where the program may
+/// start the next execution of it itself (see [`crate::program_memo`]).
+///
+/// # Safety
+/// As [`ompadapt_begin`]; `memo` is null or the calling thread's entry.
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn ompadapt_begin_memo(
+    slot: *mut *mut c_void,
+    spec: *const c_char,
+    min_train: c_long,
+    model_param1: c_long,
+    model_param2: c_long,
+    features: *const f64,
+    nfeatures: c_int,
+    ctx: *mut Ctx,
+    memo: *mut MemoEntry,
+) {
+    // before the execution looks at any decision: a change after it leaves the entry stale
+    let generation = crate::program_memo::generation();
+    ompadapt_begin(slot, spec, min_train, model_param1, model_param2, features, nfeatures, ctx);
+    if let (Some(c), Some(e)) = (ctx.as_ref(), memo.as_mut()) {
+        if let Some(r) = (c.region as *const Region).as_ref() {
+            r.fill_program_memo(slot as *const c_void, c, generation, e);
+        }
+    }
+}
+
 /// `ompadapt_end`: stops the clock and records the execution started on `ctx`.
 ///
 /// # Safety
@@ -128,6 +157,8 @@ pub unsafe extern "C" fn ompadapt_end(ctx: *mut Ctx) {
     let Some(c) = ctx.as_ref() else { return };
     match (c.region as *const Region).as_ref() {
         None => {}
+        // the program's memo started it and counted it (its own `end` returns before this)
+        Some(_) if c.t0 == crate::ctx::Start::MEMO_COUNTED => {}
         Some(r) if r.end_memo(c) => {}
         Some(r) => end_full(r, c),
     }
@@ -199,8 +230,11 @@ unsafe fn unavailable(c: &mut Ctx, replacement: c_int, reason: &str) {
         }
     }));
     // The execution goes on as `replacement`: `end` records it there (its first execution
-    // here is cold), or records nothing.
+    // here is cold), or records nothing; not where the program's memo counted it.
     let region = (c.region as *const Region).as_ref();
+    if let Some(r) = region {
+        r.uncount(c);
+    }
     match region {
         Some(r) if replacement >= 0 && (replacement as usize) < r.nvariants() && replacement != v => {
             let _ = catch_unwind(AssertUnwindSafe(|| r.switch_execution(c, replacement as usize)));
@@ -387,15 +421,28 @@ pub struct Api {
     pub host_exit: unsafe extern "C" fn(*mut c_void),
     /// [`ompadapt_ompt_start_tool`] (since version 4).
     pub ompt_start_tool: unsafe extern "C" fn(c_uint, *const c_char, Option<crate::ompt_tool::StartTool>) -> *mut c_void,
+    /// `ompadapt_begin_memo` (since version 6): begin, then fills the program's memo entry.
+    #[allow(clippy::type_complexity)]
+    pub begin_memo:
+        unsafe extern "C" fn(*mut *mut c_void, *const c_char, c_long, c_long, c_long, *const f64, c_int, *mut Ctx, *mut MemoEntry),
+    /// The generation the program's memo entries are valid for (since version 6).
+    pub memo_generation: &'static AtomicU64,
 }
 
-/// `ompadapt_rt_api`: the entry points as a table (version [`API_VERSION`]). Its symbol, like
-/// those of the functions that take a context, carries the version (`ompadapt.h`): code built
-/// for another layout of the context never finds it.
+/// `ompadapt_rt_api`: the entry points as a table (version [`API_VERSION`]). Its symbol carries
+/// the version (`ompadapt.h`): code built for another table or context never finds it.
+#[export_name = "ompadapt_rt_api_v6"]
+#[allow(non_upper_case_globals)]
+pub static ompadapt_rt_api: Api = Api { version: API_VERSION, ..V5_ENTRIES };
+
+/// Version 5's table, for programs built by the previous lowering: the same context, the
+/// entries up to `ompt_start_tool` (the rest is there but not read).
 #[export_name = "ompadapt_rt_api_v5"]
 #[allow(non_upper_case_globals)]
-pub static ompadapt_rt_api: Api = Api {
-    version: API_VERSION,
+pub static ompadapt_rt_api_v5: Api = V5_ENTRIES;
+
+const V5_ENTRIES: Api = Api {
+    version: 5,
     begin: ompadapt_begin,
     end: ompadapt_end,
     unlowered_offload_site: ompadapt_unlowered_offload_site,
@@ -403,6 +450,8 @@ pub static ompadapt_rt_api: Api = Api {
     host_enter: ompadapt_host_enter,
     host_exit: ompadapt_host_exit,
     ompt_start_tool: ompadapt_ompt_start_tool,
+    begin_memo: ompadapt_begin_memo,
+    memo_generation: &crate::program_memo::GENERATION,
 };
 
 /// `ompadapt_ompt_start_tool` (API version 4): starts the runtime's OMPT tool, which learns the
@@ -429,5 +478,7 @@ const _: () = {
     assert!(offset_of!(Api, host_enter) == 40);
     assert!(offset_of!(Api, host_exit) == 48);
     assert!(offset_of!(Api, ompt_start_tool) == 56);
-    assert!(size_of::<Api>() == 64);
+    assert!(offset_of!(Api, begin_memo) == 64);
+    assert!(offset_of!(Api, memo_generation) == 72);
+    assert!(size_of::<Api>() == 80);
 };

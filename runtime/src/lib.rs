@@ -19,6 +19,7 @@
 //! * [`registry`] — the process-wide table of regions (and the exit handler);
 //! * [`region`] — one region: selection, recording, training, drift reset, settings;
 //! * [`shard`] — per-thread decision cache and counters of trained executions (lock-free);
+//! * [`program_memo`] — the generated code's memo of trained executions (API version 6);
 //! * [`measurements`] — a region's exploration measurements and training-trigger counters;
 //! * [`explore`] — exploration strategies and labels from repeated measurements;
 //! * [`drift`] — the time model and drift detection;
@@ -57,6 +58,7 @@ pub mod offload_build;
 pub mod mpi;
 pub mod ompt_tool;
 pub mod openmp_start;
+pub mod program_memo;
 pub mod region;
 pub mod registry;
 pub mod report;

@@ -7,6 +7,7 @@ use std::sync::atomic::{AtomicPtr, Ordering};
 use std::sync::Once;
 
 use ompadapt_rt::{ompadapt_begin, ompadapt_end, ompadapt_rt_api, registry, Ctx};
+use ompadapt_rt::ffi::ompadapt_rt_api_v5;
 
 /// The configuration is read once per process: fix it before the first region is created.
 fn init() {
@@ -158,7 +159,10 @@ fn degenerate_calls_fall_back_to_variant_zero() {
 #[test]
 fn api_table() {
     init();
-    assert_eq!(ompadapt_rt_api.version, 5);
+    assert_eq!(ompadapt_rt_api.version, 6);
+    // version 5's table, for programs built by the previous lowering: the same entries
+    assert_eq!(ompadapt_rt_api_v5.version, 5);
+    assert_eq!(ompadapt_rt_api_v5.begin as usize, ompadapt_rt_api.begin as usize);
     let spec = cspec("ompadapt1;model=table;variants=x,y;values=3,5;numeric=1");
     let mut slot: *mut c_void = null_mut();
     let mut values = Vec::new();

@@ -170,7 +170,7 @@ fn concurrent_executions_mark_it_once() {
 /// `variant` -1; a NULL context or a context without a region is harmless.
 #[test]
 fn c_table_entry_and_unrecorded_replacement() {
-    assert_eq!(ompadapt_rt_api.version, 5);
+    assert_eq!(ompadapt_rt_api.version, 6);
     std::env::set_var("OMPADAPT_PERSIST", "0");
     std::env::set_var("OMPADAPT_REPORT", "0");
     let slot = AtomicPtr::new(std::ptr::null_mut());

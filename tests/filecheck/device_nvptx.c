@@ -8,7 +8,7 @@
 // CHECK: target triple = "nvptx64-nvidia-cuda"
 // CHECK: define weak_odr protected void @__omp_offloading_{{.*}}_vecAdd_l11(
 // CHECK-NOT: __ompadapt_api
-// CHECK-NOT: __ompadapt_v5_
+// CHECK-NOT: __ompadapt_v6_
 // CHECK-NOT: __ompadapt_launch_site
 
 // DISPATCH: define weak_odr protected void @__omp_offloading_{{.*}}_vecAdd_l12(

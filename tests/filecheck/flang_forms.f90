@@ -17,7 +17,7 @@
 ! would go to the first fork after it: the runtime's start-up region).
 ! IR-LABEL: define void @fixed_team_(
 ! IR-NOT: call void @__kmpc_push_num_threads(ptr @{{[0-9]+}}, i32 %{{.*}}, i32 3)
-! IR: %ompadapt.team = call i32 @__ompadapt_v5_team_size(i32 %{{[0-9]+}}, double %{{[0-9]+}}, i32 3)
+! IR: %ompadapt.team = call i32 @__ompadapt_v6_team_size(i32 %{{[0-9]+}}, double %{{[0-9]+}}, i32 3)
 ! IR-NOT: call i32 @omp_get_max_threads()
 ! IR: call void @__kmpc_push_num_threads(ptr @{{[0-9]+}}, i32 %{{.*}}, i32 %ompadapt.team)
 ! IR-NEXT: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(
@@ -33,7 +33,7 @@ end subroutine
 
 ! IR-LABEL: define void @variable_team_(
 ! IR: %[[T:[0-9]+]] = load i32, ptr %1
-! IR: %ompadapt.team = call i32 @__ompadapt_v5_team_size(i32 %{{[0-9]+}}, double %{{[0-9]+}}, i32 %[[T]])
+! IR: %ompadapt.team = call i32 @__ompadapt_v6_team_size(i32 %{{[0-9]+}}, double %{{[0-9]+}}, i32 %[[T]])
 ! IR: call void @__kmpc_push_num_threads(ptr @{{[0-9]+}}, i32 %{{.*}}, i32 %ompadapt.team)
 subroutine variable_team(n, t, a)
   integer, intent(in) :: n, t

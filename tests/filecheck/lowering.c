@@ -22,7 +22,7 @@ void vecAdd(double *A, double *B, double *C, int N) {
 // CHECK-LABEL: define {{.*}}void @vecAdd(
 // The runtime's begin(slot, spec, min_train=8, trees=5, depth=3, features, 2, &ctx), through
 // the precompiled support code (the pass runs):
-// CHECK: call void @__ompadapt_v5_begin(ptr noundef @vecAdd._ompadapt_h1, ptr noundef @.str{{.*}}, i64 noundef 8, i64 noundef 5, i64 noundef 3, ptr noundef %{{.*}}, i32 noundef 2, ptr noundef %_ompadapt_c1)
+// CHECK: call void @__ompadapt_v6_begin(ptr noundef @vecAdd._ompadapt_h1, ptr noundef @.str{{.*}}, i64 noundef 8, i64 noundef 5, i64 noundef 3, ptr noundef %{{.*}}, i32 noundef 2, ptr noundef %_ompadapt_c1)
 // model_output: chosen = (int) ctx.value
 // CHECK: fptosi double %{{.*}} to i32
 // CHECK: store i32 %{{.*}}, ptr @chosen
@@ -31,4 +31,4 @@ void vecAdd(double *A, double *B, double *C, int N) {
 // CHECK: call void {{.*}}@__kmpc_fork_call(
 // CHECK: icmp eq i32 %{{.*}}, 2
 // CHECK: call i32 @__tgt_target_kernel(
-// CHECK: call void @__ompadapt_v5_end(ptr noundef %_ompadapt_c1)
+// CHECK: call void @__ompadapt_v6_end(ptr noundef %_ompadapt_c1)

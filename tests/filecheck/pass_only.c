@@ -51,13 +51,13 @@ void nested(int n, double *v) {
 // CHECK: @saxpy._ompadapt_p.slot = internal global ptr null
 // CHECK: @saxpy._ompadapt_p.absolute = private unnamed_addr constant [6 x i32] zeroinitializer
 // CHECK: @saxpy._ompadapt_p.share = private unnamed_addr constant [6 x double] [double 0.000000e+00, double 1.250000e-01, double 2.500000e-01, double 5.000000e-01, double 1.000000e+00, double 0.000000e+00]
-// CHECK: @__ompadapt_v5_default_runtime = weak hidden constant ptr @ompadapt.default_runtime
+// CHECK: @__ompadapt_v6_default_runtime = weak hidden constant ptr @ompadapt.default_runtime
 // CHECK: c"ompadapt1;model=saxpy@pass_only.c:26;loc=pass_only.c:26;features=;{{.*}};in_parallel=as_written;auto_features=trip_count(loop1),ops,flops,comparisons,memory_accesses,loop_depth,calls\00"
 
 // CHECK-LABEL: define dso_local void @saxpy(
 // CHECK: %ompadapt.ctx = alloca { ptr, i64, i32, i32, double, [16 x double], ptr, ptr }
-// CHECK: call void @__ompadapt_v5_begin(ptr @saxpy._ompadapt_p.slot, ptr %{{.*}}, i64 -1, i64 -1, i64 -1, ptr %ompadapt.features, i32 7, ptr %ompadapt.ctx)
-// CHECK: %ompadapt.team = call i32 @__ompadapt_v5_team_size(i32 %{{.*}}, double %{{.*}}, i32 %{{.*}})
+// CHECK: call void @__ompadapt_v6_begin(ptr @saxpy._ompadapt_p.slot, ptr %{{.*}}, i64 -1, i64 -1, i64 -1, ptr %ompadapt.features, i32 7, ptr %ompadapt.ctx)
+// CHECK: %ompadapt.team = call i32 @__ompadapt_v6_team_size(i32 %{{.*}}, double %{{.*}}, i32 %{{.*}})
 // CHECK: br i1 %{{.*}}, label %ompadapt.serial, label %ompadapt.parallel
 // CHECK: ompadapt.parallel:
 // CHECK-NEXT: call void @__kmpc_push_num_threads(ptr @{{.*}}, i32 %{{.*}}, i32 %ompadapt.team)
@@ -68,19 +68,19 @@ void nested(int n, double *v) {
 // CHECK: call void @saxpy.omp_outlined(ptr %ompadapt.tid, ptr %ompadapt.zero,
 // CHECK-NEXT: call void @__kmpc_end_serialized_parallel(
 // CHECK: ompadapt.join:
-// CHECK-NEXT: call void @__ompadapt_v5_end(ptr %ompadapt.ctx)
+// CHECK-NEXT: call void @__ompadapt_v6_end(ptr %ompadapt.ctx)
 
 // CHECK-LABEL: define dso_local i32 @count_threads(
-// CHECK-NOT: __ompadapt_v5_begin
+// CHECK-NOT: __ompadapt_v6_begin
 // CHECK: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(
-// CHECK-NOT: __ompadapt_v5_begin
+// CHECK-NOT: __ompadapt_v6_begin
 // CHECK-LABEL: define dso_local void @nested(
-// CHECK-NOT: __ompadapt_v5_begin
+// CHECK-NOT: __ompadapt_v6_begin
 // CHECK: define internal void @nested.omp_outlined(
-// CHECK-NOT: __ompadapt_v5_begin
+// CHECK-NOT: __ompadapt_v6_begin
 // CHECK: ret void
 
-// LOADER: module asm "__ompadapt_v5_load_runtime:{{.*}}"
+// LOADER: module asm "__ompadapt_v6_load_runtime:{{.*}}"
 
 // REMARK-DAG: remark: pass_only.c:26:1: [OMPADAPT150] region 'saxpy@pass_only.c:26': the parallel region became adaptive with variants serial, threads=0.125, threads=0.25, threads=0.5, threads=1
 // REMARK-DAG: remark: pass_only.c:26:1: [OMPADAPT120] region 'saxpy@pass_only.c:26': automatic features: trip_count(loop1), ops, flops, comparisons, memory_accesses, loop_depth, calls
@@ -92,5 +92,5 @@ void nested(int n, double *v) {
 // ENV: c"ompadapt1;model=saxpy@pass_only.c:26;loc=pass_only.c:26;features=;variants=serial,threads=0.5,threads=1;values=0,0.5,1;
 // OFF-NOT: ompadapt
 // BAD: ompadapt: error: 'serail' is not a variant kind; did you mean 'serial'?
-// O2: call void @__ompadapt_v5_begin(
-// O2: call void @__ompadapt_v5_end(
+// O2: call void @__ompadapt_v6_begin(
+// O2: call void @__ompadapt_v6_end(

@@ -46,15 +46,15 @@ void deferred(int n, double *x) {
 // CHECK: c"ompadapt1;model=plain@pass_only_offload.c:17;loc=pass_only_offload.c:17;features=;variants=cpu,gpu,thread_limit=64;values=0,1,2;
 // CHECK: c"ompadapt1;model=where@pass_only_offload.c:24;loc=pass_only_offload.c:24;features=;variants=gpu,thread_limit=64;values=0,1;
 // CHECK-LABEL: define dso_local void @plain(
-// CHECK: call void @__ompadapt_v5_begin(ptr @plain._ompadapt_o.slot,
+// CHECK: call void @__ompadapt_v6_begin(ptr @plain._ompadapt_o.slot,
 // CHECK: call ptr @__ompadapt_host_enter(
 // CHECK: call i32 @__tgt_target_kernel({{.*}}){{.*}}, !ompadapt.region
-// CHECK: call void @__ompadapt_v5_end(
+// CHECK: call void @__ompadapt_v6_end(
 // CHECK-LABEL: define dso_local void @shape(
-// CHECK-NOT: __ompadapt_v5_begin
+// CHECK-NOT: __ompadapt_v6_begin
 // CHECK: ret void
 // CHECK-LABEL: define dso_local void @deferred(
-// CHECK-NOT: __ompadapt_v5_begin
+// CHECK-NOT: __ompadapt_v6_begin
 // CHECK: ret void
 
 // REMARK-DAG: [OMPADAPT154] region 'plain@pass_only_offload.c:17': the offload launch became an adaptive region with variants cpu, gpu, thread_limit=64

@@ -8,7 +8,7 @@ use std::process::Command;
 
 use ompadapt_tests::*;
 
-const LOADER: &str = "__ompadapt_v5_load_runtime";
+const LOADER: &str = "__ompadapt_v6_load_runtime";
 
 /// Two translation units with a host `parallel for` each (zero-source-change mode makes them
 /// adaptive), and what the program prints.
@@ -106,7 +106,7 @@ fn the_pass_adds_the_assembly_once_and_the_header_only_declares_it() {
     let ir = module_text(&[]);
     assert_eq!(ir.matches(&format!("{LOADER}:")).count(), 1, "the module asm defines the loader once:\n{ir}");
     for called in ["begin", "end", "team_size"] {
-        let declared = ir.lines().any(|l| l.starts_with("declare hidden ") && l.contains(&format!("@__ompadapt_v5_{called}(")));
+        let declared = ir.lines().any(|l| l.starts_with("declare hidden ") && l.contains(&format!("@__ompadapt_v6_{called}(")));
         assert!(declared, "{called} is called, not compiled here:\n{ir}");
         assert!(!ir.contains(&format!("define internal void @__ompadapt_{called}(")), "{called} is not compiled here");
     }

@@ -140,6 +140,81 @@ fn with<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
     f(unsafe { &mut *p })
 }
 
+/// This thread's stack if the thread table has it (no call, nothing to save: the fast paths'
+/// first step).
+#[inline(always)]
+fn cached() -> Option<&'static mut Stack> {
+    let tid = thread_id();
+    let i = slot_of(tid);
+    // SAFETY: as in `with`: the entry names this thread, whose stack it is.
+    (TIDS[i].load(Acquire) == tid).then(|| unsafe { &mut *STACKS[i].load(Relaxed) })
+}
+
+/// `set_feature`'s usual case, without a call: the innermost execution is `key`'s, undecided,
+/// with room for the feature. False: nothing done, [`set_feature`] handles it.
+#[inline(always)]
+pub fn set_feature_fast(key: *const c_void, v: f64) -> bool {
+    let Some(s) = cached() else { return false };
+    let Some(top) = s.len.checked_sub(1) else { return false };
+    let Some(f) = s.frames.get_mut(top) else { return false };
+    if !std::ptr::eq(f.key, key) || f.decided || f.set >= MAX_FEATURES {
+        return false;
+    }
+    f.ctx.features[f.set] = v;
+    f.set += 1;
+    true
+}
+
+/// `begin`'s usual case, without a call: room on a stack the thread table has. False: nothing
+/// done, [`begin`] handles it.
+#[inline(always)]
+pub fn begin_fast(key: *const c_void, h: &'static Handle) -> bool {
+    let Some(s) = cached() else { return false };
+    let Some(f) = s.frames.get_mut(s.len) else { return false };
+    f.key = key;
+    f.handle = h;
+    f.set = 0;
+    f.decided = false;
+    s.len += 1;
+    true
+}
+
+/// `get_policy`'s usual case, without a call: the innermost execution is `key`'s, and it is
+/// decided already or the region's memo decides it. None: nothing done, [`get_policy`]
+/// handles it.
+#[inline(always)]
+pub fn get_policy_fast(key: *const c_void) -> Option<usize> {
+    let s = cached()?;
+    let f = s.frames.get_mut(s.len.checked_sub(1)?)?;
+    if !std::ptr::eq(f.key, key) {
+        return None;
+    }
+    if !f.decided {
+        // SAFETY: frames in the stack hold handles `begin` received (never freed).
+        let h = unsafe { &*f.handle };
+        if !h.region.begin_memo_filled(f.set.min(MAX_FEATURES), &mut f.ctx) {
+            return None;
+        }
+        f.decided = true;
+    }
+    Some(f.ctx.variant.max(0) as usize)
+}
+
+/// `end`'s usual case, without a call: the innermost execution is `key`'s, a plain trained
+/// one, which its region only counts. False: nothing done, [`end`] handles it.
+#[inline(always)]
+pub fn end_fast(key: *const c_void) -> bool {
+    let Some(s) = cached() else { return false };
+    let Some(top) = s.len.checked_sub(1) else { return false };
+    let Some(f) = s.frames.get(top) else { return false };
+    // SAFETY: as in `get_policy_fast`.
+    if !std::ptr::eq(f.key, key) || !f.decided || !unsafe { &*f.handle }.region.end_memo(&f.ctx) {
+        return false;
+    }
+    s.len = top;
+    true
+}
+
 /// Most recent frame on this thread of the region the program calls `key`. Only handles are
 /// ever stored, so a `key` that is not one matches nothing.
 #[inline(always)]
@@ -236,7 +311,11 @@ pub fn get_policy(key: *const c_void) -> Found<usize> {
             let n = f.set.min(MAX_FEATURES);
             // SAFETY: frames in the stack hold handles `begin` received (never freed).
             let h = unsafe { &*f.handle };
-            h.decide_filled(n, &mut f.ctx);
+            // the trained path's memo first, on the features where they are (as the generated
+            // code's begin does)
+            if !h.region.begin_memo_filled(n, &mut f.ctx) {
+                h.decide_filled(n, &mut f.ctx);
+            }
             f.decided = true;
         }
         Found::Frame(f.ctx.variant.max(0) as usize)

@@ -17,11 +17,11 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 use super::model_info::{self, Kind, ModelInfo};
-use ompadapt_abi::descriptor::Explore;
 use crate::ctx::{Ctx, MAX_FEATURES};
 use crate::diag;
 use crate::region::Region;
 use crate::spec::{ModelType, RegionDescriptor, MAX_VARIANTS};
+use ompadapt_abi::descriptor::Explore;
 
 /// Most distinct Apollo regions per process.
 pub const MAX_HANDLES: usize = 1024;
@@ -194,7 +194,10 @@ impl Handle {
     /// Ends the execution decided on `ctx`: the region records it.
     #[inline]
     pub fn record(&self, ctx: &Ctx) {
-        self.region.leave(ctx);
+        // a plain trained execution is only counted (as `ompadapt_end` does)
+        if !self.region.end_memo(ctx) {
+            self.region.leave(ctx);
+        }
     }
 
     /// Whether `__apollo_region_train` applies (Apollo: only models that learn are trainable).

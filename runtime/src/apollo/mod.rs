@@ -77,6 +77,15 @@ pub unsafe extern "C" fn __apollo_region_create(
 /// Any pointer is accepted (only handles `create` returned are used).
 #[no_mangle]
 pub unsafe extern "C" fn __apollo_region_begin(region: *mut c_void) {
+    // the usual case without a call (so that it saves no register), the rest out of line
+    match handle::from_ptr(region) {
+        Some(h) if frames::begin_fast(region, h) => {}
+        _ => begin_slow(region),
+    }
+}
+
+#[inline(never)]
+fn begin_slow(region: *mut c_void) {
     let _ = catch_unwind(|| match handle::from_ptr(region) {
         Some(h) => frames::begin(region, h),
         None => warn_bad_handle("__apollo_region_begin", region),
@@ -90,6 +99,16 @@ pub unsafe extern "C" fn __apollo_region_begin(region: *mut c_void) {
 /// Any pointer is accepted (only handles `create` returned are used).
 #[no_mangle]
 pub unsafe extern "C" fn __apollo_region_set_feature(region: *mut c_void, feature: f32) {
+    if frames::set_feature_fast(region, feature as f64) {
+        return;
+    }
+    set_feature_slow(region, feature);
+}
+
+/// `__apollo_region_set_feature` beyond its usual case (out of line: the usual case saves no
+/// register).
+#[inline(never)]
+fn set_feature_slow(region: *mut c_void, feature: f32) {
     let _ = catch_unwind(|| frames::set_feature(region, feature as f64));
 }
 
@@ -100,6 +119,14 @@ pub unsafe extern "C" fn __apollo_region_set_feature(region: *mut c_void, featur
 /// Any pointer is accepted (only handles `create` returned are used).
 #[no_mangle]
 pub unsafe extern "C" fn __apollo_region_get_policy(region: *mut c_void) -> c_int {
+    match frames::get_policy_fast(region) {
+        Some(p) => p as c_int,
+        None => get_policy_slow(region),
+    }
+}
+
+#[inline(never)]
+fn get_policy_slow(region: *mut c_void) -> c_int {
     catch_unwind(|| {
         // frames hold only handles: one found proves `region` is one
         let found = match frames::get_policy(region) {
@@ -131,6 +158,13 @@ pub unsafe extern "C" fn __apollo_region_get_policy(region: *mut c_void) -> c_in
 /// Any pointer is accepted (only handles `create` returned are used).
 #[no_mangle]
 pub unsafe extern "C" fn __apollo_region_end(region: *mut c_void) {
+    if !frames::end_fast(region) {
+        end_slow(region);
+    }
+}
+
+#[inline(never)]
+fn end_slow(region: *mut c_void) {
     let _ = catch_unwind(|| {
         let found = frames::end(region);
         if let frames::Found::Frame(()) = found {

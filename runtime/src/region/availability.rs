@@ -71,6 +71,7 @@ impl Region {
             let e = self.epoch.load(Relaxed);
             if e & 1 == 1 {
                 self.epoch.store(e + 2, Release);
+                crate::program_memo::invalidate();
             }
             self.claim(&mut g)
         };

@@ -138,6 +138,8 @@ impl Region {
         let v = self.usable(None, self.decision_now(&key));
         pins.insert(key, v);
         self.declared.hooked.store(true, Relaxed);
+        // the program's memo would go on starting the vector without the pin
+        crate::program_memo::invalidate();
         v
     }
 

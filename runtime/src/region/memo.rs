@@ -15,6 +15,7 @@
 //! shard and memo, as it has its counts.
 
 use super::*;
+use crate::program_memo::{MemoEntry, MEMO_FEATURES};
 
 impl Region {
     /// Starts a trained execution from the memo when it can (see the module's comment): fills
@@ -25,28 +26,49 @@ impl Region {
     #[inline(always)]
     pub(crate) unsafe fn begin_memo(&self, features: *const f64, nfeatures: c_int, ctx: &mut Ctx) -> bool {
         let n = nfeatures as u32 as usize; // a negative count is huge: the full path's case
-        if !self.memo_ok || n > MAX_FEATURES || (features.is_null() && n != 0) {
-            return false;
-        }
-        // declared ranges (per region); the trace or the data-movement tool (process-wide)
-        if self.declared.hooked() || crate::every_execution::needed() {
+        if n > MAX_FEATURES || (features.is_null() && n != 0) {
             return false;
         }
         let f = if n == 0 { &[][..] } else { std::slice::from_raw_parts(features, n) };
+        let Some(start) = self.memo_start(f) else { return false };
+        super::select::copy_features(&mut ctx.features, f);
+        self.start_from_memo(n, start, ctx);
+        true
+    }
+
+    /// [`Region::begin_memo`] with the `n` features already in `ctx.features` (Apollo's ABI
+    /// collects them there, one call at a time).
+    #[inline(always)]
+    pub(crate) fn begin_memo_filled(&self, n: usize, ctx: &mut Ctx) -> bool {
+        let n = n.min(MAX_FEATURES);
+        let Some(start) = self.memo_start(&ctx.features[..n]) else { return false };
+        self.start_from_memo(n, start, ctx);
+        true
+    }
+
+    /// The memo's decision for `f` (its slot, variant, value and whether the execution is the
+    /// thread's timed sample), the thread's sampling countdown stepped; None: the full path's
+    /// case, nothing changed.
+    #[inline(always)]
+    fn memo_start(&self, f: &[f64]) -> Option<(&Slot, usize, f64, bool)> {
+        // declared ranges (per region); the trace or the data-movement tool (process-wide)
+        if !self.memo_ok || self.declared.hooked() || crate::every_execution::needed() {
+            return None;
+        }
         let epoch = self.epoch.load(Acquire);
         if epoch & 1 == 0 {
-            return false;
+            return None;
         }
         // the cached shard only: finding it otherwise touches thread-locals, which may panic
         // in a thread's destructors, and nothing here is inside `catch_unwind`
-        let Some(shard) = self.shards.local_cached() else { return false };
-        let Some(slot) = shard.memo_find(f) else { return false };
+        let shard = self.shards.local_cached()?;
+        let slot = shard.memo_find(f)?;
         let v = slot.variant.load(Relaxed);
         if slot.epoch.load(Relaxed) != epoch || v == EXPLORE {
-            return false;
+            return None;
         }
         let v = (v as usize).min(self.nvariants() - 1);
-        let Some(&value) = self.spec.values.get(v) else { return false };
+        let value = *self.spec.values.get(v)?;
         let left = shard.sample_left.load(Relaxed);
         let timed = left == 0;
         if timed {
@@ -54,14 +76,19 @@ impl Region {
             // never starts here: the slot's decision ran on the full path first, which marked
             // it (`begin_trained`); should one come, the full path flags it.
             if !self.warmed.get(v).is_some_and(|w| w.load(Relaxed)) {
-                return false;
+                return None;
             }
             shard.sample_left.store(self.sample - 1, Relaxed);
             bump(&shard.turns, 1);
         } else {
             shard.sample_left.store(left - 1, Relaxed);
         }
-        super::select::copy_features(&mut ctx.features, f);
+        Some((slot, v, value, timed))
+    }
+
+    /// Fills `ctx` (all but its features) for the execution [`Region::memo_start`] decided.
+    #[inline(always)]
+    fn start_from_memo(&self, n: usize, (slot, v, value, timed): (&Slot, usize, f64, bool), ctx: &mut Ctx) {
         ctx.region = self as *const Region as *mut c_void;
         ctx.nfeatures = n as c_int;
         ctx.variant = v as c_int;
@@ -71,7 +98,6 @@ impl Region {
         if timed {
             ctx.t0 = ctx.t0.with_time(clock::now()); // last: the execution starts now
         }
-        true
     }
 
     /// Ends an execution [`Region::begin_memo`] (or the full path) started as an untimed trained
@@ -91,6 +117,62 @@ impl Region {
         }
         bump(slot.count(v), 1);
         true
+    }
+}
+
+impl Region {
+    /// Fills `e`, the calling thread's entry of the program's memo for call site `site` (see
+    /// [`crate::program_memo`]), after `ctx` started an execution, where [`Region::begin_memo`]
+    /// would start the next execution of the same vector the same way: a trained, recorded,
+    /// untraced execution whose slot (the thread's own) holds its decision for the current
+    /// epoch, in a region whose memo is on, no pin or declared range hooked, nothing needing
+    /// every execution. `generation` was read before the execution started, so that anything
+    /// that changed the decision since leaves the entry stale.
+    pub(crate) fn fill_program_memo(&self, site: *const c_void, ctx: &Ctx, generation: u64, e: &mut MemoEntry) {
+        let n = ctx.nfeatures as u32 as usize;
+        let t0 = ctx.t0;
+        if !self.memo_ok || n > MEMO_FEATURES || !t0.was_decided() || !t0.records() || t0.is_traced() {
+            return;
+        }
+        if self.declared.hooked() || crate::every_execution::needed() || !crate::dataflow::absent() {
+            return;
+        }
+        // SAFETY: what `begin` kept is a slot of this region's shards, which live as long as it.
+        let Some(slot) = (unsafe { ctx.kept_for_end().cast::<Slot>().as_ref() }) else { return };
+        let v = ctx.variant as u32;
+        let epoch = self.epoch.load(Acquire);
+        let decided = slot.epoch.load(Relaxed) == epoch && slot.variant.load(Relaxed) == v;
+        if epoch & 1 == 0 || !decided || v as usize >= self.nvariants() || !slot.owned_here() {
+            return;
+        }
+        e.site = site;
+        e.generation = generation;
+        e.nfeatures = n as c_int;
+        e.variant = v as c_int;
+        e.value = ctx.value;
+        e.region = ctx.region;
+        e.kept = ctx.kept;
+        e.count = slot.count(v as usize);
+        e.sample_left = &slot.shard().sample_left;
+        for (b, f) in e.features.iter_mut().zip(&ctx.features[..n]) {
+            *b = f.to_bits();
+        }
+    }
+
+    /// An execution the program's memo counted at its start leaves that count (before its
+    /// variant changes or it stops being recorded): recording sees an ordinary trained
+    /// execution from then on. Nothing for any other execution.
+    pub(crate) fn uncount(&self, ctx: &mut Ctx) {
+        if !ctx.t0.is_counted() {
+            return;
+        }
+        ctx.t0 = ctx.t0.uncounted();
+        // SAFETY: as in `fill_program_memo`.
+        let Some(slot) = (unsafe { ctx.kept_for_end().cast::<Slot>().as_ref() }) else { return };
+        let v = ctx.variant as u32 as usize;
+        if v < self.nvariants() && slot.owned_here() {
+            bump(slot.count(v), u64::MAX); // minus one
+        }
     }
 }
 
@@ -183,6 +265,57 @@ mod tests {
         }
         let now = r.decide(&[1.0]).unwrap();
         assert_eq!(run(&r, &[1.0], |_| 1), (now, true), "the current decision, from the memo");
+    }
+
+    /// The program's memo: an entry is filled only for a trained execution the region's memo
+    /// would repeat; a start the program makes from it (counted at once) counts exactly as
+    /// the runtime's would, `uncount` takes it back before a switch, and a change of decision
+    /// makes the entry's generation stale.
+    #[test]
+    fn the_programs_memo_is_filled_for_trained_executions_only() {
+        use crate::program_memo::generation;
+        let r = region(1 << 20);
+        let mut e = crate::program_memo::tests_empty();
+        let site = 0x1000 as *const c_void;
+        // exploring: no entry
+        let mut c = Ctx::zeroed();
+        r.enter(&[1.0], &|_| None, &mut c);
+        r.fill_program_memo(site, &c, generation(), &mut e);
+        assert!(e.site.is_null(), "an exploring execution fills nothing");
+        r.leave(&c);
+        train(&r);
+        run(&r, &[1.0], |_| 1);
+        let g = generation();
+        let mut c = Ctx::zeroed();
+        r.enter(&[1.0], &|_| None, &mut c);
+        r.fill_program_memo(site, &c, g, &mut e);
+        assert_eq!((e.site, e.generation, e.nfeatures, e.variant), (site, g, 1, c.variant));
+        assert_eq!(e.features[0], 1.0f64.to_bits());
+        r.leave(&c);
+        let count = |r: &Region| -> u64 { r.snapshot().recorded_model };
+        let before = count(&r);
+        // what the generated code's begin does on a hit, then its end (nothing)
+        // SAFETY: the entry's pointers are this thread's counters.
+        unsafe {
+            bump(&*e.count, 1);
+            let left = &*e.sample_left;
+            left.store(left.load(Relaxed) - 1, Relaxed);
+        }
+        let mut hit = Ctx::zeroed();
+        hit.region = e.region;
+        hit.t0 = Start::MEMO_COUNTED;
+        hit.variant = e.variant;
+        hit.nfeatures = 1;
+        hit.features[0] = 1.0;
+        hit.kept = e.kept;
+        assert_eq!(count(&r), before + 1, "counted once, at its start");
+        r.uncount(&mut hit);
+        assert_eq!(count(&r), before, "taken back before a switch");
+        assert!(!hit.t0.is_counted());
+        assert!(r.end_memo(&hit), "an ordinary trained execution from then on");
+        assert_eq!(count(&r), before + 1);
+        r.remeasure(&[1.0]);
+        assert_ne!(generation(), g, "a changed decision makes every entry stale");
     }
 
     /// Each thread has its own memo: another thread's first execution of a vector takes the

@@ -118,6 +118,7 @@ impl Region {
         if e & 1 == 1 && self.model.load().is_some() {
             // every thread looks its decisions up again: this vector now explores
             self.epoch.store(e + 2, Release);
+            crate::program_memo::invalidate();
         }
         before
     }

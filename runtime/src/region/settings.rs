@@ -88,6 +88,7 @@ impl Region {
                 if e & 1 == 1 && !self.mode.coarse {
                     self.epoch.store(e + 1, Release);
                     self.model.store(None);
+                    crate::program_memo::invalidate();
                 }
             }
         }

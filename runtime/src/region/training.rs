@@ -306,6 +306,7 @@ impl Region {
         self.deferred.store(false, Relaxed);
         self.model.store(Some(Arc::new(t)));
         self.epoch.store(next, Release);
+        crate::program_memo::invalidate();
         drop(g);
         true
     }
