@@ -41,7 +41,7 @@ pub(crate) use crate::region_code::is_adaptive;
 pub use crate::region_code::REGION_KIND;
 use crate::region_code::{c_string, fn_type, i32s, Region};
 use crate::remarks::{Remark, RemarkId, RemarkPlace};
-use crate::team::{self, analysis::Analysis};
+use crate::team::{self, analysis::Analysis, analysis::FunctionFacts};
 
 /// What pass-only mode did to a module's host regions.
 #[derive(Debug, Default)]
@@ -80,10 +80,11 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds, explicit: &HashSet<
     let module_wide = team::module_wide(module);
     let mut names = Names::default();
     let mut first_adaptive = None;
+    let facts = std::rc::Rc::new(std::cell::RefCell::new(FunctionFacts::default()));
     for (k, fork) in forks.into_iter().enumerate() {
         let (model, named_by_debug_info) = names.name(m, fork, k);
         let place = RemarkPlace::of(fork);
-        let microtask = match eligible(fork, &outlined, &module_wide) {
+        let microtask = match eligible(fork, &outlined, &module_wide, &facts) {
             Ok(m) => m,
             Err((id, why)) => {
                 out.remarks.push(place.remark(id, &model, why));
@@ -101,6 +102,9 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds, explicit: &HashSet<
         if !deps.is_empty() {
             out.remarks.push(place.remark(RemarkId::DependsOnOtherUnits, &model, team::dependencies_remark(&deps)));
         }
+        // (the region's code goes into the fork's function only: what the analyses of the next
+        // regions found of other functions holds)
+        facts.borrow_mut().forget(ir::function_of(fork));
         build_region(m, fork, microtask, &model, &kinds.host, ompadapt_abi::summary::Dependencies(deps));
         ir::invalidate();
         let listed: Vec<String> = kinds.host.iter().map(Kind::name).collect();
@@ -194,6 +198,7 @@ fn eligible(
     fork: ValueRef,
     outlined: &std::collections::HashSet<ValueRef>,
     module_wide: &Option<(team::analysis::Finding, &'static str)>,
+    facts: &std::rc::Rc<std::cell::RefCell<FunctionFacts>>,
 ) -> Result<(ValueRef, usize, std::collections::BTreeSet<ompadapt_abi::summary::Dependency>), (RemarkId, String)> {
     let Some(microtask) = microtask_of(fork) else {
         return Err((RemarkId::TeamNoRegion, "left as written: the parallel region's outlined function is not in this module".into()));
@@ -212,7 +217,7 @@ fn eligible(
     if let Some((found, tail)) = module_wide.as_ref().filter(|(f, _)| f.reason == team::analysis::Reason::ObservedByTool) {
         return Err((team::remark_id(found.reason), format!("left as written: {}; {tail}", found.describe())));
     }
-    let mut analysis = Analysis::default();
+    let mut analysis = Analysis::sharing(facts.clone());
     let deps = analysis
         .region_with_dependencies(microtask)
         .map_err(|found| (team::remark_id(found.reason), format!("left as written: {}", found.describe())))?;

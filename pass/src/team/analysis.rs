@@ -23,7 +23,9 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being analysed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap, HashSet};
+use std::rc::Rc;
 
 use llvm_sys::core::{
     LLVMCountParamTypes, LLVMGetCalledValue, LLVMGetParamTypes, LLVMGetTypeKind, LLVMGlobalGetValueType, LLVMIsAInlineAsm,
@@ -162,6 +164,27 @@ pub struct Analysis {
     /// nor on a thread of its own (a callback), nor for a caller this unit does not see (a
     /// summary's root): only there is `if (omp_get_thread_num() == 0)` a `masked` block.
     implicit: bool,
+    /// What the walk found of functions' own code, shared with the other analyses of code that
+    /// has not changed since (see [`FunctionFacts`]).
+    facts: Rc<RefCell<FunctionFacts>>,
+}
+
+/// What the walk computes of one function's own code alone, under the flag that says whether its
+/// thread-0 guards are `masked` blocks: its instructions' scopes and the private copy it carries.
+/// The analyses of a module's regions and its summary's keys walk the same functions again; each
+/// is computed once while the function is unchanged (the caller forgets a function it changes).
+#[derive(Default)]
+pub struct FunctionFacts {
+    scopes: HashMap<(ValueRef, bool), Rc<Scopes>>,
+    carried: HashMap<(ValueRef, bool), Option<super::carried::Carried>>,
+}
+
+impl FunctionFacts {
+    /// Forgets what was found of `f`, whose code changed.
+    pub fn forget(&mut self, f: ValueRef) {
+        self.scopes.retain(|k, _| k.0 != f);
+        self.carried.retain(|k, _| k.0 != f);
+    }
 }
 
 type WalkKey = (ValueRef, Mode, u64, bool);
@@ -171,6 +194,31 @@ type WalkKey = (ValueRef, Mode, u64, bool);
 const MICROTASK_OWN: u64 = 0b11;
 
 impl Analysis {
+    /// An analysis that shares `facts` with others of the same unchanged code.
+    pub fn sharing(facts: Rc<RefCell<FunctionFacts>>) -> Analysis {
+        Analysis { facts, ..Analysis::default() }
+    }
+
+    /// [`Scopes::of`] `f`, computed once (see [`FunctionFacts`]).
+    fn scopes(&self, f: ValueRef, implicit_task: bool) -> Rc<Scopes> {
+        let known = self.facts.borrow().scopes.get(&(f, implicit_task)).cloned();
+        known.unwrap_or_else(|| {
+            let scopes = Rc::new(Scopes::of(f, implicit_task));
+            self.facts.borrow_mut().scopes.insert((f, implicit_task), scopes.clone());
+            scopes
+        })
+    }
+
+    /// [`super::carried::carried_copy`] of `f` with its scopes under `implicit_task`, computed once.
+    fn carried(&self, f: ValueRef, implicit_task: bool, scopes: &Scopes) -> Option<super::carried::Carried> {
+        let known = self.facts.borrow().carried.get(&(f, implicit_task)).copied();
+        known.unwrap_or_else(|| {
+            let carried = super::carried::carried_copy(f, scopes);
+            self.facts.borrow_mut().carried.insert((f, implicit_task), carried);
+            carried
+        })
+    }
+
     /// Whether the parallel region whose microtask is `microtask` may observe its team: the
     /// first thing found, or None.
     pub fn region(&mut self, microtask: ValueRef) -> Option<Finding> {
@@ -268,7 +316,8 @@ impl Analysis {
     }
 
     fn walk_body(&mut self, f: ValueRef, mode: Mode, params: u64) -> Option<Finding> {
-        let scopes = if mode != Mode::Divided { Scopes::of(f, self.implicit && mode == Mode::Replicated) } else { Scopes::default() };
+        let flag = self.implicit && mode == Mode::Replicated;
+        let scopes = if mode != Mode::Divided { self.scopes(f, flag) } else { Rc::new(Scopes::default()) };
         let privacy = Privacy::new(f, params);
         for inst in ir::function_instructions(f) {
             let scope = match mode {
@@ -298,7 +347,7 @@ impl Analysis {
             }
         }
         if mode != Mode::Divided {
-            if let Some(c) = super::carried::carried_copy(f, &scopes) {
+            if let Some(c) = self.carried(f, flag, &scopes) {
                 return Some(Finding::new(Reason::Carried, c.describe(variable_name(c.slot)), c.at));
             }
             return reduction_privates_written(f, &scopes);
@@ -401,7 +450,7 @@ impl Analysis {
                 if self.implicit
                     && mode == Mode::Replicated
                     && scope == Scope::Replicated
-                    && Scopes::of(ir::function_of(inst), true).is_thread_zero_guard(inst) =>
+                    && self.scopes(ir::function_of(inst), true).is_thread_zero_guard(inst) =>
             {
                 return None
             }

@@ -54,6 +54,7 @@ impl Access {
 }
 
 /// A private copy carried across iterations: where, which, and how.
+#[derive(Clone, Copy)]
 pub struct Carried {
     /// The read that may see an earlier iteration's value, or the loop's header.
     pub at: ValueRef,

@@ -14,7 +14,7 @@ use llvm_sys::core::*;
 use llvm_sys::LLVMLinkage;
 use ompadapt_abi::summary::{self, Dependencies, FunctionSummary, Key, ModuleSummary, Verdict};
 
-use super::analysis::Analysis;
+use super::analysis::{Analysis, FunctionFacts};
 use crate::ir::{self, ValueRef};
 
 /// The functions of `module` another unit may call: defined, with a linkage that other units
@@ -52,9 +52,12 @@ pub fn of_module(module: &Module<'_>) -> ModuleSummary {
         functions: Vec::with_capacity(functions.len() * Key::ALL.len()),
         thread_local: super::thread_local_in_parallel_code(module).map(|f| f.describe()),
     };
+    // (the module does not change while it is summarised: each function's own facts hold for
+    // every key)
+    let facts = std::rc::Rc::new(std::cell::RefCell::new(FunctionFacts::default()));
     for key in Key::ALL {
         // one analysis per key: what it keeps of a function walked for one is complete
-        let mut analysis = Analysis::default();
+        let mut analysis = Analysis::sharing(facts.clone());
         for &f in &functions {
             let verdict = match analysis.summary(f, key) {
                 Ok(deps) => Verdict::Clean(Dependencies(deps)),
