@@ -123,6 +123,11 @@ impl Writer<'_> {
             if let Some(v) = visibility(&sym) {
                 let _ = writeln!(out, "\t{v} {name}");
             }
+            // (`_TLS_MODULE_BASE_` of the thread-local memo's accesses: named by `.reloc`,
+            // which does not type the symbol as an instruction's `@tlsdesc` does)
+            if sym.kind() == object::SymbolKind::Tls {
+                let _ = writeln!(out, "\t.type {name},@tls_object");
+            }
         }
     }
 
@@ -140,6 +145,9 @@ impl Writer<'_> {
         }
         if flags.0 & elf::SHF_EXECINSTR.0 != 0 {
             f.push('x');
+        }
+        if flags.0 & elf::SHF_TLS.0 != 0 {
+            f.push('T');
         }
         let ty = match kind {
             elf::SHT_PROGBITS => "@progbits",
@@ -215,6 +223,7 @@ impl Writer<'_> {
             }
             let ty = match sym.kind() {
                 object::SymbolKind::Text => "@function",
+                object::SymbolKind::Tls => "@tls_object",
                 _ => "@object",
             };
             let _ = writeln!(out, "\t.type {name},{ty}\n\t.size {name}, {}\n{name}:", sym.size());
@@ -238,6 +247,21 @@ impl Writer<'_> {
             }
             elf::R_X86_64_PLT32 if addend == -4 => {
                 let _ = writeln!(out, "\t.long {target}@PLT-.-4");
+                Some(4)
+            }
+            // the thread-local memo (API version 6), local-dynamic through TLS descriptors: the
+            // instruction bytes stay as compiled, so the linker's relaxations still match them
+            elf::R_X86_64_GOTPC32_TLSDESC => {
+                let _ = writeln!(out, "\t.reloc ., R_X86_64_GOTPC32_TLSDESC, {target}{}\n\t.zero 4", sum(addend));
+                Some(4)
+            }
+            elf::R_X86_64_TLSDESC_CALL => {
+                // a marker on the call instruction: no field of its own
+                let _ = writeln!(out, "\t.reloc ., R_X86_64_TLSDESC_CALL, {target}{}", sum(addend));
+                Some(0)
+            }
+            elf::R_X86_64_DTPOFF32 => {
+                let _ = writeln!(out, "\t.long {target}@DTPOFF{}", sum(addend));
                 Some(4)
             }
             elf::R_X86_64_GOTPCREL | elf::R_X86_64_GOTPCRELX | elf::R_X86_64_REX_GOTPCRELX => {

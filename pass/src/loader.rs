@@ -232,6 +232,17 @@ mod tests {
         }
     }
 
+    /// x86-64's loader is the compact form (build.rs falls back to clang's text, three times
+    /// as costly to assemble in every translation unit, where the object has anything the
+    /// writer does not know: version 6's thread-local memo once made it fall back unnoticed).
+    #[test]
+    fn the_x86_64_loader_is_the_compact_form() {
+        let asm = assembly_for("x86_64-unknown-linux-gnu").expect("assembly");
+        assert!(asm.contains("\t.ascii \""), "bytes as .ascii");
+        assert!(!asm.contains(".cfi_startproc"), "unwind tables as data, not CFI directives");
+        assert!(asm.contains("R_X86_64_GOTPC32_TLSDESC") && asm.contains("@DTPOFF"), "the memo's TLS accesses as relocations");
+    }
+
     #[test]
     fn a_symbol_is_renamed_as_a_whole_word_only() {
         let asm = ".weak ompt_start_tool\nompt_start_tool:\n call __ompadapt_v6_fallback_ompt_start_tool\n .size ompt_start_tool, .Lend-ompt_start_tool";
