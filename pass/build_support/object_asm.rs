@@ -236,41 +236,24 @@ impl Writer<'_> {
         let RelocationTarget::Symbol(index) = r.target() else { return None };
         let (target, addend) = self.target(index, r.addend())?;
         let sum = |a: i64| if a == 0 { String::new() } else { format!("{a:+}") };
-        match r_type {
-            elf::R_X86_64_64 => {
-                let _ = writeln!(out, "\t.quad {target}{}", sum(addend));
-                Some(8)
-            }
-            elf::R_X86_64_PC32 => {
-                let _ = writeln!(out, "\t.long {target}{}-.", sum(addend));
-                Some(4)
-            }
-            elf::R_X86_64_PLT32 if addend == -4 => {
-                let _ = writeln!(out, "\t.long {target}@PLT-.-4");
-                Some(4)
-            }
+        let a = sum(addend);
+        // the directive and the size of the field it fills
+        let (directive, size) = match r_type {
+            elf::R_X86_64_64 => (format!(".quad {target}{a}"), 8),
+            elf::R_X86_64_PC32 => (format!(".long {target}{a}-."), 4),
+            elf::R_X86_64_PLT32 if addend == -4 => (format!(".long {target}@PLT-.-4"), 4),
             // the thread-local memo (API version 6), local-dynamic through TLS descriptors: the
             // instruction bytes stay as compiled, so the linker's relaxations still match them
-            elf::R_X86_64_GOTPC32_TLSDESC => {
-                let _ = writeln!(out, "\t.reloc ., R_X86_64_GOTPC32_TLSDESC, {target}{}\n\t.zero 4", sum(addend));
-                Some(4)
-            }
-            elf::R_X86_64_TLSDESC_CALL => {
-                // a marker on the call instruction: no field of its own
-                let _ = writeln!(out, "\t.reloc ., R_X86_64_TLSDESC_CALL, {target}{}", sum(addend));
-                Some(0)
-            }
-            elf::R_X86_64_DTPOFF32 => {
-                let _ = writeln!(out, "\t.long {target}@DTPOFF{}", sum(addend));
-                Some(4)
-            }
-            elf::R_X86_64_GOTPCREL | elf::R_X86_64_GOTPCRELX | elf::R_X86_64_REX_GOTPCRELX => {
-                // (the relaxable kinds only come from instructions; the plain one is as correct)
-                let _ = writeln!(out, "\t.long {target}@GOTPCREL{}", sum(addend));
-                Some(4)
-            }
-            _ => None,
-        }
+            elf::R_X86_64_GOTPC32_TLSDESC => (format!(".reloc ., R_X86_64_GOTPC32_TLSDESC, {target}{a}\n\t.zero 4"), 4),
+            // a marker on the call instruction: no field of its own
+            elf::R_X86_64_TLSDESC_CALL => (format!(".reloc ., R_X86_64_TLSDESC_CALL, {target}{a}"), 0),
+            elf::R_X86_64_DTPOFF32 => (format!(".long {target}@DTPOFF{a}"), 4),
+            // (the relaxable kinds only come from instructions; the plain one is as correct)
+            elf::R_X86_64_GOTPCREL | elf::R_X86_64_GOTPCRELX | elf::R_X86_64_REX_GOTPCRELX => (format!(".long {target}@GOTPCREL{a}"), 4),
+            _ => return None,
+        };
+        let _ = writeln!(out, "\t{directive}");
+        Some(size)
     }
 
     /// What a relocation against symbol `index` with `addend` names: a symbol, or a section's
