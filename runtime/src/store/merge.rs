@@ -85,6 +85,21 @@ struct Index {
     runs: HashMap<(String, Vec<u64>, String), usize>,
 }
 
+/// The data of the item `index` finds at `key` in `items`, appended (its key made by `made`,
+/// its data the default) where there is none yet: items keep the order they first appeared in.
+fn entry<'a, K: std::hash::Hash + Eq, M, T: Default>(
+    index: &mut HashMap<K, usize>,
+    items: &'a mut Vec<(M, T)>,
+    key: K,
+    made: impl FnOnce() -> M,
+) -> &'a mut T {
+    let i = *index.entry(key).or_insert_with(|| {
+        items.push((made(), T::default()));
+        items.len() - 1
+    });
+    &mut items[i].1
+}
+
 /// Appends the items of `from` that `into` lacks, up to `cap` items in all.
 fn add_distinct<T: PartialEq + Clone>(into: &mut Vec<T>, from: &[T], cap: usize) {
     for x in from {
@@ -132,11 +147,7 @@ impl Merged {
         let definition = Definition::of(&f);
         for s in std::mem::take(&mut f.samples) {
             let k = (fkey_bits(&s.features), s.variant.clone());
-            let i = *ix.samples.entry(k).or_insert_with(|| {
-                m.samples.push(((s.features.clone(), s.variant.clone()), PairData::default()));
-                m.samples.len() - 1
-            });
-            let e = &mut m.samples[i].1;
+            let e = entry(&mut ix.samples, &mut m.samples, k, || (s.features.clone(), s.variant.clone()));
             if s.supersedes {
                 e.superseded = e.superseded.saturating_add((e.warm.len() + e.cold.len()) as u64);
                 e.warm.clear();
@@ -150,22 +161,14 @@ impl Merged {
         }
         for s in std::mem::take(&mut f.monitored) {
             let k = (fkey_bits(&s.features), s.variant.clone());
-            let i = *ix.monitored.entry(k).or_insert_with(|| {
-                m.monitored.push(((s.features.clone(), s.variant.clone()), MonitoredData::default()));
-                m.monitored.len() - 1
-            });
-            let e = &mut m.monitored[i].1;
+            let e = entry(&mut ix.monitored, &mut m.monitored, k, || (s.features.clone(), s.variant.clone()));
             e.count = e.count.saturating_add(s.count);
             e.timed = e.timed.saturating_add(s.timed.unwrap_or(s.count));
             e.sum_ns = e.sum_ns.saturating_add(s.sum_ns);
         }
         for r in std::mem::take(&mut f.runs) {
             let k = (r.run.clone(), fkey_bits(&r.features), r.variant.clone());
-            let i = *ix.runs.entry(k).or_insert_with(|| {
-                m.runs.push(((r.run.clone(), r.features.clone(), r.variant.clone()), (0, 0)));
-                m.runs.len() - 1
-            });
-            let e = &mut m.runs[i].1;
+            let e = entry(&mut ix.runs, &mut m.runs, k, || (r.run.clone(), r.features.clone(), r.variant.clone()));
             e.0 = e.0.saturating_add(r.total_ns);
             e.1 = e.1.saturating_add(r.executions);
         }
