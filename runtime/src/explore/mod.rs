@@ -38,7 +38,8 @@
 //!
 //! Strategies (`OMPADAPT_EXPLORE`, the region's spec field `explore=`, or
 //! [`crate::region::Region::set_explore`]) choose among the wanted variants:
-//! * `roundrobin` — Apollo's order, restricted to wanted variants;
+//! * `roundrobin` — Apollo's order, restricted to wanted variants, the least measured first (a
+//!   process that runs the region once still measures each wanted variant in turn across runs);
 //! * `random` — a uniformly random wanted variant (Apollo's `Random`);
 //! * `elimination` — successive elimination: alive variants are measured in turn; from the
 //!   second round on, a variant whose *fastest* measurement is slower than the best variant's
@@ -130,7 +131,8 @@ impl Params {
 impl VectorView<'_> {
     /// The variant the next exploring execution of this vector runs, when the choice is made
     /// under the measurement table's lock (`k` = a position that advances per execution): its label once
-    /// decided, else a wanted variant (in turn, or at random), else the least measured.
+    /// decided, else a wanted variant (the least measured in turn, or at random), else the least
+    /// measured.
     pub fn choose(&self, p: &Params, k: u64, rng: &mut XorShift) -> usize {
         if let Some(d) = self.rec.decided() {
             return d;
@@ -142,7 +144,7 @@ impl VectorView<'_> {
         match p.strategy {
             Strategy::Random => random::pick(&wanted, rng),
             // elimination measures its surviving variants in turn
-            Strategy::RoundRobin | Strategy::Elimination => roundrobin::pick(&wanted, k),
+            Strategy::RoundRobin | Strategy::Elimination => roundrobin::pick(&wanted, |v| self.counts[v].count, k),
         }
     }
 }

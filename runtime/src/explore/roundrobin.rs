@@ -2,9 +2,14 @@
 //! ones), by a position that advances per execution; successive elimination measures its
 //! survivors this way too.
 
-/// The wanted variant at position `k` (`wanted` is not empty).
-pub(super) fn pick(wanted: &[usize], k: u64) -> usize {
-    wanted[(k % wanted.len() as u64) as usize]
+/// The wanted variant at position `k` among those measured least (`wanted` is not empty;
+/// `count(v)`: the vector's measurements of `v`). Least measured first, so that a process that
+/// runs the region once, whose position is the same every run, still measures every wanted
+/// variant in turn across runs.
+pub(super) fn pick(wanted: &[usize], count: impl Fn(usize) -> u32, k: u64) -> usize {
+    let least = wanted.iter().map(|&v| count(v)).min().unwrap_or(0);
+    let fewest: Vec<usize> = wanted.iter().copied().filter(|&v| count(v) == least).collect();
+    fewest[(k % fewest.len() as u64) as usize]
 }
 
 #[cfg(test)]

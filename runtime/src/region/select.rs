@@ -302,7 +302,12 @@ impl Region {
                 return (self.explore_locked(f), slot);
             }
         }
-        let v = self.next_of(shard, slot, strategy, |v| slot.wanted_of(v).load(Relaxed) > 0 && self.available(v));
+        let wanted = |v: usize| slot.wanted_of(v).load(Relaxed) > 0 && self.available(v);
+        let v = if strategy == Strategy::Random as u8 {
+            self.next_of(shard, slot, strategy, wanted)
+        } else {
+            least_measured_next(slot, nv, wanted)
+        };
         (v.min(nv - 1), slot)
     }
 
@@ -385,6 +390,34 @@ impl Region {
     #[cold]
     fn explore_locked(&self, f: &[f64]) -> usize {
         self.lock().measurements.choose(&FeatureKey::new(f)).0
+    }
+}
+
+/// Round-robin over the wanted variants, least measured first: the wanted variant with the
+/// fewest measurements of this vector (the table's count when the view was filled, plus this
+/// thread's since), ties in turn from this thread's position. A thread's position starts at 0
+/// in every process, so plain turns made a program that runs the region once per process
+/// measure the lowest-numbered wanted variant every run (PolyBench covariance: `serial` six
+/// times before `threads=1` once, each exploring run the slower one) while a doubt wanted both.
+#[inline]
+fn least_measured_next(slot: &Slot, nv: usize, wanted: impl Fn(usize) -> bool) -> usize {
+    let start = slot.view.round_robin.load(Relaxed) as usize % nv;
+    let mut best: Option<(u64, usize)> = None;
+    for i in 0..nv {
+        let v = if start + i < nv { start + i } else { start + i - nv };
+        if wanted(v) {
+            let c = slot.xcnt(v).load(Relaxed);
+            if best.map_or(true, |(bc, _)| c < bc) {
+                best = Some((c, v));
+            }
+        }
+    }
+    match best {
+        Some((_, v)) => {
+            slot.view.round_robin.store(if v + 1 < nv { v as u32 + 1 } else { 0 }, Relaxed);
+            v
+        }
+        None => start,
     }
 }
 

@@ -729,3 +729,41 @@ fn the_first_decided_execution_of_each_variant_is_cold() {
     }
     assert_eq!(cold, vec![(1, true), (1, false), (1, false)], "a pin's first execution is cold, between samples too");
 }
+
+/// A region run once per process, where a doubt wants both of its two closest variants: each
+/// process measures the one measured least, so the two alternate across processes. (A
+/// thread's turn starts at the same position in every process: plain turns measured the
+/// lower-numbered variant in every run until it had its most measurements, each such run
+/// paying for the slower variant when it was the slower one.)
+#[test]
+fn once_per_process_a_doubt_measures_both_in_turn() {
+    // a and b within a noisy 4 % of each other (the noise, ±12 %, comes from the jitter), c far slower
+    let jitter = [1.0, 1.12, 0.9, 1.08, 0.95, 1.1, 0.92, 1.05, 1.0, 0.97, 1.11, 0.89];
+    let cost = |v: usize, i: usize| [500_000.0, 520_000.0, 5_000_000.0][v] * jitter[i % jitter.len()];
+    let mut stored: Vec<(usize, f64)> = Vec::new();
+    let mut ran = Vec::new();
+    for i in 0..10 {
+        let r = region("a,b,c", 100, false);
+        let k = FeatureKey::new(&[1.0]);
+        for v in 0..3 {
+            let times: Vec<f64> = stored.iter().filter(|s| s.0 == v).map(|s| s.1).collect();
+            if !times.is_empty() {
+                r.absorb(&k, v, times.len() as u64, &[], &times, false);
+            }
+        }
+        r.settle();
+        if r.label(&[1.0]).is_some() {
+            break;
+        }
+        let v = exec(&r, &[1.0], |v| cost(v, i) as u64);
+        stored.push((v, cost(v, i)));
+        ran.push(v);
+    }
+    let n = |v: usize| ran.iter().filter(|&&x| x == v).count();
+    assert_eq!(&ran[..3], &[0, 1, 2], "the first pass, one variant per process: {ran:?}");
+    assert!(n(0) >= 3 && n(1) >= 3, "the doubt measured both again: {ran:?}");
+    for end in 3..=ran.len() {
+        let (a, b) = (ran[3..end].iter().filter(|&&x| x == 0).count(), ran[3..end].iter().filter(|&&x| x == 1).count());
+        assert!(a.abs_diff(b) <= 1, "a and b in turn after the first pass: {ran:?}");
+    }
+}
