@@ -100,6 +100,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Deserialize;
 
 use crate::diag;
+use crate::measurements::Settled;
 use crate::model::{self, ModelChoice};
 use crate::region::{Monitored, Origin, Region, StoredFacts, Trained};
 use crate::safe_fs::{self, Dir, Kind};
@@ -382,7 +383,7 @@ pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usi
     let loaded = load_saved(dir, program, &region.spec.model, &region.spec.features);
     let merged = &loaded.view;
     let saved = assessment::assess(&Definition::of_region(&region.spec), merged);
-    absorb_saved(region, merged);
+    let settled = absorb_saved_cached(region, merged, loaded.settled.as_ref());
     start_model(region, &saved, &rdir);
     Binding {
         dir: rdir,
@@ -405,7 +406,7 @@ pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usi
         loaded_files: merged.files.len(),
         stored_unavailable: merged.unavailable.clone(),
         stored_teams: merged.teams.clone(),
-        loaded,
+        loaded: loaded.with_settled(settled),
     }
 }
 
@@ -413,6 +414,12 @@ pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usi
 /// run totals, and the vectors model-chosen executions name (they recur). Measurements of
 /// variants it no longer has are left out.
 pub fn absorb_saved(region: &Region, merged: &Merged) {
+    absorb_saved_cached(region, merged, None);
+}
+
+/// [`absorb_saved`], restoring the assessment `cache` (the snapshot's) where it was made from
+/// exactly this data; returns what the assessment decided, for the snapshot the exit leaves.
+fn absorb_saved_cached(region: &Region, merged: &Merged, cache: Option<&Settled>) -> Option<Settled> {
     let variant = |name: &str| region.spec.variants.iter().position(|n| n == name);
     for ((f, v), p) in &merged.samples {
         if let Some(v) = variant(v) {
@@ -429,7 +436,7 @@ pub fn absorb_saved(region: &Region, merged: &Merged) {
             region.note_seen(&FeatureKey::new(f));
         }
     }
-    region.settle();
+    region.settle_cached(cache)
 }
 
 /// The training set of the stored model `m`, as `region`'s variants.

@@ -18,6 +18,7 @@ use std::collections::HashSet;
 use super::format::{DataFile, LabelRecord, ModelRecord, UnavailableRecord, Writer};
 use super::is_part;
 use super::merge::{read_dir, refused, DirReader, Merged, MonitoredData, PairData};
+use crate::measurements::Settled;
 use crate::safe_fs::{Dir, Kind, MAX_READ};
 
 /// The snapshot's file name (neither `merged.json` nor a part: other readers never see it).
@@ -60,6 +61,8 @@ pub(super) struct Snapshot {
     /// The newest file merged: (written_unix_ns, name).
     pub newest: (u64, String),
     pub view: Merged,
+    /// What assessing the view's data decided in the run that left it (see [`Settled`]).
+    pub settled: Option<Settled>,
 }
 
 /// The parts of the view JSON holds well (small, and of types that have their own formats);
@@ -172,7 +175,8 @@ impl Snapshot {
             ..Merged::default()
         };
         decode_data(&mut i, &mut view)?;
-        i.0.is_empty().then_some(Snapshot { features, merged, parts, skip, newest, view })
+        let settled = decode_settled(&mut i)?;
+        i.0.is_empty().then_some(Snapshot { features, merged, parts, skip, newest, view, settled })
     }
 
     /// Reads `dir`'s snapshot (None: none there, or not usable).
@@ -189,6 +193,7 @@ fn encode(
     skip: &[String],
     newest: &(u64, String),
     v: &Merged,
+    settled: Option<&Settled>,
 ) -> Option<Vec<u8>> {
     let meta = Meta {
         definitions: v.definitions.iter().map(|d| (d.loc.clone(), d.features.clone(), d.variants.clone())).collect(),
@@ -241,6 +246,7 @@ fn encode(
         o.u64(*total);
         o.u64(*n);
     }
+    encode_settled(&mut o, settled);
     let mut out = MAGIC.to_vec();
     out.extend_from_slice(&checksum(&o.0).to_le_bytes());
     out.extend_from_slice(&o.0);
@@ -255,6 +261,8 @@ fn encode(
 pub struct Loaded {
     pub view: Merged,
     held: Option<Held>,
+    /// The assessment the snapshot kept (see [`Settled`]); after start-up, this run's.
+    pub settled: Option<Settled>,
 }
 
 #[derive(Debug)]
@@ -283,24 +291,24 @@ fn read_through_snapshot(dir: &Dir, region: &str, features: &[String]) -> Loaded
     let Ok(entries) = dir.entries() else { return Loaded::default() };
     let names: Vec<String> = entries.into_iter().filter(|(_, k)| *k != Kind::Dir).map(|(n, _)| n).collect();
     let snap = names.iter().any(|n| n == NAME).then(|| Snapshot::read(dir)).flatten();
-    if let Some(s) = snap.filter(|s| s.features == features) {
-        let (merged, skip) = (s.merged, s.skip.clone());
+    if let Some(mut s) = snap.filter(|s| s.features == features) {
+        let (merged, skip, settled) = (s.merged, s.skip.clone(), s.settled.take());
         if let Some((m, read)) = after_snapshot(dir, region, features, &names, s) {
             if read {
-                leave_snapshot(dir, features, &m, merged, &skip);
+                leave_snapshot(dir, features, &m, merged, &skip, None);
             }
-            return Loaded::holding(m, features, merged, skip);
+            return Loaded { settled, ..Loaded::holding(m, features, merged, skip) };
         }
     }
     let m = read_dir(dir, region, Some(features));
     let merged = match m.files.first() {
         Some(f) if f == "merged.json" => match FileId::of(dir, f) {
             Some(id) => Some(id),
-            None => return Loaded { view: m, held: None },
+            None => return Loaded { view: m, ..Loaded::default() },
         },
         _ => None,
     };
-    leave_snapshot(dir, features, &m, merged, &m.leftovers);
+    leave_snapshot(dir, features, &m, merged, &m.leftovers, None);
     let skip = m.leftovers.clone();
     Loaded::holding(m, features, merged, skip)
 }
@@ -309,7 +317,12 @@ impl Loaded {
     fn holding(view: Merged, features: &[String], merged: Option<FileId>, skip: Vec<String>) -> Loaded {
         let usable = view.unreadable.is_empty() && view.stale_files.is_empty();
         let held = usable.then(|| Held { features: features.to_vec(), merged, skip });
-        Loaded { view, held }
+        Loaded { view, held, settled: None }
+    }
+
+    /// The run's own assessment of the loaded data, for the snapshot its exit leaves.
+    pub fn with_settled(self, settled: Option<Settled>) -> Loaded {
+        Loaded { settled, ..self }
     }
 
     /// After the run wrote part `name` holding `f` to `dir`: leaves the snapshot of the view
@@ -335,7 +348,9 @@ impl Loaded {
         }
         self.view.extend(vec![(name.to_owned(), f.clone())]);
         if let Ok(_lock) = dir.lock(false) {
-            leave_snapshot(dir, &held.features, &self.view, held.merged, &held.skip);
+            // its part adds execution counts only: the next run's assessment reads what this
+            // run's did, and restores it
+            leave_snapshot(dir, &held.features, &self.view, held.merged, &held.skip, self.settled.as_ref());
         }
         self.held = Some(held);
     }
@@ -378,13 +393,13 @@ fn after_snapshot(dir: &Dir, region: &str, features: &[String], names: &[String]
 /// Writes the snapshot of `m` as read with `features`, `merged.json` being `merged`
 /// (containing the parts `skip`); none where a file could not be read now or was of other
 /// features (the next run reads every file, as this one did).
-fn leave_snapshot(dir: &Dir, features: &[String], m: &Merged, merged: Option<FileId>, skip: &[String]) {
+fn leave_snapshot(dir: &Dir, features: &[String], m: &Merged, merged: Option<FileId>, skip: &[String], settled: Option<&Settled>) {
     if !m.unreadable.is_empty() || !m.stale_files.is_empty() {
         return;
     }
     let (Some(header), Some(last)) = (m.header.as_ref(), m.files.last()) else { return };
     let parts: Vec<String> = m.files.iter().filter(|n| is_part(n)).cloned().collect();
-    if let Some(bytes) = encode(features, merged, &parts, skip, &(header.written_unix_ns, last.clone()), m) {
+    if let Some(bytes) = encode(features, merged, &parts, skip, &(header.written_unix_ns, last.clone()), m, settled) {
         let _ = dir.write_atomic_unsynced(NAME, &bytes);
     }
 }
@@ -465,6 +480,38 @@ fn decode_data(i: &mut In<'_>, view: &mut Merged) -> Option<()> {
     Some(())
 }
 
+/// The assessment kept (see [`Settled`]), if any.
+fn encode_settled(o: &mut Out, settled: Option<&Settled>) {
+    let Some(s) = settled else { return o.u64(0) };
+    o.u64(1);
+    for x in [s.inputs, s.counted, s.decided_n, s.decisions, s.extras] {
+        o.u64(x);
+    }
+    o.u64(s.decided.len() as u64);
+    for (&d, &a) in s.decided.iter().zip(&s.alive) {
+        o.u64(d as u64);
+        o.u64(a);
+    }
+    o.u64(s.want.len() as u64);
+    o.0.extend_from_slice(&s.want);
+}
+
+fn decode_settled(i: &mut In<'_>) -> Option<Option<Settled>> {
+    if i.u64()? == 0 {
+        return Some(None);
+    }
+    let (inputs, counted, decided_n, decisions, extras) = (i.u64()?, i.u64()?, i.u64()?, i.u64()?, i.u64()?);
+    let n = i.len()?;
+    let (mut decided, mut alive) = (Vec::with_capacity(n), Vec::with_capacity(n));
+    for _ in 0..n {
+        decided.push(u16::try_from(i.u64()?).ok()?);
+        alive.push(i.u64()?);
+    }
+    let n = i.len()?;
+    let want = i.bytes(n)?.to_vec();
+    Some(Some(Settled { inputs, decided, alive, want, counted, decided_n, decisions, extras }))
+}
+
 /// A checksum of `bytes` (FNV-1a over 8-byte words): catches a torn or damaged snapshot.
 fn checksum(bytes: &[u8]) -> u64 {
     let mut chunks = bytes.chunks_exact(8);
@@ -482,7 +529,7 @@ fn checksum(bytes: &[u8]) -> u64 {
 impl Snapshot {
     /// The snapshot as bytes: magic, checksum of the body, body.
     pub fn encode(&self) -> Option<Vec<u8>> {
-        encode(&self.features, self.merged, &self.parts, &self.skip, &self.newest, &self.view)
+        encode(&self.features, self.merged, &self.parts, &self.skip, &self.newest, &self.view, self.settled.as_ref())
     }
 
     /// Writes it as `dir`'s snapshot; a failure (a store this user may only read) is no
