@@ -921,7 +921,10 @@ mod tests {
         ] {
             let mut eager = loaded(p, None);
             let kept = eager.settle_cached(&env, None).expect("no model: kept");
-            assert!(kept.decided_n > 0 && kept.decided.iter().any(|&d| d == crate::explore::UNDECIDED), "{p:?}: decided and undecided vectors");
+            assert!(
+                kept.decided_n > 0 && kept.decided.iter().any(|&d| d == crate::explore::UNDECIDED),
+                "{p:?}: decided and undecided vectors"
+            );
             let mut lazy = loaded(p, None);
             assert_eq!(lazy.settle_cached(&env, Some(&kept)), Some(kept.clone()));
             assert_eq!(format!("{lazy:?}"), format!("{eager:?}"), "{p:?}: restored as assessed");
@@ -941,7 +944,9 @@ mod tests {
             let mut more = loaded(p, None);
             more.absorb(&FeatureKey::new(&[1.0, 0.0]), 0, 1, &[5.0], &[], false);
             let mut off = loaded(p, Some(2));
-            for (t, e, what) in [(&mut more, &env, "a measurement more"), (&mut off, &env, "unavailable"), (&mut loaded(p, None), &other_env, "warm")] {
+            for (t, e, what) in
+                [(&mut more, &env, "a measurement more"), (&mut off, &env, "unavailable"), (&mut loaded(p, None), &other_env, "warm")]
+            {
                 let again = t.settle_cached(e, Some(&kept)).unwrap();
                 assert_ne!(again.inputs, kept.inputs, "{what}");
             }

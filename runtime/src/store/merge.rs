@@ -137,9 +137,27 @@ impl Merged {
         let any = |has: fn(&DataFile) -> bool| files.iter().any(|(_, f)| has(f));
         let (samples, monitored, runs) = (any(|f| !f.samples.is_empty()), any(|f| !f.monitored.is_empty()), any(|f| !f.runs.is_empty()));
         let mut ix = Index {
-            samples: self.samples.iter().take(if samples { usize::MAX } else { 0 }).enumerate().map(|(i, ((f, v), _))| ((fkey_bits(f), v.clone()), i)).collect(),
-            monitored: self.monitored.iter().take(if monitored { usize::MAX } else { 0 }).enumerate().map(|(i, ((f, v), _))| ((fkey_bits(f), v.clone()), i)).collect(),
-            runs: self.runs.iter().take(if runs { usize::MAX } else { 0 }).enumerate().map(|(i, ((r, f, v), _))| ((r.clone(), fkey_bits(f), v.clone()), i)).collect(),
+            samples: self
+                .samples
+                .iter()
+                .take(if samples { usize::MAX } else { 0 })
+                .enumerate()
+                .map(|(i, ((f, v), _))| ((fkey_bits(f), v.clone()), i))
+                .collect(),
+            monitored: self
+                .monitored
+                .iter()
+                .take(if monitored { usize::MAX } else { 0 })
+                .enumerate()
+                .map(|(i, ((f, v), _))| ((fkey_bits(f), v.clone()), i))
+                .collect(),
+            runs: self
+                .runs
+                .iter()
+                .take(if runs { usize::MAX } else { 0 })
+                .enumerate()
+                .map(|(i, ((r, f, v), _))| ((r.clone(), fkey_bits(f), v.clone()), i))
+                .collect(),
         };
         for (name, f) in files {
             self.add(&mut ix, name, f);

@@ -67,13 +67,23 @@ pub(super) struct Snapshot {
 
 /// The parts of the view JSON holds well (small, and of types that have their own formats);
 /// the header and the model's labels, larger and plain, are binary.
-#[derive(serde::Serialize, serde::Deserialize)]
+#[derive(serde::Deserialize)]
 struct Meta {
     definitions: Vec<(String, Vec<String>, Vec<String>)>,
     model: Option<ModelRecord>,
     files: Vec<String>,
     teams: Vec<crate::team::TeamRecord>,
     unavailable: Vec<UnavailableRecord>,
+}
+
+/// [`Meta`] as written: borrowed from the view (the model's labels taken out).
+#[derive(serde::Serialize)]
+struct MetaOut<'a> {
+    definitions: Vec<(&'a str, &'a [String], &'a [String])>,
+    model: Option<&'a ModelRecord>,
+    files: &'a [String],
+    teams: &'a [crate::team::TeamRecord],
+    unavailable: &'a [UnavailableRecord],
 }
 
 #[derive(Default)]
@@ -158,9 +168,9 @@ impl Snapshot {
         let merged = has_merged.then_some(FileId { ino, size, mtime_ns });
         let (parts, skip) = (i.strs()?, i.strs()?);
         let newest = (i.u64()?, i.str()?);
-        let meta: Meta = serde_json::from_str(&i.str()?).ok()?;
         let header = decode_header(&mut i)?;
         let labels = decode_labels(&mut i)?;
+        let meta: Meta = serde_json::from_str(&i.str()?).ok()?;
         let mut view = Merged {
             header,
             definitions: meta
@@ -192,16 +202,9 @@ fn encode(
     parts: &[String],
     skip: &[String],
     newest: &(u64, String),
-    v: &Merged,
+    v: &mut Merged,
     settled: Option<&Settled>,
 ) -> Option<Vec<u8>> {
-    let meta = Meta {
-        definitions: v.definitions.iter().map(|d| (d.loc.clone(), d.features.clone(), d.variants.clone())).collect(),
-        model: v.model.as_ref().map(|m| ModelRecord { labels: Vec::new(), ..m.clone() }),
-        files: v.files.clone(),
-        teams: v.teams.clone(),
-        unavailable: v.unavailable.clone(),
-    };
     let mut o = Out::default();
     o.strs(&features);
     let m = merged.unwrap_or(FileId { ino: 0, size: 0, mtime_ns: -1 });
@@ -213,14 +216,26 @@ fn encode(
     o.strs(skip);
     o.u64(newest.0);
     o.str(&newest.1);
-    o.str(&serde_json::to_string(&meta).ok()?);
+    // the labels are binary: out of the model while it is written as JSON (not cloned)
+    let labels = v.model.as_mut().map(|m| std::mem::take(&mut m.labels)).unwrap_or_default();
+    let meta = MetaOut {
+        definitions: v.definitions.iter().map(|d| (d.loc.as_str(), &d.features[..], &d.variants[..])).collect(),
+        model: v.model.as_ref(),
+        files: &v.files,
+        teams: &v.teams,
+        unavailable: &v.unavailable,
+    };
+    let json = serde_json::to_string(&meta);
     encode_header(&mut o, v.header.as_ref());
-    let labels = v.model.as_ref().map_or(&[][..], |m| &m.labels[..]);
     o.u64(labels.len() as u64);
-    for l in labels {
+    for l in &labels {
         o.f64s(&l.features);
         o.str(&l.variant);
     }
+    if let Some(m) = v.model.as_mut() {
+        m.labels = labels;
+    }
+    o.str(&json.ok()?);
     o.u64(v.samples.len() as u64);
     for ((f, name), p) in &v.samples {
         o.f64s(f);
@@ -293,14 +308,14 @@ fn read_through_snapshot(dir: &Dir, region: &str, features: &[String]) -> Loaded
     let snap = names.iter().any(|n| n == NAME).then(|| Snapshot::read(dir)).flatten();
     if let Some(mut s) = snap.filter(|s| s.features == features) {
         let (merged, skip, settled) = (s.merged, s.skip.clone(), s.settled.take());
-        if let Some((m, read)) = after_snapshot(dir, region, features, &names, s) {
+        if let Some((mut m, read)) = after_snapshot(dir, region, features, &names, s) {
             if read {
-                leave_snapshot(dir, features, &m, merged, &skip, None);
+                leave_snapshot(dir, features, &mut m, merged, &skip, None);
             }
             return Loaded { settled, ..Loaded::holding(m, features, merged, skip) };
         }
     }
-    let m = read_dir(dir, region, Some(features));
+    let mut m = read_dir(dir, region, Some(features));
     let merged = match m.files.first() {
         Some(f) if f == "merged.json" => match FileId::of(dir, f) {
             Some(id) => Some(id),
@@ -308,8 +323,8 @@ fn read_through_snapshot(dir: &Dir, region: &str, features: &[String]) -> Loaded
         },
         _ => None,
     };
-    leave_snapshot(dir, features, &m, merged, &m.leftovers, None);
     let skip = m.leftovers.clone();
+    leave_snapshot(dir, features, &mut m, merged, &skip, None);
     Loaded::holding(m, features, merged, skip)
 }
 
@@ -350,7 +365,7 @@ impl Loaded {
         if let Ok(_lock) = dir.lock(false) {
             // its part adds execution counts only: the next run's assessment reads what this
             // run's did, and restores it
-            leave_snapshot(dir, &held.features, &self.view, held.merged, &held.skip, self.settled.as_ref());
+            leave_snapshot(dir, &held.features, &mut self.view, held.merged, &held.skip, self.settled.as_ref());
         }
         self.held = Some(held);
     }
@@ -393,13 +408,14 @@ fn after_snapshot(dir: &Dir, region: &str, features: &[String], names: &[String]
 /// Writes the snapshot of `m` as read with `features`, `merged.json` being `merged`
 /// (containing the parts `skip`); none where a file could not be read now or was of other
 /// features (the next run reads every file, as this one did).
-fn leave_snapshot(dir: &Dir, features: &[String], m: &Merged, merged: Option<FileId>, skip: &[String], settled: Option<&Settled>) {
+fn leave_snapshot(dir: &Dir, features: &[String], m: &mut Merged, merged: Option<FileId>, skip: &[String], settled: Option<&Settled>) {
     if !m.unreadable.is_empty() || !m.stale_files.is_empty() {
         return;
     }
     let (Some(header), Some(last)) = (m.header.as_ref(), m.files.last()) else { return };
+    let newest = (header.written_unix_ns, last.clone());
     let parts: Vec<String> = m.files.iter().filter(|n| is_part(n)).cloned().collect();
-    if let Some(bytes) = encode(features, merged, &parts, skip, &(header.written_unix_ns, last.clone()), m, settled) {
+    if let Some(bytes) = encode(features, merged, &parts, skip, &newest, m, settled) {
         let _ = dir.write_atomic_unsynced(NAME, &bytes);
     }
 }
@@ -529,7 +545,7 @@ fn checksum(bytes: &[u8]) -> u64 {
 impl Snapshot {
     /// The snapshot as bytes: magic, checksum of the body, body.
     pub fn encode(&self) -> Option<Vec<u8>> {
-        encode(&self.features, self.merged, &self.parts, &self.skip, &self.newest, &self.view, self.settled.as_ref())
+        encode(&self.features, self.merged, &self.parts, &self.skip, &self.newest, &mut self.view.clone(), self.settled.as_ref())
     }
 
     /// Writes it as `dir`'s snapshot; a failure (a store this user may only read) is no
