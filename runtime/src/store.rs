@@ -47,8 +47,10 @@
 //! A run does not parse all that JSON at its start: the first run to read the files leaves
 //! their merged view in `.snapshot` (binary, unsynced: a cache, never the data), and a later
 //! run reads it and only the parts written since, as long as every file it names is there
-//! unchanged; otherwise it reads every file (module `snapshot`). Readers other than a run's
-//! start (compaction, export, the command) read the files themselves.
+//! unchanged; otherwise it reads every file (module `snapshot`). A trained run's exit leaves
+//! the snapshot with its own part of execution counts merged in, and with the assessment of
+//! the data its start made, so the next run neither parses a part nor assesses again. Readers
+//! other than a run's start (compaction, export, the command) read the files themselves.
 //!
 //! A save that fails (a full disk, a file size limit) marks nothing saved: the next save
 //! writes those measurements. A part that was written but whose compaction failed is saved

@@ -9,9 +9,12 @@
 //! only when every one of them is newer than the newest file it holds, so the view is exactly
 //! the one reading every file in order gives; anything else (a compaction, a part moved aside,
 //! an older part that appeared late, a damaged or foreign snapshot, other features) reads
-//! every file. It is written atomically without fsync by the run that read the files, under
-//! the shared lock (a compaction, which changes what it names, takes the exclusive one), and
-//! never moved aside: a torn one fails its checksum and is written again.
+//! every file. It is written atomically without fsync by the run that read the files, and by
+//! a run's exit with the part it wrote merged in ([`Loaded::add_own_part`]: only a part of
+//! execution counts newer than every file the view holds), under the shared lock (a
+//! compaction, which changes what it names, takes the exclusive one), and never moved aside: a
+//! torn one fails its checksum and is written again. It also keeps the assessment of its data
+//! the run made at start ([`Settled`]), restored by the next run where its inputs hash the same.
 
 use std::collections::HashSet;
 
