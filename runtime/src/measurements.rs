@@ -90,6 +90,38 @@ fn fnv_word(h: u64, w: u64) -> u64 {
     w.to_le_bytes().iter().fold(h, |h, &b| (h ^ b as u64).wrapping_mul(0x0000_0100_0000_01b3))
 }
 
+/// One word into a running hash (FNV-1a over 8-byte words: the inputs of an assessment are
+/// thousands of words, hashed at every start).
+fn mix(h: u64, w: u64) -> u64 {
+    (h ^ w).wrapping_mul(0x0000_0100_0000_01b3)
+}
+
+/// What assessing every loaded vector ([`MeasurementTable::settle`]) decided, and a hash of
+/// everything that assessment read. The store keeps it in its snapshot, so that the next run,
+/// whose table hashes the same (it loaded the same measurements: a trained run adds only
+/// execution counts), restores it instead of assessing every vector again (1.0 M instructions
+/// for 61 vectors). Restoring gives the table exactly the state assessing gives it
+/// (`a_restored_assessment_is_the_assessment`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Settled {
+    /// The hash of the assessment's inputs.
+    pub inputs: u64,
+    /// Per vector: its label ([`UNDECIDED`]).
+    pub decided: Vec<u16>,
+    /// Per vector: its candidates (successive elimination).
+    pub alive: Vec<u64>,
+    /// Per pair: the measurements it wants.
+    pub want: Vec<u8>,
+    /// The table's training samples after it.
+    pub counted: u64,
+    /// Its decided vectors.
+    pub decided_n: u64,
+    /// Its decisions so far.
+    pub decisions: u64,
+    /// Its extra measurements asked for.
+    pub extras: u64,
+}
+
 /// A trained region trains again once its labels grew by 1/`RETRAIN_GROWTH`.
 const RETRAIN_GROWTH: u64 = 8;
 
@@ -542,6 +574,74 @@ impl MeasurementTable {
         self.reassess_all(env);
     }
 
+    /// [`MeasurementTable::settle`], restoring `cache` instead of assessing where it was made
+    /// from exactly these inputs. Returns what the assessment decided (None where a model's
+    /// hints took part: not kept).
+    pub fn settle_cached(&mut self, env: &AssessmentInputs, cache: Option<&Settled>) -> Option<Settled> {
+        self.learn_noise();
+        let inputs = env.model.is_none().then(|| self.assessment_inputs(env.warm));
+        match (inputs, cache) {
+            (Some(h), Some(c)) if c.inputs == h && c.decided.len() == self.len() && c.want.len() == self.counts.len() => {
+                self.restore(c);
+                Some(c.clone())
+            }
+            _ => {
+                self.reassess_all(env);
+                inputs.map(|h| self.settled(h))
+            }
+        }
+    }
+
+    /// A hash of everything assessing every vector reads: keys, counts and retained
+    /// measurements, the counters it adds to, the noise, the parameters, the unavailable
+    /// variants and which variants are warm.
+    fn assessment_inputs(&self, warm: &dyn Fn(usize) -> bool) -> u64 {
+        let how = format!("{:?}|{:?}", self.params, self.off);
+        let mut h = how.bytes().fold(FNV_OFFSET, |h, b| mix(h, b as u64));
+        for w in [self.nv, self.len(), self.keys.len(), self.decisions as usize, self.extras as usize, self.measured_pairs as usize] {
+            h = mix(h, w as u64);
+        }
+        h = (0..self.nv).fold(h, |h, v| mix(h, warm(v) as u64));
+        h = self.keys.iter().fold(h, |h, x| mix(h, x.to_bits()));
+        h = self.counts.iter().fold(h, |h, c| mix(h, (c.count as u64) << 32 | (c.kept as u64) << 8 | c.flags as u64));
+        for r in &self.recs {
+            h = mix(h, (r.key_off as u64) << 32 | (r.nf as u64) << 16 | r.flags as u64);
+            h = r.times.iter().fold(h, |h, t| mix(h, (t.ns.to_bits() as u64) << 32 | (t.v as u64) << 1 | t.cold as u64));
+        }
+        h = mix(mix(h, self.noise_len as u64), self.noise_at as u64);
+        self.noise.iter().fold(h, |h, d| mix(h, d.to_bits() as u64))
+    }
+
+    /// What the assessment just made decided (see [`Settled`]).
+    fn settled(&self, inputs: u64) -> Settled {
+        Settled {
+            inputs,
+            decided: self.recs.iter().map(|r| r.decided).collect(),
+            alive: self.recs.iter().map(|r| r.alive).collect(),
+            want: self.counts.iter().map(|c| c.want).collect(),
+            counted: self.counted as u64,
+            decided_n: self.decided as u64,
+            decisions: self.decisions,
+            extras: self.extras,
+        }
+    }
+
+    /// Puts the table in the state the assessment `c` describes left it.
+    fn restore(&mut self, c: &Settled) {
+        for (r, (&d, &a)) in self.recs.iter_mut().zip(c.decided.iter().zip(&c.alive)) {
+            r.decided = d;
+            r.alive = a;
+        }
+        for (x, &w) in self.counts.iter_mut().zip(&c.want) {
+            x.want = w;
+        }
+        self.counted = c.counted as usize;
+        self.decided = c.decided_n as usize;
+        self.decisions = c.decisions;
+        self.extras = c.extras;
+        self.labels_changed = self.decided > 0;
+    }
+
     /// Assesses every vector afresh (what each wants, or its label) and recounts the training
     /// samples.
     fn reassess_all(&mut self, env: &AssessmentInputs) {
@@ -786,6 +886,72 @@ impl MeasurementTable {
 mod tests {
     use super::*;
     use crate::explore::{Labeling, Strategy, ADAPTIVE};
+
+    /// A table as a process loads it: vectors decided, tied, measured once, cold only.
+    fn loaded(p: Params, off: Option<usize>) -> MeasurementTable {
+        let mut t = MeasurementTable::new(3, p, 7);
+        if let Some(v) = off {
+            t.set_unavailable(v, &AssessmentInputs::NONE);
+        }
+        for i in 0..40u32 {
+            let k = FeatureKey::new(&[f64::from(1 + i * 3), f64::from(i % 4)]);
+            // every sixth vector lacks a variant's measurement: undecided
+            for v in 0..if i % 6 == 1 { 2 } else { 3 } {
+                let base = 1000.0 * (1.0 + ((i as usize + v) % 3) as f64) * if i % 5 == 0 { 1.0 + v as f64 * 0.01 } else { 1.0 };
+                let warm: Vec<f64> = (0..(i % 4) as usize).map(|j| base * (1.0 + 0.03 * j as f64)).collect();
+                let cold = if i % 7 == 0 { vec![base * 5.0] } else { vec![] };
+                t.absorb(&k, v, (warm.len() + cold.len()) as u64, &warm, &cold, false);
+            }
+        }
+        t
+    }
+
+    /// Restoring a kept assessment leaves the table exactly as assessing does (every field:
+    /// labels, wants, candidates, counters), and it goes on deciding and exploring alike; a
+    /// table whose inputs differ (a measurement more, another warm state, an unavailable
+    /// variant) assesses instead.
+    #[test]
+    fn a_restored_assessment_is_the_assessment() {
+        let cold = |_: usize| false;
+        let env = AssessmentInputs { warm: &cold, model: None };
+        for p in [
+            Params { repeats: 1, ..Params::default() },
+            Params { repeats: ADAPTIVE, ..Params::default() },
+            Params { repeats: 3, strategy: Strategy::Elimination, ..Params::default() },
+        ] {
+            let mut eager = loaded(p, None);
+            let kept = eager.settle_cached(&env, None).expect("no model: kept");
+            assert!(
+                kept.decided_n > 0 && kept.decided.iter().any(|&d| d == crate::explore::UNDECIDED),
+                "{p:?}: decided and undecided vectors"
+            );
+            let mut lazy = loaded(p, None);
+            assert_eq!(lazy.settle_cached(&env, Some(&kept)), Some(kept.clone()));
+            assert_eq!(format!("{lazy:?}"), format!("{eager:?}"), "{p:?}: restored as assessed");
+            for i in 0..200u32 {
+                let k = FeatureKey::new(&[f64::from(1 + (i % 50) * 3), f64::from(i % 4)]);
+                let (ve, ie) = eager.choose(&k);
+                let (vl, il) = lazy.choose(&k);
+                assert_eq!((ve, ie), (vl, il));
+                eager.record_at(ie, ve, 900.0 + f64::from(i), false, &env);
+                lazy.record_at(il, vl, 900.0 + f64::from(i), false, &env);
+            }
+            assert_eq!(format!("{lazy:?}"), format!("{eager:?}"), "{p:?}: explored alike");
+            assert_eq!(lazy.labels(), eager.labels());
+            // other inputs: assessed, not restored
+            let warm = |_: usize| true;
+            let other_env = AssessmentInputs { warm: &warm, model: None };
+            let mut more = loaded(p, None);
+            more.absorb(&FeatureKey::new(&[1.0, 0.0]), 0, 1, &[5.0], &[], false);
+            let mut off = loaded(p, Some(2));
+            for (t, e, what) in
+                [(&mut more, &env, "a measurement more"), (&mut off, &env, "unavailable"), (&mut loaded(p, None), &other_env, "warm")]
+            {
+                let again = t.settle_cached(e, Some(&kept)).unwrap();
+                assert_ne!(again.inputs, kept.inputs, "{what}");
+            }
+        }
+    }
 
     /// A variant unavailable before any vector was measured (a host region's share that gives
     /// the same team as another variant) counts as done in every new vector: the vector's

@@ -47,8 +47,10 @@
 //! A run does not parse all that JSON at its start: the first run to read the files leaves
 //! their merged view in `.snapshot` (binary, unsynced: a cache, never the data), and a later
 //! run reads it and only the parts written since, as long as every file it names is there
-//! unchanged; otherwise it reads every file (module `snapshot`). Readers other than a run's
-//! start (compaction, export, the command) read the files themselves.
+//! unchanged; otherwise it reads every file (module `snapshot`). A trained run's exit leaves
+//! the snapshot with its own part of execution counts merged in, and with the assessment of
+//! the data its start made, so the next run neither parses a part nor assesses again. Readers
+//! other than a run's start (compaction, export, the command) read the files themselves.
 //!
 //! A save that fails (a full disk, a file size limit) marks nothing saved: the next save
 //! writes those measurements. A part that was written but whose compaction failed is saved
@@ -100,6 +102,7 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use serde::Deserialize;
 
 use crate::diag;
+use crate::measurements::Settled;
 use crate::model::{self, ModelChoice};
 use crate::region::{Monitored, Origin, Region, StoredFacts, Trained};
 use crate::safe_fs::{self, Dir, Kind};
@@ -235,6 +238,9 @@ pub struct Binding {
     /// counts stays statistics (written without fsyncs) and no record is repeated per run.
     stored_unavailable: Vec<UnavailableRecord>,
     stored_teams: Vec<crate::team::TeamRecord>,
+    /// The view loaded at start-up, kept so that the exit leaves the next run a snapshot with
+    /// this run's part in it (see `snapshot::Loaded::add_own_part`).
+    loaded: snapshot::Loaded,
 }
 
 /// Version 1 (the first runtime's single file per region, `<dir>/<program>/<model>.json`).
@@ -335,7 +341,7 @@ pub(crate) const LINK_REFUSED: &str = "saved data there is neither loaded nor wr
 
 /// What earlier runs saved for `model` under `dir` (empty when nothing was saved, or when the
 /// store is refused: a link where a directory should be; one line says so).
-fn load_saved(dir: &Path, program: &Program, model: &str, features: &[String]) -> Merged {
+fn load_saved(dir: &Path, program: &Program, model: &str, features: &[String]) -> snapshot::Loaded {
     let rdir = open_program(dir, program, false).and_then(|pdir| {
         // a version-1 file sits in the folder named after the executable alone
         if let Ok(old) = Dir::open(dir, false).and_then(|d| d.sub(&sanitize(&program.name), false)) {
@@ -358,13 +364,13 @@ fn load_saved(dir: &Path, program: &Program, model: &str, features: &[String]) -
                     }
                 }
             }
-            Merged::default()
+            snapshot::Loaded::default()
         }
         Err(e) => {
             // a planted link is neither read nor written: this line says all; any other
             // unusable store is said again by the first save, with what it could not save
             refused(&e, if e.is_link() { LINK_REFUSED } else { "nothing saved there is loaded" });
-            Merged::default()
+            snapshot::Loaded::default()
         }
     }
 }
@@ -376,9 +382,10 @@ fn load_saved(dir: &Path, program: &Program, model: &str, features: &[String]) -
 /// [`definition`] says; one line says what changed.
 pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usize) -> Binding {
     let rdir = region_dir(dir, program, &region.spec.model);
-    let merged = load_saved(dir, program, &region.spec.model, &region.spec.features);
-    let saved = assessment::assess(&Definition::of_region(&region.spec), &merged);
-    absorb_saved(region, &merged);
+    let loaded = load_saved(dir, program, &region.spec.model, &region.spec.features);
+    let merged = &loaded.view;
+    let saved = assessment::assess(&Definition::of_region(&region.spec), merged);
+    let settled = absorb_saved_cached(region, merged, loaded.settled.as_ref());
     start_model(region, &saved, &rdir);
     Binding {
         dir: rdir,
@@ -399,8 +406,9 @@ pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usi
         // a frozen run's model is on disk already
         saved_epoch: region.trained().filter(|t| t.origin.key().is_none()).map_or(0, |t| t.epoch),
         loaded_files: merged.files.len(),
-        stored_unavailable: merged.unavailable,
-        stored_teams: merged.teams,
+        stored_unavailable: merged.unavailable.clone(),
+        stored_teams: merged.teams.clone(),
+        loaded: loaded.with_settled(settled),
     }
 }
 
@@ -408,6 +416,12 @@ pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usi
 /// run totals, and the vectors model-chosen executions name (they recur). Measurements of
 /// variants it no longer has are left out.
 pub fn absorb_saved(region: &Region, merged: &Merged) {
+    absorb_saved_cached(region, merged, None);
+}
+
+/// [`absorb_saved`], restoring the assessment `cache` (the snapshot's) where it was made from
+/// exactly this data; returns what the assessment decided, for the snapshot the exit leaves.
+fn absorb_saved_cached(region: &Region, merged: &Merged, cache: Option<&Settled>) -> Option<Settled> {
     let variant = |name: &str| region.spec.variants.iter().position(|n| n == name);
     for ((f, v), p) in &merged.samples {
         if let Some(v) = variant(v) {
@@ -424,7 +438,7 @@ pub fn absorb_saved(region: &Region, merged: &Merged) {
             region.note_seen(&FeatureKey::new(f));
         }
     }
-    region.settle();
+    region.settle_cached(cache)
 }
 
 /// The training set of the stored model `m`, as `region`'s variants.
@@ -705,17 +719,20 @@ fn write_part(b: &Binding, file: &DataFile) -> Result<Option<(Dir, PathBuf)>, St
 }
 
 /// Merges the region's part files once `compact_after` of them piled up. A failure does not
-/// make the save fail: the data is written (one line says so).
-fn compact_if_due(rdir: &Dir, model: &str, features: &[String], compact_after: usize) {
+/// make the save fail: the data is written (one line says so). Returns whether it tried
+/// (the files a snapshot names may have changed).
+fn compact_if_due(rdir: &Dir, model: &str, features: &[String], compact_after: usize) -> bool {
     let parts = rdir.entries().map(|es| es.iter().filter(|(n, k)| *k == Kind::File && is_part(n)).count()).unwrap_or(0);
-    if parts >= compact_after {
-        if let Err(e) = merge::compact_in(rdir, model, Some(features)) {
-            diag::warn_once(
-                &format!("compact:{}", rdir.path().display()),
-                &format!("region '{model}': its data was saved, but merging its files failed: {e}; they are merged later"),
-            );
-        }
+    if parts < compact_after {
+        return false;
     }
+    if let Err(e) = merge::compact_in(rdir, model, Some(features)) {
+        diag::warn_once(
+            &format!("compact:{}", rdir.path().display()),
+            &format!("region '{model}': its data was saved, but merging its files failed: {e}; they are merged later"),
+        );
+    }
+    true
 }
 
 /// What a save of `region` would write now: measurements, model-chosen executions, and
@@ -836,7 +853,10 @@ pub fn save(region: &Region, b: &mut Binding) -> Result<Option<PathBuf>, String>
     if let Some(t) = trained {
         b.saved_epoch = t.epoch;
     }
-    compact_if_due(&rdir, &spec.model, &spec.features, b.compact_after);
+    let compacted = compact_if_due(&rdir, &spec.model, &spec.features, b.compact_after);
+    if let Some(name) = path.file_name().and_then(|n| n.to_str()) {
+        b.loaded.add_own_part(&rdir, name, &file, compacted);
+    }
     Ok(Some(path))
 }
 

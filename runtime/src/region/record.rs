@@ -301,8 +301,15 @@ impl Region {
 
     /// Assesses every vector after loading: labels, and what is still wanted.
     pub fn settle(&self) {
+        self.settle_cached(None);
+    }
+
+    /// [`Region::settle`], restoring the assessment `cache` where it was made from exactly
+    /// the data loaded (see [`crate::measurements::Settled`]); returns what it decided.
+    pub fn settle_cached(&self, cache: Option<&crate::measurements::Settled>) -> Option<crate::measurements::Settled> {
         let mut g = self.lock();
-        self.with_assessment_inputs(|env| g.measurements.settle(env));
+        let settled = self.with_assessment_inputs(|env| g.measurements.settle_cached(env, cache));
         self.exploration_version.fetch_add(1, Release);
+        settled
     }
 }

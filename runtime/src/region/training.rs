@@ -199,6 +199,11 @@ impl Region {
     }
 
     fn job(&self, g: &mut Inner, labels: Vec<(FeatureKey, usize)>, origin: Origin) -> TrainJob {
+        let job = self.job_without_fingerprint(g, labels, origin);
+        TrainJob { trained_on: Some(self.fingerprint_locked(g)), ..job }
+    }
+
+    fn job_without_fingerprint(&self, g: &mut Inner, labels: Vec<(FeatureKey, usize)>, origin: Origin) -> TrainJob {
         self.adopt_pending(g);
         TrainJob {
             labels,
@@ -209,7 +214,7 @@ impl Region {
             executions: g.measurements.recorded_explore + self.unrecorded.load(Relaxed),
             generation: g.measurements.generation,
             origin,
-            trained_on: Some(self.fingerprint_locked(g)),
+            trained_on: None,
         }
     }
 
@@ -420,7 +425,9 @@ impl Region {
     ) -> bool {
         let job = {
             let mut g = self.lock();
-            self.job(&mut g, labels, origin)
+            // the stored fingerprint is the model's: the table's is not computed (86 k
+            // instructions of a 61-vector region's start)
+            self.job_without_fingerprint(&mut g, labels, origin)
         };
         let t = Trained {
             predictor: Predictor::Model(model),

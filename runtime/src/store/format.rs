@@ -228,7 +228,7 @@ pub struct LabelRecord {
 
 impl DataFile {
     /// Checks the invariants serde cannot.
-    fn validate(&self) -> Result<(), String> {
+    pub(super) fn validate(&self) -> Result<(), String> {
         if self.format != FORMAT {
             return Err(format!("format is '{}', not '{FORMAT}'", self.format));
         }

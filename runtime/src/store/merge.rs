@@ -132,10 +132,32 @@ impl Merged {
     /// Merges `files`, newer than every file merged so far, into this view (what
     /// [`Merged::merge`] of all of them in order gives).
     pub fn extend(&mut self, files: Vec<(String, DataFile)>) {
+        // only the indices the files need: a trained run's part (execution counts) merged into
+        // the snapshot at exit indexes no measurement
+        let any = |has: fn(&DataFile) -> bool| files.iter().any(|(_, f)| has(f));
+        let (samples, monitored, runs) = (any(|f| !f.samples.is_empty()), any(|f| !f.monitored.is_empty()), any(|f| !f.runs.is_empty()));
         let mut ix = Index {
-            samples: self.samples.iter().enumerate().map(|(i, ((f, v), _))| ((fkey_bits(f), v.clone()), i)).collect(),
-            monitored: self.monitored.iter().enumerate().map(|(i, ((f, v), _))| ((fkey_bits(f), v.clone()), i)).collect(),
-            runs: self.runs.iter().enumerate().map(|(i, ((r, f, v), _))| ((r.clone(), fkey_bits(f), v.clone()), i)).collect(),
+            samples: self
+                .samples
+                .iter()
+                .take(if samples { usize::MAX } else { 0 })
+                .enumerate()
+                .map(|(i, ((f, v), _))| ((fkey_bits(f), v.clone()), i))
+                .collect(),
+            monitored: self
+                .monitored
+                .iter()
+                .take(if monitored { usize::MAX } else { 0 })
+                .enumerate()
+                .map(|(i, ((f, v), _))| ((fkey_bits(f), v.clone()), i))
+                .collect(),
+            runs: self
+                .runs
+                .iter()
+                .take(if runs { usize::MAX } else { 0 })
+                .enumerate()
+                .map(|(i, ((r, f, v), _))| ((r.clone(), fkey_bits(f), v.clone()), i))
+                .collect(),
         };
         for (name, f) in files {
             self.add(&mut ix, name, f);

@@ -680,7 +680,7 @@ mod one_model {
 
     fn as_show_decides(dir: &Path, probe: &[f64]) -> Vec<Option<usize>> {
         let r = region_with(RegionBuilder::new(), DESCRIPTOR);
-        let merged = load_saved(dir, &prog(), "agree", &["N".to_owned()]);
+        let merged = load_saved(dir, &prog(), "agree", &["N".to_owned()]).view;
         absorb_saved(&r, &merged);
         assert!(install_stored(&r, merged.model.as_ref().expect("a stored model")));
         decisions(&r, probe)
