@@ -124,14 +124,25 @@ const THREADS: usize = 256;
 /// Marks a table entry being filled.
 const FILLING: usize = 1;
 /// An entry of the thread table: the thread id that owns it (0: free; published with release
-/// after the stack) and that thread's stack, side by side (one address for both).
-#[repr(C, align(16))]
+/// after the stack), that thread's stack, and its innermost frame (null: none), side by side
+/// (one address for all three): `set_feature` and `get_policy` read the frame without the
+/// stack's length. A cache line each, since the owner writes `top` on every `begin` and `end`.
+#[repr(C, align(64))]
 struct Owner {
     tid: AtomicUsize,
     stack: AtomicPtr<Stack>,
+    /// Written by the owner thread only: after every change of its stack's length.
+    top: AtomicPtr<Frame>,
 }
 
-static THREAD_TABLE: [Owner; THREADS] = [const { Owner { tid: AtomicUsize::new(0), stack: AtomicPtr::new(null_mut()) } }; THREADS];
+static THREAD_TABLE: [Owner; THREADS] =
+    [const { Owner { tid: AtomicUsize::new(0), stack: AtomicPtr::new(null_mut()), top: AtomicPtr::new(null_mut()) } }; THREADS];
+
+/// The innermost frame of `s` as [`Owner::top`] holds it.
+#[inline(always)]
+fn top_of(s: &mut Stack) -> *mut Frame {
+    innermost(s).map_or(null_mut(), |f| f as *mut Frame)
+}
 /// Stacks of exited threads, reused by new ones (emptied).
 static SPARE: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
@@ -149,6 +160,7 @@ impl Drop for ThreadExit {
         let tid = thread_id();
         let i = slot_of(tid);
         if THREAD_TABLE[i].tid.load(Relaxed) == tid {
+            THREAD_TABLE[i].top.store(null_mut(), Relaxed);
             THREAD_TABLE[i].tid.store(0, Release);
         }
         let p = OWN.with(|o| o.replace(null_mut()));
@@ -206,24 +218,41 @@ fn with<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
     let p = if e.tid.load(Acquire) == tid { e.stack.load(Relaxed) } else { stack_slow(tid, i) };
     // SAFETY: the stack is this thread's own (entry `i` names this thread, or it is the
     // thread's own pointer), and `f` never reaches another `with` (above).
-    f(unsafe { &mut *p })
+    let s = unsafe { &mut *p };
+    let r = f(s);
+    if e.tid.load(Relaxed) == tid {
+        e.top.store(top_of(s), Relaxed); // the fast paths' view of the stack
+    }
+    r
 }
 
-/// This thread's stack if the thread table has it (no call, nothing to save: the fast paths'
-/// first step, once per call).
+/// This thread's table entry if it has one (no call, nothing to save: the fast paths' first
+/// step, once per call).
 #[inline(always)]
-fn cached() -> Option<&'static mut Stack> {
+fn entry() -> Option<&'static Owner> {
     let tid = thread_id();
     let e = &THREAD_TABLE[slot_of(tid)];
-    if e.tid.load(Acquire) != tid {
-        return None;
-    }
+    (e.tid.load(Acquire) == tid).then_some(e)
+}
+
+/// This thread's innermost frame if the thread table has it.
+#[inline(always)]
+fn cached_top() -> Option<&'static mut Frame> {
+    // SAFETY: `top` is null or a frame of the stack of the thread the entry names, this one
+    // (only the owner writes it, after every change of its stack's length; a new owner's
+    // first call, through `with`, sets it), and the access is exclusive as in `with`.
+    unsafe { entry()?.top.load(Relaxed).as_mut() }
+}
+
+/// `e`'s stack (an entry of this thread).
+#[inline(always)]
+fn stack_of(e: &Owner) -> &'static mut Stack {
     let p = e.stack.load(Relaxed);
     // SAFETY: an entry naming a thread holds its stack (stored before the id was published),
     // never null; as in `with`, the stack is this thread's own.
     unsafe {
         std::hint::assert_unchecked(!p.is_null());
-        Some(&mut *p)
+        &mut *p
     }
 }
 
@@ -240,7 +269,7 @@ fn innermost(s: &mut Stack) -> Option<&mut Frame> {
 /// with room for the feature. False: nothing done, [`set_feature`] handles it.
 #[inline(always)]
 pub fn set_feature_fast(key: *const c_void, v: f64) -> bool {
-    let Some(f) = cached().and_then(innermost) else { return false };
+    let Some(f) = cached_top() else { return false };
     // one compare: undecided (no `DECIDED` bit) and room left
     let set = f.state;
     if !std::ptr::eq(f.key, key) || set >= MAX_FEATURES {
@@ -255,10 +284,12 @@ pub fn set_feature_fast(key: *const c_void, v: f64) -> bool {
 /// done, [`begin`] handles it.
 #[inline(always)]
 pub fn begin_fast(key: *const c_void, h: &'static Handle) -> bool {
-    let Some(s) = cached() else { return false };
+    let Some(e) = entry() else { return false };
+    let s = stack_of(e);
     let Some(f) = s.frames.get_mut(s.len) else { return false };
     f.start(key, h);
     s.len += 1;
+    e.top.store(f, Relaxed);
     true
 }
 
@@ -267,7 +298,7 @@ pub fn begin_fast(key: *const c_void, h: &'static Handle) -> bool {
 /// handles it.
 #[inline(always)]
 pub fn get_policy_fast(key: *const c_void) -> Option<usize> {
-    let f = innermost(cached()?)?;
+    let f = cached_top()?;
     if !std::ptr::eq(f.key, key) {
         return None;
     }
@@ -281,15 +312,17 @@ pub fn get_policy_fast(key: *const c_void) -> Option<usize> {
 /// one, which its region only counts. False: nothing done, [`end`] handles it.
 #[inline(always)]
 pub fn end_fast(key: *const c_void) -> bool {
-    let Some(s) = cached() else { return false };
-    let len = s.len;
-    let Some(f) = innermost(s) else { return false };
+    let Some(e) = entry() else { return false };
+    // SAFETY: as in `cached_top`.
+    let Some(f) = (unsafe { e.top.load(Relaxed).as_mut() }) else { return false };
     // SAFETY: as in `get_policy_fast`.
     // (the frame's context was started on this thread: its slot is the thread's own)
     if !std::ptr::eq(f.key, key) || !f.decided() || !unsafe { &*f.handle }.region.end_memo_on_own_thread(&f.ctx) {
         return false;
     }
-    s.len = len - 1;
+    let s = stack_of(e);
+    s.len -= 1;
+    e.top.store(top_of(s), Relaxed);
     true
 }
 
