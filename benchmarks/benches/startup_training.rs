@@ -15,6 +15,15 @@
 //!   (`Region::train_at_exit`, median of 11) —, (b) with the model a run trained on exactly that
 //!   data.
 //!
+//! * `coarse mode` (`OMPADAPT_COARSE=1`): the same measurements as two runs' totals per pair
+//!   (244 run records), `store::attach` of a fresh coarse region (a) without a stored model —
+//!   and that run's exit (`Region::train_at_exit`) —, (b) with the model a run trained on
+//!   exactly those totals.
+//!
+//! * `crossover`: `auto` on the `models` bench's crossover shape (3 variants over `(n, k)`, both
+//!   varying) on 10 and 20 vectors, median of 41 fits (`-- crossover [reps]`: that alone, the
+//!   fit repeated `reps` times with no timing, for callgrind).
+//!
 //! Times are the thread's CPU time (medians; `BENCH_CLOCK=wall` for elapsed time), which a
 //! loaded machine moves far less than elapsed time.
 //!
@@ -27,7 +36,7 @@ use std::time::Instant;
 use ompadapt_rt::model::{self, select, ModelChoice, TrainingSet};
 use ompadapt_rt::region::{Region, RegionBuilder};
 use ompadapt_rt::spec;
-use ompadapt_rt::store::{self, DataFile, Program, SampleRecord};
+use ompadapt_rt::store::{self, DataFile, Program, RunRecord, SampleRecord};
 
 const VARIANTS: [&str; 6] = ["cpu", "gpu", "simd", "tiled", "dynamic", "teams"];
 const DESCRIPTOR: &str = "ompadapt1;model=issue44;loc=k.c:9;features=n,threads,ops;variants=cpu,gpu,simd,tiled,dynamic,teams";
@@ -116,19 +125,24 @@ fn region() -> Region {
     RegionBuilder::new().warmup(false).build(spec::parse(DESCRIPTOR).expect("descriptor").descriptor)
 }
 
-/// Writes the measurements as one part file of the region's folder in `root`.
-fn write_store(root: &Path, program: &Program, data: &[(Vec<f64>, usize, f64)]) {
-    let samples = data
-        .iter()
-        .map(|(f, v, t)| SampleRecord {
+fn coarse_region() -> Region {
+    RegionBuilder::new().warmup(false).coarse(true).build(spec::parse(DESCRIPTOR).expect("descriptor").descriptor)
+}
+
+/// Writes the measurements as one part file of the region's folder in `root`: as samples, or
+/// (`coarse`) as two runs' totals per pair.
+fn write_store(root: &Path, program: &Program, data: &[(Vec<f64>, usize, f64)], coarse: bool) {
+    let runs = |r: usize| {
+        data.iter().map(move |(f, v, t)| RunRecord {
+            run: format!("run-{r}-{v}"),
             features: f.clone(),
             variant: VARIANTS[*v].to_owned(),
-            count: 2,
-            times_ns: vec![*t, *t * 1.02],
-            cold_ns: vec![],
-            supersedes: false,
+            total_ns: (*t * (1.0 + 0.02 * r as f64)) as u64,
+            executions: 1,
         })
-        .collect();
+    };
+    let runs = if coarse { runs(0).chain(runs(1)).collect() } else { vec![] };
+    let samples = if coarse { vec![] } else { samples(data) };
     let file = DataFile {
         format: store::FORMAT.into(),
         version: store::VERSION,
@@ -140,6 +154,7 @@ fn write_store(root: &Path, program: &Program, data: &[(Vec<f64>, usize, f64)]) 
         variants: VARIANTS.iter().map(|v| v.to_string()).collect(),
         written_unix_ns: 1,
         samples,
+        runs,
         ..Default::default()
     };
     let dir = store::region_dir(root, program, "issue44");
@@ -147,11 +162,24 @@ fn write_store(root: &Path, program: &Program, data: &[(Vec<f64>, usize, f64)]) 
     std::fs::write(dir.join("part-bench-0.json"), serde_json::to_vec(&file).unwrap()).expect("part file");
 }
 
-fn attach_ms(root: &Path, program: &Program) -> (f64, String) {
+fn samples(data: &[(Vec<f64>, usize, f64)]) -> Vec<SampleRecord> {
+    data.iter()
+        .map(|(f, v, t)| SampleRecord {
+            features: f.clone(),
+            variant: VARIANTS[*v].to_owned(),
+            count: 2,
+            times_ns: vec![*t, *t * 1.02],
+            cold_ns: vec![],
+            supersedes: false,
+        })
+        .collect()
+}
+
+fn attach_ms(root: &Path, program: &Program, make: fn() -> Region) -> (f64, String) {
     let mut origin = String::new();
     let ms = ms_of(
         &mut || {
-            let r = region();
+            let r = make();
             store::attach(&r, root, program, 1000);
             origin = r.trained().map_or("untrained".to_owned(), |t| {
                 format!("{:?} on {} vectors, {:.2} ms of training", t.origin, t.labels.len(), t.train_ns as f64 / 1e6)
@@ -165,8 +193,8 @@ fn attach_ms(root: &Path, program: &Program) -> (f64, String) {
 fn startup(data: &[(Vec<f64>, usize, f64)]) {
     let tmp = tempfile::tempdir().expect("temp dir");
     let program = Program::new("bench", "/bench/startup_training");
-    write_store(tmp.path(), &program, data);
-    let (ms, origin) = attach_ms(tmp.path(), &program);
+    write_store(tmp.path(), &program, data, false);
+    let (ms, origin) = attach_ms(tmp.path(), &program, region);
     println!("start-up (attach) on 122 saved samples, no stored model: {ms:.2} ms median [{origin}]");
     // what that run then does at exit (before its report and save): trains on the data
     let mut exit_ms = Vec::new();
@@ -183,14 +211,69 @@ fn startup(data: &[(Vec<f64>, usize, f64)]) {
     let mut b = store::attach(&r, tmp.path(), &program, 1000);
     r.train_now().expect("trains");
     store::save(&r, &mut b).expect("saves");
-    let (ms, origin) = attach_ms(tmp.path(), &program);
+    let (ms, origin) = attach_ms(tmp.path(), &program, region);
     println!("start-up (attach) on 122 saved samples and the model trained on them: {ms:.2} ms median [{origin}]");
+}
+
+/// Coarse mode on the same measurements as run totals: what start-up and the exit cost.
+fn coarse(data: &[(Vec<f64>, usize, f64)]) {
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let program = Program::new("bench", "/bench/startup_training");
+    write_store(tmp.path(), &program, data, true);
+    let (ms, origin) = attach_ms(tmp.path(), &program, coarse_region);
+    println!("coarse mode: start-up (attach) on 244 saved run totals, no stored model: {ms:.2} ms median [{origin}]");
+    let mut exit_ms = Vec::new();
+    let mut trained = false;
+    for _ in 0..11 {
+        let r = coarse_region();
+        store::attach(&r, tmp.path(), &program, 1000);
+        let t = now_ms();
+        trained = r.train_at_exit();
+        exit_ms.push(now_ms() - t);
+    }
+    println!("  at its exit (Region::train_at_exit): {:.2} ms median, trained: {trained}", median(exit_ms));
+    let r = coarse_region();
+    let mut b = store::attach(&r, tmp.path(), &program, 1000);
+    r.train_now().expect("trains");
+    store::save(&r, &mut b).expect("saves");
+    let (ms, origin) = attach_ms(tmp.path(), &program, coarse_region);
+    println!("coarse mode: start-up (attach) on them and the model trained on them: {ms:.2} ms median [{origin}]");
+}
+
+/// `auto` on the crossover shape of the `models` bench: timed, or (`reps`) only repeated.
+fn crossover(reps: Option<usize>) {
+    use ompadapt_evaluate::synthetic::{self, Noise, Shape};
+    for n in [10usize, 20] {
+        let data = synthetic::generate(Shape::CrossoverNk, n, Noise::NONE, 1).truth;
+        if let Some(reps) = reps {
+            for _ in 0..reps {
+                drop(model::train_costs(ModelChoice::Auto, std::hint::black_box(&data), 1).unwrap());
+            }
+            continue;
+        }
+        let fit = model::train_costs(ModelChoice::Auto, &data, 1).expect("auto trains");
+        let ms = ms_of(&mut || drop(model::train_costs(ModelChoice::Auto, &data, 1).unwrap()), 41);
+        println!(
+            "train auto on the crossover shape, {n} vectors x {} variants: {ms:.2} ms median (chosen: {})",
+            data.k,
+            fit.chosen.describe()
+        );
+    }
 }
 
 fn main() {
     std::env::set_var("OMPADAPT_REPORT", "0");
     let data = measurements();
     assert_eq!(data.len(), 122);
-    training(&TrainingSet::from_pairs(&data, VARIANTS.len()).expect("training set"));
-    startup(&data);
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "crossover") {
+        crossover(args.get(i + 1).and_then(|r| r.parse().ok()));
+        return;
+    }
+    // `-- coarse`: coarse mode alone
+    if !args.iter().any(|a| a == "coarse") {
+        training(&TrainingSet::from_pairs(&data, VARIANTS.len()).expect("training set"));
+        startup(&data);
+    }
+    coarse(&data);
 }

@@ -704,8 +704,10 @@ impl MeasurementTable {
     /// The table a new process builds from what this one saves (every pair's count and
     /// retained measurements, the vectors seen), assessed as that process's start-up assesses
     /// it (`warm`: nothing has run there). What a model trained at exit is trained on, so that
-    /// it is the model the next run would train at its start-up.
-    pub fn reloaded(&self, warm: &dyn Fn(usize) -> bool) -> MeasurementTable {
+    /// it is the model the next run would train at its start-up. `runs`: coarse mode's totals
+    /// of this run (vector, variant, ns), which the next run loads as one measurement each
+    /// after the rest.
+    pub fn reloaded(&self, runs: &[(FeatureKey, usize, f64)], warm: &dyn Fn(usize) -> bool) -> MeasurementTable {
         let mut t = MeasurementTable::new(self.nv, self.params, 0);
         t.rng = self.rng.clone();
         // the next process on this machine makes the same variants unavailable before it
@@ -720,6 +722,9 @@ impl MeasurementTable {
                 let cold_ns: Vec<f64> = kept().filter(|s| s.cold).map(|s| s.ns as f64).collect();
                 t.absorb(&key, v, count as u64, &warm_ns, &cold_ns, false);
             }
+        }
+        for (key, v, ns) in runs {
+            t.absorb(key, *v, 1, &[*ns], &[], false);
         }
         t.seen = self.seen.clone();
         t.settle(&AssessmentInputs { warm, model: None });
@@ -981,7 +986,7 @@ mod tests {
         assert!(start.set_unavailable(1, &env));
         start.record(&a, 0, 9.0);
         start.record(&a, 2, 5.0);
-        let next = start.reloaded(&warm);
+        let next = start.reloaded(&[], &warm);
         assert!(!next.available(1) && next.available(0) && next.available(2));
         assert_eq!(next.labels(), start.labels());
         let mut later = MeasurementTable::new(3, p, 1);
@@ -989,7 +994,7 @@ mod tests {
             later.record(&a, v, 5.0 + v as f64);
         }
         assert!(later.set_unavailable(1, &env));
-        assert!((0..3).all(|v| later.reloaded(&warm).available(v)));
+        assert!((0..3).all(|v| later.reloaded(&[], &warm).available(v)));
     }
 
     /// Assessing every vector with the features scaled once decides as assessing each alone.

@@ -377,8 +377,8 @@ fn load_saved(dir: &Path, program: &Program, model: &str, features: &[String]) -
 
 /// Loads what earlier runs saved for `region` under `dir` and binds it to its directory:
 /// measurements of its variants (the region continues exploring where they stopped), trained
-/// executions (the vectors they name recur), coarse run totals, and (frozen runs) the stored
-/// model; trains if the data suffices. Saved data of another definition is treated as
+/// executions (the vectors they name recur), coarse run totals, and the stored model (nothing
+/// is trained here: see [`start_learning`] and [`start_coarse`]). Saved data of another definition is treated as
 /// [`definition`] says; one line says what changed.
 pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usize) -> Binding {
     let rdir = region_dir(dir, program, &region.spec.model);
@@ -402,8 +402,8 @@ pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usi
             }
         },
         monitored_base: HashMap::new(),
-        // a model trained at start-up (coarse mode) is saved with this run's data; a loaded or
-        // a frozen run's model is on disk already
+        // a model trained at start-up (`Region::train_if_ready`) is saved with this run's data;
+        // a loaded or a frozen run's model is on disk already
         saved_epoch: region.trained().filter(|t| t.origin.key().is_none()).map_or(0, |t| t.epoch),
         loaded_files: merged.files.len(),
         stored_unavailable: merged.unavailable.clone(),
@@ -509,8 +509,8 @@ fn install_model(region: &Region, m: &ModelRecord, origin: Origin) -> bool {
 }
 
 /// What decides `region` first, given its saved data: in a frozen run the stored model of its
-/// variants, else its first variant (one line says why); in coarse mode a model trained now if
-/// the saved run totals suffice; otherwise what [`start_learning`] says. One line says what
+/// variants, else its first variant (one line says why); in coarse mode what [`start_coarse`]
+/// says; otherwise what [`start_learning`] says. One line says what
 /// changed when its variants did.
 fn start_model(region: &Region, saved: &Assessment, rdir: &Path) {
     let name = &region.spec.model;
@@ -544,11 +544,32 @@ fn start_model(region: &Region, saved: &Assessment, rdir: &Path) {
         diag::warn_once(&format!("definition:{name}"), &format!("region '{name}': {c}"));
     }
     if region.mode.coarse {
-        // one variant per vector and run, from run totals: the model is trained here
-        region.train_if_ready();
+        start_coarse(region, saved.model.as_ref());
         return;
     }
     start_learning(region, saved.model.as_ref());
+}
+
+/// Coarse mode: the stored model decides each vector's variant for the whole run (current or
+/// not: run totals change every run, and the model the previous run trained at exit on them
+/// is current); without one, each vector runs its least-run variant. Nothing is trained at
+/// start-up: every run that executes trains at exit on the totals it saves
+/// ([`Region::train_at_exit`]).
+fn start_coarse(region: &Region, stored: Option<&ModelRecord>) {
+    let now = format!("{:016x}", region.data_fingerprint());
+    let current = stored.is_some_and(|m| m.trained_on.as_deref() == Some(now.as_str()));
+    let installed = stored.is_some_and(|m| install_as(region, m, Origin::Stored { origin: m.origin.clone(), current }));
+    region.note_startup(match (installed, current) {
+        (true, true) => "coarse mode: loaded the stored model, trained on exactly the saved run totals: nothing trained at start-up",
+        (true, false) => {
+            "coarse mode: loaded the stored model, trained before the newest saved run totals: it decides this run \
+             (nothing trained at start-up; a model is trained at exit)"
+        }
+        (false, _) => {
+            "coarse mode: no stored model of its variants: each vector runs its least-run variant this run \
+             (nothing trained at start-up; a model is trained at exit once the totals suffice)"
+        }
+    });
 }
 
 /// Nothing is trained on the start-up path of a learning region: the stored model of its

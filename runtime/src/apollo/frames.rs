@@ -32,10 +32,13 @@ use std::sync::Mutex;
 use super::handle::Handle;
 use crate::ctx::{Ctx, MAX_FEATURES};
 use crate::diag;
-use crate::shard::thread_id;
+use crate::shard::{thread_id, Shard};
 
 /// Executions one thread may have begun and not ended (nesting and interleaving).
 pub const DEPTH: usize = 32;
+
+/// [`Frame::state`]'s flag of a decided execution.
+const DECIDED: usize = 1 << (usize::BITS - 1);
 
 /// One execution between `begin` and `end`.
 #[derive(Clone, Copy)]
@@ -43,9 +46,15 @@ struct Frame {
     /// The pointer the program passes for the region (what `create` returned).
     key: *const c_void,
     handle: *const Handle,
-    /// Features set so far (may exceed `MAX_FEATURES`; the extra ones are dropped).
-    set: usize,
-    decided: bool,
+    /// Features set so far (may exceed `MAX_FEATURES`; the extra ones are dropped), with
+    /// [`DECIDED`] once decided: one compare tells `set_feature`'s usual case (undecided,
+    /// room left) from the rest.
+    state: usize,
+    /// The calling thread's shard of `shard_of`'s region, kept from an earlier execution in
+    /// this frame (a loop begins the same region at the same depth): the memo's lookup
+    /// without finding the shard again. Cleared when the thread exits (the stack is reused).
+    shard_of: *const Handle,
+    shard: *const Shard,
     /// Before the decision: the features set so far in `ctx.features`; after: the context the
     /// region filled (its `kept` belongs to the runtime).
     ctx: Ctx,
@@ -58,16 +67,82 @@ struct Stack {
     frames: [Frame; DEPTH],
 }
 
-const EMPTY: Frame = Frame { key: std::ptr::null(), handle: std::ptr::null(), set: 0, decided: false, ctx: Ctx::zeroed() };
+const EMPTY: Frame = Frame {
+    key: std::ptr::null(),
+    handle: std::ptr::null(),
+    state: 0,
+    shard_of: std::ptr::null(),
+    shard: std::ptr::null(),
+    ctx: Ctx::zeroed(),
+};
+
+impl Frame {
+    /// Features set so far (beyond [`MAX_FEATURES`]: counted, dropped).
+    #[inline(always)]
+    fn set(&self) -> usize {
+        self.state & !DECIDED
+    }
+
+    #[inline(always)]
+    fn decided(&self) -> bool {
+        self.state & DECIDED != 0
+    }
+
+    /// Begins an execution of `h`, which the program calls `key`, in this frame.
+    #[inline(always)]
+    fn start(&mut self, key: *const c_void, h: *const Handle) {
+        self.key = key;
+        self.handle = h;
+        self.state = 0;
+    }
+
+    /// Decides the execution from its region's memo if it can (false: nothing changed), with
+    /// the shard kept in the frame.
+    #[inline(always)]
+    fn decide_from_memo(&mut self) -> bool {
+        // SAFETY: frames in the stack hold handles `begin` received (never freed).
+        let h = unsafe { &*self.handle };
+        if !std::ptr::eq(self.shard_of, h) {
+            let Some(shard) = h.region.cached_shard() else { return false };
+            self.shard = shard;
+            self.shard_of = h;
+        }
+        // SAFETY: the calling thread's shard of the region (kept above, or by an earlier
+        // execution in this frame on this thread: a thread's frames are cleared when it exits);
+        // shards live as long as their region.
+        let shard = unsafe { &*self.shard };
+        if !h.region.begin_memo_filled(shard, self.set().min(MAX_FEATURES), &mut self.ctx) {
+            return false;
+        }
+        self.state |= DECIDED;
+        true
+    }
+}
 
 /// Entries of the thread table.
 const THREADS: usize = 256;
 /// Marks a table entry being filled.
 const FILLING: usize = 1;
-/// Entry `i`: the thread id that owns it (0: free; published with release after the stack),
-static TIDS: [AtomicUsize; THREADS] = [const { AtomicUsize::new(0) }; THREADS];
-/// and that thread's stack.
-static STACKS: [AtomicPtr<Stack>; THREADS] = [const { AtomicPtr::new(null_mut()) }; THREADS];
+/// An entry of the thread table: the thread id that owns it (0: free; published with release
+/// after the stack), that thread's stack, and its innermost frame (null: none), side by side
+/// (one address for all three): `set_feature` and `get_policy` read the frame without the
+/// stack's length. A cache line each, since the owner writes `top` on every `begin` and `end`.
+#[repr(C, align(64))]
+struct Owner {
+    tid: AtomicUsize,
+    stack: AtomicPtr<Stack>,
+    /// Written by the owner thread only: after every change of its stack's length.
+    top: AtomicPtr<Frame>,
+}
+
+static THREAD_TABLE: [Owner; THREADS] =
+    [const { Owner { tid: AtomicUsize::new(0), stack: AtomicPtr::new(null_mut()), top: AtomicPtr::new(null_mut()) } }; THREADS];
+
+/// The innermost frame of `s` as [`Owner::top`] holds it.
+#[inline(always)]
+fn top_of(s: &mut Stack) -> *mut Frame {
+    innermost(s).map_or(null_mut(), |f| f as *mut Frame)
+}
 /// Stacks of exited threads, reused by new ones (emptied).
 static SPARE: Mutex<Vec<usize>> = Mutex::new(Vec::new());
 
@@ -84,8 +159,9 @@ impl Drop for ThreadExit {
     fn drop(&mut self) {
         let tid = thread_id();
         let i = slot_of(tid);
-        if TIDS[i].load(Relaxed) == tid {
-            TIDS[i].store(0, Release);
+        if THREAD_TABLE[i].tid.load(Relaxed) == tid {
+            THREAD_TABLE[i].top.store(null_mut(), Relaxed);
+            THREAD_TABLE[i].tid.store(0, Release);
         }
         let p = OWN.with(|o| o.replace(null_mut()));
         if !p.is_null() {
@@ -93,6 +169,9 @@ impl Drop for ThreadExit {
             let s = unsafe { &mut *p };
             s.len = 0;
             s.overflow = 0;
+            for f in s.frames.iter_mut() {
+                f.shard_of = std::ptr::null(); // the shards kept are this thread's
+            }
             SPARE.lock().unwrap_or_else(|e| e.into_inner()).push(p as usize);
         }
     }
@@ -121,9 +200,10 @@ fn stack_slow(tid: usize, i: usize) -> *mut Stack {
         // is never released and the table entry not claimed
         (o.get(), EXIT.try_with(|_| ()).is_ok())
     });
-    if exits && tid > FILLING && TIDS[i].compare_exchange(0, FILLING, Acquire, Relaxed).is_ok() {
-        STACKS[i].store(p, Relaxed);
-        TIDS[i].store(tid, Release);
+    let e = &THREAD_TABLE[i];
+    if exits && tid > FILLING && e.tid.compare_exchange(0, FILLING, Acquire, Relaxed).is_ok() {
+        e.stack.store(p, Relaxed);
+        e.tid.store(tid, Release);
     }
     p
 }
@@ -134,34 +214,69 @@ fn stack_slow(tid: usize, i: usize) -> *mut Stack {
 fn with<R>(f: impl FnOnce(&mut Stack) -> R) -> R {
     let tid = thread_id();
     let i = slot_of(tid);
-    let p = if TIDS[i].load(Acquire) == tid { STACKS[i].load(Relaxed) } else { stack_slow(tid, i) };
+    let e = &THREAD_TABLE[i];
+    let p = if e.tid.load(Acquire) == tid { e.stack.load(Relaxed) } else { stack_slow(tid, i) };
     // SAFETY: the stack is this thread's own (entry `i` names this thread, or it is the
     // thread's own pointer), and `f` never reaches another `with` (above).
-    f(unsafe { &mut *p })
+    let s = unsafe { &mut *p };
+    let r = f(s);
+    if e.tid.load(Relaxed) == tid {
+        e.top.store(top_of(s), Relaxed); // the fast paths' view of the stack
+    }
+    r
 }
 
-/// This thread's stack if the thread table has it (no call, nothing to save: the fast paths'
-/// first step).
+/// This thread's table entry if it has one (no call, nothing to save: the fast paths' first
+/// step, once per call).
 #[inline(always)]
-fn cached() -> Option<&'static mut Stack> {
+fn entry() -> Option<&'static Owner> {
     let tid = thread_id();
-    let i = slot_of(tid);
-    // SAFETY: as in `with`: the entry names this thread, whose stack it is.
-    (TIDS[i].load(Acquire) == tid).then(|| unsafe { &mut *STACKS[i].load(Relaxed) })
+    let e = &THREAD_TABLE[slot_of(tid)];
+    (e.tid.load(Acquire) == tid).then_some(e)
+}
+
+/// This thread's innermost frame if the thread table has it.
+#[inline(always)]
+fn cached_top() -> Option<&'static mut Frame> {
+    // SAFETY: `top` is null or a frame of the stack of the thread the entry names, this one
+    // (only the owner writes it, after every change of its stack's length; a new owner's
+    // first call, through `with`, sets it), and the access is exclusive as in `with`.
+    unsafe { entry()?.top.load(Relaxed).as_mut() }
+}
+
+/// `e`'s stack (an entry of this thread).
+#[inline(always)]
+fn stack_of(e: &Owner) -> &'static mut Stack {
+    let p = e.stack.load(Relaxed);
+    // SAFETY: an entry naming a thread holds its stack (stored before the id was published),
+    // never null; as in `with`, the stack is this thread's own.
+    unsafe {
+        std::hint::assert_unchecked(!p.is_null());
+        &mut *p
+    }
+}
+
+/// The innermost frame of `s`, if any (no bounds check: `len` never exceeds [`DEPTH`]).
+#[inline(always)]
+fn innermost(s: &mut Stack) -> Option<&mut Frame> {
+    let top = s.len.checked_sub(1)?;
+    debug_assert!(top < DEPTH);
+    // SAFETY: `len <= DEPTH` always (`begin` pushes only below it).
+    Some(unsafe { s.frames.get_unchecked_mut(top) })
 }
 
 /// `set_feature`'s usual case, without a call: the innermost execution is `key`'s, undecided,
 /// with room for the feature. False: nothing done, [`set_feature`] handles it.
 #[inline(always)]
 pub fn set_feature_fast(key: *const c_void, v: f64) -> bool {
-    let Some(s) = cached() else { return false };
-    let Some(top) = s.len.checked_sub(1) else { return false };
-    let Some(f) = s.frames.get_mut(top) else { return false };
-    if !std::ptr::eq(f.key, key) || f.decided || f.set >= MAX_FEATURES {
+    let Some(f) = cached_top() else { return false };
+    // one compare: undecided (no `DECIDED` bit) and room left
+    let set = f.state;
+    if !std::ptr::eq(f.key, key) || set >= MAX_FEATURES {
         return false;
     }
-    f.ctx.features[f.set] = v;
-    f.set += 1;
+    f.ctx.features[set] = v;
+    f.state = set + 1;
     true
 }
 
@@ -169,13 +284,12 @@ pub fn set_feature_fast(key: *const c_void, v: f64) -> bool {
 /// done, [`begin`] handles it.
 #[inline(always)]
 pub fn begin_fast(key: *const c_void, h: &'static Handle) -> bool {
-    let Some(s) = cached() else { return false };
+    let Some(e) = entry() else { return false };
+    let s = stack_of(e);
     let Some(f) = s.frames.get_mut(s.len) else { return false };
-    f.key = key;
-    f.handle = h;
-    f.set = 0;
-    f.decided = false;
+    f.start(key, h);
     s.len += 1;
+    e.top.store(f, Relaxed);
     true
 }
 
@@ -184,18 +298,12 @@ pub fn begin_fast(key: *const c_void, h: &'static Handle) -> bool {
 /// handles it.
 #[inline(always)]
 pub fn get_policy_fast(key: *const c_void) -> Option<usize> {
-    let s = cached()?;
-    let f = s.frames.get_mut(s.len.checked_sub(1)?)?;
+    let f = cached_top()?;
     if !std::ptr::eq(f.key, key) {
         return None;
     }
-    if !f.decided {
-        // SAFETY: frames in the stack hold handles `begin` received (never freed).
-        let h = unsafe { &*f.handle };
-        if !h.region.begin_memo_filled(f.set.min(MAX_FEATURES), &mut f.ctx) {
-            return None;
-        }
-        f.decided = true;
+    if !f.decided() && !f.decide_from_memo() {
+        return None;
     }
     Some(f.ctx.variant.max(0) as usize)
 }
@@ -204,14 +312,17 @@ pub fn get_policy_fast(key: *const c_void) -> Option<usize> {
 /// one, which its region only counts. False: nothing done, [`end`] handles it.
 #[inline(always)]
 pub fn end_fast(key: *const c_void) -> bool {
-    let Some(s) = cached() else { return false };
-    let Some(top) = s.len.checked_sub(1) else { return false };
-    let Some(f) = s.frames.get(top) else { return false };
+    let Some(e) = entry() else { return false };
+    // SAFETY: as in `cached_top`.
+    let Some(f) = (unsafe { e.top.load(Relaxed).as_mut() }) else { return false };
     // SAFETY: as in `get_policy_fast`.
-    if !std::ptr::eq(f.key, key) || !f.decided || !unsafe { &*f.handle }.region.end_memo(&f.ctx) {
+    // (the frame's context was started on this thread: its slot is the thread's own)
+    if !std::ptr::eq(f.key, key) || !f.decided() || !unsafe { &*f.handle }.region.end_memo_on_own_thread(&f.ctx) {
         return false;
     }
-    s.len = top;
+    let s = stack_of(e);
+    s.len -= 1;
+    e.top.store(top_of(s), Relaxed);
     true
 }
 
@@ -240,11 +351,7 @@ pub fn begin(key: *const c_void, h: &'static Handle) {
             );
             return;
         }
-        let f = &mut s.frames[s.len];
-        f.key = key;
-        f.handle = h;
-        f.set = 0;
-        f.decided = false;
+        s.frames[s.len].start(key, h);
         s.len += 1;
     })
 }
@@ -261,9 +368,9 @@ pub fn set_feature(key: *const c_void, v: f64) {
             return;
         };
         let f = &mut s.frames[i];
-        if f.set < MAX_FEATURES && !f.decided {
-            f.ctx.features[f.set] = v;
-            f.set += 1;
+        if f.state < MAX_FEATURES {
+            f.ctx.features[f.state] = v;
+            f.state += 1;
             return;
         }
         set_feature_late(f, v);
@@ -276,17 +383,17 @@ pub fn set_feature(key: *const c_void, v: f64) {
 fn set_feature_late(f: &mut Frame, _v: f64) {
     // SAFETY: frames in the stack hold handles `begin` received (never freed).
     let id = unsafe { &(*f.handle).id };
-    if f.decided {
+    if f.decided() {
         diag::warn_once(&format!("apollo:late-feature:{id}"), &format!("Apollo region '{id}': a feature set after get_policy is ignored"));
         return;
     }
-    if f.set == MAX_FEATURES {
+    if f.set() == MAX_FEATURES {
         diag::warn_once(
             &format!("apollo:features:{id}"),
             &format!("Apollo region '{id}': more than {MAX_FEATURES} features set; the rest are ignored"),
         );
     }
-    f.set += 1;
+    f.state += 1;
 }
 
 /// What `get_policy` and `end` found on this thread for a region.
@@ -307,16 +414,13 @@ pub fn get_policy(key: *const c_void) -> Found<usize> {
             return if s.overflow > 0 { Found::Overflow } else { Found::Nothing };
         };
         let f = &mut s.frames[i];
-        if !f.decided {
-            let n = f.set.min(MAX_FEATURES);
+        // the trained path's memo first, on the features where they are (as the generated
+        // code's begin does)
+        if !f.decided() && !f.decide_from_memo() {
+            let n = f.set().min(MAX_FEATURES);
             // SAFETY: frames in the stack hold handles `begin` received (never freed).
-            let h = unsafe { &*f.handle };
-            // the trained path's memo first, on the features where they are (as the generated
-            // code's begin does)
-            if !h.region.begin_memo_filled(n, &mut f.ctx) {
-                h.decide_filled(n, &mut f.ctx);
-            }
-            f.decided = true;
+            unsafe { &*f.handle }.decide_filled(n, &mut f.ctx);
+            f.state |= DECIDED;
         }
         Found::Frame(f.ctx.variant.max(0) as usize)
     })
@@ -331,7 +435,7 @@ pub fn end(key: *const c_void) -> Found<()> {
             return if s.overflow > 0 { Found::Overflow } else { Found::Nothing };
         };
         let f = &s.frames[i];
-        if f.decided {
+        if f.decided() {
             // SAFETY: as in `get_policy`. Recording may train the model; it never calls back
             // into this module.
             unsafe { &*f.handle }.record(&f.ctx);

@@ -48,7 +48,14 @@ pub struct Handle {
     pub region: &'static Region,
 }
 
-static TABLE: [OnceLock<Handle>; MAX_HANDLES] = [const { OnceLock::new() }; MAX_HANDLES];
+/// An entry of the handle table, a power of two in size, so that telling a handle from another
+/// pointer (every call's first step) is a subtraction, a mask and a compare, not a division.
+#[repr(align(256))]
+struct Entry(OnceLock<Handle>);
+
+const _: () = assert!(std::mem::size_of::<Entry>() == 256, "an entry holds one handle");
+
+static TABLE: [Entry; MAX_HANDLES] = [const { Entry(OnceLock::new()) }; MAX_HANDLES];
 
 #[derive(Default)]
 struct Index {
@@ -66,17 +73,17 @@ fn index() -> &'static Mutex<Index> {
 
 /// The handle at `p`, if `p` is one `create` returned.
 pub fn from_ptr(p: *const std::ffi::c_void) -> Option<&'static Handle> {
-    let base = TABLE.as_ptr() as usize;
-    let size = std::mem::size_of::<OnceLock<Handle>>();
-    let a = p as usize;
-    if a < base || a >= base + MAX_HANDLES * size || !(a - base).is_multiple_of(size) {
+    const SIZE: usize = std::mem::size_of::<Entry>();
+    // below the table wraps around to a large offset
+    let off = (p as usize).wrapping_sub(TABLE.as_ptr() as usize);
+    if off >= MAX_HANDLES * SIZE || off & (SIZE - 1) != 0 {
         return None;
     }
-    TABLE[(a - base) / size].get()
+    TABLE[off / SIZE].0.get()
 }
 
 fn as_ptr(slot: usize) -> *mut std::ffi::c_void {
-    &TABLE[slot] as *const OnceLock<Handle> as *mut std::ffi::c_void
+    &TABLE[slot] as *const Entry as *mut std::ffi::c_void
 }
 
 /// A region name from an Apollo id.
@@ -169,7 +176,7 @@ pub fn create(
     let region = super::hooks::region_for(descriptor(&name, id, nf, np, &info), &info, mode, min_training_data, np);
     let slot = idx.used;
     let h = Handle { id: id.to_owned(), num_features: nf, num_policies: np, info, mode, region };
-    let _ = TABLE[slot].set(h);
+    let _ = TABLE[slot].0.set(h);
     idx.used += 1;
     idx.by_args.insert(key, slot);
     as_ptr(slot)

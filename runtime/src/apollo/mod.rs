@@ -77,7 +77,9 @@ pub unsafe extern "C" fn __apollo_region_create(
 /// Any pointer is accepted (only handles `create` returned are used).
 #[no_mangle]
 pub unsafe extern "C" fn __apollo_region_begin(region: *mut c_void) {
-    // the usual case without a call (so that it saves no register), the rest out of line
+    // the usual case without a call (so that it saves no register), the rest out of line;
+    // the slow paths are `extern "C"` (they cannot unwind: `catch_unwind` inside), so that
+    // calling them needs no landing pad and is a jump
     match handle::from_ptr(region) {
         Some(h) if frames::begin_fast(region, h) => {}
         _ => begin_slow(region),
@@ -85,7 +87,7 @@ pub unsafe extern "C" fn __apollo_region_begin(region: *mut c_void) {
 }
 
 #[inline(never)]
-fn begin_slow(region: *mut c_void) {
+extern "C" fn begin_slow(region: *mut c_void) {
     let _ = catch_unwind(|| match handle::from_ptr(region) {
         Some(h) => frames::begin(region, h),
         None => warn_bad_handle("__apollo_region_begin", region),
@@ -108,7 +110,7 @@ pub unsafe extern "C" fn __apollo_region_set_feature(region: *mut c_void, featur
 /// `__apollo_region_set_feature` beyond its usual case (out of line: the usual case saves no
 /// register).
 #[inline(never)]
-fn set_feature_slow(region: *mut c_void, feature: f32) {
+extern "C" fn set_feature_slow(region: *mut c_void, feature: f32) {
     let _ = catch_unwind(|| frames::set_feature(region, feature as f64));
 }
 
@@ -126,7 +128,7 @@ pub unsafe extern "C" fn __apollo_region_get_policy(region: *mut c_void) -> c_in
 }
 
 #[inline(never)]
-fn get_policy_slow(region: *mut c_void) -> c_int {
+extern "C" fn get_policy_slow(region: *mut c_void) -> c_int {
     catch_unwind(|| {
         // frames hold only handles: one found proves `region` is one
         let found = match frames::get_policy(region) {
@@ -164,7 +166,7 @@ pub unsafe extern "C" fn __apollo_region_end(region: *mut c_void) {
 }
 
 #[inline(never)]
-fn end_slow(region: *mut c_void) {
+extern "C" fn end_slow(region: *mut c_void) {
     let _ = catch_unwind(|| {
         let found = frames::end(region);
         if let frames::Found::Frame(()) = found {

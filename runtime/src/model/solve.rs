@@ -102,10 +102,7 @@ impl Normal {
         let mut s = self.bb;
         for i in 0..self.m {
             s -= 2.0 * c[i] * self.h[i];
-            let mut gc = 0.0;
-            for j in 0..self.m {
-                gc += g.at(i, j) * c[j];
-            }
+            let gc = g.row(i, self.m, c).fold(0.0, |a, x| a + x);
             s += c[i] * gc;
         }
         s.max(0.0)
@@ -138,7 +135,7 @@ impl Normal {
             let mut best = None;
             for i in 0..m {
                 if !passive[i] {
-                    let w = self.h[i] - (0..m).map(|j| g.at(i, j) * c[j]).sum::<f64>();
+                    let w = self.h[i] - g.row(i, m, &c).sum::<f64>();
                     if w > tol && best.is_none_or(|(_, bw)| w > bw) {
                         best = Some((i, w));
                     }
@@ -199,6 +196,30 @@ impl Sym<'_> {
             v
         }
     }
+
+    /// `at(i, j) * c[j]` for `j` in `0..m`, in that order: the products a row's dot product
+    /// sums, read from the upper triangle without choosing the index order per element (the
+    /// solvers' innermost loop).
+    #[inline]
+    fn row<'c>(&'c self, i: usize, m: usize, c: &'c [f64]) -> impl Iterator<Item = f64> + 'c {
+        let g = self.g;
+        (0..i)
+            .map(move |j| g[j][i] * c[j])
+            .chain(std::iter::once((g[i][i] + self.ridge[i]) * c[i]))
+            .chain((i + 1..m).map(move |j| g[i][j] * c[j]))
+    }
+
+    /// `at(idx[a], idx[b])` for `b <= a` of indices in increasing order (what the Cholesky
+    /// factor reads): the upper triangle's element without choosing the order.
+    #[inline]
+    fn lower(&self, idx: &[usize], a: usize, b: usize) -> f64 {
+        let v = self.g[idx[b]][idx[a]];
+        if a == b {
+            v + self.ridge[idx[a]]
+        } else {
+            v
+        }
+    }
 }
 
 /// Solves `g[idx][idx] s = h[idx]` by Cholesky (`s[k]` for `idx[k]`); `None` when not positive
@@ -214,11 +235,12 @@ fn solve_sub(g: &Sym, h: &[f64; MAX_TERMS], idx: &[usize]) -> Option<[f64; MAX_T
 /// [`solve_sub`] with the factor's lower triangle packed in `T` values (`T` ≥ n(n+1)/2).
 fn cholesky<const T: usize>(g: &Sym, h: &[f64; MAX_TERMS], idx: &[usize]) -> Option<[f64; MAX_TERMS]> {
     let n = idx.len();
+    debug_assert!(idx.windows(2).all(|w| w[0] < w[1]), "indices in increasing order");
     let mut l = [0.0f64; T];
     let at = |a: usize, k: usize| a * (a + 1) / 2 + k;
     for a in 0..n {
         for b in 0..=a {
-            let mut s = g.at(idx[a], idx[b]);
+            let mut s = g.lower(idx, a, b);
             for k in 0..b {
                 s -= l[at(a, k)] * l[at(b, k)];
             }

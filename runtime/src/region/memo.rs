@@ -30,27 +30,38 @@ impl Region {
             return false;
         }
         let f = if n == 0 { &[][..] } else { std::slice::from_raw_parts(features, n) };
-        let Some(start) = self.memo_start(f) else { return false };
+        // the cached shard only: finding it otherwise touches thread-locals, which may panic
+        // in a thread's destructors, and nothing here is inside `catch_unwind`
+        let Some(shard) = self.shards.local_cached() else { return false };
+        let Some(start) = self.memo_start(shard, f) else { return false };
         super::select::copy_features(&mut ctx.features, f);
         self.start_from_memo(n, start, ctx);
         true
     }
 
     /// [`Region::begin_memo`] with the `n` features already in `ctx.features` (Apollo's ABI
-    /// collects them there, one call at a time).
+    /// collects them there, one call at a time) and the calling thread's shard of the region
+    /// at hand ([`Region::cached_shard`], kept by the caller between executions).
     #[inline(always)]
-    pub(crate) fn begin_memo_filled(&self, n: usize, ctx: &mut Ctx) -> bool {
+    pub(crate) fn begin_memo_filled(&self, shard: &Shard, n: usize, ctx: &mut Ctx) -> bool {
         let n = n.min(MAX_FEATURES);
-        let Some(start) = self.memo_start(&ctx.features[..n]) else { return false };
+        let Some(start) = self.memo_start(shard, &ctx.features[..n]) else { return false };
         self.start_from_memo(n, start, ctx);
         true
     }
 
-    /// The memo's decision for `f` (its slot, variant, value and whether the execution is the
-    /// thread's timed sample), the thread's sampling countdown stepped; None: the full path's
-    /// case, nothing changed.
+    /// The calling thread's shard of the region if the thread cache has it (no thread-local
+    /// access, nothing that can panic). Only this thread may use it, while it lives.
     #[inline(always)]
-    fn memo_start(&self, f: &[f64]) -> Option<(&Slot, usize, f64, bool)> {
+    pub(crate) fn cached_shard(&self) -> Option<&Shard> {
+        self.shards.local_cached()
+    }
+
+    /// The memo's decision for `f` in `shard` (the calling thread's: its slot, variant, value
+    /// and whether the execution is the thread's timed sample), the thread's sampling
+    /// countdown stepped; None: the full path's case, nothing changed.
+    #[inline(always)]
+    fn memo_start<'s>(&self, shard: &'s Shard, f: &[f64]) -> Option<(&'s Slot, usize, f64, bool)> {
         // declared ranges (per region); the trace or the data-movement tool (process-wide)
         if !self.memo_ok || self.declared.hooked() || crate::every_execution::needed() {
             return None;
@@ -59,9 +70,6 @@ impl Region {
         if epoch & 1 == 0 {
             return None;
         }
-        // the cached shard only: finding it otherwise touches thread-locals, which may panic
-        // in a thread's destructors, and nothing here is inside `catch_unwind`
-        let shard = self.shards.local_cached()?;
         let slot = shard.memo_find(f)?;
         let v = slot.variant.load(Relaxed);
         if slot.epoch.load(Relaxed) != epoch || v == EXPLORE {
@@ -105,6 +113,18 @@ impl Region {
     /// anything else, for the full path.
     #[inline(always)]
     pub(crate) fn end_memo(&self, ctx: &Ctx) -> bool {
+        self.end_memo_checked::<true>(ctx)
+    }
+
+    /// [`Region::end_memo`] for a context started on the calling thread (Apollo's ABI: a
+    /// thread's frames never leave it), whose kept slot is therefore the thread's own.
+    #[inline(always)]
+    pub(crate) fn end_memo_on_own_thread(&self, ctx: &Ctx) -> bool {
+        self.end_memo_checked::<false>(ctx)
+    }
+
+    #[inline(always)]
+    fn end_memo_checked<const CHECK_OWNER: bool>(&self, ctx: &Ctx) -> bool {
         if !ctx.t0.is_plain_trained() || crate::every_execution::needed() {
             return false;
         }
@@ -112,7 +132,7 @@ impl Region {
         // as the region.
         let Some(slot) = (unsafe { ctx.kept_for_end().cast::<Slot>().as_ref() }) else { return false };
         let v = ctx.variant as u32 as usize;
-        if v >= self.nvariants() || !slot.owned_here() {
+        if v >= self.nvariants() || (CHECK_OWNER && !slot.owned_here()) {
             return false;
         }
         bump(slot.count(v), 1);

@@ -61,8 +61,8 @@ pub enum Origin {
     Explicit,
     /// Trained again in this run: new vectors were measured, or drifting ones re-measured.
     Retrained,
-    /// Trained at start-up from data saved by earlier runs (coarse mode; other modes load the
-    /// stored model, [`Origin::Stored`], and train at exit).
+    /// Trained at start-up from data saved by earlier runs ([`Region::train_if_ready`]; runs
+    /// load the stored model, [`Origin::Stored`], and train at exit; older stores name it).
     Loaded,
     /// The stored model, installed at start-up with its parameters and not retrained there:
     /// `current` when it was trained on exactly the saved measurements (else newer ones
@@ -229,8 +229,13 @@ impl Region {
     }
 
     fn fingerprint_locked(&self, g: &Inner) -> u64 {
-        let how = format!("{:?}|{:?}|{}", g.settings.choice, g.measurements.params, self.spec.variants.join("\u{1f}"));
-        g.measurements.fingerprint() ^ fnv1a(&how).rotate_left(17)
+        self.fingerprint_of(g, &g.measurements)
+    }
+
+    /// The fingerprint of `data` with the region's settings (see [`Region::data_fingerprint`]).
+    fn fingerprint_of(&self, g: &Inner, data: &MeasurementTable) -> u64 {
+        let how = format!("{:?}|{:?}|{}", g.settings.choice, data.params, self.spec.variants.join("\u{1f}"));
+        data.fingerprint() ^ fnv1a(&how).rotate_left(17)
     }
 
     /// Fits the job's model; never panics (a learner failure becomes a constant model).
@@ -499,13 +504,16 @@ impl Region {
     /// At exit, before the report and the save: trains on everything measured when that
     /// differs from what the deciding model was trained on (its [`Trained::trained_on`]), or
     /// no model was trained yet and the data suffices, so that the next run loads a model
-    /// trained on exactly what it loads instead of training at its start-up. Nothing for a
-    /// frozen, coarse, explore-only or cycling region, a fixed variant, a model pooled over MPI
-    /// ranks, or while another thread trains. Returns whether it trained.
+    /// trained on exactly what it loads instead of training at its start-up. In coarse mode the
+    /// data includes this run's totals (what the save writes and the next run loads), so every
+    /// run that executed the region trains here. Nothing for a frozen, explore-only or cycling
+    /// region, a fixed variant, a model pooled over MPI ranks, or while another thread trains.
+    /// Returns whether it trained.
     pub fn train_at_exit(&self) -> bool {
-        if self.broken.is_some() || self.mode.frozen || self.mode.coarse || self.cycling.load(Relaxed) {
+        if self.broken.is_some() || self.mode.frozen || self.cycling.load(Relaxed) {
             return false;
         }
+        let runs = if self.mode.coarse { self.run_totals() } else { Vec::new() };
         let job = {
             let mut g = self.lock();
             self.adopt_pending(&mut g);
@@ -515,14 +523,13 @@ impl Region {
             // a trained run with nothing new returns here, before the table the next run
             // would build is rebuilt and assessed (as much as its start-up's assessment)
             let now = self.fingerprint_locked(&g);
-            match self.model.load_full().as_deref() {
-                Some(t) if matches!(t.origin, Origin::Fixed | Origin::Frozen(_) | Origin::Pooled(_)) => return false,
-                Some(t) if t.trained_on == Some(now) => return false,
-                _ => {}
+            if !self.exit_may_train(runs.is_empty().then_some(now)) {
+                return false;
             }
             // the data as the next run loads and labels it
             let warm = |_: usize| !self.warmup;
-            let next = g.measurements.reloaded(&warm);
+            let next = g.measurements.reloaded(&runs, &warm);
+            let now = if runs.is_empty() { now } else { self.fingerprint_of(&g, &next) };
             if !next.ready(g.settings.min_train) {
                 return false;
             }
@@ -543,6 +550,30 @@ impl Region {
             }
         };
         self.train_and_publish(job)
+    }
+
+    /// Whether the deciding model leaves training at exit to do: not a fixed, frozen or pooled
+    /// one, nor one trained on exactly `unchanged` (the data's fingerprint when this run adds
+    /// nothing to what it loaded besides measurements; None: it adds run totals).
+    fn exit_may_train(&self, unchanged: Option<u64>) -> bool {
+        match self.model.load_full().as_deref() {
+            Some(t) if matches!(t.origin, Origin::Fixed | Origin::Frozen(_) | Origin::Pooled(_)) => false,
+            Some(t) => unchanged.is_none() || t.trained_on != unchanged,
+            None => true,
+        }
+    }
+
+    /// Coarse mode: this run's total time per executed (vector, variant), ns (finite vectors:
+    /// what the save writes as run records).
+    fn run_totals(&self) -> Vec<(FeatureKey, usize, f64)> {
+        let mut out = Vec::new();
+        for (k, per) in self.monitored() {
+            if k.values().iter().any(|x| !x.is_finite()) {
+                continue;
+            }
+            out.extend(per.iter().enumerate().filter(|(_, m)| m.count > 0).map(|(v, m)| (k, v, m.sum_ns as f64)));
+        }
+        out
     }
 }
 
