@@ -197,8 +197,23 @@ pub fn instructions(b: BlockRef) -> Vec<ValueRef> {
     out
 }
 
+/// The instructions of `f`, block by block in layout order. One list filled by walking the
+/// blocks directly: collecting each block's own list first cost twice as much (the pass asks
+/// for every function's instructions many times; ~60 M instructions on LULESH's lulesh.cc).
 pub fn function_instructions(f: ValueRef) -> Vec<ValueRef> {
-    blocks(f).into_iter().flat_map(instructions).collect()
+    let mut out = Vec::new();
+    unsafe {
+        let mut b = LLVMGetFirstBasicBlock(f);
+        while !b.is_null() {
+            let mut i = LLVMGetFirstInstruction(b);
+            while !i.is_null() {
+                out.push(i);
+                i = LLVMGetNextInstruction(i);
+            }
+            b = LLVMGetNextBasicBlock(b);
+        }
+    }
+    out
 }
 
 pub fn successors(b: BlockRef) -> Vec<BlockRef> {
