@@ -6,7 +6,9 @@
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use crate::fast_hash::{HashMap, HashSet};
 use std::rc::Rc;
 
 use llvm_sys::core::*;
@@ -273,7 +275,7 @@ pub fn predecessors(f: ValueRef) -> Rc<HashMap<BlockRef, Vec<BlockRef>>> {
     if let Some(p) = CACHE.with(|c| c.borrow().preds.get(&f).cloned()) {
         return p;
     }
-    let mut preds: HashMap<BlockRef, Vec<BlockRef>> = HashMap::new();
+    let mut preds: HashMap<BlockRef, Vec<BlockRef>> = HashMap::default();
     for b in blocks(f) {
         preds.entry(b).or_default();
         for s in successors(b) {
@@ -287,7 +289,7 @@ pub fn predecessors(f: ValueRef) -> Rc<HashMap<BlockRef, Vec<BlockRef>>> {
 
 /// Blocks reachable from `start` (inclusive) through successor edges, not entering `avoid`.
 pub fn reachable_from(start: &[BlockRef], avoid: Option<BlockRef>) -> HashSet<BlockRef> {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let mut queue: VecDeque<BlockRef> = start.iter().copied().filter(|b| Some(*b) != avoid).collect();
     while let Some(b) = queue.pop_front() {
         if !seen.insert(b) {
@@ -305,7 +307,7 @@ pub fn reachable_from(start: &[BlockRef], avoid: Option<BlockRef>) -> HashSet<Bl
 /// Blocks from which one of `targets` is reachable (inclusive).
 pub fn reaching(f: ValueRef, targets: &[BlockRef]) -> HashSet<BlockRef> {
     let preds = predecessors(f);
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let mut queue: VecDeque<BlockRef> = targets.iter().copied().collect();
     while let Some(b) = queue.pop_front() {
         if !seen.insert(b) {
@@ -354,7 +356,7 @@ impl DomTree {
         let entry = entry_block(f);
         // Post-order of the blocks reachable from the entry (iteratively: no recursion limit).
         let mut post = Vec::new();
-        let mut seen = HashSet::from([entry]);
+        let mut seen = HashSet::from_iter([entry]);
         let mut stack = vec![(entry, successors(entry), 0usize)];
         while let Some((b, succ, i)) = stack.last_mut() {
             if *i < succ.len() {
@@ -371,7 +373,7 @@ impl DomTree {
         }
         let order: HashMap<BlockRef, usize> = post.iter().enumerate().map(|(i, b)| (*b, i)).collect();
         let preds = predecessors(f);
-        let mut idom: HashMap<BlockRef, BlockRef> = HashMap::from([(entry, entry)]);
+        let mut idom: HashMap<BlockRef, BlockRef> = HashMap::from_iter([(entry, entry)]);
         let intersect = |idom: &HashMap<BlockRef, BlockRef>, mut a: BlockRef, mut b: BlockRef| {
             while a != b {
                 while order[&a] < order[&b] {
@@ -402,16 +404,16 @@ impl DomTree {
                 }
             }
         }
-        let mut children: HashMap<BlockRef, Vec<BlockRef>> = HashMap::new();
+        let mut children: HashMap<BlockRef, Vec<BlockRef>> = HashMap::default();
         for (b, d) in &idom {
             if b != d {
                 children.entry(*d).or_default().push(*b);
             }
         }
-        let mut number = HashMap::new();
+        let mut number = HashMap::default();
         let mut counter = 0usize;
         let mut stack = vec![(entry, false)];
-        let mut pre: HashMap<BlockRef, usize> = HashMap::new();
+        let mut pre: HashMap<BlockRef, usize> = HashMap::default();
         while let Some((b, done)) = stack.pop() {
             if done {
                 number.insert(b, (pre[&b], counter));
@@ -458,7 +460,7 @@ fn between_uncached(from: Option<ValueRef>, to: ValueRef) -> Vec<ValueRef> {
     let tb = block_of(to);
     let ti = index_in_block(to);
     let mut out: Vec<ValueRef> = Vec::new();
-    let mut seen: HashSet<ValueRef> = HashSet::new();
+    let mut seen: HashSet<ValueRef> = HashSet::default();
     let mut add = |v: ValueRef, out: &mut Vec<ValueRef>| {
         if Some(v) != from && v != to && seen.insert(v) {
             out.push(v);
@@ -518,7 +520,7 @@ fn between_uncached(from: Option<ValueRef>, to: ValueRef) -> Vec<ValueRef> {
 
 /// Blocks from which one of `targets` is reachable without entering `avoid` (inclusive).
 fn reaching_avoiding(preds: &HashMap<BlockRef, Vec<BlockRef>>, targets: &[BlockRef], avoid: BlockRef) -> HashSet<BlockRef> {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let mut queue: VecDeque<BlockRef> = targets.iter().copied().filter(|b| *b != avoid).collect();
     while let Some(b) = queue.pop_front() {
         if !seen.insert(b) {
@@ -619,7 +621,7 @@ pub fn first_after(call: ValueRef, mut pred: impl FnMut(ValueRef) -> bool) -> Op
     if let Some(i) = instructions(b)[idx + 1..].iter().copied().find(|i| pred(*i)) {
         return Some(i);
     }
-    let mut seen = HashSet::from([b]);
+    let mut seen = HashSet::from_iter([b]);
     let mut queue: VecDeque<_> = successors(b).into();
     while let Some(x) = queue.pop_front() {
         if !seen.insert(x) {
@@ -636,7 +638,7 @@ pub fn first_after(call: ValueRef, mut pred: impl FnMut(ValueRef) -> bool) -> Op
 /// The functions defined in the module that `roots` run: the roots and every function their code
 /// calls or takes the address of, transitively (declarations and non-functions left out).
 pub fn reachable_functions(mut queue: Vec<ValueRef>) -> HashSet<ValueRef> {
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     while let Some(f) = queue.pop() {
         if !is_function(f) || is_declaration(f) || !seen.insert(f) {
             continue;
