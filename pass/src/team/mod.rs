@@ -32,7 +32,9 @@ pub mod reduction;
 pub mod scope;
 pub mod summary;
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use crate::fast_hash::HashSet;
 
 use inkwell::module::Module;
 use inkwell::values::AsValueRef;
@@ -244,7 +246,7 @@ pub fn thread_local_in_parallel_code(module: &Module<'_>) -> Option<Finding> {
             }
         }
     }
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     while let Some(f) = queue.pop_front() {
         if !ir::is_function(f) || ir::is_declaration(f) || !seen.insert(f) {
             continue;
