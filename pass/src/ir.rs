@@ -147,6 +147,30 @@ pub fn callee(v: ValueRef) -> ValueRef {
 }
 
 /// Name of the directly called function ("" for indirect calls and non-calls).
+/// `f` applied to the name of `v` (as [`name`] gives it), without copying the name: for the
+/// checks that run on every call of a function (the entry-point lookup of each instruction's
+/// role), where [`name`]'s copy was most of their cost.
+pub fn with_name<R>(v: ValueRef, f: impl FnOnce(&str) -> R) -> R {
+    unsafe {
+        let mut len = 0usize;
+        let p = LLVMGetValueName2(v, &mut len);
+        if p.is_null() {
+            return f("");
+        }
+        f(&String::from_utf8_lossy(std::slice::from_raw_parts(p as *const u8, len)))
+    }
+}
+
+/// [`with_name`] of the function `v` calls directly ("" when none).
+pub fn with_callee_name<R>(v: ValueRef, f: impl FnOnce(&str) -> R) -> R {
+    let c = callee(v);
+    if c.is_null() {
+        f("")
+    } else {
+        with_name(c, f)
+    }
+}
+
 pub fn callee_name(v: ValueRef) -> String {
     let c = callee(v);
     if c.is_null() {

@@ -252,7 +252,7 @@ pub fn thread_local_in_parallel_code(module: &Module<'_>) -> Option<Finding> {
             continue;
         }
         for i in ir::function_instructions(f) {
-            let tls = if ir::is_call(i) && ir::callee_name(i).starts_with("llvm.threadlocal.address") {
+            let tls = if ir::is_call(i) && ir::with_callee_name(i, |n| n.starts_with("llvm.threadlocal.address")) {
                 Some(ir::strip_to_global(ir::operand(i, 0)))
             } else {
                 (0..ir::num_operands(i))

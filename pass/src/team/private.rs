@@ -19,8 +19,8 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being analysed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use std::cell::RefCell;
 use crate::fast_hash::{HashMap, HashSet};
+use std::cell::RefCell;
 
 use llvm_sys::core::{
     LLVMGetAggregateElement, LLVMGetAllocatedType, LLVMGetIndices, LLVMGetNumIndices, LLVMGetTypeKind, LLVMIsAConstantPointerNull,

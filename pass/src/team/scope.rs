@@ -52,7 +52,7 @@ pub fn role(i: ValueRef) -> Option<Role> {
     if !ir::is_call(i) {
         return None;
     }
-    lookup(&ir::callee_name(i)).map(|e| e.role)
+    ir::with_callee_name(i, |name| lookup(name).map(|e| e.role))
 }
 
 impl Scopes {
