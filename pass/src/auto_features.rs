@@ -77,7 +77,7 @@ struct TripCount {
 
 /// Replaces every auto-features marker of `module`; those of the regions in `as_written` (which
 /// run as written: the runtime never sees them) by no features.
-pub fn lower_auto_features(module: &Module<'_>, as_written: &std::collections::HashSet<String>) -> AutoOutcome {
+pub fn lower_auto_features(module: &Module<'_>, as_written: &crate::fast_hash::HashSet<String>) -> AutoOutcome {
     let mut out = AutoOutcome::default();
     let calls: Vec<ValueRef> = module
         .get_functions()
@@ -340,7 +340,7 @@ fn record_region_features(module: &Module<'_>, model: &str, names: &[String]) {
 /// The launch of the region: that of the first launch-site marker with the same model the call
 /// dominates, else the first OpenMP launch after the call.
 fn region_launch(call: ValueRef, model: &str, sites: &[LaunchSite<'_>]) -> Option<ValueRef> {
-    let markers: std::collections::HashMap<ValueRef, &LaunchSite<'_>> = sites
+    let markers: crate::fast_hash::HashMap<ValueRef, &LaunchSite<'_>> = sites
         .iter()
         .filter(|s| s.function.as_value_ref() == ir::function_of(call) && s.model() == model)
         .map(|s| (s.marker.as_value_ref(), s))

@@ -2,7 +2,9 @@
 //! the incoming blocks of phis (the C API can add incoming pairs but not change or remove them,
 //! so a phi is rebuilt).
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use crate::fast_hash::HashSet;
 
 use inkwell::basic_block::BasicBlock;
 use inkwell::values::{AsValueRef, BasicValue, BasicValueEnum, FunctionValue, InstructionOpcode, PhiValue};
@@ -31,7 +33,7 @@ pub fn dominates(function: FunctionValue<'_>, dom: BasicBlock<'_>, target: Basic
         return true;
     }
     // Reach `target` from the entry without passing through `dom`?
-    let mut seen = HashSet::from([entry.as_mut_ptr()]);
+    let mut seen = HashSet::from_iter([entry.as_mut_ptr()]);
     let mut queue = VecDeque::from([entry]);
     while let Some(bb) = queue.pop_front() {
         if bb == target {

@@ -3,7 +3,7 @@
 //! decisions note, read by `ompadapt inspect`, so that why a region is not adaptive does not
 //! need a rebuild with `-Rpass-missed=ompadapt`.
 
-use std::collections::HashMap;
+use crate::fast_hash::HashMap;
 
 use inkwell::module::Module;
 use inkwell::values::AsValueRef;

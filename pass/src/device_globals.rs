@@ -9,7 +9,9 @@
 //! kernel reaches are those its host version and the functions it calls or hands to the OpenMP
 //! runtime (outlined parallel regions) use, in this module.
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use crate::fast_hash::{HashMap, HashSet};
 
 use inkwell::module::Module;
 use inkwell::values::{AsValueRef, FunctionValue};
@@ -29,7 +31,7 @@ const MAX_FUNCTIONS: usize = 256;
 
 /// The `declare target` variables of `module` and their sizes in bytes.
 pub fn declare_target_variables(module: &Module<'_>) -> HashMap<LLVMValueRef, u64> {
-    let mut vars = HashMap::new();
+    let mut vars = HashMap::default();
     unsafe {
         let mut g = LLVMGetFirstGlobal(module.as_mut_ptr());
         while !g.is_null() {

@@ -15,7 +15,7 @@
 //! lowering ([`explicit_region_code`]): a construct the source already made adaptive is not made
 //! adaptive again.
 
-use std::collections::HashSet;
+use crate::fast_hash::HashSet;
 use std::ffi::CString;
 
 use inkwell::module::Module;
@@ -93,7 +93,7 @@ fn calls_one_of(i: ValueRef, names: &[Marker]) -> bool {
 /// statements, so that is the code the source wrote between them; the code they call is not in
 /// it (the frontend does not see into it either).
 pub fn explicit_region_code(module: &Module<'_>) -> HashSet<ValueRef> {
-    let mut code = HashSet::new();
+    let mut code = HashSet::default();
     for f in module.get_functions() {
         let insts = ir::function_instructions(f.as_value_ref());
         for begin in insts.iter().copied().filter(|i| calls_one_of(*i, &BEGINS)) {
@@ -105,7 +105,7 @@ pub fn explicit_region_code(module: &Module<'_>) -> HashSet<ValueRef> {
 
 /// Adds what runs after `begin` up to a call of `end` (on every path) to `code`.
 fn walk_to_end(begin: ValueRef, code: &mut HashSet<ValueRef>) {
-    let mut seen_blocks = HashSet::new();
+    let mut seen_blocks = HashSet::default();
     let mut queue: Vec<(ir::BlockRef, usize)> = vec![(ir::block_of(begin), ir::index_in_block(begin) + 1)];
     while let Some((block, from)) = queue.pop() {
         let insts = ir::instructions(block);

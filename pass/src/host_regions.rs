@@ -22,7 +22,7 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being transformed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use std::collections::{HashMap, HashSet};
+use crate::fast_hash::{HashMap, HashSet};
 use std::ffi::CString;
 
 use inkwell::module::Module;
@@ -196,7 +196,7 @@ fn sites_without_variants(
 /// and why it stays as written.
 fn eligible(
     fork: ValueRef,
-    outlined: &std::collections::HashSet<ValueRef>,
+    outlined: &HashSet<ValueRef>,
     module_wide: &Option<(team::analysis::Finding, &'static str)>,
     facts: &std::rc::Rc<std::cell::RefCell<FunctionFacts>>,
 ) -> Result<(ValueRef, usize, std::collections::BTreeSet<ompadapt_abi::summary::Dependency>), (RemarkId, String)> {
@@ -239,7 +239,7 @@ fn unused_kinds(at: ValueRef, model: &str, unused: &[Kind]) -> Remark {
 
 /// The functions the host versions of offload regions run: those clang and flang name
 /// `__omp_offloading_*` and the teams they fork (`__kmpc_fork_teams`), with everything they call.
-pub(crate) fn offload_host_code(module: &Module<'_>) -> std::collections::HashSet<ValueRef> {
+pub(crate) fn offload_host_code(module: &Module<'_>) -> HashSet<ValueRef> {
     let mut queue: Vec<ValueRef> = Vec::new();
     for f in module.get_functions() {
         let fv = f.as_value_ref();
@@ -270,8 +270,8 @@ pub(crate) fn offload_host_code(module: &Module<'_>) -> std::collections::HashSe
 /// The outlined functions of parallel regions: the microtasks of the module's forks, and what
 /// clang (`.omp_outlined`) and flang (`..omp_par`) name so (with `-g` clang puts a wrapper
 /// between the microtask and the region's code).
-fn outlined_functions(module: &Module<'_>) -> std::collections::HashSet<ValueRef> {
-    let mut set = std::collections::HashSet::new();
+fn outlined_functions(module: &Module<'_>) -> HashSet<ValueRef> {
+    let mut set = HashSet::default();
     for f in module.get_functions() {
         let fv = f.as_value_ref();
         let name = f.get_name().to_string_lossy();

@@ -3,7 +3,9 @@
 //! through successors breadth-first. A path ends at another marker (the launch after it is that
 //! marker's) and at a launch another marker already claimed.
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use crate::fast_hash::HashSet;
 
 use inkwell::basic_block::BasicBlock;
 use inkwell::values::{AsValueRef, InstructionValue};
@@ -31,7 +33,7 @@ pub fn find_launch_after<'ctx>(site: &LaunchSite<'ctx>, claimed: &HashSet<LLVMVa
         return LaunchSearch::NotFound { deferred: false };
     };
     let mut deferred = false;
-    let mut visited = HashSet::from([marker_block.as_mut_ptr()]);
+    let mut visited = HashSet::from_iter([marker_block.as_mut_ptr()]);
     let mut queue = VecDeque::new();
     // The rest of the marker's block (for an invoke: its normal destination), then successors.
     let mut next_scan = first_instruction_after(site.marker);

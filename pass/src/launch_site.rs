@@ -241,7 +241,7 @@ pub fn guard_of<'ctx>(site: &LaunchSite<'ctx>) -> Option<HostGuard<'ctx>> {
 /// The first marker call reached going forward from `from` (the rest of its block, then
 /// successors breadth-first; a path ends at the first marker on it).
 fn next_marker<'ctx>(from: InstructionValue<'ctx>) -> Option<InstructionValue<'ctx>> {
-    let mut visited = std::collections::HashSet::new();
+    let mut visited = crate::fast_hash::HashSet::default();
     let mut queue = std::collections::VecDeque::new();
     let mut cursor = first_instruction_after(from);
     let mut block = from.get_parent()?;

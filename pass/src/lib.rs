@@ -52,6 +52,7 @@ pub mod device_globals;
 pub mod diagnostics;
 pub mod dispatch;
 pub mod entry_points;
+pub mod fast_hash;
 pub mod fork_if;
 pub mod frontend_mark;
 pub mod host_regions;
@@ -76,7 +77,9 @@ pub mod stored_addresses;
 pub mod team;
 pub mod worksharing;
 
-use std::collections::{BTreeSet, HashSet};
+use std::collections::BTreeSet;
+
+use crate::fast_hash::HashSet;
 use std::mem::ManuallyDrop;
 
 use inkwell::module::Module;
@@ -132,7 +135,7 @@ pub fn run_on_module(module: &Module<'_>, auto: Option<&str>) -> bool {
     }
     // Once each: copies of one construct (a loop of forks unrolled, a function inlined twice) are
     // one region, named and placed alike (the statistics count every site).
-    let mut said = HashSet::new();
+    let mut said = HashSet::default();
     for remark in &outcome.remarks {
         if said.insert((remark.id, remark.place(), remark.model.clone(), remark.message.clone())) {
             remark.emit();
@@ -211,7 +214,7 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
     for m in malformed {
         outcome.warnings.push(diagnostics::malformed_marker_warning(&m.function, LAUNCH_MARKER, m.reason));
     }
-    let mut claimed = HashSet::new();
+    let mut claimed = HashSet::default();
     let mut reported = BTreeSet::new();
     for site in &sites {
         match lower_site(module, site, &claimed, &mut outcome.remarks) {
@@ -245,8 +248,8 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
 /// through the same stages as the frontend's. Sets the source root names are relative to.
 fn kinds_to_apply(module: &Module<'_>, auto: Option<&str>) -> (Result<Option<auto_mode::AutoKinds>, String>, HashSet<LLVMValueRef>) {
     match frontend_mark::lowered(module) {
-        frontend_mark::Lowered::ByThePassOnly => (auto_mode::resolve(auto), HashSet::new()),
-        frontend_mark::Lowered::ByTheFrontend => (Ok(None), HashSet::new()),
+        frontend_mark::Lowered::ByThePassOnly => (auto_mode::resolve(auto), HashSet::default()),
+        frontend_mark::Lowered::ByTheFrontend => (Ok(None), HashSet::default()),
         frontend_mark::Lowered::ByTheFrontendWithAuto { kinds, root } => {
             host_regions::set_source_root(root);
             (auto_mode::parse(&kinds), frontend_mark::explicit_region_code(module))

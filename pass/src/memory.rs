@@ -8,7 +8,7 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being transformed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use std::collections::HashMap;
+use crate::fast_hash::HashMap;
 
 use llvm_sys::core::*;
 use llvm_sys::prelude::{LLVMTypeRef, LLVMValueRef};
@@ -220,7 +220,7 @@ impl Escapes {
 
     fn compute(alloca: ValueRef) -> bool {
         let mut work = vec![alloca];
-        let mut seen = std::collections::HashSet::new();
+        let mut seen = crate::fast_hash::HashSet::default();
         while let Some(p) = work.pop() {
             if !seen.insert(p) {
                 continue;

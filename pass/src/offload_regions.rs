@@ -23,7 +23,7 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being transformed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use std::collections::{HashMap, HashSet};
+use crate::fast_hash::{HashMap, HashSet};
 use std::ffi::CString;
 
 use inkwell::module::Module;
@@ -71,7 +71,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &[Kind], explicit: &HashSet<Val
         })
         .filter(|i| !offload_code.contains(&ir::function_of(*i)))
         .collect();
-    let mut names: HashMap<String, u32> = HashMap::new();
+    let mut names: HashMap<String, u32> = HashMap::default();
     let in_tasks = task_code(module);
     let tool = crate::loader::defines_ompt_tool(module);
     for launch in launches {
@@ -245,7 +245,7 @@ fn observed(launch: ValueRef, specialised: &HashSet<ValueRef>, entries: &HashMap
     }
     let mut queue: Vec<ValueRef> = calls.iter().map(|c| ir::callee(c.as_value_ref())).collect();
     let roots = queue.clone();
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = HashSet::default();
     while let Some(f) = queue.pop() {
         if f.is_null() || !ir::is_function(f) || ir::is_declaration(f) || !seen.insert(f) {
             continue;
@@ -338,7 +338,7 @@ fn variant_base(full: &str) -> String {
 /// The functions the frontend annotated [`ompadapt_abi::markers::DEVICE_SPECIALISED`] (entries
 /// of `@llvm.global.annotations`: `{ ptr function, ptr annotation, ptr file, i32 line, ptr }`).
 fn device_specialised(module: &Module<'_>) -> HashSet<ValueRef> {
-    let mut out = HashSet::new();
+    let mut out = HashSet::default();
     let Some(g) = module.get_global("llvm.global.annotations") else { return out };
     let init = unsafe { llvm_sys::core::LLVMGetInitializer(g.as_value_ref()) };
     if init.is_null() {

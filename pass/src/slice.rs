@@ -13,7 +13,7 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being transformed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use std::collections::HashMap;
+use crate::fast_hash::HashMap;
 use std::rc::Rc;
 
 use llvm_sys::core::*;
@@ -79,7 +79,7 @@ impl<'a> Slicer<'a> {
         final_point: ValueRef,
         launch: Option<ValueRef>,
     ) -> Self {
-        Slicer { data_layout, marker, frames, final_point, launch, esc: Escapes::default(), memo: HashMap::new() }
+        Slicer { data_layout, marker, frames, final_point, launch, esc: Escapes::default(), memo: HashMap::default() }
     }
 
     /// The point in frame `j` where control leaves for frame `j + 1` (or the final point).

@@ -8,7 +8,7 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being transformed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use std::collections::{HashMap, HashSet};
+use crate::fast_hash::{HashMap, HashSet};
 
 use llvm_sys::LLVMOpcode;
 
@@ -60,7 +60,7 @@ fn is_float_math(name: &str) -> bool {
 /// inner half of a combined `distribute parallel for`: one source loop, two IR loops).
 pub fn static_features(roots: &[ValueRef], data_layout: llvm_sys::target::LLVMTargetDataRef, chunk_loops: &[ValueRef]) -> StaticFeatures {
     let mut out = StaticFeatures::default();
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let mut work: Vec<ValueRef> = roots.to_vec();
     while let Some(f) = work.pop() {
         if ir::is_declaration(f) || !seen.insert(f) {
@@ -125,8 +125,8 @@ pub fn static_features(roots: &[ValueRef], data_layout: llvm_sys::target::LLVMTa
             out.ops += 1;
         }
     }
-    let mut depth_memo = HashMap::new();
-    out.loop_depth = roots.iter().map(|f| loop_depth(*f, &mut depth_memo, &mut HashSet::new(), chunk_loops)).max().unwrap_or(0);
+    let mut depth_memo = HashMap::default();
+    out.loop_depth = roots.iter().map(|f| loop_depth(*f, &mut depth_memo, &mut HashSet::default(), chunk_loops)).max().unwrap_or(0);
     out
 }
 
@@ -184,13 +184,13 @@ fn block_loop_depths(f: ValueRef) -> Vec<(BlockRef, u64)> {
 /// reaches u without passing h.
 fn natural_loops(f: ValueRef, blocks: &[BlockRef]) -> HashMap<BlockRef, HashSet<BlockRef>> {
     let predecessors = ir::predecessors(f);
-    let mut loops: HashMap<BlockRef, HashSet<BlockRef>> = HashMap::new();
+    let mut loops: HashMap<BlockRef, HashSet<BlockRef>> = HashMap::default();
     for u in blocks {
         for h in ir::successors(*u) {
             if !ir::block_dominates(f, h, *u) {
                 continue;
             }
-            let body = loops.entry(h).or_insert_with(|| HashSet::from([h]));
+            let body = loops.entry(h).or_insert_with(|| HashSet::from_iter([h]));
             let mut stack = vec![*u];
             while let Some(b) = stack.pop() {
                 if body.insert(b) {

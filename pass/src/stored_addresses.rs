@@ -12,7 +12,7 @@
 //! which is where the pass looks), and through the parameters of functions whose every call
 //! passes a local address (a constructor of an object on the kernel's stack).
 
-use std::collections::HashSet;
+use crate::fast_hash::HashSet;
 
 use llvm_sys::core::{LLVMGetParamParent, LLVMGetTypeKind, LLVMIsNull};
 use llvm_sys::{LLVMOpcode, LLVMTypeKind};
@@ -26,7 +26,7 @@ pub(crate) fn stores_visible_address(i: ValueRef, roots: &[ValueRef]) -> bool {
     if ir::opcode(i) != Some(LLVMOpcode::LLVMStore) || !is_address(ir::operand(i, 0)) {
         return false;
     }
-    !Frame { roots, slots: HashSet::new() }.local(ir::operand(i, 1), 0)
+    !Frame { roots, slots: HashSet::default() }.local(ir::operand(i, 1), 0)
 }
 
 /// A pointer, or a vector of them, that is not the null pointer (the same on every device).

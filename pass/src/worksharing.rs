@@ -9,7 +9,7 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being transformed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use std::collections::HashSet;
+use crate::fast_hash::HashSet;
 
 use llvm_sys::prelude::LLVMValueRef;
 
@@ -145,7 +145,7 @@ pub fn region_loops(host: ValueRef, launch: ValueRef) -> (Vec<WorksharingLoop>, 
     let mut loops = Vec::new();
     let mut functions = Vec::new();
     let root = Frame { function: host, call: None, args: ir::params(host).iter().map(|p| Some(*p)).collect() };
-    let mut seen_inits = HashSet::new();
+    let mut seen_inits = HashSet::default();
     if let Some(first) = entered_frame(launch) {
         let mut stack = vec![root, first];
         walk(&mut stack, &mut loops, &mut functions, &mut seen_inits);

@@ -24,7 +24,9 @@
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::BTreeSet;
+
+use crate::fast_hash::{HashMap, HashSet};
 use std::rc::Rc;
 
 use llvm_sys::core::{
@@ -637,7 +639,7 @@ fn decides_a_branch_of_its_loop(load: ValueRef) -> bool {
         .map(ir::terminator)
         .filter(|t| !t.is_null() && ir::opcode(*t) == Some(LLVMOpcode::LLVMBr) && ir::num_operands(*t) == 3)
         .any(|br| {
-            let mut seen = HashSet::new();
+            let mut seen = HashSet::default();
             depends_on(ir::operand(br, 0), load, &mut seen, 0)
         })
 }

@@ -23,7 +23,9 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being analysed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use crate::fast_hash::HashSet;
 
 use llvm_sys::LLVMOpcode;
 
@@ -194,7 +196,7 @@ fn iteration_loops(f: ValueRef, iterations: &HashSet<ValueRef>) -> Vec<(BlockRef
                 continue;
             }
             // the natural loop: the header, and what reaches the latch without passing it
-            let mut body = HashSet::from([header, latch]);
+            let mut body = HashSet::from_iter([header, latch]);
             let mut queue = VecDeque::from([latch]);
             while let Some(b) = queue.pop_front() {
                 if b == header {
@@ -267,7 +269,7 @@ fn may_skip_write(header: BlockRef, body: &HashSet<BlockRef>, accesses: &[(Value
     if writes_whole(header) {
         return false;
     }
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     let mut queue: VecDeque<BlockRef> = ir::successors(header).into_iter().filter(|s| body.contains(s)).collect();
     while let Some(b) = queue.pop_front() {
         if b == header {

@@ -17,7 +17,7 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being analysed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use std::collections::HashSet;
+use crate::fast_hash::HashSet;
 
 use llvm_sys::core::{LLVMGetOrdering, LLVMGetVolatile};
 use llvm_sys::{LLVMAtomicOrdering, LLVMOpcode};
@@ -48,7 +48,7 @@ pub fn same_in_every_thread(store: ValueRef) -> bool {
     }
     let region = ir::reachable_functions(vec![f]);
     let Some(variable) = variable_of(ir::operand(store, 1), f) else { return false };
-    writes(variable, &region) == Some(vec![store]) && invariant(ir::operand(store, 0), f, &region, &mut HashSet::new())
+    writes(variable, &region) == Some(vec![store]) && invariant(ir::operand(store, 0), f, &region, &mut HashSet::default())
 }
 
 /// Whether `f` is only ever the microtask of `__kmpc_fork_call` (not of a league of teams),

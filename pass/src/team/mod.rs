@@ -32,7 +32,9 @@ pub mod reduction;
 pub mod scope;
 pub mod summary;
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use crate::fast_hash::HashSet;
 
 use inkwell::module::Module;
 use inkwell::values::AsValueRef;
@@ -244,13 +246,13 @@ pub fn thread_local_in_parallel_code(module: &Module<'_>) -> Option<Finding> {
             }
         }
     }
-    let mut seen = HashSet::new();
+    let mut seen = HashSet::default();
     while let Some(f) = queue.pop_front() {
         if !ir::is_function(f) || ir::is_declaration(f) || !seen.insert(f) {
             continue;
         }
         for i in ir::function_instructions(f) {
-            let tls = if ir::is_call(i) && ir::callee_name(i).starts_with("llvm.threadlocal.address") {
+            let tls = if ir::is_call(i) && ir::with_callee_name(i, |n| n.starts_with("llvm.threadlocal.address")) {
                 Some(ir::strip_to_global(ir::operand(i, 0)))
             } else {
                 (0..ir::num_operands(i))

@@ -19,8 +19,8 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being analysed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
+use crate::fast_hash::{HashMap, HashSet};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
 
 use llvm_sys::core::{
     LLVMGetAggregateElement, LLVMGetAllocatedType, LLVMGetIndices, LLVMGetNumIndices, LLVMGetTypeKind, LLVMIsAConstantPointerNull,
@@ -43,12 +43,12 @@ pub struct Privacy {
 
 impl Privacy {
     pub fn new(function: ValueRef, params: u64) -> Privacy {
-        Privacy { function, params, slots: RefCell::new(HashMap::new()), descriptors: RefCell::new(HashMap::new()) }
+        Privacy { function, params, slots: RefCell::new(HashMap::default()), descriptors: RefCell::new(HashMap::default()) }
     }
 
     /// Whether pointer `v` points at the thread's own memory.
     pub fn is_private(&self, v: ValueRef) -> bool {
-        self.private(v, &mut HashSet::new())
+        self.private(v, &mut HashSet::default())
     }
 
     /// The parameters of a callee that get thread-own pointers from call `call`.

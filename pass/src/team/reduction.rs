@@ -19,7 +19,7 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being analysed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use std::collections::{HashMap, HashSet};
+use crate::fast_hash::{HashMap, HashSet};
 
 use llvm_sys::core::{
     LLVMGetCondition, LLVMGetFCmpPredicate, LLVMGetICmpPredicate, LLVMGetIncomingBlock, LLVMGetNumSuccessors, LLVMGetSuccessor,
@@ -77,8 +77,8 @@ const ARITH: [LLVMOpcode; 7] = [
 /// list (by its index in the list); an element whose combination is not recognised (or not
 /// one operator) is absent.
 pub fn combiner_operators(combiner: ValueRef) -> HashMap<u64, Operator> {
-    let mut found: HashMap<u64, Option<Operator>> = HashMap::new();
-    let Some(&lhs) = ir::params(combiner).first() else { return HashMap::new() };
+    let mut found: HashMap<u64, Option<Operator>> = HashMap::default();
+    let Some(&lhs) = ir::params(combiner).first() else { return HashMap::default() };
     for inst in ir::function_instructions(combiner) {
         if ir::opcode(inst) != Some(LLVMOpcode::LLVMStore) {
             continue;
@@ -600,7 +600,7 @@ pub fn private_copy_finding(r: &Reduction, scope_of: &dyn Fn(ValueRef) -> super:
     }
     let in_addresses: HashSet<ValueRef> = addresses.iter().copied().collect();
     let is_private_load = |v: ValueRef| ir::opcode(v) == Some(LLVMOpcode::LLVMLoad) && in_addresses.contains(&ir::operand(v, 0));
-    let (mut accounted, mut initialised) = (HashSet::new(), false);
+    let (mut accounted, mut initialised) = (HashSet::default(), false);
     for &a in &addresses {
         for u in ir::users(a).into_iter().filter(|u| scope_of(*u) != Scope::Combine) {
             if ir::opcode(u) != Some(LLVMOpcode::LLVMStore) || ir::operand(u, 1) != a {

@@ -15,7 +15,9 @@
 // Raw `LLVMValueRef`s passed around here are values of the module being analysed.
 #![allow(clippy::not_unsafe_ptr_arg_deref)]
 
-use std::collections::{HashSet, VecDeque};
+use std::collections::VecDeque;
+
+use crate::fast_hash::HashSet;
 
 use llvm_sys::core::{LLVMGetCondition, LLVMGetICmpPredicate, LLVMGetNumOperands, LLVMGetOperand, LLVMGetSuccessor, LLVMIsConditional};
 use llvm_sys::{LLVMIntPredicate, LLVMOpcode};
@@ -50,7 +52,7 @@ pub fn role(i: ValueRef) -> Option<Role> {
     if !ir::is_call(i) {
         return None;
     }
-    lookup(&ir::callee_name(i)).map(|e| e.role)
+    ir::with_callee_name(i, |name| lookup(name).map(|e| e.role))
 }
 
 impl Scopes {
@@ -60,7 +62,7 @@ impl Scopes {
     pub fn of(f: ValueRef, implicit_task: bool) -> Scopes {
         let mut s = Scopes::default();
         let insts = ir::function_instructions(f);
-        let mut last_flags = HashSet::new();
+        let mut last_flags = HashSet::default();
         for &i in &insts {
             match role(i) {
                 Some(Role::StaticLoopStart { last }) => {
@@ -259,10 +261,10 @@ fn between(
 ) -> HashSet<ValueRef> {
     let stop = |x: ValueRef| is_end(x) || is_start(x);
     // forward from the starts
-    let mut forward = HashSet::new();
+    let mut forward = HashSet::default();
     let mut ends = Vec::new();
     let mut queue: VecDeque<(BlockRef, usize)> = starts.iter().copied().collect();
-    let mut entered = HashSet::new();
+    let mut entered = HashSet::default();
     while let Some((b, from)) = queue.pop_front() {
         let insts = ir::instructions(b);
         let mut stopped = false;
@@ -286,9 +288,9 @@ fn between(
     }
     // backward from the ends that were reached
     let preds = ir::predecessors(f);
-    let mut backward = HashSet::new();
+    let mut backward = HashSet::default();
     let mut queue: VecDeque<(BlockRef, Option<usize>)> = ends.iter().map(|e| (ir::block_of(*e), Some(ir::index_in_block(*e)))).collect();
-    let mut entered = HashSet::new();
+    let mut entered = HashSet::default();
     while let Some((b, before)) = queue.pop_front() {
         let insts = ir::instructions(b);
         let upto = before.unwrap_or(insts.len());

@@ -19,7 +19,10 @@ use crate::ir::{self, ValueRef};
 
 /// The functions of `module` another unit may call: defined, with a linkage that other units
 /// see (external or weak; a `linkonce` function is defined again in each unit that uses it),
-/// not ompadapt's own.
+/// not ompadapt's own, and not `main`: the program's entry point is called by the C runtime's
+/// start-up code (C++ forbids calling it at all), and it is often the largest function of its
+/// unit, walked under each of the four keys for nothing. A region of another unit that did
+/// call it would find no summary for it and stay as written, the same verdict as opaque code.
 pub fn exported_functions(module: &Module<'_>) -> Vec<ValueRef> {
     module
         .get_functions()
@@ -29,6 +32,7 @@ pub fn exported_functions(module: &Module<'_>) -> Vec<ValueRef> {
             !ir::is_declaration(*f)
                 && matches!(linkage, LLVMLinkage::LLVMExternalLinkage | LLVMLinkage::LLVMWeakAnyLinkage | LLVMLinkage::LLVMWeakODRLinkage)
                 && !ir::name(*f).starts_with("__ompadapt")
+                && ir::name(*f) != "main"
         })
         .collect()
 }
