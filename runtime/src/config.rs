@@ -183,9 +183,10 @@ pub const VARIABLES: &[Variable] = &[
     Variable {
         name: "OMPADAPT_DRIFT_FRACTION",
         default: "`0.5`",
-        meaning: "A window with more than this fraction of drifting executions re-measures that feature vector's \
-                  variants; the new measurements supersede the old ones for that vector, and the model retrains \
-                  only if its label changed.",
+        meaning: "Two windows in a row with more than this fraction of drifting executions re-measure that feature \
+                  vector's variants (a slowdown confined to one window is a transient, such as a process's start); \
+                  the new measurements supersede the old ones for that vector, and the model retrains only if its \
+                  label changed.",
     },
     Variable {
         name: "OMPADAPT_DRIFT_MAX",

@@ -9,6 +9,11 @@
 //! pair; a window with more than `OMPADAPT_DRIFT_FRACTION` slow executions is a repeated,
 //! significant slowdown of that pair against its own history (under no change, a measurement
 //! is rarely twice its robust estimate, so a majority over a window is far beyond chance).
+//! A drift is two such windows in a row: a slowdown confined to one window is a transient
+//! (a process's first milliseconds, where a 2-thread team's fork can cost several times its
+//! steady cost on this 2-core machine), and re-measuring inside it labels the vector from that
+//! transient for good (PolyBench heat-3d: a trained run drifted at its 257th execution and
+//! relabelled `threads=1` as `serial`, which every later run kept).
 //! Then that vector's variants are measured afresh; the new measurements supersede the old
 //! ones for it (the old ones stay in the saved files), and the model is retrained, which
 //! changes it only where the labels changed. At most `OMPADAPT_DRIFT_MAX` vectors per region
@@ -73,7 +78,11 @@ pub fn bar_ns(measured: Option<f64>, cfg: &DriftConfig) -> u64 {
     }
 }
 
-/// Whether a full window says the pair drifted.
+/// `Slot::window_slow`'s top bit: the slot's previous full window drifted (its count of
+/// slow executions is the bits below).
+pub const PREVIOUS_WINDOW_DRIFTED: u32 = 1 << 31;
+
+/// Whether a full window says the pair drifted (the drift itself is two in a row).
 pub fn window_drifted(slow: u32, n: u32, cfg: &DriftConfig) -> bool {
     n > 0 && slow as f64 > cfg.fraction * n as f64
 }

@@ -54,7 +54,8 @@ pub struct Slot {
     pub bar_ticks: AtomicU64,
     /// Drift window of the decision: timed executions judged.
     pub window_judged: AtomicU32,
-    /// Drift window of the decision: judged executions over the bar.
+    /// Drift window of the decision: judged executions over the bar, and in the top bit
+    /// ([`crate::drift::PREVIOUS_WINDOW_DRIFTED`]) whether the window before drifted.
     pub window_slow: AtomicU32,
     /// This thread's copy of the vector's exploration state.
     pub view: ExplorationView,

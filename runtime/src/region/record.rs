@@ -92,10 +92,13 @@ impl Region {
     #[cold]
     #[inline(never)]
     fn end_window(&self, slot: &Slot, v: usize) {
-        let (slow, n) = (slot.window_slow.load(Relaxed), slot.window_judged.load(Relaxed));
+        let (flags, n) = (slot.window_slow.load(Relaxed), slot.window_judged.load(Relaxed));
+        let (slow, previous) = (flags & !drift::PREVIOUS_WINDOW_DRIFTED, flags & drift::PREVIOUS_WINDOW_DRIFTED != 0);
+        let this = drift::window_drifted(slow, n, &self.drift_cfg);
         slot.window_judged.store(0, Relaxed);
-        slot.window_slow.store(0, Relaxed);
-        if drift::window_drifted(slow, n, &self.drift_cfg) {
+        // two drifting windows in a row are a drift; one is remembered for the next
+        slot.window_slow.store(if this && !previous { drift::PREVIOUS_WINDOW_DRIFTED } else { 0 }, Relaxed);
+        if this && previous {
             self.drifted(slot.key(), v, slow, n, slot.epoch.load(Relaxed));
         }
     }
