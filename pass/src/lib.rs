@@ -73,6 +73,7 @@ pub mod remarks;
 pub mod slice;
 pub mod static_features;
 pub mod statistics;
+pub mod stock_idents;
 pub mod stored_addresses;
 pub mod team;
 pub mod worksharing;
@@ -144,6 +145,7 @@ pub fn run_on_module(module: &Module<'_>, auto: Option<&str>) -> bool {
     // After the remarks, which take their locations from the instructions.
     if !module_kind::is_device_module(module) && frontend_mark::locations_for_the_pass_only(module) {
         unsafe { llvm_sys::debuginfo::LLVMStripModuleDebugInfo(module.as_mut_ptr()) };
+        stock_idents::restore(module);
         return true;
     }
     outcome.changed

@@ -180,3 +180,8 @@ fn idempotent_stores_of_every_thread() {
     run_file("idempotent_stores.c");
     run_file("idempotent_stores.f90");
 }
+
+#[test]
+fn stock_idents_where_locations_were_for_the_pass() {
+    run_file("stock_idents.c");
+}
