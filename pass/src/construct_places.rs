@@ -49,7 +49,11 @@ pub fn parse_ident(text: &str) -> Option<IdentPlace> {
 
 /// The place recorded by the `ident_t` that `call` passes first.
 pub fn ident_place(call: ValueRef) -> Option<IdentPlace> {
-    let ident = ir::strip_to_global(*ir::call_args(call).first()?);
+    global_ident_place(ir::strip_to_global(*ir::call_args(call).first()?))
+}
+
+/// The place recorded by `ident`, a global `ident_t` (None: not one, or no place in it).
+pub fn global_ident_place(ident: ValueRef) -> Option<IdentPlace> {
     if !ir::is_global_variable(ident) {
         return None;
     }

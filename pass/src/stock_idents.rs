@@ -17,7 +17,7 @@ use inkwell::values::AsValueRef;
 use llvm_sys::core::*;
 use llvm_sys::prelude::LLVMValueRef;
 
-use crate::construct_places::parse_ident;
+use crate::construct_places::global_ident_place;
 use crate::ir;
 
 /// What a stock build writes into every `ident_t` without `-g`.
@@ -47,17 +47,12 @@ pub fn restore(module: &Module<'_>) -> usize {
 /// Whether `g` is an `ident_t` (clang's `%struct.ident_t`: four integers and the string)
 /// whose string records a place.
 fn records_a_place(g: LLVMValueRef) -> bool {
-    unsafe {
-        let init = LLVMGetInitializer(g);
-        if init.is_null() || LLVMIsAConstantStruct(init).is_null() || LLVMGetNumOperands(init) != 5 {
-            return false;
+    global_ident_place(g).is_some()
+        && unsafe {
+            let init = LLVMGetInitializer(g);
+            let name = LLVMGetStructName(LLVMTypeOf(init));
+            LLVMGetNumOperands(init) == 5 && !name.is_null() && std::ffi::CStr::from_ptr(name).to_bytes().starts_with(b"struct.ident_t")
         }
-        let name = LLVMGetStructName(LLVMTypeOf(init));
-        if name.is_null() || !std::ffi::CStr::from_ptr(name).to_bytes().starts_with(b"struct.ident_t") {
-            return false;
-        }
-        ir::c_string(LLVMGetOperand(init, 4)).is_some_and(|s| parse_ident(&s).is_some())
-    }
 }
 
 /// The module's private `;unknown;unknown;0;0;;` constant (clang's own, where it made one).

@@ -436,8 +436,8 @@ fn a_drift_the_new_data_do_not_confirm_keeps_the_model() {
     assert_eq!(r.trained().unwrap().labels, model.labels, "same training set");
 }
 
-/// A slowdown confined to one window (a process's first milliseconds, where a team's fork
-/// waits for cores the previous process's exit still holds) is a transient, not a drift:
+/// A slowdown confined to one window (a process's first milliseconds, where libomp's forks
+/// can cost many times their steady cost: benchmarks/c/fork_startup.c) is a transient, not a drift:
 /// nothing is re-measured, and a slowdown that lasts a second window is.
 #[test]
 fn a_slowdown_within_one_window_is_not_a_drift() {
