@@ -195,6 +195,15 @@ pub const VARIABLES: &[Variable] = &[
                   region whose times never settle).",
     },
     Variable {
+        name: "OMPADAPT_RECHECK",
+        default: "`1`",
+        meaning: "`0`: no rechecks. A label whose trained executions in earlier runs ran, on average over 8 or \
+                  more timed ones, 1.5 times faster than the time it was chosen on (and `OMPADAPT_DRIFT_MIN_NS` \
+                  faster) was measured in a transient (a process's first executions): the run measures that \
+                  vector's variants again once one of its timed executions shows the steady rate. Once per pair: \
+                  pairs measured afresh already are not rechecked.",
+    },
+    Variable {
         name: "OMPADAPT_COMPACT_AFTER",
         default: "`16`",
         meaning: "Per-process data files of a region that trigger merging them into one (under a file lock).",
@@ -304,11 +313,14 @@ pub struct DriftConfig {
     pub fraction: f64,
     /// Re-measured vectors per region and run before checking stops (`OMPADAPT_DRIFT_MAX`).
     pub max_resets: u32,
+    /// Whether labels their trained executions contradict are measured again (`OMPADAPT_RECHECK`,
+    /// see `recheck`).
+    pub recheck: bool,
 }
 
 impl Default for DriftConfig {
     fn default() -> Self {
-        DriftConfig { enabled: true, factor: 2.0, min_ns: 1000.0, window: 16, fraction: 0.5, max_resets: 8 }
+        DriftConfig { enabled: true, factor: 2.0, min_ns: 1000.0, window: 16, fraction: 0.5, max_resets: 8, recheck: true }
     }
 }
 
@@ -655,6 +667,7 @@ impl Reader<'_> {
         c.explore_only = self.bool("OMPADAPT_EXPLORE_ONLY", c.explore_only);
         c.frozen = self.bool("OMPADAPT_FROZEN", c.frozen);
         c.drift.enabled = self.bool("OMPADAPT_DRIFT", c.drift.enabled);
+        c.drift.recheck = self.bool("OMPADAPT_RECHECK", c.drift.recheck);
     }
 
     /// A per-region value (`all;region:value`), when set and valid.

@@ -59,6 +59,7 @@ pub mod mpi;
 pub mod ompt_tool;
 pub mod openmp_start;
 pub mod program_memo;
+pub mod recheck;
 pub mod region;
 pub mod registry;
 pub mod report;

@@ -36,7 +36,8 @@
 //! `record` (its end), `availability` (variants that cannot run in this process), `training`,
 //! `settings` (read-only accessors), `snapshot` (copies of the data for the report and the
 //! store), `declared` (`declare adaptation`), `traced` (executions recorded for `OMPADAPT_TRACE`),
-//! `own` (the program's own variant, which a region settles on when its benefit is noise).
+//! `own` (the program's own variant, which a region settles on when its benefit is noise),
+//! `recheck` (labels that earlier runs' trained executions contradict, measured again).
 
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering::*};
@@ -63,7 +64,9 @@ mod entry;
 mod memo;
 mod own;
 pub use own::OwnJudgement;
+mod recheck;
 mod record;
+pub use recheck::RecheckEvent;
 mod select;
 mod settings;
 mod settled;
@@ -122,6 +125,10 @@ pub(crate) struct Inner {
     /// ((vector, variant), (count, timed, ticks)).
     overflow: std::collections::HashMap<(FeatureKey, usize), (u64, u64, u64), crate::stats::FxBuild>,
     drifts: Vec<DriftEvent>,
+    /// Labels to recheck in this run (see `recheck`).
+    rechecks: Vec<recheck::Pending>,
+    /// Rechecks done in this run, in order.
+    rechecked: Vec<RecheckEvent>,
     /// Variants made unavailable in this run, in order.
     unavailable: Vec<Unavailable>,
     /// The part of [`Region::slack`] the lock's holder last published (see [`Locked`]).
@@ -266,6 +273,8 @@ pub struct Region {
     drift_cfg: DriftConfig,
     /// Drift checks on the trained path (off when frozen, coarse, disabled or exhausted).
     monitor: AtomicBool,
+    /// Some label waits for its recheck (see `recheck`): decisions look their gate up.
+    recheck_pending: AtomicBool,
     warmup: bool,
     /// Per variant: has it run in this process (its next execution is warm)?
     warmed: Box<[AtomicBool]>,

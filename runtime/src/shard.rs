@@ -52,6 +52,9 @@ pub struct Slot {
     pub variant: AtomicU32,
     /// Drift bar of the decision, clock ticks (`u64::MAX`: not checked).
     pub bar_ticks: AtomicU64,
+    /// Recheck gate of the decision, clock ticks (0: none): a timed execution at or below it
+    /// re-measures the vector (see `recheck`).
+    pub recheck_ticks: AtomicU64,
     /// Drift window of the decision: timed executions judged.
     pub window_judged: AtomicU32,
     /// Drift window of the decision: judged executions over the bar, and in the top bit
@@ -115,6 +118,7 @@ impl Slot {
             epoch: AtomicU64::new(0),
             variant: AtomicU32::new(0),
             bar_ticks: AtomicU64::new(u64::MAX),
+            recheck_ticks: AtomicU64::new(0),
             window_judged: AtomicU32::new(0),
             window_slow: AtomicU32::new(0),
             view: ExplorationView::empty(),

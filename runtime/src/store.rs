@@ -387,6 +387,7 @@ pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usi
     let saved = assessment::assess(&Definition::of_region(&region.spec), merged);
     let settled = absorb_saved_cached(region, merged, loaded.settled.as_ref());
     start_model(region, &saved, &rdir);
+    schedule_rechecks(region, merged);
     Binding {
         dir: rdir,
         root: dir.to_path_buf(),
@@ -439,6 +440,22 @@ fn absorb_saved_cached(region: &Region, merged: &Merged, cache: Option<&Settled>
         }
     }
     region.settle_cached(cache)
+}
+
+/// Schedules a recheck of every label that earlier runs' trained executions contradict (see
+/// [`crate::recheck`]), except pairs measured afresh already (after a drift or a recheck).
+fn schedule_rechecks(region: &Region, merged: &Merged) {
+    let variant = |name: &str| region.spec.variants.iter().position(|n| n == name);
+    let remeasured: std::collections::HashSet<(FeatureKey, &str)> =
+        merged.samples.iter().filter(|(_, p)| p.superseded > 0).map(|((f, v), _)| (FeatureKey::new(f), v.as_str())).collect();
+    for ((f, name), m) in &merged.monitored {
+        let Some(v) = variant(name) else { continue };
+        let key = FeatureKey::new(f);
+        if m.timed < crate::recheck::MIN_TIMED || remeasured.contains(&(key, name.as_str())) {
+            continue;
+        }
+        region.recheck_if_contradicted(&key, v, m.sum_ns as f64 / m.timed as f64, m.timed);
+    }
 }
 
 /// The training set of the stored model `m`, as `region`'s variants.

@@ -188,3 +188,45 @@ fn an_unwritable_store_is_said_at_the_start() {
     assert!(at("cannot be written") < at("could not be saved and are lost"), "{}", out.stderr);
     assert!(lines[at("cannot be written")].contains("will not be saved"), "{}", out.stderr);
 }
+
+/// A label chosen inside a start-up transient (programs/transient.c: `early` 6 ms against
+/// `late`'s 9 ms in the first 60 executions, 3 ms against 1 ms after) is rechecked by the next
+/// run: the stored trained executions of `early` ran at half its measured time, so once one of
+/// this run's shows the steady rate both are measured again and `late` is labelled. The run
+/// after starts with `late` and rechecks nothing (the pair was measured afresh).
+#[test]
+fn a_label_chosen_in_a_start_up_transient_is_rechecked_by_the_next_run() {
+    let _timing = timing_lock();
+    let dir = scratch();
+    let exe = build("transient", &dir.path().join("transient"), &[]);
+    with_retries(3, || {
+        let store = dir.path().join("store");
+        let _ = std::fs::remove_dir_all(&store);
+        let mut runs = Vec::new();
+        for i in 0..3 {
+            let json = dir.path().join(format!("report-{i}.json"));
+            let (d, _) = decisions(&exe, &store, &[], &[("OMPADAPT_REPORT", &format!("json:{}", json.display()))]);
+            let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+            let region =
+                doc["regions"].as_array().unwrap().iter().find(|r| r["region"].as_str().unwrap().starts_with("transient")).unwrap().clone();
+            runs.push((d, region));
+        }
+        let last = |i: usize| runs[i].0.last().map(|&(_, v)| v);
+        let rechecks = |i: usize| runs[i].1["rechecks"].as_array().cloned().unwrap_or_default();
+        if last(0) != Some(0) || !rechecks(0).is_empty() {
+            return Err(format!("run 1 labels early in the transient and rechecks nothing: {:?} {:?}", runs[0].0, rechecks(0)));
+        }
+        let r = rechecks(1);
+        if r.len() != 1 || r[0]["label_before"] != "early" || r[0]["label_now"] != "late" || last(1) != Some(1) {
+            return Err(format!("run 2 rechecks early and labels late: {r:?}, decisions {:?}", runs[1].0));
+        }
+        let (measured, mean) = (r[0]["measured_ns"].as_f64().unwrap(), r[0]["mean_ns"].as_f64().unwrap());
+        if measured < 6e6 || mean * 1.5 >= measured || r[0]["at_execution"].as_u64().unwrap() < 60 {
+            return Err(format!("the recheck is made from the transient's time and after the transient: {r:?}"));
+        }
+        if runs[2].0.iter().any(|&(_, v)| v != 1) || !rechecks(2).is_empty() {
+            return Err(format!("run 3 starts with late and rechecks nothing: {:?} {:?}", runs[2].0, rechecks(2)));
+        }
+        Ok(())
+    });
+}

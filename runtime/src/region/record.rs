@@ -55,6 +55,10 @@ impl Region {
     fn record_timed(&self, slot: &Slot, v: usize, ticks: u64) {
         bump(slot.timed(v), 1);
         bump(slot.ticks(v), ticks);
+        let gate = slot.recheck_ticks.load(Relaxed);
+        if gate != 0 && ticks <= gate {
+            return self.recheck_now(slot, v, ticks);
+        }
         let bar = slot.bar_ticks.load(Relaxed);
         if bar != u64::MAX && self.monitor.load(Relaxed) && slot.variant.load(Relaxed) as usize == v {
             let n = slot.window_judged.load(Relaxed) + 1;
@@ -113,7 +117,7 @@ impl Region {
         self.reopen_locked(&mut g, &FeatureKey::new(features))
     }
 
-    fn reopen_locked(&self, g: &mut Inner, key: &FeatureKey) -> Option<usize> {
+    pub(super) fn reopen_locked(&self, g: &mut Inner, key: &FeatureKey) -> Option<usize> {
         g.measurements.find(key)?;
         let before = g.measurements.reopen(key);
         self.exploration_version.fetch_add(1, Release);

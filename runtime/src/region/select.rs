@@ -186,6 +186,7 @@ impl Region {
         if let Some(s) = slot {
             s.variant.store(if variant == EXPLORE { EXPLORE } else { variant.min(self.nvariants() as u32 - 1) }, Relaxed);
             s.bar_ticks.store(bar, Relaxed);
+            s.recheck_ticks.store(if variant == EXPLORE { 0 } else { self.recheck_gate(&key, variant) }, Relaxed);
             s.window_judged.store(0, Relaxed);
             s.window_slow.store(0, Relaxed);
             // epochs are odd: 0 makes the next execution decide again

@@ -796,3 +796,67 @@ fn once_per_process_a_doubt_measures_both_in_turn() {
         assert!(a.abs_diff(b) <= 1, "a and b in turn after the first pass: {ran:?}");
     }
 }
+
+/// A label chosen in a transient (a: 20 µs against b's 30 µs in the first executions) that
+/// earlier runs' trained executions contradict (a ran at 8 µs on average) is measured again
+/// once a timed execution of this run shows the steady rate, and the steady state's fastest
+/// variant (b at 4 µs) wins. Until then the label runs.
+#[test]
+fn a_label_its_trained_runs_contradict_is_rechecked_at_the_steady_rate() {
+    let r = built("a,b", RegionBuilder::new().min_train(1).warmup(false).sample(1));
+    let transient = |v: usize| [20_000, 30_000][v];
+    let steady = |v: usize| [8_000, 4_000][v];
+    while !r.is_trained() {
+        exec(&r, &[1.0], transient);
+    }
+    let key = FeatureKey::new(&[1.0]);
+    assert_eq!(r.label(&[1.0]), Some(0));
+    assert!(!r.recheck_if_contradicted(&key, 1, 8_000.0, 20), "b is not the label");
+    assert!(!r.recheck_if_contradicted(&key, 0, 8_000.0, 7), "too few timed executions");
+    assert!(!r.recheck_if_contradicted(&key, 0, 15_000.0, 20), "within 1.5x of the measured time");
+    assert!(r.recheck_if_contradicted(&key, 0, 8_000.0, 20));
+    assert_eq!(r.pending_rechecks(), vec![(key, 0)]);
+    // still in the transient (above the gate, √(20·8) ≈ 12.6 µs): the label runs, unchecked
+    for _ in 0..5 {
+        assert_eq!(exec(&r, &[1.0], transient), 0);
+    }
+    assert!(r.recheck_events().is_empty());
+    // the steady rate: re-measured (the first steady execution unless preempted)
+    let mut n = 0;
+    while r.recheck_events().is_empty() {
+        assert_eq!(exec(&r, &[1.0], steady), 0);
+        n += 1;
+        assert!(n < 20);
+    }
+    let e = r.recheck_events();
+    assert_eq!(e.len(), 1, "{e:?}");
+    assert_eq!((e[0].key, e[0].variant, e[0].mean_ns), (key, 0, 8_000.0));
+    assert!(e[0].measured_ns >= 20_000.0 && e[0].ran_ns <= (e[0].measured_ns * 8_000.0).sqrt() + 1.0, "{e:?}");
+    assert!(r.pending_rechecks().is_empty());
+    let mut n = 0;
+    while r.label(&[1.0]).is_none() {
+        exec(&r, &[1.0], steady);
+        n += 1;
+        assert!(n < 50);
+    }
+    assert_eq!(r.label(&[1.0]), Some(1), "measured at the steady rate: b");
+    assert_eq!(exec(&r, &[1.0], steady), 1);
+    let unsaved = r.with_measurements(|st| st.unsaved());
+    assert!(unsaved.iter().any(|u| u.key == key && u.fresh), "the new measurements supersede when saved");
+    assert_eq!(r.recheck_events().len(), 1, "once");
+}
+
+/// `OMPADAPT_RECHECK=0`, a frozen run and a region without drift checks schedule nothing.
+#[test]
+fn rechecks_can_be_turned_off() {
+    for b in [
+        RegionBuilder::new().drift(DriftConfig { recheck: false, ..DriftConfig::default() }),
+        RegionBuilder::new().drift(DriftConfig { enabled: false, ..DriftConfig::default() }),
+    ] {
+        let r = built("a,b", b.min_train(1).warmup(false).sample(1));
+        while !r.is_trained() {
+            exec(&r, &[1.0], |v| [20_000, 30_000][v]);
+        }
+        assert!(!r.recheck_if_contradicted(&FeatureKey::new(&[1.0]), 0, 8_000.0, 20));
+    }
+}

@@ -61,6 +61,10 @@ pub struct RegionReport {
     pub retrains: u32,
     /// Drifts detected in this run, in order.
     pub drift: Vec<DriftReport>,
+    /// Labels measured again in this run because earlier runs' trained executions contradicted
+    /// them (see `recheck`), in order.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub rechecks: Vec<RecheckReport>,
     /// Variants that could not run in this process (their host version would have read data
     /// the device holds), in the order found; empty when every variant was available.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -148,6 +152,26 @@ pub struct ModelReport {
     pub note: Option<String>,
     /// The model as text (a tree, formulas, scores).
     pub text: String,
+}
+
+/// One recheck: a label ran far faster in earlier runs than the time it was chosen on; its
+/// vector was re-measured.
+#[derive(Serialize, Debug)]
+pub struct RecheckReport {
+    /// Executions of the region when it happened.
+    pub at_execution: u64,
+    /// The feature vector re-measured.
+    pub features: Vec<f64>,
+    /// The label before.
+    pub label_before: String,
+    /// Its label now (null: not decided yet).
+    pub label_now: Option<String>,
+    /// The time the label was chosen on, ns.
+    pub measured_ns: f64,
+    /// Its mean over earlier runs' timed trained executions, ns.
+    pub mean_ns: f64,
+    /// The execution of this run that showed the steady rate, ns.
+    pub ran_ns: f64,
 }
 
 /// One drift: a variant ran slower than measured on a feature vector, which was re-measured.
@@ -347,6 +371,21 @@ fn drift_reports(r: &Region, names: &Names) -> Vec<DriftReport> {
         .collect()
 }
 
+fn recheck_reports(r: &Region, names: &Names) -> Vec<RecheckReport> {
+    r.recheck_events()
+        .iter()
+        .map(|e| RecheckReport {
+            at_execution: e.at_execution,
+            features: e.key.values(),
+            label_before: names.variant(e.variant),
+            label_now: r.label(&e.key.values()).map(|v| names.variant(v)),
+            measured_ns: e.measured_ns,
+            mean_ns: e.mean_ns,
+            ran_ns: e.ran_ns,
+        })
+        .collect()
+}
+
 fn unavailable_reports(r: &Region, names: &Names) -> Vec<UnavailableReport> {
     r.unavailable()
         .into_iter()
@@ -412,6 +451,7 @@ fn region_settings_report(r: &Region, names: &Names, trained: Option<&Trained>) 
         model: trained.map(|t| model_report(t, names)),
         retrains: r.retrains(),
         drift: drift_reports(r, names),
+        rechecks: recheck_reports(r, names),
         unavailable: unavailable_reports(r, names),
         host_copies: host_copies_report(r),
         monitoring: r.monitoring(),

@@ -155,6 +155,26 @@ fn events(rep: &RegionReport) -> String {
             d.slow, d.window, d.at_execution
         ));
     }
+    for c in &rep.rechecks {
+        let outcome = match &c.label_now {
+            Some(b) if *b == c.label_before => format!("label kept ({b})"),
+            Some(b) => format!("label changed from {} to {b}", c.label_before),
+            None => "being re-measured".to_owned(),
+        };
+        let what = if c.features.is_empty() {
+            c.label_before.clone()
+        } else {
+            format!("{} on {}", c.label_before, feature_vector(rep, &c.features))
+        };
+        out.push_str(&format!(
+            "  recheck: {what} was chosen on {} but ran in {} on average in earlier runs; re-measured after execution {} \
+             (it took {}): {outcome}\n",
+            crate::report::fmt_ns(c.measured_ns),
+            crate::report::fmt_ns(c.mean_ns),
+            c.at_execution,
+            crate::report::fmt_ns(c.ran_ns),
+        ));
+    }
     for u in &rep.unavailable {
         if u.at_execution == 0 {
             // known before the first execution (a host share giving another variant's team)

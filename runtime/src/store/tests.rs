@@ -927,3 +927,41 @@ fn constant_features_fall_back_to_the_table() {
     assert_eq!(next.decide(&[64.0]), Some(0), "cpu, measured fastest");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Across runs: run 1 labels cpu in a transient (cpu 200 µs, gpu 300 µs) and then runs cpu at
+/// its steady 80 µs; run 2 loads that contradiction, re-measures once cpu runs at the steady
+/// rate, and labels gpu (steady 40 µs); run 3 finds the pair measured afresh and schedules
+/// nothing.
+#[test]
+fn a_label_contradicted_by_earlier_runs_is_rechecked_once() {
+    let dir = tmpdir("recheck");
+    let first = region(2);
+    let mut b = attach(&first, &dir, &prog(), 100);
+    while !first.is_trained() {
+        run_cost(&first, 1.0, &[200, 300]);
+    }
+    assert_eq!(first.label(&[1.0]), Some(0));
+    for _ in 0..20 {
+        assert_eq!(run_cost(&first, 1.0, &[80, 40]), 0);
+    }
+    assert!(first.pending_rechecks().is_empty(), "nothing stored to contradict it yet");
+    save(&first, &mut b).unwrap();
+    let second = region(2);
+    let mut b2 = attach(&second, &dir, &prog(), 100);
+    assert_eq!(second.pending_rechecks(), vec![(FeatureKey::new(&[1.0]), 0)]);
+    let mut n = 0;
+    while second.label(&[1.0]) != Some(1) {
+        run_cost(&second, 1.0, &[80, 40]);
+        n += 1;
+        assert!(n < 50, "{:?}", second.recheck_events());
+    }
+    assert_eq!(second.recheck_events().len(), 1);
+    let text = crate::report::render(&second);
+    assert!(text.contains("recheck: cpu on") && text.contains("label changed from cpu to gpu"), "{text}");
+    save(&second, &mut b2).unwrap();
+    let third = region(2);
+    attach(&third, &dir, &prog(), 100);
+    assert_eq!(third.label(&[1.0]), Some(1), "the fresh measurements decide");
+    assert!(third.pending_rechecks().is_empty(), "measured afresh already: not rechecked again");
+    fs::remove_dir_all(&dir).unwrap();
+}
