@@ -204,6 +204,14 @@ pub const VARIABLES: &[Variable] = &[
                   pairs measured afresh already are not rechecked.",
     },
     Variable {
+        name: "OMPADAPT_CONTROL",
+        default: "`1`",
+        meaning: "`0`: no control runs. A measured vector whose label is not the program's own variant (`gpu`, \
+                  `threads=1`) and has 8 or more timed trained executions stored runs the own variant for one \
+                  whole run (its trial: stock's behaviour); from then on the own variant runs unless the label's \
+                  stored mean is more than 10 % faster than the own variant's.",
+    },
+    Variable {
         name: "OMPADAPT_COMPACT_AFTER",
         default: "`16`",
         meaning: "Per-process data files of a region that trigger merging them into one (under a file lock).",
@@ -316,11 +324,14 @@ pub struct DriftConfig {
     /// Whether labels their trained executions contradict are measured again (`OMPADAPT_RECHECK`,
     /// see `recheck`).
     pub recheck: bool,
+    /// Whether labels other than the program's own variant are checked against it in control
+    /// runs (`OMPADAPT_CONTROL`, see `control`).
+    pub control: bool,
 }
 
 impl Default for DriftConfig {
     fn default() -> Self {
-        DriftConfig { enabled: true, factor: 2.0, min_ns: 1000.0, window: 16, fraction: 0.5, max_resets: 8, recheck: true }
+        DriftConfig { enabled: true, factor: 2.0, min_ns: 1000.0, window: 16, fraction: 0.5, max_resets: 8, recheck: true, control: true }
     }
 }
 
@@ -668,6 +679,7 @@ impl Reader<'_> {
         c.frozen = self.bool("OMPADAPT_FROZEN", c.frozen);
         c.drift.enabled = self.bool("OMPADAPT_DRIFT", c.drift.enabled);
         c.drift.recheck = self.bool("OMPADAPT_RECHECK", c.drift.recheck);
+        c.drift.control = self.bool("OMPADAPT_CONTROL", c.drift.control);
     }
 
     /// A per-region value (`all;region:value`), when set and valid.

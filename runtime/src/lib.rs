@@ -40,6 +40,7 @@
 pub mod apollo;
 pub mod clock;
 pub mod config;
+pub mod control;
 pub mod ctx;
 pub mod dataflow;
 pub mod diag;

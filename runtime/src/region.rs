@@ -37,7 +37,8 @@
 //! `settings` (read-only accessors), `snapshot` (copies of the data for the report and the
 //! store), `declared` (`declare adaptation`), `traced` (executions recorded for `OMPADAPT_TRACE`),
 //! `own` (the program's own variant, which a region settles on when its benefit is noise),
-//! `recheck` (labels that earlier runs' trained executions contradict, measured again).
+//! `recheck` (labels that earlier runs' trained executions contradict, measured again),
+//! `control` (labels kept only where faster than the own variant run after run).
 
 use std::os::raw::{c_int, c_void};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicU32, AtomicU64, Ordering::*};
@@ -64,8 +65,10 @@ mod entry;
 mod memo;
 mod own;
 pub use own::OwnJudgement;
+mod control;
 mod recheck;
 mod record;
+pub use control::ControlEvent;
 pub use recheck::RecheckEvent;
 mod select;
 mod settings;
@@ -129,6 +132,11 @@ pub(crate) struct Inner {
     rechecks: Vec<recheck::Pending>,
     /// Rechecks done in this run, in order.
     rechecked: Vec<RecheckEvent>,
+    /// Control verdicts given at load (see `control`).
+    controls: Vec<ControlEvent>,
+    /// Measured vectors the program's own variant decides in this run (trial, or a label not
+    /// clearly faster: see `control`).
+    own_decides: std::collections::HashSet<FeatureKey, crate::stats::FxBuild>,
     /// Variants made unavailable in this run, in order.
     unavailable: Vec<Unavailable>,
     /// The part of [`Region::slack`] the lock's holder last published (see [`Locked`]).

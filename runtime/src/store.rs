@@ -388,6 +388,7 @@ pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usi
     let settled = absorb_saved_cached(region, merged, loaded.settled.as_ref());
     start_model(region, &saved, &rdir);
     schedule_rechecks(region, merged);
+    give_control_verdicts(region, merged);
     Binding {
         dir: rdir,
         root: dir.to_path_buf(),
@@ -455,6 +456,21 @@ fn schedule_rechecks(region: &Region, merged: &Merged) {
             continue;
         }
         region.recheck_if_contradicted(&key, v, m.sum_ns as f64 / m.timed as f64, m.timed);
+    }
+}
+
+/// Judges every measured vector's label against the program's own variant from the stored
+/// trained executions of both (see [`crate::control`]).
+fn give_control_verdicts(region: &Region, merged: &Merged) {
+    let mut by_pair: HashMap<(FeatureKey, &str), (f64, u64)> = HashMap::new();
+    for ((f, name), m) in merged.monitored.iter().filter(|(_, m)| m.timed > 0) {
+        by_pair.insert((FeatureKey::new(f), name.as_str()), (m.sum_ns as f64 / m.timed as f64, m.timed));
+    }
+    let mut keys: Vec<FeatureKey> = by_pair.keys().map(|(k, _)| *k).collect();
+    keys.sort_by(|a, b| a.values().partial_cmp(&b.values()).unwrap_or(std::cmp::Ordering::Equal));
+    keys.dedup();
+    for key in keys {
+        region.control(&key, |v| by_pair.get(&(key, region.spec.variants[v].as_str())).copied());
     }
 }
 

@@ -192,6 +192,8 @@ impl Region {
                 drifts: Vec::new(),
                 rechecks: Vec::new(),
                 rechecked: Vec::new(),
+                controls: Vec::new(),
+                own_decides: Default::default(),
                 unavailable: Vec::new(),
                 need: 0,
             }),

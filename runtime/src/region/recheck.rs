@@ -7,7 +7,7 @@ use crate::recheck::{contradicted, gate_ns};
 /// A label waiting for its recheck.
 #[derive(Clone, Debug, PartialEq)]
 pub(crate) struct Pending {
-    key: FeatureKey,
+    pub(super) key: FeatureKey,
     variant: usize,
     measured_ns: f64,
     mean_ns: f64,

@@ -213,6 +213,8 @@ impl Region {
         if let Some(i) = g.measurements.find(key) {
             let r = g.measurements.rec(i);
             if let Some(l) = r.decided() {
+                // a control run's verdict: the program's own variant (see `control`)
+                let l = if g.own_decides.contains(key) { own::own_variant(&self.spec.variants).unwrap_or(l) } else { l };
                 return (own.unwrap_or(l) as u32, true);
             }
             // being explored: a vector first explored after training goes on while the budget

@@ -65,6 +65,9 @@ pub struct RegionReport {
     /// them (see `recheck`), in order.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub rechecks: Vec<RecheckReport>,
+    /// Labels judged against the program's own variant at load (see `control`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub controls: Vec<ControlReport>,
     /// Variants that could not run in this process (their host version would have read data
     /// the device holds), in the order found; empty when every variant was available.
     #[serde(skip_serializing_if = "Vec::is_empty")]
@@ -172,6 +175,25 @@ pub struct RecheckReport {
     pub mean_ns: f64,
     /// The execution of this run that showed the steady rate, ns.
     pub ran_ns: f64,
+}
+
+/// One control verdict: a vector's label against the program's own variant, from the stored
+/// trained executions of both.
+#[derive(Serialize, Debug)]
+pub struct ControlReport {
+    /// The feature vector.
+    pub features: Vec<f64>,
+    /// Its label.
+    pub label: String,
+    /// The program's own variant.
+    pub own: String,
+    /// The label's mean over stored timed trained executions, ns.
+    pub label_mean_ns: f64,
+    /// The own variant's (null: none stored yet).
+    pub own_mean_ns: Option<f64>,
+    /// `trial` (the own variant runs this run to be timed), `own` (it runs: the label is not
+    /// clearly faster) or `label`.
+    pub verdict: &'static str,
 }
 
 /// One drift: a variant ran slower than measured on a feature vector, which was re-measured.
@@ -386,6 +408,25 @@ fn recheck_reports(r: &Region, names: &Names) -> Vec<RecheckReport> {
         .collect()
 }
 
+fn control_reports(r: &Region, names: &Names) -> Vec<ControlReport> {
+    use crate::control::Verdict;
+    r.control_events()
+        .iter()
+        .map(|e| ControlReport {
+            features: e.key.values(),
+            label: names.variant(e.label),
+            own: names.variant(e.own),
+            label_mean_ns: e.label_mean_ns,
+            own_mean_ns: e.own_mean_ns,
+            verdict: match e.verdict {
+                Verdict::Trial => "trial",
+                Verdict::Own => "own",
+                Verdict::Label => "label",
+            },
+        })
+        .collect()
+}
+
 fn unavailable_reports(r: &Region, names: &Names) -> Vec<UnavailableReport> {
     r.unavailable()
         .into_iter()
@@ -452,6 +493,7 @@ fn region_settings_report(r: &Region, names: &Names, trained: Option<&Trained>) 
         retrains: r.retrains(),
         drift: drift_reports(r, names),
         rechecks: recheck_reports(r, names),
+        controls: control_reports(r, names),
         unavailable: unavailable_reports(r, names),
         host_copies: host_copies_report(r),
         monitoring: r.monitoring(),

@@ -175,6 +175,24 @@ fn events(rep: &RegionReport) -> String {
             crate::report::fmt_ns(c.ran_ns),
         ));
     }
+    for c in &rep.controls {
+        let what = if c.features.is_empty() { c.label.clone() } else { format!("{} on {}", c.label, feature_vector(rep, &c.features)) };
+        let line = match c.own_mean_ns {
+            None => format!(
+                "{what} ran in {} on average; this run times the program's own {} instead (its trial)",
+                crate::report::fmt_ns(c.label_mean_ns),
+                c.own
+            ),
+            Some(o) => format!(
+                "{what} ran in {} on average, the program's own {} in {}: {} runs",
+                crate::report::fmt_ns(c.label_mean_ns),
+                c.own,
+                crate::report::fmt_ns(o),
+                if c.verdict == "label" { &c.label } else { &c.own }
+            ),
+        };
+        out.push_str(&format!("  control: {line}\n"));
+    }
     for u in &rep.unavailable {
         if u.at_execution == 0 {
             // known before the first execution (a host share giving another variant's team)

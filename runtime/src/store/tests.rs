@@ -965,3 +965,38 @@ fn a_label_contradicted_by_earlier_runs_is_rechecked_once() {
     assert!(third.pending_rechecks().is_empty(), "measured afresh already: not rechecked again");
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Control runs: run 1 labels cpu (100 µs against gpu's 300 µs, one execution each) and runs it;
+/// run 2 is gpu's trial (the program's own variant runs throughout, and run after run it takes
+/// 50 µs); run 3 runs gpu, not clearly slower. Where gpu's trial shows 300 µs, cpu stays.
+#[test]
+fn a_label_is_kept_only_where_faster_than_the_own_variant_run_after_run() {
+    for (trial_us, kept) in [(50, "gpu"), (300, "cpu")] {
+        let dir = tmpdir(&format!("control-{trial_us}"));
+        let first = region(2);
+        let mut b = attach(&first, &dir, &prog(), 100);
+        while !first.is_trained() {
+            run_cost(&first, 1.0, &[100, 300]);
+        }
+        for _ in 0..20 {
+            assert_eq!(run_cost(&first, 1.0, &[100, trial_us]), 0);
+        }
+        assert!(first.control_events().is_empty(), "nothing stored yet");
+        save(&first, &mut b).unwrap();
+        let second = region(2);
+        let mut b2 = attach(&second, &dir, &prog(), 100);
+        let c = second.control_events();
+        assert_eq!((c.len(), c[0].label, c[0].own, c[0].verdict), (1, 0, 1, crate::control::Verdict::Trial), "{c:?}");
+        for _ in 0..20 {
+            assert_eq!(run_cost(&second, 1.0, &[100, trial_us]), 1, "the trial runs the own variant throughout");
+        }
+        assert!(crate::report::render(&second).contains("(its trial)"));
+        save(&second, &mut b2).unwrap();
+        let third = region(2);
+        attach(&third, &dir, &prog(), 100);
+        let want = if kept == "gpu" { 1 } else { 0 };
+        assert_eq!(run_cost(&third, 1.0, &[100, trial_us]), want, "{:?}", third.control_events());
+        assert_eq!(third.label(&[1.0]), Some(0), "the label itself is unchanged");
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -1,0 +1,77 @@
+//! Control runs: a label that is not the program's own variant is kept only if, run after run,
+//! it is faster than the own variant run the same way.
+//!
+//! Exploration compares variants one execution at a time, alternating them. A variant whose
+//! cost depends on what ran before it is misjudged that way: miniFE's offloaded matvec
+//! allocates and copies its 30 MB operands at every launch, and run launch after launch (as
+//! the program as written runs it) the allocator settles and it takes 4 ms, while a launch
+//! between `cpu` executions takes 17 ms, even in the middle of a run (a recheck measured it
+//! there: `recheck`). Exploration labels `cpu` (6.5 ms) and the adaptive build runs 1.45x
+//! stock's time. Only the variant's own steady state shows the difference, and the program's
+//! own variant is the one whose steady state costs nothing to see: it is what the program
+//! does without ompadapt.
+//!
+//! So when a run loads a vector whose label is not the own variant (`gpu` for an offload,
+//! `threads=1` for a host region: `region::own`), with [`crate::recheck::MIN_TIMED`] or more
+//! timed trained executions of the label stored:
+//! * if the own variant has fewer stored trained executions than that, this run is its *trial*:
+//!   the vector runs the own variant throughout (stock's behaviour and speed), timed as
+//!   trained executions are;
+//! * otherwise the two means decide: the own variant runs from now on unless the label's mean
+//!   is faster by more than [`INDIFFERENT`](crate::explore::INDIFFERENT), the fraction within
+//!   which exploration already calls two variants equally good (and the own variant then
+//!   wins, as `region::own` settles a region whose benefit is noise).
+//!
+//! The means are over every stored run of each (transients included on both sides: each ran
+//! whole runs). A vector being rechecked in this run waits for its trial. Re-judged at every
+//! load, from the data alone: nothing is stored but the trained executions themselves.
+//! `OMPADAPT_CONTROL=0` turns control runs off.
+
+use crate::explore::INDIFFERENT;
+use crate::recheck::MIN_TIMED;
+
+/// What a vector's stored trained executions say about its label against the own variant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    /// The own variant has too few timed executions: it runs throughout this run.
+    Trial,
+    /// The label is not clearly faster: the own variant runs.
+    Own,
+    /// The label is faster by more than the indifference margin: it runs.
+    Label,
+}
+
+/// The verdict from the label's stored trained executions (mean, timed) and the own
+/// variant's (None: none stored); None when the label's are too few to say anything.
+pub fn verdict(label: (f64, u64), own: Option<(f64, u64)>) -> Option<Verdict> {
+    let (label_mean, label_timed) = label;
+    if label_timed < MIN_TIMED || !label_mean.is_finite() || label_mean <= 0.0 {
+        return None;
+    }
+    Some(match own {
+        Some((own_mean, timed)) if timed >= MIN_TIMED && own_mean.is_finite() => {
+            if own_mean <= label_mean * (1.0 + INDIFFERENT) {
+                Verdict::Own
+            } else {
+                Verdict::Label
+            }
+        }
+        _ => Verdict::Trial,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdicts() {
+        assert_eq!(verdict((6.5e6, 7), None), None, "too few of the label");
+        assert_eq!(verdict((6.5e6, 9), None), Some(Verdict::Trial));
+        assert_eq!(verdict((6.5e6, 9), Some((4.1e6, 3))), Some(Verdict::Trial), "too few of the own variant");
+        assert_eq!(verdict((6.5e6, 9), Some((4.1e6, 9))), Some(Verdict::Own), "miniFE's matvec");
+        assert_eq!(verdict((6.5e6, 9), Some((7.0e6, 9))), Some(Verdict::Own), "within 10 %");
+        assert_eq!(verdict((6.5e6, 9), Some((7.5e6, 9))), Some(Verdict::Label));
+        assert_eq!(verdict((f64::NAN, 9), None), None);
+    }
+}
