@@ -138,23 +138,10 @@ fn model(rep: &RegionReport) -> String {
     out
 }
 
-/// Drifts, unavailable variants, the cpu variant's copies, retraining.
-fn events(rep: &RegionReport) -> String {
+/// What this run did about labels its stored trained executions contradict: rechecks and
+/// control verdicts (see `recheck` and `control`).
+fn judgements(rep: &RegionReport) -> String {
     let mut out = String::new();
-    for d in &rep.drift {
-        let outcome = match (&d.label_before, &d.label_now) {
-            (Some(a), Some(b)) if a == b => format!("label kept ({b})"),
-            (Some(a), Some(b)) => format!("label changed from {a} to {b}"),
-            (_, Some(b)) => format!("labelled {b}"),
-            (_, None) => "being re-measured".to_owned(),
-        };
-        let what = if d.features.is_empty() { d.variant.clone() } else { format!("{} on {}", d.variant, feature_vector(rep, &d.features)) };
-        out.push_str(&format!(
-            "  drift: {what} ran slower than its measured time in {} of {} timed executions (after execution {}); \
-             re-measured: {outcome}\n",
-            d.slow, d.window, d.at_execution
-        ));
-    }
     for c in &rep.rechecks {
         let outcome = match &c.label_now {
             Some(b) if *b == c.label_before => format!("label kept ({b})"),
@@ -193,6 +180,27 @@ fn events(rep: &RegionReport) -> String {
         };
         out.push_str(&format!("  control: {line}\n"));
     }
+    out
+}
+
+/// Drifts, rechecks and control verdicts, unavailable variants, the cpu variant's copies, retraining.
+fn events(rep: &RegionReport) -> String {
+    let mut out = String::new();
+    for d in &rep.drift {
+        let outcome = match (&d.label_before, &d.label_now) {
+            (Some(a), Some(b)) if a == b => format!("label kept ({b})"),
+            (Some(a), Some(b)) => format!("label changed from {a} to {b}"),
+            (_, Some(b)) => format!("labelled {b}"),
+            (_, None) => "being re-measured".to_owned(),
+        };
+        let what = if d.features.is_empty() { d.variant.clone() } else { format!("{} on {}", d.variant, feature_vector(rep, &d.features)) };
+        out.push_str(&format!(
+            "  drift: {what} ran slower than its measured time in {} of {} timed executions (after execution {}); \
+             re-measured: {outcome}\n",
+            d.slow, d.window, d.at_execution
+        ));
+    }
+    out.push_str(&judgements(rep));
     for u in &rep.unavailable {
         if u.at_execution == 0 {
             // known before the first execution (a host share giving another variant's team)
