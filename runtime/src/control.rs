@@ -15,8 +15,9 @@
 //! `threads=1` for a host region: `region::own`), with [`crate::recheck::MIN_TIMED`] or more
 //! timed trained executions of the label stored:
 //! * if the own variant has fewer stored trained executions than that, this run is its *trial*:
-//!   the vector runs the own variant throughout (stock's behaviour and speed), timed as
-//!   trained executions are;
+//!   the vector runs the own variant throughout (stock's behaviour and speed), and every one
+//!   of those executions is timed (not 1 in `OMPADAPT_SAMPLE`), so that a vector run 8 times
+//!   or more per run has its trial in one run;
 //! * otherwise the two means decide: the own variant runs from now on unless the label's mean
 //!   is faster by more than [`INDIFFERENT`](crate::explore::INDIFFERENT), the fraction within
 //!   which exploration already calls two variants equally good (and the own variant then

@@ -134,9 +134,9 @@ pub(crate) struct Inner {
     rechecked: Vec<RecheckEvent>,
     /// Control verdicts given at load (see `control`).
     controls: Vec<ControlEvent>,
-    /// Measured vectors the program's own variant decides in this run (trial, or a label not
-    /// clearly faster: see `control`).
-    own_decides: std::collections::HashSet<FeatureKey, crate::stats::FxBuild>,
+    /// Measured vectors the program's own variant decides in this run (see `control`), and
+    /// whether this run is its trial (every execution of it is timed).
+    own_decides: std::collections::HashMap<FeatureKey, bool, crate::stats::FxBuild>,
     /// Variants made unavailable in this run, in order.
     unavailable: Vec<Unavailable>,
     /// The part of [`Region::slack`] the lock's holder last published (see [`Locked`]).
@@ -283,6 +283,9 @@ pub struct Region {
     monitor: AtomicBool,
     /// Some label waits for its recheck (see `recheck`): decisions look their gate up.
     recheck_pending: AtomicBool,
+    /// Some vector's own variant has its trial in this run (see `control`): decisions look
+    /// their trial flag up.
+    trials: AtomicBool,
     warmup: bool,
     /// Per variant: has it run in this process (its next execution is warm)?
     warmed: Box<[AtomicBool]>,

@@ -27,7 +27,7 @@
 
 use std::cell::{Cell, UnsafeCell};
 use std::ptr::null_mut;
-use std::sync::atomic::{AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU32, AtomicU64, AtomicUsize, Ordering::*};
 use std::sync::Mutex;
 
 use crate::stats::FeatureKey;
@@ -55,6 +55,9 @@ pub struct Slot {
     /// Recheck gate of the decision, clock ticks (0: none): a timed execution at or below it
     /// re-measures the vector (see `recheck`).
     pub recheck_ticks: AtomicU64,
+    /// The decision is the own variant's trial (see `control`): every execution is timed, and
+    /// none starts from the memo.
+    pub trial: AtomicBool,
     /// Drift window of the decision: timed executions judged.
     pub window_judged: AtomicU32,
     /// Drift window of the decision: judged executions over the bar, and in the top bit
@@ -119,6 +122,7 @@ impl Slot {
             variant: AtomicU32::new(0),
             bar_ticks: AtomicU64::new(u64::MAX),
             recheck_ticks: AtomicU64::new(0),
+            trial: AtomicBool::new(false),
             window_judged: AtomicU32::new(0),
             window_slow: AtomicU32::new(0),
             view: ExplorationView::empty(),

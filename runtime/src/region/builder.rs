@@ -162,6 +162,7 @@ impl Region {
             drift_cfg: s.drift,
             monitor: AtomicBool::new(monitor),
             recheck_pending: AtomicBool::new(false),
+            trials: AtomicBool::new(false),
             pinned: std::sync::OnceLock::new(),
             teams: std::sync::OnceLock::new(),
             warmup: s.warmup,

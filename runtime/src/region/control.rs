@@ -44,7 +44,10 @@ impl Region {
         let (label_data, own_data) = (monitored(label)?, monitored(own));
         let v = verdict(label_data, own_data)?;
         if v != Verdict::Label {
-            g.own_decides.insert(*key);
+            g.own_decides.insert(*key, v == Verdict::Trial);
+            if v == Verdict::Trial {
+                self.trials.store(true, Relaxed);
+            }
         }
         g.controls.push(ControlEvent {
             key: *key,
@@ -55,6 +58,12 @@ impl Region {
             verdict: v,
         });
         Some(v)
+    }
+
+    /// Whether vector `key`'s own variant has its trial in this run (every execution timed).
+    /// Cold: only while some trial runs.
+    pub(super) fn on_trial(&self, key: &FeatureKey) -> bool {
+        self.trials.load(Relaxed) && self.lock().own_decides.get(key).copied().unwrap_or(false)
     }
 
     /// The verdicts given in this run.

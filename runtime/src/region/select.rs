@@ -93,20 +93,29 @@ impl Region {
         let cold = self.first_run(v);
         ctx.t0.set_cold(cold);
         // SAFETY: a slot of `shard` (found or inserted there), which lives as long as it
-        if let Some(s) = unsafe { slot.as_ref() } {
-            // the memo starts executions only once the data-movement tool is known absent
-            if crate::dataflow::absent() {
-                shard.memo_put(&ctx.features[..n], s);
+        let trial = match unsafe { slot.as_ref() } {
+            Some(s) => {
+                let trial = s.trial.load(Relaxed);
+                // the memo starts executions only once the data-movement tool is known absent,
+                // and never a trial's (each of those is timed)
+                if crate::dataflow::absent() && !trial {
+                    shard.memo_put(&ctx.features[..n], s);
+                }
+                ctx.keep_for_end(slot.cast());
+                trial
             }
-            ctx.keep_for_end(slot.cast());
-        }
+            None => false,
+        };
         let left = shard.sample_left.load(Relaxed);
         if left != 0 {
             shard.sample_left.store(left - 1, Relaxed);
-            return;
+            if !trial {
+                return;
+            }
+        } else {
+            shard.sample_left.store(self.sample - 1, Relaxed);
+            bump(&shard.turns, 1);
         }
-        shard.sample_left.store(self.sample - 1, Relaxed);
-        bump(&shard.turns, 1);
         // the first execution of a variant in this process is cold: counted, not timed
         if !(cold && self.warmup) {
             ctx.t0 = ctx.t0.with_time(clock::now()); // last: the execution starts now
@@ -187,6 +196,7 @@ impl Region {
             s.variant.store(if variant == EXPLORE { EXPLORE } else { variant.min(self.nvariants() as u32 - 1) }, Relaxed);
             s.bar_ticks.store(bar, Relaxed);
             s.recheck_ticks.store(if variant == EXPLORE { 0 } else { self.recheck_gate(&key, variant) }, Relaxed);
+            s.trial.store(variant != EXPLORE && self.on_trial(&key), Relaxed);
             s.window_judged.store(0, Relaxed);
             s.window_slow.store(0, Relaxed);
             // epochs are odd: 0 makes the next execution decide again
@@ -214,7 +224,7 @@ impl Region {
             let r = g.measurements.rec(i);
             if let Some(l) = r.decided() {
                 // a control run's verdict: the program's own variant (see `control`)
-                let l = if g.own_decides.contains(key) { own::own_variant(&self.spec.variants).unwrap_or(l) } else { l };
+                let l = if g.own_decides.contains_key(key) { own::own_variant(&self.spec.variants).unwrap_or(l) } else { l };
                 return (own.unwrap_or(l) as u32, true);
             }
             // being explored: a vector first explored after training goes on while the budget

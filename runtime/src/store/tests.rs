@@ -1000,3 +1000,33 @@ fn a_label_is_kept_only_where_faster_than_the_own_variant_run_after_run() {
         fs::remove_dir_all(&dir).unwrap();
     }
 }
+
+/// A trial times every execution of the own variant, whatever `OMPADAPT_SAMPLE` says: a vector
+/// run 10 times per run has its verdict in the next run, not after 8 more runs of trials.
+#[test]
+fn a_trial_times_every_execution() {
+    let dir = tmpdir("trial-timed");
+    let make = || region_with(builder(2).sample(16), "ompadapt1;model=m/1;loc=a.c:3;features=N;variants=cpu,gpu");
+    let first = make();
+    let mut b = attach(&first, &dir, &prog(), 100);
+    while !first.is_trained() {
+        run_cost(&first, 1.0, &[100, 300]);
+    }
+    for _ in 0..200 {
+        run_cost(&first, 1.0, &[100, 50]); // 1 in 16 timed: 12 or 13
+    }
+    save(&first, &mut b).unwrap();
+    let second = make();
+    let mut b2 = attach(&second, &dir, &prog(), 100);
+    assert_eq!(second.control_events()[0].verdict, crate::control::Verdict::Trial);
+    for _ in 0..10 {
+        assert_eq!(run_cost(&second, 1.0, &[100, 50]), 1);
+    }
+    save(&second, &mut b2).unwrap();
+    let third = make();
+    attach(&third, &dir, &prog(), 100);
+    let c = third.control_events();
+    assert_eq!(c[0].verdict, crate::control::Verdict::Own, "{c:?}");
+    assert_eq!(run_cost(&third, 1.0, &[100, 50]), 1);
+    fs::remove_dir_all(&dir).unwrap();
+}
