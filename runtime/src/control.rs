@@ -23,6 +23,13 @@
 //!   which exploration already calls two variants equally good (and the own variant then
 //!   wins, as `region::own` settles a region whose benefit is noise).
 //!
+//! No trial where exploration measured the own variant more than [`TRIAL_BOUND`] times slower
+//! than the label's stored mean: that is twice the largest effect of a variant's history
+//! measured here (miniFE's matvec, 17 ms against 4.1 ms), and a trial would run a variant that
+//! much slower for a whole run (the lu sweep mapped per kernel: `gpu` 1.4 ms per launch
+//! against `cpu`'s 0.1 ms; trials of its 72 vectors took its adaptive runs from 0.08 to 0.26 of
+//! stock's time while they lasted).
+//!
 //! The means are over every stored run of each (transients included on both sides: each ran
 //! whole runs). A vector being rechecked in this run waits for its trial. Re-judged at every
 //! load, from the data alone: nothing is stored but the trained executions themselves.
@@ -30,6 +37,9 @@
 
 use crate::explore::INDIFFERENT;
 use crate::recheck::MIN_TIMED;
+
+/// The own variant's measured time over the label's stored mean above which no trial runs.
+pub const TRIAL_BOUND: f64 = 8.0;
 
 /// What a vector's stored trained executions say about its label against the own variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -42,13 +52,16 @@ pub enum Verdict {
     Label,
 }
 
-/// The verdict from the label's stored trained executions (mean, timed) and the own
-/// variant's (None: none stored); None when the label's are too few to say anything.
-pub fn verdict(label: (f64, u64), own: Option<(f64, u64)>) -> Option<Verdict> {
+/// The verdict from the label's stored trained executions (mean, timed), the own variant's
+/// (None: none stored) and the own variant's measured time (exploration's robust estimate);
+/// None when the label's are too few to say anything, or where the own variant measured
+/// [`TRIAL_BOUND`] times slower and has no trained executions stored.
+pub fn verdict(label: (f64, u64), own: Option<(f64, u64)>, own_measured: Option<f64>) -> Option<Verdict> {
     let (label_mean, label_timed) = label;
     if label_timed < MIN_TIMED || !label_mean.is_finite() || label_mean <= 0.0 {
         return None;
     }
+    let far_slower = own_measured.is_some_and(|m| m > TRIAL_BOUND * label_mean);
     Some(match own {
         Some((own_mean, timed)) if timed >= MIN_TIMED && own_mean.is_finite() => {
             if own_mean <= label_mean * (1.0 + INDIFFERENT) {
@@ -57,6 +70,7 @@ pub fn verdict(label: (f64, u64), own: Option<(f64, u64)>) -> Option<Verdict> {
                 Verdict::Label
             }
         }
+        _ if far_slower => return None,
         _ => Verdict::Trial,
     })
 }
@@ -67,12 +81,14 @@ mod tests {
 
     #[test]
     fn verdicts() {
-        assert_eq!(verdict((6.5e6, 7), None), None, "too few of the label");
-        assert_eq!(verdict((6.5e6, 9), None), Some(Verdict::Trial));
-        assert_eq!(verdict((6.5e6, 9), Some((4.1e6, 3))), Some(Verdict::Trial), "too few of the own variant");
-        assert_eq!(verdict((6.5e6, 9), Some((4.1e6, 9))), Some(Verdict::Own), "miniFE's matvec");
-        assert_eq!(verdict((6.5e6, 9), Some((7.0e6, 9))), Some(Verdict::Own), "within 10 %");
-        assert_eq!(verdict((6.5e6, 9), Some((7.5e6, 9))), Some(Verdict::Label));
-        assert_eq!(verdict((f64::NAN, 9), None), None);
+        assert_eq!(verdict((6.5e6, 7), None, None), None, "too few of the label");
+        assert_eq!(verdict((6.5e6, 9), None, Some(16.6e6)), Some(Verdict::Trial));
+        assert_eq!(verdict((6.5e6, 9), Some((4.1e6, 3)), None), Some(Verdict::Trial), "too few of the own variant");
+        assert_eq!(verdict((6.5e6, 9), Some((4.1e6, 9)), None), Some(Verdict::Own), "miniFE's matvec");
+        assert_eq!(verdict((6.5e6, 9), Some((7.0e6, 9)), None), Some(Verdict::Own), "within 10 %");
+        assert_eq!(verdict((6.5e6, 9), Some((7.5e6, 9)), Some(1e9)), Some(Verdict::Label));
+        assert_eq!(verdict((f64::NAN, 9), None, None), None);
+        assert_eq!(verdict((0.1e6, 9), None, Some(1.4e6)), None, "the lu sweep: no trial 14x slower");
+        assert_eq!(verdict((0.1e6, 9), Some((1.3e6, 9)), Some(1.4e6)), Some(Verdict::Label), "stored data still judge");
     }
 }

@@ -42,7 +42,7 @@ impl Region {
             return None;
         }
         let (label_data, own_data) = (monitored(label)?, monitored(own));
-        let v = verdict(label_data, own_data)?;
+        let v = verdict(label_data, own_data, t.time.predict(key, own))?;
         if v != Verdict::Label {
             g.own_decides.insert(*key, v == Verdict::Trial);
             if v == Verdict::Trial {
