@@ -207,9 +207,9 @@ pub const VARIABLES: &[Variable] = &[
         name: "OMPADAPT_CONTROL",
         default: "`1`",
         meaning: "`0`: no control runs. A measured vector whose label is not the program's own variant (`gpu`, \
-                  `threads=1`) and has 8 or more timed trained executions stored runs the own variant for one \
+                  `threads=1`) and has 8 or more timed trained executions stored, 100 µs or longer on average, runs the own variant for one \
                   whole run (its trial: stock's behaviour); from then on the own variant runs unless the label's \
-                  stored mean is more than 10 % faster than the own variant's.",
+                  stored mean is more than 2 % faster than the own variant's.",
     },
     Variable {
         name: "OMPADAPT_COMPACT_AFTER",

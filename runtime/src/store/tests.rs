@@ -966,20 +966,20 @@ fn a_label_contradicted_by_earlier_runs_is_rechecked_once() {
     fs::remove_dir_all(&dir).unwrap();
 }
 
-/// Control runs: run 1 labels cpu (100 µs against gpu's 300 µs, one execution each) and runs it;
+/// Control runs: run 1 labels cpu (200 µs against gpu's 600 µs, one execution each) and runs it;
 /// run 2 is gpu's trial (the program's own variant runs throughout, and run after run it takes
-/// 50 µs); run 3 runs gpu, not clearly slower. Where gpu's trial shows 300 µs, cpu stays.
+/// 100 µs); run 3 runs gpu. Where gpu's trial shows 600 µs, cpu stays.
 #[test]
 fn a_label_is_kept_only_where_faster_than_the_own_variant_run_after_run() {
-    for (trial_us, kept) in [(50, "gpu"), (300, "cpu")] {
+    for (trial_us, kept) in [(100, "gpu"), (600, "cpu")] {
         let dir = tmpdir(&format!("control-{trial_us}"));
         let first = region(2);
         let mut b = attach(&first, &dir, &prog(), 100);
         while !first.is_trained() {
-            run_cost(&first, 1.0, &[100, 300]);
+            run_cost(&first, 1.0, &[200, 600]);
         }
         for _ in 0..20 {
-            assert_eq!(run_cost(&first, 1.0, &[100, trial_us]), 0);
+            assert_eq!(run_cost(&first, 1.0, &[200, trial_us]), 0);
         }
         assert!(first.control_events().is_empty(), "nothing stored yet");
         save(&first, &mut b).unwrap();
@@ -988,14 +988,14 @@ fn a_label_is_kept_only_where_faster_than_the_own_variant_run_after_run() {
         let c = second.control_events();
         assert_eq!((c.len(), c[0].label, c[0].own, c[0].verdict), (1, 0, 1, crate::control::Verdict::Trial), "{c:?}");
         for _ in 0..20 {
-            assert_eq!(run_cost(&second, 1.0, &[100, trial_us]), 1, "the trial runs the own variant throughout");
+            assert_eq!(run_cost(&second, 1.0, &[200, trial_us]), 1, "the trial runs the own variant throughout");
         }
         assert!(crate::report::render(&second).contains("(its trial)"));
         save(&second, &mut b2).unwrap();
         let third = region(2);
         attach(&third, &dir, &prog(), 100);
         let want = if kept == "gpu" { 1 } else { 0 };
-        assert_eq!(run_cost(&third, 1.0, &[100, trial_us]), want, "{:?}", third.control_events());
+        assert_eq!(run_cost(&third, 1.0, &[200, trial_us]), want, "{:?}", third.control_events());
         assert_eq!(third.label(&[1.0]), Some(0), "the label itself is unchanged");
         fs::remove_dir_all(&dir).unwrap();
     }
@@ -1010,23 +1010,23 @@ fn a_trial_times_every_execution() {
     let first = make();
     let mut b = attach(&first, &dir, &prog(), 100);
     while !first.is_trained() {
-        run_cost(&first, 1.0, &[100, 300]);
+        run_cost(&first, 1.0, &[200, 600]);
     }
     for _ in 0..200 {
-        run_cost(&first, 1.0, &[100, 50]); // 1 in 16 timed: 12 or 13
+        run_cost(&first, 1.0, &[200, 100]); // 1 in 16 timed: 12 or 13
     }
     save(&first, &mut b).unwrap();
     let second = make();
     let mut b2 = attach(&second, &dir, &prog(), 100);
     assert_eq!(second.control_events()[0].verdict, crate::control::Verdict::Trial);
     for _ in 0..10 {
-        assert_eq!(run_cost(&second, 1.0, &[100, 50]), 1);
+        assert_eq!(run_cost(&second, 1.0, &[200, 100]), 1);
     }
     save(&second, &mut b2).unwrap();
     let third = make();
     attach(&third, &dir, &prog(), 100);
     let c = third.control_events();
     assert_eq!(c[0].verdict, crate::control::Verdict::Own, "{c:?}");
-    assert_eq!(run_cost(&third, 1.0, &[100, 50]), 1);
+    assert_eq!(run_cost(&third, 1.0, &[200, 100]), 1);
     fs::remove_dir_all(&dir).unwrap();
 }
