@@ -285,6 +285,11 @@ impl MeasurementTable {
         &self.recs[i]
     }
 
+    /// The label of vector `key` (None: not measured, or undecided).
+    pub fn label_of(&self, key: &FeatureKey) -> Option<usize> {
+        self.find(key).and_then(|i| self.recs[i].decided())
+    }
+
     /// The per-variant counters of the vector at index `i`.
     pub fn counts(&self, i: usize) -> &[Counts] {
         &self.counts[i * self.nv..(i + 1) * self.nv]

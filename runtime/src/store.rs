@@ -387,8 +387,9 @@ pub fn attach(region: &Region, dir: &Path, program: &Program, compact_after: usi
     let saved = assessment::assess(&Definition::of_region(&region.spec), merged);
     let settled = absorb_saved_cached(region, merged, loaded.settled.as_ref());
     start_model(region, &saved, &rdir);
-    schedule_rechecks(region, merged);
-    give_control_verdicts(region, merged);
+    let means = monitored_means(merged);
+    schedule_rechecks(region, merged, &means);
+    give_control_verdicts(region, &means);
     Binding {
         dir: rdir,
         root: dir.to_path_buf(),
@@ -443,29 +444,32 @@ fn absorb_saved_cached(region: &Region, merged: &Merged, cache: Option<&Settled>
     region.settle_cached(cache)
 }
 
+/// Stored trained executions per (vector, variant name) with any timed: (mean ns, timed).
+type MonitoredMeans<'a> = HashMap<(FeatureKey, &'a str), (f64, u64)>;
+
+fn monitored_means(merged: &Merged) -> MonitoredMeans<'_> {
+    let timed = merged.monitored.iter().filter(|(_, m)| m.timed > 0);
+    timed.map(|((f, name), m)| ((FeatureKey::new(f), name.as_str()), (m.sum_ns as f64 / m.timed as f64, m.timed))).collect()
+}
+
 /// Schedules a recheck of every label that earlier runs' trained executions contradict (see
 /// [`crate::recheck`]), except pairs measured afresh already (after a drift or a recheck).
-fn schedule_rechecks(region: &Region, merged: &Merged) {
+fn schedule_rechecks(region: &Region, merged: &Merged, means: &MonitoredMeans) {
     let variant = |name: &str| region.spec.variants.iter().position(|n| n == name);
     let remeasured: std::collections::HashSet<(FeatureKey, &str)> =
         merged.samples.iter().filter(|(_, p)| p.superseded > 0).map(|((f, v), _)| (FeatureKey::new(f), v.as_str())).collect();
-    for ((f, name), m) in &merged.monitored {
+    for (&(key, name), &(mean, timed)) in means {
         let Some(v) = variant(name) else { continue };
-        let key = FeatureKey::new(f);
-        if m.timed < crate::recheck::MIN_TIMED || remeasured.contains(&(key, name.as_str())) {
+        if timed < crate::recheck::MIN_TIMED || remeasured.contains(&(key, name)) {
             continue;
         }
-        region.recheck_if_contradicted(&key, v, m.sum_ns as f64 / m.timed as f64, m.timed);
+        region.recheck_if_contradicted(&key, v, mean, timed);
     }
 }
 
 /// Judges every measured vector's label against the program's own variant from the stored
 /// trained executions of both (see [`crate::control`]).
-fn give_control_verdicts(region: &Region, merged: &Merged) {
-    let mut by_pair: HashMap<(FeatureKey, &str), (f64, u64)> = HashMap::new();
-    for ((f, name), m) in merged.monitored.iter().filter(|(_, m)| m.timed > 0) {
-        by_pair.insert((FeatureKey::new(f), name.as_str()), (m.sum_ns as f64 / m.timed as f64, m.timed));
-    }
+fn give_control_verdicts(region: &Region, by_pair: &MonitoredMeans) {
     let mut keys: Vec<FeatureKey> = by_pair.keys().map(|(k, _)| *k).collect();
     keys.sort_by(|a, b| a.values().partial_cmp(&b.values()).unwrap_or(std::cmp::Ordering::Equal));
     keys.dedup();

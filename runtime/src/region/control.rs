@@ -37,7 +37,7 @@ impl Region {
         }
         let own = own::own_variant(&self.spec.variants).filter(|&o| self.available(o))?;
         let mut g = self.lock();
-        let label = g.measurements.find(key).and_then(|i| g.measurements.rec(i).decided())?;
+        let label = g.measurements.label_of(key)?;
         if label == own || g.rechecks.iter().any(|p| p.key == *key) {
             return None;
         }

@@ -46,7 +46,7 @@ impl Region {
             return false;
         }
         let mut g = self.lock();
-        let labelled = g.measurements.find(key).and_then(|i| g.measurements.rec(i).decided()) == Some(v);
+        let labelled = g.measurements.label_of(key) == Some(v);
         if !labelled || g.rechecks.iter().any(|p| p.key == *key) {
             return false;
         }
@@ -82,7 +82,7 @@ impl Region {
             self.recheck_pending.store(false, Relaxed);
         }
         self.adopt_pending(&mut g);
-        if self.mode.frozen || g.measurements.find(&p.key).and_then(|i| g.measurements.rec(i).decided()) != Some(v) {
+        if self.mode.frozen || g.measurements.label_of(&p.key) != Some(v) {
             return; // re-measured or relabelled since it was scheduled
         }
         self.reopen_locked(&mut g, &p.key);

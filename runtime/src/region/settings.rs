@@ -165,8 +165,7 @@ impl Region {
     pub fn label(&self, features: &[f64]) -> Option<usize> {
         let mut g = self.lock();
         self.adopt_pending(&mut g);
-        let st = &g.measurements;
-        st.find(&FeatureKey::new(features)).and_then(|i| st.rec(i).decided())
+        g.measurements.label_of(&FeatureKey::new(features))
     }
 
     /// Exploring executions while a model decided (new vectors, drift re-measurements).
