@@ -65,6 +65,24 @@ struct Stack {
     /// Begins past [`DEPTH`] not yet ended.
     overflow: usize,
     frames: [Frame; DEPTH],
+    /// The innermost frame of an empty stack, as [`Owner::top`] holds it, so that the fast
+    /// paths never test for null: its key is its own address (no handle has it), and it is
+    /// decided and full, so `set_feature` never writes it, `get_policy` returns its policy 0
+    /// and `end` finds no plain trained execution (its context is zeroed), all without
+    /// touching its null handle.
+    sentinel: Frame,
+}
+
+impl Stack {
+    /// An empty stack at a stable address (the sentinel's key is that address).
+    fn new() -> *mut Stack {
+        let p = Box::into_raw(Box::new(Stack { len: 0, overflow: 0, frames: [EMPTY; DEPTH], sentinel: EMPTY }));
+        // SAFETY: just allocated, not yet shared.
+        let s = unsafe { &mut *p };
+        s.sentinel.key = (&s.sentinel as *const Frame).cast();
+        s.sentinel.state = DECIDED | MAX_FEATURES;
+        p
+    }
 }
 
 const EMPTY: Frame = Frame {
@@ -111,7 +129,8 @@ impl Frame {
         // execution in this frame on this thread: a thread's frames are cleared when it exits);
         // shards live as long as their region.
         let shard = unsafe { &*self.shard };
-        if !h.region.begin_memo_filled(shard, self.set().min(MAX_FEATURES), &mut self.ctx) {
+        // undecided (the callers' test): the state is the count of features set
+        if !h.region.begin_memo_filled(shard, self.state.min(MAX_FEATURES), &mut self.ctx) {
             return false;
         }
         self.state |= DECIDED;
@@ -138,10 +157,14 @@ struct Owner {
 static THREAD_TABLE: [Owner; THREADS] =
     [const { Owner { tid: AtomicUsize::new(0), stack: AtomicPtr::new(null_mut()), top: AtomicPtr::new(null_mut()) } }; THREADS];
 
-/// The innermost frame of `s` as [`Owner::top`] holds it.
+/// The innermost frame of `s` as [`Owner::top`] holds it: the sentinel when `s` is empty.
 #[inline(always)]
 fn top_of(s: &mut Stack) -> *mut Frame {
-    innermost(s).map_or(null_mut(), |f| f as *mut Frame)
+    match s.len.checked_sub(1) {
+        // SAFETY: `len <= DEPTH` always (`begin` pushes only below it).
+        Some(top) => unsafe { s.frames.get_unchecked_mut(top) },
+        None => &mut s.sentinel,
+    }
 }
 /// Stacks of exited threads, reused by new ones (emptied).
 static SPARE: Mutex<Vec<usize>> = Mutex::new(Vec::new());
@@ -179,8 +202,9 @@ impl Drop for ThreadExit {
 
 #[inline(always)]
 fn slot_of(tid: usize) -> usize {
-    // thread pointers are far apart and aligned: mix the bits
-    (tid.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 56) % THREADS
+    // thread pointers are far apart and aligned: mix the bits of the low half (where the
+    // threads of one process differ; a 32-bit multiply needs no 64-bit constant)
+    ((tid as u32).wrapping_mul(0x9E37_79B9) >> 24) as usize % THREADS
 }
 
 /// This thread's stack: its first call allocates one (or reuses an exited thread's).
@@ -192,7 +216,7 @@ fn stack_slow(tid: usize, i: usize) -> *mut Stack {
             let spare = SPARE.lock().unwrap_or_else(|e| e.into_inner()).pop();
             let p = match spare {
                 Some(p) => p as *mut Stack,
-                None => Box::into_raw(Box::new(Stack { len: 0, overflow: 0, frames: [EMPTY; DEPTH] })),
+                None => Stack::new(),
             };
             o.set(p);
         }
@@ -235,13 +259,24 @@ fn entry() -> Option<&'static Owner> {
     (e.tid.load(Acquire) == tid).then_some(e)
 }
 
-/// This thread's innermost frame if the thread table has it.
+/// This thread's innermost frame (its stack's sentinel when empty) if the thread table has it.
 #[inline(always)]
 fn cached_top() -> Option<&'static mut Frame> {
-    // SAFETY: `top` is null or a frame of the stack of the thread the entry names, this one
-    // (only the owner writes it, after every change of its stack's length; a new owner's
-    // first call, through `with`, sets it), and the access is exclusive as in `with`.
-    unsafe { entry()?.top.load(Relaxed).as_mut() }
+    top_in(entry()?)
+}
+
+/// The innermost frame `e` holds (an entry of this thread).
+#[inline(always)]
+fn top_in(e: &Owner) -> Option<&'static mut Frame> {
+    let p = e.top.load(Relaxed);
+    // SAFETY: an entry naming this thread holds a frame of its stack, never null (only the
+    // owner writes it, after every change of its stack's length; a new owner's first call,
+    // through `with`, sets it before any fast path reads it), and the access is exclusive as
+    // in `with`.
+    unsafe {
+        std::hint::assert_unchecked(!p.is_null());
+        Some(&mut *p)
+    }
 }
 
 /// `e`'s stack (an entry of this thread).
@@ -254,15 +289,6 @@ fn stack_of(e: &Owner) -> &'static mut Stack {
         std::hint::assert_unchecked(!p.is_null());
         &mut *p
     }
-}
-
-/// The innermost frame of `s`, if any (no bounds check: `len` never exceeds [`DEPTH`]).
-#[inline(always)]
-fn innermost(s: &mut Stack) -> Option<&mut Frame> {
-    let top = s.len.checked_sub(1)?;
-    debug_assert!(top < DEPTH);
-    // SAFETY: `len <= DEPTH` always (`begin` pushes only below it).
-    Some(unsafe { s.frames.get_unchecked_mut(top) })
 }
 
 /// `set_feature`'s usual case, without a call: the innermost execution is `key`'s, undecided,
@@ -313,11 +339,14 @@ pub fn get_policy_fast(key: *const c_void) -> Option<usize> {
 #[inline(always)]
 pub fn end_fast(key: *const c_void) -> bool {
     let Some(e) = entry() else { return false };
-    // SAFETY: as in `cached_top`.
-    let Some(f) = (unsafe { e.top.load(Relaxed).as_mut() }) else { return false };
+    let Some(f) = top_in(e) else { return false };
+    // the context before the handle: the sentinel's is not a plain trained one
+    if !std::ptr::eq(f.key, key) || !f.decided() || !f.ctx.t0.is_plain_trained() {
+        return false;
+    }
     // SAFETY: as in `get_policy_fast`.
     // (the frame's context was started on this thread: its slot is the thread's own)
-    if !std::ptr::eq(f.key, key) || !f.decided() || !unsafe { &*f.handle }.region.end_memo_on_own_thread(&f.ctx) {
+    if !unsafe { &*f.handle }.region.end_memo_on_own_thread(&f.ctx) {
         return false;
     }
     let s = stack_of(e);
