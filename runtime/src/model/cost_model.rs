@@ -35,7 +35,7 @@
 //! the stack, no allocation. A variant never measured has no fit and is never chosen.
 
 use super::scaling::{log_feature, LOG_RATIO};
-use super::solve::{Normal, MAX_TERMS};
+use super::solve::{NnlsStart, Normal, MAX_TERMS};
 use super::training_set::TrainingSet;
 use super::tree::{fmt_number, walk, Node};
 use crate::ctx::MAX_FEATURES;
@@ -436,6 +436,12 @@ impl Rows<'_> {
     }
 
     fn solve(&self, n: &Normal) -> Option<([f64; MAX_TERMS], f64)> {
+        self.solve_from(n, &mut NnlsStart::default())
+    }
+
+    /// [`Rows::solve`], the additive family's NNLS started from `start` (see
+    /// [`Normal::nnls_from`]).
+    fn solve_from(&self, n: &Normal, start: &mut NnlsStart) -> Option<([f64; MAX_TERMS], f64)> {
         let dropped;
         let n = if self.drop == 0 {
             n
@@ -447,7 +453,7 @@ impl Rows<'_> {
         };
         let rows = n.rows.max(1) as f64;
         let c = if self.family == Family::Additive {
-            n.nnls(&[RIDGE_ADDITIVE * rows; MAX_TERMS])
+            n.nnls_from(&[RIDGE_ADDITIVE * rows; MAX_TERMS], start)
         } else if self.family == Family::Linear {
             n.least_squares(&[RIDGE_ADDITIVE * rows; MAX_TERMS])?
         } else {
@@ -462,10 +468,11 @@ impl Rows<'_> {
     /// Bayesian information criterion `n·ln(SSE/n) + k·ln n` improves: noisy times then get a
     /// sparse formula (a latency and the costs that matter) instead of every term fitted to
     /// the noise. Used for the leaves of the final fit, not for the split search.
-    fn solve_sparse(&self, n: &Normal) -> Option<([f64; MAX_TERMS], f64)> {
-        let (mut c, mut sse) = self.solve(n)?;
+    /// `full` is [`Rows::solve`]'s result on `n` (the caller has it already).
+    fn solve_sparse(&self, n: &Normal, full: ([f64; MAX_TERMS], f64)) -> ([f64; MAX_TERMS], f64) {
+        let (mut c, mut sse) = full;
         if self.family != Family::Additive || n.rows < 3 {
-            return Some((c, sse));
+            return (c, sse);
         }
         let rows = n.rows as f64;
         let bic = |sse: f64, k: usize| rows * (sse / rows + 1e-12).ln() + k as f64 * rows.ln();
@@ -473,7 +480,7 @@ impl Rows<'_> {
         loop {
             let active: Vec<usize> = (0..self.m).filter(|&t| drop & (1 << t) == 0).collect();
             if active.len() <= 1 {
-                return Some((c, sse));
+                return (c, sse);
             }
             let mut best: Option<(f64, usize, [f64; MAX_TERMS], f64)> = None;
             for &t in &active {
@@ -490,7 +497,7 @@ impl Rows<'_> {
                     c = ct;
                     sse = st;
                 }
-                _ => return Some((c, sse)),
+                _ => return (c, sse),
             }
         }
     }
@@ -529,9 +536,10 @@ enum PNode {
 
 fn grow(rows: &Rows, set: &[usize], depth: u8, out: &mut Vec<PNode>) -> Option<usize> {
     let all = rows.normal(set);
-    let (_, sse) = rows.solve(&all)?;
+    let full = rows.solve(&all)?;
+    let sse = full.1;
     let me = out.len();
-    out.push(PNode::Leaf(rows.solve_sparse(&all)?.0));
+    out.push(PNode::Leaf(rows.solve_sparse(&all, full).0));
     if depth == 0 || set.len() < 2 * MIN_LEAF || sse <= 0.0 {
         return Some(me);
     }
@@ -542,6 +550,8 @@ fn grow(rows: &Rows, set: &[usize], depth: u8, out: &mut Vec<PNode>) -> Option<u
         sorted.sort_by(|&a, &b| x(a).total_cmp(&x(b)));
         let mut left = Normal::new(rows.m);
         let mut right = Normal::new(rows.m);
+        // neighbouring candidates differ by one row: each side starts from the last solution
+        let (mut warm_left, mut warm_right) = (NnlsStart::default(), NnlsStart::default());
         for i in 0..sorted.len() - 1 {
             left.add(&rows.a[sorted[i]], rows.b[sorted[i]]);
             let (lo, hi) = (x(sorted[i]), x(sorted[i + 1]));
@@ -549,7 +559,9 @@ fn grow(rows: &Rows, set: &[usize], depth: u8, out: &mut Vec<PNode>) -> Option<u
                 continue;
             }
             all.minus_into(&left, &mut right);
-            let (Some((_, sl)), Some((_, sr))) = (rows.solve(&left), rows.solve(&right)) else { continue };
+            let (Some((_, sl)), Some((_, sr))) = (rows.solve_from(&left, &mut warm_left), rows.solve_from(&right, &mut warm_right)) else {
+                continue;
+            };
             let s = sl + sr;
             if best.is_none_or(|b| s < b.0) {
                 let t = lo / 2.0 + hi / 2.0;
