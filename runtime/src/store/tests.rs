@@ -1030,3 +1030,40 @@ fn a_trial_times_every_execution() {
     assert_eq!(run_cost(&third, 1.0, &[200, 100]), 1);
     fs::remove_dir_all(&dir).unwrap();
 }
+
+/// Control runs on short labels: six vectors whose cpu label runs 20 µs, each too short to be
+/// judged alone, are judged together. Run 2 is the trial of gpu (the program's own variant) on
+/// all of them; run 3 runs gpu where its trial took 10 µs, and cpu where it took 60 µs.
+#[test]
+fn short_labels_are_judged_together() {
+    for (trial_us, kept) in [(10, 1), (60, 0)] {
+        let dir = tmpdir(&format!("pooled-{trial_us}"));
+        let vectors = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0];
+        let sweep = |r: &Region, us: &[u64]| vectors.map(|f| run_cost(r, f, us));
+        let first = region(2);
+        let mut b = attach(&first, &dir, &prog(), 100);
+        for _ in 0..4 {
+            sweep(&first, &[20, 60]);
+        }
+        assert!(first.is_trained());
+        for _ in 0..10 {
+            assert_eq!(sweep(&first, &[20, trial_us]), [0; 6], "cpu labelled everywhere");
+        }
+        save(&first, &mut b).unwrap();
+        let second = region(2);
+        let mut b2 = attach(&second, &dir, &prog(), 100);
+        let c = second.control_events();
+        assert!(c.len() == 6 && c.iter().all(|e| e.pooled && e.verdict == crate::control::Verdict::Trial), "{c:?}");
+        assert!(crate::report::render(&second).contains("6 labels shorter than 100 µs, judged together"));
+        for _ in 0..10 {
+            assert_eq!(sweep(&second, &[20, trial_us]), [1; 6], "the trial runs the own variant on every vector");
+        }
+        save(&second, &mut b2).unwrap();
+        let third = region(2);
+        attach(&third, &dir, &prog(), 100);
+        let want = if kept == 1 { crate::control::Verdict::Own } else { crate::control::Verdict::Label };
+        assert!(third.control_events().iter().all(|e| e.pooled && e.verdict == want), "{:?}", third.control_events());
+        assert_eq!(sweep(&third, &[20, trial_us]), [kept; 6]);
+        fs::remove_dir_all(&dir).unwrap();
+    }
+}
