@@ -25,16 +25,8 @@
 //!   margin gave 21 vectors to `threads=1` whose means were 5–9 % slower, and the trained run
 //!   went from 0.717 to 0.795 of stock's time (medians of 9 alternations, load 0.5–0.8).
 //!
-//! Labels whose stored mean is [`MIN_MEAN_NS`] (100 µs) or more are judged one by one: below
-//! that a mean of a few timed executions is as much the machine's preemptions as the variant's
-//! cost. Shorter labels are judged together, per region ([`pooled_verdict`]): the trial runs
-//! the own variant on all of them in one run, and the verdict compares the region's time on
-//! them both ways, each vector's mean weighted by how often its label ran (its timed
-//! executions). A preemption moves that total by its share of thousands of executions, not of
-//! 8. The wavefront sweep's host region (90 vectors, 1–90 µs) needs it: exploration,
-//! alternating `serial` with the two-thread team one execution at a time, hands the team a
-//! cache the serial executions filled on one core, and labelled every vector `serial`; the
-//! trained run took 1.70x stock's time. The verdict applies to every vector of the pool.
+//! Only labels whose stored mean is [`MIN_MEAN_NS`] (100 µs) or more are judged: below that a
+//! mean of a few timed executions is as much the machine's preemptions as the variant's cost.
 //!
 //! No trial where exploration measured the own variant more than [`TRIAL_BOUND`] times slower
 //! than the label's stored mean: that is twice the largest effect of a variant's history
@@ -57,7 +49,13 @@ pub const OWN_MARGIN: f64 = 0.02;
 /// Labels whose stored mean is shorter than this are not judged: one preempted execution (tens
 /// of µs on a busy machine) moves a mean of 8 to 16 timed samples far more than the margin.
 /// PolyBench durbin's 1–8 µs vectors had trial means up to 2.4x below their labels' and ran
-/// slower in whole runs with the own variant (0.678 → 0.764 of stock, 9 alternations).
+/// slower in whole runs with the own variant (0.678 → 0.764 of stock, 9 alternations). Judging
+/// a region's short labels together (a pooled trial, totals weighted by how often each label
+/// ran) did not help either: durbin's first region got an own verdict on 33 labels, and the
+/// trained run went from 1.049 to 1.146 of stock's time (11 alternations on copies of one
+/// store). The own variant's trial time says nothing about what it does to the executions
+/// around it: the team it wakes spins beside the serial executions of the other vectors.
+/// Dropped (docs/performance.md, session 11).
 pub const MIN_MEAN_NS: f64 = 100_000.0;
 
 /// The own variant's measured time over the label's stored mean above which no trial runs.
@@ -98,35 +96,6 @@ pub fn verdict(label: (f64, u64), own: Option<(f64, u64)>, own_measured: Option<
     })
 }
 
-/// Whether a label's stored data put it in its region's pool ([`pooled_verdict`]): enough timed
-/// executions, shorter than [`MIN_MEAN_NS`], and no more than [`TRIAL_BOUND`] times faster than
-/// exploration measured the own variant (a label that much faster keeps running untried).
-pub fn pooled(label: (f64, u64), own_measured: Option<f64>) -> bool {
-    let (label_mean, label_timed) = label;
-    label_timed >= MIN_TIMED
-        && label_mean.is_finite()
-        && label_mean < MIN_MEAN_NS
-        && !own_measured.is_some_and(|m| m > TRIAL_BOUND * label_mean)
-}
-
-/// The verdict on a region's pool of short labels: per vector, the label's stored (mean,
-/// timed) and the own variant's (None: none stored). A trial while some vector has no timed
-/// execution of the own variant; then the own variant runs unless the label's total, each
-/// vector's mean weighted by its label's timed executions, is faster than the own variant's
-/// by more than [`OWN_MARGIN`]. None: an empty pool.
-pub fn pooled_verdict(pool: &[((f64, u64), Option<(f64, u64)>)]) -> Option<Verdict> {
-    if pool.is_empty() {
-        return None;
-    }
-    let (mut label, mut own) = (0.0, 0.0);
-    for &((label_mean, label_timed), own_data) in pool {
-        let Some((own_mean, _)) = own_data.filter(|&(m, t)| t > 0 && m.is_finite()) else { return Some(Verdict::Trial) };
-        label += label_timed as f64 * label_mean;
-        own += label_timed as f64 * own_mean;
-    }
-    Some(if own <= label * (1.0 + OWN_MARGIN) { Verdict::Own } else { Verdict::Label })
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -144,23 +113,5 @@ mod tests {
         assert_eq!(verdict((0.1e6, 9), None, Some(1.4e6)), None, "the lu sweep: no trial 14x slower");
         assert_eq!(verdict((6.9e3, 9), Some((2.9e3, 200)), None), None, "durbin: microseconds are not judged");
         assert_eq!(verdict((0.1e6, 9), Some((1.3e6, 9)), Some(1.4e6)), Some(Verdict::Label), "stored data still judge");
-    }
-
-    #[test]
-    fn pooled_verdicts() {
-        assert!(pooled((6.9e3, 9), Some(8e3)), "durbin's microseconds are pooled");
-        assert!(!pooled((6.9e3, 7), None), "too few timed");
-        assert!(!pooled((0.2e6, 9), None), "judged alone");
-        assert!(!pooled((1e3, 9), Some(9e3)), "9x slower measured: no trial");
-        assert_eq!(pooled_verdict(&[]), None);
-        // the wavefront: serial labels, the team twice as fast on the large vectors that dominate
-        let serial = [((2e3, 40), Some((3e3, 600))), ((60e3, 40), Some((35e3, 600)))];
-        assert_eq!(pooled_verdict(&serial), Some(Verdict::Own));
-        assert_eq!(pooled_verdict(&[serial[0], ((60e3, 40), None)]), Some(Verdict::Trial), "a vector without own data");
-        // durbin: the labels 1.5x faster overall, though one vector is slower
-        let durbin = [((4e3, 100), Some((6e3, 900))), ((3e3, 100), Some((2.5e3, 900)))];
-        assert_eq!(pooled_verdict(&durbin), Some(Verdict::Label));
-        // within 2 %: the own variant
-        assert_eq!(pooled_verdict(&[((10e3, 50), Some((10.15e3, 500)))]), Some(Verdict::Own));
     }
 }

@@ -134,8 +134,6 @@ pub(crate) struct Inner {
     rechecked: Vec<RecheckEvent>,
     /// Control verdicts given at load (see `control`).
     controls: Vec<ControlEvent>,
-    /// Short labels waiting for the region's pooled verdict at load (see `control`).
-    pool: Vec<control::Pooled>,
     /// Measured vectors the program's own variant decides in this run (see `control`), and
     /// whether this run is its trial (every execution of it is timed).
     own_decides: std::collections::HashMap<FeatureKey, bool, crate::stats::FxBuild>,

@@ -476,7 +476,6 @@ fn give_control_verdicts(region: &Region, by_pair: &MonitoredMeans) {
     for key in keys {
         region.control(&key, |v| by_pair.get(&(key, region.spec.variants[v].as_str())).copied());
     }
-    region.judge_pool();
 }
 
 /// The training set of the stored model `m`, as `region`'s variants.

@@ -194,7 +194,6 @@ impl Region {
                 rechecks: Vec::new(),
                 rechecked: Vec::new(),
                 controls: Vec::new(),
-                pool: Vec::new(),
                 own_decides: Default::default(),
                 unavailable: Vec::new(),
                 need: 0,

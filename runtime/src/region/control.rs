@@ -2,7 +2,7 @@
 //! trained region decides a measured vector (`select`'s `route`).
 
 use super::*;
-use crate::control::{pooled, pooled_verdict, verdict, Verdict};
+use crate::control::{verdict, Verdict};
 
 /// A verdict on a vector's label against the program's own variant, given at load.
 #[derive(Clone, Debug, PartialEq)]
@@ -19,18 +19,6 @@ pub struct ControlEvent {
     pub own_mean_ns: Option<f64>,
     /// What runs in this run: the own variant (trial, or not clearly slower), or the label.
     pub verdict: Verdict,
-    /// Judged with the region's other short labels (see [`crate::control::pooled_verdict`]).
-    pub pooled: bool,
-}
-
-/// A short label waiting for its region's pooled verdict (see [`Region::judge_pool`]).
-#[derive(Clone, Debug)]
-pub(crate) struct Pooled {
-    key: FeatureKey,
-    label: usize,
-    own: usize,
-    label_data: (f64, u64),
-    own_data: Option<(f64, u64)>,
 }
 
 impl Region {
@@ -54,46 +42,22 @@ impl Region {
             return None;
         }
         let (label_data, own_data) = (monitored(label)?, monitored(own));
-        let own_measured = t.time.predict(key, own);
-        if pooled(label_data, own_measured) {
-            g.pool.push(Pooled { key: *key, label, own, label_data, own_data });
-            return None;
-        }
-        let v = verdict(label_data, own_data, own_measured)?;
-        self.apply_verdict(&mut g, Pooled { key: *key, label, own, label_data, own_data }, v, false);
-        Some(v)
-    }
-
-    /// Judges the short labels [`Region::control`] set aside, together (see
-    /// [`crate::control::pooled_verdict`]); called once every vector was seen. Returns the
-    /// verdict (None: no short label).
-    pub fn judge_pool(&self) -> Option<Verdict> {
-        let mut g = self.lock();
-        let pool = std::mem::take(&mut g.pool);
-        let v = pooled_verdict(&pool.iter().map(|p| (p.label_data, p.own_data)).collect::<Vec<_>>())?;
-        for p in pool {
-            self.apply_verdict(&mut g, p, v, true);
-        }
-        Some(v)
-    }
-
-    /// Makes verdict `v` on `p`'s label hold in this run, and records it.
-    fn apply_verdict(&self, g: &mut Inner, p: Pooled, v: Verdict, pooled: bool) {
+        let v = verdict(label_data, own_data, t.time.predict(key, own))?;
         if v != Verdict::Label {
-            g.own_decides.insert(p.key, v == Verdict::Trial);
+            g.own_decides.insert(*key, v == Verdict::Trial);
             if v == Verdict::Trial {
                 self.trials.store(true, Relaxed);
             }
         }
         g.controls.push(ControlEvent {
-            key: p.key,
-            label: p.label,
-            own: p.own,
-            label_mean_ns: p.label_data.0,
-            own_mean_ns: p.own_data.map(|d| d.0),
+            key: *key,
+            label,
+            own,
+            label_mean_ns: label_data.0,
+            own_mean_ns: own_data.map(|d| d.0),
             verdict: v,
-            pooled,
         });
+        Some(v)
     }
 
     /// Whether vector `key`'s own variant has its trial in this run (every execution timed).

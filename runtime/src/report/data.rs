@@ -194,8 +194,6 @@ pub struct ControlReport {
     /// `trial` (the own variant runs this run to be timed), `own` (it runs: the label is not
     /// clearly faster) or `label`.
     pub verdict: &'static str,
-    /// Judged with the region's other labels shorter than 100 µs, on their weighted total.
-    pub pooled: bool,
 }
 
 /// One drift: a variant ran slower than measured on a feature vector, which was re-measured.
@@ -425,7 +423,6 @@ fn control_reports(r: &Region, names: &Names) -> Vec<ControlReport> {
                 Verdict::Own => "own",
                 Verdict::Label => "label",
             },
-            pooled: e.pooled,
         })
         .collect()
 }

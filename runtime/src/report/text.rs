@@ -162,16 +162,7 @@ fn judgements(rep: &RegionReport) -> String {
             crate::report::fmt_ns(c.ran_ns),
         ));
     }
-    let pooled: Vec<_> = rep.controls.iter().filter(|c| c.pooled).collect();
-    if let Some(c) = pooled.first() {
-        let line = match c.verdict {
-            "trial" => format!("this run times the program's own {} on them instead (their trial)", c.own),
-            "own" => format!("the program's own {} runs on them (they were not clearly faster in total)", c.own),
-            _ => "they keep running (faster in total than the program's own variant)".to_string(),
-        };
-        out.push_str(&format!("  control: {} labels shorter than 100 µs, judged together: {line}\n", pooled.len()));
-    }
-    for c in rep.controls.iter().filter(|c| !c.pooled) {
+    for c in &rep.controls {
         let what = if c.features.is_empty() { c.label.clone() } else { format!("{} on {}", c.label, feature_vector(rep, &c.features)) };
         let line = match c.own_mean_ns {
             None => format!(
