@@ -206,16 +206,10 @@ impl Normal {
 
 /// Where [`Normal::nnls_from`] starts: a feasible point (non-negative, zero outside its
 /// passive set) and that set. The default is the cold start (nothing passive).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, Default)]
 pub struct NnlsStart {
     c: [f64; MAX_TERMS],
     passive: [bool; MAX_TERMS],
-}
-
-impl Default for NnlsStart {
-    fn default() -> NnlsStart {
-        NnlsStart { c: [0.0; MAX_TERMS], passive: [false; MAX_TERMS] }
-    }
 }
 
 /// A system's `G + diag(ridge)`, read from its upper triangle.
