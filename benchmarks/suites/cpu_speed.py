@@ -14,7 +14,9 @@ Usage: cpu_speed.py --tree DIR --table TABLE.tsv --out OUT [--plugin PATH] [--ro
 
 --compare-plugin builds a third program with another build of ompadapt (its runtime is the one
 beside it), trains it on a store of its own and times it in the same alternation (stock,
-adaptive, compared): before/after figures from one session on one machine.
+adaptive, compared): before/after figures from one session on one machine. --compare-env
+K=V[,K=V] does the same with this build and these variables set in the compared build's runs
+(an A/B of one runtime setting on one binary: `--compare-env OMPADAPT_WHOLE_RUN=0`).
 
 The table is cpu_suite.py's (name, sources, flags, args, note, keep, drop: the compared lines);
 flags here pick sizes that run for at least a few hundred milliseconds. The training runs'
@@ -85,13 +87,24 @@ def decided(report):
     return out
 
 
+def in_trial(report):
+    """Whether the run's whole-run trial (docs/runtime.md) has no verdict yet: its next run is
+    still a trial run. Builds without the trial report none."""
+    try:
+        w = json.load(open(report)).get("whole_run")
+    except (OSError, ValueError):
+        return False
+    return bool(w) and w.get("next_why") == "trial"
+
+
 def spread(xs):
     return (max(xs) - min(xs)) / statistics.median(xs) if xs else 0.0
 
 
-def trained(row, args, work, name, plugin, want):
+def trained(row, args, work, name, plugin, want, extra=None):
     """Builds the program with `plugin` in auto mode and trains it on a fresh store of its own
-    until its report says every region is trained (at most --train runs), checking that each run
+    until its report says every region is trained and the whole-run trial has its verdict (at
+    most --train runs), checking that each run
     prints what stock printed. Returns the program, the run that finished training (None when
     none did) and the decisions."""
     exe = os.path.join(work, name)
@@ -100,12 +113,12 @@ def trained(row, args, work, name, plugin, want):
     subprocess.run(["rm", "-rf", store])
     report = os.path.join(work, f"report-{name}.json")
     for k in range(1, args.train + 1):
-        _, got = timed(exe, row, env_for(store, {"OMPADAPT_REPORT": f"json:{report}"}), work)
+        _, got = timed(exe, row, env_for(store, (extra or {}) | {"OMPADAPT_REPORT": f"json:{report}"}), work)
         # a team other than stock's rounds a floating-point reduction otherwise
         if got != want and not close(got, want):
             raise RuntimeError(f"{row['name']}: training run {k} of {name} prints otherwise than stock:\n{got}\n--- stock:\n{want}")
         d = decided(report)
-        if d and all(v is not None for v in d.values()):
+        if d and all(v is not None for v in d.values()) and not in_trial(report):
             return exe, k, d
     return exe, None, decided(report)
 
@@ -120,13 +133,15 @@ def measure(row, args):
     _, want = timed(stock, row, env_for(store), work)
     auto, trained_after, decisions = trained(row, args, work, "adaptive", args.plugin, want)
     t_stock, t_auto, t_cmp = [], [], []
-    if args.compare_plugin:
-        cmp_exe, cmp_trained, _ = trained(row, args, work, "compared", args.compare_plugin, want)
+    cmp_env = dict(kv.split("=", 1) for kv in args.compare_env.split(",")) if args.compare_env else None
+    comparing = args.compare_plugin or cmp_env
+    if comparing:
+        cmp_exe, cmp_trained, _ = trained(row, args, work, "compared", args.compare_plugin or args.plugin, want, cmp_env)
     for _ in range(args.rounds):
         t_stock.append(timed(stock, row, env_for(store), work)[0])
         t_auto.append(timed(auto, row, env_for(store), work)[0])
-        if args.compare_plugin:
-            t_cmp.append(timed(cmp_exe, row, env_for(store + "-compared"), work)[0])
+        if comparing:
+            t_cmp.append(timed(cmp_exe, row, env_for(store + "-compared", cmp_env), work)[0])
     s, a = statistics.median(t_stock), statistics.median(t_auto)
     compared_figures = {"compared_s": statistics.median(t_cmp), "compared_ratio": statistics.median(t_cmp) / s,
                         "compared_trained_after": cmp_trained} if t_cmp else {}
@@ -170,7 +185,7 @@ def write(results, args, started, load_before, load_after):
     ]
     cmp = all("compared_s" in r for r in results) and results
     if cmp:
-        lines[-1:] = [f"- the compared build (`{args.compare_plugin}`): adaptive/stock geometric mean **"
+        lines[-1:] = [f"- the compared build (`{args.compare_plugin or args.compare_env}`): adaptive/stock geometric mean **"
                         f"{math.exp(sum(math.log(r['compared_ratio']) for r in results) / len(results)):.3f}**", ""]
     cmp_head, cmp_rule = (" compared s | compared ratio |", "---:|---:|") if cmp else ("", "")
     lines += [
@@ -203,6 +218,7 @@ def main():
     ap.add_argument("--rounds", type=int, default=7)
     ap.add_argument("--train", type=int, default=6)
     ap.add_argument("--compare-plugin", help="another build's libompadapt.so, timed in the same alternation")
+    ap.add_argument("--compare-env", help="K=V[,K=V]: a compared build of this plugin run with these variables set")
     args = ap.parse_args()
     rows = suite_rows(args)
     started, load_before = datetime.datetime.now(), load()

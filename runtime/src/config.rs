@@ -212,6 +212,16 @@ pub const VARIABLES: &[Variable] = &[
                   stored mean is more than 2 % faster than the own variant's.",
     },
     Variable {
+        name: "OMPADAPT_WHOLE_RUN",
+        default: "`1`",
+        meaning: "`0`: no whole-run trials. Once every region of a run is trained, the runs of one command \
+                  line (and OpenMP settings) alternate between the trained labels and the program's own variant \
+                  in every region (stock's behaviour): two labelled runs, then both sides until each has three \
+                  runs that explored nothing. The labels stay only if the median of their last five runs is more \
+                  than 2 % faster than the own runs'; else the own variant runs. After nine runs of one side, one \
+                  run of the other re-tests the verdict. Off in frozen runs and with `OMPADAPT_VARIANT`.",
+    },
+    Variable {
         name: "OMPADAPT_COMPACT_AFTER",
         default: "`16`",
         meaning: "Per-process data files of a region that trigger merging them into one (under a file lock).",
@@ -327,11 +337,24 @@ pub struct DriftConfig {
     /// Whether labels other than the program's own variant are checked against it in control
     /// runs (`OMPADAPT_CONTROL`, see `control`).
     pub control: bool,
+    /// Whether trained labels are checked against whole runs of the program's own variant
+    /// (`OMPADAPT_WHOLE_RUN`, see `whole_run`).
+    pub whole_run: bool,
 }
 
 impl Default for DriftConfig {
     fn default() -> Self {
-        DriftConfig { enabled: true, factor: 2.0, min_ns: 1000.0, window: 16, fraction: 0.5, max_resets: 8, recheck: true, control: true }
+        DriftConfig {
+            enabled: true,
+            factor: 2.0,
+            min_ns: 1000.0,
+            window: 16,
+            fraction: 0.5,
+            max_resets: 8,
+            recheck: true,
+            control: true,
+            whole_run: true,
+        }
     }
 }
 
@@ -680,6 +703,7 @@ impl Reader<'_> {
         c.drift.enabled = self.bool("OMPADAPT_DRIFT", c.drift.enabled);
         c.drift.recheck = self.bool("OMPADAPT_RECHECK", c.drift.recheck);
         c.drift.control = self.bool("OMPADAPT_CONTROL", c.drift.control);
+        c.drift.whole_run = self.bool("OMPADAPT_WHOLE_RUN", c.drift.whole_run);
     }
 
     /// A per-region value (`all;region:value`), when set and valid.

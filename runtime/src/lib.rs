@@ -27,6 +27,7 @@
 //! * [`model`] — model training and compiled models for inference;
 //! * [`report`] — the exit report (text or JSON);
 //! * [`trace`] — the timeline of region executions (`OMPADAPT_TRACE`, Chrome trace-event JSON);
+//! * [`whole_run`] — whole-run trials: trained labels against whole runs of the program as written;
 //! * [`store`] — data and models saved across runs, safe with many writers;
 //! * [`config`] — environment variables (the table of every `OMPADAPT_` variable);
 //! * [`env`](mod@env) — the one place the environment is read, and the secure-execution check;
@@ -54,9 +55,9 @@ pub mod host_run;
 pub mod mappings;
 pub mod measurements;
 pub mod model;
-pub mod offload_build;
 #[cfg(feature = "mpi")]
 pub mod mpi;
+pub mod offload_build;
 pub mod ompt_tool;
 pub mod openmp_start;
 pub mod program_memo;
@@ -72,9 +73,10 @@ pub mod store;
 pub mod summaries;
 pub mod team;
 pub mod trace;
+pub mod whole_run;
 
 pub use ctx::{Ctx, Start};
 pub use ffi::{
-    ompadapt_begin, ompadapt_end, ompadapt_host_enter, ompadapt_host_exit, ompadapt_ompt_start_tool, ompadapt_rt_api, ompadapt_save, ompadapt_set_dir,
-    ompadapt_train, ompadapt_unlowered_offload_site, ompadapt_variant_unavailable, Api,
+    ompadapt_begin, ompadapt_end, ompadapt_host_enter, ompadapt_host_exit, ompadapt_ompt_start_tool, ompadapt_rt_api, ompadapt_save,
+    ompadapt_set_dir, ompadapt_train, ompadapt_unlowered_offload_site, ompadapt_variant_unavailable, Api,
 };

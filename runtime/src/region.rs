@@ -76,6 +76,7 @@ mod settled;
 mod snapshot;
 mod traced;
 mod training;
+mod whole_run;
 
 pub use builder::RegionBuilder;
 pub use own::{measured_benefit, own_variant, Benefit};

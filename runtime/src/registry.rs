@@ -143,6 +143,10 @@ impl Registry {
         same_teams_once(region);
         if region.is_associated() {
             // follows its primary's model: nothing of its own to load or save
+        } else if let Some(own) = region.whole_run_own() {
+            // an own run of the whole-run trial: the region runs as written, and neither
+            // loads nor saves anything (what the run costs is stock's, plus the call)
+            region.set_fixed_variant(Some(own));
         } else if c.persist {
             let b = store::attach(region, &c.dir, &Program::of(c), c.compact_after);
             let mut bindings = self.bindings.lock().unwrap_or_else(|e| e.into_inner());
@@ -291,10 +295,13 @@ impl Registry {
     /// is saved.
     pub fn at_exit(&self) {
         flush_program_output();
+        let regions = self.regions();
+        // first: the run's time ends here, and nothing has trained yet
+        let runs: Vec<_> = regions.iter().map(|r| (r.spec.model.as_str(), r.whole_run_taking())).collect();
+        crate::whole_run::finish(&runs, || store::program_folder(&self.config.dir, &Program::of(&self.config), true));
         if self.config.persist {
             self.train_at_exit();
         }
-        let regions = self.regions();
         let names: Vec<&str> = regions.iter().map(|r| r.spec.model.as_str()).collect();
         for why in unmatched_pins(&self.config.variant, &names) {
             diag::warn_once(&format!("pin:{why}"), &why);
@@ -452,6 +459,11 @@ pub fn global() -> &'static Registry {
     static ATEXIT: Once = Once::new();
     let g = GLOBAL.get_or_init(|| Registry::new(config::config().clone()));
     ATEXIT.call_once(|| {
+        let c = &g.config;
+        let pinned = c.variant.default.is_some() || !c.variant.regions.is_empty();
+        if c.persist && c.drift.whole_run && !c.frozen && !pinned {
+            crate::whole_run::start(store::program_folder(&c.dir, &Program::of(c), false));
+        }
         if let Some(path) = &g.config.trace {
             crate::trace::start(path.clone(), g.config.trace_max);
         }

@@ -857,6 +857,12 @@ pub fn open_store(root: &Path, program: &Program) -> Result<(), safe_fs::Error> 
     open_program(root, program, true).map(drop)
 }
 
+/// The program's folder of the store, for files of the whole program (see
+/// [`crate::whole_run`]); created with `create`. None where it cannot be opened.
+pub fn program_folder(root: &Path, program: &Program, create: bool) -> Option<Dir> {
+    open_program(root, program, create).ok()
+}
+
 /// Whether the store can take this program's data: its folder opens (created if need be) and
 /// may be written. Checked when the first region attaches, so that a long job learns at its
 /// start — not at its exit — that what it learns will not be saved.

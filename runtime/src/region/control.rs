@@ -28,7 +28,7 @@ impl Region {
     /// [`crate::control`]). Called when the store loads, after the model is in place and the
     /// rechecks are scheduled. Returns the verdict (None: not judged).
     pub fn control(&self, key: &FeatureKey, monitored: impl Fn(usize) -> Option<(f64, u64)>) -> Option<Verdict> {
-        if !self.drift_cfg.control || self.mode.frozen {
+        if !self.drift_cfg.control || self.mode.frozen || self.whole_run_own().is_some() {
             return None;
         }
         let t = self.model.load_full()?;

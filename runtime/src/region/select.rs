@@ -167,11 +167,14 @@ impl Region {
         let key = FeatureKey::new(f);
         let slot = shard.find(h, f).or_else(|| shard.insert(h, &key));
         let mut cache = true;
+        // the program's own variant in an own run of the whole-run trial: nothing explores,
+        // drifts or is rechecked (the run is stock's)
+        let whole = self.whole_run_own();
         let (variant, bar) = match self.model.load_full() {
             Some(t) => {
-                // the region's own variant where it settled on it: no model to evaluate
-                let own = self.settled_on_own(&t);
-                let v = if self.learns_after_training(&t) {
+                // that, or the region's own variant where it settled on it: no model to evaluate
+                let own = whole.or_else(|| self.settled_on_own(&t));
+                let v = if whole.is_none() && self.learns_after_training(&t) {
                     let (v, c) = self.route(&key, &t, slot, own);
                     cache = c;
                     v
@@ -181,10 +184,12 @@ impl Region {
                 let v = if v == EXPLORE { v } else { self.usable(Some((&key, &t)), v as usize) as u32 };
                 let bar = match v {
                     EXPLORE => u64::MAX,
-                    v if self.monitor.load(Relaxed) => match drift::bar_ns(t.time.predict(&key, v as usize), &self.drift_cfg) {
-                        u64::MAX => u64::MAX,
-                        ns => (ns as f64 / clock::ns_per_tick()) as u64,
-                    },
+                    v if self.monitor.load(Relaxed) && whole.is_none() => {
+                        match drift::bar_ns(t.time.predict(&key, v as usize), &self.drift_cfg) {
+                            u64::MAX => u64::MAX,
+                            ns => (ns as f64 / clock::ns_per_tick()) as u64,
+                        }
+                    }
                     _ => u64::MAX,
                 };
                 (v, bar)
@@ -195,7 +200,7 @@ impl Region {
         if let Some(s) = slot {
             s.variant.store(if variant == EXPLORE { EXPLORE } else { variant.min(self.nvariants() as u32 - 1) }, Relaxed);
             s.bar_ticks.store(bar, Relaxed);
-            s.recheck_ticks.store(if variant == EXPLORE { 0 } else { self.recheck_gate(&key, variant) }, Relaxed);
+            s.recheck_ticks.store(if variant == EXPLORE || whole.is_some() { 0 } else { self.recheck_gate(&key, variant) }, Relaxed);
             s.trial.store(variant != EXPLORE && self.on_trial(&key), Relaxed);
             s.window_judged.store(0, Relaxed);
             s.window_slow.store(0, Relaxed);

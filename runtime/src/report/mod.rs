@@ -68,6 +68,9 @@ pub fn render_all(program: &str, regions: &[&Region]) -> String {
         if regions.len() == 1 { "" } else { "s" },
         crate::clock::source()
     );
+    if let Some(o) = crate::whole_run::outcome() {
+        out.push_str(&crate::whole_run::describe(&o));
+    }
     for r in regions {
         out.push('\n');
         out.push_str(&render(r));
@@ -84,8 +87,37 @@ pub fn render_json(program: &str, regions: &[&Region]) -> String {
         program: String,
         clock: String,
         regions: Vec<RegionReport>,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        whole_run: Option<WholeRun>,
     }
+    /// The whole-run trial (see `whole_run`): what this run ran and what the next will.
+    #[derive(Serialize)]
+    struct WholeRun {
+        side: &'static str,
+        why: &'static str,
+        recorded_s: Option<f64>,
+        next_side: &'static str,
+        next_why: &'static str,
+        labels_median_s: Option<f64>,
+        own_median_s: Option<f64>,
+    }
+    let side = |s: crate::whole_run::Side| if s == crate::whole_run::Side::Own { "own" } else { "labels" };
+    let why = |w: crate::whole_run::Why| match w {
+        crate::whole_run::Why::Trial => "trial",
+        crate::whole_run::Why::Verdict => "verdict",
+        crate::whole_run::Why::Refresh => "refresh",
+    };
+    let whole_run = crate::whole_run::outcome().map(|o| WholeRun {
+        side: side(o.this.side),
+        why: why(o.this.why),
+        recorded_s: o.recorded.map(|r| r.wall_ns as f64 * 1e-9),
+        next_side: side(o.next.side),
+        next_why: why(o.next.why),
+        labels_median_s: o.next.medians.map(|m| m.0 * 1e-9),
+        own_median_s: o.next.medians.map(|m| m.1 * 1e-9),
+    });
     let doc = Doc {
+        whole_run,
         format: "ompadapt-report",
         version: 1,
         program: program.to_owned(),
