@@ -230,3 +230,61 @@ fn a_label_chosen_in_a_start_up_transient_is_rechecked_by_the_next_run() {
         Ok(())
     });
 }
+
+/// The whole-run trial of one program and argument list on a fresh store: up to 16 runs, each
+/// checked (its result, and that an own run ran the own variant `gpu`); returns each run's
+/// (side, why, recorded) and the variant of the first run whose `why` is `verdict`.
+fn whole_run_trial(exe: &Path, store: &Path, args: &[&str]) -> Result<(Vec<(String, String, bool)>, u32), String> {
+    let _ = std::fs::remove_dir_all(store);
+    let mut runs = Vec::new();
+    for i in 0..16 {
+        let json = store.with_extension(format!("report-{i}.json"));
+        let report = format!("json:{}", json.display());
+        let (d, _) = decisions(exe, store, args, &[("OMPADAPT_REPORT", &report), ("OMP_NUM_THREADS", "2")]);
+        let doc: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&json).unwrap()).unwrap();
+        let w = &doc["whole_run"];
+        let (side, why) = (w["side"].as_str().unwrap_or("none").to_owned(), w["why"].as_str().unwrap_or("none").to_owned());
+        if side == "own" && d != [(0, 1)] {
+            return Err(format!("run {i} is an own run and must run gpu (variant 1): {d:?}"));
+        }
+        runs.push((side, why.clone(), !w["recorded_s"].is_null()));
+        if why == "verdict" {
+            return Ok((runs, d[0].1));
+        }
+    }
+    Err(format!("no verdict in 16 runs: {runs:?}"))
+}
+
+/// Whole-run trials (programs/whole_run.c): `cpu` measures 5x faster than `gpu` (the own
+/// variant) in the region, so exploration labels it. With `penalty` each of its executions
+/// costs the code after the region 4 ms, which the region's measurements never see: the
+/// trial's own runs (1.5 ms a step) beat the labelled runs (4.3 ms) and the verdict is the own
+/// variant. Without it the labels are faster over whole runs too and stay. Either way the trial
+/// ran both sides in clean runs first. `OMPADAPT_WHOLE_RUN=0` keeps the label (past the
+/// label's own control runs, which judge the region alone) and says nothing.
+#[test]
+fn a_label_stays_only_where_whole_runs_with_it_are_faster_than_the_program_as_written() {
+    let _timing = timing_lock();
+    let dir = scratch();
+    let exe = build("whole_run", &dir.path().join("whole_run"), &[]);
+    for (args, want) in [(&["penalty"][..], ("own", 1)), (&[][..], ("labels", 0))] {
+        with_retries(3, || {
+            let (runs, variant) = whole_run_trial(&exe, &dir.path().join(format!("store-{}", want.0)), args)?;
+            let clean = |side: &str| runs.iter().filter(|r| r.0 == side && r.1 == "trial" && r.2).count();
+            if clean("labels") < 3 || clean("own") < 3 {
+                return Err(format!("{args:?}: the verdict comes after three clean runs of each side: {runs:?}"));
+            }
+            match runs.last() {
+                Some((side, _, _)) if side == want.0 && variant == want.1 => Ok(()),
+                _ => Err(format!("{args:?}: the verdict must be {want:?}: {runs:?}, variant {variant}")),
+            }
+        });
+    }
+    let store = dir.path().join("store-off");
+    for i in 0..8 {
+        let (d, out) = decisions(&exe, &store, &["penalty"], &[("OMPADAPT_WHOLE_RUN", "0"), ("OMPADAPT_REPORT", "1")]);
+        assert!(!out.stderr.contains("whole-run trial"), "{}", out.stderr);
+        // (runs 3 and 4 may be the control runs of the label: `gpu` timed, then judged)
+        assert!(i < 5 || d == [(0, 0)], "run {i}: without the trial the label cpu runs: {d:?}");
+    }
+}
