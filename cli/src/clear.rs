@@ -37,6 +37,10 @@ fn remove_region(store: &Dir, program: &str, region: &str) -> Result<PathBuf> {
     // `sub` refused links; remove_dir_all does not follow links inside either
     std::fs::remove_dir_all(&path).map_err(|e| anyhow!("cannot remove {}: {e}", path.display()))?;
     if subdirs(&pdir).is_empty() {
+        // the program's own files go with its last region: the whole-run trial's records
+        // (they compare runs of labels that are gone) and their lock
+        let _ = pdir.remove(ompadapt_rt::whole_run::FILE);
+        let _ = pdir.remove(".lock");
         let _ = std::fs::remove_dir(pdir.path());
     }
     Ok(path)
