@@ -297,8 +297,10 @@ impl Registry {
         flush_program_output();
         let regions = self.regions();
         // first: the run's time ends here, and nothing has trained yet
-        let runs: Vec<_> = regions.iter().map(|r| (r.spec.model.as_str(), r.whole_run_taking())).collect();
-        crate::whole_run::finish(&runs, || store::program_folder(&self.config.dir, &Program::of(&self.config), true));
+        if crate::whole_run::this_run().is_some() {
+            let runs: Vec<_> = regions.iter().map(|r| (r.spec.model.as_str(), r.whole_run_taking())).collect();
+            crate::whole_run::finish(&runs, || store::program_folder(&self.config.dir, &Program::of(&self.config), true));
+        }
         if self.config.persist {
             self.train_at_exit();
         }

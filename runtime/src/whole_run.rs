@@ -67,6 +67,16 @@ pub enum Side {
     Own,
 }
 
+impl Side {
+    /// Its name in the JSON report.
+    pub fn key(self) -> &'static str {
+        match self {
+            Side::Labels => "labels",
+            Side::Own => "own",
+        }
+    }
+}
+
 /// Why a run runs its side.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Why {
@@ -76,6 +86,17 @@ pub enum Why {
     Verdict,
     /// The other side's turn to re-test the verdict.
     Refresh,
+}
+
+impl Why {
+    /// Its name in the JSON report.
+    pub fn key(self) -> &'static str {
+        match self {
+            Why::Trial => "trial",
+            Why::Verdict => "verdict",
+            Why::Refresh => "refresh",
+        }
+    }
 }
 
 /// One clean run.
@@ -275,11 +296,7 @@ fn write(dir: &Dir, rec: Record) -> Option<Vec<Record>> {
 /// The report's line on the trial.
 pub fn describe(o: &Outcome) -> String {
     let side = |s: Side| if s == Side::Own { "the program's own variant" } else { "the trained labels" };
-    let why = |p: &Plan| match p.why {
-        Why::Trial => "trial",
-        Why::Verdict => "verdict",
-        Why::Refresh => "re-test of the verdict",
-    };
+    let why = |p: &Plan| if p.why == Why::Refresh { "re-test of the verdict" } else { p.why.key() };
     let recorded = match o.recorded {
         Some(r) => format!("recorded ({:.3} s)", r.wall_ns as f64 * 1e-9),
         None => "not recorded (some region explored, re-measured or was not trained from the store)".to_owned(),

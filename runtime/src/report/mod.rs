@@ -101,18 +101,12 @@ pub fn render_json(program: &str, regions: &[&Region]) -> String {
         labels_median_s: Option<f64>,
         own_median_s: Option<f64>,
     }
-    let side = |s: crate::whole_run::Side| if s == crate::whole_run::Side::Own { "own" } else { "labels" };
-    let why = |w: crate::whole_run::Why| match w {
-        crate::whole_run::Why::Trial => "trial",
-        crate::whole_run::Why::Verdict => "verdict",
-        crate::whole_run::Why::Refresh => "refresh",
-    };
     let whole_run = crate::whole_run::outcome().map(|o| WholeRun {
-        side: side(o.this.side),
-        why: why(o.this.why),
+        side: o.this.side.key(),
+        why: o.this.why.key(),
         recorded_s: o.recorded.map(|r| r.wall_ns as f64 * 1e-9),
-        next_side: side(o.next.side),
-        next_why: why(o.next.why),
+        next_side: o.next.side.key(),
+        next_why: o.next.why.key(),
         labels_median_s: o.next.medians.map(|m| m.0 * 1e-9),
         own_median_s: o.next.medians.map(|m| m.1 * 1e-9),
     });
