@@ -36,7 +36,6 @@
 //! folder's lock (at most [`KEEP`] lines): concurrent or killed writers never lose or double a
 //! record, and a damaged line is skipped.
 
-use std::sync::atomic::{AtomicU8, Ordering::Relaxed};
 use std::sync::OnceLock;
 use std::time::Instant;
 
@@ -183,15 +182,14 @@ pub fn plan(records: &[Record]) -> Plan {
     Plan { side, why, medians: Some((l, o)) }
 }
 
-/// This process's side: 0 not taking part, 1 labels, 2 own.
-static SIDE: AtomicU8 = AtomicU8::new(0);
-/// When the first region was created, and the plan and signature of this run.
+/// When the first region was created, and the plan and signature of this run (unset: the run
+/// does not take part).
 static RUN: OnceLock<(Instant, u64, Plan)> = OnceLock::new();
 
 /// Whether this run runs the program's own variant in every region that has one.
 #[inline]
 pub fn own_run() -> bool {
-    SIDE.load(Relaxed) == 2
+    RUN.get().is_some_and(|r| r.2.side == Side::Own)
 }
 
 /// This run's plan, when it takes part.
@@ -204,12 +202,9 @@ pub fn this_run() -> Option<Plan> {
 /// region decides.
 pub fn start(folder: Option<Dir>) {
     let signature = signature();
-    let records = folder.and_then(|d| d.read_to_string(FILE, 1 << 20).ok()).map(|t| parse_all(&t)).unwrap_or_default();
+    let records = folder.map(|d| read(&d)).unwrap_or_default();
     let mine: Vec<Record> = records.into_iter().filter(|r| r.signature == signature).collect();
-    let p = plan(&mine);
-    if RUN.set((Instant::now(), signature, p)).is_ok() {
-        SIDE.store(if p.side == Side::Own { 2 } else { 1 }, Relaxed);
-    }
+    let _ = RUN.set((Instant::now(), signature, plan(&mine)));
 }
 
 /// What a run that took part did, for the report.
