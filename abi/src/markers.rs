@@ -111,15 +111,22 @@ pub const DECISIONS_NOTE: &str = "__ompadapt_decisions";
 pub const DEVICE_SPECIALISED: &str = "ompadapt.device_specialised";
 
 /// The names of the support functions the pass calls in the code it builds in pass-only mode
-/// (precompiled, as the generated code of the frontend calls them): begin, end, team size.
+/// (precompiled, as the generated code of the frontend calls them): begin, end, and a host
+/// region's [`SUPPORT_ENTER_TEAM`].
 pub const SUPPORT_BEGIN: &str = "__ompadapt_v6_begin";
 /// See [`SUPPORT_BEGIN`].
 pub const SUPPORT_END: &str = "__ompadapt_v6_end";
 /// The precompiled form of [`RUNTIME_API`]: the table the host-run functions the pass defines
 /// call through.
 pub const SUPPORT_API: &str = "__ompadapt_v6_api";
-/// See [`SUPPORT_BEGIN`].
-pub const SUPPORT_TEAM_SIZE: &str = "__ompadapt_v6_team_size";
+/// Everything a host parallel region of pass-only mode runs before its fork, in one call:
+/// `__ompadapt_v6_enter_team(region, spec, features, nfeatures, ctx, loc, program)` — begin, the
+/// team of the chosen variant from the region's table, and libomp's push of it (the lowering
+/// header's `__ompadapt_enter_team`).
+pub const SUPPORT_ENTER_TEAM: &str = "__ompadapt_v6_enter_team";
+/// [`SUPPORT_ENTER_TEAM`]'s `program` where the region has no `num_threads` clause: the team is
+/// then a share of `omp_get_max_threads()`.
+pub const NO_NUM_THREADS_CLAUSE: i32 = i32::MIN;
 /// The weak pointer to the runtime the loader loads by default (see the lowering header).
 pub const SUPPORT_DEFAULT_RUNTIME: &str = "__ompadapt_v6_default_runtime";
 

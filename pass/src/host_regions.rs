@@ -32,14 +32,14 @@ use llvm_sys::debuginfo::LLVMInstructionGetDebugLoc;
 use llvm_sys::prelude::LLVMModuleRef;
 use llvm_sys::LLVMOpcode;
 use ompadapt_abi::kinds::Kind;
-use ompadapt_abi::markers::{SUPPORT_DEFAULT_RUNTIME, SUPPORT_TEAM_SIZE};
+use ompadapt_abi::markers::{NO_NUM_THREADS_CLAUSE, SUPPORT_DEFAULT_RUNTIME, SUPPORT_ENTER_TEAM};
 use ompadapt_abi::RegionDescriptor;
 
 use crate::auto_mode::AutoKinds;
 use crate::ir::{self, ValueRef};
 pub(crate) use crate::region_code::is_adaptive;
 pub use crate::region_code::REGION_KIND;
-use crate::region_code::{c_string, fn_type, i32s, Region};
+use crate::region_code::{c_string, constant_global, fn_type, Region};
 use crate::remarks::{Remark, RemarkId, RemarkPlace};
 use crate::team::{self, analysis::Analysis, analysis::FunctionFacts};
 
@@ -84,14 +84,13 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds, explicit: &HashSet<
     for (k, fork) in forks.into_iter().enumerate() {
         let (model, named_by_debug_info) = names.name(m, fork, k);
         let place = RemarkPlace::of(fork);
-        let microtask = match eligible(fork, &outlined, &module_wide, &facts) {
+        let (_microtask, functions, deps) = match eligible(fork, &outlined, &module_wide, &facts) {
             Ok(m) => m,
             Err((id, why)) => {
                 out.remarks.push(place.remark(id, &model, why));
                 continue;
             }
         };
-        let (microtask, functions, deps) = microtask;
         if !named_by_debug_info {
             out.remarks.push(place.remark(
                 RemarkId::RegionNamedByOrder,
@@ -105,7 +104,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds, explicit: &HashSet<
         // (the region's code goes into the fork's function only: what the analyses of the next
         // regions found of other functions holds)
         facts.borrow_mut().forget(ir::function_of(fork));
-        build_region(m, fork, microtask, &model, &kinds.host, ompadapt_abi::summary::Dependencies(deps));
+        build_region(m, fork, &model, &kinds.host, ompadapt_abi::summary::Dependencies(deps));
         ir::invalidate();
         let listed: Vec<String> = kinds.host.iter().map(Kind::name).collect();
         let plural = if functions == 1 { "" } else { "s" };
@@ -520,7 +519,6 @@ pub fn descriptor(model: &str, loc: &str, kinds: &[Kind]) -> RegionDescriptor {
 fn build_region(
     m: LLVMModuleRef,
     fork: ValueRef,
-    microtask: ValueRef,
     model: &str,
     kinds: &[Kind],
     depends: ompadapt_abi::summary::Dependencies,
@@ -531,12 +529,9 @@ fn build_region(
     let mut d = descriptor(model, loc, kinds);
     d.depends = depends;
     let spec = d.to_string();
-    // variant -1: as written until the runtime says (also without a runtime)
-    let r = Region::begin(m, fork, &sym, model, &spec, -1);
+    let (r, begin) = Region::prepare(m, fork, &sym, model, &spec);
     let d = &r.d;
-    let (absolute, share): (Vec<u32>, Vec<f64>) = kinds.iter().map(|k| k.team_arguments()).chain(std::iter::once((0, 0.0))).unzip();
-    let absolute = r.per_variant(&format!("{sym}.absolute"), d.i32t, i32s(d, absolute.into_iter()));
-    let share = r.per_variant(&format!("{sym}.share"), d.f64t, share.into_iter().map(|s| unsafe { LLVMConstReal(d.f64t, s) }).collect());
+    let table = team_table(m, &sym, kinds, begin.slot);
     let program = match num_threads_clause(fork) {
         Some((push, v)) => {
             // the region pushes its variant's team right before the fork; the program's push,
@@ -546,97 +541,40 @@ fn build_region(
             ir::invalidate();
             v
         }
-        None => r.call(crate::entry_points::name::GET_MAX_THREADS, fn_type(d.i32t, &mut [], false), &mut []),
+        None => unsafe { LLVMConstInt(d.i32t, NO_NUM_THREADS_CLAUSE as u64, 1) },
     };
-    let team = r.call(SUPPORT_TEAM_SIZE, fn_type(d.i32t, &mut [d.i32t, d.f64t, d.i32t], false), &mut [absolute, share, program]);
-    unsafe { LLVMSetValueName2(team, c"ompadapt.team".as_ptr(), 13) };
     let loc_arg = ir::call_args(fork)[0];
-    let gtid = r.call(crate::entry_points::name::GLOBAL_THREAD_NUM, fn_type(d.i32t, &mut [d.ptr], false), &mut [loc_arg]);
-    let (block, parallel, join) = split_at(&r, fork);
     let void = unsafe { LLVMVoidTypeInContext(LLVMGetModuleContext(m)) };
-    unsafe {
-        LLVMPositionBuilderBefore(r.b, fork);
-        LLVMSetCurrentDebugLocation2(r.b, r.debug);
-    }
-    r.call(crate::entry_points::name::PUSH_NUM_THREADS, fn_type(void, &mut [d.ptr, d.i32t, d.i32t], false), &mut [loc_arg, gtid, team]);
-    unsafe { LLVMPositionBuilderAtEnd(r.b, block) };
-    match kinds.iter().position(|k| *k == Kind::Serial) {
-        Some(s) => {
-            let serial = unsafe { LLVMInsertBasicBlockInContext(LLVMGetModuleContext(m), join, c"ompadapt.serial".as_ptr()) };
-            unsafe {
-                let is_serial =
-                    LLVMBuildICmp(r.b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, r.variant, LLVMConstInt(d.i32t, s as u64, 0), c"".as_ptr());
-                LLVMBuildCondBr(r.b, is_serial, serial, parallel);
-                LLVMPositionBuilderAtEnd(r.b, serial);
-            }
-            serial_path(&r, fork, microtask, gtid);
-            unsafe { LLVMBuildBr(r.b, join) };
-        }
-        None => unsafe {
-            LLVMBuildBr(r.b, parallel);
-        },
-    }
-    r.end(join, fork, model);
+    let enter_ty = fn_type(void, &mut [d.ptr, d.ptr, d.ptr, d.i32t, d.ptr, d.ptr, d.i32t], false);
+    r.call(SUPPORT_ENTER_TEAM, enter_ty, &mut [table, begin.spec, begin.features, begin.nfeatures, r.ctx, loc_arg, program]);
+    // end right after the fork
+    let rest = unsafe { LLVMGetNextInstruction(fork) };
+    r.end_before(rest, fork, model);
 }
 
-/// Splits the fork's block: `block` (up to the fork) -> `parallel` (the fork) -> `join` (the
-/// rest of the block), the successors' phis now coming from `join`. Returns the three blocks;
-/// `block` is left without a terminator.
-fn split_at(r: &Region, fork: ValueRef) -> (ir::BlockRef, ir::BlockRef, ir::BlockRef) {
+/// The region's constant `{ slot, nvariants, teams[nvariants + 1] }` (the lowering header's
+/// `struct __ompadapt_team_region`): per variant the team it asks for, -N for N threads, a share
+/// F of the program's team, and 0 (the program's team) for the region as written.
+fn team_table(m: LLVMModuleRef, sym: &str, kinds: &[Kind], slot: ValueRef) -> ValueRef {
     unsafe {
-        let c = LLVMGetModuleContext(r.m);
-        let block = ir::block_of(fork);
-        let after = next_block(block);
-        let join = if after.is_null() {
-            LLVMAppendBasicBlockInContext(c, ir::function_of(fork), c"ompadapt.join".as_ptr())
-        } else {
-            LLVMInsertBasicBlockInContext(c, after, c"ompadapt.join".as_ptr())
-        };
-        let parallel = LLVMInsertBasicBlockInContext(c, join, c"ompadapt.parallel".as_ptr());
-        crate::cfg::move_rest_of_block(fork, join);
-        // The builder would stamp its location on the instructions it inserts: the moved fork
-        // keeps its own.
-        LLVMSetCurrentDebugLocation2(r.b, std::ptr::null_mut());
-        LLVMInstructionRemoveFromParent(fork);
-        LLVMPositionBuilderAtEnd(r.b, parallel);
-        LLVMInsertIntoBuilder(r.b, fork);
-        LLVMBuildBr(r.b, join);
-        LLVMSetCurrentDebugLocation2(r.b, r.debug);
-        (block, parallel, join)
+        let c = LLVMGetModuleContext(m);
+        let d = crate::region_code::decls(c);
+        let mut teams: Vec<ValueRef> = kinds
+            .iter()
+            .map(|k| match (k, k.team_arguments()) {
+                // one thread: libomp runs a team of one serialized, as it runs `if(0)`
+                (Kind::Serial, _) => -1.0,
+                (_, (absolute, _)) if absolute > 0 => -(absolute as f64),
+                (_, (_, share)) => share,
+            })
+            .chain(std::iter::once(0.0))
+            .map(|t| LLVMConstReal(d.f64t, t))
+            .collect();
+        let array = LLVMConstArray2(d.f64t, teams.as_mut_ptr(), teams.len() as u64);
+        let mut fields = [slot, LLVMConstInt(d.i32t, kinds.len() as u64, 0), array];
+        let init = LLVMConstStructInContext(c, fields.as_mut_ptr(), fields.len() as u32, 0);
+        constant_global(m, &format!("{sym}.teams"), init)
     }
-}
-
-/// The serial variant at the builder: the region's code on this thread, as clang emits `if(0)`:
-/// `__kmpc_serialized_parallel`, the microtask with this thread's id and bound id 0, the end.
-fn serial_path(r: &Region, fork: ValueRef, microtask: ValueRef, gtid: ValueRef) {
-    let d = &r.d;
-    let loc_arg = ir::call_args(fork)[0];
-    unsafe {
-        let c = LLVMGetModuleContext(r.m);
-        let void = LLVMVoidTypeInContext(c);
-        // the thread ids the microtask reads, in the entry block
-        let entry_b = LLVMCreateBuilderInContext(c);
-        LLVMPositionBuilderBefore(entry_b, LLVMGetFirstInstruction(ir::entry_block(ir::function_of(fork))));
-        let tid = LLVMBuildAlloca(entry_b, d.i32t, c"ompadapt.tid".as_ptr());
-        let zero = LLVMBuildAlloca(entry_b, d.i32t, c"ompadapt.zero".as_ptr());
-        LLVMDisposeBuilder(entry_b);
-        r.call(crate::entry_points::name::SERIALIZED_PARALLEL, fn_type(void, &mut [d.ptr, d.i32t], false), &mut [loc_arg, gtid]);
-        LLVMBuildStore(r.b, gtid, tid);
-        LLVMBuildStore(r.b, LLVMConstInt(d.i32t, 0, 0), zero);
-        let mut args = vec![tid, zero];
-        args.extend(ir::call_args(fork).into_iter().skip(3));
-        let call = LLVMBuildCall2(r.b, LLVMGlobalGetValueType(microtask), microtask, args.as_mut_ptr(), args.len() as u32, c"".as_ptr());
-        // Not inlined: one copy of the region's code (the fork runs it through a pointer anyway),
-        // so that the serial variant costs no second optimisation of it.
-        let noinline = LLVMGetEnumAttributeKindForName(c"noinline".as_ptr(), 8);
-        LLVMAddCallSiteAttribute(call, llvm_sys::LLVMAttributeFunctionIndex, LLVMCreateEnumAttribute(c, noinline, 0));
-        r.call(crate::entry_points::name::END_SERIALIZED_PARALLEL, fn_type(void, &mut [d.ptr, d.i32t], false), &mut [loc_arg, gtid]);
-    }
-}
-
-/// The block after `block` in its function (null: the last).
-fn next_block(block: ir::BlockRef) -> ir::BlockRef {
-    unsafe { LLVMGetNextBasicBlock(block) }
 }
 
 /// The team the region's `num_threads` clause asks for: the push that dominates the fork with no

@@ -84,6 +84,15 @@ pub(crate) fn c_string(m: LLVMModuleRef, name: &str, text: &str) -> ValueRef {
     constant_global(m, name, init)
 }
 
+/// What begin is called with: the region's slot, its descriptor (as the automatic-features
+/// stage leaves it), the features and their number.
+pub(crate) struct BeginArgs {
+    pub slot: ValueRef,
+    pub spec: ValueRef,
+    pub features: ValueRef,
+    pub nfeatures: ValueRef,
+}
+
 /// A region being written: the builder (positioned before the construct, with the construct's
 /// debug location), the types, the context and the variant the runtime chose.
 pub(crate) struct Region {
@@ -91,7 +100,8 @@ pub(crate) struct Region {
     pub b: LLVMBuilderRef,
     pub d: Decls,
     pub ctx: ValueRef,
-    /// `ctx.variant` after begin (an i32).
+    /// `ctx.variant` after begin (an i32; null where the region's begin is in a support
+    /// function, [`Region::prepare`]).
     pub variant: ValueRef,
     /// The region's name, a C string global.
     pub model: ValueRef,
@@ -104,6 +114,28 @@ impl Region {
     /// descriptor `spec`: the context on the stack (in the entry block) with `preset` as its
     /// variant until the runtime decides, the automatic-features marker, begin; loads the variant.
     pub(crate) fn begin(m: LLVMModuleRef, at: ValueRef, sym: &str, model: &str, spec: &str, preset: i64) -> Region {
+        let (mut r, args) = Region::prepare(m, at, sym, model, spec);
+        let d = &r.d;
+        let b = r.b;
+        unsafe {
+            LLVMBuildStore(b, LLVMConstInt(d.i32t, preset as u64, 1), LLVMBuildStructGEP2(b, d.ctx_type, r.ctx, CTX_VARIANT, c"".as_ptr()));
+            LLVMBuildStore(b, LLVMConstReal(d.f64t, 0.0), LLVMBuildStructGEP2(b, d.ctx_type, r.ctx, CTX_VALUE, c"".as_ptr()));
+            let minus1 = LLVMConstInt(d.i64t, u64::MAX, 1);
+            let void = LLVMVoidTypeInContext(LLVMGetModuleContext(m));
+            let begin_ty = fn_type(void, &mut [d.ptr, d.ptr, d.i64t, d.i64t, d.i64t, d.ptr, d.i32t, d.ptr], false);
+            call(m, b, SUPPORT_BEGIN, begin_ty, &mut [args.slot, args.spec, minus1, minus1, minus1, args.features, args.nfeatures, r.ctx]);
+            let variant_field = LLVMBuildStructGEP2(b, d.ctx_type, r.ctx, CTX_VARIANT, c"".as_ptr());
+            r.variant = LLVMBuildLoad2(b, d.i32t, variant_field, c"ompadapt.variant".as_ptr());
+        }
+        r
+    }
+
+    /// Writes, before `at`, what every region's start needs (globals named after `sym`,
+    /// descriptor `spec`): the context and the features on the stack (in the entry block), the
+    /// automatic-features marker and the descriptor it leaves. Returns the region (its variant
+    /// not loaded: null) and begin's arguments, for the caller to call begin, or a support
+    /// function that calls it, with.
+    pub(crate) fn prepare(m: LLVMModuleRef, at: ValueRef, sym: &str, model: &str, spec: &str) -> (Region, BeginArgs) {
         let f = ir::function_of(at);
         unsafe {
             let c = LLVMGetModuleContext(m);
@@ -125,19 +157,12 @@ impl Region {
             LLVMPositionBuilderBefore(b, at);
             let debug = llvm_sys::debuginfo::LLVMInstructionGetDebugLoc(at);
             LLVMSetCurrentDebugLocation2(b, debug);
-            LLVMBuildStore(b, LLVMConstInt(d.i32t, preset as u64, 1), LLVMBuildStructGEP2(b, d.ctx_type, ctx, CTX_VARIANT, c"".as_ptr()));
-            LLVMBuildStore(b, LLVMConstReal(d.f64t, 0.0), LLVMBuildStructGEP2(b, d.ctx_type, ctx, CTX_VALUE, c"".as_ptr()));
             LLVMBuildStore(b, spec, spec_slot);
             let mut args = [feats, LLVMConstInt(d.i32t, MAX_FEATURES as u64, 0), spec_slot, model_str, loops];
             let nfeat = call(m, b, AUTO_FEATURES.name, fn_type(d.i32t, &mut [d.ptr, d.i32t, d.ptr, d.ptr, d.ptr], false), &mut args);
             let spec_now = LLVMBuildLoad2(b, d.ptr, spec_slot, c"".as_ptr());
-            let minus1 = LLVMConstInt(d.i64t, u64::MAX, 1);
-            let void = LLVMVoidTypeInContext(c);
-            let begin_ty = fn_type(void, &mut [d.ptr, d.ptr, d.i64t, d.i64t, d.i64t, d.ptr, d.i32t, d.ptr], false);
-            call(m, b, SUPPORT_BEGIN, begin_ty, &mut [slot, spec_now, minus1, minus1, minus1, feats, nfeat, ctx]);
-            let variant_field = LLVMBuildStructGEP2(b, d.ctx_type, ctx, CTX_VARIANT, c"".as_ptr());
-            let variant = LLVMBuildLoad2(b, d.i32t, variant_field, c"ompadapt.variant".as_ptr());
-            Region { m, b, d, ctx, variant, model: model_str, debug }
+            let region = Region { m, b, d, ctx, variant: std::ptr::null_mut(), model: model_str, debug };
+            (region, BeginArgs { slot, spec: spec_now, features: feats, nfeatures: nfeat })
         }
     }
 
@@ -165,12 +190,17 @@ impl Region {
     /// Writes end before the first instruction of `block` that is not a phi, tags `construct`
     /// as the pass's (a second run leaves it alone) and disposes of the builder.
     pub(crate) fn end(self, block: ir::BlockRef, construct: ValueRef, model: &str) {
+        let mut first = unsafe { LLVMGetFirstInstruction(block) };
+        while ir::opcode(first) == Some(llvm_sys::LLVMOpcode::LLVMPHI) {
+            first = unsafe { LLVMGetNextInstruction(first) };
+        }
+        self.end_before(first, construct, model);
+    }
+
+    /// [`Region::end`], with end written before instruction `at`.
+    pub(crate) fn end_before(self, at: ValueRef, construct: ValueRef, model: &str) {
         unsafe {
-            let mut first = LLVMGetFirstInstruction(block);
-            while ir::opcode(first) == Some(llvm_sys::LLVMOpcode::LLVMPHI) {
-                first = LLVMGetNextInstruction(first);
-            }
-            LLVMPositionBuilderBefore(self.b, first);
+            LLVMPositionBuilderBefore(self.b, at);
             LLVMSetCurrentDebugLocation2(self.b, self.debug);
             let void = LLVMVoidTypeInContext(LLVMGetModuleContext(self.m));
             self.call(SUPPORT_END, fn_type(void, &mut [self.d.ptr], false), &mut [self.ctx]);

@@ -469,6 +469,49 @@ __OMPADAPT_SUPPORT_FN int __ompadapt_team_size(int absolute, double share, int p
   return program;
 }
 
+#ifdef __OMPADAPT_BUILDING_LOADER
+/* A host parallel region of pass-only mode (and of zero-source-change mode, which hands its
+ * regions to the pass): one constant per region, written by pass/src/host_regions.rs. `teams`
+ * holds, for each variant and then once more for the region as written, the team it asks for:
+ * -N is N threads (`serial` is -1), a fraction F in (0, 1] that share of the program's team, 0
+ * the program's team. */
+struct __ompadapt_team_region {
+  void **slot;
+  int nvariants;
+  double teams[];
+};
+/* libomp's, weak: the loader goes into every translation unit with an adaptive region, also
+ * into programs that do not link libomp (which never call what uses these). */
+extern int __ompadapt_kmpc_global_thread_num(void *) __asm__("__kmpc_global_thread_num") __attribute__((weak));
+extern void __ompadapt_kmpc_push_num_threads(void *, int, int) __asm__("__kmpc_push_num_threads")
+    __attribute__((weak));
+extern int __ompadapt_omp_get_max_threads(void) __attribute__((weak));
+void __ompadapt_enter_team(const struct __ompadapt_team_region *, const char *, const double *, int,
+                           ompadapt_ctx *, void *, int) __OMPADAPT_HELPER(enter_team);
+/* Everything a host region runs before its fork, in one call, so that each region's own code is
+ * this call, the fork as the program wrote it and the end: begin (the region's context starts
+ * as written, as in the frontend's lowering), then the team of the variant the runtime chose,
+ * pushed for the fork that follows (`program`: the region's num_threads clause, INT_MIN where it
+ * has none: omp_get_max_threads()). `serial` is a team of one, which libomp runs as it runs
+ * `if(0)`: serialized, on this thread. */
+__OMPADAPT_SUPPORT_FN void __ompadapt_enter_team(const struct __ompadapt_team_region *r, const char *spec,
+                                                 const double *features, int nfeatures, ompadapt_ctx *ctx,
+                                                 void *loc, int program) {
+  unsigned v;
+  double t;
+  int team;
+  ctx->variant = -1;
+  ctx->value = 0;
+  __ompadapt_begin(r->slot, spec, -1, -1, -1, features, nfeatures, ctx);
+  v = (unsigned)ctx->variant;
+  t = r->teams[v < (unsigned)r->nvariants ? v : (unsigned)r->nvariants];
+  if (program == (-2147483647 - 1))
+    program = __ompadapt_omp_get_max_threads();
+  team = t < 0 ? __ompadapt_team_size((int)-t, 0, program) : __ompadapt_team_size(0, t, program);
+  __ompadapt_kmpc_push_num_threads(loc, __ompadapt_kmpc_global_thread_num(loc), team);
+}
+#endif
+
 /* OMPT: libomp starts a tool once, when it initialises, through the first ompt_start_tool of the
  * process (this one, before libomp's own weak definition). In a program that offloads
  * (libomptarget in the process) it loads the runtime, quietly, and starts the runtime's tool,

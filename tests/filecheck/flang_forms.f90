@@ -17,9 +17,8 @@
 ! would go to the first fork after it: the runtime's start-up region).
 ! IR-LABEL: define void @fixed_team_(
 ! IR-NOT: call void @__kmpc_push_num_threads(ptr @{{[0-9]+}}, i32 %{{.*}}, i32 3)
-! IR: %ompadapt.team = call i32 @__ompadapt_v6_team_size(i32 %{{[0-9]+}}, double %{{[0-9]+}}, i32 3)
 ! IR-NOT: call i32 @omp_get_max_threads()
-! IR: call void @__kmpc_push_num_threads(ptr @{{[0-9]+}}, i32 %{{.*}}, i32 %ompadapt.team)
+! IR: call void @__ompadapt_v6_enter_team(ptr @{{.*}}, ptr %{{.*}}, ptr %ompadapt.features, i32 {{[0-9]+}}, ptr %ompadapt.ctx, ptr @{{[0-9]+}}, i32 3)
 ! IR-NEXT: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(
 subroutine fixed_team(n, a)
   integer, intent(in) :: n
@@ -33,8 +32,7 @@ end subroutine
 
 ! IR-LABEL: define void @variable_team_(
 ! IR: %[[T:[0-9]+]] = load i32, ptr %1
-! IR: %ompadapt.team = call i32 @__ompadapt_v6_team_size(i32 %{{[0-9]+}}, double %{{[0-9]+}}, i32 %[[T]])
-! IR: call void @__kmpc_push_num_threads(ptr @{{[0-9]+}}, i32 %{{.*}}, i32 %ompadapt.team)
+! IR: call void @__ompadapt_v6_enter_team(ptr @{{.*}}, ptr %{{.*}}, ptr %ompadapt.features, i32 {{[0-9]+}}, ptr %ompadapt.ctx, ptr @{{[0-9]+}}, i32 %[[T]])
 subroutine variable_team(n, t, a)
   integer, intent(in) :: n, t
   integer, intent(inout) :: a(n)

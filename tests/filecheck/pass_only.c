@@ -1,8 +1,8 @@
 // Pass-only mode: the pass on the IR of plain clang (no frontend plugin) makes each host parallel
 // region that cannot observe its team adaptive (OMPADAPT150), with the runtime calls of
-// zero-source-change mode around the fork: begin, the variant's team (serial: the region's code
-// called on this thread between __kmpc_serialized_parallel and its end; else
-// __kmpc_push_num_threads and the fork), end. A region that counts its threads and one nested in
+// zero-source-change mode around the fork: one support call (begin, then the variant's team pushed
+// for the fork: serial is a team of one, which libomp runs serialized, as it runs `if(0)`), the
+// fork as written, end. A region that counts its threads and one nested in
 // another stay as written, and so does the region around that one: every thread of it runs the
 // nested loop, whose stores then happen once per thread. A second run changes nothing; the kinds come from the pass parameter
 // (';' between kinds), OMPADAPT_AUTO or the default; a bad list is an error naming the kind.
@@ -49,27 +49,22 @@ void nested(int n, double *v) {
 
 // CHECK: @saxpy._ompadapt_p.spec = private unnamed_addr constant {{.*}} c"ompadapt1;model=saxpy@pass_only.c:26;loc=pass_only.c:26;features=;variants=serial,threads=0.125,threads=0.25,threads=0.5,threads=1;values=0,0.125,0.25,0.5,1;numeric=0;model_type=auto;in_parallel=as_written\00"
 // CHECK: @saxpy._ompadapt_p.slot = internal global ptr null
-// CHECK: @saxpy._ompadapt_p.absolute = private unnamed_addr constant [6 x i32] zeroinitializer
-// CHECK: @saxpy._ompadapt_p.share = private unnamed_addr constant [6 x double] [double 0.000000e+00, double 1.250000e-01, double 2.500000e-01, double 5.000000e-01, double 1.000000e+00, double 0.000000e+00]
+// The team per variant (serial: one thread, -1; shares of the program's team), then as written (0):
+// CHECK: @saxpy._ompadapt_p.teams = private unnamed_addr constant { ptr, i32, [6 x double] } { ptr @saxpy._ompadapt_p.slot, i32 5, [6 x double] [double -1.000000e+00, double 1.250000e-01, double 2.500000e-01, double 5.000000e-01, double 1.000000e+00, double 0.000000e+00] }
 // CHECK: @__ompadapt_v6_default_runtime = weak hidden constant ptr @ompadapt.default_runtime
 // CHECK: c"ompadapt1;model=saxpy@pass_only.c:26;loc=pass_only.c:26;features=;{{.*}};in_parallel=as_written;auto_features=trip_count(loop1),ops,flops,comparisons,memory_accesses,loop_depth,calls\00"
 
 // CHECK-LABEL: define dso_local void @saxpy(
 // CHECK: %ompadapt.ctx = alloca { ptr, i64, i32, i32, double, [16 x double], ptr, ptr }
-// CHECK: call void @__ompadapt_v6_begin(ptr @saxpy._ompadapt_p.slot, ptr %{{.*}}, i64 -1, i64 -1, i64 -1, ptr %ompadapt.features, i32 7, ptr %ompadapt.ctx)
-// CHECK: %ompadapt.team = call i32 @__ompadapt_v6_team_size(i32 %{{.*}}, double %{{.*}}, i32 %{{.*}})
-// CHECK: br i1 %{{.*}}, label %ompadapt.serial, label %ompadapt.parallel
-// CHECK: ompadapt.parallel:
-// CHECK-NEXT: call void @__kmpc_push_num_threads(ptr @{{.*}}, i32 %{{.*}}, i32 %ompadapt.team)
+// One support call before the fork (begin, the variant's team, its push), the fork as written
+// (no second copy of the region: serial is a team of one), end right after it.
+// CHECK-NOT: __kmpc_serialized_parallel
+// CHECK-NOT: __kmpc_push_num_threads
+// CHECK: call void @__ompadapt_v6_enter_team(ptr @saxpy._ompadapt_p.teams, ptr %{{.*}}, ptr %ompadapt.features, i32 7, ptr %ompadapt.ctx, ptr @{{[0-9]+}}, i32 -2147483648)
 // CHECK-NEXT: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(ptr @{{.*}}, i32 4, ptr @saxpy.omp_outlined, {{.*}}), !dbg !{{[0-9]+}}, !ompadapt.region
-// CHECK-NEXT: br label %ompadapt.join
-// CHECK: ompadapt.serial:
-// CHECK-NEXT: call void @__kmpc_serialized_parallel(
-// CHECK: call void @saxpy.omp_outlined(ptr %ompadapt.tid, ptr %ompadapt.zero,
-// CHECK-NEXT: call void @__kmpc_end_serialized_parallel(
-// CHECK: ompadapt.join:
 // CHECK-NEXT: call void @__ompadapt_v6_end(ptr %ompadapt.ctx)
-
+// CHECK-NOT: __kmpc_serialized_parallel
+// CHECK: ret void
 // CHECK-LABEL: define dso_local i32 @count_threads(
 // CHECK-NOT: __ompadapt_v6_begin
 // CHECK: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(
@@ -92,5 +87,5 @@ void nested(int n, double *v) {
 // ENV: c"ompadapt1;model=saxpy@pass_only.c:26;loc=pass_only.c:26;features=;variants=serial,threads=0.5,threads=1;values=0,0.5,1;
 // OFF-NOT: ompadapt
 // BAD: ompadapt: error: 'serail' is not a variant kind; did you mean 'serial'?
-// O2: call void @__ompadapt_v6_begin(
+// O2: call void @__ompadapt_v6_enter_team(
 // O2: call void @__ompadapt_v6_end(
