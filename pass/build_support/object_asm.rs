@@ -38,7 +38,7 @@ pub fn object_to_asm(data: &[u8], label_prefix: &str, pool_prefix: &str) -> Opti
         .filter_map(|c| Some((c.name().ok()?.to_string(), c.sections().collect::<Vec<_>>())))
         .flat_map(|(name, sections)| sections.into_iter().map(move |s| (s, name.clone())))
         .collect();
-    let (places, pool) = places(&file, &groups)?;
+    let (places, pool, pool_align) = places(&file, &groups)?;
     let pool_name = format!("{pool_prefix}{:016x}", fnv(&pool));
     let referenced = file
         .sections()
@@ -54,7 +54,13 @@ pub fn object_to_asm(data: &[u8], label_prefix: &str, pool_prefix: &str) -> Opti
     let mut out = String::from("\t.pushsection .text\n");
     w.undefined(&mut out);
     if !pool.is_empty() {
-        let _ = writeln!(out, "\t.section .rodata.{pool_name},\"aG\",@progbits,{pool_name},comdat\n\t.p2align 3");
+        // (aligned as its most aligned constant: a 16-byte mask read by an SSE instruction
+        // faults where it is not)
+        let _ = writeln!(
+            out,
+            "\t.section .rodata.{pool_name},\"aG\",@progbits,{pool_name},comdat\n\t.p2align {}",
+            pool_align.trailing_zeros()
+        );
         let _ = writeln!(out, "\t.weak {pool_name}\n\t.hidden {pool_name}\n\t.type {pool_name},@object\n{pool_name}:");
         ascii(&mut out, &pool);
     }
@@ -69,11 +75,14 @@ pub fn object_to_asm(data: &[u8], label_prefix: &str, pool_prefix: &str) -> Opti
     Some(out)
 }
 
-/// Each allocated section's place, and the pool's bytes; `None` for a section of a kind this does
-/// not place (code or data outside a group: it would be emitted once per translation unit).
-fn places(file: &ElfFile64<LE>, groups: &HashMap<SectionIndex, String>) -> Option<(HashMap<SectionIndex, Place>, Vec<u8>)> {
+/// Each allocated section's place, the pool's bytes and their alignment (the largest of the
+/// sections in it); `None` for a section of a kind this does not place (code or data outside a
+/// group: it would be emitted once per translation unit).
+#[allow(clippy::type_complexity)]
+fn places(file: &ElfFile64<LE>, groups: &HashMap<SectionIndex, String>) -> Option<(HashMap<SectionIndex, Place>, Vec<u8>, u64)> {
     let mut places = HashMap::new();
     let mut pool = Vec::new();
+    let mut pool_align = 8u64;
     for section in file.sections() {
         let header = section.elf_section_header();
         let flags = header.sh_flags(LE);
@@ -87,6 +96,7 @@ fn places(file: &ElfFile64<LE>, groups: &HashMap<SectionIndex, String>) -> Optio
             Place::Unwind
         } else if flags.0 & elf::SHF_MERGE.0 != 0 && kind == elf::SHT_PROGBITS && section.relocations().next().is_none() {
             let align = section.align().max(1) as usize;
+            pool_align = pool_align.max(align as u64);
             pool.resize(pool.len().div_ceil(align) * align, 0);
             let at = pool.len() as u64;
             pool.extend_from_slice(section.data().ok()?);
@@ -96,7 +106,7 @@ fn places(file: &ElfFile64<LE>, groups: &HashMap<SectionIndex, String>) -> Optio
         };
         places.insert(section.index(), place);
     }
-    Some((places, pool))
+    Some((places, pool, pool_align))
 }
 
 struct Writer<'a> {

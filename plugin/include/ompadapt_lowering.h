@@ -507,7 +507,7 @@ __OMPADAPT_SUPPORT_FN void __ompadapt_enter_team(const struct __ompadapt_team_re
   t = r->teams[v < (unsigned)r->nvariants ? v : (unsigned)r->nvariants];
   if (program == (-2147483647 - 1))
     program = __ompadapt_omp_get_max_threads();
-  team = t < 0 ? __ompadapt_team_size((int)-t, 0, program) : __ompadapt_team_size(0, t, program);
+  team = t < 0 ? __ompadapt_team_size(-(int)t, 0, program) : __ompadapt_team_size(0, t, program);
   __ompadapt_kmpc_push_num_threads(loc, __ompadapt_kmpc_global_thread_num(loc), team);
 }
 #endif

@@ -105,7 +105,7 @@ fn module_text(flags: &[&str]) -> String {
 fn the_pass_adds_the_assembly_once_and_the_header_only_declares_it() {
     let ir = module_text(&[]);
     assert_eq!(ir.matches(&format!("{LOADER}:")).count(), 1, "the module asm defines the loader once:\n{ir}");
-    for called in ["begin", "end", "team_size"] {
+    for called in ["enter_team", "end"] {
         let declared = ir.lines().any(|l| l.starts_with("declare hidden ") && l.contains(&format!("@__ompadapt_v6_{called}(")));
         assert!(declared, "{called} is called, not compiled here:\n{ir}");
         assert!(!ir.contains(&format!("define internal void @__ompadapt_{called}(")), "{called} is not compiled here");
