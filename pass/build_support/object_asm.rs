@@ -56,11 +56,8 @@ pub fn object_to_asm(data: &[u8], label_prefix: &str, pool_prefix: &str) -> Opti
     if !pool.is_empty() {
         // (aligned as its most aligned constant: a 16-byte mask read by an SSE instruction
         // faults where it is not)
-        let _ = writeln!(
-            out,
-            "\t.section .rodata.{pool_name},\"aG\",@progbits,{pool_name},comdat\n\t.p2align {}",
-            pool_align.trailing_zeros()
-        );
+        let _ =
+            writeln!(out, "\t.section .rodata.{pool_name},\"aG\",@progbits,{pool_name},comdat\n\t.p2align {}", pool_align.trailing_zeros());
         let _ = writeln!(out, "\t.weak {pool_name}\n\t.hidden {pool_name}\n\t.type {pool_name},@object\n{pool_name}:");
         ascii(&mut out, &pool);
     }

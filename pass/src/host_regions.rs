@@ -516,13 +516,7 @@ pub fn descriptor(model: &str, loc: &str, kinds: &[Kind]) -> RegionDescriptor {
 }
 
 /// Builds the region around `fork` (see the module's documentation).
-fn build_region(
-    m: LLVMModuleRef,
-    fork: ValueRef,
-    model: &str,
-    kinds: &[Kind],
-    depends: ompadapt_abi::summary::Dependencies,
-) {
+fn build_region(m: LLVMModuleRef, fork: ValueRef, model: &str, kinds: &[Kind], depends: ompadapt_abi::summary::Dependencies) {
     // `loc=`: the file and line of the name (`?` for a region named by its order)
     let loc = model.split_once('@').map(|(_, l)| l.split('#').next().unwrap_or(l)).filter(|l| l.contains(':')).unwrap_or("?");
     let sym = format!("{}._ompadapt_p", ir::name(ir::function_of(fork)));
@@ -552,9 +546,10 @@ fn build_region(
     r.end_before(rest, fork, model);
 }
 
-/// The region's constant `{ slot, nvariants, teams[nvariants + 1] }` (the lowering header's
-/// `struct __ompadapt_team_region`): per variant the team it asks for, -N for N threads, a share
-/// F of the program's team, and 0 (the program's team) for the region as written.
+/// The region's constant `{ slot, constants, dynamic, nvariants, teams[nvariants + 1] }` (the
+/// lowering header's `struct __ompadapt_team_region`, fields in [`crate::constant_features`]):
+/// per variant the team it asks for, -N for N threads, a share F of the program's team, and 0
+/// (the program's team) for the region as written.
 fn team_table(m: LLVMModuleRef, sym: &str, kinds: &[Kind], slot: ValueRef) -> ValueRef {
     unsafe {
         let c = LLVMGetModuleContext(m);
@@ -571,7 +566,9 @@ fn team_table(m: LLVMModuleRef, sym: &str, kinds: &[Kind], slot: ValueRef) -> Va
             .map(|t| LLVMConstReal(d.f64t, t))
             .collect();
         let array = LLVMConstArray2(d.f64t, teams.as_mut_ptr(), teams.len() as u64);
-        let mut fields = [slot, LLVMConstInt(d.i32t, kinds.len() as u64, 0), array];
+        // (every feature in the region's own array until crate::constant_features folds some)
+        let all_dynamic = LLVMConstInt(d.i32t, u32::MAX as u64, 0);
+        let mut fields = [slot, LLVMConstNull(d.ptr), all_dynamic, LLVMConstInt(d.i32t, kinds.len() as u64, 0), array];
         let init = LLVMConstStructInContext(c, fields.as_mut_ptr(), fields.len() as u32, 0);
         constant_global(m, &format!("{sym}.teams"), init)
     }

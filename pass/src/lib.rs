@@ -45,6 +45,7 @@
 pub mod auto_features;
 pub mod auto_mode;
 pub mod cfg;
+pub mod constant_features;
 pub mod construct_places;
 pub mod debug_locations;
 pub mod decisions;
@@ -212,6 +213,8 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
     outcome.remarks.extend(auto.remarks);
     outcome.warnings.extend(auto.warnings);
     outcome.auto_features = auto.regions;
+    // The host regions' constant features go into their tables, out of their code.
+    constant_features::fold_constant_features(module);
     let (sites, malformed) = find_launch_sites(module);
     for m in malformed {
         outcome.warnings.push(diagnostics::malformed_marker_warning(&m.function, LAUNCH_MARKER, m.reason));

@@ -477,6 +477,10 @@ __OMPADAPT_SUPPORT_FN int __ompadapt_team_size(int absolute, double share, int p
  * the program's team. */
 struct __ompadapt_team_region {
   void **slot;
+  /* the features that are constants (pass/src/constant_features.rs): feature i is features[i]
+   * where bit i of `dynamic` is set, else constants[i] (NULL: every one is in features) */
+  const double *constants;
+  unsigned dynamic;
   int nvariants;
   double teams[];
 };
@@ -500,6 +504,13 @@ __OMPADAPT_SUPPORT_FN void __ompadapt_enter_team(const struct __ompadapt_team_re
   unsigned v;
   double t;
   int team;
+  double merged[OMPADAPT_MAX_FEATURES];
+  int i;
+  if (r->constants) {
+    for (i = 0; i < nfeatures && i < OMPADAPT_MAX_FEATURES; i++)
+      merged[i] = r->dynamic >> i & 1 ? features[i] : r->constants[i];
+    features = merged;
+  }
   ctx->variant = -1;
   ctx->value = 0;
   __ompadapt_begin(r->slot, spec, -1, -1, -1, features, nfeatures, ctx);

@@ -49,10 +49,13 @@ void nested(int n, double *v) {
 
 // CHECK: @saxpy._ompadapt_p.spec = private unnamed_addr constant {{.*}} c"ompadapt1;model=saxpy@pass_only.c:26;loc=pass_only.c:26;features=;variants=serial,threads=0.125,threads=0.25,threads=0.5,threads=1;values=0,0.125,0.25,0.5,1;numeric=0;model_type=auto;in_parallel=as_written\00"
 // CHECK: @saxpy._ompadapt_p.slot = internal global ptr null
-// The team per variant (serial: one thread, -1; shares of the program's team), then as written (0):
-// CHECK: @saxpy._ompadapt_p.teams = private unnamed_addr constant { ptr, i32, [6 x double] } { ptr @saxpy._ompadapt_p.slot, i32 5, [6 x double] [double -1.000000e+00, double 1.250000e-01, double 2.500000e-01, double 5.000000e-01, double 1.000000e+00, double 0.000000e+00] }
+// The region's table: its slot, its constant features (the static ones; bit 0 of the mask: the
+// trip count, which its code stores), the team per variant (serial: one thread, -1; shares of the
+// program's team), then as written (0):
+// CHECK: @saxpy._ompadapt_p.teams = private unnamed_addr constant { ptr, ptr, i32, i32, [6 x double] } { ptr @saxpy._ompadapt_p.slot, ptr @saxpy._ompadapt_p.teams.constants, i32 1, i32 5, [6 x double] [double -1.000000e+00, double 1.250000e-01, double 2.500000e-01, double 5.000000e-01, double 1.000000e+00, double 0.000000e+00] }
 // CHECK: @__ompadapt_v6_default_runtime = weak hidden constant ptr @ompadapt.default_runtime
 // CHECK: c"ompadapt1;model=saxpy@pass_only.c:26;loc=pass_only.c:26;features=;{{.*}};in_parallel=as_written;auto_features=trip_count(loop1),ops,flops,comparisons,memory_accesses,loop_depth,calls\00"
+// CHECK: @saxpy._ompadapt_p.teams.constants = private unnamed_addr constant [7 x double] [double 0.000000e+00, double {{[1-9][0-9.e+]*}}, double {{[1-9][0-9.e+]*}}, double {{[1-9][0-9.e+]*}}, double {{[1-9][0-9.e+]*}}, double 1.000000e+00, double 0.000000e+00]
 
 // CHECK-LABEL: define dso_local void @saxpy(
 // CHECK: %ompadapt.ctx = alloca { ptr, i64, i32, i32, double, [16 x double], ptr, ptr }
@@ -60,6 +63,8 @@ void nested(int n, double *v) {
 // (no second copy of the region: serial is a team of one), end right after it.
 // CHECK-NOT: __kmpc_serialized_parallel
 // CHECK-NOT: __kmpc_push_num_threads
+// CHECK: store double %ompadapt.trip_count, ptr %ompadapt.auto.slot
+// CHECK-NOT: store double
 // CHECK: call void @__ompadapt_v6_enter_team(ptr @saxpy._ompadapt_p.teams, ptr %{{.*}}, ptr %ompadapt.features, i32 7, ptr %ompadapt.ctx, ptr @{{[0-9]+}}, i32 -2147483648)
 // CHECK-NEXT: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(ptr @{{.*}}, i32 4, ptr @saxpy.omp_outlined, {{.*}}), !dbg !{{[0-9]+}}, !ompadapt.region
 // CHECK-NEXT: call void @__ompadapt_v6_end(ptr %ompadapt.ctx)

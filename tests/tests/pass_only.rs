@@ -54,7 +54,13 @@ fn build(dir: &Path, exe: &str, flags: &[&str], env: &[(&str, &str)]) -> Run {
     for src in ["main.c", "scale.c"] {
         let obj = format!("{exe}.{src}.o");
         let mut c = Command::new(CLANG);
-        c.current_dir(dir).env_remove("OMPADAPT_AUTO").args(["-O2", "-fopenmp", "-gline-tables-only", "-c"]).args(flags).arg(src).arg("-o").arg(&obj);
+        c.current_dir(dir)
+            .env_remove("OMPADAPT_AUTO")
+            .args(["-O2", "-fopenmp", "-gline-tables-only", "-c"])
+            .args(flags)
+            .arg(src)
+            .arg("-o")
+            .arg(&obj);
         for (k, v) in env {
             c.env(k, v);
         }
@@ -66,7 +72,13 @@ fn build(dir: &Path, exe: &str, flags: &[&str], env: &[(&str, &str)]) -> Run {
         objects.push(obj);
     }
     let lto: Vec<&str> = flags.iter().copied().filter(|f| f.starts_with("-flto")).collect();
-    let mut link = run(Command::new(CLANG).current_dir(dir).args(["-fopenmp", "-Wl,-rpath,/usr/lib/llvm-19/lib"]).args(&lto).args(&objects).arg("-o").arg(exe));
+    let mut link = run(Command::new(CLANG)
+        .current_dir(dir)
+        .args(["-fopenmp", "-Wl,-rpath,/usr/lib/llvm-19/lib"])
+        .args(&lto)
+        .args(&objects)
+        .arg("-o")
+        .arg(exe));
     // what the compiler said, then the linker
     link.stderr = said + &link.stderr;
     link
@@ -119,6 +131,22 @@ fn a_c_program_adapts_learns_and_prints_what_stock_prints() {
         let scale = regions.iter().find(|r| r["region"] == "scale@scale.c:3").unwrap();
         assert!(scale["loaded_samples"].as_u64().unwrap() > 0, "run {run_no}: {scale}");
         assert!(!scale["model"].is_null(), "run {run_no}: a model decides: {scale}");
+    }
+    // The features the runtime sees: the trip count the region's code stores, the static
+    // features of its code (constants, which the region's table holds) each in its place.
+    let scale = regions.iter().find(|r| r["region"] == "scale@scale.c:3").unwrap();
+    let names: Vec<&str> = scale["features"].as_array().unwrap().iter().map(|f| f.as_str().unwrap()).collect();
+    assert_eq!(names, ["trip_count(loop1)", "ops", "flops", "comparisons", "memory_accesses", "loop_depth", "calls"], "{scale}");
+    for t in scale["timings"].as_array().unwrap() {
+        let f: Vec<f64> = t["features"].as_array().unwrap().iter().map(|v| v.as_f64().unwrap()).collect();
+        let at = |name: &str| f[names.iter().position(|n| *n == name).unwrap()];
+        assert_eq!(f.len(), names.len(), "{t}");
+        // (the runtime keys its vectors on a grid of half powers of two: 2^16.5 for 100000)
+        assert!((at("trip_count(loop1)") / 100000.0 - 1.0).abs() < 0.25, "{t}");
+        // x[i] *= a: one multiplication, loads and stores (of the unoptimised IR the pass sees
+        // at the start of the pipeline), one loop, no call
+        assert_eq!((at("flops"), at("loop_depth"), at("calls")), (1.0, 1.0, 0.0), "{t}");
+        assert!(at("memory_accesses") >= 2.0 && at("ops") >= at("flops") + at("memory_accesses"), "{t}");
     }
     for v in ["serial", "threads=0.125", "threads=0.25", "threads=0.5", "threads=1"] {
         let (out, regions) = run_exe(dir, "pass", &format!("pin-{v}"), &[("OMPADAPT_VARIANT", v), ("OMPADAPT_PERSIST", "0")]);

@@ -43,10 +43,7 @@ fn write_sources(dir: &Path) {
 /// clang-19 -fopenmp with the plugin in auto mode, plus `extra`, in `dir`.
 fn clang(dir: &Path, extra: &[&str]) -> Run {
     let mut c = Command::new(CLANG);
-    c.current_dir(dir)
-        .args(["-O2", "-fopenmp", "-fplugin-arg-ompadapt-auto"])
-        .arg(format!("-fplugin={}", plugin().display()))
-        .args(extra);
+    c.current_dir(dir).args(["-O2", "-fopenmp", "-fplugin-arg-ompadapt-auto"]).arg(format!("-fplugin={}", plugin().display())).args(extra);
     run(&mut c)
 }
 
