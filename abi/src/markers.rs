@@ -120,9 +120,10 @@ pub const SUPPORT_END: &str = "__ompadapt_v6_end";
 /// call through.
 pub const SUPPORT_API: &str = "__ompadapt_v6_api";
 /// Everything a host parallel region of pass-only mode runs before its fork, in one call:
-/// `__ompadapt_v6_enter_team(region, spec, features, nfeatures, ctx, loc, program)` — begin, the
-/// team of the chosen variant from the region's table, and libomp's push of it (the lowering
-/// header's `__ompadapt_enter_team`).
+/// `__ompadapt_v6_enter_team(region, spec, features, nfeatures, ctx, loc, program, ...)` — begin,
+/// the team of the chosen variant from the region's table, and libomp's push of it (the lowering
+/// header's `__ompadapt_enter_team`; features that change as doubles after `program` where
+/// `features` is null).
 pub const SUPPORT_ENTER_TEAM: &str = "__ompadapt_v6_enter_team";
 /// [`SUPPORT_ENTER_TEAM`]'s `program` where the region has no `num_threads` clause: the team is
 /// then a share of `omp_get_max_threads()`.

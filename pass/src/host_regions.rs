@@ -539,7 +539,8 @@ fn build_region(m: LLVMModuleRef, fork: ValueRef, model: &str, kinds: &[Kind], d
     };
     let loc_arg = ir::call_args(fork)[0];
     let void = unsafe { LLVMVoidTypeInContext(LLVMGetModuleContext(m)) };
-    let enter_ty = fn_type(void, &mut [d.ptr, d.ptr, d.ptr, d.i32t, d.ptr, d.ptr, d.i32t], false);
+    // (variadic: crate::region_features passes the features that change after these)
+    let enter_ty = fn_type(void, &mut [d.ptr, d.ptr, d.ptr, d.i32t, d.ptr, d.ptr, d.i32t], true);
     r.call(SUPPORT_ENTER_TEAM, enter_ty, &mut [table, begin.spec, begin.features, begin.nfeatures, r.ctx, loc_arg, program]);
     // end right after the fork
     let rest = unsafe { LLVMGetNextInstruction(fork) };
@@ -547,7 +548,7 @@ fn build_region(m: LLVMModuleRef, fork: ValueRef, model: &str, kinds: &[Kind], d
 }
 
 /// The region's constant `{ slot, constants, dynamic, nvariants, teams[nvariants + 1] }` (the
-/// lowering header's `struct __ompadapt_team_region`, fields in [`crate::constant_features`]):
+/// lowering header's `struct __ompadapt_team_region`, fields in [`crate::region_features`]):
 /// per variant the team it asks for, -N for N threads, a share F of the program's team, and 0
 /// (the program's team) for the region as written.
 fn team_table(m: LLVMModuleRef, sym: &str, kinds: &[Kind], slot: ValueRef) -> ValueRef {
@@ -566,7 +567,7 @@ fn team_table(m: LLVMModuleRef, sym: &str, kinds: &[Kind], slot: ValueRef) -> Va
             .map(|t| LLVMConstReal(d.f64t, t))
             .collect();
         let array = LLVMConstArray2(d.f64t, teams.as_mut_ptr(), teams.len() as u64);
-        // (every feature in the region's own array until crate::constant_features folds some)
+        // (every feature in the region's own array until crate::region_features folds some)
         let all_dynamic = LLVMConstInt(d.i32t, u32::MAX as u64, 0);
         let mut fields = [slot, LLVMConstNull(d.ptr), all_dynamic, LLVMConstInt(d.i32t, kinds.len() as u64, 0), array];
         let init = LLVMConstStructInContext(c, fields.as_mut_ptr(), fields.len() as u32, 0);

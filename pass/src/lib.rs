@@ -45,7 +45,6 @@
 pub mod auto_features;
 pub mod auto_mode;
 pub mod cfg;
-pub mod constant_features;
 pub mod construct_places;
 pub mod debug_locations;
 pub mod decisions;
@@ -70,6 +69,7 @@ pub mod offload_regions;
 pub mod omp_calls;
 pub mod plugin_entry;
 pub mod region_code;
+pub mod region_features;
 pub mod remarks;
 pub mod slice;
 pub mod static_features;
@@ -213,8 +213,9 @@ pub fn transform_module_with(module: &Module<'_>, auto: Option<&str>) -> PassOut
     outcome.remarks.extend(auto.remarks);
     outcome.warnings.extend(auto.warnings);
     outcome.auto_features = auto.regions;
-    // The host regions' constant features go into their tables, out of their code.
-    constant_features::fold_constant_features(module);
+    // The host regions' features leave the array on the stack: constants into their tables,
+    // the others into their support call.
+    region_features::move_features(module);
     let (sites, malformed) = find_launch_sites(module);
     for m in malformed {
         outcome.warnings.push(diagnostics::malformed_marker_warning(&m.function, LAUNCH_MARKER, m.reason));

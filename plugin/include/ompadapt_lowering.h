@@ -477,8 +477,8 @@ __OMPADAPT_SUPPORT_FN int __ompadapt_team_size(int absolute, double share, int p
  * the program's team. */
 struct __ompadapt_team_region {
   void **slot;
-  /* the features that are constants (pass/src/constant_features.rs): feature i is features[i]
-   * where bit i of `dynamic` is set, else constants[i] (NULL: every one is in features) */
+  /* the features that are constants (pass/src/region_features.rs): feature i is constants[i]
+   * where bit i of `dynamic` is clear, else the region's (NULL: none is a constant) */
   const double *constants;
   unsigned dynamic;
   int nvariants;
@@ -491,24 +491,29 @@ extern void __ompadapt_kmpc_push_num_threads(void *, int, int) __asm__("__kmpc_p
     __attribute__((weak));
 extern int __ompadapt_omp_get_max_threads(void) __attribute__((weak));
 void __ompadapt_enter_team(const struct __ompadapt_team_region *, const char *, const double *, int,
-                           ompadapt_ctx *, void *, int) __OMPADAPT_HELPER(enter_team);
+                           ompadapt_ctx *, void *, int, ...) __OMPADAPT_HELPER(enter_team);
 /* Everything a host region runs before its fork, in one call, so that each region's own code is
  * this call, the fork as the program wrote it and the end: begin (the region's context starts
- * as written, as in the frontend's lowering), then the team of the variant the runtime chose,
+ * as written, as in the frontend's lowering) with the region's features (its table's constants,
+ * the others from `features` or, where that is NULL, the doubles after `program`, in the order of
+ * their slots), then the team of the variant the runtime chose,
  * pushed for the fork that follows (`program`: the region's num_threads clause, INT_MIN where it
  * has none: omp_get_max_threads()). `serial` is a team of one, which libomp runs as it runs
  * `if(0)`: serialized, on this thread. */
 __OMPADAPT_SUPPORT_FN void __ompadapt_enter_team(const struct __ompadapt_team_region *r, const char *spec,
                                                  const double *features, int nfeatures, ompadapt_ctx *ctx,
-                                                 void *loc, int program) {
+                                                 void *loc, int program, ...) {
   unsigned v;
   double t;
   int team;
   double merged[OMPADAPT_MAX_FEATURES];
   int i;
-  if (r->constants) {
+  if (r->constants || !features) {
+    __builtin_va_list passed;
+    __builtin_va_start(passed, program);
     for (i = 0; i < nfeatures && i < OMPADAPT_MAX_FEATURES; i++)
-      merged[i] = r->dynamic >> i & 1 ? features[i] : r->constants[i];
+      merged[i] = !(r->dynamic >> i & 1) ? r->constants[i] : features ? features[i] : __builtin_va_arg(passed, double);
+    __builtin_va_end(passed);
     features = merged;
   }
   ctx->variant = -1;

@@ -18,7 +18,7 @@
 ! IR-LABEL: define void @fixed_team_(
 ! IR-NOT: call void @__kmpc_push_num_threads(ptr @{{[0-9]+}}, i32 %{{.*}}, i32 3)
 ! IR-NOT: call i32 @omp_get_max_threads()
-! IR: call void @__ompadapt_v6_enter_team(ptr @{{.*}}, ptr %{{.*}}, ptr %ompadapt.features, i32 {{[0-9]+}}, ptr %ompadapt.ctx, ptr @{{[0-9]+}}, i32 3)
+! IR: call void (ptr, ptr, ptr, i32, ptr, ptr, i32, ...) @__ompadapt_v6_enter_team(ptr @{{.*}}, ptr %{{.*}}, ptr null, i32 {{[0-9]+}}, ptr %ompadapt.ctx, ptr @{{[0-9]+}}, i32 3, double %ompadapt.trip_count)
 ! IR-NEXT: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(
 subroutine fixed_team(n, a)
   integer, intent(in) :: n
@@ -32,7 +32,7 @@ end subroutine
 
 ! IR-LABEL: define void @variable_team_(
 ! IR: %[[T:[0-9]+]] = load i32, ptr %1
-! IR: call void @__ompadapt_v6_enter_team(ptr @{{.*}}, ptr %{{.*}}, ptr %ompadapt.features, i32 {{[0-9]+}}, ptr %ompadapt.ctx, ptr @{{[0-9]+}}, i32 %[[T]])
+! IR: call void (ptr, ptr, ptr, i32, ptr, ptr, i32, ...) @__ompadapt_v6_enter_team(ptr @{{.*}}, ptr %{{.*}}, ptr null, i32 {{[0-9]+}}, ptr %ompadapt.ctx, ptr @{{[0-9]+}}, i32 %[[T]], double %ompadapt.trip_count)
 subroutine variable_team(n, t, a)
   integer, intent(in) :: n, t
   integer, intent(inout) :: a(n)
