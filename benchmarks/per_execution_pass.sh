@@ -11,7 +11,7 @@
 set -euo pipefail
 root="$(cd "$(dirname "$0")/.." && pwd)"
 N=${1:-20000}
-lib=$root/target/release
+lib=${LIB:-$root/target/release}  # LIB: another build's libraries (a before/after comparison)
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
 cat > "$TMP/tiny.c" <<'C'
