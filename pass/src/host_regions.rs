@@ -3,20 +3,21 @@
 //! where the team analysis ([`crate::team`]) shows that nothing the region runs can observe its
 //! team; elsewhere it stays as written, with a remark that says why.
 //!
-//! The code built around the fork is what the frontend's zero-source-change lowering generates
-//! for a host region (same runtime calls, same descriptor, same store entry):
+//! The code built around the fork (the frontend's zero-source-change mode hands its host regions
+//! to this pass, so it is theirs too; same descriptor, same store entry):
 //!
 //! ```text
-//!   ctx.variant = -1; ctx.value = 0                     ; "as written" until the runtime says
 //!   spec = "ompadapt1;model=f@a.c:3;...;in_parallel=as_written"
 //!   n = __ompadapt_auto_features(feats, 16, &spec, model, "")   ; the next stage fills it
-//!   __ompadapt_v6_begin(&slot, spec, -1, -1, -1, feats, n, &ctx)
-//!   team = __ompadapt_v6_team_size(absolute[v], share[v], omp_get_max_threads() or the
-//!                                  region's num_threads clause)
-//!   if (v is serial) { __kmpc_serialized_parallel; microtask(&gtid, &zero, args...); end }
-//!   else             { __kmpc_push_num_threads(team); __kmpc_fork_call(...) }
+//!   __ompadapt_v6_enter_team(&table, spec, feats, n, &ctx, loc, num_threads clause or INT_MIN)
+//!   __kmpc_fork_call(...)                                        ; as the program wrote it
 //!   __ompadapt_v6_end(&ctx)
 //! ```
+//!
+//! `table` is the region's constant [`team_table`]; [`crate::region_features`] then moves the
+//! features out of `feats` (the constants into the table, the others into the call's last
+//! arguments). The support call begins the region (as written until the runtime says) and pushes
+//! the chosen variant's team; `serial` is a team of one, which libomp runs serialized.
 //!
 //! The fork keeps `!ompadapt.region` so that a second run of the pass leaves it alone.
 // Raw `LLVMValueRef`s passed around here are values of the module being transformed.
@@ -84,7 +85,7 @@ pub fn make_adaptive(module: &Module<'_>, kinds: &AutoKinds, explicit: &HashSet<
     for (k, fork) in forks.into_iter().enumerate() {
         let (model, named_by_debug_info) = names.name(m, fork, k);
         let place = RemarkPlace::of(fork);
-        let (_microtask, functions, deps) = match eligible(fork, &outlined, &module_wide, &facts) {
+        let (functions, deps) = match eligible(fork, &outlined, &module_wide, &facts) {
             Ok(m) => m,
             Err((id, why)) => {
                 out.remarks.push(place.remark(id, &model, why));
@@ -190,7 +191,7 @@ fn sites_without_variants(
     out
 }
 
-/// The fork's microtask, the number of functions the analysis walked and the functions of other
+/// The number of functions the analysis walked and the functions of other
 /// translation units its code calls, where its variants may apply; else the remark's identifier
 /// and why it stays as written.
 fn eligible(
@@ -198,7 +199,7 @@ fn eligible(
     outlined: &HashSet<ValueRef>,
     module_wide: &Option<(team::analysis::Finding, &'static str)>,
     facts: &std::rc::Rc<std::cell::RefCell<FunctionFacts>>,
-) -> Result<(ValueRef, usize, std::collections::BTreeSet<ompadapt_abi::summary::Dependency>), (RemarkId, String)> {
+) -> Result<(usize, std::collections::BTreeSet<ompadapt_abi::summary::Dependency>), (RemarkId, String)> {
     let Some(microtask) = microtask_of(fork) else {
         return Err((RemarkId::TeamNoRegion, "left as written: the parallel region's outlined function is not in this module".into()));
     };
@@ -223,7 +224,7 @@ fn eligible(
     if let Some((found, tail)) = module_wide {
         return Err((team::remark_id(found.reason), format!("left as written: {}; {tail}", found.describe())));
     }
-    Ok((microtask, analysis.functions, deps))
+    Ok((analysis.functions, deps))
 }
 
 /// The remark that lists the kinds pass-only mode does not apply.
@@ -525,7 +526,7 @@ fn build_region(m: LLVMModuleRef, fork: ValueRef, model: &str, kinds: &[Kind], d
     let spec = d.to_string();
     let (r, begin) = Region::prepare(m, fork, &sym, model, &spec);
     let d = &r.d;
-    let table = team_table(m, &sym, kinds, begin.slot);
+    let table = team_table(m, d, &sym, kinds, begin.slot);
     let program = match num_threads_clause(fork) {
         Some((push, v)) => {
             // the region pushes its variant's team right before the fork; the program's push,
@@ -551,10 +552,9 @@ fn build_region(m: LLVMModuleRef, fork: ValueRef, model: &str, kinds: &[Kind], d
 /// lowering header's `struct __ompadapt_team_region`, fields in [`crate::region_features`]):
 /// per variant the team it asks for, -N for N threads, a share F of the program's team, and 0
 /// (the program's team) for the region as written.
-fn team_table(m: LLVMModuleRef, sym: &str, kinds: &[Kind], slot: ValueRef) -> ValueRef {
+fn team_table(m: LLVMModuleRef, d: &crate::region_code::Decls, sym: &str, kinds: &[Kind], slot: ValueRef) -> ValueRef {
     unsafe {
         let c = LLVMGetModuleContext(m);
-        let d = crate::region_code::decls(c);
         let mut teams: Vec<ValueRef> = kinds
             .iter()
             .map(|k| match (k, k.team_arguments()) {

@@ -519,7 +519,7 @@ fn build_region(m: LLVMModuleRef, launch: ValueRef, join: ir::BlockRef, model: &
     let gpu = kinds.iter().position(|k| *k == Kind::Gpu).expect("gpu is among the target kinds");
     let cpu = kinds.iter().position(|k| *k == Kind::Cpu);
     // the offload as written until the runtime decides
-    let r = Region::begin(m, launch, &sym, model, &spec, gpu as i64);
+    let (r, variant) = Region::begin(m, launch, &sym, model, &spec, gpu as i64);
     let d = &r.d;
     let void = unsafe { LLVMVoidTypeInContext(LLVMGetModuleContext(m)) };
     let int = |v: usize| unsafe { LLVMConstInt(d.i32t, v as u64, 0) };
@@ -527,16 +527,17 @@ fn build_region(m: LLVMModuleRef, launch: ValueRef, join: ir::BlockRef, model: &
         Some(cpu) => {
             r.call(HOST_GUARD.name, fn_type(void, &mut [d.ptr, d.i32t, d.i32t, d.ptr], false), &mut [r.ctx, int(cpu), int(gpu), r.model]);
             unsafe {
-                let is_cpu = LLVMBuildICmp(r.b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, r.variant, int(cpu), c"".as_ptr());
+                let is_cpu = LLVMBuildICmp(r.b, llvm_sys::LLVMIntPredicate::LLVMIntEQ, variant, int(cpu), c"".as_ptr());
                 LLVMBuildZExt(r.b, is_cpu, d.i32t, c"".as_ptr())
             }
         }
         None => int(0),
     };
     let setting = |pick: fn(&Kind) -> u32| i32s(d, kinds.iter().map(pick).chain(std::iter::once(0)));
-    let num_teams = r.per_variant(&format!("{sym}.num_teams"), d.i32t, setting(|k| if let Kind::NumTeams(t) = k { *t } else { 0 }));
+    let num_teams =
+        r.per_variant(variant, &format!("{sym}.num_teams"), d.i32t, setting(|k| if let Kind::NumTeams(t) = k { *t } else { 0 }));
     let thread_limit =
-        r.per_variant(&format!("{sym}.thread_limit"), d.i32t, setting(|k| if let Kind::ThreadLimit(t) = k { *t } else { 0 }));
+        r.per_variant(variant, &format!("{sym}.thread_limit"), d.i32t, setting(|k| if let Kind::ThreadLimit(t) = k { *t } else { 0 }));
     let model_str = r.model;
     r.call(
         LAUNCH_SITE.name,

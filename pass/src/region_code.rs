@@ -94,15 +94,12 @@ pub(crate) struct BeginArgs {
 }
 
 /// A region being written: the builder (positioned before the construct, with the construct's
-/// debug location), the types, the context and the variant the runtime chose.
+/// debug location), the types and the context.
 pub(crate) struct Region {
     pub m: LLVMModuleRef,
     pub b: LLVMBuilderRef,
     pub d: Decls,
     pub ctx: ValueRef,
-    /// `ctx.variant` after begin (an i32; null where the region's begin is in a support
-    /// function, [`Region::prepare`]).
-    pub variant: ValueRef,
     /// The region's name, a C string global.
     pub model: ValueRef,
     /// The debug location the new code gets (null: none).
@@ -112,9 +109,10 @@ pub(crate) struct Region {
 impl Region {
     /// Writes, before `at`, the start of region `model` (globals named after `sym`) with
     /// descriptor `spec`: the context on the stack (in the entry block) with `preset` as its
-    /// variant until the runtime decides, the automatic-features marker, begin; loads the variant.
-    pub(crate) fn begin(m: LLVMModuleRef, at: ValueRef, sym: &str, model: &str, spec: &str, preset: i64) -> Region {
-        let (mut r, args) = Region::prepare(m, at, sym, model, spec);
+    /// variant until the runtime decides, the automatic-features marker, begin. Returns the
+    /// region and the variant the runtime chose (`ctx.variant` after begin, an i32).
+    pub(crate) fn begin(m: LLVMModuleRef, at: ValueRef, sym: &str, model: &str, spec: &str, preset: i64) -> (Region, ValueRef) {
+        let (r, args) = Region::prepare(m, at, sym, model, spec);
         let d = &r.d;
         let b = r.b;
         unsafe {
@@ -125,15 +123,15 @@ impl Region {
             let begin_ty = fn_type(void, &mut [d.ptr, d.ptr, d.i64t, d.i64t, d.i64t, d.ptr, d.i32t, d.ptr], false);
             call(m, b, SUPPORT_BEGIN, begin_ty, &mut [args.slot, args.spec, minus1, minus1, minus1, args.features, args.nfeatures, r.ctx]);
             let variant_field = LLVMBuildStructGEP2(b, d.ctx_type, r.ctx, CTX_VARIANT, c"".as_ptr());
-            r.variant = LLVMBuildLoad2(b, d.i32t, variant_field, c"ompadapt.variant".as_ptr());
+            let variant = LLVMBuildLoad2(b, d.i32t, variant_field, c"ompadapt.variant".as_ptr());
+            (r, variant)
         }
-        r
     }
 
     /// Writes, before `at`, what every region's start needs (globals named after `sym`,
     /// descriptor `spec`): the context and the features on the stack (in the entry block), the
-    /// automatic-features marker and the descriptor it leaves. Returns the region (its variant
-    /// not loaded: null) and begin's arguments, for the caller to call begin, or a support
+    /// automatic-features marker and the descriptor it leaves. Returns the region and begin's
+    /// arguments, for the caller to call begin, or a support
     /// function that calls it, with.
     pub(crate) fn prepare(m: LLVMModuleRef, at: ValueRef, sym: &str, model: &str, spec: &str) -> (Region, BeginArgs) {
         let f = ir::function_of(at);
@@ -161,21 +159,20 @@ impl Region {
             let mut args = [feats, LLVMConstInt(d.i32t, MAX_FEATURES as u64, 0), spec_slot, model_str, loops];
             let nfeat = call(m, b, AUTO_FEATURES.name, fn_type(d.i32t, &mut [d.ptr, d.i32t, d.ptr, d.ptr, d.ptr], false), &mut args);
             let spec_now = LLVMBuildLoad2(b, d.ptr, spec_slot, c"".as_ptr());
-            let region = Region { m, b, d, ctx, variant: std::ptr::null_mut(), model: model_str, debug };
+            let region = Region { m, b, d, ctx, model: model_str, debug };
             (region, BeginArgs { slot, spec: spec_now, features: feats, nfeatures: nfeat })
         }
     }
 
-    /// `table[v]` of a per-variant table (`values`, then one more entry for a variant out of
-    /// range: the construct as written), of i32 or f64 elements.
-    pub(crate) fn per_variant(&self, name: &str, element: LLVMTypeRef, mut values: Vec<ValueRef>) -> ValueRef {
+    /// `table[variant]` of a per-variant table (`values`, then one more entry for a variant out
+    /// of range: the construct as written), of i32 or f64 elements.
+    pub(crate) fn per_variant(&self, variant: ValueRef, name: &str, element: LLVMTypeRef, mut values: Vec<ValueRef>) -> ValueRef {
         unsafe {
             let n = values.len() as u64 - 1;
             let table = constant_global(self.m, name, LLVMConstArray2(element, values.as_mut_ptr(), values.len() as u64));
             let b = self.b;
-            let in_range =
-                LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntULT, self.variant, LLVMConstInt(self.d.i32t, n, 0), c"".as_ptr());
-            let index = LLVMBuildSelect(b, in_range, self.variant, LLVMConstInt(self.d.i32t, n, 0), c"".as_ptr());
+            let in_range = LLVMBuildICmp(b, llvm_sys::LLVMIntPredicate::LLVMIntULT, variant, LLVMConstInt(self.d.i32t, n, 0), c"".as_ptr());
+            let index = LLVMBuildSelect(b, in_range, variant, LLVMConstInt(self.d.i32t, n, 0), c"".as_ptr());
             let mut idx = [LLVMConstInt(self.d.i64t, 0, 0), LLVMBuildZExt(b, index, self.d.i64t, c"".as_ptr())];
             let at = LLVMBuildInBoundsGEP2(b, LLVMGlobalGetValueType(table), table, idx.as_mut_ptr(), 2, c"".as_ptr());
             LLVMBuildLoad2(b, element, at, c"".as_ptr())

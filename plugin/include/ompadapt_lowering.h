@@ -521,7 +521,7 @@ __OMPADAPT_SUPPORT_FN void __ompadapt_enter_team(const struct __ompadapt_team_re
   __ompadapt_begin(r->slot, spec, -1, -1, -1, features, nfeatures, ctx);
   v = (unsigned)ctx->variant;
   t = r->teams[v < (unsigned)r->nvariants ? v : (unsigned)r->nvariants];
-  if (program == (-2147483647 - 1))
+  if (program == (-2147483647 - 1)) /* INT_MIN: ompadapt_abi::markers::NO_NUM_THREADS_CLAUSE */
     program = __ompadapt_omp_get_max_threads();
   team = t < 0 ? __ompadapt_team_size(-(int)t, 0, program) : __ompadapt_team_size(0, t, program);
   __ompadapt_kmpc_push_num_threads(loc, __ompadapt_kmpc_global_thread_num(loc), team);
